@@ -1,0 +1,429 @@
+//! The Cypher abstract syntax tree.
+//!
+//! The tree mirrors the surface syntax; it resolves nothing (names, scopes and types are the
+//! binder's job in `cypher-plan`). Every expression and clause carries the [`Span`] of the text it
+//! came from, so later stages can point at the culprit in error messages.
+
+use std::sync::Arc;
+
+/// Byte offsets `[start, end)` into the query text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A name as written (unescaped: `` `my var` `` becomes `my var`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Ident {
+    pub name: Arc<str>,
+    pub span: Span,
+}
+
+/// One statement: what a single `RUN` carries.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement {
+    Query(Query),
+    /// `EXPLAIN <statement>`: plan only.
+    Explain(Box<Statement>),
+    /// `PROFILE <statement>`: run and report per-operator rows and db hits.
+    Profile(Box<Statement>),
+    Schema(SchemaCommand),
+    Show(ShowCommand),
+}
+
+/// A query: one or more single queries joined by `UNION` / `UNION ALL`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Query {
+    pub first: SingleQuery,
+    /// Each following part with `true` for `UNION ALL`, `false` for `UNION`.
+    pub unions: Vec<(bool, SingleQuery)>,
+    pub span: Span,
+}
+
+/// A sequence of clauses, e.g. `MATCH ... WITH ... RETURN ...`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SingleQuery {
+    pub clauses: Vec<Clause>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clause {
+    pub kind: ClauseKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClauseKind {
+    Match { optional: bool, pattern: Vec<PatternPart>, where_: Option<Expr> },
+    Unwind { expr: Expr, variable: Ident },
+    With(Projection),
+    Return(Projection),
+    Create { pattern: Vec<PatternPart> },
+    Merge { pattern: PatternPart, actions: Vec<MergeAction> },
+    Set { items: Vec<SetItem> },
+    Remove { items: Vec<RemoveItem> },
+    Delete { detach: bool, exprs: Vec<Expr> },
+    Foreach { variable: Ident, list: Expr, clauses: Vec<Clause> },
+    /// `CALL proc.name(args) YIELD a, b AS c WHERE ...`; `args == None` for the implicit-argument
+    /// form `CALL proc.name` (standalone only).
+    CallProcedure {
+        name: QualifiedName,
+        args: Option<Vec<Expr>>,
+        yield_: Option<YieldSpec>,
+    },
+    /// `CALL { ... }` with an optional `IN TRANSACTIONS [OF n ROWS]`.
+    CallSubquery {
+        body: Box<Query>,
+        in_transactions: Option<InTransactions>,
+    },
+    LoadCsv {
+        with_headers: bool,
+        url: Expr,
+        variable: Ident,
+        field_terminator: Option<String>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct InTransactions {
+    pub batch_rows: Option<Expr>,
+}
+
+/// `WITH` and `RETURN` bodies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Projection {
+    pub distinct: bool,
+    /// `RETURN *` / `WITH *` (further items may follow the star).
+    pub star: bool,
+    pub items: Vec<ProjectionItem>,
+    pub order_by: Vec<SortItem>,
+    pub skip: Option<Expr>,
+    pub limit: Option<Expr>,
+    /// `WITH ... WHERE` (always `None` for `RETURN`).
+    pub where_: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProjectionItem {
+    pub expr: Expr,
+    /// `AS alias`; without one the column is named by the expression's text as written.
+    pub alias: Option<Ident>,
+    /// The original text of the expression, used as the column name when there is no alias.
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SortItem {
+    pub expr: Expr,
+    pub descending: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum MergeAction {
+    OnCreate(Vec<SetItem>),
+    OnMatch(Vec<SetItem>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SetItem {
+    /// `n.prop = expr` (the target may be any expression yielding an entity or map, e.g. `(n).p`).
+    Property { target: Expr, key: Ident, value: Expr },
+    /// `n = {map}` replaces all properties.
+    Replace { variable: Ident, value: Expr },
+    /// `n += {map}` merges properties.
+    Merge { variable: Ident, value: Expr },
+    /// `n:A:B`
+    Labels { variable: Ident, labels: Vec<Ident> },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RemoveItem {
+    Property { target: Expr, key: Ident },
+    Labels { variable: Ident, labels: Vec<Ident> },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct YieldSpec {
+    /// `YIELD *`
+    pub star: bool,
+    /// `(procedure output name, alias)`
+    pub items: Vec<(Ident, Option<Ident>)>,
+    pub where_: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct QualifiedName {
+    /// `["db", "labels"]` for `db.labels`.
+    pub parts: Vec<Ident>,
+    pub span: Span,
+}
+
+impl QualifiedName {
+    /// The dotted name, e.g. `db.labels`.
+    pub fn dotted(&self) -> String {
+        self.parts.iter().map(|p| &*p.name).collect::<Vec<_>>().join(".")
+    }
+}
+
+/// `p = shortestPath((a)-[*]->(b))` or just `(a)-->(b)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PatternPart {
+    pub variable: Option<Ident>,
+    pub selector: PathSelector,
+    pub element: PatternElement,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathSelector {
+    All,
+    ShortestPath,
+    AllShortestPaths,
+}
+
+/// A chain `(a)-[r]->(b)<-[s]-(c)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PatternElement {
+    pub start: NodePattern,
+    pub chain: Vec<(RelPattern, NodePattern)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodePattern {
+    pub variable: Option<Ident>,
+    /// `(n:A:B)` — all must hold.
+    pub labels: Vec<Ident>,
+    /// A map literal or a parameter.
+    pub properties: Option<Expr>,
+    /// `(n WHERE n.x > 1)` (Neo4j 5).
+    pub where_: Option<Box<Expr>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// `-->`
+    Outgoing,
+    /// `<--`
+    Incoming,
+    /// `--` (either direction)
+    Both,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelPattern {
+    pub variable: Option<Ident>,
+    pub direction: Direction,
+    /// `[:A|B]` — any of them; empty means any type.
+    pub types: Vec<Ident>,
+    /// `*`, `*2`, `*1..3`, `*..3`, `*2..`: `Some((min, max))` with missing bounds as `None`.
+    pub length: Option<(Option<u64>, Option<u64>)>,
+    pub properties: Option<Expr>,
+    pub where_: Option<Box<Expr>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    String(Arc<str>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Not,
+    Neg,
+    Plus,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Or,
+    Xor,
+    And,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Pow,
+    In,
+    StartsWith,
+    EndsWith,
+    Contains,
+    /// `=~`
+    RegexMatch,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CompareOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Quantifier {
+    All,
+    Any,
+    None,
+    Single,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum MapProjectionItem {
+    /// `.key`
+    Property(Ident),
+    /// `key: expr`
+    Literal(Ident, Expr),
+    /// `var` (includes `var: var`)
+    Variable(Ident),
+    /// `.*`
+    AllProperties,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Literal(Literal),
+    /// `$name` or `$0`.
+    Parameter(Arc<str>),
+    Variable(Arc<str>),
+    /// `expr.key`
+    Property(Box<Expr>, Ident),
+    List(Vec<Expr>),
+    Map(Vec<(Ident, Expr)>),
+    Unary(UnaryOp, Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// A comparison chain: `a < b <= c` is `a < b AND b <= c`, with `b` evaluated once.
+    Compare(Box<Expr>, Vec<(CompareOp, Expr)>),
+    /// `expr IS NULL` (`negated` for `IS NOT NULL`).
+    IsNull { expr: Box<Expr>, negated: bool },
+    /// `expr:A:B` — true if the node has all labels (or the relationship has the type).
+    HasLabels(Box<Expr>, Vec<Ident>),
+    /// `list[index]`
+    Index(Box<Expr>, Box<Expr>),
+    /// `list[from..to]`
+    Slice { expr: Box<Expr>, from: Option<Box<Expr>>, to: Option<Box<Expr>> },
+    /// `name(args)` / `name(DISTINCT args)`.
+    Function { name: QualifiedName, distinct: bool, args: Vec<Expr> },
+    /// `count(*)`
+    CountStar,
+    /// `CASE [operand] WHEN .. THEN .. [ELSE ..] END`
+    Case { operand: Option<Box<Expr>>, whens: Vec<(Expr, Expr)>, else_: Option<Box<Expr>> },
+    /// `[x IN list WHERE pred | expr]`
+    ListComprehension {
+        variable: Ident,
+        list: Box<Expr>,
+        filter: Option<Box<Expr>>,
+        map: Option<Box<Expr>>,
+    },
+    /// `[p = (a)-->(b) WHERE pred | expr]`
+    PatternComprehension {
+        variable: Option<Ident>,
+        pattern: Box<PatternElement>,
+        filter: Option<Box<Expr>>,
+        map: Box<Expr>,
+    },
+    /// `all(x IN list WHERE pred)` and friends.
+    Quantified { quantifier: Quantifier, variable: Ident, list: Box<Expr>, filter: Box<Expr> },
+    /// `reduce(acc = init, x IN list | expr)`
+    Reduce {
+        accumulator: Ident,
+        init: Box<Expr>,
+        variable: Ident,
+        list: Box<Expr>,
+        expr: Box<Expr>,
+    },
+    /// A pattern used as a predicate: `WHERE (a)-->(b)`.
+    PatternPredicate(Box<PatternElement>),
+    /// `EXISTS { MATCH ... }` or `EXISTS { (a)-->(b) WHERE ... }`.
+    Exists(Box<Query>),
+    /// `COUNT { ... }`
+    CountSubquery(Box<Query>),
+    /// `COLLECT { ... }`
+    CollectSubquery(Box<Query>),
+    /// `n {.a, b: 1, .*}`
+    MapProjection { variable: Ident, items: Vec<MapProjectionItem> },
+}
+
+/// Index and constraint DDL, in Neo4j 5 and pre-5 syntax.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SchemaCommand {
+    CreateIndex {
+        name: Option<Ident>,
+        if_not_exists: bool,
+        kind: IndexKind,
+        target: SchemaTarget,
+        properties: Vec<Ident>,
+    },
+    DropIndex { name: Option<Ident>, if_exists: bool, target: Option<(SchemaTarget, Vec<Ident>)> },
+    CreateConstraint {
+        name: Option<Ident>,
+        if_not_exists: bool,
+        target: SchemaTarget,
+        properties: Vec<Ident>,
+        kind: ConstraintKind,
+    },
+    DropConstraint {
+        name: Option<Ident>,
+        if_exists: bool,
+        /// The pre-5 form names the constraint by its definition.
+        definition: Option<(SchemaTarget, Vec<Ident>, ConstraintKind)>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexKind {
+    Range,
+    Text,
+    Point,
+    Lookup,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstraintKind {
+    Unique,
+    NodeKey,
+    Exists,
+}
+
+/// `(n:Label)` or `()-[r:TYPE]-()` in schema commands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SchemaTarget {
+    Node { variable: Ident, label: Ident },
+    Relationship { variable: Ident, rel_type: Ident },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShowKind {
+    Databases,
+    Indexes,
+    Constraints,
+    Functions,
+    Procedures,
+    Transactions,
+}
+
+/// `SHOW INDEXES [YIELD ...] [WHERE ...] [RETURN ...]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShowCommand {
+    pub kind: ShowKind,
+    pub yield_: Option<YieldSpec>,
+    pub where_: Option<Expr>,
+    /// Clauses following `YIELD` (typically `RETURN ...`), run over the yielded rows.
+    pub then: Vec<Clause>,
+}

@@ -1,0 +1,18 @@
+//! The embeddable database: [`Database`], [`Session`], transactions and result streams.
+//!
+//! **API Boundary:** this is Arbor's public face for embedding and the only thing the Bolt
+//! server talks to. Results leave this crate materialized ([`arbor_model::Value::NodeData`] etc.),
+//! so callers never need a transaction to read a record.
+//!
+//! **Architecture Invariant:** the engine glues parse → plan → execute over a storage snapshot;
+//! it owns no query semantics itself (those live in `cypher-plan` and `exec`) and no file formats
+//! (those live in `storage`).
+
+mod session;
+
+pub use session::{
+    AccessMode, Database, DatabaseConfig, Durability, Notification, PullOutcome, QueryType,
+    RunInfo, Session, Summary, TxConfig,
+};
+pub use arbor_exec::graph::Stats;
+pub use arbor_model::{Error, Result, Status, Value};

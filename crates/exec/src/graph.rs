@@ -1,0 +1,120 @@
+//! The seam between query execution and storage.
+//!
+//! Operators never hold a borrow of the graph between calls: every call receives `&dyn Graph` or
+//! `&mut dyn Graph` and iteration is by cursor (the last id seen), so a result stream can be
+//! suspended between Bolt `PULL`s and writes can interleave with reads in one statement.
+//! The engine implements this trait over a storage transaction.
+
+use arbor_model::{NodeId, RelId, Result, Value};
+
+/// Token ids for labels, relationship types and property keys. Tokens are global, never deleted,
+/// and created outside transactions (a rolled-back transaction may leave an unused token, as in
+/// Neo4j).
+pub type TokenId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dir {
+    Outgoing,
+    Incoming,
+    Both,
+}
+
+/// One relationship seen from a node: the relationship, the node at its other end, and which way
+/// it points as seen from the node we expanded (`Outgoing` if that node is the start). A
+/// self-loop expanded with `Both` appears once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub rel: RelId,
+    pub other: NodeId,
+    pub dir: Dir,
+}
+
+/// Which kind of token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TokenKind {
+    Label,
+    RelType,
+    PropertyKey,
+}
+
+/// Counters of what a statement changed, as drivers read them (`nodes-created`, ...).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub nodes_created: u64,
+    pub nodes_deleted: u64,
+    pub relationships_created: u64,
+    pub relationships_deleted: u64,
+    pub properties_set: u64,
+    pub labels_added: u64,
+    pub labels_removed: u64,
+    pub indexes_added: u64,
+    pub indexes_removed: u64,
+    pub constraints_added: u64,
+    pub constraints_removed: u64,
+}
+
+/// Read and write access to the graph as one transaction sees it: its snapshot plus its own
+/// writes. Reads of an entity deleted in this transaction return `None`/empty.
+pub trait Graph {
+    // ---- tokens ----
+    fn token_id(&self, kind: TokenKind, name: &str) -> Option<TokenId>;
+    fn token_name(&self, kind: TokenKind, id: TokenId) -> Option<String>;
+    /// Finds or creates a token. Never fails for a valid name.
+    fn get_or_create_token(&mut self, kind: TokenKind, name: &str) -> Result<TokenId>;
+    /// All tokens of a kind, in id order.
+    fn tokens(&self, kind: TokenKind) -> Vec<(TokenId, String)>;
+
+    // ---- nodes ----
+    /// The first visible node with id `>= from` (and the label, if given), in id order.
+    fn next_node(&self, label: Option<TokenId>, from: NodeId) -> Option<NodeId>;
+    fn node_exists(&self, id: NodeId) -> bool;
+    fn node_labels(&self, id: NodeId) -> Vec<TokenId>;
+    fn node_has_label(&self, id: NodeId, label: TokenId) -> bool;
+    /// `None` if the node has no such property (or does not exist).
+    fn node_property(&self, id: NodeId, key: TokenId) -> Option<Value>;
+    fn node_properties(&self, id: NodeId) -> Vec<(TokenId, Value)>;
+    /// Relationships of `node` in `dir` whose type is in `types` (all types if empty), appended
+    /// to `out`.
+    fn node_edges(&self, node: NodeId, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>);
+    /// Number of relationships as `node_edges` would list them.
+    fn degree(&self, node: NodeId, dir: Dir, types: &[TokenId]) -> u64;
+    /// Nodes with `label` whose property `key` equals `value`, if an index can answer that;
+    /// `None` when there is no usable index (the caller then scans).
+    fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>>;
+    /// Number of visible nodes (with the label, if given).
+    fn count_nodes(&self, label: Option<TokenId>) -> u64;
+
+    // ---- relationships ----
+    fn rel_exists(&self, id: RelId) -> bool;
+    /// `(start, end, type)` of a visible relationship.
+    fn rel_info(&self, id: RelId) -> Option<(NodeId, NodeId, TokenId)>;
+    fn rel_property(&self, id: RelId, key: TokenId) -> Option<Value>;
+    fn rel_properties(&self, id: RelId) -> Vec<(TokenId, Value)>;
+    /// The first visible relationship with id `>= from` (and one of the types, if non-empty).
+    fn next_rel(&self, types: &[TokenId], from: RelId) -> Option<RelId>;
+
+    // ---- writes (fail with `ForbiddenOnReadOnly` in a read-only transaction) ----
+    fn create_node(&mut self, labels: &[TokenId], props: Vec<(TokenId, Value)>) -> Result<NodeId>;
+    fn create_rel(
+        &mut self,
+        start: NodeId,
+        end: NodeId,
+        rel_type: TokenId,
+        props: Vec<(TokenId, Value)>,
+    ) -> Result<RelId>;
+    /// Sets (or with `Value::Null`, removes) a property. Storable values only: scalars,
+    /// temporals, points, and homogeneous lists of those.
+    fn set_node_property(&mut self, id: NodeId, key: TokenId, value: Value) -> Result<()>;
+    fn set_rel_property(&mut self, id: RelId, key: TokenId, value: Value) -> Result<()>;
+    /// Returns whether the label was newly added.
+    fn add_label(&mut self, id: NodeId, label: TokenId) -> Result<bool>;
+    /// Returns whether the label was present.
+    fn remove_label(&mut self, id: NodeId, label: TokenId) -> Result<bool>;
+    /// Deletes a node; fails with `DeleteNodeWithRelationships` if it still has relationships.
+    fn delete_node(&mut self, id: NodeId) -> Result<()>;
+    fn delete_rel(&mut self, id: RelId) -> Result<()>;
+    /// Whether this entity was deleted by this transaction (reading it is then an error in some
+    /// contexts, e.g. property access).
+    fn node_deleted_in_tx(&self, id: NodeId) -> bool;
+    fn rel_deleted_in_tx(&self, id: RelId) -> bool;
+}

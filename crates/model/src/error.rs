@@ -1,0 +1,156 @@
+//! Errors with Neo4j status codes.
+//!
+//! Every error a user can cause carries a [`Status`], which maps one-to-one to the Neo4j status
+//! code drivers branch on (`Neo.ClientError.Statement.SyntaxError`, ...). The code is part of the
+//! model rather than of the Bolt layer because embedded users and the TCK harness need it too.
+
+use std::fmt;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The class of an error, as a Neo4j status code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Status {
+    SyntaxError,
+    SemanticError,
+    TypeError,
+    ArgumentError,
+    ArithmeticError,
+    ParameterMissing,
+    EntityNotFound,
+    ConstraintValidationFailed,
+    /// Deleting a node that still has relationships.
+    DeleteNodeWithRelationships,
+    ProcedureNotFound,
+    FunctionNotFound,
+    DatabaseNotFound,
+    /// A write-write conflict with a concurrent transaction; retryable.
+    TransactionOutdated,
+    TransactionTerminated,
+    TransactionNotFound,
+    ForbiddenOnReadOnly,
+    Unauthorized,
+    RequestInvalid,
+    MemoryExhausted,
+    Io,
+    Corruption,
+    Internal,
+}
+
+impl Status {
+    /// The Neo4j status code.
+    pub fn code(self) -> &'static str {
+        match self {
+            Status::SyntaxError => "Neo.ClientError.Statement.SyntaxError",
+            Status::SemanticError => "Neo.ClientError.Statement.SemanticError",
+            Status::TypeError => "Neo.ClientError.Statement.TypeError",
+            Status::ArgumentError => "Neo.ClientError.Statement.ArgumentError",
+            Status::ArithmeticError => "Neo.ClientError.Statement.ArithmeticError",
+            Status::ParameterMissing => "Neo.ClientError.Statement.ParameterMissing",
+            Status::EntityNotFound => "Neo.ClientError.Statement.EntityNotFound",
+            Status::ConstraintValidationFailed => {
+                "Neo.ClientError.Schema.ConstraintValidationFailed"
+            }
+            Status::DeleteNodeWithRelationships => {
+                "Neo.ClientError.Schema.ConstraintValidationFailed"
+            }
+            Status::ProcedureNotFound => "Neo.ClientError.Procedure.ProcedureNotFound",
+            Status::FunctionNotFound => "Neo.ClientError.Statement.SyntaxError",
+            Status::DatabaseNotFound => "Neo.ClientError.Database.DatabaseNotFound",
+            Status::TransactionOutdated => "Neo.TransientError.Transaction.Outdated",
+            Status::TransactionTerminated => "Neo.ClientError.Transaction.Terminated",
+            Status::TransactionNotFound => "Neo.ClientError.Transaction.TransactionNotFound",
+            Status::ForbiddenOnReadOnly => "Neo.ClientError.General.ForbiddenOnReadOnlyDatabase",
+            Status::Unauthorized => "Neo.ClientError.Security.Unauthorized",
+            Status::RequestInvalid => "Neo.ClientError.Request.Invalid",
+            Status::MemoryExhausted => "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+            Status::Io => "Neo.DatabaseError.General.UnknownError",
+            Status::Corruption => "Neo.DatabaseError.General.UnknownError",
+            Status::Internal => "Neo.DatabaseError.General.UnknownError",
+        }
+    }
+
+    /// The GQLSTATUS code sent to Bolt 5.7+ clients.
+    pub fn gql_status(self) -> &'static str {
+        match self {
+            Status::SyntaxError | Status::FunctionNotFound => "42001",
+            Status::SemanticError => "42N00",
+            Status::TypeError => "22G03",
+            Status::ArgumentError => "22N00",
+            Status::ArithmeticError => "22003",
+            Status::ParameterMissing => "42N51",
+            Status::EntityNotFound => "22N00",
+            Status::ConstraintValidationFailed | Status::DeleteNodeWithRelationships => "22N41",
+            Status::ProcedureNotFound => "42N08",
+            Status::DatabaseNotFound => "22000",
+            Status::TransactionOutdated => "25N11",
+            Status::TransactionTerminated => "25N05",
+            Status::TransactionNotFound => "25N05",
+            Status::ForbiddenOnReadOnly => "08N09",
+            Status::Unauthorized => "42NFF",
+            Status::RequestInvalid => "08N06",
+            Status::MemoryExhausted => "51N00",
+            Status::Io | Status::Corruption | Status::Internal => "50N42",
+        }
+    }
+
+    /// `CLIENT_ERROR`, `TRANSIENT_ERROR` or `DATABASE_ERROR`, as Bolt 5.7+ diagnostic records say.
+    pub fn classification(self) -> &'static str {
+        let code = self.code();
+        if code.starts_with("Neo.ClientError") {
+            "CLIENT_ERROR"
+        } else if code.starts_with("Neo.TransientError") {
+            "TRANSIENT_ERROR"
+        } else {
+            "DATABASE_ERROR"
+        }
+    }
+}
+
+/// An error a user can see: a status, a message, and for the TCK the detail name
+/// (`UnknownFunction`, `VariableTypeConflict`, `InvalidArgumentType`, ...).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct Error {
+    pub status: Status,
+    pub message: String,
+    pub detail: Option<&'static str>,
+}
+
+impl Error {
+    pub fn new(status: Status, message: impl Into<String>) -> Error {
+        Error { status, message: message.into(), detail: None }
+    }
+
+    /// Adds the TCK detail name (`openCypher` error detail, e.g. `UnknownFunction`).
+    pub fn with_detail(mut self, detail: &'static str) -> Error {
+        self.detail = Some(detail);
+        self
+    }
+
+    pub fn syntax(message: impl Into<String>) -> Error {
+        Error::new(Status::SyntaxError, message)
+    }
+
+    pub fn semantic(message: impl Into<String>) -> Error {
+        Error::new(Status::SemanticError, message)
+    }
+
+    pub fn type_error(message: impl Into<String>) -> Error {
+        Error::new(Status::TypeError, message)
+    }
+
+    pub fn argument(message: impl Into<String>) -> Error {
+        Error::new(Status::ArgumentError, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Error {
+        Error::new(Status::Internal, format!("{} (this is a bug in Arbor)", message.into()))
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.status.code(), self.message)
+    }
+}
