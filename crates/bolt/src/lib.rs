@@ -1,1 +1,4 @@
-//! (being built)
+//! Arbor's Bolt server (being built).
+
+pub mod packstream;
+pub mod values;

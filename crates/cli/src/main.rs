@@ -1,1 +1,184 @@
-fn main() {}
+//! The `arbor` binary: `serve` (Bolt server over an embedded data directory), `shell` (run Cypher
+//! against a data directory in process), `passwd` (manage users for basic auth).
+//!
+//! **Architecture Invariant:** this is the only crate that uses clap, anyhow and
+//! tracing-subscriber; everything it does is a thin call into `engine` and `bolt`.
+
+mod config;
+mod shell;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::{bail, Context};
+use clap::{Parser, Subcommand};
+
+use crate::config::{AuthMode, FileConfig};
+
+#[derive(Parser)]
+#[command(name = "arbor", version, about = "Arbor: a property-graph database that speaks Cypher over Bolt")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Start the Bolt server on an embedded data directory.
+    Serve(ServeArgs),
+    /// Run Cypher statements against a data directory in process (one per line, or `;`-separated).
+    Shell(ShellArgs),
+    /// Set a user's password for basic auth (stored argon2id-hashed in the data directory).
+    Passwd(PasswdArgs),
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Data directory (created if missing). Default: ./arbor-data
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Address to listen on for Bolt. Default: 127.0.0.1:7687
+    #[arg(long)]
+    listen: Option<SocketAddr>,
+    /// TOML configuration file; command-line flags override it.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Authentication: `none` (default on loopback) or `basic` (required off loopback).
+    #[arg(long, value_enum)]
+    auth: Option<AuthMode>,
+    /// Initial password for user `neo4j` when the user store is empty (basic auth).
+    #[arg(long, env = "ARBOR_INITIAL_PASSWORD", hide_env_values = true)]
+    initial_password: Option<String>,
+    /// Commit durability: `sync` (fsync before success, group commit; default), `async`, `off`.
+    #[arg(long)]
+    durability: Option<String>,
+    /// Address advertised in routing tables (neo4j:// URIs). Default: the listen address.
+    #[arg(long)]
+    advertised_address: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct ShellArgs {
+    /// Data directory. Default: ./arbor-data
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Run this statement and exit instead of reading standard input.
+    #[arg(short, long)]
+    command: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct PasswdArgs {
+    /// Data directory. Default: ./arbor-data
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// User name.
+    #[arg(long, default_value = "neo4j")]
+    user: String,
+    /// New password (or env ARBOR_PASSWORD).
+    #[arg(long, env = "ARBOR_PASSWORD", hide_env_values = true)]
+    password: String,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    init_logging();
+    let result = match cli.command {
+        Command::Serve(args) => serve(args),
+        Command::Shell(args) => shell::run(
+            args.data.unwrap_or_else(config::default_data_dir),
+            args.command.as_deref(),
+        ),
+        Command::Passwd(args) => passwd(args),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("ARBOR_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+}
+
+fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let file = match &args.config {
+        Some(path) => FileConfig::load(path)?,
+        None => FileConfig::default(),
+    };
+    let data = args.data.or(file.data.clone()).unwrap_or_else(config::default_data_dir);
+    let listen = match args.listen {
+        Some(l) => l,
+        None => file.listen()?,
+    };
+    let auth_mode = args.auth.or(file.auth).unwrap_or(if listen.ip().is_loopback() {
+        AuthMode::None
+    } else {
+        AuthMode::Basic
+    });
+    if auth_mode == AuthMode::None && !listen.ip().is_loopback() {
+        bail!(
+            "refusing to listen on {listen} without authentication: use --auth basic (with \
+             --initial-password or ARBOR_INITIAL_PASSWORD) or listen on a loopback address"
+        );
+    }
+    let db_config = file.database_config(args.durability.as_deref())?;
+
+    std::fs::create_dir_all(&data)
+        .with_context(|| format!("creating data directory {}", data.display()))?;
+    let auth = match auth_mode {
+        AuthMode::None => None,
+        AuthMode::Basic => {
+            let mut store = arbor_bolt::AuthStore::open(&data.join("auth.toml"))
+                .with_context(|| format!("opening user store in {}", data.display()))?;
+            if store.is_empty() {
+                let Some(pw) = args.initial_password.as_deref() else {
+                    bail!(
+                        "basic auth needs an initial password for user `neo4j`: pass \
+                         --initial-password or set ARBOR_INITIAL_PASSWORD"
+                    );
+                };
+                store.set_password("neo4j", pw).context("storing the initial password")?;
+            }
+            Some(store)
+        }
+    };
+
+    let db = arbor_engine::Database::open(&data, db_config)
+        .with_context(|| format!("opening database at {}", data.display()))?;
+    let config = arbor_bolt::ServerConfig {
+        listen,
+        auth,
+        max_connections: file.max_connections.unwrap_or(1000),
+        advertised_address: args.advertised_address.or(file.advertised_address.clone()),
+    };
+    let listener = arbor_bolt::bind(&config).with_context(|| format!("binding {listen}"))?;
+    let shutdown = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(signal, shutdown.clone()).context("installing signal handler")?;
+    }
+    let local = listener.local_addr().context("reading the bound address")?;
+    tracing::info!(data = %data.display(), "Bolt server listening on {local}");
+    arbor_bolt::serve_listener(listener, db.clone(), config, shutdown.clone())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if shutdown.load(Ordering::SeqCst) {
+        tracing::info!("shutting down: writing a checkpoint");
+    }
+    db.shutdown().context("checkpointing on shutdown")?;
+    tracing::info!("stopped cleanly");
+    Ok(())
+}
+
+fn passwd(args: PasswdArgs) -> anyhow::Result<()> {
+    let data = args.data.unwrap_or_else(config::default_data_dir);
+    std::fs::create_dir_all(&data)
+        .with_context(|| format!("creating data directory {}", data.display()))?;
+    let mut store = arbor_bolt::AuthStore::open(&data.join("auth.toml"))?;
+    store.set_password(&args.user, &args.password)?;
+    println!("password set for user {}", args.user);
+    Ok(())
+}

@@ -1,1 +1,79 @@
-//! (being built)
+//! Semantic analysis and logical planning for Cypher.
+//!
+//! [`plan`] takes a parsed statement and produces a [`Plan`]: an operator tree ([`ops::Op`])
+//! over slot-indexed rows with bound expressions ([`expr::PExpr`]). The binder resolves every
+//! variable to a row slot, checks scoping and typing rules (reporting the Neo4j/TCK error
+//! details), extracts aggregates and implicit grouping keys, and inserts `Eager` barriers so a
+//! clause never observes writes of the same clause.
+//!
+//! **Architecture Invariant:** this crate knows no storage and evaluates nothing; names of
+//! labels, types and property keys stay names (the executor resolves tokens), and functions are
+//! resolved through the [`Resolver`] the caller supplies.
+
+mod binder;
+pub mod expr;
+pub mod ops;
+
+use std::sync::Arc;
+
+use arbor_cypher_syntax::ast::Statement;
+use arbor_model::Result;
+
+pub use expr::{PExpr, ScalarFn, Slot};
+pub use ops::Op;
+
+/// A procedure's signature: names of its inputs and output columns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcSig {
+    pub name: String,
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+}
+
+/// What the binder needs to know about functions and procedures it does not implement.
+pub trait Resolver {
+    /// A scalar function by lower-cased (possibly dotted) name.
+    fn scalar(&self, lower_name: &str) -> Option<ScalarFn>;
+    /// A procedure by its exact dotted name.
+    fn procedure(&self, name: &str) -> Option<ProcSig>;
+}
+
+/// A planned query.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub root: Op,
+    pub columns: Vec<String>,
+    /// The slot holding each column's value in the root's rows.
+    pub column_slots: Vec<Slot>,
+    /// Row width.
+    pub num_slots: usize,
+    /// Parameter names the query uses, indexed by [`PExpr::Param`].
+    pub params: Vec<Arc<str>>,
+    pub is_write: bool,
+    pub is_read: bool,
+    pub explain: bool,
+    pub profile: bool,
+}
+
+/// The aggregation functions (lower-cased names).
+pub fn is_aggregate(lower_name: &str) -> bool {
+    matches!(
+        lower_name,
+        "count"
+            | "sum"
+            | "avg"
+            | "min"
+            | "max"
+            | "collect"
+            | "stdev"
+            | "stdevp"
+            | "percentilecont"
+            | "percentiledisc"
+    )
+}
+
+/// Binds and plans a `Query`, `Explain` or `Profile` statement. `text` is the query text the
+/// statement was parsed from (for column names and error positions).
+pub fn plan(stmt: &Statement, text: &str, resolver: &dyn Resolver) -> Result<Plan> {
+    binder::plan_statement(stmt, text, resolver)
+}

@@ -4,3 +4,17 @@
 //! every error names what was expected and where (line, column).
 
 pub mod ast;
+mod error;
+mod lexer;
+mod parser;
+
+pub use error::line_col;
+
+/// Parses one statement (a query, `EXPLAIN`/`PROFILE` of one, a schema command or a `SHOW`
+/// command), with an optional trailing semicolon.
+///
+/// Errors carry `Status::SyntaxError` and a message in Neo4j's style naming what was found, what
+/// was expected and the position.
+pub fn parse(text: &str) -> Result<ast::Statement, arbor_model::Error> {
+    parser::parse_statement(text)
+}

@@ -6,11 +6,20 @@
 //! Entities appear in two forms. Inside the engine a node is a reference, [`Value::Node`] (an id
 //! resolved against a transaction); results leaving the engine are materialized into
 //! [`Value::NodeData`] with labels and properties, so a client never needs the transaction.
+//!
+//! Value semantics (equality, ordering, arithmetic) live in [`ops`], printing in [`format`],
+//! temporal arithmetic in [`temporal_ops`] and spatial functions in [`spatial`].
 
 mod error;
+pub mod format;
+pub mod ops;
+pub mod spatial;
 mod temporal;
+pub mod temporal_ops;
 mod value;
 
 pub use error::{Error, Result, Status};
+pub use format::{to_cypher_literal, to_string_value};
+pub use ops::{compare, compare_op, equals, group_key, order, CmpOp, GroupKey};
 pub use temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Point, Time};
 pub use value::{NodeData, NodeId, PathData, PathRef, PropertyMap, RelData, RelId, Value};

@@ -2,17 +2,174 @@
 //!
 //! Graph-dependent functions (`id`, `labels`, `type`, `properties` of entities, `startNode`,
 //! `nodes`, ...) are evaluated by the expression evaluator, which has the graph at hand.
+//!
+//! Scalar functions receive already evaluated arguments. A missing argument reads as null, so a
+//! function never panics on a short argument list; callers check arity with [`scalar_arity`].
 
-use arbor_model::{Result, Value};
+mod agg;
+mod convert;
+mod scalar;
+mod temporal;
+
+use arbor_model::{Error, Result, Value};
+
+pub use agg::new_accumulator;
 
 /// A scalar function over evaluated arguments.
 pub type ScalarFn = fn(&[Value]) -> Result<Value>;
 
+/// One registry entry: lower-case name, implementation, minimum and maximum argument count.
+struct Entry {
+    name: &'static str,
+    func: ScalarFn,
+    min_args: usize,
+    max_args: usize,
+}
+
+const fn e(name: &'static str, func: ScalarFn, min_args: usize, max_args: usize) -> Entry {
+    Entry { name, func, min_args, max_args }
+}
+
+/// Every scalar function, by lower-case name.
+static SCALARS: &[Entry] = &[
+    // Strings.
+    e("toupper", scalar::to_upper, 1, 1),
+    e("upper", scalar::to_upper, 1, 1),
+    e("tolower", scalar::to_lower, 1, 1),
+    e("lower", scalar::to_lower, 1, 1),
+    e("trim", scalar::trim, 1, 1),
+    e("ltrim", scalar::ltrim, 1, 2),
+    e("rtrim", scalar::rtrim, 1, 2),
+    e("btrim", scalar::btrim, 1, 2),
+    e("replace", scalar::replace, 3, 3),
+    e("substring", scalar::substring, 2, 3),
+    e("left", scalar::left, 2, 2),
+    e("right", scalar::right, 2, 2),
+    e("split", scalar::split, 2, 2),
+    e("reverse", scalar::reverse, 1, 1),
+    e("size", scalar::size, 1, 1),
+    e("char_length", scalar::char_length, 1, 1),
+    e("character_length", scalar::char_length, 1, 1),
+    // Conversion.
+    e("tostring", convert::to_string, 1, 1),
+    e("tostringornull", convert::to_string_or_null, 1, 1),
+    e("tointeger", convert::to_integer, 1, 1),
+    e("tointegerornull", convert::to_integer_or_null, 1, 1),
+    e("tofloat", convert::to_float, 1, 1),
+    e("tofloatornull", convert::to_float_or_null, 1, 1),
+    e("toboolean", convert::to_boolean, 1, 1),
+    e("tobooleanornull", convert::to_boolean_or_null, 1, 1),
+    e("tointegerlist", convert::to_integer_list, 1, 1),
+    e("tofloatlist", convert::to_float_list, 1, 1),
+    e("tobooleanlist", convert::to_boolean_list, 1, 1),
+    e("tostringlist", convert::to_string_list, 1, 1),
+    // Math.
+    e("abs", scalar::abs, 1, 1),
+    e("ceil", scalar::ceil, 1, 1),
+    e("floor", scalar::floor, 1, 1),
+    e("round", scalar::round, 1, 3),
+    e("sign", scalar::sign, 1, 1),
+    e("sqrt", scalar::sqrt, 1, 1),
+    e("exp", scalar::exp, 1, 1),
+    e("log", scalar::log, 1, 1),
+    e("log10", scalar::log10, 1, 1),
+    e("rand", scalar::rand, 0, 0),
+    e("e", scalar::e, 0, 0),
+    e("pi", scalar::pi, 0, 0),
+    e("sin", scalar::sin, 1, 1),
+    e("cos", scalar::cos, 1, 1),
+    e("tan", scalar::tan, 1, 1),
+    e("cot", scalar::cot, 1, 1),
+    e("asin", scalar::asin, 1, 1),
+    e("acos", scalar::acos, 1, 1),
+    e("atan", scalar::atan, 1, 1),
+    e("atan2", scalar::atan2, 2, 2),
+    e("sinh", scalar::sinh, 1, 1),
+    e("cosh", scalar::cosh, 1, 1),
+    e("tanh", scalar::tanh, 1, 1),
+    e("coth", scalar::coth, 1, 1),
+    e("degrees", scalar::degrees, 1, 1),
+    e("radians", scalar::radians, 1, 1),
+    e("haversin", scalar::haversin, 1, 1),
+    e("isnan", scalar::is_nan, 1, 1),
+    // Lists, maps and misc.
+    e("head", scalar::head, 1, 1),
+    e("last", scalar::last, 1, 1),
+    e("tail", scalar::tail, 1, 1),
+    e("range", scalar::range, 2, 3),
+    e("coalesce", scalar::coalesce, 1, usize::MAX),
+    e("isempty", scalar::is_empty, 1, 1),
+    e("keys", scalar::keys, 1, 1),
+    e("valuetype", scalar::value_type, 1, 1),
+    e("timestamp", scalar::timestamp, 0, 0),
+    e("randomuuid", scalar::random_uuid, 0, 0),
+    e("nullif", scalar::null_if, 2, 2),
+    // Spatial.
+    e("point", scalar::point, 1, 1),
+    e("distance", scalar::distance, 2, 2),
+    e("point.distance", scalar::distance, 2, 2),
+    e("point.withinbbox", scalar::within_bbox, 3, 3),
+    // Temporal.
+    e("date", temporal::date, 0, 1),
+    e("date.transaction", temporal::date, 0, 1),
+    e("date.statement", temporal::date, 0, 1),
+    e("date.realtime", temporal::date, 0, 1),
+    e("date.truncate", temporal::date_truncate, 2, 3),
+    e("localtime", temporal::localtime, 0, 1),
+    e("localtime.transaction", temporal::localtime, 0, 1),
+    e("localtime.statement", temporal::localtime, 0, 1),
+    e("localtime.realtime", temporal::localtime, 0, 1),
+    e("localtime.truncate", temporal::localtime_truncate, 2, 3),
+    e("time", temporal::time, 0, 1),
+    e("time.transaction", temporal::time, 0, 1),
+    e("time.statement", temporal::time, 0, 1),
+    e("time.realtime", temporal::time, 0, 1),
+    e("time.truncate", temporal::time_truncate, 2, 3),
+    e("localdatetime", temporal::localdatetime, 0, 1),
+    e("localdatetime.transaction", temporal::localdatetime, 0, 1),
+    e("localdatetime.statement", temporal::localdatetime, 0, 1),
+    e("localdatetime.realtime", temporal::localdatetime, 0, 1),
+    e("localdatetime.truncate", temporal::localdatetime_truncate, 2, 3),
+    e("datetime", temporal::datetime, 0, 1),
+    e("datetime.transaction", temporal::datetime, 0, 1),
+    e("datetime.statement", temporal::datetime, 0, 1),
+    e("datetime.realtime", temporal::datetime, 0, 1),
+    e("datetime.truncate", temporal::datetime_truncate, 2, 3),
+    e("datetime.fromepoch", temporal::datetime_from_epoch, 2, 2),
+    e("datetime.fromepochmillis", temporal::datetime_from_epoch_millis, 1, 1),
+    e("duration", temporal::duration, 1, 1),
+    e("duration.between", temporal::duration_between, 2, 2),
+    e("duration.inmonths", temporal::duration_in_months, 2, 2),
+    e("duration.indays", temporal::duration_in_days, 2, 2),
+    e("duration.inseconds", temporal::duration_in_seconds, 2, 2),
+];
+
+fn find(name: &str) -> Option<&'static Entry> {
+    SCALARS.iter().find(|e| e.name.eq_ignore_ascii_case(name))
+}
+
 /// Looks up a scalar function by name, case-insensitively (`toUpper`, `toupper`), including
 /// namespaced ones (`date.truncate`).
 pub fn lookup_scalar(name: &str) -> Option<ScalarFn> {
-    let _ = name;
-    None
+    find(name).map(|e| e.func)
+}
+
+/// The accepted argument counts of a scalar function, `(min, max)`; `max` is `usize::MAX` for
+/// variadic functions (`coalesce`). `None` when the function does not exist.
+pub fn scalar_arity(name: &str) -> Option<(usize, usize)> {
+    find(name).map(|e| (e.min_args, e.max_args))
+}
+
+/// Whether a scalar function may return different results for the same arguments (`rand()`,
+/// `randomUUID()`, `timestamp()`, the current-time temporal constructors), so it must not be
+/// constant-folded or cached.
+pub fn is_nondeterministic(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    matches!(n.as_str(), "rand" | "randomuuid" | "timestamp")
+        || n.ends_with(".transaction")
+        || n.ends_with(".statement")
+        || n.ends_with(".realtime")
+        || matches!(n.as_str(), "date" | "localtime" | "time" | "localdatetime" | "datetime")
 }
 
 /// Aggregation functions.
@@ -32,8 +189,19 @@ pub enum AggKind {
 
 /// Looks up an aggregation function by name, case-insensitively.
 pub fn lookup_aggregate(name: &str) -> Option<AggKind> {
-    let _ = name;
-    None
+    Some(match name.to_ascii_lowercase().as_str() {
+        "count" => AggKind::Count,
+        "sum" => AggKind::Sum,
+        "avg" => AggKind::Avg,
+        "min" => AggKind::Min,
+        "max" => AggKind::Max,
+        "collect" => AggKind::Collect,
+        "stdev" => AggKind::StDev,
+        "stdevp" => AggKind::StDevP,
+        "percentilecont" => AggKind::PercentileCont,
+        "percentiledisc" => AggKind::PercentileDisc,
+        _ => return None,
+    })
 }
 
 /// Accumulates one group's values. For `percentileCont`/`percentileDisc` the second argument
@@ -42,3 +210,43 @@ pub trait Accumulator: Send {
     fn update(&mut self, args: &[Value]) -> Result<()>;
     fn finish(&mut self) -> Result<Value>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Argument helpers shared by the function modules.
+// ---------------------------------------------------------------------------------------------
+
+static NULL: Value = Value::Null;
+
+/// The `i`-th argument, or null when absent.
+fn arg(args: &[Value], i: usize) -> &Value {
+    args.get(i).unwrap_or(&NULL)
+}
+
+/// A TypeError for an argument of the wrong type, as Neo4j words it.
+fn type_err(func: &str, expected: &str, got: &Value) -> Error {
+    Error::type_error(format!(
+        "Invalid input for function '{func}()': Expected {expected}, got: {}",
+        describe(got)
+    ))
+    .with_detail("InvalidArgumentType")
+}
+
+/// An ArgumentError for an argument of the right type but an invalid value.
+fn value_err(func: &str, msg: &str) -> Error {
+    Error::argument(format!("Invalid input for function '{func}()': {msg}"))
+        .with_detail("InvalidArgumentValue")
+}
+
+/// A short description of a value for error messages: `String("a")`, `Long(1)`, `List`.
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Int(i) => format!("Long({i})"),
+        Value::Float(f) => format!("Double({})", arbor_model::format::format_float(*f)),
+        Value::String(s) => format!("String(\"{s}\")"),
+        Value::Bool(b) => format!("Boolean({b})"),
+        other => other.type_name().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

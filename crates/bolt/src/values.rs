@@ -1,0 +1,521 @@
+//! Cypher values <-> PackStream, with the Bolt structure semantics of the negotiated version:
+//! nodes, relationships, paths, temporal and spatial values.
+//!
+//! Element ids are `"n:<id>"` for nodes and `"r:<id>"` for relationships (the format the model
+//! crate documents and `elementId()` returns). They are only sent on Bolt 5.0+.
+//!
+//! Date-times have two encodings. Bolt 5.0+ (and 4.4 with the `utc` patch) sends seconds since
+//! the epoch of the *UTC instant* (`I`/`i`); plain 4.4 sends the *wall-clock* reading as if it were
+//! UTC (`F`/`f`). The decoder accepts all four tags whatever the version: the tags do not collide,
+//! and being lenient costs nothing.
+
+use std::sync::Arc;
+
+use arbor_model::{
+    Date, DateTime, Duration, LocalDateTime, LocalTime, NodeData, PathData, Point, PropertyMap,
+    RelData, Time, Value,
+};
+use chrono::{DateTime as ChronoDateTime, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Timelike};
+
+use crate::packstream::{self as ps, DecodeError, Decoder, Header, TooLarge};
+
+pub mod tag {
+    pub const NODE: u8 = b'N';
+    pub const RELATIONSHIP: u8 = b'R';
+    pub const UNBOUND_RELATIONSHIP: u8 = b'r';
+    pub const PATH: u8 = b'P';
+    pub const DATE: u8 = b'D';
+    pub const TIME: u8 = b'T';
+    pub const LOCAL_TIME: u8 = b't';
+    pub const DATE_TIME: u8 = b'I';
+    pub const DATE_TIME_ZONE_ID: u8 = b'i';
+    pub const LEGACY_DATE_TIME: u8 = b'F';
+    pub const LEGACY_DATE_TIME_ZONE_ID: u8 = b'f';
+    pub const LOCAL_DATE_TIME: u8 = b'd';
+    pub const DURATION: u8 = b'E';
+    pub const POINT_2D: u8 = b'X';
+    pub const POINT_3D: u8 = b'Y';
+}
+
+/// The parts of the negotiated protocol that change how values are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dialect {
+    /// Bolt 5.0+: nodes and relationships carry element ids.
+    pub element_ids: bool,
+    /// Bolt 5.0+, or 4.4 with the `utc` patch: date-times are UTC-based (`I`/`i`).
+    pub utc_datetime: bool,
+}
+
+impl Dialect {
+    pub const V5: Dialect = Dialect { element_ids: true, utc_datetime: true };
+    pub const V4_4: Dialect = Dialect { element_ids: false, utc_datetime: false };
+}
+
+pub fn node_element_id(id: u64) -> String {
+    format!("n:{id}")
+}
+
+pub fn rel_element_id(id: u64) -> String {
+    format!("r:{id}")
+}
+
+/// Entity ids are u64 inside Arbor and signed 64-bit on the wire; ids never get near 2^63.
+fn wire_id(id: u64) -> i64 {
+    i64::try_from(id).unwrap_or(i64::MAX)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+// ---------------------------------------------------------------------------------------------
+
+/// Writes one value. Fails only for strings/containers beyond PackStream's 4 GiB length field.
+pub fn encode_value(buf: &mut Vec<u8>, v: &Value, d: Dialect) -> Result<(), TooLarge> {
+    match v {
+        Value::Null => ps::write_null(buf),
+        Value::Bool(b) => ps::write_bool(buf, *b),
+        Value::Int(i) => ps::write_int(buf, *i),
+        Value::Float(f) => ps::write_float(buf, *f),
+        Value::String(s) => ps::write_string(buf, s)?,
+        Value::Bytes(b) => ps::write_bytes(buf, b)?,
+        Value::List(items) => {
+            ps::write_list_header(buf, items.len())?;
+            for item in items {
+                encode_value(buf, item, d)?;
+            }
+        }
+        Value::Map(m) => encode_map(buf, m, d)?,
+        // References should have been materialized by the engine; if one slips through, send
+        // what we know rather than failing the whole result.
+        Value::Node(id) => encode_node(
+            buf,
+            &NodeData { id: *id, labels: Vec::new(), properties: PropertyMap::new() },
+            d,
+        )?,
+        Value::Relationship(id) => {
+            ps::write_struct_header(buf, if d.element_ids { 4 } else { 3 }, tag::UNBOUND_RELATIONSHIP);
+            ps::write_int(buf, wire_id(id.0));
+            ps::write_string(buf, "")?;
+            ps::write_map_header(buf, 0)?;
+            if d.element_ids {
+                ps::write_string(buf, &rel_element_id(id.0))?;
+            }
+        }
+        Value::Path(p) => {
+            let nodes = p.nodes.iter().map(|n| Value::Node(*n)).collect();
+            let rels = p.rels.iter().map(|r| Value::Relationship(*r)).collect();
+            encode_value(buf, &Value::List(vec![Value::List(nodes), Value::List(rels)]), d)?;
+        }
+        Value::NodeData(n) => encode_node(buf, n, d)?,
+        Value::RelData(r) => encode_relationship(buf, r, d)?,
+        Value::PathData(p) => encode_path(buf, p, d)?,
+        Value::Date(date) => {
+            ps::write_struct_header(buf, 1, tag::DATE);
+            ps::write_int(buf, days_since_epoch(date.0));
+        }
+        Value::Time(t) => {
+            ps::write_struct_header(buf, 2, tag::TIME);
+            ps::write_int(buf, nanos_of_day(t.time));
+            ps::write_int(buf, i64::from(t.offset_seconds));
+        }
+        Value::LocalTime(t) => {
+            ps::write_struct_header(buf, 1, tag::LOCAL_TIME);
+            ps::write_int(buf, nanos_of_day(t.0));
+        }
+        Value::DateTime(dt) => encode_datetime(buf, dt, d)?,
+        Value::LocalDateTime(ldt) => {
+            ps::write_struct_header(buf, 2, tag::LOCAL_DATE_TIME);
+            let (secs, nanos) = epoch_parts(ldt.0);
+            ps::write_int(buf, secs);
+            ps::write_int(buf, nanos);
+        }
+        Value::Duration(dur) => {
+            ps::write_struct_header(buf, 4, tag::DURATION);
+            ps::write_int(buf, dur.months);
+            ps::write_int(buf, dur.days);
+            ps::write_int(buf, dur.seconds);
+            ps::write_int(buf, i64::from(dur.nanos));
+        }
+        Value::Point(p) => match p.z {
+            None => {
+                ps::write_struct_header(buf, 3, tag::POINT_2D);
+                ps::write_int(buf, i64::from(p.srid));
+                ps::write_float(buf, p.x);
+                ps::write_float(buf, p.y);
+            }
+            Some(z) => {
+                ps::write_struct_header(buf, 4, tag::POINT_3D);
+                ps::write_int(buf, i64::from(p.srid));
+                ps::write_float(buf, p.x);
+                ps::write_float(buf, p.y);
+                ps::write_float(buf, z);
+            }
+        },
+    }
+    Ok(())
+}
+
+pub fn encode_map(buf: &mut Vec<u8>, m: &PropertyMap, d: Dialect) -> Result<(), TooLarge> {
+    ps::write_map_header(buf, m.len())?;
+    for (k, v) in m {
+        ps::write_string(buf, k)?;
+        encode_value(buf, v, d)?;
+    }
+    Ok(())
+}
+
+fn encode_node(buf: &mut Vec<u8>, n: &NodeData, d: Dialect) -> Result<(), TooLarge> {
+    ps::write_struct_header(buf, if d.element_ids { 4 } else { 3 }, tag::NODE);
+    ps::write_int(buf, wire_id(n.id.0));
+    ps::write_list_header(buf, n.labels.len())?;
+    for l in &n.labels {
+        ps::write_string(buf, l)?;
+    }
+    encode_map(buf, &n.properties, d)?;
+    if d.element_ids {
+        ps::write_string(buf, &node_element_id(n.id.0))?;
+    }
+    Ok(())
+}
+
+fn encode_relationship(buf: &mut Vec<u8>, r: &RelData, d: Dialect) -> Result<(), TooLarge> {
+    ps::write_struct_header(buf, if d.element_ids { 8 } else { 5 }, tag::RELATIONSHIP);
+    ps::write_int(buf, wire_id(r.id.0));
+    ps::write_int(buf, wire_id(r.start.0));
+    ps::write_int(buf, wire_id(r.end.0));
+    ps::write_string(buf, &r.rel_type)?;
+    encode_map(buf, &r.properties, d)?;
+    if d.element_ids {
+        ps::write_string(buf, &rel_element_id(r.id.0))?;
+        ps::write_string(buf, &node_element_id(r.start.0))?;
+        ps::write_string(buf, &node_element_id(r.end.0))?;
+    }
+    Ok(())
+}
+
+fn encode_unbound(buf: &mut Vec<u8>, r: &RelData, d: Dialect) -> Result<(), TooLarge> {
+    ps::write_struct_header(buf, if d.element_ids { 4 } else { 3 }, tag::UNBOUND_RELATIONSHIP);
+    ps::write_int(buf, wire_id(r.id.0));
+    ps::write_string(buf, &r.rel_type)?;
+    encode_map(buf, &r.properties, d)?;
+    if d.element_ids {
+        ps::write_string(buf, &rel_element_id(r.id.0))?;
+    }
+    Ok(())
+}
+
+/// A path goes out as its distinct nodes, its distinct relationships (unbound) and an index
+/// sequence: for each step, the 1-based relationship index (negative when the path walks it
+/// against its stored direction) and the 0-based index of the node it arrives at.
+fn encode_path(buf: &mut Vec<u8>, p: &PathData, d: Dialect) -> Result<(), TooLarge> {
+    let mut node_order: Vec<usize> = Vec::with_capacity(p.nodes.len());
+    let mut node_index = Vec::with_capacity(p.nodes.len());
+    for (i, n) in p.nodes.iter().enumerate() {
+        let pos = match node_order.iter().position(|&j| p.nodes[j].id == n.id) {
+            Some(pos) => pos,
+            None => {
+                node_order.push(i);
+                node_order.len() - 1
+            }
+        };
+        node_index.push(pos);
+    }
+    let mut rel_order: Vec<usize> = Vec::with_capacity(p.rels.len());
+    let mut indices = Vec::with_capacity(p.rels.len() * 2);
+    for (i, r) in p.rels.iter().enumerate() {
+        let pos = match rel_order.iter().position(|&j| p.rels[j].id == r.id) {
+            Some(pos) => pos,
+            None => {
+                rel_order.push(i);
+                rel_order.len() - 1
+            }
+        };
+        let one_based = pos as i64 + 1;
+        let from = p.nodes.get(i).map(|n| n.id);
+        // Walking from the stored start node is the forward direction; a self-loop is forward.
+        let forward = from == Some(r.start);
+        indices.push(if forward { one_based } else { -one_based });
+        indices.push(node_index.get(i + 1).copied().unwrap_or(0) as i64);
+    }
+
+    ps::write_struct_header(buf, 3, tag::PATH);
+    ps::write_list_header(buf, node_order.len())?;
+    for &i in &node_order {
+        encode_node(buf, &p.nodes[i], d)?;
+    }
+    ps::write_list_header(buf, rel_order.len())?;
+    for &i in &rel_order {
+        encode_unbound(buf, &p.rels[i], d)?;
+    }
+    ps::write_list_header(buf, indices.len())?;
+    for i in indices {
+        ps::write_int(buf, i);
+    }
+    Ok(())
+}
+
+fn encode_datetime(buf: &mut Vec<u8>, dt: &DateTime, d: Dialect) -> Result<(), TooLarge> {
+    // UTC encoding: the instant. Legacy encoding: the wall-clock reading as if it were UTC.
+    let (secs, nanos) = epoch_parts(if d.utc_datetime { dt.utc() } else { dt.local });
+    match &dt.zone {
+        Some(zone) => {
+            let t = if d.utc_datetime { tag::DATE_TIME_ZONE_ID } else { tag::LEGACY_DATE_TIME_ZONE_ID };
+            ps::write_struct_header(buf, 3, t);
+            ps::write_int(buf, secs);
+            ps::write_int(buf, nanos);
+            ps::write_string(buf, zone)?;
+        }
+        None => {
+            let t = if d.utc_datetime { tag::DATE_TIME } else { tag::LEGACY_DATE_TIME };
+            ps::write_struct_header(buf, 3, t);
+            ps::write_int(buf, secs);
+            ps::write_int(buf, nanos);
+            ps::write_int(buf, i64::from(dt.offset_seconds));
+        }
+    }
+    Ok(())
+}
+
+fn epoch() -> NaiveDate {
+    NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or(NaiveDate::MIN)
+}
+
+fn days_since_epoch(date: NaiveDate) -> i64 {
+    date.signed_duration_since(epoch()).num_days()
+}
+
+fn nanos_of_day(t: NaiveTime) -> i64 {
+    // `nanosecond()` exceeds 10^9 only inside a leap second; keep it, it is what chrono holds.
+    i64::from(t.num_seconds_from_midnight()) * 1_000_000_000 + i64::from(t.nanosecond())
+}
+
+/// Seconds since the epoch (floor) and the nanoseconds within that second.
+fn epoch_parts(t: NaiveDateTime) -> (i64, i64) {
+    let utc = t.and_utc();
+    (utc.timestamp(), i64::from(utc.timestamp_subsec_nanos()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding (parameters and message fields)
+// ---------------------------------------------------------------------------------------------
+
+/// Reads one value. Entities (nodes, relationships, paths) are rejected: drivers never send
+/// them as parameters, and Neo4j refuses them too.
+pub fn decode_value(dec: &mut Decoder<'_>) -> Result<Value, DecodeError> {
+    let header = dec.header()?;
+    decode_with_header(dec, header)
+}
+
+fn decode_with_header(dec: &mut Decoder<'_>, header: Header) -> Result<Value, DecodeError> {
+    Ok(match header {
+        Header::Null => Value::Null,
+        Header::Bool(b) => Value::Bool(b),
+        Header::Int(i) => Value::Int(i),
+        Header::Float(f) => Value::Float(f),
+        Header::String(len) => Value::String(Arc::from(dec.string_body(len)?)),
+        Header::Bytes(len) => Value::Bytes(Arc::from(dec.bytes_body(len)?)),
+        Header::List(len) => {
+            dec.enter()?;
+            let mut items = Vec::with_capacity(len);
+            for _ in 0..len {
+                items.push(decode_value(dec)?);
+            }
+            dec.leave();
+            Value::List(items)
+        }
+        Header::Map(len) => {
+            dec.enter()?;
+            let m = decode_map_entries(dec, len)?;
+            dec.leave();
+            Value::Map(m)
+        }
+        Header::Struct { fields, tag } => {
+            dec.enter()?;
+            let v = decode_struct(dec, fields, tag)?;
+            dec.leave();
+            v
+        }
+    })
+}
+
+/// Reads a map value (header and entries). Duplicate keys: the last one wins.
+pub fn decode_map(dec: &mut Decoder<'_>) -> Result<PropertyMap, DecodeError> {
+    match dec.header()? {
+        Header::Map(len) => {
+            dec.enter()?;
+            let m = decode_map_entries(dec, len)?;
+            dec.leave();
+            Ok(m)
+        }
+        other => Err(DecodeError::malformed(format!("expected a Map but got {}", other.type_name()))),
+    }
+}
+
+fn decode_map_entries(dec: &mut Decoder<'_>, len: usize) -> Result<PropertyMap, DecodeError> {
+    let mut m = PropertyMap::new();
+    for _ in 0..len {
+        let key = dec.string()?.to_owned();
+        let value = decode_value(dec)?;
+        m.insert(key, value);
+    }
+    Ok(m)
+}
+
+fn struct_int(dec: &mut Decoder<'_>, what: &str) -> Result<i64, DecodeError> {
+    match dec.header()? {
+        Header::Int(i) => Ok(i),
+        other => Err(DecodeError::malformed(format!(
+            "{what} must be an Integer, got {}",
+            other.type_name()
+        ))),
+    }
+}
+
+fn struct_float(dec: &mut Decoder<'_>, what: &str) -> Result<f64, DecodeError> {
+    match dec.header()? {
+        Header::Float(f) => Ok(f),
+        // Be lenient with integer coordinates: the meaning is unambiguous.
+        Header::Int(i) => Ok(i as f64),
+        other => Err(DecodeError::malformed(format!(
+            "{what} must be a Float, got {}",
+            other.type_name()
+        ))),
+    }
+}
+
+fn expect_fields(name: &str, got: usize, want: usize) -> Result<(), DecodeError> {
+    if got != want {
+        return Err(DecodeError::malformed(format!(
+            "{name} structure must have {want} fields, got {got}"
+        )));
+    }
+    Ok(())
+}
+
+fn decode_struct(dec: &mut Decoder<'_>, fields: usize, tag_byte: u8) -> Result<Value, DecodeError> {
+    match tag_byte {
+        tag::DATE => {
+            expect_fields("Date", fields, 1)?;
+            let days = struct_int(dec, "Date.days")?;
+            let date = chrono::TimeDelta::try_days(days)
+                .and_then(|delta| epoch().checked_add_signed(delta))
+                .ok_or_else(|| DecodeError::invalid(format!("Date out of range: {days} days")))?;
+            Ok(Value::Date(Date(date)))
+        }
+        tag::TIME => {
+            expect_fields("Time", fields, 2)?;
+            let nanos = struct_int(dec, "Time.nanoseconds")?;
+            let offset = struct_int(dec, "Time.tz_offset_seconds")?;
+            Ok(Value::Time(Time { time: time_of_day(nanos)?, offset_seconds: offset_seconds(offset)? }))
+        }
+        tag::LOCAL_TIME => {
+            expect_fields("LocalTime", fields, 1)?;
+            let nanos = struct_int(dec, "LocalTime.nanoseconds")?;
+            Ok(Value::LocalTime(LocalTime(time_of_day(nanos)?)))
+        }
+        tag::LOCAL_DATE_TIME => {
+            expect_fields("LocalDateTime", fields, 2)?;
+            let secs = struct_int(dec, "LocalDateTime.seconds")?;
+            let nanos = struct_int(dec, "LocalDateTime.nanoseconds")?;
+            Ok(Value::LocalDateTime(LocalDateTime(from_epoch(secs, nanos)?)))
+        }
+        tag::DATE_TIME | tag::LEGACY_DATE_TIME => {
+            expect_fields("DateTime", fields, 3)?;
+            let secs = struct_int(dec, "DateTime.seconds")?;
+            let nanos = struct_int(dec, "DateTime.nanoseconds")?;
+            let offset = offset_seconds(struct_int(dec, "DateTime.tz_offset_seconds")?)?;
+            let stamp = from_epoch(secs, nanos)?;
+            // UTC form: the stamp is the instant and the wall clock is stamp + offset. Legacy
+            // form: the stamp already is the wall clock.
+            let local = if tag_byte == tag::DATE_TIME { shift(stamp, offset)? } else { stamp };
+            Ok(Value::DateTime(DateTime { local, offset_seconds: offset, zone: None }))
+        }
+        tag::DATE_TIME_ZONE_ID | tag::LEGACY_DATE_TIME_ZONE_ID => {
+            expect_fields("DateTimeZoneId", fields, 3)?;
+            let secs = struct_int(dec, "DateTimeZoneId.seconds")?;
+            let nanos = struct_int(dec, "DateTimeZoneId.nanoseconds")?;
+            let zone_id = dec.string()?;
+            let tz: chrono_tz::Tz = zone_id
+                .parse()
+                .map_err(|_| DecodeError::invalid(format!("unknown time zone '{zone_id}'")))?;
+            let stamp = from_epoch(secs, nanos)?;
+            let (local, offset) = if tag_byte == tag::DATE_TIME_ZONE_ID {
+                let offset = tz.offset_from_utc_datetime(&stamp).fix().local_minus_utc();
+                (shift(stamp, offset)?, offset)
+            } else {
+                // Legacy: a wall-clock reading. In a gap or overlap pick the earlier offset, as
+                // Neo4j does for ambiguous local times.
+                let offset = match tz.offset_from_local_datetime(&stamp).earliest() {
+                    Some(o) => o.fix().local_minus_utc(),
+                    None => tz.offset_from_utc_datetime(&stamp).fix().local_minus_utc(),
+                };
+                (stamp, offset)
+            };
+            Ok(Value::DateTime(DateTime { local, offset_seconds: offset, zone: Some(Arc::from(zone_id)) }))
+        }
+        tag::DURATION => {
+            expect_fields("Duration", fields, 4)?;
+            let months = struct_int(dec, "Duration.months")?;
+            let days = struct_int(dec, "Duration.days")?;
+            let seconds = struct_int(dec, "Duration.seconds")?;
+            let nanos = struct_int(dec, "Duration.nanoseconds")?;
+            // Normalize so that nanos is in 0..1e9 and the seconds carry the sign.
+            let total = i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
+            let seconds = i64::try_from(total.div_euclid(1_000_000_000))
+                .map_err(|_| DecodeError::invalid("Duration seconds out of range"))?;
+            let nanos = total.rem_euclid(1_000_000_000) as i32;
+            Ok(Value::Duration(Duration { months, days, seconds, nanos }))
+        }
+        tag::POINT_2D | tag::POINT_3D => {
+            let three_d = tag_byte == tag::POINT_3D;
+            expect_fields(if three_d { "Point3D" } else { "Point2D" }, fields, if three_d { 4 } else { 3 })?;
+            let srid = struct_int(dec, "Point.srid")?;
+            let srid = u32::try_from(srid)
+                .map_err(|_| DecodeError::invalid(format!("invalid point SRID {srid}")))?;
+            let x = struct_float(dec, "Point.x")?;
+            let y = struct_float(dec, "Point.y")?;
+            let z = if three_d { Some(struct_float(dec, "Point.z")?) } else { None };
+            Ok(Value::Point(Point { srid, x, y, z }))
+        }
+        tag::NODE | tag::RELATIONSHIP | tag::UNBOUND_RELATIONSHIP | tag::PATH => {
+            Err(DecodeError::invalid("nodes, relationships and paths cannot be used as parameters"))
+        }
+        other => Err(DecodeError::invalid(format!(
+            "unknown structure tag 0x{other:02X} in a value"
+        ))),
+    }
+}
+
+fn time_of_day(nanos: i64) -> Result<NaiveTime, DecodeError> {
+    if !(0..86_400_000_000_000).contains(&nanos) {
+        return Err(DecodeError::invalid(format!("time of day out of range: {nanos} ns")));
+    }
+    NaiveTime::from_num_seconds_from_midnight_opt(
+        (nanos / 1_000_000_000) as u32,
+        (nanos % 1_000_000_000) as u32,
+    )
+    .ok_or_else(|| DecodeError::invalid(format!("time of day out of range: {nanos} ns")))
+}
+
+/// Offsets are limited to +-18:00, as in Neo4j and java.time.
+fn offset_seconds(offset: i64) -> Result<i32, DecodeError> {
+    if !(-64_800..=64_800).contains(&offset) {
+        return Err(DecodeError::invalid(format!("time zone offset out of range: {offset} s")));
+    }
+    Ok(offset as i32)
+}
+
+fn from_epoch(secs: i64, nanos: i64) -> Result<NaiveDateTime, DecodeError> {
+    // Drivers send 0 <= nanos < 1e9; normalize anything else rather than reject it.
+    let total = i128::from(secs) * 1_000_000_000 + i128::from(nanos);
+    let s = i64::try_from(total.div_euclid(1_000_000_000));
+    let n = total.rem_euclid(1_000_000_000) as u32;
+    s.ok()
+        .and_then(|s| ChronoDateTime::from_timestamp(s, n))
+        .map(|dt| dt.naive_utc())
+        .ok_or_else(|| DecodeError::invalid(format!("date-time out of range: {secs} s")))
+}
+
+fn shift(t: NaiveDateTime, offset: i32) -> Result<NaiveDateTime, DecodeError> {
+    t.checked_add_signed(chrono::TimeDelta::seconds(i64::from(offset)))
+        .ok_or_else(|| DecodeError::invalid("date-time out of range"))
+}

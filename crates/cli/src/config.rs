@@ -1,0 +1,78 @@
+//! `arbor serve --config FILE`: the TOML configuration file and defaults.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use arbor_engine::{DatabaseConfig, Durability};
+use serde::Deserialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum AuthMode {
+    None,
+    Basic,
+}
+
+/// The configuration file. Every key is optional; flags override it.
+///
+/// ```toml
+/// data = "./arbor-data"
+/// listen = "127.0.0.1:7687"
+/// auth = "none"                 # or "basic"
+/// durability = "sync"           # or "async", "off"
+/// checkpoint_interval_secs = 300
+/// checkpoint_wal_mib = 256
+/// max_connections = 1000
+/// advertised_address = "db.example.com:7687"
+/// ```
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub data: Option<PathBuf>,
+    pub listen: Option<String>,
+    pub auth: Option<AuthMode>,
+    pub durability: Option<String>,
+    pub checkpoint_interval_secs: Option<u64>,
+    pub checkpoint_wal_mib: Option<u64>,
+    pub max_connections: Option<usize>,
+    pub advertised_address: Option<String>,
+}
+
+pub fn default_data_dir() -> PathBuf {
+    PathBuf::from("./arbor-data")
+}
+
+impl FileConfig {
+    pub fn load(path: &Path) -> anyhow::Result<FileConfig> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading config file {}", path.display()))?;
+        toml::from_str(&text).with_context(|| format!("in config file {}", path.display()))
+    }
+
+    pub fn listen(&self) -> anyhow::Result<SocketAddr> {
+        let text = self.listen.as_deref().unwrap_or("127.0.0.1:7687");
+        text.parse().with_context(|| format!("config `listen`: `{text}` is not HOST:PORT"))
+    }
+
+    /// The engine configuration; `durability_flag` overrides the file's `durability`.
+    pub fn database_config(&self, durability_flag: Option<&str>) -> anyhow::Result<DatabaseConfig> {
+        let mut config = DatabaseConfig::default();
+        if let Some(d) = durability_flag.or(self.durability.as_deref()) {
+            config.durability = match d {
+                "sync" => Durability::Sync,
+                "async" => Durability::Async,
+                "off" => Durability::Off,
+                other => bail!("durability `{other}` is not one of sync, async, off"),
+            };
+        }
+        if let Some(s) = self.checkpoint_interval_secs {
+            config.checkpoint_interval = Duration::from_secs(s.max(1));
+        }
+        if let Some(m) = self.checkpoint_wal_mib {
+            config.checkpoint_wal_bytes = m.max(1) << 20;
+        }
+        Ok(config)
+    }
+}

@@ -1,0 +1,259 @@
+//! The logical plan: a tree of operators over slot-indexed rows.
+//!
+//! Every operator except [`Op::Argument`] and [`Op::Union`] has an input and works "per input
+//! row" (Neo4j's apply style): a `NodeScan` yields, for each input row, that row extended with
+//! each node. The leaf [`Op::Argument`] yields the argument row once (an all-null row at the top
+//! of a query; the outer row inside sub-plans), so nested loops, OPTIONAL MATCH and subqueries
+//! need no special join operators.
+
+use std::sync::Arc;
+
+use arbor_cypher_syntax::ast::Direction;
+
+use crate::expr::{AggCall, PExpr, Slot};
+
+/// Label / type / key names as written; the executor resolves them to tokens at run time
+/// (tokens may be created by the query itself).
+pub type Name = Arc<str>;
+
+#[derive(Clone, Debug)]
+pub enum Op {
+    Argument,
+    NodeScan {
+        input: Box<Op>,
+        slot: Slot,
+        label: Option<Name>,
+    },
+    /// Nodes with `label` whose `key` equals `value`: uses `Graph::index_seek` when it answers,
+    /// else scans the label and compares.
+    NodeIndexSeek {
+        input: Box<Op>,
+        slot: Slot,
+        label: Name,
+        key: Name,
+        value: PExpr,
+    },
+    Expand {
+        input: Box<Op>,
+        from: Slot,
+        rel: Slot,
+        to: Slot,
+        dir: Direction,
+        types: Vec<Name>,
+        /// `to` is already bound: only edges reaching it.
+        into: bool,
+        /// `rel` is already bound: only that relationship.
+        rel_bound: bool,
+        /// Relationship slots (single or list) of the same MATCH the new one must differ from.
+        unique_with: Vec<Slot>,
+    },
+    VarExpand {
+        input: Box<Op>,
+        from: Slot,
+        rel: Slot,
+        to: Slot,
+        dir: Direction,
+        types: Vec<Name>,
+        min: u64,
+        max: Option<u64>,
+        into: bool,
+        unique_with: Vec<Slot>,
+        /// Property equalities every relationship on the path must satisfy.
+        rel_props: Vec<(Name, PExpr)>,
+        /// The expansion runs against the pattern's direction: reverse the list it stores.
+        reversed: bool,
+    },
+    /// Shortest path(s) between two bound nodes.
+    ShortestPath {
+        input: Box<Op>,
+        from: Slot,
+        to: Slot,
+        path: Slot,
+        rel: Option<Slot>,
+        dir: Direction,
+        types: Vec<Name>,
+        min: u64,
+        max: Option<u64>,
+        all: bool,
+    },
+    Filter {
+        input: Box<Op>,
+        pred: PExpr,
+    },
+    Project {
+        input: Box<Op>,
+        items: Vec<(Slot, PExpr)>,
+    },
+    /// Groups by `keys` and computes `aggs`; output rows hold only those slots.
+    Aggregate {
+        input: Box<Op>,
+        keys: Vec<(Slot, PExpr)>,
+        aggs: Vec<(Slot, AggCall)>,
+    },
+    Distinct {
+        input: Box<Op>,
+        slots: Vec<Slot>,
+    },
+    Sort {
+        input: Box<Op>,
+        keys: Vec<(PExpr, bool)>,
+    },
+    Skip {
+        input: Box<Op>,
+        count: PExpr,
+    },
+    Limit {
+        input: Box<Op>,
+        count: PExpr,
+    },
+    Unwind {
+        input: Box<Op>,
+        expr: PExpr,
+        slot: Slot,
+    },
+    /// Left outer apply: for each input row, the rows of `inner` (argument = input row), or the
+    /// input row with `slots` set to null when there are none.
+    Optional {
+        input: Box<Op>,
+        inner: Box<Op>,
+        slots: Vec<Slot>,
+    },
+    /// For each input row, the rows of `inner` run with it as argument (`CALL {..}`).
+    /// With `unit`, the input row passes through once after `inner` is drained.
+    Apply {
+        input: Box<Op>,
+        inner: Box<Op>,
+        unit: bool,
+    },
+    /// Rows of each branch in turn, mapped onto `out` (on top of the argument row).
+    Union {
+        branches: Vec<(Op, Vec<Slot>)>,
+        out: Vec<Slot>,
+    },
+    Create {
+        input: Box<Op>,
+        steps: Vec<CreateStep>,
+    },
+    Merge {
+        input: Box<Op>,
+        /// Matches the pattern (argument = input row).
+        matcher: Box<Op>,
+        create: Vec<CreateStep>,
+        /// Slots the pattern binds (reset before creating).
+        on_create: Vec<SetOp>,
+        on_match: Vec<SetOp>,
+        /// Node/rel property maps that must not contain null (checked before creating).
+        null_checks: Vec<PExpr>,
+    },
+    Set {
+        input: Box<Op>,
+        items: Vec<SetOp>,
+    },
+    Delete {
+        input: Box<Op>,
+        exprs: Vec<PExpr>,
+        detach: bool,
+    },
+    Foreach {
+        input: Box<Op>,
+        slot: Slot,
+        list: PExpr,
+        body: Box<Op>,
+    },
+    ProcedureCall {
+        input: Box<Op>,
+        name: Name,
+        args: Vec<PExpr>,
+        /// `(output column index, slot)`.
+        yields: Vec<(usize, Slot)>,
+    },
+    /// Materializes all input rows before yielding any (write/read isolation between clauses).
+    Eager {
+        input: Box<Op>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub enum CreateStep {
+    Node { slot: Slot, labels: Vec<Name>, props: Option<PExpr> },
+    Rel { slot: Slot, from: Slot, to: Slot, rel_type: Name, props: Option<PExpr> },
+    /// A named path built from created/bound entities.
+    Path { slot: Slot, expr: PExpr },
+}
+
+#[derive(Clone, Debug)]
+pub enum SetOp {
+    Property { target: PExpr, key: Name, value: PExpr },
+    Replace { target: PExpr, value: PExpr },
+    Merge { target: PExpr, value: PExpr },
+    Labels { target: PExpr, labels: Vec<Name> },
+    RemoveProperty { target: PExpr, key: Name },
+    RemoveLabels { target: PExpr, labels: Vec<Name> },
+}
+
+impl Op {
+    /// The operator's name as EXPLAIN/PROFILE show it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Argument => "Argument",
+            Op::NodeScan { label: Some(_), .. } => "NodeByLabelScan",
+            Op::NodeScan { label: None, .. } => "AllNodesScan",
+            Op::NodeIndexSeek { .. } => "NodeIndexSeek",
+            Op::Expand { into: true, .. } => "Expand(Into)",
+            Op::Expand { .. } => "Expand(All)",
+            Op::VarExpand { .. } => "VarLengthExpand(All)",
+            Op::ShortestPath { .. } => "ShortestPath",
+            Op::Filter { .. } => "Filter",
+            Op::Project { .. } => "Projection",
+            Op::Aggregate { keys, .. } if keys.is_empty() => "EagerAggregation",
+            Op::Aggregate { .. } => "EagerAggregation",
+            Op::Distinct { .. } => "Distinct",
+            Op::Sort { .. } => "Sort",
+            Op::Skip { .. } => "Skip",
+            Op::Limit { .. } => "Limit",
+            Op::Unwind { .. } => "Unwind",
+            Op::Optional { .. } => "Apply(Optional)",
+            Op::Apply { .. } => "Apply",
+            Op::Union { .. } => "Union",
+            Op::Create { .. } => "Create",
+            Op::Merge { .. } => "Merge",
+            Op::Set { .. } => "SetProperty",
+            Op::Delete { detach: true, .. } => "DetachDelete",
+            Op::Delete { .. } => "Delete",
+            Op::Foreach { .. } => "Foreach",
+            Op::ProcedureCall { .. } => "ProcedureCall",
+            Op::Eager { .. } => "Eager",
+        }
+    }
+
+    /// The operator's inputs (children in a plan description).
+    pub fn children(&self) -> Vec<&Op> {
+        match self {
+            Op::Argument => vec![],
+            Op::Union { branches, .. } => branches.iter().map(|(b, _)| b).collect(),
+            Op::Optional { input, inner, .. } | Op::Apply { input, inner, .. } => {
+                vec![input, inner]
+            }
+            Op::Merge { input, matcher, .. } => vec![input, matcher],
+            Op::Foreach { input, body, .. } => vec![input, body],
+            Op::NodeScan { input, .. }
+            | Op::NodeIndexSeek { input, .. }
+            | Op::Expand { input, .. }
+            | Op::VarExpand { input, .. }
+            | Op::ShortestPath { input, .. }
+            | Op::Filter { input, .. }
+            | Op::Project { input, .. }
+            | Op::Aggregate { input, .. }
+            | Op::Distinct { input, .. }
+            | Op::Sort { input, .. }
+            | Op::Skip { input, .. }
+            | Op::Limit { input, .. }
+            | Op::Unwind { input, .. }
+            | Op::Create { input, .. }
+            | Op::Set { input, .. }
+            | Op::Delete { input, .. }
+            | Op::ProcedureCall { input, .. }
+            | Op::Eager { input } => vec![input],
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Graph patterns: `p = shortestPath((a:A {k: 1})-[r:T|U*1..3]->(b))`, node and relationship
+//! details, and the O(1) lookahead that tells a pattern from a parenthesised expression.
+
+use crate::ast::*;
+use crate::lexer::Tok;
+
+use super::{PResult, Parser};
+
+impl<'a> Parser<'a> {
+    pub(crate) fn pattern_list(&mut self) -> PResult<Vec<PatternPart>> {
+        let mut parts = vec![self.pattern_part()?];
+        while self.eat_sym(",") {
+            parts.push(self.pattern_part()?);
+        }
+        Ok(parts)
+    }
+
+    pub(crate) fn pattern_part(&mut self) -> PResult<PatternPart> {
+        let start = self.cur_span().start;
+        let variable = if self.is_name() && self.is_sym_n(1, "=") {
+            let v = self.ident("a path variable")?;
+            self.bump();
+            Some(v)
+        } else {
+            None
+        };
+        let selector = if self.is_sym_n(1, "(") && self.is_kw("shortestPath") {
+            PathSelector::ShortestPath
+        } else if self.is_sym_n(1, "(") && self.is_kw("allShortestPaths") {
+            PathSelector::AllShortestPaths
+        } else {
+            PathSelector::All
+        };
+        let element = if selector == PathSelector::All {
+            self.pattern_element()?
+        } else {
+            self.bump();
+            self.bump();
+            let e = self.pattern_element()?;
+            self.expect_sym(")")?;
+            e
+        };
+        Ok(PatternPart { variable, selector, element, span: self.span_from(start) })
+    }
+
+    /// `(a)-[r]->(b)...`; a whole element may also be wrapped in parentheses.
+    pub(crate) fn pattern_element(&mut self) -> PResult<PatternElement> {
+        if self.is_sym("(") && self.is_sym_n(1, "(") {
+            return self.nested(|p| {
+                p.bump();
+                let e = p.pattern_element()?;
+                p.expect_sym(")")?;
+                Ok(e)
+            });
+        }
+        let start = self.node_pattern()?;
+        let mut chain = Vec::new();
+        while self.at_rel_start() {
+            let rel = self.rel_pattern()?;
+            let node = self.node_pattern()?;
+            chain.push((rel, node));
+        }
+        Ok(PatternElement { start, chain })
+    }
+
+    fn at_rel_start(&self) -> bool {
+        (self.is_sym("-") && (self.is_sym_n(1, "-") || self.is_sym_n(1, "[")))
+            || (self.is_sym("<") && self.is_sym_n(1, "-"))
+    }
+
+    /// Whether the `(` at token index `open` starts a relationship pattern such as `(a)-->(b)`
+    /// rather than a parenthesised expression: looks just past its matching `)`.
+    pub(crate) fn paren_starts_pattern(&self, open: usize) -> bool {
+        let Some(&close) = self.matching.get(open) else { return false };
+        if close == usize::MAX {
+            return false;
+        }
+        let sym = |i: usize, s: &str| matches!(self.tok_at(i).tok, Tok::Sym(x) if x == s);
+        let c = close;
+        if sym(c + 1, "-") && sym(c + 2, "-") {
+            return true;
+        }
+        if sym(c + 1, "<") && sym(c + 2, "-") && (sym(c + 3, "-") || sym(c + 3, "[")) {
+            return true;
+        }
+        if sym(c + 1, "-") && sym(c + 2, "[") {
+            // `(a)-[1]` would be a subtraction of a list; relationship details start otherwise.
+            return matches!(
+                self.tok_at(c + 3).tok,
+                Tok::Sym("]" | ":" | "*" | "{") | Tok::Word(_) | Tok::Quoted(_) | Tok::Param(_)
+            );
+        }
+        false
+    }
+
+    pub(crate) fn paren_pattern_here(&self) -> bool {
+        self.is_sym("(") && self.paren_starts_pattern(self.pos)
+    }
+
+    /// True if the current word can be a variable in a node/relationship pattern, i.e. it is
+    /// not the `WHERE` keyword introducing an inline predicate.
+    fn pattern_var_here(&self) -> bool {
+        if !self.is_name() {
+            return false;
+        }
+        if self.is_kw("WHERE") {
+            return self.is_sym_n(1, ")")
+                || self.is_sym_n(1, "]")
+                || self.is_sym_n(1, ":")
+                || self.is_sym_n(1, "{");
+        }
+        true
+    }
+
+    fn node_pattern(&mut self) -> PResult<NodePattern> {
+        let start = self.cur_span().start;
+        self.expect_sym("(")?;
+        let variable = if self.pattern_var_here() { Some(self.ident("a variable")?) } else { None };
+        let labels = if self.is_sym(":") { self.label_list()? } else { Vec::new() };
+        let properties = self.pattern_properties()?;
+        let where_ = if self.eat_kw("WHERE") { Some(Box::new(self.expr()?)) } else { None };
+        if !self.is_sym(")") {
+            return Err(self.unexpected("a label (':'), properties ('{'), WHERE or ')'"));
+        }
+        self.bump();
+        Ok(NodePattern { variable, labels, properties, where_, span: self.span_from(start) })
+    }
+
+    fn pattern_properties(&mut self) -> PResult<Option<Expr>> {
+        if self.is_sym("{") {
+            return Ok(Some(self.map_literal()?));
+        }
+        if let Tok::Param(name) = self.peek() {
+            let e = Expr { kind: ExprKind::Parameter(name.as_str().into()), span: self.cur_span() };
+            self.bump();
+            return Ok(Some(e));
+        }
+        Ok(None)
+    }
+
+    fn rel_pattern(&mut self) -> PResult<RelPattern> {
+        let start = self.cur_span().start;
+        let left = self.eat_sym("<");
+        self.expect_sym("-")?;
+        let mut variable = None;
+        let mut types = Vec::new();
+        let mut length = None;
+        let mut properties = None;
+        let mut where_ = None;
+        if self.eat_sym("[") {
+            if self.pattern_var_here() {
+                variable = Some(self.ident("a variable")?);
+            }
+            if self.eat_sym(":") {
+                types.push(self.ident("a relationship type")?);
+                while self.eat_sym("|") {
+                    self.eat_sym(":");
+                    types.push(self.ident("a relationship type")?);
+                }
+            }
+            if self.eat_sym("*") {
+                length = Some(self.range_bounds()?);
+            }
+            properties = self.pattern_properties()?;
+            if self.eat_kw("WHERE") {
+                where_ = Some(Box::new(self.expr()?));
+            }
+            if !self.is_sym("]") {
+                return Err(self.unexpected("a type (':'), length ('*'), properties, WHERE or ']'"));
+            }
+            self.bump();
+        }
+        self.expect_sym("-")?;
+        let right = self.eat_sym(">");
+        let direction = match (left, right) {
+            (true, false) => Direction::Incoming,
+            (false, true) => Direction::Outgoing,
+            _ => Direction::Both,
+        };
+        Ok(RelPattern {
+            variable,
+            direction,
+            types,
+            length,
+            properties,
+            where_,
+            span: self.span_from(start),
+        })
+    }
+
+    /// After `*`: `[min][..[max]]`.
+    fn range_bounds(&mut self) -> PResult<(Option<u64>, Option<u64>)> {
+        let min = self.opt_u64()?;
+        if self.eat_sym("..") {
+            let max = self.opt_u64()?;
+            Ok((min, max))
+        } else {
+            Ok((min, min))
+        }
+    }
+
+    fn opt_u64(&mut self) -> PResult<Option<u64>> {
+        match self.peek() {
+            Tok::Int(Some(v)) => {
+                let v = *v;
+                self.bump();
+                Ok(Some(v))
+            }
+            Tok::Int(None) => Err(self
+                .error_at(self.cur_span().start, "integer is too large")
+                .with_detail("IntegerOverflow")),
+            _ => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,357 @@
+//! Index and constraint DDL (Neo4j 5 and pre-5 forms) and SHOW commands.
+//!
+//! Pre-5 forms that name no variable (`CREATE INDEX ON :L(p)`) and LOOKUP indexes that name no
+//! label get an empty-named [`Ident`] in the [`SchemaTarget`]; the span still points at the text.
+
+use std::sync::Arc;
+
+use crate::ast::*;
+
+use super::{PResult, Parser};
+
+const INDEX_KIND_WORDS: &[&str] =
+    &["RANGE", "TEXT", "POINT", "LOOKUP", "BTREE", "FULLTEXT", "VECTOR"];
+
+/// Words allowed between `SHOW` and the object kind (filters such as `SHOW RANGE INDEXES`).
+const SHOW_FILTER_WORDS: &[&str] = &[
+    "ALL", "RANGE", "TEXT", "POINT", "LOOKUP", "FULLTEXT", "VECTOR", "BTREE", "UNIQUE", "NODE",
+    "REL", "RELATIONSHIP", "KEY", "EXISTENCE", "EXIST", "EXISTS", "PROPERTY", "TYPE", "BUILT",
+    "IN", "USER", "DEFINED", "UNIQUENESS",
+];
+
+impl<'a> Parser<'a> {
+    fn empty_ident(&self) -> Ident {
+        let at = self.cur_span().start;
+        Ident { name: Arc::from(""), span: Span { start: at, end: at } }
+    }
+
+    /// At `CREATE`: is this index/constraint DDL rather than a CREATE clause?
+    pub(crate) fn is_schema_create(&self) -> bool {
+        if self.is_sym_n(2, "=") {
+            return false; // `CREATE index = (a)-->(b)` is a named path
+        }
+        if self.is_kw_n(1, "INDEX") || self.is_kw_n(1, "CONSTRAINT") {
+            return true;
+        }
+        INDEX_KIND_WORDS.iter().any(|k| self.is_kw_n(1, k)) && self.is_kw_n(2, "INDEX")
+    }
+
+    pub(crate) fn schema_create(&mut self) -> PResult<SchemaCommand> {
+        self.bump(); // CREATE
+        if self.eat_kw("CONSTRAINT") {
+            return self.create_constraint();
+        }
+        let kind_at = self.cur_span().start;
+        let kind = if self.eat_kw("INDEX") {
+            IndexKind::Range
+        } else {
+            let kind = if self.eat_kw("RANGE") || self.eat_kw("BTREE") {
+                IndexKind::Range
+            } else if self.eat_kw("TEXT") {
+                IndexKind::Text
+            } else if self.eat_kw("POINT") {
+                IndexKind::Point
+            } else if self.eat_kw("LOOKUP") {
+                IndexKind::Lookup
+            } else {
+                return Err(self
+                    .error_at(kind_at, "Unsupported index type (expected RANGE, TEXT, POINT or LOOKUP)"));
+            };
+            self.expect_kw("INDEX")?;
+            kind
+        };
+        // Pre-5: CREATE INDEX ON :Label(prop, ...)
+        if self.is_kw("ON") && self.is_sym_n(1, ":") {
+            self.bump();
+            let (target, properties) = self.legacy_index_target()?;
+            return Ok(SchemaCommand::CreateIndex {
+                name: None,
+                if_not_exists: false,
+                kind,
+                target,
+                properties,
+            });
+        }
+        let name = self.schema_name()?;
+        let if_not_exists = self.if_not_exists()?;
+        self.expect_kw("FOR")?;
+        let target = self.schema_target(kind == IndexKind::Lookup)?;
+        self.expect_kw("ON")?;
+        let properties = if kind == IndexKind::Lookup {
+            // ON EACH labels(n) / ON EACH type(r)
+            self.expect_kw("EACH")?;
+            self.qualified_name()?;
+            self.expect_sym("(")?;
+            self.ident("a variable")?;
+            self.expect_sym(")")?;
+            Vec::new()
+        } else if self.eat_sym("(") {
+            let props = self.property_refs()?;
+            self.expect_sym(")")?;
+            props
+        } else {
+            self.property_refs()?
+        };
+        self.skip_options()?;
+        Ok(SchemaCommand::CreateIndex { name, if_not_exists, kind, target, properties })
+    }
+
+    fn create_constraint(&mut self) -> PResult<SchemaCommand> {
+        if self.eat_kw("ON") {
+            let target = self.schema_target(false)?;
+            self.expect_kw("ASSERT")?;
+            let (properties, kind) = self.constraint_body()?;
+            return Ok(SchemaCommand::CreateConstraint {
+                name: None,
+                if_not_exists: false,
+                target,
+                properties,
+                kind,
+            });
+        }
+        let name = self.schema_name()?;
+        let if_not_exists = self.if_not_exists()?;
+        let target = if self.eat_kw("FOR") || self.eat_kw("ON") {
+            self.schema_target(false)?
+        } else {
+            return Err(self.unexpected("FOR"));
+        };
+        if !(self.eat_kw("REQUIRE") || self.eat_kw("ASSERT")) {
+            return Err(self.unexpected("REQUIRE"));
+        }
+        let (properties, kind) = self.constraint_body()?;
+        self.skip_options()?;
+        Ok(SchemaCommand::CreateConstraint { name, if_not_exists, target, properties, kind })
+    }
+
+    pub(crate) fn schema_drop(&mut self) -> PResult<SchemaCommand> {
+        self.bump(); // DROP
+        if self.eat_kw("INDEX") {
+            if self.is_kw("ON") && self.is_sym_n(1, ":") {
+                self.bump();
+                let target = self.legacy_index_target()?;
+                return Ok(SchemaCommand::DropIndex {
+                    name: None,
+                    if_exists: false,
+                    target: Some(target),
+                });
+            }
+            let name = Some(self.ident("an index name")?);
+            let if_exists = self.if_exists()?;
+            return Ok(SchemaCommand::DropIndex { name, if_exists, target: None });
+        }
+        if self.eat_kw("CONSTRAINT") {
+            if self.eat_kw("ON") {
+                let target = self.schema_target(false)?;
+                self.expect_kw("ASSERT")?;
+                let (properties, kind) = self.constraint_body()?;
+                return Ok(SchemaCommand::DropConstraint {
+                    name: None,
+                    if_exists: false,
+                    definition: Some((target, properties, kind)),
+                });
+            }
+            let name = Some(self.ident("a constraint name")?);
+            let if_exists = self.if_exists()?;
+            return Ok(SchemaCommand::DropConstraint { name, if_exists, definition: None });
+        }
+        Err(self.unexpected("INDEX or CONSTRAINT"))
+    }
+
+    /// An optional index/constraint name before `IF NOT EXISTS` / `FOR` / `ON`.
+    fn schema_name(&mut self) -> PResult<Option<Ident>> {
+        let is_keyword_here = (self.is_kw("IF") && self.is_kw_n(1, "NOT"))
+            || (self.is_kw("FOR") && self.is_sym_n(1, "("))
+            || (self.is_kw("ON") && self.is_sym_n(1, "("));
+        if self.is_name() && !is_keyword_here {
+            Ok(Some(self.ident("a name")?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn if_not_exists(&mut self) -> PResult<bool> {
+        if self.eat_kw("IF") {
+            self.expect_kw("NOT")?;
+            self.expect_kw("EXISTS")?;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    fn if_exists(&mut self) -> PResult<bool> {
+        if self.eat_kw("IF") {
+            self.expect_kw("EXISTS")?;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    /// `OPTIONS {...}` is accepted and ignored (index providers and configs are not modelled).
+    fn skip_options(&mut self) -> PResult<()> {
+        if self.eat_kw("OPTIONS") {
+            if matches!(self.peek(), crate::lexer::Tok::Param(_)) {
+                self.bump();
+            } else {
+                self.map_literal()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// After `ON` in `CREATE INDEX ON :Label(p, q)`.
+    fn legacy_index_target(&mut self) -> PResult<(SchemaTarget, Vec<Ident>)> {
+        let variable = self.empty_ident();
+        self.expect_sym(":")?;
+        let label = self.ident("a label")?;
+        self.expect_sym("(")?;
+        let mut props = vec![self.ident("a property key")?];
+        while self.eat_sym(",") {
+            props.push(self.ident("a property key")?);
+        }
+        self.expect_sym(")")?;
+        Ok((SchemaTarget::Node { variable, label }, props))
+    }
+
+    /// `(n:Label)` or `()-[r:TYPE]-()`; with `allow_unlabelled`, `(n)` / `()-[r]-()` too.
+    fn schema_target(&mut self, allow_unlabelled: bool) -> PResult<SchemaTarget> {
+        self.expect_sym("(")?;
+        if self.eat_sym(")") {
+            self.eat_sym("<");
+            self.expect_sym("-")?;
+            self.expect_sym("[")?;
+            let variable = self.ident("a variable")?;
+            let rel_type = if self.eat_sym(":") {
+                self.ident("a relationship type")?
+            } else if allow_unlabelled {
+                self.empty_ident()
+            } else {
+                return Err(self.unexpected("':'"));
+            };
+            self.expect_sym("]")?;
+            self.expect_sym("-")?;
+            self.eat_sym(">");
+            self.expect_sym("(")?;
+            self.expect_sym(")")?;
+            return Ok(SchemaTarget::Relationship { variable, rel_type });
+        }
+        let variable = self.ident("a variable")?;
+        let label = if self.eat_sym(":") {
+            self.ident("a label")?
+        } else if allow_unlabelled {
+            self.empty_ident()
+        } else {
+            return Err(self.unexpected("':'"));
+        };
+        self.expect_sym(")")?;
+        Ok(SchemaTarget::Node { variable, label })
+    }
+
+    /// `n.p[, n.q]` → the keys.
+    fn property_refs(&mut self) -> PResult<Vec<Ident>> {
+        let mut out = Vec::new();
+        loop {
+            self.ident("a variable")?;
+            self.expect_sym(".")?;
+            out.push(self.ident("a property key")?);
+            if !self.eat_sym(",") {
+                return Ok(out);
+            }
+        }
+    }
+
+    /// After `REQUIRE` / `ASSERT`.
+    fn constraint_body(&mut self) -> PResult<(Vec<Ident>, ConstraintKind)> {
+        if self.is_kw("exists") && self.is_sym_n(1, "(") {
+            self.bump();
+            self.bump();
+            let props = self.property_refs()?;
+            self.expect_sym(")")?;
+            return Ok((props, ConstraintKind::Exists));
+        }
+        let props = if self.eat_sym("(") {
+            let p = self.property_refs()?;
+            self.expect_sym(")")?;
+            p
+        } else {
+            self.property_refs()?
+        };
+        self.expect_kw("IS")?;
+        let kind = if self.eat_kw("UNIQUE") {
+            ConstraintKind::Unique
+        } else if self.eat_kw("NODE") || self.eat_kw("REL") || self.eat_kw("RELATIONSHIP") {
+            if self.eat_kw("KEY") {
+                ConstraintKind::NodeKey
+            } else if self.eat_kw("UNIQUE") {
+                ConstraintKind::Unique
+            } else {
+                return Err(self.unexpected("KEY or UNIQUE"));
+            }
+        } else if self.eat_kw("KEY") {
+            ConstraintKind::NodeKey
+        } else if self.eat_kw("NOT") {
+            self.expect_kw("NULL")?;
+            ConstraintKind::Exists
+        } else {
+            return Err(self.unexpected("UNIQUE, NODE KEY or NOT NULL"));
+        };
+        Ok((props, kind))
+    }
+
+    pub(crate) fn show_command(&mut self) -> PResult<ShowCommand> {
+        self.bump(); // SHOW
+        let mut filters = 0;
+        let kind = loop {
+            let kind = if self.is_kw("DATABASES") || self.is_kw("DATABASE") {
+                Some(ShowKind::Databases)
+            } else if self.is_kw("INDEX") || self.is_kw("INDEXES") {
+                Some(ShowKind::Indexes)
+            } else if self.is_kw("CONSTRAINT") || self.is_kw("CONSTRAINTS") {
+                Some(ShowKind::Constraints)
+            } else if self.is_kw("FUNCTION") || self.is_kw("FUNCTIONS") {
+                Some(ShowKind::Functions)
+            } else if self.is_kw("PROCEDURE") || self.is_kw("PROCEDURES") {
+                Some(ShowKind::Procedures)
+            } else if self.is_kw("TRANSACTION") || self.is_kw("TRANSACTIONS") {
+                Some(ShowKind::Transactions)
+            } else {
+                None
+            };
+            if let Some(kind) = kind {
+                self.bump();
+                break kind;
+            }
+            if filters < 4 && SHOW_FILTER_WORDS.iter().any(|w| self.is_kw(w)) {
+                filters += 1;
+                self.bump();
+                continue;
+            }
+            return Err(self.unexpected(
+                "DATABASES, INDEXES, CONSTRAINTS, FUNCTIONS, PROCEDURES or TRANSACTIONS",
+            ));
+        };
+        if matches!(kind, ShowKind::Functions | ShowKind::Procedures) && self.eat_kw("EXECUTABLE") {
+            if self.eat_kw("BY") {
+                if self.eat_kw("CURRENT") {
+                    self.expect_kw("USER")?;
+                } else {
+                    self.ident("a user name")?;
+                }
+            }
+        }
+        let mut cmd = ShowCommand { kind, yield_: None, where_: None, then: Vec::new() };
+        if self.eat_kw("YIELD") {
+            let (spec, paging) = self.yield_spec(true)?;
+            cmd.yield_ = Some(spec);
+            cmd.then.extend(paging);
+            while self.at_clause_start() {
+                cmd.then.push(self.clause()?);
+            }
+        } else if self.eat_kw("WHERE") {
+            cmd.where_ = Some(self.expr()?);
+        }
+        Ok(cmd)
+    }
+}

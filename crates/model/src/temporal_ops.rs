@@ -1,0 +1,417 @@
+//! Temporal arithmetic: durations (normalization, sums, scaling), temporal + duration, time-zone
+//! resolution through the IANA database (chrono-tz), and small helpers shared by parsing and
+//! construction.
+
+use chrono::{Datelike, Months, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta, TimeZone, Timelike};
+use chrono_tz::Tz;
+
+use crate::error::{Error, Result, Status};
+use crate::temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time};
+use crate::value::Value;
+
+pub const NANOS_PER_SECOND: i128 = 1_000_000_000;
+pub const NANOS_PER_DAY: i128 = 86_400 * NANOS_PER_SECOND;
+/// Average Gregorian month (365.2425 / 12 days) in seconds, used to cascade fractional months.
+pub const AVG_SECONDS_PER_MONTH: i64 = 2_629_746;
+
+/// Nanoseconds since midnight.
+pub fn nanos_of_day(t: &NaiveTime) -> i64 {
+    i64::from(t.num_seconds_from_midnight()) * 1_000_000_000 + i64::from(t.nanosecond() % 1_000_000_000)
+}
+
+/// A `Time` as nanoseconds since midnight UTC (may be outside one day), for comparisons.
+pub fn time_utc_nanos(t: &Time) -> i64 {
+    nanos_of_day(&t.time) - i64::from(t.offset_seconds) * 1_000_000_000
+}
+
+/// The time of day `nanos` (taken modulo one day) after midnight.
+pub fn time_from_nanos(nanos: i128) -> NaiveTime {
+    let n = nanos.rem_euclid(NANOS_PER_DAY);
+    let secs = (n / NANOS_PER_SECOND) as u32;
+    let sub = (n % NANOS_PER_SECOND) as u32;
+    NaiveTime::from_num_seconds_from_midnight_opt(secs, sub).unwrap_or(NaiveTime::MIN)
+}
+
+/// Is this a date, time or datetime (something a duration can be added to)?
+pub fn is_temporal_instant(v: &Value) -> bool {
+    matches!(
+        v,
+        Value::Date(_) | Value::Time(_) | Value::LocalTime(_) | Value::DateTime(_) | Value::LocalDateTime(_)
+    )
+}
+
+fn overflow() -> Error {
+    Error::new(Status::ArithmeticError, "long overflow")
+}
+
+fn out_of_range(what: &str) -> Error {
+    Error::argument(format!("{what} is out of the supported range")).with_detail("InvalidArgumentValue")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Durations
+// ---------------------------------------------------------------------------------------------
+
+/// Builds a duration from months, days and a signed number of nanoseconds.
+pub fn duration_from_parts(months: i64, days: i64, nanos: i128) -> Result<Duration> {
+    let seconds = nanos.div_euclid(NANOS_PER_SECOND);
+    let sub = nanos.rem_euclid(NANOS_PER_SECOND) as i32;
+    let seconds = i64::try_from(seconds).map_err(|_| overflow())?;
+    Ok(Duration { months, days, seconds, nanos: sub })
+}
+
+/// The seconds-and-nanos part of a duration as nanoseconds.
+pub fn duration_nanos(d: &Duration) -> i128 {
+    i128::from(d.seconds) * NANOS_PER_SECOND + i128::from(d.nanos)
+}
+
+pub fn duration_add(a: &Duration, b: &Duration) -> Result<Duration> {
+    duration_from_parts(
+        a.months.checked_add(b.months).ok_or_else(overflow)?,
+        a.days.checked_add(b.days).ok_or_else(overflow)?,
+        duration_nanos(a) + duration_nanos(b),
+    )
+}
+
+pub fn duration_sub(a: &Duration, b: &Duration) -> Result<Duration> {
+    duration_add(a, &duration_neg(b)?)
+}
+
+pub fn duration_neg(d: &Duration) -> Result<Duration> {
+    duration_from_parts(
+        d.months.checked_neg().ok_or_else(overflow)?,
+        d.days.checked_neg().ok_or_else(overflow)?,
+        -duration_nanos(d),
+    )
+}
+
+pub fn duration_mul_int(d: &Duration, n: i64) -> Result<Duration> {
+    duration_from_parts(
+        d.months.checked_mul(n).ok_or_else(overflow)?,
+        d.days.checked_mul(n).ok_or_else(overflow)?,
+        duration_nanos(d).checked_mul(i128::from(n)).ok_or_else(overflow)?,
+    )
+}
+
+/// Accumulates a duration from possibly fractional components; fractions cascade down (months
+/// to days at the average month length, days to seconds, seconds to nanos) as Neo4j does.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct DurationBuilder {
+    months: i64,
+    days: i64,
+    nanos: i128,
+}
+
+impl DurationBuilder {
+    /// Adds `amount` months.
+    pub fn months(&mut self, amount: f64) -> Result<()> {
+        let whole = amount.trunc();
+        self.months = self.months.checked_add(f64_to_i64(whole)?).ok_or_else(overflow)?;
+        let frac = amount - whole;
+        if frac != 0.0 {
+            let nanos = frac * (AVG_SECONDS_PER_MONTH as f64) * 1e9;
+            self.add_day_nanos(nanos.round() as i128)?;
+        }
+        Ok(())
+    }
+
+    /// Adds whole months exactly.
+    pub fn months_int(&mut self, amount: i64) -> Result<()> {
+        self.months = self.months.checked_add(amount).ok_or_else(overflow)?;
+        Ok(())
+    }
+
+    pub fn days(&mut self, amount: f64) -> Result<()> {
+        let whole = amount.trunc();
+        self.days = self.days.checked_add(f64_to_i64(whole)?).ok_or_else(overflow)?;
+        let frac = amount - whole;
+        if frac != 0.0 {
+            self.nanos += (frac * 86_400e9).round() as i128;
+        }
+        Ok(())
+    }
+
+    pub fn days_int(&mut self, amount: i64) -> Result<()> {
+        self.days = self.days.checked_add(amount).ok_or_else(overflow)?;
+        Ok(())
+    }
+
+    pub fn nanos(&mut self, amount: i128) {
+        self.nanos += amount;
+    }
+
+    /// Splits nanoseconds from a month fraction into whole days and the rest.
+    fn add_day_nanos(&mut self, nanos: i128) -> Result<()> {
+        let days = nanos / NANOS_PER_DAY;
+        self.days = self.days.checked_add(days as i64).ok_or_else(overflow)?;
+        self.nanos += nanos % NANOS_PER_DAY;
+        Ok(())
+    }
+
+    pub fn build(self) -> Result<Duration> {
+        duration_from_parts(self.months, self.days, self.nanos)
+    }
+}
+
+fn f64_to_i64(f: f64) -> Result<i64> {
+    if f.is_finite() && f.abs() < 9.2e18 {
+        Ok(f as i64)
+    } else {
+        Err(overflow())
+    }
+}
+
+/// Multiplies (or, with a reciprocal, divides) a duration by a float; fractions cascade down.
+pub fn duration_mul_float(d: &Duration, f: f64) -> Result<Duration> {
+    let mut b = DurationBuilder::default();
+    b.months(d.months as f64 * f)?;
+    b.days(d.days as f64 * f)?;
+    let nanos = duration_nanos(d) as f64 * f;
+    if !nanos.is_finite() || nanos.abs() > 1.7e38 {
+        return Err(overflow());
+    }
+    b.nanos(nanos.trunc() as i128);
+    b.build()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Temporal + duration
+// ---------------------------------------------------------------------------------------------
+
+fn add_months_days(date: NaiveDate, months: i64, days: i64) -> Result<NaiveDate> {
+    let m = u32::try_from(months.unsigned_abs()).map_err(|_| out_of_range("date"))?;
+    let date = if months >= 0 {
+        date.checked_add_months(Months::new(m))
+    } else {
+        date.checked_sub_months(Months::new(m))
+    }
+    .ok_or_else(|| out_of_range("date"))?;
+    date.checked_add_signed(TimeDelta::try_days(days).ok_or_else(|| out_of_range("date"))?)
+        .ok_or_else(|| out_of_range("date"))
+}
+
+fn add_nanos(dt: NaiveDateTime, nanos: i128) -> Result<NaiveDateTime> {
+    let secs = i64::try_from(nanos.div_euclid(NANOS_PER_SECOND)).map_err(|_| out_of_range("datetime"))?;
+    let sub = nanos.rem_euclid(NANOS_PER_SECOND) as u32;
+    let delta = TimeDelta::new(secs, sub).ok_or_else(|| out_of_range("datetime"))?;
+    dt.checked_add_signed(delta).ok_or_else(|| out_of_range("datetime"))
+}
+
+/// `temporal + duration`. Dates take months, days and whole days of the time part; times take
+/// only the time part (wrapping around midnight); datetimes take everything, months and days on
+/// the wall clock and the time part on the instant line (relevant across DST changes).
+pub fn add_duration(t: &Value, d: &Duration) -> Result<Value> {
+    let nanos = duration_nanos(d);
+    Ok(match t {
+        Value::Date(x) => {
+            let extra_days = (nanos / NANOS_PER_DAY) as i64;
+            let days = d.days.checked_add(extra_days).ok_or_else(overflow)?;
+            Value::Date(Date(add_months_days(x.0, d.months, days)?))
+        }
+        Value::LocalTime(x) => {
+            Value::LocalTime(LocalTime(time_from_nanos(i128::from(nanos_of_day(&x.0)) + nanos)))
+        }
+        Value::Time(x) => Value::Time(Time {
+            time: time_from_nanos(i128::from(nanos_of_day(&x.time)) + nanos),
+            offset_seconds: x.offset_seconds,
+        }),
+        Value::LocalDateTime(x) => {
+            let date = add_months_days(x.0.date(), d.months, d.days)?;
+            Value::LocalDateTime(LocalDateTime(add_nanos(date.and_time(x.0.time()), nanos)?))
+        }
+        Value::DateTime(x) => {
+            let date = add_months_days(x.local.date(), d.months, d.days)?;
+            let local = date.and_time(x.local.time());
+            match &x.zone {
+                Some(z) => {
+                    let zone = ZoneSpec::parse(z)?;
+                    let resolved = zone.resolve_local(local, Some(x.offset_seconds))?;
+                    let utc = add_nanos(resolved.utc(), nanos)?;
+                    Value::DateTime(zone.at_utc(utc))
+                }
+                None => Value::DateTime(DateTime {
+                    local: add_nanos(local, nanos)?,
+                    offset_seconds: x.offset_seconds,
+                    zone: None,
+                }),
+            }
+        }
+        other => {
+            return Err(Error::type_error(format!("Cannot add a Duration to `{}`", other.type_name()))
+                .with_detail("InvalidArgumentType"))
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time zones
+// ---------------------------------------------------------------------------------------------
+
+/// A time zone: a fixed offset or a named IANA zone.
+#[derive(Clone, Debug)]
+pub enum ZoneSpec {
+    Offset(i32),
+    Named(Tz),
+}
+
+impl ZoneSpec {
+    /// Parses `Z`, `+01:00`, `-0530`, `+01`, `UTC`, or an IANA name such as `Europe/Stockholm`.
+    pub fn parse(s: &str) -> Result<ZoneSpec> {
+        if s == "Z" || s == "z" {
+            return Ok(ZoneSpec::Offset(0));
+        }
+        if s.starts_with('+') || s.starts_with('-') {
+            return parse_offset(s).map(ZoneSpec::Offset);
+        }
+        match s.parse::<Tz>() {
+            Ok(tz) => Ok(ZoneSpec::Named(tz)),
+            Err(_) => Err(Error::argument(format!("Invalid time zone: `{s}`"))
+                .with_detail("InvalidArgumentValue")),
+        }
+    }
+
+    /// The offset in seconds of this zone at the given UTC instant.
+    pub fn offset_at_utc(&self, utc: NaiveDateTime) -> i32 {
+        match self {
+            ZoneSpec::Offset(o) => *o,
+            ZoneSpec::Named(tz) => tz.offset_from_utc_datetime(&utc).fix().local_minus_utc(),
+        }
+    }
+
+    /// The datetime at a UTC instant in this zone.
+    pub fn at_utc(&self, utc: NaiveDateTime) -> DateTime {
+        let off = self.offset_at_utc(utc);
+        DateTime {
+            local: utc + TimeDelta::seconds(i64::from(off)),
+            offset_seconds: off,
+            zone: match self {
+                ZoneSpec::Offset(_) => None,
+                ZoneSpec::Named(tz) => Some(std::sync::Arc::from(tz.name())),
+            },
+        }
+    }
+
+    /// Resolves a wall-clock reading in this zone as Java's `ZonedDateTime.ofLocal` does: an
+    /// ambiguous reading takes `preferred` if valid, else the earlier offset; a reading in a gap
+    /// moves forward by the gap's length.
+    pub fn resolve_local(&self, local: NaiveDateTime, preferred: Option<i32>) -> Result<DateTime> {
+        match self {
+            ZoneSpec::Offset(o) => Ok(DateTime { local, offset_seconds: *o, zone: None }),
+            ZoneSpec::Named(tz) => {
+                use chrono::LocalResult;
+                let offset = match tz.offset_from_local_datetime(&local) {
+                    LocalResult::Single(o) => o.fix().local_minus_utc(),
+                    LocalResult::Ambiguous(a, b) => {
+                        let (a, b) = (a.fix().local_minus_utc(), b.fix().local_minus_utc());
+                        match preferred {
+                            Some(p) if p == a || p == b => p,
+                            _ => a.max(b),
+                        }
+                    }
+                    LocalResult::None => {
+                        // In a gap: interpret with the offset in force before it.
+                        let before = tz
+                            .offset_from_utc_datetime(&(local - TimeDelta::days(1)))
+                            .fix()
+                            .local_minus_utc();
+                        let utc = local - TimeDelta::seconds(i64::from(before));
+                        return Ok(self.at_utc(utc));
+                    }
+                };
+                Ok(DateTime {
+                    local,
+                    offset_seconds: offset,
+                    zone: Some(std::sync::Arc::from(tz.name())),
+                })
+            }
+        }
+    }
+}
+
+/// Parses a UTC offset: `+01:00`, `+0100`, `+01`, `-11:59`, `+00:53:28`.
+pub fn parse_offset(s: &str) -> Result<i32> {
+    let bad = || Error::argument(format!("Invalid offset: `{s}`")).with_detail("InvalidArgumentValue");
+    let (sign, rest) = match s.as_bytes().first() {
+        Some(b'+') => (1, &s[1..]),
+        Some(b'-') => (-1, &s[1..]),
+        _ => return Err(bad()),
+    };
+    let digits: String = rest.chars().filter(|c| *c != ':').collect();
+    if !digits.chars().all(|c| c.is_ascii_digit()) || !matches!(digits.len(), 2 | 4 | 6) {
+        return Err(bad());
+    }
+    let num = |r: std::ops::Range<usize>| digits.get(r).and_then(|x| x.parse::<i32>().ok()).unwrap_or(0);
+    let (h, m, sec) = (num(0..2), num(2..4), num(4..6));
+    if h > 18 || m > 59 || sec > 59 {
+        return Err(bad());
+    }
+    Ok(sign * (h * 3600 + m * 60 + sec))
+}
+
+/// Java's `Year`-based helpers: the ISO week-based year and week of a date.
+pub fn iso_week(d: &NaiveDate) -> (i32, u32) {
+    let w = d.iso_week();
+    (w.year(), w.week())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{format_datetime, to_string_value};
+
+    fn dur(months: i64, days: i64, secs: i64, nanos: i32) -> Duration {
+        Duration { months, days, seconds: secs, nanos }
+    }
+
+    #[test]
+    fn fractional_durations_cascade() {
+        let mut b = DurationBuilder::default();
+        b.months(0.75).unwrap();
+        assert_eq!(crate::format::format_duration(&b.build().unwrap()), "P22DT19H51M49.5S");
+        let mut b = DurationBuilder::default();
+        b.days(1.5).unwrap();
+        b.months(5.0).unwrap();
+        assert_eq!(crate::format::format_duration(&b.build().unwrap()), "P5M1DT12H");
+    }
+
+    #[test]
+    fn duration_scaling() {
+        let d = dur(149, 14, 58390, 1);
+        let half = duration_mul_float(&d, 0.5).unwrap();
+        assert_eq!(crate::format::format_duration(&half), "P6Y2M22DT13H21M8S");
+        let twice = duration_mul_int(&d, 2).unwrap();
+        assert_eq!(crate::format::format_duration(&twice), "P24Y10M28DT32H26M20.000000002S");
+    }
+
+    #[test]
+    fn add_to_temporals() {
+        let d = dur(149, 14, 58390, 2);
+        let date = Value::Date(Date(NaiveDate::from_ymd_opt(1984, 10, 11).unwrap()));
+        let sum = add_duration(&date, &d).unwrap();
+        assert_eq!(to_string_value(&sum).unwrap(), "1997-03-25");
+        let diff = add_duration(&date, &duration_neg(&d).unwrap()).unwrap();
+        assert_eq!(to_string_value(&diff).unwrap(), "1972-04-27");
+        let t = Value::LocalTime(LocalTime(NaiveTime::from_hms_nano_opt(12, 31, 14, 1).unwrap()));
+        assert_eq!(to_string_value(&add_duration(&t, &d).unwrap()).unwrap(), "04:44:24.000000003");
+        assert_eq!(
+            to_string_value(&add_duration(&t, &duration_neg(&d).unwrap()).unwrap()).unwrap(),
+            "20:18:03.999999999"
+        );
+    }
+
+    #[test]
+    fn zones_resolve() {
+        let z = ZoneSpec::parse("Europe/Stockholm").unwrap();
+        let local = NaiveDate::from_ymd_opt(2015, 7, 21).unwrap().and_hms_opt(21, 40, 32).unwrap();
+        let dt = z.resolve_local(local, None).unwrap();
+        assert_eq!(format_datetime(&dt), "2015-07-21T21:40:32+02:00[Europe/Stockholm]");
+        // 2018-03-25 02:30 does not exist in Stockholm: it moves to 03:30 +02:00.
+        let gap = NaiveDate::from_ymd_opt(2018, 3, 25).unwrap().and_hms_opt(2, 30, 0).unwrap();
+        let dt = z.resolve_local(gap, None).unwrap();
+        assert_eq!(format_datetime(&dt), "2018-03-25T03:30+02:00[Europe/Stockholm]");
+        assert_eq!(parse_offset("+01:00").unwrap(), 3600);
+        assert_eq!(parse_offset("-0530").unwrap(), -(5 * 3600 + 30 * 60));
+        assert!(parse_offset("+1").is_err());
+        assert!(ZoneSpec::parse("Mars/Olympus").is_err());
+    }
+}

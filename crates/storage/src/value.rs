@@ -1,0 +1,207 @@
+//! Which values can be stored as properties, the normalized equality key used by indexes and
+//! unique constraints, and value formatting for error messages.
+
+use std::sync::Arc;
+
+use arbor_model::{Error, Result, Value};
+use chrono::{Datelike, Timelike};
+
+/// Checks that `v` may be stored as a property value: a scalar, temporal or point, or a
+/// homogeneous list of those without nulls. `Null` itself is not storable (it means "remove").
+pub fn check_storable(v: &Value) -> Result<()> {
+    match v {
+        Value::List(items) => {
+            let mut first: Option<&'static str> = None;
+            for item in items {
+                if item.is_null() {
+                    return Err(Error::type_error(
+                        "Collections containing null values can not be stored in properties.",
+                    ));
+                }
+                if matches!(item, Value::List(_)) || !is_scalar(item) {
+                    return Err(not_storable(v));
+                }
+                match first {
+                    None => first = Some(item.type_name()),
+                    Some(t) if t != item.type_name() => {
+                        return Err(Error::type_error(
+                            "Collections containing mixed types can not be stored in properties.",
+                        ))
+                    }
+                    Some(_) => {}
+                }
+            }
+            Ok(())
+        }
+        v if is_scalar(v) => Ok(()),
+        v => Err(not_storable(v)),
+    }
+}
+
+fn not_storable(v: &Value) -> Error {
+    Error::type_error(format!(
+        "Property values can only be of primitive types or arrays thereof. Encountered: {}.",
+        v.type_name()
+    ))
+}
+
+fn is_scalar(v: &Value) -> bool {
+    matches!(
+        v,
+        Value::Bool(_)
+            | Value::Int(_)
+            | Value::Float(_)
+            | Value::String(_)
+            | Value::Bytes(_)
+            | Value::Date(_)
+            | Value::Time(_)
+            | Value::LocalTime(_)
+            | Value::DateTime(_)
+            | Value::LocalDateTime(_)
+            | Value::Duration(_)
+            | Value::Point(_)
+    )
+}
+
+/// A hashable key with Cypher equality: `Int(1)` and `Float(1.0)` have the same key, a
+/// `DateTime` is keyed by its instant. Values that equal nothing (NaN, null) have no key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum IndexKey {
+    Bool(bool),
+    Int(i64),
+    Float(u64),
+    Str(Arc<str>),
+    Bytes(Arc<[u8]>),
+    List(Vec<IndexKey>),
+    Date(i32),
+    LocalTime(u32, u32),
+    Time(u32, u32, i32),
+    LocalDateTime(i32, u32, u32),
+    DateTime(i32, u32, u32),
+    Duration(i64, i64, i64, i32),
+    Point(u32, u64, u64, Option<u64>),
+}
+
+fn float_bits(f: f64) -> u64 {
+    // -0.0 == 0.0 in Cypher.
+    if f == 0.0 {
+        0
+    } else {
+        f.to_bits()
+    }
+}
+
+/// The equality key of a value, `None` if it can never equal anything stored.
+pub(crate) fn index_key(v: &Value) -> Option<IndexKey> {
+    Some(match v {
+        Value::Bool(b) => IndexKey::Bool(*b),
+        Value::Int(i) => IndexKey::Int(*i),
+        Value::Float(f) => {
+            if f.is_nan() {
+                return None;
+            }
+            // Integral floats in i64 range compare equal to the integer.
+            if f.fract() == 0.0 && *f >= -9.223_372_036_854_776e18 && *f < 9.223_372_036_854_776e18
+            {
+                IndexKey::Int(*f as i64)
+            } else {
+                IndexKey::Float(float_bits(*f))
+            }
+        }
+        Value::String(s) => IndexKey::Str(s.clone()),
+        Value::Bytes(b) => IndexKey::Bytes(b.clone()),
+        Value::List(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for i in items {
+                out.push(index_key(i)?);
+            }
+            IndexKey::List(out)
+        }
+        Value::Date(d) => IndexKey::Date(d.0.num_days_from_ce()),
+        Value::LocalTime(t) => IndexKey::LocalTime(t.0.num_seconds_from_midnight(), t.0.nanosecond()),
+        Value::Time(t) => {
+            IndexKey::Time(t.time.num_seconds_from_midnight(), t.time.nanosecond(), t.offset_seconds)
+        }
+        Value::LocalDateTime(t) => IndexKey::LocalDateTime(
+            t.0.date().num_days_from_ce(),
+            t.0.time().num_seconds_from_midnight(),
+            t.0.time().nanosecond(),
+        ),
+        Value::DateTime(t) => {
+            let u = t.utc();
+            IndexKey::DateTime(
+                u.date().num_days_from_ce(),
+                u.time().num_seconds_from_midnight(),
+                u.time().nanosecond(),
+            )
+        }
+        Value::Duration(d) => IndexKey::Duration(d.months, d.days, d.seconds, d.nanos),
+        Value::Point(p) => {
+            if p.x.is_nan() || p.y.is_nan() || p.z.is_some_and(f64::is_nan) {
+                return None;
+            }
+            IndexKey::Point(p.srid, float_bits(p.x), float_bits(p.y), p.z.map(float_bits))
+        }
+        _ => return None,
+    })
+}
+
+/// Cypher equality of two stored values (`false` when either has no key).
+pub(crate) fn values_equal(a: &Value, b: &Value) -> bool {
+    match (index_key(a), index_key(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Formats a value the way Neo4j's constraint messages do (`'Alice'`, `42`, `[1, 2]`).
+pub(crate) fn fmt_value(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => format!("{f:?}"),
+        Value::String(s) => format!("'{s}'"),
+        Value::List(items) => {
+            let parts: Vec<String> = items.iter().map(fmt_value).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        Value::Date(d) => d.0.to_string(),
+        Value::LocalTime(t) => t.0.to_string(),
+        Value::LocalDateTime(t) => t.0.format("%Y-%m-%dT%H:%M:%S%.f").to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn storable_values() {
+        assert!(check_storable(&Value::Int(1)).is_ok());
+        assert!(check_storable(&Value::List(vec![Value::Int(1), Value::Int(2)])).is_ok());
+        assert!(check_storable(&Value::List(vec![])).is_ok());
+        let e = check_storable(&Value::Map(BTreeMap::new())).unwrap_err();
+        assert_eq!(e.status, arbor_model::Status::TypeError);
+        assert!(e.message.contains("primitive types or arrays thereof"));
+        assert!(check_storable(&Value::List(vec![Value::Int(1), Value::Null])).is_err());
+        assert!(check_storable(&Value::List(vec![Value::Int(1), Value::str("a")])).is_err());
+        assert!(check_storable(&Value::List(vec![Value::List(vec![])])).is_err());
+        assert!(check_storable(&Value::Node(arbor_model::NodeId(1))).is_err());
+    }
+
+    #[test]
+    fn numeric_keys_unify() {
+        assert_eq!(index_key(&Value::Int(5)), index_key(&Value::Float(5.0)));
+        assert_ne!(index_key(&Value::Int(5)), index_key(&Value::Float(5.5)));
+        assert_eq!(index_key(&Value::Float(-0.0)), index_key(&Value::Int(0)));
+        assert_eq!(index_key(&Value::Float(f64::NAN)), None);
+        assert!(values_equal(
+            &Value::List(vec![Value::Int(1)]),
+            &Value::List(vec![Value::Float(1.0)])
+        ));
+        assert_ne!(index_key(&Value::Float(1e300)), index_key(&Value::Int(i64::MAX)));
+    }
+}
