@@ -1,4 +1,64 @@
-//! Arbor's Bolt server (being built).
+//! Arbor's Bolt server: lets the official Neo4j drivers (Python, Java, Go, JavaScript, ...)
+//! connect and run Cypher unchanged.
+//!
+//! Layers, bottom up:
+//! - `packstream`: PackStream v1 markers, a bounded decoder that never panics;
+//! - `values`: Cypher values <-> Bolt structures (nodes, paths, temporal, spatial) per version;
+//! - `transport`: chunked framing with a message size cap;
+//! - `handshake`: magic, legacy version slots and manifest v1;
+//! - `message`: request parsing and response encoding;
+//! - `connection`: the per-connection state machine over an engine [`arbor_engine::Session`];
+//! - `server`: accept loop, connection limit, shutdown;
+//! - `auth`: the argon2id user store for `basic` auth.
+//!
+//! **Concurrency model.** One OS thread per connection runs the state machine and the query
+//! (no hand-off: the engine's session is used where it was created), plus one small reader
+//! thread per connection that reassembles messages into a bounded queue. The reader is what
+//! makes `RESET` "jump ahead": it sets the session's interrupt flag the moment a `RESET` arrives,
+//! while the worker may still be inside a long query. Blocking sockets keep the code simple and
+//! the engine synchronous; the cost is two threads per connection, which is fine for the
+//! connection counts Bolt drivers use (pools of tens per client) and is capped by
+//! `ServerConfig::max_connections`.
+//!
+//! **Architecture Invariant:** this is the only crate that knows PackStream or Bolt. It calls the
+//! engine only through `Session` and never interprets Cypher.
+//!
+//! Element ids on the wire are `"n:<id>"` for nodes and `"r:<id>"` for relationships.
 
+mod auth;
+mod connection;
+pub mod handshake;
+pub mod message;
 pub mod packstream;
+mod server;
+pub mod transport;
 pub mod values;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+
+pub use auth::AuthStore;
+pub use server::{bind, serve, serve_listener};
+
+/// What the Bolt server needs to know at start-up.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    pub listen: std::net::SocketAddr,
+    /// `None`: authentication disabled (any auth token is accepted).
+    pub auth: Option<AuthStore>,
+    /// Connections beyond this many are refused with `Neo.TransientError.Request.NoThreadsAvailable`.
+    pub max_connections: usize,
+    /// The `host:port` routing tables advertise (`neo4j://` URIs). Default: the address the
+    /// client says it used, else the socket's local address.
+    pub advertised_address: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BoltError {
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("user store {}: {message}", path.display())]
+    AuthStore { path: PathBuf, message: String },
+}

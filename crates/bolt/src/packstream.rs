@@ -153,7 +153,14 @@ pub fn write_float(buf: &mut Vec<u8>, v: f64) {
 
 /// Writes a size header: tiny form (marker + size in the low nibble) when `tiny` is set and the
 /// size fits, else the 8-, 16- or 32-bit form.
-fn write_size(buf: &mut Vec<u8>, len: usize, tiny: Option<u8>, m8: u8, m16: u8, m32: u8) -> Result<(), TooLarge> {
+fn write_size(
+    buf: &mut Vec<u8>,
+    len: usize,
+    tiny: Option<u8>,
+    m8: u8,
+    m16: u8,
+    m32: u8,
+) -> Result<(), TooLarge> {
     if let (Some(tiny), true) = (tiny, len < 16) {
         buf.push(tiny | len as u8);
     } else if let Ok(l) = u8::try_from(len) {

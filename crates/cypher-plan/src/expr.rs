@@ -198,7 +198,7 @@ impl PExpr {
     }
 
     fn walk_deps(&self, out: &mut Vec<Slot>, ok: &mut bool) {
-        let mut locals_before = |list: &PExpr, out: &mut Vec<Slot>, ok: &mut bool| {
+        let locals_before = |list: &PExpr, out: &mut Vec<Slot>, ok: &mut bool| {
             list.walk_deps(out, ok);
         };
         match self {

@@ -36,6 +36,11 @@ pub trait Resolver {
     fn scalar(&self, lower_name: &str) -> Option<ScalarFn>;
     /// A procedure by its exact dotted name.
     fn procedure(&self, name: &str) -> Option<ProcSig>;
+    /// Accepted argument counts `(min, max)` of a scalar function, if known.
+    fn scalar_arity(&self, lower_name: &str) -> Option<(usize, usize)> {
+        let _ = lower_name;
+        None
+    }
 }
 
 /// A planned query.

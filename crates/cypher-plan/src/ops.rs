@@ -62,6 +62,8 @@ pub enum Op {
         rel_props: Vec<(Name, PExpr)>,
         /// The expansion runs against the pattern's direction: reverse the list it stores.
         reversed: bool,
+        /// `rel` is already bound to a list of relationships: follow exactly those.
+        rel_bound: bool,
     },
     /// Shortest path(s) between two bound nodes.
     ShortestPath {
@@ -175,10 +177,23 @@ pub enum Op {
 
 #[derive(Clone, Debug)]
 pub enum CreateStep {
-    Node { slot: Slot, labels: Vec<Name>, props: Option<PExpr> },
-    Rel { slot: Slot, from: Slot, to: Slot, rel_type: Name, props: Option<PExpr> },
+    Node {
+        slot: Slot,
+        labels: Vec<Name>,
+        props: Option<PExpr>,
+    },
+    Rel {
+        slot: Slot,
+        from: Slot,
+        to: Slot,
+        rel_type: Name,
+        props: Option<PExpr>,
+    },
     /// A named path built from created/bound entities.
-    Path { slot: Slot, expr: PExpr },
+    Path {
+        slot: Slot,
+        expr: PExpr,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -193,7 +193,7 @@ pub struct PatternElement {
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodePattern {
     pub variable: Option<Ident>,
-    /// `(n:A:B)` — all must hold.
+    /// `(n:A:B)` (also written `(n:A&B)`) — all must hold.
     pub labels: Vec<Ident>,
     /// A map literal or a parameter.
     pub properties: Option<Expr>,
@@ -216,7 +216,7 @@ pub enum Direction {
 pub struct RelPattern {
     pub variable: Option<Ident>,
     pub direction: Direction,
-    /// `[:A|B]` — any of them; empty means any type.
+    /// `[:A|B]` (also written `[:A|:B]`) — any of them; empty means any type.
     pub types: Vec<Ident>,
     /// `*`, `*2`, `*1..3`, `*..3`, `*2..`: `Some((min, max))` with missing bounds as `None`.
     pub length: Option<(Option<u64>, Option<u64>)>,
@@ -348,13 +348,21 @@ pub enum ExprKind {
         list: Box<Expr>,
         expr: Box<Expr>,
     },
-    /// A pattern used as a predicate: `WHERE (a)-->(b)`.
+    /// A pattern used as a predicate: `WHERE (a)-->(b)` (always at least one relationship).
+    ///
+    /// `shortestPath(...)` / `allShortestPaths(...)` written inside an expression parse as a
+    /// [`ExprKind::Function`] of that name whose single argument is a `PatternPredicate`.
     PatternPredicate(Box<PatternElement>),
     /// `EXISTS { MATCH ... }` or `EXISTS { (a)-->(b) WHERE ... }`.
+    ///
+    /// The bare-pattern form (`{ pattern [WHERE pred] }`, no clause keyword) is represented as a
+    /// [`Query`] whose only clause is a non-optional [`ClauseKind::Match`] carrying the pattern
+    /// and the WHERE, with **no** RETURN clause; a full-query body is kept as written. The same
+    /// holds for `COUNT { ... }` and `COLLECT { ... }`.
     Exists(Box<Query>),
-    /// `COUNT { ... }`
+    /// `COUNT { ... }` (bare-pattern bodies as for [`ExprKind::Exists`]).
     CountSubquery(Box<Query>),
-    /// `COLLECT { ... }`
+    /// `COLLECT { ... }` (bare-pattern bodies as for [`ExprKind::Exists`]).
     CollectSubquery(Box<Query>),
     /// `n {.a, b: 1, .*}`
     MapProjection { variable: Ident, items: Vec<MapProjectionItem> },
@@ -402,6 +410,10 @@ pub enum ConstraintKind {
 }
 
 /// `(n:Label)` or `()-[r:TYPE]-()` in schema commands.
+///
+/// Forms that do not spell a part get an [`Ident`] with an empty name (span at the point where
+/// it would be): the variable of pre-5 `CREATE INDEX ON :Label(p)` / `DROP INDEX ON :Label(p)`,
+/// and the label/type of LOOKUP indexes (`FOR (n) ON EACH labels(n)`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum SchemaTarget {
     Node { variable: Ident, label: Ident },
@@ -419,6 +431,10 @@ pub enum ShowKind {
 }
 
 /// `SHOW INDEXES [YIELD ...] [WHERE ...] [RETURN ...]`.
+///
+/// `ORDER BY` / `SKIP` / `LIMIT` after `YIELD` (and a `WHERE` following them) arrive as a leading
+/// `WITH *` clause in [`ShowCommand::then`]. Filter words (`SHOW RANGE INDEXES`, `SHOW UNIQUE
+/// CONSTRAINTS`, `SHOW BUILT IN FUNCTIONS`, `EXECUTABLE BY ...`) are accepted but not recorded.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShowCommand {
     pub kind: ShowKind,

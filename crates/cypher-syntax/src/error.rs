@@ -28,9 +28,21 @@ fn char_offset(text: &str, offset: usize) -> usize {
     text[..end].chars().count()
 }
 
-/// A `SyntaxError` whose message ends with the position of byte `offset`.
+/// Characters of context shown on each side of the caret for long lines.
+const SNIPPET_RADIUS: usize = 60;
+
+/// A `SyntaxError` whose message gives the position of byte `offset` and, like Neo4j, quotes the
+/// offending line with a caret under the column.
 pub(crate) fn syntax_error_at(text: &str, offset: usize, message: &str) -> Error {
     let (line, column) = line_col(text, offset);
     let off = char_offset(text, offset);
-    Error::syntax(format!("{message} (line {line}, column {column} (offset: {off}))"))
+    let line_text = text.lines().nth(line - 1).unwrap_or("");
+    // Long lines (generated queries) are cut to a window around the caret.
+    let skip = column.saturating_sub(1 + SNIPPET_RADIUS);
+    let shown: String = line_text.chars().skip(skip).take(2 * SNIPPET_RADIUS).collect();
+    let caret_col = column - 1 - skip;
+    Error::syntax(format!(
+        "{message} (line {line}, column {column} (offset: {off}))\n\"{shown}\"\n{}^",
+        " ".repeat(caret_col + 1)
+    ))
 }

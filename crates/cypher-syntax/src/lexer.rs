@@ -37,8 +37,8 @@ pub(crate) struct Token {
 
 /// Two-character symbols first so that the longest match wins.
 const SYMBOLS: &[&str] = &[
-    "..", "<>", "<=", ">=", "!=", "=~", "+=", "(", ")", "[", "]", "{", "}", ",", ".", ":", ";", "|",
-    "=", "<", ">", "+", "-", "*", "/", "%", "^", "&",
+    "..", "<>", "<=", ">=", "!=", "=~", "+=", "(", ")", "[", "]", "{", "}", ",", ".", ":", ";",
+    "|", "=", "<", ">", "+", "-", "*", "/", "%", "^", "&",
 ];
 
 fn is_ident_start(c: char) -> bool {
@@ -77,8 +77,9 @@ impl<'a> Lexer<'a> {
         Some(c)
     }
 
+    /// A lexical error; callers override the TCK detail where a more specific one applies.
     fn err(&self, at: usize, msg: &str) -> Error {
-        syntax_error_at(self.text, at, msg)
+        syntax_error_at(self.text, at, msg).with_detail("UnexpectedSyntax")
     }
 
     fn push(&mut self, tok: Tok, start: usize) {
@@ -93,15 +94,9 @@ impl<'a> Lexer<'a> {
                 self.push(Tok::Eof, start);
                 return Ok(());
             };
-            if c.is_ascii_digit() || (c == '.' && self.peek_at(1).is_some_and(|d| d.is_ascii_digit()))
+            if c.is_ascii_digit()
+                || (c == '.' && self.peek_at(1).is_some_and(|d| d.is_ascii_digit()))
             {
-                // `..5` (a range without lower bound) must stay `..`, `5`.
-                let after_dot = matches!(self.out.last(), Some(Token { tok: Tok::Sym("."), .. }));
-                if c == '.' && after_dot {
-                    self.bump();
-                    self.push(Tok::Sym("."), start);
-                    continue;
-                }
                 self.number(start)?;
             } else if is_ident_start(c) {
                 while self.peek().is_some_and(is_ident_continue) {
@@ -129,7 +124,8 @@ impl<'a> Lexer<'a> {
                     _ => return Err(self.err(self.pos, "expected a parameter name after '$'")),
                 };
                 self.push(Tok::Param(name), start);
-            } else if let Some(sym) = SYMBOLS.iter().find(|s| self.text[self.pos..].starts_with(**s))
+            } else if let Some(sym) =
+                SYMBOLS.iter().find(|s| self.text[self.pos..].starts_with(**s))
             {
                 self.pos += sym.len();
                 self.push(Tok::Sym(sym), start);
@@ -147,8 +143,8 @@ impl<'a> Lexer<'a> {
                     Some(n) => self.pos += n + 1,
                     None => self.pos = self.text.len(),
                 }
-            } else if rest.starts_with("/*") {
-                match rest[2..].find("*/") {
+            } else if let Some(body) = rest.strip_prefix("/*") {
+                match body.find("*/") {
                     Some(n) => self.pos += n + 4,
                     None => return Err(self.err(self.pos, "Failed to parse comment: missing '*/'")),
                 }
@@ -189,7 +185,8 @@ impl<'a> Lexer<'a> {
             let at = self.pos;
             match self.bump() {
                 None => {
-                    return Err(self.err(start, &format!("Failed to parse string literal: missing {quote}")))
+                    return Err(self
+                        .err(start, &format!("Failed to parse string literal: missing {quote}")))
                 }
                 Some(c) if c == quote => return Ok(s),
                 Some('\\') => {

@@ -18,3 +18,6 @@ pub use error::line_col;
 pub fn parse(text: &str) -> Result<ast::Statement, arbor_model::Error> {
     parser::parse_statement(text)
 }
+
+#[cfg(test)]
+mod tests;

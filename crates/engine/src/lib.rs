@@ -8,6 +8,8 @@
 //! it owns no query semantics itself (those live in `cypher-plan` and `exec`) and no file formats
 //! (those live in `storage`).
 
+mod graph_impl;
+mod schema;
 mod session;
 
 pub use session::{

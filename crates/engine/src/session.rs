@@ -1,12 +1,25 @@
-//! Database, sessions, transactions and result streams (API; implementation in progress).
+//! Database, sessions, transactions and result streams.
+//!
+//! A [`Session`] holds at most one explicit transaction (with any number of open results,
+//! addressed by `qid`) or one auto-commit result. Results are lazy: rows are computed only when
+//! pulled, so `PULL n` never computes more than `n` rows ahead. An auto-commit transaction commits
+//! when its result is exhausted or discarded; any error rolls the whole transaction back.
 
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use arbor_cypher_syntax::ast::Statement;
 use arbor_exec::graph::Stats;
+use arbor_exec::{Execution, PreparedQuery};
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
+use arbor_storage::{Store, StoreConfig, Transaction};
+use parking_lot::Mutex;
+
+use crate::graph_impl::TxGraph;
+use crate::schema;
 
 /// When a commit is acknowledged relative to its WAL record reaching the disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -123,47 +136,236 @@ pub enum PullOutcome {
     Done(Summary),
 }
 
-/// An open database.
+/// Plans kept per query text; drivers send the same parameterised text many times.
+const PLAN_CACHE_MAX: usize = 1000;
+
+pub(crate) struct DbInner {
+    pub(crate) store: Store,
+    path: Option<PathBuf>,
+    plans: Mutex<HashMap<String, Arc<PreparedQuery>>>,
+    closed: AtomicBool,
+}
+
+/// An open database. Cheap to clone; all clones share one store.
 #[derive(Clone)]
 pub struct Database {
-    path: Option<PathBuf>,
+    inner: Arc<DbInner>,
 }
 
 impl Database {
     /// Opens (creating if needed) the database in `path`, recovering from its checkpoint and WAL.
     pub fn open(path: &Path, config: DatabaseConfig) -> Result<Database> {
-        let _ = config;
-        Ok(Database { path: Some(path.to_path_buf()) })
+        let store_config = StoreConfig {
+            durability: match config.durability {
+                Durability::Sync => arbor_storage::Durability::Sync,
+                Durability::Async => arbor_storage::Durability::Async,
+                Durability::Off => arbor_storage::Durability::Off,
+            },
+            checkpoint_interval: config.checkpoint_interval,
+            checkpoint_wal_bytes: config.checkpoint_wal_bytes,
+            ..StoreConfig::default()
+        };
+        let store = Store::open(path, store_config)?;
+        Ok(Database::with_store(store, Some(path.to_path_buf())))
     }
 
     /// A database with no files, for tests and embedding.
     pub fn in_memory() -> Database {
-        Database { path: None }
+        Database::with_store(Store::in_memory(), None)
+    }
+
+    fn with_store(store: Store, path: Option<PathBuf>) -> Database {
+        Database {
+            inner: Arc::new(DbInner {
+                store,
+                path,
+                plans: Mutex::new(HashMap::new()),
+                closed: AtomicBool::new(false),
+            }),
+        }
     }
 
     pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
+        self.inner.path.as_deref()
+    }
+
+    pub(crate) fn store(&self) -> &Store {
+        &self.inner.store
     }
 
     /// Opens a session: a sequence of transactions, one at a time.
     pub fn session(&self) -> Session {
-        Session { db: self.clone(), interrupt: Arc::new(AtomicBool::new(false)) }
+        Session {
+            db: self.clone(),
+            interrupt: Arc::new(AtomicBool::new(false)),
+            explicit: None,
+            auto: None,
+        }
     }
 
     /// Writes a checkpoint now.
     pub fn checkpoint(&self) -> Result<()> {
-        Ok(())
+        self.inner.store.checkpoint()
     }
 
     /// Checkpoints and stops background work. Further use of sessions fails.
     pub fn shutdown(&self) -> Result<()> {
-        Ok(())
+        if self.inner.closed.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.inner.store.close()
     }
 
     /// The names of the databases this server answers to: `neo4j` (default) and `system`.
     pub fn database_names(&self) -> &'static [&'static str] {
         &["neo4j", "system"]
     }
+
+    /// Parses and plans `text`, or returns the cached plan.
+    fn prepare(&self, text: &str) -> Result<Prepared> {
+        if let Some(p) = self.inner.plans.lock().get(text) {
+            return Ok(Prepared::Query(p.clone()));
+        }
+        let stmt = arbor_cypher_syntax::parse(text)?;
+        match stmt {
+            Statement::Schema(cmd) => Ok(Prepared::Schema(cmd)),
+            Statement::Show(cmd) => Ok(Prepared::Show(cmd)),
+            other => {
+                let prepared = Arc::new(PreparedQuery::prepare(&other, text)?);
+                let mut plans = self.inner.plans.lock();
+                if plans.len() >= PLAN_CACHE_MAX {
+                    plans.clear();
+                }
+                plans.insert(text.to_string(), prepared.clone());
+                Ok(Prepared::Query(prepared))
+            }
+        }
+    }
+
+    fn check_open(&self) -> Result<()> {
+        if self.inner.closed.load(Ordering::SeqCst) {
+            return Err(Error::new(Status::TransactionTerminated, "the database has been shut down"));
+        }
+        Ok(())
+    }
+}
+
+enum Prepared {
+    Query(Arc<PreparedQuery>),
+    Schema(arbor_cypher_syntax::ast::SchemaCommand),
+    Show(arbor_cypher_syntax::ast::ShowCommand),
+}
+
+/// Where a result's rows come from.
+enum Source {
+    Exec(Box<Execution>),
+    /// Precomputed rows (schema and `SHOW` commands, `EXPLAIN`).
+    Rows(VecDeque<Vec<Value>>),
+}
+
+struct OpenResult {
+    source: Source,
+    query_type: QueryType,
+    /// Counters of work done outside the executor (schema commands).
+    extra_stats: Stats,
+    plan: Option<Value>,
+    profile: bool,
+    started: Instant,
+    done: bool,
+}
+
+impl OpenResult {
+    fn rows(rows: Vec<Vec<Value>>, query_type: QueryType, stats: Stats) -> OpenResult {
+        OpenResult {
+            source: Source::Rows(rows.into()),
+            query_type,
+            extra_stats: stats,
+            plan: None,
+            profile: false,
+            started: Instant::now(),
+            done: false,
+        }
+    }
+
+    /// Produces up to `n` rows (`n < 0`: all) into `sink` (rows are dropped when `sink` is
+    /// `None`, as DISCARD does). Returns true when the result is exhausted.
+    fn produce(
+        &mut self,
+        tx: &mut Transaction,
+        n: i64,
+        mut sink: Option<&mut dyn FnMut(Vec<Value>) -> Result<()>>,
+    ) -> Result<bool> {
+        let mut produced: i64 = 0;
+        while n < 0 || produced < n {
+            let row = match &mut self.source {
+                Source::Exec(exec) => exec.next(&mut TxGraph { tx })?,
+                Source::Rows(rows) => rows.pop_front(),
+            };
+            let Some(row) = row else {
+                self.done = true;
+                return Ok(true);
+            };
+            if let Some(sink) = sink.as_mut() {
+                sink(row)?;
+            }
+            produced += 1;
+        }
+        // Peek whether anything is left, so the last batch reports `has_more: false` correctly
+        // without computing a row the client did not ask for: only precomputed sources know.
+        if let Source::Rows(rows) = &self.source {
+            if rows.is_empty() {
+                self.done = true;
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn summary(&self, bookmark: Option<String>) -> Summary {
+        let mut stats = self.extra_stats;
+        let mut plan = self.plan.clone();
+        if let Source::Exec(exec) = &self.source {
+            add_stats(&mut stats, &exec.stats());
+            if self.profile {
+                plan = Some(exec.profile());
+            }
+        }
+        let query_type = match self.query_type {
+            QueryType::Read | QueryType::ReadWrite | QueryType::Write => self.query_type,
+            QueryType::Schema => QueryType::Schema,
+        };
+        Summary {
+            stats,
+            query_type,
+            bookmark,
+            notifications: Vec::new(),
+            t_last_ms: self.started.elapsed().as_millis() as u64,
+            plan,
+            profiled: self.profile,
+        }
+    }
+}
+
+fn add_stats(into: &mut Stats, s: &Stats) {
+    into.nodes_created += s.nodes_created;
+    into.nodes_deleted += s.nodes_deleted;
+    into.relationships_created += s.relationships_created;
+    into.relationships_deleted += s.relationships_deleted;
+    into.properties_set += s.properties_set;
+    into.labels_added += s.labels_added;
+    into.labels_removed += s.labels_removed;
+    into.indexes_added += s.indexes_added;
+    into.indexes_removed += s.indexes_removed;
+    into.constraints_added += s.constraints_added;
+    into.constraints_removed += s.constraints_removed;
+}
+
+struct ExplicitTx {
+    tx: Option<Transaction>,
+    results: Vec<OpenResult>,
+    /// Set when a statement failed: the transaction was rolled back and only ROLLBACK/RESET
+    /// (or a new BEGIN after them) are meaningful.
+    failed: bool,
 }
 
 /// A session: at most one open transaction, explicit or auto-commit. Not thread-safe; one per
@@ -171,21 +373,126 @@ impl Database {
 pub struct Session {
     db: Database,
     interrupt: Arc<AtomicBool>,
+    explicit: Option<ExplicitTx>,
+    auto: Option<(Transaction, OpenResult)>,
+}
+
+fn bookmark_of(ts: u64) -> String {
+    format!("arbor:{ts}")
+}
+
+fn check_config(config: &TxConfig) -> Result<()> {
+    if let Some(db) = config.database.as_deref() {
+        if !db.eq_ignore_ascii_case("neo4j") && !db.eq_ignore_ascii_case("system") {
+            return Err(Error::new(
+                Status::DatabaseNotFound,
+                format!("Database does not exist. Database name: '{db}'."),
+            ));
+        }
+    }
+    for b in &config.bookmarks {
+        let valid = b.strip_prefix("arbor:").is_some_and(|ts| ts.parse::<u64>().is_ok());
+        if !valid {
+            return Err(Error::new(
+                Status::InvalidBookmark,
+                format!("Supplied bookmark `{b}` was not issued by this server"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl Session {
     /// Starts an explicit transaction.
     pub fn begin(&mut self, config: TxConfig) -> Result<()> {
-        let _ = (config, &self.db);
-        Err(Error::new(Status::Internal, "not built yet"))
+        self.db.check_open()?;
+        check_config(&config)?;
+        if self.explicit.is_some() {
+            return Err(Error::new(
+                Status::RequestInvalid,
+                "a transaction is already open in this session",
+            ));
+        }
+        self.finish_auto()?;
+        let tx = self.db.inner.store.begin(config.mode == AccessMode::Read);
+        self.explicit = Some(ExplicitTx { tx: Some(tx), results: Vec::new(), failed: false });
+        Ok(())
     }
 
     /// Runs a query: inside the explicit transaction if one is open, otherwise in a new
     /// auto-commit transaction that commits when its result is exhausted. Compile errors are
     /// returned here; runtime errors may surface on `pull`.
     pub fn run(&mut self, query: &str, params: PropertyMap, config: TxConfig) -> Result<RunInfo> {
-        let _ = (query, params, config);
-        Err(Error::new(Status::Internal, "not built yet"))
+        self.db.check_open()?;
+        self.interrupt.store(false, Ordering::SeqCst);
+        if self.explicit.is_none() {
+            check_config(&config)?;
+            self.finish_auto()?;
+        }
+        if let Some(ex) = &self.explicit {
+            if ex.failed || ex.tx.is_none() {
+                return Err(Error::new(
+                    Status::TransactionTerminated,
+                    "the transaction has been rolled back because of an earlier error",
+                ));
+            }
+        }
+        let prepared = self.db.prepare(query);
+        let prepared = match prepared {
+            Ok(p) => p,
+            Err(e) => {
+                self.fail_explicit();
+                return Err(e);
+            }
+        };
+        let (fields, result) = match prepared {
+            Prepared::Schema(cmd) => {
+                let (stats, fields, rows) = schema::run_schema(&self.db.inner.store, &cmd)?;
+                (fields, OpenResult::rows(rows, QueryType::Schema, stats))
+            }
+            Prepared::Show(cmd) => {
+                let mut tx = self.db.inner.store.begin(true);
+                let shown = schema::run_show(&self.db, &mut tx, &cmd, &params);
+                tx.rollback();
+                let (fields, rows) = shown?;
+                (fields, OpenResult::rows(rows, QueryType::Read, Stats::default()))
+            }
+            Prepared::Query(q) => {
+                let query_type = match (q.is_read(), q.is_write()) {
+                    (_, false) => QueryType::Read,
+                    (false, true) => QueryType::Write,
+                    (true, true) => QueryType::ReadWrite,
+                };
+                let fields = q.columns().to_vec();
+                if q.is_explain() {
+                    let mut r = OpenResult::rows(Vec::new(), query_type, Stats::default());
+                    r.plan = Some(q.plan_description());
+                    (fields, r)
+                } else {
+                    let profile = q.is_profile();
+                    let mut exec = match Execution::start(q, params) {
+                        Ok(e) => e,
+                        Err(e) => {
+                            self.fail_explicit();
+                            return Err(e);
+                        }
+                    };
+                    exec.set_interrupt(self.interrupt.clone());
+                    let mut r = OpenResult::rows(Vec::new(), query_type, Stats::default());
+                    r.source = Source::Exec(Box::new(exec));
+                    r.profile = profile;
+                    (fields, r)
+                }
+            }
+        };
+        if let Some(ex) = &mut self.explicit {
+            ex.results.push(result);
+            let qid = (ex.results.len() - 1) as i64;
+            return Ok(RunInfo { fields, qid: Some(qid) });
+        }
+        let tx = self.db.inner.store.begin(config.mode == AccessMode::Read);
+        self.auto = Some((tx, result));
+        Ok(RunInfo { fields, qid: None })
     }
 
     /// Produces at most `n` records (`n < 0`: all) of the result `qid` (`None`/`-1`: the last one
@@ -196,37 +503,154 @@ impl Session {
         n: i64,
         sink: &mut dyn FnMut(Vec<Value>) -> Result<()>,
     ) -> Result<PullOutcome> {
-        let _ = (qid, n, sink);
-        Err(Error::new(Status::Internal, "not built yet"))
+        self.advance(qid, n, Some(sink))
     }
 
-    /// Discards `n` records (`n < 0`: all) of result `qid`.
+    /// Discards `n` records (`n < 0`: all) of result `qid`. The query still runs to completion
+    /// of those rows, so its writes happen.
     pub fn discard(&mut self, qid: Option<i64>, n: i64) -> Result<PullOutcome> {
-        let _ = (qid, n);
-        Err(Error::new(Status::Internal, "not built yet"))
+        self.advance(qid, n, None)
     }
 
-    /// Commits the explicit transaction; returns its bookmark.
+    fn advance(
+        &mut self,
+        qid: Option<i64>,
+        n: i64,
+        sink: Option<&mut dyn FnMut(Vec<Value>) -> Result<()>>,
+    ) -> Result<PullOutcome> {
+        if n == 0 {
+            return Err(Error::new(Status::RequestInvalid, "PULL/DISCARD with n = 0"));
+        }
+        if let Some(ex) = &mut self.explicit {
+            let idx = match qid {
+                None | Some(-1) => ex.results.len().checked_sub(1),
+                Some(q) if q >= 0 && (q as usize) < ex.results.len() => Some(q as usize),
+                Some(_) => None,
+            };
+            let (Some(idx), Some(tx)) = (idx, ex.tx.as_mut()) else {
+                return Err(Error::new(Status::RequestInvalid, "no such open result"));
+            };
+            let result = &mut ex.results[idx];
+            if result.done {
+                return Ok(PullOutcome::Done(result.summary(None)));
+            }
+            return match result.produce(tx, n, sink) {
+                Ok(true) => Ok(PullOutcome::Done(result.summary(None))),
+                Ok(false) => Ok(PullOutcome::HasMore),
+                Err(e) => {
+                    self.fail_explicit();
+                    Err(e)
+                }
+            };
+        }
+        let Some((tx, result)) = self.auto.as_mut() else {
+            return Err(Error::new(Status::RequestInvalid, "there is no open result to pull from"));
+        };
+        match result.produce(tx, n, sink) {
+            Ok(false) => Ok(PullOutcome::HasMore),
+            Ok(true) => {
+                let Some((tx, result)) = self.auto.take() else {
+                    return Err(Error::internal("auto-commit result vanished"));
+                };
+                let ts = tx.commit()?;
+                Ok(PullOutcome::Done(result.summary(Some(bookmark_of(ts)))))
+            }
+            Err(e) => {
+                if let Some((tx, _)) = self.auto.take() {
+                    tx.rollback();
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Commits a pending auto-commit result by running it to completion (its rows are dropped).
+    fn finish_auto(&mut self) -> Result<()> {
+        if self.auto.is_some() {
+            self.advance(None, -1, None)?;
+        }
+        Ok(())
+    }
+
+    fn fail_explicit(&mut self) {
+        if let Some(ex) = &mut self.explicit {
+            ex.failed = true;
+            ex.results.clear();
+            if let Some(tx) = ex.tx.take() {
+                tx.rollback();
+            }
+        }
+    }
+
+    /// Commits the explicit transaction; returns its bookmark. Results not yet consumed are run
+    /// to completion first, so their writes are part of the commit.
     pub fn commit(&mut self) -> Result<String> {
-        Err(Error::new(Status::Internal, "not built yet"))
+        let Some(mut ex) = self.explicit.take() else {
+            return Err(Error::new(Status::TransactionNotFound, "there is no open transaction to commit"));
+        };
+        let Some(mut tx) = ex.tx.take() else {
+            return Err(Error::new(
+                Status::TransactionTerminated,
+                "the transaction has been rolled back because of an earlier error",
+            ));
+        };
+        for result in &mut ex.results {
+            if !result.done {
+                if let Err(e) = result.produce(&mut tx, -1, None) {
+                    tx.rollback();
+                    return Err(e);
+                }
+            }
+        }
+        let ts = tx.commit()?;
+        Ok(bookmark_of(ts))
     }
 
     /// Rolls the explicit transaction back.
     pub fn rollback(&mut self) -> Result<()> {
-        Ok(())
+        match self.explicit.take() {
+            Some(mut ex) => {
+                if let Some(tx) = ex.tx.take() {
+                    tx.rollback();
+                }
+                Ok(())
+            }
+            None => Err(Error::new(Status::TransactionNotFound, "there is no open transaction to roll back")),
+        }
     }
 
     /// Drops every open result and rolls back any open transaction (Bolt `RESET`).
-    pub fn reset(&mut self) {}
+    pub fn reset(&mut self) {
+        if let Some((tx, _)) = self.auto.take() {
+            tx.rollback();
+        }
+        if let Some(mut ex) = self.explicit.take() {
+            if let Some(tx) = ex.tx.take() {
+                tx.rollback();
+            }
+        }
+        self.interrupt.store(false, Ordering::SeqCst);
+    }
 
     pub fn in_transaction(&self) -> bool {
-        false
+        self.explicit.is_some()
     }
 
     /// A flag another thread can set to interrupt the running query (Bolt `RESET` while
     /// streaming). The query fails with `TransactionTerminated`; the session clears the flag
-    /// on `reset`.
+    /// on `reset` and at the next `run`.
     pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
         self.interrupt.clone()
+    }
+
+    /// The database this session belongs to.
+    pub fn database(&self) -> &Database {
+        &self.db
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.reset();
     }
 }

@@ -2,6 +2,239 @@
 //!
 //! **Architecture Invariant:** this crate never sees the storage crate; it reads and writes the
 //! graph only through [`graph::Graph`], which the engine implements over a storage transaction.
+//!
+//! Flow: [`PreparedQuery::prepare`] binds and plans a parsed statement (via `arbor-cypher-plan`)
+//! once; the engine caches it and starts an [`Execution`] per run, which builds fresh operator
+//! state (see `runtime`) and pulls rows one at a time.
 
+mod eval;
 pub mod functions;
 pub mod graph;
+pub mod procs;
+mod runtime;
+mod temporal_access;
+pub mod testing;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use arbor_cypher_plan::{Op, Plan, ProcSig, Resolver, ScalarFn};
+use arbor_cypher_syntax::ast::Statement;
+use arbor_model::{Error, PropertyMap, Result, Status, Value};
+
+use crate::runtime::{Builder, Ctx, Operator};
+
+/// Resolves functions and procedures for the binder from this crate's libraries.
+struct ExecResolver;
+
+impl Resolver for ExecResolver {
+    fn scalar(&self, lower_name: &str) -> Option<ScalarFn> {
+        functions::lookup_scalar(lower_name)
+    }
+    fn procedure(&self, name: &str) -> Option<ProcSig> {
+        procs::signature(name)
+    }
+    fn scalar_arity(&self, lower_name: &str) -> Option<(usize, usize)> {
+        functions::scalar_arity(lower_name)
+    }
+}
+
+/// A bound and planned query; immutable, shareable between sessions.
+#[derive(Debug)]
+pub struct PreparedQuery {
+    plan: Plan,
+}
+
+impl PreparedQuery {
+    /// Binds and plans a Query / Explain / Profile statement (Schema and Show statements are the
+    /// engine's).
+    pub fn prepare(stmt: &Statement, text: &str) -> Result<PreparedQuery> {
+        let plan = arbor_cypher_plan::plan(stmt, text, &ExecResolver)?;
+        Ok(PreparedQuery { plan })
+    }
+
+    pub fn columns(&self) -> &[String] {
+        &self.plan.columns
+    }
+
+    /// Whether the query contains an updating clause.
+    pub fn is_write(&self) -> bool {
+        self.plan.is_write
+    }
+
+    /// Whether the query contains a reading clause (MATCH, MERGE, CALL ...).
+    pub fn is_read(&self) -> bool {
+        self.plan.is_read
+    }
+
+    pub fn is_explain(&self) -> bool {
+        self.plan.explain
+    }
+
+    pub fn is_profile(&self) -> bool {
+        self.plan.profile
+    }
+
+    /// The plan as a Bolt plan map: `{operatorType, args, identifiers, children}`.
+    pub fn plan_description(&self) -> Value {
+        let mut id = 0;
+        let mut d = describe(&self.plan.root, None, &mut id);
+        if let Value::Map(m) = &mut d {
+            if let Some(Value::Map(args)) = m.get_mut("args") {
+                args.insert("planner".into(), Value::from("COST"));
+                args.insert("runtime".into(), Value::from("SLOTTED"));
+                args.insert("runtime-impl".into(), Value::from("ARBOR-INTERPRETED"));
+                args.insert("version".into(), Value::from("CYPHER 5"));
+            }
+        }
+        wrap_produce(d, &self.plan.columns)
+    }
+}
+
+fn wrap_produce(child: Value, columns: &[String]) -> Value {
+    let mut m = PropertyMap::new();
+    m.insert("operatorType".into(), Value::from("ProduceResults"));
+    let mut args = PropertyMap::new();
+    args.insert("Details".into(), Value::from(columns.join(", ")));
+    m.insert("args".into(), Value::Map(args));
+    m.insert(
+        "identifiers".into(),
+        Value::List(columns.iter().map(|c| Value::from(c.as_str())).collect()),
+    );
+    m.insert("children".into(), Value::List(vec![child]));
+    Value::Map(m)
+}
+
+fn op_details(op: &Op) -> String {
+    match op {
+        Op::NodeScan { label: Some(l), .. } => format!(":{l}"),
+        Op::NodeIndexSeek { label, key, .. } => format!(":{label}({key})"),
+        Op::Expand { types, .. } | Op::VarExpand { types, .. } if !types.is_empty() => {
+            format!(":{}", types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("|"))
+        }
+        Op::ProcedureCall { name, .. } => name.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Pre-order description; `rows` (when profiling) are indexed by the same pre-order numbers the
+/// runtime builder assigns.
+fn describe(op: &Op, rows: Option<&[u64]>, id: &mut usize) -> Value {
+    let my = *id;
+    *id += 1;
+    let mut m = PropertyMap::new();
+    m.insert("operatorType".into(), Value::from(op.name()));
+    let mut args = PropertyMap::new();
+    let details = op_details(op);
+    if !details.is_empty() {
+        args.insert("Details".into(), Value::from(details));
+    }
+    if let Some(rows) = rows {
+        let n = rows.get(my).copied().unwrap_or(0) as i64;
+        args.insert("Rows".into(), Value::Int(n));
+        args.insert("DbHits".into(), Value::Int(n));
+        m.insert("rows".into(), Value::Int(n));
+        m.insert("dbHits".into(), Value::Int(n));
+    }
+    m.insert("args".into(), Value::Map(args));
+    m.insert("identifiers".into(), Value::List(Vec::new()));
+    let children: Vec<Value> = op.children().into_iter().map(|c| describe(c, rows, id)).collect();
+    m.insert("children".into(), Value::List(children));
+    Value::Map(m)
+}
+
+fn count_ops(op: &Op) -> usize {
+    1 + op.children().into_iter().map(count_ops).sum::<usize>()
+}
+
+/// One run of a prepared query.
+pub struct Execution {
+    q: Arc<PreparedQuery>,
+    root: Box<dyn Operator>,
+    ctx: Ctx,
+    started: bool,
+    done: bool,
+}
+
+impl Execution {
+    /// Fails with ParameterMissing if a parameter the query uses is absent.
+    pub fn start(q: Arc<PreparedQuery>, params: PropertyMap) -> Result<Execution> {
+        let mut values = Vec::with_capacity(q.plan.params.len());
+        let mut missing = Vec::new();
+        for p in &q.plan.params {
+            match params.get(&**p) {
+                Some(v) => values.push(v.clone()),
+                None => missing.push(p.to_string()),
+            }
+        }
+        if !missing.is_empty() && !q.plan.explain {
+            return Err(Error::new(
+                Status::ParameterMissing,
+                format!("Expected parameter(s): {}", missing.join(", ")),
+            )
+            .with_detail("MissingParameter"));
+        }
+        let root = runtime::build(&q.plan.root, &mut Builder { next_id: 0 });
+        let mut ctx = Ctx::new(values, q.plan.profile);
+        ctx.rows = vec![0; count_ops(&q.plan.root)];
+        Ok(Execution { q, root, ctx, started: false, done: false })
+    }
+
+    /// The next result row, with entities materialized (`Value::NodeData`/`RelData`/`PathData`,
+    /// token names resolved), or `None` at the end.
+    pub fn next(&mut self, g: &mut dyn graph::Graph) -> Result<Option<Vec<Value>>> {
+        if self.done || self.q.plan.explain {
+            return Ok(None);
+        }
+        if !self.started {
+            self.started = true;
+            self.root.reset(&vec![Value::Null; self.q.plan.num_slots]);
+        }
+        loop {
+            self.ctx.check_interrupt()?;
+            let row = match self.root.next(&mut self.ctx, g) {
+                Ok(r) => r,
+                Err(e) => {
+                    self.done = true;
+                    return Err(e);
+                }
+            };
+            let Some(row) = row else {
+                self.done = true;
+                return Ok(None);
+            };
+            if self.q.plan.columns.is_empty() {
+                // No RETURN: run to completion, yield nothing.
+                continue;
+            }
+            let out = self
+                .q
+                .plan
+                .column_slots
+                .iter()
+                .map(|s| eval::materialize(row[*s].clone(), g))
+                .collect();
+            return Ok(Some(out));
+        }
+    }
+
+    /// Counters so far (`nodes_created`, `properties_set`, ...).
+    pub fn stats(&self) -> graph::Stats {
+        self.ctx.stats
+    }
+
+    /// Checked regularly; when set, `next` fails with `TransactionTerminated`.
+    pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+        self.ctx.interrupt = Some(flag);
+    }
+
+    /// The PROFILE plan with rows/dbHits per operator.
+    pub fn profile(&self) -> Value {
+        let mut id = 0;
+        let d = describe(&self.q.plan.root, Some(&self.ctx.rows), &mut id);
+        wrap_produce(d, &self.q.plan.columns)
+    }
+}

@@ -210,7 +210,11 @@ pub fn format_point(p: &Point) -> String {
                 format_float(z)
             ),
             None => {
-                format!("point({{x: {}, y: {}, crs: '{crs}'}})", format_float(p.x), format_float(p.y))
+                format!(
+                    "point({{x: {}, y: {}, crs: '{crs}'}})",
+                    format_float(p.x),
+                    format_float(p.y)
+                )
             }
         }
     }
@@ -418,7 +422,12 @@ mod tests {
         assert_eq!(format_offset(53 * 60 + 28), "+00:53:28");
         assert_eq!(format_offset(0), "Z");
         let dt = DateTime {
-            local: NaiveDate::from_ymd_opt(2015, 7, 21).unwrap().and_time(t(21, 40, 32, 142_000_000)),
+            local: NaiveDate::from_ymd_opt(2015, 7, 21).unwrap().and_time(t(
+                21,
+                40,
+                32,
+                142_000_000,
+            )),
             offset_seconds: 3600,
             zone: Some(Arc::from("Europe/Stockholm")),
         };
@@ -431,15 +440,29 @@ mod tests {
     fn literals() {
         let mut props = PropertyMap::new();
         props.insert("p".into(), Value::Int(1));
-        let a = NodeData { id: NodeId(1), labels: vec!["A".into(), "B".into()], properties: props.clone() };
+        let a = NodeData {
+            id: NodeId(1),
+            labels: vec!["A".into(), "B".into()],
+            properties: props.clone(),
+        };
         let b = NodeData { id: NodeId(2), labels: vec![], properties: PropertyMap::new() };
-        let r = RelData { id: RelId(1), start: NodeId(2), end: NodeId(1), rel_type: "T".into(), properties: props };
+        let r = RelData {
+            id: RelId(1),
+            start: NodeId(2),
+            end: NodeId(1),
+            rel_type: "T".into(),
+            properties: props,
+        };
         assert_eq!(to_cypher_literal(&Value::NodeData(Arc::new(a.clone()))), "(:A:B {p: 1})");
         assert_eq!(to_cypher_literal(&Value::NodeData(Arc::new(b.clone()))), "()");
         assert_eq!(to_cypher_literal(&Value::RelData(Arc::new(r.clone()))), "[:T {p: 1}]");
         let p = PathData { nodes: vec![a, b], rels: vec![r] };
-        assert_eq!(to_cypher_literal(&Value::PathData(Arc::new(p))), "<(:A:B {p: 1})<-[:T {p: 1}]-()>");
-        let v = Value::List(vec![Value::Int(1), Value::Float(1.0), Value::str("it's"), Value::Null]);
+        assert_eq!(
+            to_cypher_literal(&Value::PathData(Arc::new(p))),
+            "<(:A:B {p: 1})<-[:T {p: 1}]-()>"
+        );
+        let v =
+            Value::List(vec![Value::Int(1), Value::Float(1.0), Value::str("it's"), Value::Null]);
         assert_eq!(to_cypher_literal(&v), "[1, 1.0, 'it\\'s', null]");
         let mut m = PropertyMap::new();
         m.insert("a".into(), Value::Int(1));

@@ -15,6 +15,7 @@ pub mod format;
 pub mod ops;
 pub mod spatial;
 mod temporal;
+pub mod temporal_build;
 pub mod temporal_ops;
 mod value;
 
@@ -23,3 +24,4 @@ pub use format::{to_cypher_literal, to_string_value};
 pub use ops::{compare, compare_op, equals, group_key, order, CmpOp, GroupKey};
 pub use temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Point, Time};
 pub use value::{NodeData, NodeId, PathData, PathRef, PropertyMap, RelData, RelId, Value};
+pub use temporal_build::temporal_component;

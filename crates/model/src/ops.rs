@@ -25,7 +25,9 @@ pub fn equals(a: &Value, b: &Value) -> Option<bool> {
         (Bool(x), Bool(y)) => Some(x == y),
         (Int(x), Int(y)) => Some(x == y),
         (Float(x), Float(y)) => Some(x == y),
-        (Int(i), Float(f)) | (Float(f), Int(i)) => Some(cmp_int_float(*i, *f) == Some(Ordering::Equal)),
+        (Int(i), Float(f)) | (Float(f), Int(i)) => {
+            Some(cmp_int_float(*i, *f) == Some(Ordering::Equal))
+        }
         (String(x), String(y)) => Some(x == y),
         (Bytes(x), Bytes(y)) => Some(x == y),
         (List(x), List(y)) => {
@@ -186,7 +188,9 @@ pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
         (Date(x), Date(y)) => Some(x.cmp(y)),
         (LocalTime(x), LocalTime(y)) => Some(x.cmp(y)),
         (LocalDateTime(x), LocalDateTime(y)) => Some(x.cmp(y)),
-        (Time(x), Time(y)) => Some(temporal_ops::time_utc_nanos(x).cmp(&temporal_ops::time_utc_nanos(y))),
+        (Time(x), Time(y)) => {
+            Some(temporal_ops::time_utc_nanos(x).cmp(&temporal_ops::time_utc_nanos(y)))
+        }
         (DateTime(x), DateTime(y)) => Some(x.utc().cmp(&y.utc())),
         (List(x), List(y)) => {
             for (p, q) in x.iter().zip(y.iter()) {
@@ -253,7 +257,9 @@ pub fn order(a: &Value, b: &Value) -> Ordering {
         (Int(x), Int(y)) => x.cmp(y),
         (Float(x), Float(y)) => order_floats(*x, *y),
         (Int(i), Float(f)) => cmp_int_float(*i, *f).unwrap_or(Ordering::Less),
-        (Float(f), Int(i)) => cmp_int_float(*i, *f).map(Ordering::reverse).unwrap_or(Ordering::Greater),
+        (Float(f), Int(i)) => {
+            cmp_int_float(*i, *f).map(Ordering::reverse).unwrap_or(Ordering::Greater)
+        }
         (String(x), String(y)) => x.as_ref().cmp(y.as_ref()),
         (Bool(x), Bool(y)) => x.cmp(y),
         (Bytes(x), Bytes(y)) => x.cmp(y),
@@ -424,12 +430,8 @@ fn div_by_zero() -> Error {
 }
 
 fn type_mismatch(op: &str, a: &Value, b: &Value) -> Error {
-    Error::type_error(format!(
-        "Cannot {op} `{}` and `{}`",
-        a.type_name(),
-        b.type_name()
-    ))
-    .with_detail("InvalidArgumentType")
+    Error::type_error(format!("Cannot {op} `{}` and `{}`", a.type_name(), b.type_name()))
+        .with_detail("InvalidArgumentType")
 }
 
 /// `a + b`: numbers, string concatenation (strings with strings or numbers), list concatenation

@@ -57,9 +57,10 @@ pub fn point_from_map(map: &PropertyMap) -> Result<Option<Point>> {
         return Ok(None);
     }
     let explicit_srid = match (map.get("crs"), map.get("srid")) {
-        (Some(Value::String(s)), _) => {
-            Some(srid_for_crs(s).ok_or_else(|| bad(format!("Unknown coordinate reference system: {s}")))?)
-        }
+        (Some(Value::String(s)), _) => Some(
+            srid_for_crs(s)
+                .ok_or_else(|| bad(format!("Unknown coordinate reference system: {s}")))?,
+        ),
         (_, Some(Value::Int(i))) => {
             let s = u32::try_from(*i).ok().filter(|s| crs_name(*s) != "unknown");
             Some(s.ok_or_else(|| bad(format!("Unknown SRID: {i}")))?)
@@ -85,7 +86,9 @@ pub fn point_from_map(map: &PropertyMap) -> Result<Option<Point>> {
     });
     let is_3d = matches!(srid, SRID_CARTESIAN_3D | SRID_WGS84_3D);
     if is_3d != z.is_some() {
-        return Err(bad("The coordinate reference system does not match the number of coordinates"));
+        return Err(bad(
+            "The coordinate reference system does not match the number of coordinates",
+        ));
     }
     if geographic != matches!(srid, SRID_WGS84 | SRID_WGS84_3D) {
         return Err(bad("Geographic coordinates need a geographic reference system"));
@@ -107,7 +110,8 @@ pub fn distance(a: &Point, b: &Point) -> Option<f64> {
             let (lat1, lat2) = (a.y.to_radians(), b.y.to_radians());
             let dlat = lat2 - lat1;
             let dlon = (b.x - a.x).to_radians();
-            let h = (dlat / 2.0).sin().powi(2) + lat1.cos() * lat2.cos() * (dlon / 2.0).sin().powi(2);
+            let h =
+                (dlat / 2.0).sin().powi(2) + lat1.cos() * lat2.cos() * (dlon / 2.0).sin().powi(2);
             let ground = 2.0 * EARTH_RADIUS_M * h.sqrt().atan2((1.0 - h).sqrt());
             match (a.z, b.z) {
                 (Some(z1), Some(z2)) => Some((ground * ground + (z2 - z1).powi(2)).sqrt()),
@@ -150,17 +154,25 @@ mod tests {
 
     #[test]
     fn points() {
-        let p = point_from_map(&map(&[("x", Value::Int(3)), ("y", Value::Float(4.0))])).unwrap().unwrap();
-        assert_eq!(p.srid, SRID_CARTESIAN);
-        let o = point_from_map(&map(&[("x", Value::Int(0)), ("y", Value::Int(0))])).unwrap().unwrap();
-        assert_eq!(distance(&p, &o), Some(5.0));
-        let g = point_from_map(&map(&[("latitude", Value::Float(56.7)), ("longitude", Value::Float(12.78))]))
+        let p = point_from_map(&map(&[("x", Value::Int(3)), ("y", Value::Float(4.0))]))
             .unwrap()
             .unwrap();
+        assert_eq!(p.srid, SRID_CARTESIAN);
+        let o =
+            point_from_map(&map(&[("x", Value::Int(0)), ("y", Value::Int(0))])).unwrap().unwrap();
+        assert_eq!(distance(&p, &o), Some(5.0));
+        let g = point_from_map(&map(&[
+            ("latitude", Value::Float(56.7)),
+            ("longitude", Value::Float(12.78)),
+        ]))
+        .unwrap()
+        .unwrap();
         assert_eq!(g.srid, SRID_WGS84);
         assert!(matches!(point_component(&g, "latitude"), Some(Value::Float(f)) if f == 56.7));
         assert_eq!(distance(&g, &p), None);
-        assert!(point_from_map(&map(&[("x", Value::Null), ("y", Value::Int(1))])).unwrap().is_none());
+        assert!(point_from_map(&map(&[("x", Value::Null), ("y", Value::Int(1))]))
+            .unwrap()
+            .is_none());
         assert!(point_from_map(&map(&[("a", Value::Int(1))])).is_err());
         assert!(point_from_map(&map(&[("x", Value::str("a")), ("y", Value::Int(1))])).is_err());
     }

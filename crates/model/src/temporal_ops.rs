@@ -2,7 +2,9 @@
 //! resolution through the IANA database (chrono-tz), and small helpers shared by parsing and
 //! construction.
 
-use chrono::{Datelike, Months, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta, TimeZone, Timelike};
+use chrono::{
+    Datelike, Months, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta, TimeZone, Timelike,
+};
 use chrono_tz::Tz;
 
 use crate::error::{Error, Result, Status};
@@ -16,7 +18,8 @@ pub const AVG_SECONDS_PER_MONTH: i64 = 2_629_746;
 
 /// Nanoseconds since midnight.
 pub fn nanos_of_day(t: &NaiveTime) -> i64 {
-    i64::from(t.num_seconds_from_midnight()) * 1_000_000_000 + i64::from(t.nanosecond() % 1_000_000_000)
+    i64::from(t.num_seconds_from_midnight()) * 1_000_000_000
+        + i64::from(t.nanosecond() % 1_000_000_000)
 }
 
 /// A `Time` as nanoseconds since midnight UTC (may be outside one day), for comparisons.
@@ -36,7 +39,11 @@ pub fn time_from_nanos(nanos: i128) -> NaiveTime {
 pub fn is_temporal_instant(v: &Value) -> bool {
     matches!(
         v,
-        Value::Date(_) | Value::Time(_) | Value::LocalTime(_) | Value::DateTime(_) | Value::LocalDateTime(_)
+        Value::Date(_)
+            | Value::Time(_)
+            | Value::LocalTime(_)
+            | Value::DateTime(_)
+            | Value::LocalDateTime(_)
     )
 }
 
@@ -45,7 +52,8 @@ fn overflow() -> Error {
 }
 
 fn out_of_range(what: &str) -> Error {
-    Error::argument(format!("{what} is out of the supported range")).with_detail("InvalidArgumentValue")
+    Error::argument(format!("{what} is out of the supported range"))
+        .with_detail("InvalidArgumentValue")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -191,7 +199,8 @@ fn add_months_days(date: NaiveDate, months: i64, days: i64) -> Result<NaiveDate>
 }
 
 fn add_nanos(dt: NaiveDateTime, nanos: i128) -> Result<NaiveDateTime> {
-    let secs = i64::try_from(nanos.div_euclid(NANOS_PER_SECOND)).map_err(|_| out_of_range("datetime"))?;
+    let secs =
+        i64::try_from(nanos.div_euclid(NANOS_PER_SECOND)).map_err(|_| out_of_range("datetime"))?;
     let sub = nanos.rem_euclid(NANOS_PER_SECOND) as u32;
     let delta = TimeDelta::new(secs, sub).ok_or_else(|| out_of_range("datetime"))?;
     dt.checked_add_signed(delta).ok_or_else(|| out_of_range("datetime"))
@@ -237,8 +246,11 @@ pub fn add_duration(t: &Value, d: &Duration) -> Result<Value> {
             }
         }
         other => {
-            return Err(Error::type_error(format!("Cannot add a Duration to `{}`", other.type_name()))
-                .with_detail("InvalidArgumentType"))
+            return Err(Error::type_error(format!(
+                "Cannot add a Duration to `{}`",
+                other.type_name()
+            ))
+            .with_detail("InvalidArgumentType"))
         }
     })
 }
@@ -330,7 +342,8 @@ impl ZoneSpec {
 
 /// Parses a UTC offset: `+01:00`, `+0100`, `+01`, `-11:59`, `+00:53:28`.
 pub fn parse_offset(s: &str) -> Result<i32> {
-    let bad = || Error::argument(format!("Invalid offset: `{s}`")).with_detail("InvalidArgumentValue");
+    let bad =
+        || Error::argument(format!("Invalid offset: `{s}`")).with_detail("InvalidArgumentValue");
     let (sign, rest) = match s.as_bytes().first() {
         Some(b'+') => (1, &s[1..]),
         Some(b'-') => (-1, &s[1..]),
@@ -340,7 +353,8 @@ pub fn parse_offset(s: &str) -> Result<i32> {
     if !digits.chars().all(|c| c.is_ascii_digit()) || !matches!(digits.len(), 2 | 4 | 6) {
         return Err(bad());
     }
-    let num = |r: std::ops::Range<usize>| digits.get(r).and_then(|x| x.parse::<i32>().ok()).unwrap_or(0);
+    let num =
+        |r: std::ops::Range<usize>| digits.get(r).and_then(|x| x.parse::<i32>().ok()).unwrap_or(0);
     let (h, m, sec) = (num(0..2), num(2..4), num(4..6));
     if h > 18 || m > 59 || sec > 59 {
         return Err(bad());

@@ -118,10 +118,14 @@ pub(crate) fn index_key(v: &Value) -> Option<IndexKey> {
             IndexKey::List(out)
         }
         Value::Date(d) => IndexKey::Date(d.0.num_days_from_ce()),
-        Value::LocalTime(t) => IndexKey::LocalTime(t.0.num_seconds_from_midnight(), t.0.nanosecond()),
-        Value::Time(t) => {
-            IndexKey::Time(t.time.num_seconds_from_midnight(), t.time.nanosecond(), t.offset_seconds)
+        Value::LocalTime(t) => {
+            IndexKey::LocalTime(t.0.num_seconds_from_midnight(), t.0.nanosecond())
         }
+        Value::Time(t) => IndexKey::Time(
+            t.time.num_seconds_from_midnight(),
+            t.time.nanosecond(),
+            t.offset_seconds,
+        ),
         Value::LocalDateTime(t) => IndexKey::LocalDateTime(
             t.0.date().num_days_from_ce(),
             t.0.time().num_seconds_from_midnight(),
@@ -147,6 +151,7 @@ pub(crate) fn index_key(v: &Value) -> Option<IndexKey> {
 }
 
 /// Cypher equality of two stored values (`false` when either has no key).
+#[cfg(test)]
 pub(crate) fn values_equal(a: &Value, b: &Value) -> bool {
     match (index_key(a), index_key(b)) {
         (Some(x), Some(y)) => x == y,

@@ -85,7 +85,10 @@ impl<'a> Parser<'a> {
         let mut lhs = if self.is_kw("NOT") {
             self.bump();
             let operand = self.expr_bp(BP_NOT)?;
-            Expr { kind: ExprKind::Unary(UnaryOp::Not, boxed(operand)), span: self.span_from(start) }
+            Expr {
+                kind: ExprKind::Unary(UnaryOp::Not, boxed(operand)),
+                span: self.span_from(start),
+            }
         } else if self.is_sym("-") || self.is_sym("+") {
             let neg = self.is_sym("-");
             self.bump();
@@ -105,8 +108,10 @@ impl<'a> Parser<'a> {
                 }
                 (true, Tok::Float(f)) => {
                     self.bump();
-                    let lit =
-                        Expr { kind: ExprKind::Literal(Literal::Float(-f)), span: self.span_from(start) };
+                    let lit = Expr {
+                        kind: ExprKind::Literal(Literal::Float(-f)),
+                        span: self.span_from(start),
+                    };
                     self.postfix(lit)?
                 }
                 _ => {
@@ -181,7 +186,7 @@ impl<'a> Parser<'a> {
         let start = e.span.start;
         let mut wraps = 0usize;
         loop {
-            if self.is_sym(".") && self.is_name_n(1) {
+            if self.is_sym(".") {
                 self.bump();
                 let key = self.ident("a property key")?;
                 e = Expr { kind: ExprKind::Property(boxed(e), key), span: self.span_from(start) };
@@ -213,7 +218,10 @@ impl<'a> Parser<'a> {
                 }
             } else if self.is_sym(":") && self.is_name_n(1) {
                 let labels = self.label_list()?;
-                e = Expr { kind: ExprKind::HasLabels(boxed(e), labels), span: self.span_from(start) };
+                e = Expr {
+                    kind: ExprKind::HasLabels(boxed(e), labels),
+                    span: self.span_from(start),
+                };
             } else {
                 return Ok(e);
             }
@@ -539,7 +547,11 @@ impl<'a> Parser<'a> {
             let span = p.span_from(start);
             let clause =
                 Clause { kind: ClauseKind::Match { optional: false, pattern, where_ }, span };
-            Ok(Query { first: SingleQuery { clauses: vec![clause], span }, unions: Vec::new(), span })
+            Ok(Query {
+                first: SingleQuery { clauses: vec![clause], span },
+                unions: Vec::new(),
+                span,
+            })
         })
     }
 }

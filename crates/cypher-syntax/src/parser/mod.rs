@@ -32,8 +32,85 @@ const CLAUSE_KEYWORDS: &[&str] = &[
     "DETACH", "NODETACH", "FOREACH", "CALL", "LOAD",
 ];
 
+/// Inputs whose estimated recursion stays within this many [`Parser::nested`] levels are parsed
+/// on the caller's stack. One level costs up to ~3.5 KiB in unoptimised builds, so this keeps the
+/// parser within ~0.5 MiB of whatever thread calls it (Rust threads default to 2 MiB).
+const INLINE_LEVELS: usize = 150;
+/// Stack for parsing deeper inputs: a wide margin over [`MAX_DEPTH`] levels. Only reserved, not
+/// committed, by the OS.
+const DEEP_STACK: usize = 32 << 20;
+/// Nested levels one bracket level can add without further brackets: one per precedence level
+/// that parses its right operand recursively (`a OR b AND c = d + e * f ^ g`), plus the bracket.
+const LEVELS_PER_BRACKET: usize = 10;
+
 pub(crate) fn parse_statement(text: &str) -> PResult<Statement> {
     let toks = tokenize(text)?;
+    if recursion_estimate(&toks) <= INLINE_LEVELS {
+        return parse_tokens(text, toks);
+    }
+    // Deep input: parse on a dedicated thread with a known, large stack so that the depth limit
+    // (not the caller's stack size) decides what is accepted.
+    std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .name("cypher-parse".into())
+            .stack_size(DEEP_STACK)
+            .spawn_scoped(s, move || parse_tokens(text, toks));
+        match handle {
+            Ok(h) => {
+                h.join().unwrap_or_else(|_| Err(Error::internal("the Cypher parser panicked")))
+            }
+            Err(e) => Err(Error::new(
+                arbor_model::Status::Internal,
+                format!("could not start a parser thread for a deeply nested query: {e}"),
+            )),
+        }
+    })
+}
+
+/// An upper bound on how many [`Parser::nested`] levels the parser can stack up for these
+/// tokens: bracket nesting (each level with its operator-precedence recursion) plus every token
+/// that can start a nested prefix expression or statement.
+/// Keywords after which a `-`/`+` is a prefix sign rather than a binary operator.
+const PREFIX_CONTEXT_WORDS: &[&str] = &[
+    "NOT", "AND", "OR", "XOR", "IN", "RETURN", "WITH", "WHERE", "WHEN", "THEN", "ELSE", "CASE",
+    "SKIP", "LIMIT", "CONTAINS", "BY", "UNWIND", "SET", "DELETE", "YIELD",
+];
+
+pub(crate) fn recursion_estimate(toks: &[Token]) -> usize {
+    let mut depth = 0usize;
+    let mut max_depth = 0usize;
+    let mut prefixes = 0usize;
+    let mut prev: Option<&Tok> = None;
+    for t in toks {
+        let after_operand = match prev {
+            Some(Tok::Word(w)) => !PREFIX_CONTEXT_WORDS.iter().any(|k| w.eq_ignore_ascii_case(k)),
+            Some(Tok::Sym(s)) => matches!(*s, ")" | "]" | "}"),
+            Some(Tok::Eof) | None => false,
+            Some(_) => true,
+        };
+        prev = Some(&t.tok);
+        match &t.tok {
+            Tok::Sym("(" | "[" | "{") => {
+                depth += 1;
+                max_depth = max_depth.max(depth);
+            }
+            Tok::Sym(")" | "]" | "}") => depth = depth.saturating_sub(1),
+            // Only signs in prefix position can nest; `a - b` and `)-[` cannot.
+            Tok::Sym("-" | "+") if !after_operand => prefixes += 1,
+            Tok::Word(w)
+                if w.eq_ignore_ascii_case("NOT")
+                    || w.eq_ignore_ascii_case("EXPLAIN")
+                    || w.eq_ignore_ascii_case("PROFILE") =>
+            {
+                prefixes += 1
+            }
+            _ => {}
+        }
+    }
+    (max_depth + 1).saturating_mul(LEVELS_PER_BRACKET).saturating_add(prefixes)
+}
+
+fn parse_tokens(text: &str, toks: Vec<Token>) -> PResult<Statement> {
     let matching = match_brackets(&toks);
     let mut p = Parser { text, toks, pos: 0, depth: 0, matching };
     let stmt = p.statement()?;
@@ -262,8 +339,16 @@ impl<'a> Parser<'a> {
             let start = p.cur_span().start;
             let first = p.single_query()?;
             let mut unions = Vec::new();
-            while p.eat_kw("UNION") {
+            while p.is_kw("UNION") {
+                let at = p.cur_span().start;
+                p.bump();
                 let all = p.eat_kw("ALL");
+                // Mixing is rejected by Neo4j; it is decidable from the text alone.
+                if unions.first().is_some_and(|(first_all, _)| *first_all != all) {
+                    return Err(p
+                        .error_at(at, "Invalid combination of UNION and UNION ALL")
+                        .with_detail("InvalidClauseComposition"));
+                }
                 unions.push((all, p.single_query()?));
             }
             Ok(Query { first, unions, span: p.span_from(start) })
@@ -570,7 +655,10 @@ impl<'a> Parser<'a> {
 
     /// `YIELD` body after the keyword. With `allow_paging` (SHOW commands) ORDER BY / SKIP /
     /// LIMIT are accepted too and returned as a `WITH *` clause to run after the yield.
-    pub(crate) fn yield_spec(&mut self, allow_paging: bool) -> PResult<(YieldSpec, Option<Clause>)> {
+    pub(crate) fn yield_spec(
+        &mut self,
+        allow_paging: bool,
+    ) -> PResult<(YieldSpec, Option<Clause>)> {
         let start = self.cur_span().start;
         let mut star = false;
         let mut items = Vec::new();
@@ -606,7 +694,8 @@ impl<'a> Parser<'a> {
                 });
             }
         }
-        let where_ = if paging.is_none() && self.eat_kw("WHERE") { Some(self.expr()?) } else { None };
+        let where_ =
+            if paging.is_none() && self.eat_kw("WHERE") { Some(self.expr()?) } else { None };
         Ok((YieldSpec { star, items, where_ }, paging))
     }
 

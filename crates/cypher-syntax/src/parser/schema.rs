@@ -14,9 +14,29 @@ const INDEX_KIND_WORDS: &[&str] =
 
 /// Words allowed between `SHOW` and the object kind (filters such as `SHOW RANGE INDEXES`).
 const SHOW_FILTER_WORDS: &[&str] = &[
-    "ALL", "RANGE", "TEXT", "POINT", "LOOKUP", "FULLTEXT", "VECTOR", "BTREE", "UNIQUE", "NODE",
-    "REL", "RELATIONSHIP", "KEY", "EXISTENCE", "EXIST", "EXISTS", "PROPERTY", "TYPE", "BUILT",
-    "IN", "USER", "DEFINED", "UNIQUENESS",
+    "ALL",
+    "RANGE",
+    "TEXT",
+    "POINT",
+    "LOOKUP",
+    "FULLTEXT",
+    "VECTOR",
+    "BTREE",
+    "UNIQUE",
+    "NODE",
+    "REL",
+    "RELATIONSHIP",
+    "KEY",
+    "EXISTENCE",
+    "EXIST",
+    "EXISTS",
+    "PROPERTY",
+    "TYPE",
+    "BUILT",
+    "IN",
+    "USER",
+    "DEFINED",
+    "UNIQUENESS",
 ];
 
 impl<'a> Parser<'a> {
@@ -54,8 +74,10 @@ impl<'a> Parser<'a> {
             } else if self.eat_kw("LOOKUP") {
                 IndexKind::Lookup
             } else {
-                return Err(self
-                    .error_at(kind_at, "Unsupported index type (expected RANGE, TEXT, POINT or LOOKUP)"));
+                return Err(self.error_at(
+                    kind_at,
+                    "Unsupported index type (expected RANGE, TEXT, POINT or LOOKUP)",
+                ));
             };
             self.expect_kw("INDEX")?;
             kind
@@ -97,7 +119,8 @@ impl<'a> Parser<'a> {
     }
 
     fn create_constraint(&mut self) -> PResult<SchemaCommand> {
-        if self.eat_kw("ON") {
+        if self.is_kw("ON") && self.is_sym_n(1, "(") {
+            self.bump();
             let target = self.schema_target(false)?;
             self.expect_kw("ASSERT")?;
             let (properties, kind) = self.constraint_body()?;
@@ -332,13 +355,14 @@ impl<'a> Parser<'a> {
                 "DATABASES, INDEXES, CONSTRAINTS, FUNCTIONS, PROCEDURES or TRANSACTIONS",
             ));
         };
-        if matches!(kind, ShowKind::Functions | ShowKind::Procedures) && self.eat_kw("EXECUTABLE") {
-            if self.eat_kw("BY") {
-                if self.eat_kw("CURRENT") {
-                    self.expect_kw("USER")?;
-                } else {
-                    self.ident("a user name")?;
-                }
+        if matches!(kind, ShowKind::Functions | ShowKind::Procedures)
+            && self.eat_kw("EXECUTABLE")
+            && self.eat_kw("BY")
+        {
+            if self.eat_kw("CURRENT") {
+                self.expect_kw("USER")?;
+            } else {
+                self.ident("a user name")?;
             }
         }
         let mut cmd = ShowCommand { kind, yield_: None, where_: None, then: Vec::new() };

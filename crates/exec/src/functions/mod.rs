@@ -250,3 +250,6 @@ fn describe(v: &Value) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tck_tests;

@@ -1,0 +1,191 @@
+//! The accept loop: one thread per connection up to `max_connections`, clean refusal beyond
+//! that, and an orderly shutdown (stop accepting, let connections finish their current message,
+//! then close what is left after a grace period).
+
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tracing::{info, warn};
+
+use crate::connection::{self, Backend, Limits, Shared};
+use crate::handshake;
+use crate::transport::MessageReader;
+use crate::{BoltError, ServerConfig};
+
+/// How long the accept loop sleeps when no connection is waiting. Short, because a driver
+/// opening a connection waits this long at worst.
+const ACCEPT_POLL: Duration = Duration::from_millis(5);
+
+/// At most this many refusals are answered at once; beyond that, excess connections are just
+/// closed, so a connection flood cannot make us spawn threads without bound.
+const MAX_CONCURRENT_REFUSALS: usize = 8;
+
+/// Stack for connection threads: queries are evaluated on them, and parsing and evaluation
+/// recurse over the query's structure.
+const CONNECTION_STACK_BYTES: usize = 16 << 20;
+
+/// Binds the listening socket (so the caller can report the real port before serving).
+pub fn bind(config: &ServerConfig) -> std::io::Result<TcpListener> {
+    TcpListener::bind(config.listen)
+}
+
+/// Binds and serves until `shutdown` becomes true.
+pub fn serve(
+    db: arbor_engine::Database,
+    config: ServerConfig,
+    shutdown: Arc<AtomicBool>,
+) -> Result<(), BoltError> {
+    let listener = bind(&config)?;
+    serve_listener(listener, db, config, shutdown)
+}
+
+/// Serves on an already bound listener until `shutdown` becomes true, then stops accepting,
+/// lets connections finish their current message, and returns.
+pub fn serve_listener(
+    listener: TcpListener,
+    db: arbor_engine::Database,
+    config: ServerConfig,
+    shutdown: Arc<AtomicBool>,
+) -> Result<(), BoltError> {
+    serve_with(listener, move || db.session(), config, Limits::default(), shutdown)
+}
+
+struct Live {
+    handle: JoinHandle<()>,
+    /// A second handle on the socket, to close it if the connection outstays the grace period.
+    socket: TcpStream,
+}
+
+/// The server loop over any session factory (tests use a scripted backend).
+pub(crate) fn serve_with<B, F>(
+    listener: TcpListener,
+    factory: F,
+    config: ServerConfig,
+    limits: Limits,
+    shutdown: Arc<AtomicBool>,
+) -> Result<(), BoltError>
+where
+    B: Backend + 'static,
+    F: Fn() -> B + Send + Sync + 'static,
+{
+    listener.set_nonblocking(true)?;
+    let grace = limits.shutdown_grace;
+    let shared = Arc::new(Shared {
+        auth: config.auth.clone(),
+        advertised_address: config.advertised_address.clone(),
+        limits,
+        shutdown: shutdown.clone(),
+    });
+    let factory = Arc::new(factory);
+    let refusals = Arc::new(AtomicUsize::new(0));
+    let mut live: Vec<Live> = Vec::new();
+    let mut next_id: u64 = 0;
+
+    while !shutdown.load(Ordering::SeqCst) {
+        let (stream, peer) = match listener.accept() {
+            Ok(x) => x,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(ACCEPT_POLL);
+                continue;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                // E.g. out of file descriptors: keep serving the connections we have.
+                warn!("accepting a Bolt connection failed: {e}");
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
+        };
+        live.retain(|c| !c.handle.is_finished());
+        next_id += 1;
+        if stream.set_nonblocking(false).is_err() {
+            continue;
+        }
+        if live.len() >= config.max_connections {
+            warn!(peer = %peer, "refusing Bolt connection: {} connections already open", live.len());
+            refuse(stream, &refusals);
+            continue;
+        }
+        let socket = match stream.try_clone() {
+            Ok(s) => s,
+            Err(e) => {
+                warn!(peer = %peer, "cannot use the accepted socket: {e}");
+                continue;
+            }
+        };
+        let shared = shared.clone();
+        let factory = factory.clone();
+        let id = next_id;
+        let spawned = std::thread::Builder::new()
+            .name(format!("bolt-conn-{id}"))
+            .stack_size(CONNECTION_STACK_BYTES)
+            .spawn(move || {
+                let backend = factory();
+                connection::run(stream, backend, &shared, id);
+            });
+        match spawned {
+            Ok(handle) => live.push(Live { handle, socket }),
+            Err(e) => warn!(peer = %peer, "cannot start a Bolt connection thread: {e}"),
+        }
+    }
+
+    drop(listener);
+    live.retain(|c| !c.handle.is_finished());
+    if !live.is_empty() {
+        info!("Bolt server stopping: waiting for {} open connections", live.len());
+    }
+    let deadline = Instant::now() + grace;
+    while Instant::now() < deadline && live.iter().any(|c| !c.handle.is_finished()) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for c in &live {
+        if !c.handle.is_finished() {
+            // Unblocks its reader and writer; the reader then interrupts any running query.
+            let _ = c.socket.shutdown(Shutdown::Both);
+        }
+    }
+    for c in live {
+        if c.handle.join().is_err() {
+            warn!("a Bolt connection thread panicked");
+        }
+    }
+    Ok(())
+}
+
+/// Answers a connection over the limit properly: handshake, then a transient FAILURE to its
+/// HELLO, so drivers report a clear, retryable error instead of a broken connection.
+fn refuse(stream: TcpStream, refusals: &Arc<AtomicUsize>) {
+    if refusals.fetch_add(1, Ordering::SeqCst) >= MAX_CONCURRENT_REFUSALS {
+        refusals.fetch_sub(1, Ordering::SeqCst);
+        let _ = stream.shutdown(Shutdown::Both);
+        return;
+    }
+    let refusals_done = refusals.clone();
+    let spawned = std::thread::Builder::new().name("bolt-refuse".into()).stack_size(128 * 1024).spawn(
+        move || {
+            let timeout = Some(Duration::from_secs(2));
+            let _ = stream.set_read_timeout(timeout);
+            let _ = stream.set_write_timeout(timeout);
+            if let Ok(n) = handshake::perform(&mut &stream) {
+                let mut reader = MessageReader::new(&stream, 1 << 20);
+                if reader.read_message(&|| true).is_ok() {
+                    let _ = connection::write_single_failure(
+                        &stream,
+                        n.version,
+                        "Neo.TransientError.Request.NoThreadsAvailable",
+                        "50N00",
+                        "The server has reached its maximum number of Bolt connections. Try again later.",
+                    );
+                }
+            }
+            let _ = stream.shutdown(Shutdown::Both);
+            refusals_done.fetch_sub(1, Ordering::SeqCst);
+        },
+    );
+    if spawned.is_err() {
+        refusals.fetch_sub(1, Ordering::SeqCst);
+    }
+}

@@ -1,0 +1,135 @@
+//! `exec::graph::Graph` over a storage transaction: the seam between query execution and storage.
+//!
+//! Pure delegation; the two crates keep their own small `Dir`/`Edge`/`TokenKind` types so that
+//! neither depends on the other.
+
+use arbor_exec::graph::{Dir, Edge, Graph, TokenId, TokenKind};
+use arbor_model::{NodeId, RelId, Result, Value};
+use arbor_storage as st;
+
+/// A storage transaction seen through the `Graph` trait.
+pub struct TxGraph<'a> {
+    pub tx: &'a mut st::Transaction,
+}
+
+fn kind(k: TokenKind) -> st::TokenKind {
+    match k {
+        TokenKind::Label => st::TokenKind::Label,
+        TokenKind::RelType => st::TokenKind::RelType,
+        TokenKind::PropertyKey => st::TokenKind::PropertyKey,
+    }
+}
+
+fn dir(d: Dir) -> st::Dir {
+    match d {
+        Dir::Outgoing => st::Dir::Outgoing,
+        Dir::Incoming => st::Dir::Incoming,
+        Dir::Both => st::Dir::Both,
+    }
+}
+
+fn dir_back(d: st::Dir) -> Dir {
+    match d {
+        st::Dir::Outgoing => Dir::Outgoing,
+        st::Dir::Incoming => Dir::Incoming,
+        st::Dir::Both => Dir::Both,
+    }
+}
+
+impl Graph for TxGraph<'_> {
+    fn token_id(&self, k: TokenKind, name: &str) -> Option<TokenId> {
+        self.tx.token_id(kind(k), name)
+    }
+    fn token_name(&self, k: TokenKind, id: TokenId) -> Option<String> {
+        self.tx.token_name(kind(k), id)
+    }
+    fn get_or_create_token(&mut self, k: TokenKind, name: &str) -> Result<TokenId> {
+        self.tx.get_or_create_token(kind(k), name)
+    }
+    fn tokens(&self, k: TokenKind) -> Vec<(TokenId, String)> {
+        self.tx.tokens(kind(k))
+    }
+    fn next_node(&self, label: Option<TokenId>, from: NodeId) -> Option<NodeId> {
+        self.tx.next_node(label, from)
+    }
+    fn node_exists(&self, id: NodeId) -> bool {
+        self.tx.node_exists(id)
+    }
+    fn node_labels(&self, id: NodeId) -> Vec<TokenId> {
+        self.tx.node_labels(id)
+    }
+    fn node_has_label(&self, id: NodeId, label: TokenId) -> bool {
+        self.tx.node_has_label(id, label)
+    }
+    fn node_property(&self, id: NodeId, key: TokenId) -> Option<Value> {
+        self.tx.node_property(id, key)
+    }
+    fn node_properties(&self, id: NodeId) -> Vec<(TokenId, Value)> {
+        self.tx.node_properties(id)
+    }
+    fn node_edges(&self, node: NodeId, d: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
+        let mut buf = Vec::new();
+        self.tx.node_edges(node, dir(d), types, &mut buf);
+        out.extend(buf.into_iter().map(|e| Edge { rel: e.rel, other: e.other, dir: dir_back(e.dir) }));
+    }
+    fn degree(&self, node: NodeId, d: Dir, types: &[TokenId]) -> u64 {
+        self.tx.degree(node, dir(d), types)
+    }
+    fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>> {
+        self.tx.index_seek(label, key, value)
+    }
+    fn count_nodes(&self, label: Option<TokenId>) -> u64 {
+        self.tx.count_nodes(label)
+    }
+    fn rel_exists(&self, id: RelId) -> bool {
+        self.tx.rel_exists(id)
+    }
+    fn rel_info(&self, id: RelId) -> Option<(NodeId, NodeId, TokenId)> {
+        self.tx.rel_info(id)
+    }
+    fn rel_property(&self, id: RelId, key: TokenId) -> Option<Value> {
+        self.tx.rel_property(id, key)
+    }
+    fn rel_properties(&self, id: RelId) -> Vec<(TokenId, Value)> {
+        self.tx.rel_properties(id)
+    }
+    fn next_rel(&self, types: &[TokenId], from: RelId) -> Option<RelId> {
+        self.tx.next_rel(types, from)
+    }
+    fn create_node(&mut self, labels: &[TokenId], props: Vec<(TokenId, Value)>) -> Result<NodeId> {
+        self.tx.create_node(labels, props)
+    }
+    fn create_rel(
+        &mut self,
+        start: NodeId,
+        end: NodeId,
+        rel_type: TokenId,
+        props: Vec<(TokenId, Value)>,
+    ) -> Result<RelId> {
+        self.tx.create_rel(start, end, rel_type, props)
+    }
+    fn set_node_property(&mut self, id: NodeId, key: TokenId, value: Value) -> Result<()> {
+        self.tx.set_node_property(id, key, value)
+    }
+    fn set_rel_property(&mut self, id: RelId, key: TokenId, value: Value) -> Result<()> {
+        self.tx.set_rel_property(id, key, value)
+    }
+    fn add_label(&mut self, id: NodeId, label: TokenId) -> Result<bool> {
+        self.tx.add_label(id, label)
+    }
+    fn remove_label(&mut self, id: NodeId, label: TokenId) -> Result<bool> {
+        self.tx.remove_label(id, label)
+    }
+    fn delete_node(&mut self, id: NodeId) -> Result<()> {
+        self.tx.delete_node(id)
+    }
+    fn delete_rel(&mut self, id: RelId) -> Result<()> {
+        self.tx.delete_rel(id)
+    }
+    fn node_deleted_in_tx(&self, id: NodeId) -> bool {
+        self.tx.node_deleted_in_tx(id)
+    }
+    fn rel_deleted_in_tx(&self, id: RelId) -> bool {
+        self.tx.rel_deleted_in_tx(id)
+    }
+}

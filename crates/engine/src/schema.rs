@@ -1,0 +1,396 @@
+//! Schema commands (`CREATE INDEX`, `CREATE CONSTRAINT`, `DROP ...`) and `SHOW ...` commands.
+//!
+//! `SHOW` commands compute their rows here and, when the statement has `YIELD`/`WHERE`/`RETURN`,
+//! run those clauses as an ordinary query over the rows (`UNWIND $rows AS row WITH row.a AS a, ...`),
+//! so filtering and projection use the same evaluator as every other query.
+
+use std::sync::Arc;
+
+use arbor_cypher_syntax::ast::{
+    Clause, ClauseKind, ConstraintKind, Expr, ExprKind, Ident, Projection, ProjectionItem, Query,
+    SchemaCommand, SchemaTarget, ShowCommand, ShowKind, SingleQuery, Span, Statement,
+};
+use arbor_exec::graph::Stats;
+use arbor_exec::{Execution, PreparedQuery};
+use arbor_model::{Error, PropertyMap, Result, Status, Value};
+use arbor_storage::{IndexKind, Store, Transaction};
+
+use crate::graph_impl::TxGraph;
+use crate::session::Database;
+
+type Rows = Vec<Vec<Value>>;
+
+fn node_label(target: &SchemaTarget) -> Result<&Ident> {
+    match target {
+        SchemaTarget::Node { label, .. } => Ok(label),
+        SchemaTarget::Relationship { .. } => Err(Error::new(
+            Status::SemanticError,
+            "indexes and constraints on relationships are not supported yet",
+        )),
+    }
+}
+
+fn single_property(props: &[Ident]) -> Result<&Ident> {
+    match props {
+        [p] => Ok(p),
+        _ => Err(Error::new(
+            Status::SemanticError,
+            "composite indexes and constraints are not supported yet (one property only)",
+        )),
+    }
+}
+
+/// Runs a schema command directly against the store (schema changes commit on their own).
+pub(crate) fn run_schema(store: &Store, cmd: &SchemaCommand) -> Result<(Stats, Vec<String>, Rows)> {
+    let mut stats = Stats::default();
+    let mut tx = store.begin(false);
+    let result = schema_in(store, &mut tx, cmd, &mut stats);
+    tx.rollback();
+    result?;
+    Ok((stats, Vec::new(), Vec::new()))
+}
+
+fn schema_in(store: &Store, tx: &mut Transaction, cmd: &SchemaCommand, stats: &mut Stats) -> Result<()> {
+    use arbor_storage::TokenKind as K;
+    match cmd {
+        SchemaCommand::CreateIndex { name, if_not_exists, target, properties, .. } => {
+            let label = tx.get_or_create_token(K::Label, &node_label(target)?.name)?;
+            let key = tx.get_or_create_token(K::PropertyKey, &single_property(properties)?.name)?;
+            let created = store.create_index(label, key, name.as_ref().map(|n| &*n.name))?;
+            if created {
+                stats.indexes_added += 1;
+            } else if !if_not_exists && name.is_some() {
+                return Err(Error::new(
+                    Status::SemanticError,
+                    "An equivalent index already exists",
+                ));
+            }
+        }
+        SchemaCommand::DropIndex { name, if_exists, target } => {
+            let dropped = match (name, target) {
+                (Some(n), _) => store.drop_index(&n.name)?,
+                (None, Some((t, props))) => {
+                    let label = tx.token_id(K::Label, &node_label(t)?.name);
+                    let key = tx.token_id(K::PropertyKey, &single_property(props)?.name);
+                    match (label, key) {
+                        (Some(l), Some(k)) => drop_on(store, l, k, IndexKind::Range)?,
+                        _ => false,
+                    }
+                }
+                (None, None) => false,
+            };
+            if dropped {
+                stats.indexes_removed += 1;
+            } else if !if_exists {
+                return Err(Error::new(
+                    Status::SemanticError,
+                    "Unable to drop index: there is no such index",
+                ));
+            }
+        }
+        SchemaCommand::CreateConstraint { name, if_not_exists, target, properties, kind } => {
+            if *kind != ConstraintKind::Unique {
+                return Err(Error::new(
+                    Status::SemanticError,
+                    "only uniqueness constraints are supported yet",
+                ));
+            }
+            let label = tx.get_or_create_token(K::Label, &node_label(target)?.name)?;
+            let key = tx.get_or_create_token(K::PropertyKey, &single_property(properties)?.name)?;
+            let created =
+                store.create_unique_constraint(label, key, name.as_ref().map(|n| &*n.name))?;
+            if created {
+                stats.constraints_added += 1;
+            } else if !if_not_exists && name.is_some() {
+                return Err(Error::new(
+                    Status::SemanticError,
+                    "An equivalent constraint already exists",
+                ));
+            }
+        }
+        SchemaCommand::DropConstraint { name, if_exists, definition } => {
+            let dropped = match (name, definition) {
+                (Some(n), _) => store.drop_constraint(&n.name)?,
+                (None, Some((t, props, _))) => {
+                    let label = tx.token_id(K::Label, &node_label(t)?.name);
+                    let key = tx.token_id(K::PropertyKey, &single_property(props)?.name);
+                    match (label, key) {
+                        (Some(l), Some(k)) => drop_on(store, l, k, IndexKind::Uniqueness)?,
+                        _ => false,
+                    }
+                }
+                (None, None) => false,
+            };
+            if dropped {
+                stats.constraints_removed += 1;
+            } else if !if_exists {
+                return Err(Error::new(
+                    Status::SemanticError,
+                    "Unable to drop constraint: there is no such constraint",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Drops the index or constraint of `kind` on `(label, key)`, found by its definition (the pre-5
+/// `DROP INDEX ON :L(p)` / `DROP CONSTRAINT ON (n:L) ASSERT ...` forms).
+fn drop_on(store: &Store, label: u32, key: u32, kind: IndexKind) -> Result<bool> {
+    let found = store
+        .indexes()
+        .into_iter()
+        .find(|ix| ix.kind == kind && ix.label == label && ix.properties == [key]);
+    match (found, kind) {
+        (Some(ix), IndexKind::Range) => store.drop_index(&ix.name),
+        (Some(ix), IndexKind::Uniqueness) => store.drop_constraint(&ix.name),
+        (None, _) => Ok(false),
+    }
+}
+
+fn s(v: &str) -> Value {
+    Value::str(v)
+}
+
+fn list_of(items: Vec<String>) -> Value {
+    Value::List(items.into_iter().map(Value::from).collect())
+}
+
+/// Computes a `SHOW` command's rows and applies its `YIELD`/`WHERE`/`RETURN`.
+pub(crate) fn run_show(
+    db: &Database,
+    tx: &mut Transaction,
+    cmd: &ShowCommand,
+    params: &PropertyMap,
+) -> Result<(Vec<String>, Rows)> {
+    let (columns, defaults, rows) = show_rows(db, tx, cmd.kind);
+    if cmd.yield_.is_none() && cmd.where_.is_none() && cmd.then.is_empty() {
+        // The default columns only (Neo4j shows a subset unless YIELD asks for more).
+        let keep: Vec<usize> =
+            columns.iter().enumerate().filter(|(_, c)| defaults.contains(c)).map(|(i, _)| i).collect();
+        let fields = keep.iter().map(|&i| columns[i].to_string()).collect();
+        let rows = rows.into_iter().map(|r| keep.iter().map(|&i| r[i].clone()).collect()).collect();
+        return Ok((fields, rows));
+    }
+    filter_rows(tx, cmd, &columns, rows, params)
+}
+
+fn ident(name: &str) -> Ident {
+    Ident { name: Arc::from(name), span: Span::default() }
+}
+
+fn expr(kind: ExprKind) -> Expr {
+    Expr { kind, span: Span::default() }
+}
+
+fn clause(kind: ClauseKind) -> Clause {
+    Clause { kind, span: Span::default() }
+}
+
+/// Runs `UNWIND $rows AS row WITH row.c1 AS c1, ... [YIELD renames] [WHERE ..] [then]` in
+/// process over the computed rows.
+fn filter_rows(
+    tx: &mut Transaction,
+    cmd: &ShowCommand,
+    columns: &[&str],
+    rows: Rows,
+    params: &PropertyMap,
+) -> Result<(Vec<String>, Rows)> {
+    const ROWS: &str = "__show_rows";
+    const ROW: &str = "__show_row";
+    let mut clauses = vec![clause(ClauseKind::Unwind {
+        expr: expr(ExprKind::Parameter(Arc::from(ROWS))),
+        variable: ident(ROW),
+    })];
+    // YIELD picks and renames columns; without it all columns are in scope.
+    let mut yielded: Vec<(String, String)> = Vec::new();
+    match &cmd.yield_ {
+        Some(y) if !y.star => {
+            for (name, alias) in &y.items {
+                if !columns.contains(&&*name.name) {
+                    return Err(Error::new(
+                        Status::SyntaxError,
+                        format!("`{}` is not a column of this SHOW command", name.name),
+                    ));
+                }
+                let out = alias.as_ref().unwrap_or(name);
+                yielded.push((name.name.to_string(), out.name.to_string()));
+            }
+        }
+        _ => yielded.extend(columns.iter().map(|c| (c.to_string(), c.to_string()))),
+    }
+    let where_ = cmd.yield_.as_ref().and_then(|y| y.where_.clone()).or_else(|| cmd.where_.clone());
+    let items = yielded
+        .iter()
+        .map(|(col, out)| ProjectionItem {
+            expr: expr(ExprKind::Property(
+                Box::new(expr(ExprKind::Variable(Arc::from(ROW)))),
+                ident(col),
+            )),
+            alias: Some(ident(out)),
+            text: out.clone(),
+        })
+        .collect();
+    clauses.push(clause(ClauseKind::With(Projection {
+        distinct: false,
+        star: false,
+        items,
+        order_by: Vec::new(),
+        skip: None,
+        limit: None,
+        where_,
+    })));
+    if cmd.then.is_empty() {
+        clauses.push(clause(ClauseKind::Return(Projection {
+            distinct: false,
+            star: true,
+            items: Vec::new(),
+            order_by: Vec::new(),
+            skip: None,
+            limit: None,
+            where_: None,
+        })));
+    } else {
+        clauses.extend(cmd.then.iter().cloned());
+    }
+    let query = Query {
+        first: SingleQuery { clauses, span: Span::default() },
+        unions: Vec::new(),
+        span: Span::default(),
+    };
+    let prepared = Arc::new(PreparedQuery::prepare(&Statement::Query(query), "SHOW")?);
+    let fields = prepared.columns().to_vec();
+    let list = rows
+        .into_iter()
+        .map(|r| {
+            Value::Map(columns.iter().map(|c| c.to_string()).zip(r).collect::<PropertyMap>())
+        })
+        .collect();
+    let mut all_params = params.clone();
+    all_params.insert(ROWS.to_string(), Value::List(list));
+    let mut exec = Execution::start(prepared, all_params)?;
+    let mut out = Vec::new();
+    while let Some(row) = exec.next(&mut TxGraph { tx })? {
+        out.push(row);
+    }
+    Ok((fields, out))
+}
+
+/// All columns, the default columns, and the rows of a `SHOW` command.
+fn show_rows(db: &Database, tx: &Transaction, kind: ShowKind) -> (Vec<&'static str>, Vec<&'static str>, Rows) {
+    use arbor_storage::TokenKind as K;
+    match kind {
+        ShowKind::Databases => {
+            let columns = vec![
+                "name", "type", "aliases", "access", "address", "role", "writer",
+                "requestedStatus", "currentStatus", "statusMessage", "default", "home",
+                "constituents",
+            ];
+            let rows = db
+                .database_names()
+                .iter()
+                .map(|name| {
+                    let is_default = *name == "neo4j";
+                    vec![
+                        s(name),
+                        s(if is_default { "standard" } else { "system" }),
+                        Value::List(Vec::new()),
+                        s("read-write"),
+                        s("localhost:7687"),
+                        s("primary"),
+                        Value::Bool(true),
+                        s("online"),
+                        s("online"),
+                        s(""),
+                        Value::Bool(is_default),
+                        Value::Bool(is_default),
+                        Value::List(Vec::new()),
+                    ]
+                })
+                .collect();
+            (columns.clone(), columns, rows)
+        }
+        ShowKind::Indexes | ShowKind::Constraints => {
+            let indexes = db.store_indexes();
+            let name_of = |k: K, id: u32| tx.token_name(k, id).unwrap_or_default();
+            if kind == ShowKind::Indexes {
+                let columns = vec![
+                    "id", "name", "state", "populationPercent", "type", "entityType",
+                    "labelsOrTypes", "properties", "indexProvider", "owningConstraint",
+                    "lastRead", "readCount",
+                ];
+                let defaults = vec![
+                    "id", "name", "state", "populationPercent", "type", "entityType",
+                    "labelsOrTypes", "properties", "indexProvider", "owningConstraint",
+                    "lastRead", "readCount",
+                ];
+                let rows = indexes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, ix)| {
+                        vec![
+                            Value::Int(i as i64 + 1),
+                            s(&ix.name),
+                            s(ix.state),
+                            Value::Float(100.0),
+                            s("RANGE"),
+                            s("NODE"),
+                            list_of(vec![name_of(K::Label, ix.label)]),
+                            list_of(ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect()),
+                            s("range-1.0"),
+                            if ix.kind == IndexKind::Uniqueness { s(&ix.name) } else { Value::Null },
+                            Value::Null,
+                            Value::Int(0),
+                        ]
+                    })
+                    .collect();
+                (columns, defaults, rows)
+            } else {
+                let columns = vec![
+                    "id", "name", "type", "entityType", "labelsOrTypes", "properties",
+                    "ownedIndex", "propertyType",
+                ];
+                let rows = indexes
+                    .iter()
+                    .filter(|ix| ix.kind == IndexKind::Uniqueness)
+                    .enumerate()
+                    .map(|(i, ix)| {
+                        vec![
+                            Value::Int(i as i64 + 1),
+                            s(&ix.name),
+                            s("UNIQUENESS"),
+                            s("NODE"),
+                            list_of(vec![name_of(K::Label, ix.label)]),
+                            list_of(ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect()),
+                            s(&ix.name),
+                            Value::Null,
+                        ]
+                    })
+                    .collect();
+                (columns.clone(), columns, rows)
+            }
+        }
+        ShowKind::Functions | ShowKind::Procedures | ShowKind::Transactions => {
+            let columns = vec!["name", "category", "description"];
+            let rows = match kind {
+                ShowKind::Procedures => [
+                    ("db.labels", "List all labels in the database."),
+                    ("db.relationshipTypes", "List all relationship types in the database."),
+                    ("db.propertyKeys", "List all property keys in the database."),
+                ]
+                .iter()
+                .map(|(n, d)| vec![s(n), s(""), s(d)])
+                .collect(),
+                _ => Vec::new(),
+            };
+            (columns.clone(), columns, rows)
+        }
+    }
+}
+
+impl Database {
+    pub(crate) fn store_indexes(&self) -> Vec<arbor_storage::IndexInfo> {
+        self.store().indexes()
+    }
+}
+

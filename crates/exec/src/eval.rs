@@ -1,0 +1,813 @@
+//! Expression evaluation over slot-indexed rows, with Cypher's three-valued logic.
+//!
+//! `eval` takes the row mutably only so comprehensions can bind their local variable in its
+//! slot while they iterate (restoring it afterwards); it never changes other slots.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use arbor_cypher_plan::expr::{
+    ArithOp, Builtin, MapProjItem, PExpr, PathStep, StringOp, SubqueryKind,
+};
+use arbor_cypher_syntax::ast::{CompareOp, Quantifier};
+use arbor_model::ops as vops;
+use arbor_model::{
+    compare_op, equals, CmpOp, Error, NodeId, PathRef, PropertyMap, RelId, Result, Status, Value,
+};
+
+use crate::graph::{Graph, TokenKind};
+use crate::runtime::{Ctx, Row};
+
+fn type_err(msg: impl Into<String>) -> Error {
+    Error::type_error(msg).with_detail("InvalidArgumentType")
+}
+
+fn truth(v: &Value, what: &str) -> Result<Option<bool>> {
+    match v {
+        Value::Bool(b) => Ok(Some(*b)),
+        Value::Null => Ok(None),
+        other => Err(type_err(format!(
+            "Type mismatch: expected Boolean but was {} ({what})",
+            other.type_name()
+        ))),
+    }
+}
+
+/// Evaluates a predicate: only `true` passes.
+pub(crate) fn eval_pred(
+    e: &PExpr,
+    row: &mut Row,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+) -> Result<bool> {
+    Ok(matches!(eval(e, row, ctx, g)?, Value::Bool(true)))
+}
+
+pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Value> {
+    Ok(match e {
+        PExpr::Const(v) => v.clone(),
+        PExpr::Param(i) => ctx.params.get(*i).cloned().unwrap_or(Value::Null),
+        PExpr::Slot(s) => row.get(*s).cloned().unwrap_or(Value::Null),
+        PExpr::Property(base, key) => {
+            let b = eval(base, row, ctx, g)?;
+            property(&b, key, g)?
+        }
+        PExpr::List(xs) => {
+            let mut out = Vec::with_capacity(xs.len());
+            for x in xs {
+                out.push(eval(x, row, ctx, g)?);
+            }
+            Value::List(out)
+        }
+        PExpr::Map(xs) => {
+            let mut out = PropertyMap::new();
+            for (k, x) in xs {
+                let v = eval(x, row, ctx, g)?;
+                out.insert(k.to_string(), v);
+            }
+            Value::Map(out)
+        }
+        PExpr::Not(a) => match truth(&eval(a, row, ctx, g)?, "NOT")? {
+            Some(b) => Value::Bool(!b),
+            None => Value::Null,
+        },
+        PExpr::Neg(a) => vops::negate(&eval(a, row, ctx, g)?)?,
+        PExpr::Plus(a) => {
+            let v = eval(a, row, ctx, g)?;
+            match v {
+                Value::Int(_) | Value::Float(_) | Value::Null | Value::Duration(_) => v,
+                other => {
+                    return Err(type_err(format!(
+                        "Type mismatch: expected a number but was {}",
+                        other.type_name()
+                    )))
+                }
+            }
+        }
+        PExpr::And(a, b) => {
+            let x = truth(&eval(a, row, ctx, g)?, "AND")?;
+            if x == Some(false) {
+                // Still type-check the right side as Neo4j does only when evaluated; short-circuit.
+                return Ok(Value::Bool(false));
+            }
+            let y = truth(&eval(b, row, ctx, g)?, "AND")?;
+            match (x, y) {
+                (_, Some(false)) => Value::Bool(false),
+                (Some(true), Some(true)) => Value::Bool(true),
+                _ => Value::Null,
+            }
+        }
+        PExpr::Or(a, b) => {
+            let x = truth(&eval(a, row, ctx, g)?, "OR")?;
+            if x == Some(true) {
+                return Ok(Value::Bool(true));
+            }
+            let y = truth(&eval(b, row, ctx, g)?, "OR")?;
+            match (x, y) {
+                (_, Some(true)) => Value::Bool(true),
+                (Some(false), Some(false)) => Value::Bool(false),
+                _ => Value::Null,
+            }
+        }
+        PExpr::Xor(a, b) => {
+            let x = truth(&eval(a, row, ctx, g)?, "XOR")?;
+            let y = truth(&eval(b, row, ctx, g)?, "XOR")?;
+            match (x, y) {
+                (Some(x), Some(y)) => Value::Bool(x != y),
+                _ => Value::Null,
+            }
+        }
+        PExpr::Arith(op, a, b) => {
+            let x = eval(a, row, ctx, g)?;
+            let y = eval(b, row, ctx, g)?;
+            match op {
+                ArithOp::Add => vops::add(&x, &y)?,
+                ArithOp::Sub => vops::sub(&x, &y)?,
+                ArithOp::Mul => vops::mul(&x, &y)?,
+                ArithOp::Div => vops::div(&x, &y)?,
+                ArithOp::Mod => vops::modulo(&x, &y)?,
+                ArithOp::Pow => vops::pow(&x, &y)?,
+            }
+        }
+        PExpr::In(a, b) => {
+            let x = eval(a, row, ctx, g)?;
+            let l = eval(b, row, ctx, g)?;
+            in_list(&x, &l)?
+        }
+        PExpr::Str(op, a, b) => {
+            let x = eval(a, row, ctx, g)?;
+            let y = eval(b, row, ctx, g)?;
+            match (&x, &y) {
+                (Value::String(s), Value::String(t)) => Value::Bool(match op {
+                    StringOp::StartsWith => s.starts_with(&**t),
+                    StringOp::EndsWith => s.ends_with(&**t),
+                    StringOp::Contains => s.contains(&**t),
+                    StringOp::Regex => ctx.regex(t)?.is_match(s),
+                }),
+                _ => Value::Null,
+            }
+        }
+        PExpr::Compare(first, rest) => {
+            let mut left = eval(first, row, ctx, g)?;
+            let mut result = Some(true);
+            for (op, x) in rest {
+                let right = eval(x, row, ctx, g)?;
+                let r = compare(*op, &left, &right);
+                result = match (result, r) {
+                    (Some(false), _) | (_, Some(false)) => Some(false),
+                    (Some(true), Some(true)) => Some(true),
+                    _ => None,
+                };
+                left = right;
+            }
+            result.map(Value::Bool).unwrap_or(Value::Null)
+        }
+        PExpr::IsNull(a, negated) => {
+            let v = eval(a, row, ctx, g)?;
+            Value::Bool(v.is_null() != *negated)
+        }
+        PExpr::HasLabels(a, labels) => {
+            let v = eval(a, row, ctx, g)?;
+            match v {
+                Value::Null => Value::Null,
+                Value::Node(id) => Value::Bool(labels.iter().all(|l| {
+                    g.token_id(TokenKind::Label, l).is_some_and(|t| g.node_has_label(id, t))
+                })),
+                Value::Relationship(id) => {
+                    let t =
+                        g.rel_info(id).and_then(|(_, _, t)| g.token_name(TokenKind::RelType, t));
+                    Value::Bool(labels.iter().all(|l| t.as_deref() == Some(&**l)))
+                }
+                other => {
+                    return Err(type_err(format!(
+                        "Type mismatch: expected Node but was {}",
+                        other.type_name()
+                    )))
+                }
+            }
+        }
+        PExpr::Index(a, i) => {
+            let base = eval(a, row, ctx, g)?;
+            let idx = eval(i, row, ctx, g)?;
+            index(&base, &idx, g)?
+        }
+        PExpr::Slice(a, from, to) => {
+            let base = eval(a, row, ctx, g)?;
+            let f = match from {
+                Some(x) => Some(eval(x, row, ctx, g)?),
+                None => None,
+            };
+            let t = match to {
+                Some(x) => Some(eval(x, row, ctx, g)?),
+                None => None,
+            };
+            slice(base, f, t)?
+        }
+        PExpr::Scalar { func, args, .. } => {
+            let mut vals = Vec::with_capacity(args.len());
+            for a in args {
+                vals.push(eval(a, row, ctx, g)?);
+            }
+            func(&vals)?
+        }
+        PExpr::Builtin(b, args) => builtin(*b, args, row, ctx, g)?,
+        PExpr::Case { operand, whens, else_ } => {
+            let op = match operand {
+                Some(o) => Some(eval(o, row, ctx, g)?),
+                None => None,
+            };
+            for (w, t) in whens {
+                let wv = eval(w, row, ctx, g)?;
+                let hit = match &op {
+                    Some(o) => equals(o, &wv) == Some(true),
+                    None => matches!(wv, Value::Bool(true)),
+                };
+                if hit {
+                    return eval(t, row, ctx, g);
+                }
+            }
+            match else_ {
+                Some(x) => eval(x, row, ctx, g)?,
+                None => Value::Null,
+            }
+        }
+        PExpr::ListComp { slot, list, filter, map } => {
+            let l = eval(list, row, ctx, g)?;
+            let items = match l {
+                Value::Null => return Ok(Value::Null),
+                Value::List(items) => items,
+                other => {
+                    return Err(type_err(format!(
+                        "Type mismatch: expected List but was {}",
+                        other.type_name()
+                    )))
+                }
+            };
+            let saved = row[*slot].clone();
+            let mut out = Vec::with_capacity(items.len());
+            let r: Result<()> = (|| {
+                for x in items {
+                    row[*slot] = x.clone();
+                    if let Some(f) = filter {
+                        if !eval_pred(f, row, ctx, g)? {
+                            continue;
+                        }
+                    }
+                    out.push(match map {
+                        Some(m) => eval(m, row, ctx, g)?,
+                        None => x,
+                    });
+                }
+                Ok(())
+            })();
+            row[*slot] = saved;
+            r?;
+            Value::List(out)
+        }
+        PExpr::Quantified { quantifier, slot, list, filter } => {
+            let l = eval(list, row, ctx, g)?;
+            let items = match l {
+                Value::Null => return Ok(Value::Null),
+                Value::List(items) => items,
+                other => {
+                    return Err(type_err(format!(
+                        "Type mismatch: expected List but was {}",
+                        other.type_name()
+                    )))
+                }
+            };
+            let saved = row[*slot].clone();
+            let (mut trues, mut falses, mut nulls) = (0usize, 0usize, 0usize);
+            let r: Result<()> = (|| {
+                for x in items {
+                    row[*slot] = x;
+                    match truth(&eval(filter, row, ctx, g)?, "quantifier")? {
+                        Some(true) => trues += 1,
+                        Some(false) => falses += 1,
+                        None => nulls += 1,
+                    }
+                }
+                Ok(())
+            })();
+            row[*slot] = saved;
+            r?;
+            let res = match quantifier {
+                Quantifier::All => {
+                    if falses > 0 {
+                        Some(false)
+                    } else if nulls > 0 {
+                        None
+                    } else {
+                        Some(true)
+                    }
+                }
+                Quantifier::Any => {
+                    if trues > 0 {
+                        Some(true)
+                    } else if nulls > 0 {
+                        None
+                    } else {
+                        Some(false)
+                    }
+                }
+                Quantifier::None => {
+                    if trues > 0 {
+                        Some(false)
+                    } else if nulls > 0 {
+                        None
+                    } else {
+                        Some(true)
+                    }
+                }
+                Quantifier::Single => {
+                    if trues > 1 {
+                        Some(false)
+                    } else if nulls > 0 {
+                        None
+                    } else {
+                        Some(trues == 1)
+                    }
+                }
+            };
+            res.map(Value::Bool).unwrap_or(Value::Null)
+        }
+        PExpr::Reduce { acc, init, slot, list, expr } => {
+            let mut a = eval(init, row, ctx, g)?;
+            let l = eval(list, row, ctx, g)?;
+            let items = match l {
+                Value::Null => return Ok(Value::Null),
+                Value::List(items) => items,
+                other => {
+                    return Err(type_err(format!(
+                        "Type mismatch: expected List but was {}",
+                        other.type_name()
+                    )))
+                }
+            };
+            let (sa, sx) = (row[*acc].clone(), row[*slot].clone());
+            let r: Result<()> = (|| {
+                for x in items {
+                    row[*acc] = std::mem::replace(&mut a, Value::Null);
+                    row[*slot] = x;
+                    a = eval(expr, row, ctx, g)?;
+                }
+                Ok(())
+            })();
+            row[*acc] = sa;
+            row[*slot] = sx;
+            r?;
+            a
+        }
+        PExpr::Subquery { kind, plan } => ctx.run_subquery(*kind, plan, row, g)?,
+        PExpr::MapProjection { base, items } => {
+            let b = eval(base, row, ctx, g)?;
+            if b.is_null() {
+                return Ok(Value::Null);
+            }
+            let mut out = PropertyMap::new();
+            for it in items {
+                match it {
+                    MapProjItem::Property(k) => {
+                        out.insert(k.to_string(), property(&b, k, g)?);
+                    }
+                    MapProjItem::Literal(k, x) => {
+                        let v = eval(x, row, ctx, g)?;
+                        out.insert(k.to_string(), v);
+                    }
+                    MapProjItem::AllProperties => {
+                        if let Value::Map(m) = properties(&b, g)? {
+                            out.extend(m);
+                        }
+                    }
+                }
+            }
+            Value::Map(out)
+        }
+        PExpr::Path(steps) => build_path(steps, row, g)?,
+    })
+}
+
+fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<bool> {
+    match op {
+        CompareOp::Eq => equals(a, b),
+        CompareOp::Ne => equals(a, b).map(|x| !x),
+        CompareOp::Lt => compare_op(CmpOp::Lt, a, b),
+        CompareOp::Le => compare_op(CmpOp::Le, a, b),
+        CompareOp::Gt => compare_op(CmpOp::Gt, a, b),
+        CompareOp::Ge => compare_op(CmpOp::Ge, a, b),
+    }
+}
+
+fn in_list(x: &Value, l: &Value) -> Result<Value> {
+    match l {
+        Value::Null => Ok(Value::Null),
+        Value::List(items) => {
+            let mut saw_null = false;
+            for it in items {
+                match equals(x, it) {
+                    Some(true) => return Ok(Value::Bool(true)),
+                    Some(false) => {}
+                    None => saw_null = true,
+                }
+            }
+            Ok(if saw_null { Value::Null } else { Value::Bool(false) })
+        }
+        other => {
+            Err(type_err(format!("Type mismatch: expected List but was {}", other.type_name())))
+        }
+    }
+}
+
+fn deleted_err() -> Error {
+    Error::new(Status::EntityNotFound, "The entity has been deleted in this transaction")
+        .with_detail("DeletedEntityAccess")
+}
+
+/// `base.key` for any value.
+pub(crate) fn property(base: &Value, key: &str, g: &dyn Graph) -> Result<Value> {
+    Ok(match base {
+        Value::Null => Value::Null,
+        Value::Node(id) => match g.token_id(TokenKind::PropertyKey, key) {
+            None => {
+                if g.node_deleted_in_tx(*id) {
+                    return Err(deleted_err());
+                }
+                Value::Null
+            }
+            Some(t) => match g.node_property(*id, t) {
+                Some(v) => v,
+                None => {
+                    if g.node_deleted_in_tx(*id) {
+                        return Err(deleted_err());
+                    }
+                    Value::Null
+                }
+            },
+        },
+        Value::Relationship(id) => match g.token_id(TokenKind::PropertyKey, key) {
+            None => Value::Null,
+            Some(t) => match g.rel_property(*id, t) {
+                Some(v) => v,
+                None => {
+                    if g.rel_deleted_in_tx(*id) {
+                        return Err(deleted_err());
+                    }
+                    Value::Null
+                }
+            },
+        },
+        Value::Map(m) => m.get(key).cloned().unwrap_or(Value::Null),
+        Value::NodeData(n) => n.properties.get(key).cloned().unwrap_or(Value::Null),
+        Value::RelData(r) => r.properties.get(key).cloned().unwrap_or(Value::Null),
+        Value::Point(p) => match arbor_model::spatial::point_component(p, key) {
+            Some(v) => v,
+            None => return Err(type_err(format!("No such field: {key}"))),
+        },
+        Value::Date(_)
+        | Value::Time(_)
+        | Value::LocalTime(_)
+        | Value::DateTime(_)
+        | Value::LocalDateTime(_)
+        | Value::Duration(_) => match crate::temporal_access::component(base, key) {
+            Some(v) => v,
+            None => return Err(type_err(format!("No such field: {key}"))),
+        },
+        other => {
+            return Err(type_err(format!(
+                "Type mismatch: expected a map but was {}",
+                other.type_name()
+            )))
+        }
+    })
+}
+
+/// `properties(x)`.
+pub(crate) fn properties(v: &Value, g: &dyn Graph) -> Result<Value> {
+    Ok(match v {
+        Value::Null => Value::Null,
+        Value::Node(id) => {
+            let mut m = PropertyMap::new();
+            for (k, val) in g.node_properties(*id) {
+                if let Some(n) = g.token_name(TokenKind::PropertyKey, k) {
+                    m.insert(n, val);
+                }
+            }
+            Value::Map(m)
+        }
+        Value::Relationship(id) => {
+            let mut m = PropertyMap::new();
+            for (k, val) in g.rel_properties(*id) {
+                if let Some(n) = g.token_name(TokenKind::PropertyKey, k) {
+                    m.insert(n, val);
+                }
+            }
+            Value::Map(m)
+        }
+        Value::Map(m) => Value::Map(m.clone()),
+        Value::NodeData(n) => Value::Map(n.properties.clone()),
+        Value::RelData(r) => Value::Map(r.properties.clone()),
+        other => {
+            return Err(type_err(format!(
+                "Invalid input for function 'properties()': Expected a node, a relationship or a map, got: {}",
+                other.type_name()
+            )))
+        }
+    })
+}
+
+fn index(base: &Value, idx: &Value, g: &dyn Graph) -> Result<Value> {
+    Ok(match (base, idx) {
+        (Value::Null, _) | (_, Value::Null) => Value::Null,
+        (Value::List(items), Value::Int(i)) => {
+            let n = items.len() as i64;
+            let j = if *i < 0 { n + *i } else { *i };
+            if j < 0 || j >= n {
+                Value::Null
+            } else {
+                items[j as usize].clone()
+            }
+        }
+        (Value::List(_), other) => {
+            return Err(type_err(format!(
+                "Type mismatch: expected Integer but was {}",
+                other.type_name()
+            )))
+        }
+        (Value::Map(_) | Value::Node(_) | Value::Relationship(_), Value::String(k)) => {
+            property(base, k, g)?
+        }
+        (Value::Map(_) | Value::Node(_) | Value::Relationship(_), other) => {
+            return Err(Error::type_error(format!(
+                "Type mismatch: expected String but was {}",
+                other.type_name()
+            ))
+            .with_detail("MapElementAccessByNonString"))
+        }
+        (other, _) => {
+            return Err(type_err(format!(
+                "Type mismatch: expected List or Map but was {}",
+                other.type_name()
+            )))
+        }
+    })
+}
+
+fn slice(base: Value, from: Option<Value>, to: Option<Value>) -> Result<Value> {
+    let items = match base {
+        Value::Null => return Ok(Value::Null),
+        Value::List(items) => items,
+        other => {
+            return Err(type_err(format!(
+                "Type mismatch: expected List but was {}",
+                other.type_name()
+            )))
+        }
+    };
+    let n = items.len() as i64;
+    let bound = |v: Option<Value>, default: i64| -> Result<Option<i64>> {
+        match v {
+            None => Ok(Some(default)),
+            Some(Value::Null) => Ok(None),
+            Some(Value::Int(i)) => Ok(Some(if i < 0 { (n + i).max(0) } else { i.min(n) })),
+            Some(other) => Err(type_err(format!(
+                "Type mismatch: expected Integer but was {}",
+                other.type_name()
+            ))),
+        }
+    };
+    let (Some(f), Some(t)) = (bound(from, 0)?, bound(to, n)?) else {
+        return Ok(Value::Null);
+    };
+    if f >= t {
+        return Ok(Value::List(Vec::new()));
+    }
+    Ok(Value::List(items[f as usize..t as usize].to_vec()))
+}
+
+fn builtin(
+    b: Builtin,
+    args: &[PExpr],
+    row: &mut Row,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+) -> Result<Value> {
+    if b == Builtin::Coalesce {
+        for a in args {
+            let v = eval(a, row, ctx, g)?;
+            if !v.is_null() {
+                return Ok(v);
+            }
+        }
+        return Ok(Value::Null);
+    }
+    let Some(a) = args.first() else { return Ok(Value::Null) };
+    let v = eval(a, row, ctx, g)?;
+    let bad = |f: &str, v: &Value| {
+        type_err(format!("Invalid input for function '{f}()': got: {}", v.type_name()))
+    };
+    Ok(match (b, &v) {
+        (Builtin::Exists, v) => Value::Bool(!v.is_null()),
+        (_, Value::Null) => Value::Null,
+        (Builtin::Id, Value::Node(id)) => Value::Int(id.0 as i64),
+        (Builtin::Id, Value::Relationship(id)) => Value::Int(id.0 as i64),
+        (Builtin::ElementId, Value::Node(id)) => Value::String(Arc::from(format!("n:{}", id.0))),
+        (Builtin::ElementId, Value::Relationship(id)) => {
+            Value::String(Arc::from(format!("r:{}", id.0)))
+        }
+        (Builtin::Labels, Value::Node(id)) => {
+            if g.node_deleted_in_tx(*id) {
+                return Err(deleted_err());
+            }
+            let mut names: Vec<String> = g
+                .node_labels(*id)
+                .into_iter()
+                .filter_map(|t| g.token_name(TokenKind::Label, t))
+                .collect();
+            names.sort();
+            Value::List(names.into_iter().map(Value::from).collect())
+        }
+        (Builtin::Type, Value::Relationship(id)) => match g.rel_info(*id) {
+            Some((_, _, t)) => {
+                g.token_name(TokenKind::RelType, t).map(Value::from).unwrap_or(Value::Null)
+            }
+            None => return Err(deleted_err()),
+        },
+        (Builtin::Properties, v) => properties(v, g)?,
+        (Builtin::Keys, v) => match properties(v, g) {
+            Ok(Value::Map(m)) => Value::List(m.into_keys().map(Value::from).collect()),
+            _ => return Err(bad("keys", v)),
+        },
+        (Builtin::StartNode, Value::Relationship(id)) => match g.rel_info(*id) {
+            Some((s, _, _)) => Value::Node(s),
+            None => Value::Null,
+        },
+        (Builtin::EndNode, Value::Relationship(id)) => match g.rel_info(*id) {
+            Some((_, e, _)) => Value::Node(e),
+            None => Value::Null,
+        },
+        (Builtin::Nodes, Value::Path(p)) => {
+            Value::List(p.nodes.iter().map(|n| Value::Node(*n)).collect())
+        }
+        (Builtin::Relationships, Value::Path(p)) => {
+            Value::List(p.rels.iter().map(|r| Value::Relationship(*r)).collect())
+        }
+        (Builtin::Length, Value::Path(p)) => Value::Int(p.rels.len() as i64),
+        (Builtin::Length, Value::String(s)) => Value::Int(s.chars().count() as i64),
+        (Builtin::Length, Value::List(l)) => Value::Int(l.len() as i64),
+        (b, v) => {
+            let name = match b {
+                Builtin::Id => "id",
+                Builtin::ElementId => "elementId",
+                Builtin::Labels => "labels",
+                Builtin::Type => "type",
+                Builtin::Properties => "properties",
+                Builtin::Keys => "keys",
+                Builtin::StartNode => "startNode",
+                Builtin::EndNode => "endNode",
+                Builtin::Nodes => "nodes",
+                Builtin::Relationships => "relationships",
+                Builtin::Length => "length",
+                Builtin::Exists => "exists",
+                Builtin::Coalesce => "coalesce",
+            };
+            return Err(bad(name, v));
+        }
+    })
+}
+
+/// The other end of `rel` seen from `node`.
+fn other_end(g: &dyn Graph, rel: RelId, node: NodeId) -> Option<NodeId> {
+    let (s, e, _) = g.rel_info(rel)?;
+    Some(if s == node { e } else { s })
+}
+
+fn build_path(steps: &[PathStep], row: &Row, g: &dyn Graph) -> Result<Value> {
+    let mut nodes = Vec::new();
+    let mut rels = Vec::new();
+    for step in steps {
+        match step {
+            PathStep::Node(s) => match &row[*s] {
+                Value::Node(id) => {
+                    if nodes.is_empty() {
+                        nodes.push(*id);
+                    }
+                }
+                Value::Null => return Ok(Value::Null),
+                other => {
+                    return Err(type_err(format!("Expected a node, got {}", other.type_name())))
+                }
+            },
+            PathStep::Rel(s) => match &row[*s] {
+                Value::Relationship(r) => {
+                    let cur = *nodes.last().ok_or_else(|| Error::internal("path start"))?;
+                    let next = other_end(g, *r, cur).ok_or_else(deleted_err)?;
+                    rels.push(*r);
+                    nodes.push(next);
+                }
+                Value::Null => return Ok(Value::Null),
+                other => {
+                    return Err(type_err(format!(
+                        "Expected a relationship, got {}",
+                        other.type_name()
+                    )))
+                }
+            },
+            PathStep::VarRel(s) => match &row[*s] {
+                Value::List(items) => {
+                    for it in items {
+                        if let Value::Relationship(r) = it {
+                            let cur = *nodes.last().ok_or_else(|| Error::internal("path start"))?;
+                            let next = other_end(g, *r, cur).ok_or_else(deleted_err)?;
+                            rels.push(*r);
+                            nodes.push(next);
+                        }
+                    }
+                }
+                Value::Null => return Ok(Value::Null),
+                other => {
+                    return Err(type_err(format!("Expected a list, got {}", other.type_name())))
+                }
+            },
+        }
+    }
+    Ok(Value::Path(Arc::new(PathRef { nodes, rels })))
+}
+
+/// Total order for ORDER BY keys.
+pub(crate) fn order_keys(a: &[Value], b: &[Value], desc: &[bool]) -> Ordering {
+    for ((x, y), d) in a.iter().zip(b).zip(desc) {
+        let o = arbor_model::order(x, y);
+        let o = if *d { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// Converts entity references (also inside lists, maps and paths) into materialized values.
+pub(crate) fn materialize(v: Value, g: &dyn Graph) -> Value {
+    match v {
+        Value::Node(id) => Value::NodeData(Arc::new(node_data(id, g))),
+        Value::Relationship(id) => Value::RelData(Arc::new(rel_data(id, g))),
+        Value::Path(p) => Value::PathData(Arc::new(arbor_model::PathData {
+            nodes: p.nodes.iter().map(|n| node_data(*n, g)).collect(),
+            rels: p.rels.iter().map(|r| rel_data(*r, g)).collect(),
+        })),
+        Value::List(items) => Value::List(items.into_iter().map(|x| materialize(x, g)).collect()),
+        Value::Map(m) => Value::Map(m.into_iter().map(|(k, x)| (k, materialize(x, g))).collect()),
+        other => other,
+    }
+}
+
+fn node_data(id: NodeId, g: &dyn Graph) -> arbor_model::NodeData {
+    let mut labels: Vec<String> =
+        g.node_labels(id).into_iter().filter_map(|t| g.token_name(TokenKind::Label, t)).collect();
+    labels.sort();
+    let properties = g
+        .node_properties(id)
+        .into_iter()
+        .filter_map(|(k, v)| g.token_name(TokenKind::PropertyKey, k).map(|n| (n, v)))
+        .collect();
+    arbor_model::NodeData { id, labels, properties }
+}
+
+fn rel_data(id: RelId, g: &dyn Graph) -> arbor_model::RelData {
+    let (start, end, t) = g.rel_info(id).unwrap_or((NodeId(0), NodeId(0), 0));
+    let properties = g
+        .rel_properties(id)
+        .into_iter()
+        .filter_map(|(k, v)| g.token_name(TokenKind::PropertyKey, k).map(|n| (n, v)))
+        .collect();
+    arbor_model::RelData {
+        id,
+        start,
+        end,
+        rel_type: g.token_name(TokenKind::RelType, t).unwrap_or_default(),
+        properties,
+    }
+}
+
+/// Collects a sub-query's rows for `SubqueryKind`.
+pub(crate) fn subquery_result(
+    kind: SubqueryKind,
+    rows: &mut dyn FnMut() -> Result<Option<Row>>,
+) -> Result<Value> {
+    match kind {
+        SubqueryKind::Exists => Ok(Value::Bool(rows()?.is_some())),
+        SubqueryKind::Count => {
+            let mut n = 0i64;
+            while rows()?.is_some() {
+                n += 1;
+            }
+            Ok(Value::Int(n))
+        }
+        SubqueryKind::Collect(slot) => {
+            let mut out = Vec::new();
+            while let Some(r) = rows()? {
+                out.push(r.get(slot).cloned().unwrap_or(Value::Null));
+            }
+            Ok(Value::List(out))
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! Aggregation accumulators: count, sum, avg, min, max, collect, stDev, stDevP, percentileCont,
+//! percentileDisc, each optionally DISTINCT. Nulls are skipped by every aggregation.
+
+use std::cmp::Ordering;
+use std::collections::HashSet;
+
+use arbor_model::temporal_ops;
+use arbor_model::{group_key, order, Duration, Error, GroupKey, Result, Status, Value};
+
+use super::{arg, Accumulator, AggKind};
+
+/// Creates an accumulator for one group. With `distinct`, repeated values (by grouping
+/// equivalence, so `1` and `1.0` are the same) of the first argument are ignored.
+pub fn new_accumulator(kind: AggKind, distinct: bool) -> Box<dyn Accumulator> {
+    let inner: Box<dyn Accumulator> = match kind {
+        AggKind::Count => Box::new(Count(0)),
+        AggKind::Sum => Box::new(Sum::default()),
+        AggKind::Avg => Box::new(Avg::default()),
+        AggKind::Min => Box::new(Extreme { want: Ordering::Less, best: None }),
+        AggKind::Max => Box::new(Extreme { want: Ordering::Greater, best: None }),
+        AggKind::Collect => Box::new(Collect(Vec::new())),
+        AggKind::StDev => Box::new(StDev { sample: true, values: Vec::new() }),
+        AggKind::StDevP => Box::new(StDev { sample: false, values: Vec::new() }),
+        AggKind::PercentileCont => Box::new(Percentile { cont: true, values: Vec::new(), p: None }),
+        AggKind::PercentileDisc => {
+            Box::new(Percentile { cont: false, values: Vec::new(), p: None })
+        }
+    };
+    if distinct {
+        Box::new(Distinct { seen: HashSet::new(), inner })
+    } else {
+        inner
+    }
+}
+
+/// Filters repeated first arguments before the wrapped accumulator sees them.
+struct Distinct {
+    seen: HashSet<GroupKey>,
+    inner: Box<dyn Accumulator>,
+}
+
+impl Accumulator for Distinct {
+    fn update(&mut self, args: &[Value]) -> Result<()> {
+        let v = arg(args, 0);
+        if v.is_null() {
+            return Ok(());
+        }
+        if self.seen.insert(group_key(v)) {
+            self.inner.update(args)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn finish(&mut self) -> Result<Value> {
+        self.inner.finish()
+    }
+}
+
+struct Count(i64);
+
+impl Accumulator for Count {
+    fn update(&mut self, args: &[Value]) -> Result<()> {
+        if !arg(args, 0).is_null() {
+            self.0 += 1;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<Value> {
+        Ok(Value::Int(self.0))
+    }
+}
+
+fn agg_type_err(func: &str, v: &Value) -> Error {
+    Error::type_error(format!(
+        "{func}() can only handle numerical values, duration, and null. Got {}",
+        v.type_name()
+    ))
+    .with_detail("InvalidArgumentType")
+}
+
+/// Integers stay exact until a float appears; durations sum separately.
+#[derive(Default)]
+struct Sum {
+    int: i64,
+    float: f64,
+    saw_float: bool,
+    duration: Option<Duration>,
+    saw_number: bool,
+}
+
+impl Accumulator for Sum {
+    fn update(&mut self, args: &[Value]) -> Result<()> {
+        match arg(args, 0) {
+            Value::Null => {}
+            Value::Int(i) if self.duration.is_none() => {
+                self.saw_number = true;
+                if self.saw_float {
+                    self.float += *i as f64;
+                } else {
+                    self.int = self
+                        .int
+                        .checked_add(*i)
+                        .ok_or_else(|| Error::new(Status::ArithmeticError, "long overflow"))?;
+                }
+            }
+            Value::Float(f) if self.duration.is_none() => {
+                self.saw_number = true;
+                if !self.saw_float {
+                    self.saw_float = true;
+                    self.float = self.int as f64;
+                }
+                self.float += f;
+            }
+            Value::Duration(d) if !self.saw_number => {
+                self.duration = Some(match &self.duration {
+                    Some(acc) => temporal_ops::duration_add(acc, d)?,
+                    None => *d,
+                });
+            }
+            other => return Err(agg_type_err("sum", other)),
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<Value> {
+        Ok(if let Some(d) = self.duration {
+            Value::Duration(d)
+        } else if self.saw_float {
+            Value::Float(self.float)
+        } else {
+            Value::Int(self.int)
+        })
+    }
+}
+
+#[derive(Default)]
+struct Avg {
+    count: i64,
+    int_sum: i128,
+    float_sum: f64,
+    duration: Option<Duration>,
+}
+
+impl Accumulator for Avg {
+    fn update(&mut self, args: &[Value]) -> Result<()> {
+        match arg(args, 0) {
+            Value::Null => return Ok(()),
+            Value::Int(i) if self.duration.is_none() => self.int_sum += i128::from(*i),
+            Value::Float(f) if self.duration.is_none() => self.float_sum += f,
+            Value::Duration(d) if self.count == 0 || self.duration.is_some() => {
+                self.duration = Some(match &self.duration {
+                    Some(acc) => temporal_ops::duration_add(acc, d)?,
+                    None => *d,
+                });
+            }
+            other => return Err(agg_type_err("avg", other)),
+        }
+        self.count += 1;
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<Value> {
+        if self.count == 0 {
+            return Ok(Value::Null);
+        }
+        if let Some(d) = &self.duration {
+            return Ok(Value::Duration(temporal_ops::duration_mul_float(
+                d,
+                1.0 / self.count as f64,
+            )?));
+        }
+        Ok(Value::Float((self.int_sum as f64 + self.float_sum) / self.count as f64))
+    }
+}
+
+/// min/max over the global sort order, which agrees with comparison within a type and puts
+/// numbers above strings, lists, etc. for mixed input.
+struct Extreme {
+    want: Ordering,
+    best: Option<Value>,
+}
+
+impl Accumulator for Extreme {
+    fn update(&mut self, args: &[Value]) -> Result<()> {
+        let v = arg(args, 0);
+        if v.is_null() {
+            return Ok(());
+        }
+        let replace = match &self.best {
+            None => true,
+            Some(b) => order(v, b) == self.want,
+        };
+        if replace {
+            self.best = Some(v.clone());
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<Value> {
+        Ok(self.best.clone().unwrap_or(Value::Null))
+    }
+}
+
+struct Collect(Vec<Value>);
+
+impl Accumulator for Collect {
+    fn update(&mut self, args: &[Value]) -> Result<()> {
+        let v = arg(args, 0);
+        if !v.is_null() {
+            self.0.push(v.clone());
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<Value> {
+        Ok(Value::List(std::mem::take(&mut self.0)))
+    }
+}
+
+fn number(func: &str, v: &Value) -> Result<Option<f64>> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Int(i) => Ok(Some(*i as f64)),
+        Value::Float(f) => Ok(Some(*f)),
+        other => Err(Error::type_error(format!(
+            "{func}() can only handle numerical values and null. Got {}",
+            other.type_name()
+        ))
+        .with_detail("InvalidArgumentType")),
+    }
+}
+
+struct StDev {
+    sample: bool,
+    values: Vec<f64>,
+}
+
+impl Accumulator for StDev {
+    fn update(&mut self, args: &[Value]) -> Result<()> {
+        if let Some(x) = number(if self.sample { "stDev" } else { "stDevP" }, arg(args, 0))? {
+            self.values.push(x);
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<Value> {
+        let n = self.values.len();
+        let denom = if self.sample { n.saturating_sub(1) } else { n };
+        if denom == 0 {
+            return Ok(Value::Float(0.0));
+        }
+        let mean = self.values.iter().sum::<f64>() / n as f64;
+        let ss: f64 = self.values.iter().map(|x| (x - mean) * (x - mean)).sum();
+        Ok(Value::Float((ss / denom as f64).sqrt()))
+    }
+}
+
+struct Percentile {
+    cont: bool,
+    /// The original values (so percentileDisc returns an integer for integer input) with their
+    /// numeric value for sorting.
+    values: Vec<(f64, Value)>,
+    p: Option<f64>,
+}
+
+impl Accumulator for Percentile {
+    fn update(&mut self, args: &[Value]) -> Result<()> {
+        let func = if self.cont { "percentileCont" } else { "percentileDisc" };
+        let p = match arg(args, 1) {
+            Value::Int(i) => *i as f64,
+            Value::Float(f) => *f,
+            Value::Null => {
+                return Err(Error::argument(format!("{func}(): the percentile must not be null"))
+                    .with_detail("InvalidArgumentValue"))
+            }
+            other => {
+                return Err(Error::type_error(format!(
+                    "{func}(): the percentile must be a number, got {}",
+                    other.type_name()
+                ))
+                .with_detail("InvalidArgumentType"))
+            }
+        };
+        if !(0.0..=1.0).contains(&p) {
+            return Err(Error::argument(format!(
+                "Invalid input '{}' is not a valid argument, must be a number in the range 0.0 to 1.0",
+                arbor_model::format::format_float(p)
+            ))
+            .with_detail("NumberOutOfRange"));
+        }
+        self.p = Some(p);
+        let v = arg(args, 0);
+        if let Some(x) = number(func, v)? {
+            self.values.push((x, v.clone()));
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<Value> {
+        let (Some(p), false) = (self.p, self.values.is_empty()) else { return Ok(Value::Null) };
+        self.values.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let n = self.values.len();
+        if self.cont {
+            let pos = p * (n - 1) as f64;
+            let lo = pos.floor() as usize;
+            let hi = pos.ceil() as usize;
+            let (a, b) = (self.values[lo.min(n - 1)].0, self.values[hi.min(n - 1)].0);
+            Ok(Value::Float(a + (b - a) * (pos - lo as f64)))
+        } else {
+            let idx = ((p * n as f64).ceil() as usize).saturating_sub(1).min(n - 1);
+            Ok(self.values[idx].1.clone())
+        }
+    }
+}

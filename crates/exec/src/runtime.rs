@@ -1,0 +1,1770 @@
+//! The physical operators: a pull-based (Volcano) interpreter, one row at a time.
+//!
+//! Why row-at-a-time: it is the simplest model that supports suspending a result stream between
+//! Bolt `PULL`s and interleaving writes with reads; vectorized execution can replace operators
+//! one by one later behind the same [`Operator`] trait.
+//!
+//! Every operator is re-openable with an argument row ([`Operator::reset`]), which makes nested
+//! loops, OPTIONAL MATCH and subqueries plain "apply" compositions. Operators hold no borrow of
+//! the graph: scans remember the last id they produced and ask the graph for the next one.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::Arc;
+
+use arbor_cypher_plan::expr::{AggCall, PExpr, Slot, SubqueryKind};
+use arbor_cypher_plan::ops::{CreateStep, Name, Op, SetOp};
+use arbor_cypher_syntax::ast::Direction;
+use arbor_model::{
+    equals, group_key, Error, GroupKey, NodeId, PathRef, RelId, Result, Status, Value,
+};
+
+use crate::eval::{self, eval, eval_pred};
+use crate::functions::{self, Accumulator};
+use crate::graph::{Dir, Edge, Graph, Stats, TokenId, TokenKind};
+use crate::procs;
+
+pub(crate) type Row = Vec<Value>;
+
+/// Per-execution state shared by all operators.
+pub(crate) struct Ctx {
+    pub params: Vec<Value>,
+    pub stats: Stats,
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// Operator trees of subquery expressions, keyed by the address of their plan.
+    subplans: HashMap<usize, Box<dyn Operator>>,
+    regexes: HashMap<String, regex::Regex>,
+    /// Rows produced per operator (indexed by the operator's pre-order number), for PROFILE.
+    pub rows: Vec<u64>,
+    pub profile: bool,
+}
+
+impl Ctx {
+    pub fn new(params: Vec<Value>, profile: bool) -> Ctx {
+        Ctx {
+            params,
+            stats: Stats::default(),
+            interrupt: None,
+            subplans: HashMap::new(),
+            regexes: HashMap::new(),
+            rows: Vec::new(),
+            profile,
+        }
+    }
+
+    pub fn check_interrupt(&self) -> Result<()> {
+        if let Some(f) = &self.interrupt {
+            if f.load(AtomicOrdering::Relaxed) {
+                return Err(Error::new(
+                    Status::TransactionTerminated,
+                    "The transaction has been terminated.",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn regex(&mut self, pattern: &str) -> Result<&regex::Regex> {
+        if !self.regexes.contains_key(pattern) {
+            let re = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| {
+                Error::new(Status::ArgumentError, format!("Invalid regex '{pattern}': {e}"))
+            })?;
+            self.regexes.insert(pattern.to_string(), re);
+        }
+        self.regexes.get(pattern).ok_or_else(|| Error::internal("regex cache"))
+    }
+
+    pub fn run_subquery(
+        &mut self,
+        kind: SubqueryKind,
+        plan: &Arc<Op>,
+        row: &Row,
+        g: &mut dyn Graph,
+    ) -> Result<Value> {
+        let key = Arc::as_ptr(plan) as usize;
+        let mut op = match self.subplans.remove(&key) {
+            Some(op) => op,
+            None => build(plan, &mut Builder { next_id: usize::MAX / 2 }),
+        };
+        op.reset(row);
+        let r = {
+            let ctx: &mut Ctx = self;
+            let mut pull = || op.next(ctx, g);
+            eval::subquery_result(kind, &mut pull)
+        };
+        self.subplans.insert(key, op);
+        r
+    }
+}
+
+/// A physical operator.
+pub(crate) trait Operator: Send {
+    /// (Re)opens the operator with an argument row.
+    fn reset(&mut self, arg: &Row);
+    /// The next row, or `None` when exhausted (until the next `reset`).
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>>;
+}
+
+pub(crate) struct Builder {
+    pub next_id: usize,
+}
+
+/// Builds the operator tree for a plan. Operators get pre-order numbers for PROFILE.
+pub(crate) fn build(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
+    let id = b.next_id;
+    b.next_id += 1;
+    let inner: Box<dyn Operator> = build_inner(op, b);
+    Box::new(Counted { id, inner })
+}
+
+/// Counts rows per operator when profiling.
+struct Counted {
+    id: usize,
+    inner: Box<dyn Operator>,
+}
+
+impl Operator for Counted {
+    fn reset(&mut self, arg: &Row) {
+        self.inner.reset(arg)
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        let r = self.inner.next(ctx, g)?;
+        if ctx.profile && r.is_some() {
+            if let Some(c) = ctx.rows.get_mut(self.id) {
+                *c += 1;
+            }
+        }
+        Ok(r)
+    }
+}
+
+fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
+    match op {
+        Op::Argument => Box::new(Argument { row: None }),
+        Op::NodeScan { input, slot, label } => Box::new(NodeScan {
+            input: build(input, b),
+            slot: *slot,
+            label: label.clone(),
+            cur: None,
+            next_id: 0,
+            tok: None,
+        }),
+        Op::NodeIndexSeek { input, slot, label, key, value } => Box::new(IndexSeek {
+            input: build(input, b),
+            slot: *slot,
+            label: label.clone(),
+            key: key.clone(),
+            value: value.clone(),
+            cur: None,
+            ids: Vec::new(),
+            pos: 0,
+        }),
+        Op::Expand { input, from, rel, to, dir, types, into, rel_bound, unique_with } => {
+            Box::new(Expand {
+                input: build(input, b),
+                from: *from,
+                rel: *rel,
+                to: *to,
+                dir: graph_dir(*dir),
+                types: types.clone(),
+                into: *into,
+                rel_bound: *rel_bound,
+                unique_with: unique_with.clone(),
+                cur: None,
+                edges: Vec::new(),
+                pos: 0,
+            })
+        }
+        Op::VarExpand {
+            input,
+            from,
+            rel,
+            to,
+            dir,
+            types,
+            min,
+            max,
+            into,
+            unique_with,
+            rel_props,
+            reversed,
+            rel_bound,
+        } => Box::new(VarExpand {
+            rel_bound: *rel_bound,
+            input: build(input, b),
+            from: *from,
+            rel: *rel,
+            to: *to,
+            dir: graph_dir(*dir),
+            types: types.clone(),
+            min: *min,
+            max: *max,
+            into: *into,
+            unique_with: unique_with.clone(),
+            rel_props: rel_props.clone(),
+            reversed: *reversed,
+            cur: None,
+            results: Vec::new(),
+            pos: 0,
+        }),
+        Op::ShortestPath { input, from, to, path, rel, dir, types, min, max, all } => {
+            Box::new(ShortestPath {
+                input: build(input, b),
+                from: *from,
+                to: *to,
+                path: *path,
+                rel: *rel,
+                dir: graph_dir(*dir),
+                types: types.clone(),
+                min: *min,
+                max: *max,
+                all: *all,
+                cur: None,
+                results: Vec::new(),
+                pos: 0,
+            })
+        }
+        Op::Filter { input, pred } => {
+            Box::new(Filter { input: build(input, b), pred: pred.clone() })
+        }
+        Op::Project { input, items } => {
+            Box::new(Project { input: build(input, b), items: items.clone() })
+        }
+        Op::Aggregate { input, keys, aggs } => Box::new(Aggregate {
+            input: build(input, b),
+            keys: keys.clone(),
+            aggs: aggs.clone(),
+            arg: Vec::new(),
+            out: None,
+        }),
+        Op::Distinct { input, slots } => Box::new(Distinct {
+            input: build(input, b),
+            slots: slots.clone(),
+            seen: HashSet::new(),
+        }),
+        Op::Sort { input, keys } => {
+            Box::new(Sort { input: build(input, b), keys: keys.clone(), out: None })
+        }
+        Op::Skip { input, count } => Box::new(SkipLimit {
+            input: build(input, b),
+            count: count.clone(),
+            skip: true,
+            n: None,
+            seen: 0,
+        }),
+        Op::Limit { input, count } => Box::new(SkipLimit {
+            input: build(input, b),
+            count: count.clone(),
+            skip: false,
+            n: None,
+            seen: 0,
+        }),
+        Op::Unwind { input, expr, slot } => Box::new(Unwind {
+            input: build(input, b),
+            expr: expr.clone(),
+            slot: *slot,
+            cur: None,
+            items: Vec::new().into_iter(),
+        }),
+        Op::Optional { input, inner, slots } => Box::new(Optional {
+            input: build(input, b),
+            inner: build(inner, b),
+            slots: slots.clone(),
+            cur: None,
+            produced: false,
+        }),
+        Op::Apply { input, inner, unit } => Box::new(Apply {
+            input: build(input, b),
+            inner: build(inner, b),
+            unit: *unit,
+            cur: None,
+        }),
+        Op::Union { branches, out } => Box::new(Union {
+            branches: branches.iter().map(|(op, slots)| (build(op, b), slots.clone())).collect(),
+            out: out.clone(),
+            arg: Vec::new(),
+            pos: 0,
+        }),
+        Op::Create { input, steps } => {
+            Box::new(Create { input: build(input, b), steps: steps.clone() })
+        }
+        Op::Merge { input, matcher, create, on_create, on_match, .. } => Box::new(Merge {
+            input: build(input, b),
+            matcher: build(matcher, b),
+            create: create.clone(),
+            on_create: on_create.clone(),
+            on_match: on_match.clone(),
+            pending: Vec::new(),
+        }),
+        Op::Set { input, items } => {
+            Box::new(SetOpr { input: build(input, b), items: items.clone() })
+        }
+        Op::Delete { input, exprs, detach } => Box::new(Delete {
+            input: build(input, b),
+            exprs: exprs.clone(),
+            detach: *detach,
+            out: None,
+        }),
+        Op::Foreach { input, slot, list, body } => Box::new(Foreach {
+            input: build(input, b),
+            slot: *slot,
+            list: list.clone(),
+            body: build(body, b),
+        }),
+        Op::ProcedureCall { input, name, args, yields } => Box::new(ProcCall {
+            input: build(input, b),
+            name: name.clone(),
+            args: args.clone(),
+            yields: yields.clone(),
+            cur: None,
+            rows: Vec::new().into_iter(),
+        }),
+        Op::Eager { input } => Box::new(Eager { input: build(input, b), out: None }),
+    }
+}
+
+fn graph_dir(d: Direction) -> Dir {
+    match d {
+        Direction::Outgoing => Dir::Outgoing,
+        Direction::Incoming => Dir::Incoming,
+        Direction::Both => Dir::Both,
+    }
+}
+
+/// Resolves type names to tokens; `None` when none of the (non-empty) names exists.
+fn resolve_types(g: &dyn Graph, types: &[Name]) -> Option<Vec<TokenId>> {
+    if types.is_empty() {
+        return Some(Vec::new());
+    }
+    let toks: Vec<TokenId> =
+        types.iter().filter_map(|t| g.token_id(TokenKind::RelType, t)).collect();
+    if toks.is_empty() {
+        None
+    } else {
+        Some(toks)
+    }
+}
+
+fn rel_used(row: &Row, slots: &[Slot], rel: RelId) -> bool {
+    slots.iter().any(|s| match &row[*s] {
+        Value::Relationship(r) => *r == rel,
+        Value::List(items) => {
+            items.iter().any(|v| matches!(v, Value::Relationship(r) if *r == rel))
+        }
+        _ => false,
+    })
+}
+
+// ------------------------------------------------------------------------------------ leaves
+
+struct Argument {
+    row: Option<Row>,
+}
+
+impl Operator for Argument {
+    fn reset(&mut self, arg: &Row) {
+        self.row = Some(arg.clone());
+    }
+    fn next(&mut self, _: &mut Ctx, _: &mut dyn Graph) -> Result<Option<Row>> {
+        Ok(self.row.take())
+    }
+}
+
+struct NodeScan {
+    input: Box<dyn Operator>,
+    slot: Slot,
+    label: Option<Name>,
+    cur: Option<Row>,
+    next_id: u64,
+    tok: Option<TokenId>,
+}
+
+impl Operator for NodeScan {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if self.cur.is_none() {
+                let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
+                self.next_id = 0;
+                self.tok = None;
+                if let Some(l) = &self.label {
+                    match g.token_id(TokenKind::Label, l) {
+                        Some(t) => self.tok = Some(t),
+                        None => continue,
+                    }
+                }
+                self.cur = Some(r);
+            }
+            ctx.check_interrupt()?;
+            match g.next_node(self.tok, NodeId(self.next_id)) {
+                Some(id) => {
+                    self.next_id = id.0 + 1;
+                    let mut row = self.cur.clone().unwrap_or_default();
+                    row[self.slot] = Value::Node(id);
+                    return Ok(Some(row));
+                }
+                None => self.cur = None,
+            }
+        }
+    }
+}
+
+struct IndexSeek {
+    input: Box<dyn Operator>,
+    slot: Slot,
+    label: Name,
+    key: Name,
+    value: PExpr,
+    cur: Option<Row>,
+    ids: Vec<NodeId>,
+    pos: usize,
+}
+
+impl Operator for IndexSeek {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(cur) = &self.cur {
+                if let Some(id) = self.ids.get(self.pos) {
+                    self.pos += 1;
+                    let mut row = cur.clone();
+                    row[self.slot] = Value::Node(*id);
+                    return Ok(Some(row));
+                }
+                self.cur = None;
+            }
+            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+            ctx.check_interrupt()?;
+            self.ids.clear();
+            self.pos = 0;
+            let v = eval(&self.value, &mut r, ctx, g)?;
+            let (Some(l), Some(k)) = (
+                g.token_id(TokenKind::Label, &self.label),
+                g.token_id(TokenKind::PropertyKey, &self.key),
+            ) else {
+                continue;
+            };
+            if v.is_null() {
+                continue;
+            }
+            match g.index_seek(l, k, &v) {
+                Some(ids) => self.ids = ids,
+                None => {
+                    // No usable index: scan the label and compare.
+                    let mut from = NodeId(0);
+                    while let Some(id) = g.next_node(Some(l), from) {
+                        from = NodeId(id.0 + 1);
+                        if let Some(p) = g.node_property(id, k) {
+                            if equals(&p, &v) == Some(true) {
+                                self.ids.push(id);
+                            }
+                        }
+                    }
+                }
+            }
+            self.cur = Some(r);
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------ expand
+
+struct Expand {
+    input: Box<dyn Operator>,
+    from: Slot,
+    rel: Slot,
+    to: Slot,
+    dir: Dir,
+    types: Vec<Name>,
+    into: bool,
+    rel_bound: bool,
+    unique_with: Vec<Slot>,
+    cur: Option<Row>,
+    edges: Vec<Edge>,
+    pos: usize,
+}
+
+impl Operator for Expand {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(cur) = &self.cur {
+                while let Some(e) = self.edges.get(self.pos).copied() {
+                    self.pos += 1;
+                    if self.into && !matches!(cur[self.to], Value::Node(n) if n == e.other) {
+                        continue;
+                    }
+                    if self.rel_bound
+                        && !matches!(cur[self.rel], Value::Relationship(r) if r == e.rel)
+                    {
+                        continue;
+                    }
+                    if rel_used(cur, &self.unique_with, e.rel) {
+                        continue;
+                    }
+                    let mut row = cur.clone();
+                    row[self.rel] = Value::Relationship(e.rel);
+                    row[self.to] = Value::Node(e.other);
+                    return Ok(Some(row));
+                }
+                self.cur = None;
+            }
+            let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
+            ctx.check_interrupt()?;
+            let Value::Node(from) = r[self.from] else { continue };
+            let Some(types) = resolve_types(g, &self.types) else { continue };
+            self.edges.clear();
+            self.pos = 0;
+            g.node_edges(from, self.dir, &types, &mut self.edges);
+            self.cur = Some(r);
+        }
+    }
+}
+
+struct VarExpand {
+    input: Box<dyn Operator>,
+    from: Slot,
+    rel: Slot,
+    to: Slot,
+    dir: Dir,
+    types: Vec<Name>,
+    min: u64,
+    max: Option<u64>,
+    into: bool,
+    unique_with: Vec<Slot>,
+    rel_props: Vec<(Name, PExpr)>,
+    reversed: bool,
+    rel_bound: bool,
+    cur: Option<Row>,
+    results: Vec<(Vec<RelId>, NodeId)>,
+    pos: usize,
+}
+
+impl VarExpand {
+    /// Follows a bound list of relationships from `start` (as `expand` would have found it).
+    fn follow(&self, start: NodeId, list: &Value, g: &dyn Graph) -> Option<(Vec<RelId>, NodeId)> {
+        let Value::List(items) = list else { return None };
+        let mut rels: Vec<RelId> = items
+            .iter()
+            .map(|v| match v {
+                Value::Relationship(r) => Some(*r),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        if self.reversed {
+            rels.reverse();
+        }
+        let n = rels.len() as u64;
+        if n < self.min || self.max.is_some_and(|m| n > m) {
+            return None;
+        }
+        let types: Vec<TokenId> =
+            self.types.iter().filter_map(|t| g.token_id(TokenKind::RelType, t)).collect();
+        let mut cur = start;
+        for r in &rels {
+            let (s, e, t) = g.rel_info(*r)?;
+            if !self.types.is_empty() && !types.contains(&t) {
+                return None;
+            }
+            cur = match self.dir {
+                Dir::Outgoing if s == cur => e,
+                Dir::Incoming if e == cur => s,
+                Dir::Both if s == cur => e,
+                Dir::Both if e == cur => s,
+                _ => return None,
+            };
+        }
+        // Results are in traversal order; `next` restores pattern order.
+        Some((rels, cur))
+    }
+
+    /// All paths from `start` (depth-first), as (relationships, end node).
+    fn expand(
+        &mut self,
+        start: NodeId,
+        types: &[TokenId],
+        props: &[(TokenId, Value)],
+        row: &Row,
+        ctx: &Ctx,
+        g: &dyn Graph,
+    ) -> Result<()> {
+        let max = self.max.unwrap_or(u64::MAX);
+        let mut path: Vec<RelId> = Vec::new();
+        // Stack of (edges of the node at this depth, next index).
+        let mut stack: Vec<(Vec<Edge>, usize)> = Vec::new();
+        if self.min == 0 {
+            self.results.push((Vec::new(), start));
+        }
+        if max == 0 {
+            return Ok(());
+        }
+        let mut first = Vec::new();
+        g.node_edges(start, self.dir, types, &mut first);
+        stack.push((first, 0));
+        let mut steps = 0u64;
+        while let Some((edges, idx)) = stack.last_mut() {
+            let Some(e) = edges.get(*idx).copied() else {
+                stack.pop();
+                path.pop();
+                continue;
+            };
+            *idx += 1;
+            steps += 1;
+            if steps % 1024 == 0 {
+                ctx.check_interrupt()?;
+            }
+            if path.contains(&e.rel) || rel_used(row, &self.unique_with, e.rel) {
+                continue;
+            }
+            if !props.iter().all(|(k, v)| {
+                g.rel_property(e.rel, *k).is_some_and(|p| equals(&p, v) == Some(true))
+            }) {
+                continue;
+            }
+            path.push(e.rel);
+            let depth = path.len() as u64;
+            if depth >= self.min {
+                self.results.push((path.clone(), e.other));
+            }
+            if depth < max {
+                let mut next = Vec::new();
+                g.node_edges(e.other, self.dir, types, &mut next);
+                stack.push((next, 0));
+            } else {
+                path.pop();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Operator for VarExpand {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(cur) = &self.cur {
+                while let Some((rels, end)) = self.results.get(self.pos) {
+                    self.pos += 1;
+                    if self.into && !matches!(cur[self.to], Value::Node(n) if n == *end) {
+                        continue;
+                    }
+                    let mut row = cur.clone();
+                    let mut list: Vec<Value> =
+                        rels.iter().map(|r| Value::Relationship(*r)).collect();
+                    if self.reversed {
+                        list.reverse();
+                    }
+                    row[self.rel] = Value::List(list);
+                    row[self.to] = Value::Node(*end);
+                    return Ok(Some(row));
+                }
+                self.cur = None;
+            }
+            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+            ctx.check_interrupt()?;
+            let Value::Node(from) = r[self.from] else { continue };
+            if self.rel_bound {
+                self.results.clear();
+                self.pos = 0;
+                if let Some(p) = self.follow(from, &r[self.rel], g) {
+                    self.results.push(p);
+                }
+                self.cur = Some(r);
+                continue;
+            }
+            let Some(types) = resolve_types(g, &self.types) else {
+                if self.min == 0 {
+                    self.results.clear();
+                    self.results.push((Vec::new(), from));
+                    self.pos = 0;
+                    self.cur = Some(r);
+                }
+                continue;
+            };
+            let mut props = Vec::new();
+            let mut impossible = false;
+            for (k, e) in &self.rel_props.clone() {
+                let v = eval(e, &mut r, ctx, g)?;
+                match g.token_id(TokenKind::PropertyKey, k) {
+                    Some(t) => props.push((t, v)),
+                    None => impossible = true,
+                }
+            }
+            self.results.clear();
+            self.pos = 0;
+            if impossible {
+                continue;
+            }
+            self.expand(from, &types, &props, &r, ctx, g)?;
+            self.cur = Some(r);
+        }
+    }
+}
+
+struct ShortestPath {
+    input: Box<dyn Operator>,
+    from: Slot,
+    to: Slot,
+    path: Slot,
+    rel: Option<Slot>,
+    dir: Dir,
+    types: Vec<Name>,
+    min: u64,
+    max: Option<u64>,
+    all: bool,
+    cur: Option<Row>,
+    results: Vec<PathRef>,
+    pos: usize,
+}
+
+impl ShortestPath {
+    fn search(&mut self, a: NodeId, b: NodeId, types: &[TokenId], g: &dyn Graph) {
+        let max = self.max.unwrap_or(u64::MAX);
+        // Breadth-first by levels; every predecessor edge at the first level a node is reached
+        // is kept, so all shortest paths can be rebuilt.
+        let mut preds: HashMap<NodeId, Vec<(NodeId, RelId)>> = HashMap::new();
+        let mut level: HashMap<NodeId, u64> = HashMap::new();
+        level.insert(a, 0);
+        let mut frontier = vec![a];
+        let mut depth = 0u64;
+        let mut found = a == b && self.min == 0;
+        if found {
+            self.results.push(PathRef { nodes: vec![a], rels: vec![] });
+            return;
+        }
+        let mut edges = Vec::new();
+        while !frontier.is_empty() && depth < max && !found {
+            depth += 1;
+            let mut next = Vec::new();
+            for &n in &frontier {
+                edges.clear();
+                g.node_edges(n, self.dir, types, &mut edges);
+                for e in &edges {
+                    match level.get(&e.other) {
+                        Some(&l) if l == depth => {
+                            preds.entry(e.other).or_default().push((n, e.rel));
+                        }
+                        Some(_) => {}
+                        None => {
+                            level.insert(e.other, depth);
+                            preds.entry(e.other).or_default().push((n, e.rel));
+                            next.push(e.other);
+                        }
+                    }
+                }
+            }
+            if level.get(&b) == Some(&depth) && depth >= self.min {
+                found = true;
+            }
+            frontier = next;
+        }
+        if !found {
+            return;
+        }
+        // Rebuild paths backwards from b.
+        let mut partial: Vec<(Vec<NodeId>, Vec<RelId>)> = vec![(vec![b], vec![])];
+        let mut done = Vec::new();
+        while let Some((nodes, rels)) = partial.pop() {
+            let head = nodes[nodes.len() - 1];
+            if head == a {
+                let mut n = nodes.clone();
+                n.reverse();
+                let mut r = rels.clone();
+                r.reverse();
+                done.push(PathRef { nodes: n, rels: r });
+                if !self.all {
+                    break;
+                }
+                continue;
+            }
+            for (p, r) in preds.get(&head).map(|v| v.as_slice()).unwrap_or(&[]) {
+                let mut n2 = nodes.clone();
+                n2.push(*p);
+                let mut r2 = rels.clone();
+                r2.push(*r);
+                partial.push((n2, r2));
+                if !self.all {
+                    break;
+                }
+            }
+        }
+        self.results = done;
+    }
+}
+
+impl Operator for ShortestPath {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(cur) = &self.cur {
+                if let Some(p) = self.results.get(self.pos) {
+                    self.pos += 1;
+                    let mut row = cur.clone();
+                    if let Some(rs) = self.rel {
+                        row[rs] =
+                            Value::List(p.rels.iter().map(|r| Value::Relationship(*r)).collect());
+                    }
+                    row[self.path] = Value::Path(Arc::new(p.clone()));
+                    return Ok(Some(row));
+                }
+                self.cur = None;
+            }
+            let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
+            ctx.check_interrupt()?;
+            let (Value::Node(a), Value::Node(b)) = (&r[self.from], &r[self.to]) else { continue };
+            let (a, b) = (*a, *b);
+            self.results.clear();
+            self.pos = 0;
+            let Some(types) = resolve_types(g, &self.types) else { continue };
+            self.search(a, b, &types, g);
+            self.cur = Some(r);
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------ rows
+
+struct Filter {
+    input: Box<dyn Operator>,
+    pred: PExpr,
+}
+
+impl Operator for Filter {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        while let Some(mut r) = self.input.next(ctx, g)? {
+            if eval_pred(&self.pred, &mut r, ctx, g)? {
+                return Ok(Some(r));
+            }
+        }
+        Ok(None)
+    }
+}
+
+struct Project {
+    input: Box<dyn Operator>,
+    items: Vec<(Slot, PExpr)>,
+}
+
+impl Operator for Project {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+        if self.items.len() == 1 {
+            let v = eval(&self.items[0].1, &mut r, ctx, g)?;
+            r[self.items[0].0] = v;
+            return Ok(Some(r));
+        }
+        // All items see the input row, not each other's results.
+        let mut vals = Vec::with_capacity(self.items.len());
+        for (_, e) in &self.items {
+            vals.push(eval(e, &mut r, ctx, g)?);
+        }
+        for ((s, _), v) in self.items.iter().zip(vals) {
+            r[*s] = v;
+        }
+        Ok(Some(r))
+    }
+}
+
+struct Aggregate {
+    input: Box<dyn Operator>,
+    keys: Vec<(Slot, PExpr)>,
+    aggs: Vec<(Slot, AggCall)>,
+    arg: Row,
+    out: Option<std::vec::IntoIter<Row>>,
+}
+
+fn new_acc(call: &AggCall) -> Result<Box<dyn Accumulator>> {
+    let kind = functions::lookup_aggregate(&call.name)
+        .ok_or_else(|| Error::internal(format!("unknown aggregate {}", call.name)))?;
+    Ok(functions::new_accumulator(kind, call.distinct))
+}
+
+impl Operator for Aggregate {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.arg = arg.clone();
+        self.out = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        if self.out.is_none() {
+            let mut index: HashMap<Vec<GroupKey>, usize> = HashMap::new();
+            let mut groups: Vec<(Vec<Value>, Vec<Box<dyn Accumulator>>)> = Vec::new();
+            let mut args = Vec::new();
+            while let Some(mut r) = self.input.next(ctx, g)? {
+                let mut kv = Vec::with_capacity(self.keys.len());
+                for (_, e) in &self.keys {
+                    kv.push(eval(e, &mut r, ctx, g)?);
+                }
+                let gk: Vec<GroupKey> = kv.iter().map(group_key).collect();
+                let gi = match index.get(&gk) {
+                    Some(i) => *i,
+                    None => {
+                        let mut accs = Vec::with_capacity(self.aggs.len());
+                        for (_, call) in &self.aggs {
+                            accs.push(new_acc(call)?);
+                        }
+                        groups.push((kv, accs));
+                        index.insert(gk, groups.len() - 1);
+                        groups.len() - 1
+                    }
+                };
+                for (ai, (_, call)) in self.aggs.iter().enumerate() {
+                    args.clear();
+                    if call.count_star {
+                        args.push(Value::Bool(true));
+                    } else {
+                        for a in &call.args {
+                            args.push(eval(a, &mut r, ctx, g)?);
+                        }
+                    }
+                    groups[gi].1[ai].update(&args)?;
+                }
+            }
+            if groups.is_empty() && self.keys.is_empty() {
+                let mut accs = Vec::new();
+                for (_, call) in &self.aggs {
+                    accs.push(new_acc(call)?);
+                }
+                groups.push((Vec::new(), accs));
+            }
+            let mut rows = Vec::with_capacity(groups.len());
+            for (kv, mut accs) in groups {
+                let mut row = self.arg.clone();
+                for ((s, _), v) in self.keys.iter().zip(kv) {
+                    row[*s] = v;
+                }
+                for ((s, _), acc) in self.aggs.iter().zip(accs.iter_mut()) {
+                    row[*s] = acc.finish()?;
+                }
+                rows.push(row);
+            }
+            self.out = Some(rows.into_iter());
+        }
+        Ok(self.out.as_mut().and_then(|o| o.next()))
+    }
+}
+
+struct Distinct {
+    input: Box<dyn Operator>,
+    slots: Vec<Slot>,
+    seen: HashSet<Vec<GroupKey>>,
+}
+
+impl Operator for Distinct {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.seen.clear();
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        while let Some(r) = self.input.next(ctx, g)? {
+            let k: Vec<GroupKey> = self.slots.iter().map(|s| group_key(&r[*s])).collect();
+            if self.seen.insert(k) {
+                return Ok(Some(r));
+            }
+        }
+        Ok(None)
+    }
+}
+
+struct Sort {
+    input: Box<dyn Operator>,
+    keys: Vec<(PExpr, bool)>,
+    out: Option<std::vec::IntoIter<Row>>,
+}
+
+impl Operator for Sort {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.out = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        if self.out.is_none() {
+            let mut rows: Vec<(Vec<Value>, Row)> = Vec::new();
+            while let Some(mut r) = self.input.next(ctx, g)? {
+                let mut k = Vec::with_capacity(self.keys.len());
+                for (e, _) in &self.keys {
+                    k.push(eval(e, &mut r, ctx, g)?);
+                }
+                rows.push((k, r));
+            }
+            let desc: Vec<bool> = self.keys.iter().map(|k| k.1).collect();
+            rows.sort_by(|a, b| eval::order_keys(&a.0, &b.0, &desc));
+            self.out = Some(rows.into_iter().map(|x| x.1).collect::<Vec<_>>().into_iter());
+        }
+        Ok(self.out.as_mut().and_then(|o| o.next()))
+    }
+}
+
+struct SkipLimit {
+    input: Box<dyn Operator>,
+    count: PExpr,
+    skip: bool,
+    n: Option<u64>,
+    seen: u64,
+}
+
+impl Operator for SkipLimit {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.n = None;
+        self.seen = 0;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        let n = match self.n {
+            Some(n) => n,
+            None => {
+                let mut empty = Vec::new();
+                let v = eval(&self.count, &mut empty, ctx, g)?;
+                let what = if self.skip { "SKIP" } else { "LIMIT" };
+                let n = match v {
+                    Value::Int(i) if i >= 0 => i as u64,
+                    Value::Int(i) => {
+                        return Err(Error::syntax(format!(
+                            "Invalid input. '{i}' is not a valid value. Must be a non-negative integer. ({what})"
+                        ))
+                        .with_detail("NegativeIntegerArgument"))
+                    }
+                    other => {
+                        return Err(Error::syntax(format!(
+                            "Invalid input. '{}' is not a valid value. Must be a non-negative integer. ({what})",
+                            arbor_model::to_cypher_literal(&other)
+                        ))
+                        .with_detail("InvalidArgumentType"))
+                    }
+                };
+                self.n = Some(n);
+                n
+            }
+        };
+        if self.skip {
+            while self.seen < n {
+                if self.input.next(ctx, g)?.is_none() {
+                    return Ok(None);
+                }
+                self.seen += 1;
+            }
+            self.input.next(ctx, g)
+        } else {
+            if self.seen >= n {
+                return Ok(None);
+            }
+            self.seen += 1;
+            self.input.next(ctx, g)
+        }
+    }
+}
+
+struct Unwind {
+    input: Box<dyn Operator>,
+    expr: PExpr,
+    slot: Slot,
+    cur: Option<Row>,
+    items: std::vec::IntoIter<Value>,
+}
+
+impl Operator for Unwind {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(cur) = &self.cur {
+                if let Some(v) = self.items.next() {
+                    let mut row = cur.clone();
+                    row[self.slot] = v;
+                    return Ok(Some(row));
+                }
+                self.cur = None;
+            }
+            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+            let v = eval(&self.expr, &mut r, ctx, g)?;
+            self.items = match v {
+                Value::List(items) => items.into_iter(),
+                Value::Null => Vec::new().into_iter(),
+                other => vec![other].into_iter(),
+            };
+            self.cur = Some(r);
+        }
+    }
+}
+
+struct Optional {
+    input: Box<dyn Operator>,
+    inner: Box<dyn Operator>,
+    slots: Vec<Slot>,
+    cur: Option<Row>,
+    produced: bool,
+}
+
+impl Operator for Optional {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if self.cur.is_some() {
+                if let Some(r) = self.inner.next(ctx, g)? {
+                    self.produced = true;
+                    return Ok(Some(r));
+                }
+                let Some(mut cur) = self.cur.take() else { continue };
+                if !self.produced {
+                    for s in &self.slots {
+                        cur[*s] = Value::Null;
+                    }
+                    return Ok(Some(cur));
+                }
+            }
+            let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
+            self.inner.reset(&r);
+            self.produced = false;
+            self.cur = Some(r);
+        }
+    }
+}
+
+struct Apply {
+    input: Box<dyn Operator>,
+    inner: Box<dyn Operator>,
+    unit: bool,
+    cur: Option<Row>,
+}
+
+impl Operator for Apply {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if self.cur.is_some() {
+                if self.unit {
+                    while self.inner.next(ctx, g)?.is_some() {}
+                    return Ok(self.cur.take());
+                }
+                if let Some(r) = self.inner.next(ctx, g)? {
+                    return Ok(Some(r));
+                }
+                self.cur = None;
+            }
+            let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
+            self.inner.reset(&r);
+            self.cur = Some(r);
+        }
+    }
+}
+
+struct Union {
+    branches: Vec<(Box<dyn Operator>, Vec<Slot>)>,
+    out: Vec<Slot>,
+    arg: Row,
+    pos: usize,
+}
+
+impl Operator for Union {
+    fn reset(&mut self, arg: &Row) {
+        self.arg = arg.clone();
+        self.pos = 0;
+        for (b, _) in &mut self.branches {
+            b.reset(arg);
+        }
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        while let Some((b, slots)) = self.branches.get_mut(self.pos) {
+            if let Some(r) = b.next(ctx, g)? {
+                let mut row = self.arg.clone();
+                for (o, s) in self.out.iter().zip(slots.iter()) {
+                    row[*o] = r[*s].clone();
+                }
+                return Ok(Some(row));
+            }
+            self.pos += 1;
+        }
+        Ok(None)
+    }
+}
+
+struct Eager {
+    input: Box<dyn Operator>,
+    out: Option<std::vec::IntoIter<Row>>,
+}
+
+impl Operator for Eager {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.out = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        if self.out.is_none() {
+            let mut rows = Vec::new();
+            while let Some(r) = self.input.next(ctx, g)? {
+                rows.push(r);
+            }
+            self.out = Some(rows.into_iter());
+        }
+        Ok(self.out.as_mut().and_then(|o| o.next()))
+    }
+}
+
+struct ProcCall {
+    input: Box<dyn Operator>,
+    name: Name,
+    args: Vec<PExpr>,
+    yields: Vec<(usize, Slot)>,
+    cur: Option<Row>,
+    rows: std::vec::IntoIter<Vec<Value>>,
+}
+
+impl Operator for ProcCall {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(cur) = &self.cur {
+                if let Some(out) = self.rows.next() {
+                    let mut row = cur.clone();
+                    for (i, s) in &self.yields {
+                        row[*s] = out.get(*i).cloned().unwrap_or(Value::Null);
+                    }
+                    return Ok(Some(row));
+                }
+                self.cur = None;
+            }
+            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+            let mut args = Vec::new();
+            for a in &self.args {
+                args.push(eval(a, &mut r, ctx, g)?);
+            }
+            self.rows = procs::call(&self.name, &args, g)?.into_iter();
+            self.cur = Some(r);
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------ writes
+
+/// Checks a value can be stored as a property and returns it (lists must be homogeneous).
+fn storable(v: Value) -> Result<Value> {
+    let bad = |v: &Value| {
+        Error::type_error(format!(
+            "Property values can only be of primitive types or arrays thereof. Encountered: {}",
+            v.type_name()
+        ))
+        .with_detail("InvalidPropertyType")
+    };
+    match &v {
+        Value::Map(_)
+        | Value::Node(_)
+        | Value::Relationship(_)
+        | Value::Path(_)
+        | Value::NodeData(_)
+        | Value::RelData(_)
+        | Value::PathData(_) => Err(bad(&v)),
+        Value::List(items) => {
+            let mut ty = None;
+            for it in items {
+                match it {
+                    Value::List(_) | Value::Map(_) | Value::Null => return Err(bad(it)),
+                    Value::Node(_) | Value::Relationship(_) | Value::Path(_) => {
+                        return Err(bad(it))
+                    }
+                    _ => {}
+                }
+                let t = it.type_name();
+                if *ty.get_or_insert(t) != t {
+                    return Err(bad(&v));
+                }
+            }
+            Ok(v)
+        }
+        _ => Ok(v),
+    }
+}
+
+/// Evaluates a property map for CREATE/MERGE.
+fn prop_list(
+    e: Option<&PExpr>,
+    row: &mut Row,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+    merge: bool,
+) -> Result<Vec<(TokenId, Value)>> {
+    let Some(e) = e else { return Ok(Vec::new()) };
+    let m = match eval(e, row, ctx, g)? {
+        Value::Map(m) => m,
+        Value::Null => return Ok(Vec::new()),
+        other => {
+            return Err(Error::type_error(format!(
+                "Expected a map of properties but got {}",
+                other.type_name()
+            ))
+            .with_detail("InvalidArgumentType"))
+        }
+    };
+    let mut out = Vec::with_capacity(m.len());
+    for (k, v) in m {
+        if v.is_null() {
+            if merge {
+                return Err(Error::semantic(format!(
+                    "Cannot merge the following node because of null property value for '{k}'"
+                ))
+                .with_detail("MergeReadOwnWrites"));
+            }
+            continue;
+        }
+        let t = g.get_or_create_token(TokenKind::PropertyKey, &k)?;
+        out.push((t, storable(v)?));
+    }
+    Ok(out)
+}
+
+fn run_create(
+    steps: &[CreateStep],
+    row: &mut Row,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+    merge: bool,
+) -> Result<()> {
+    for step in steps {
+        match step {
+            CreateStep::Node { slot, labels, props } => {
+                let mut toks = Vec::with_capacity(labels.len());
+                for l in labels {
+                    let t = g.get_or_create_token(TokenKind::Label, l)?;
+                    if !toks.contains(&t) {
+                        toks.push(t);
+                    }
+                }
+                let props = prop_list(props.as_ref(), row, ctx, g, merge)?;
+                let n = props.len() as u64;
+                let id = g.create_node(&toks, props)?;
+                ctx.stats.nodes_created += 1;
+                ctx.stats.labels_added += toks.len() as u64;
+                ctx.stats.properties_set += n;
+                row[*slot] = Value::Node(id);
+            }
+            CreateStep::Rel { slot, from, to, rel_type, props } => {
+                let (Value::Node(a), Value::Node(b)) = (&row[*from], &row[*to]) else {
+                    let bad = if row[*from].is_node() { &row[*to] } else { &row[*from] };
+                    return Err(Error::semantic(format!(
+                        "Failed to create relationship, node is {}",
+                        if bad.is_null() { "missing (null)" } else { bad.type_name() }
+                    ))
+                    .with_detail("CreateRelationshipWithNull"));
+                };
+                let (a, b) = (*a, *b);
+                let t = g.get_or_create_token(TokenKind::RelType, rel_type)?;
+                let props = prop_list(props.as_ref(), row, ctx, g, merge)?;
+                let n = props.len() as u64;
+                let id = g.create_rel(a, b, t, props)?;
+                ctx.stats.relationships_created += 1;
+                ctx.stats.properties_set += n;
+                row[*slot] = Value::Relationship(id);
+            }
+            CreateStep::Path { slot, expr } => {
+                let v = eval(expr, row, ctx, g)?;
+                row[*slot] = v;
+            }
+        }
+    }
+    Ok(())
+}
+
+trait IsNode {
+    fn is_node(&self) -> bool;
+}
+impl IsNode for Value {
+    fn is_node(&self) -> bool {
+        matches!(self, Value::Node(_))
+    }
+}
+
+enum Entity {
+    Node(NodeId),
+    Rel(RelId),
+}
+
+fn entity(v: &Value, what: &str) -> Result<Option<Entity>> {
+    match v {
+        Value::Node(n) => Ok(Some(Entity::Node(*n))),
+        Value::Relationship(r) => Ok(Some(Entity::Rel(*r))),
+        Value::Null => Ok(None),
+        other => Err(Error::type_error(format!(
+            "Type mismatch: expected Node or Relationship but was {} ({what})",
+            other.type_name()
+        ))
+        .with_detail("InvalidArgumentType")),
+    }
+}
+
+fn set_prop(g: &mut dyn Graph, ent: &Entity, key: TokenId, v: Value) -> Result<()> {
+    match ent {
+        Entity::Node(n) => g.set_node_property(*n, key, v),
+        Entity::Rel(r) => g.set_rel_property(*r, key, v),
+    }
+}
+
+fn get_props(g: &dyn Graph, ent: &Entity) -> Vec<(TokenId, Value)> {
+    match ent {
+        Entity::Node(n) => g.node_properties(*n),
+        Entity::Rel(r) => g.rel_properties(*r),
+    }
+}
+
+fn get_prop(g: &dyn Graph, ent: &Entity, k: TokenId) -> Option<Value> {
+    match ent {
+        Entity::Node(n) => g.node_property(*n, k),
+        Entity::Rel(r) => g.rel_property(*r, k),
+    }
+}
+
+fn check_alive(g: &dyn Graph, ent: &Entity) -> Result<()> {
+    let dead = match ent {
+        Entity::Node(n) => g.node_deleted_in_tx(*n),
+        Entity::Rel(r) => g.rel_deleted_in_tx(*r),
+    };
+    if dead {
+        return Err(Error::new(
+            Status::EntityNotFound,
+            "The entity has been deleted in this transaction",
+        )
+        .with_detail("DeletedEntityAccess"));
+    }
+    Ok(())
+}
+
+/// Property map from a SET source value (a map, node or relationship).
+fn source_map(v: Value, g: &dyn Graph) -> Result<Vec<(String, Value)>> {
+    match v {
+        Value::Map(m) => Ok(m.into_iter().collect()),
+        Value::Null => Ok(Vec::new()),
+        Value::Node(_) | Value::Relationship(_) => match eval::properties(&v, g)? {
+            Value::Map(m) => Ok(m.into_iter().collect()),
+            _ => Ok(Vec::new()),
+        },
+        other => Err(Error::type_error(format!(
+            "Expected a map of properties but got {}",
+            other.type_name()
+        ))
+        .with_detail("InvalidArgumentType")),
+    }
+}
+
+fn run_set(items: &[SetOp], row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<()> {
+    for it in items {
+        match it {
+            SetOp::Property { target, key, value } => {
+                let t = eval(target, row, ctx, g)?;
+                let Some(ent) = entity(&t, "SET")? else { continue };
+                check_alive(g, &ent)?;
+                let v = storable(eval(value, row, ctx, g)?)?;
+                let k = g.get_or_create_token(TokenKind::PropertyKey, key)?;
+                if v.is_null() && get_prop(g, &ent, k).is_none() {
+                    continue;
+                }
+                set_prop(g, &ent, k, v)?;
+                ctx.stats.properties_set += 1;
+            }
+            SetOp::Replace { target, value } | SetOp::Merge { target, value } => {
+                let replace = matches!(it, SetOp::Replace { .. });
+                let t = eval(target, row, ctx, g)?;
+                let Some(ent) = entity(&t, "SET")? else { continue };
+                check_alive(g, &ent)?;
+                let src = eval(value, row, ctx, g)?;
+                let new = source_map(src, g)?;
+                if replace {
+                    for (k, _) in get_props(g, &ent) {
+                        let name = g.token_name(TokenKind::PropertyKey, k).unwrap_or_default();
+                        if !new.iter().any(|(n, v)| *n == name && !v.is_null()) {
+                            set_prop(g, &ent, k, Value::Null)?;
+                            ctx.stats.properties_set += 1;
+                        }
+                    }
+                }
+                for (k, v) in new {
+                    let tok = g.get_or_create_token(TokenKind::PropertyKey, &k)?;
+                    if v.is_null() {
+                        if get_prop(g, &ent, tok).is_some() {
+                            set_prop(g, &ent, tok, Value::Null)?;
+                            ctx.stats.properties_set += 1;
+                        }
+                        continue;
+                    }
+                    set_prop(g, &ent, tok, storable(v)?)?;
+                    ctx.stats.properties_set += 1;
+                }
+            }
+            SetOp::Labels { target, labels } => {
+                let t = eval(target, row, ctx, g)?;
+                match t {
+                    Value::Node(n) => {
+                        for l in labels {
+                            let tok = g.get_or_create_token(TokenKind::Label, l)?;
+                            if g.add_label(n, tok)? {
+                                ctx.stats.labels_added += 1;
+                            }
+                        }
+                    }
+                    Value::Null => {}
+                    other => {
+                        return Err(Error::type_error(format!(
+                            "Type mismatch: expected Node but was {}",
+                            other.type_name()
+                        ))
+                        .with_detail("InvalidArgumentType"))
+                    }
+                }
+            }
+            SetOp::RemoveProperty { target, key } => {
+                let t = eval(target, row, ctx, g)?;
+                let Some(ent) = entity(&t, "REMOVE")? else { continue };
+                check_alive(g, &ent)?;
+                let Some(k) = g.token_id(TokenKind::PropertyKey, key) else { continue };
+                if get_prop(g, &ent, k).is_some() {
+                    set_prop(g, &ent, k, Value::Null)?;
+                    ctx.stats.properties_set += 1;
+                }
+            }
+            SetOp::RemoveLabels { target, labels } => {
+                let t = eval(target, row, ctx, g)?;
+                match t {
+                    Value::Node(n) => {
+                        for l in labels {
+                            if let Some(tok) = g.token_id(TokenKind::Label, l) {
+                                if g.remove_label(n, tok)? {
+                                    ctx.stats.labels_removed += 1;
+                                }
+                            }
+                        }
+                    }
+                    Value::Null => {}
+                    other => {
+                        return Err(Error::type_error(format!(
+                            "Type mismatch: expected Node but was {}",
+                            other.type_name()
+                        ))
+                        .with_detail("InvalidArgumentType"))
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+struct Create {
+    input: Box<dyn Operator>,
+    steps: Vec<CreateStep>,
+}
+
+impl Operator for Create {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+        run_create(&self.steps, &mut r, ctx, g, false)?;
+        Ok(Some(r))
+    }
+}
+
+struct Merge {
+    input: Box<dyn Operator>,
+    matcher: Box<dyn Operator>,
+    create: Vec<CreateStep>,
+    on_create: Vec<SetOp>,
+    on_match: Vec<SetOp>,
+    pending: Vec<Row>,
+}
+
+impl Operator for Merge {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.pending.clear();
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(r) = self.pending.pop() {
+                return Ok(Some(r));
+            }
+            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+            self.matcher.reset(&r);
+            let mut found = Vec::new();
+            while let Some(m) = self.matcher.next(ctx, g)? {
+                found.push(m);
+            }
+            if found.is_empty() {
+                run_create(&self.create, &mut r, ctx, g, true)?;
+                run_set(&self.on_create, &mut r, ctx, g)?;
+                return Ok(Some(r));
+            }
+            for m in &mut found {
+                run_set(&self.on_match, m, ctx, g)?;
+            }
+            found.reverse();
+            self.pending = found;
+        }
+    }
+}
+
+struct SetOpr {
+    input: Box<dyn Operator>,
+    items: Vec<SetOp>,
+}
+
+impl Operator for SetOpr {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+        run_set(&self.items, &mut r, ctx, g)?;
+        Ok(Some(r))
+    }
+}
+
+/// Deletes after reading all input rows: relationships first, then nodes, so a clause like
+/// `DELETE a, r, b` succeeds regardless of the order rows arrive in.
+struct Delete {
+    input: Box<dyn Operator>,
+    exprs: Vec<PExpr>,
+    detach: bool,
+    out: Option<std::vec::IntoIter<Row>>,
+}
+
+impl Delete {
+    fn collect(v: &Value, nodes: &mut Vec<NodeId>, rels: &mut Vec<RelId>) -> Result<()> {
+        match v {
+            Value::Null => {}
+            Value::Node(n) => nodes.push(*n),
+            Value::Relationship(r) => rels.push(*r),
+            Value::Path(p) => {
+                nodes.extend(p.nodes.iter().copied());
+                rels.extend(p.rels.iter().copied());
+            }
+            Value::List(items) => {
+                for it in items {
+                    Self::collect(it, nodes, rels)?;
+                }
+            }
+            other => {
+                return Err(Error::type_error(format!(
+                    "Expected a Node, Relationship or Path, but got a {}",
+                    other.type_name()
+                ))
+                .with_detail("InvalidArgumentType"))
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Operator for Delete {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.out = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        if self.out.is_none() {
+            let mut rows = Vec::new();
+            let mut nodes = Vec::new();
+            let mut rels = Vec::new();
+            while let Some(mut r) = self.input.next(ctx, g)? {
+                for e in &self.exprs {
+                    let v = eval(e, &mut r, ctx, g)?;
+                    Self::collect(&v, &mut nodes, &mut rels)?;
+                }
+                rows.push(r);
+            }
+            if self.detach {
+                let mut edges = Vec::new();
+                for n in &nodes {
+                    edges.clear();
+                    g.node_edges(*n, Dir::Both, &[], &mut edges);
+                    rels.extend(edges.iter().map(|e| e.rel));
+                }
+            }
+            let mut seen = HashSet::new();
+            for r in rels {
+                if seen.insert(r) && !g.rel_deleted_in_tx(r) && g.rel_exists(r) {
+                    g.delete_rel(r)?;
+                    ctx.stats.relationships_deleted += 1;
+                }
+            }
+            let mut seen = HashSet::new();
+            for n in nodes {
+                if seen.insert(n) && !g.node_deleted_in_tx(n) && g.node_exists(n) {
+                    g.delete_node(n).map_err(|e| {
+                        if e.status == Status::DeleteNodeWithRelationships && e.detail.is_none() {
+                            e.with_detail("DeleteConnectedNode")
+                        } else {
+                            e
+                        }
+                    })?;
+                    ctx.stats.nodes_deleted += 1;
+                }
+            }
+            self.out = Some(rows.into_iter());
+        }
+        Ok(self.out.as_mut().and_then(|o| o.next()))
+    }
+}
+
+struct Foreach {
+    input: Box<dyn Operator>,
+    slot: Slot,
+    list: PExpr,
+    body: Box<dyn Operator>,
+}
+
+impl Operator for Foreach {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+        let items = match eval(&self.list, &mut r, ctx, g)? {
+            Value::List(items) => items,
+            Value::Null => Vec::new(),
+            other => {
+                return Err(Error::type_error(format!(
+                    "Type mismatch: expected List but was {}",
+                    other.type_name()
+                ))
+                .with_detail("InvalidArgumentType"))
+            }
+        };
+        for it in items {
+            let mut inner = r.clone();
+            inner[self.slot] = it;
+            self.body.reset(&inner);
+            while self.body.next(ctx, g)?.is_some() {}
+        }
+        Ok(Some(r))
+    }
+}

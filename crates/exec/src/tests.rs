@@ -1,0 +1,550 @@
+//! End-to-end tests: query text → parse → plan → execute against [`MemGraph`], with results
+//! printed in TCK literal syntax. Cases are data: (setup, query, params, expected rows).
+
+use std::sync::Arc;
+
+use arbor_model::{to_cypher_literal, PropertyMap, Status, Value};
+
+use crate::graph::Stats;
+use crate::testing::MemGraph;
+use crate::{Execution, PreparedQuery};
+
+fn run_q(
+    g: &mut MemGraph,
+    q: &str,
+    params: &[(&str, Value)],
+) -> arbor_model::Result<(Vec<String>, Vec<String>, Stats)> {
+    let stmt = arbor_cypher_syntax::parse(q)?;
+    let pq = Arc::new(PreparedQuery::prepare(&stmt, q)?);
+    let params: PropertyMap = params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let mut ex = Execution::start(pq.clone(), params)?;
+    let mut rows = Vec::new();
+    while let Some(r) = ex.next(g)? {
+        rows.push(r.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | "));
+    }
+    g.commit();
+    Ok((pq.columns().to_vec(), rows, ex.stats()))
+}
+
+fn exec(g: &mut MemGraph, q: &str) {
+    if let Err(e) = run_q(g, q, &[]) {
+        panic!("setup query failed: {q}\n{e}");
+    }
+}
+
+/// Runs `q` and compares rows in order.
+fn check(g: &mut MemGraph, q: &str, params: &[(&str, Value)], expected: &[&str]) {
+    let (_, rows, _) = run_q(g, q, params).unwrap_or_else(|e| panic!("query failed: {q}\n{e}"));
+    let exp: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+    assert_eq!(rows, exp, "query: {q}");
+}
+
+/// Runs `q` and compares rows as a multiset.
+fn check_any(g: &mut MemGraph, q: &str, params: &[(&str, Value)], expected: &[&str]) {
+    let (_, mut rows, _) = run_q(g, q, params).unwrap_or_else(|e| panic!("query failed: {q}\n{e}"));
+    let mut exp: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+    rows.sort();
+    exp.sort();
+    assert_eq!(rows, exp, "query: {q}");
+}
+
+fn check_err(g: &mut MemGraph, q: &str, status: Status, detail: Option<&str>) {
+    match run_q(g, q, &[]) {
+        Ok((_, rows, _)) => panic!("expected error for {q}, got rows {rows:?}"),
+        Err(e) => {
+            assert_eq!(e.status, status, "query: {q}: {e}");
+            if detail.is_some() {
+                assert_eq!(e.detail, detail, "query: {q}: {e}");
+            }
+        }
+    }
+}
+
+fn cols(g: &mut MemGraph, q: &str) -> Vec<String> {
+    run_q(g, q, &[]).unwrap_or_else(|e| panic!("query failed: {q}\n{e}")).0
+}
+
+#[test]
+fn return_literals() {
+    let mut g = MemGraph::new();
+    check(&mut g, "RETURN 1", &[], &["1"]);
+    check(&mut g, "RETURN 1 + 2 AS x, 'a' + 'b', [1, 2][-1], {a: 1}.a", &[], &["3 | 'ab' | 2 | 1"]);
+    assert_eq!(cols(&mut g, "RETURN 1 + 2 AS x, 'a' + 'b'"), vec!["x", "'a' + 'b'"]);
+    check(
+        &mut g,
+        "RETURN null AND false, null OR true, null XOR true, NOT null",
+        &[],
+        &["false | true | null | null"],
+    );
+    check(
+        &mut g,
+        "RETURN 2 IN [1, null], 1 IN [1, null], null IN []",
+        &[],
+        &["null | true | false"],
+    );
+    check(
+        &mut g,
+        "RETURN 'abc' STARTS WITH 'a', 'abc' =~ 'a.*', 'abc' CONTAINS 'x'",
+        &[],
+        &["true | true | false"],
+    );
+    check(
+        &mut g,
+        "RETURN [x IN range(1, 5) WHERE x % 2 = 1 | x * 10] AS l",
+        &[],
+        &["[10, 30, 50]"],
+    );
+    check(&mut g, "RETURN reduce(s = 0, x IN [1, 2, 3] | s + x) AS s", &[], &["6"]);
+    check(
+        &mut g,
+        "RETURN all(x IN [1, 2] WHERE x > 0), any(x IN [1, 2] WHERE x > 1)",
+        &[],
+        &["true | true"],
+    );
+    check(&mut g, "RETURN CASE 1 WHEN 1 THEN 'one' ELSE 'other' END", &[], &["'one'"]);
+    check(&mut g, "RETURN CASE WHEN 1 > 2 THEN 'a' END", &[], &["null"]);
+    check(&mut g, "RETURN [1, 2, 3, 4][1..3], [1, 2, 3][-2..]", &[], &["[2, 3] | [2, 3]"]);
+    check(&mut g, "RETURN 1 < 2 < 3, 3 > 2 > 2", &[], &["true | false"]);
+    check(&mut g, "RETURN $x + 1 AS y", &[("x", Value::Int(41))], &["42"]);
+    check(&mut g, "RETURN toUpper('abc') AS u, size([1, 2])", &[], &["'ABC' | 2"]);
+}
+
+#[test]
+fn unwind_with_order_skip_limit() {
+    let mut g = MemGraph::new();
+    check(&mut g, "UNWIND [3, 1, 2] AS x RETURN x ORDER BY x", &[], &["1", "2", "3"]);
+    check(&mut g, "UNWIND [3, 1, 2] AS x RETURN x ORDER BY x DESC SKIP 1 LIMIT 1", &[], &["2"]);
+    check(&mut g, "UNWIND [1, 1, 2] AS x RETURN DISTINCT x ORDER BY x", &[], &["1", "2"]);
+    check(&mut g, "UNWIND [1, 2, 3] AS x WITH x WHERE x > 1 RETURN sum(x)", &[], &["5"]);
+    check(
+        &mut g,
+        "UNWIND [1, 2, 3] AS x WITH x AS y ORDER BY x DESC RETURN y",
+        &[],
+        &["3", "2", "1"],
+    );
+    check(&mut g, "UNWIND [] AS x RETURN count(*), collect(x)", &[], &["0 | []"]);
+    check(&mut g, "UNWIND null AS x RETURN x", &[], &[]);
+    check(&mut g, "WITH [1, 2] AS l UNWIND l AS x RETURN x, l", &[], &["1 | [1, 2]", "2 | [1, 2]"]);
+}
+
+#[test]
+fn aggregation() {
+    let mut g = MemGraph::new();
+    check(
+        &mut g,
+        "UNWIND [1, 2, 2, 3] AS x RETURN x % 2 AS k, count(*) AS c, sum(x) ORDER BY k",
+        &[],
+        &["0 | 2 | 4", "1 | 2 | 4"],
+    );
+    check(&mut g, "UNWIND [1, 2, 3] AS x RETURN count(*) + 1 AS c", &[], &["4"]);
+    check(
+        &mut g,
+        "UNWIND [1, 2, 2] AS x RETURN count(DISTINCT x), collect(DISTINCT x)",
+        &[],
+        &["2 | [1, 2]"],
+    );
+    check(&mut g, "UNWIND [1, 2, 3] AS x RETURN min(x), max(x), avg(x)", &[], &["1 | 3 | 2.0"]);
+    check(
+        &mut g,
+        "UNWIND [1, 2, 3] AS x WITH x % 2 AS k, count(*) AS c ORDER BY c DESC RETURN k, c",
+        &[],
+        &["1 | 2", "0 | 1"],
+    );
+    check(
+        &mut g,
+        "UNWIND [1, 2, 3] AS x RETURN x, count(*) * x AS y ORDER BY x",
+        &[],
+        &["1 | 1", "2 | 2", "3 | 3"],
+    );
+    check(&mut g, "UNWIND [1, 2, 3] AS x RETURN count(*) ORDER BY count(*)", &[], &["3"]);
+}
+
+fn social() -> MemGraph {
+    let mut g = MemGraph::new();
+    exec(
+        &mut g,
+        "CREATE (a:User {id: 1, age: 20}), (b:User {id: 2, age: 15}), (c:User {id: 3, age: 30}), \
+         (d:User {id: 4, age: 40}), (e:User {id: 5}), \
+         (a)-[:Friend]->(b), (a)-[:Friend]->(c), (b)-[:Friend]->(d), (c)-[:Friend]->(d), \
+         (d)-[:Friend]->(e), (e)-[:Friend]->(a), (c)-[:Friend]->(a)",
+    );
+    g
+}
+
+#[test]
+fn mgbench_aggregates() {
+    let mut g = social();
+    check_any(
+        &mut g,
+        "MATCH (n:User) RETURN n.age, COUNT(*)",
+        &[],
+        &["20 | 1", "15 | 1", "30 | 1", "40 | 1", "null | 1"],
+    );
+    check(&mut g, "MATCH (n) RETURN count(n), count(n.age)", &[], &["5 | 4"]);
+    check_any(
+        &mut g,
+        "MATCH (n:User) WHERE n.age >= 18 RETURN n.age, COUNT(*)",
+        &[],
+        &["20 | 1", "30 | 1", "40 | 1"],
+    );
+    check(&mut g, "MATCH (n) RETURN min(n.age), max(n.age), avg(n.age)", &[], &["15 | 40 | 26.25"]);
+}
+
+#[test]
+fn mgbench_traversals() {
+    let mut g = social();
+    g.add_index("User", "id");
+    let id = |i| vec![("id", Value::Int(i))];
+    check_any(&mut g, "MATCH (s:User {id: $id})-->(n:User) RETURN n.id", &id(1), &["2", "3"]);
+    check_any(
+        &mut g,
+        "MATCH (s:User {id: $id})-->(n:User) WHERE n.age >= 18 RETURN n.id",
+        &id(1),
+        &["3"],
+    );
+    check_any(
+        &mut g,
+        "MATCH (s:User {id: $id})-->()-->(n:User) RETURN DISTINCT n.id",
+        &id(1),
+        &["4", "1"],
+    );
+    check_any(
+        &mut g,
+        "MATCH (s:User {id: $id})-->()-->(n:User) WHERE n.age >= 18 RETURN DISTINCT n.id",
+        &id(1),
+        &["4", "1"],
+    );
+    check_any(
+        &mut g,
+        "MATCH (s:User {id: $id})-->()-->()-->(n:User) RETURN DISTINCT n.id",
+        &id(1),
+        &["5", "2"],
+    );
+    check_any(
+        &mut g,
+        "MATCH (s:User {id: $id})-->()-->()-->(n:User) WHERE n.age >= 18 RETURN DISTINCT n.id",
+        &id(3),
+        &["1", "4"],
+    );
+    check_any(
+        &mut g,
+        "MATCH (s:User {id: $id})-->()-->()-->()-->(n:User) RETURN DISTINCT n.id",
+        &id(1),
+        &["1", "4"],
+    );
+    check_any(
+        &mut g,
+        "MATCH (s:User {id: $id})-->()-->()-->()-->(n:User) WHERE n.age >= 18 RETURN DISTINCT n.id",
+        &id(1),
+        &["1", "4"],
+    );
+    check_any(
+        &mut g,
+        "MATCH (s:User {id: $id})-[*1..2]->(n:User) RETURN DISTINCT n.id",
+        &id(1),
+        &["2", "3", "4", "1"],
+    );
+    check_any(
+        &mut g,
+        "MATCH (s:User {id: $id})-[*1..2]->(n:User) WHERE n.age >= 18 RETURN DISTINCT n.id",
+        &id(1),
+        &["3", "4", "1"],
+    );
+    check_any(
+        &mut g,
+        "MATCH (s:User {id: $id})-[*1..2]->(n:User) RETURN DISTINCT n.id, n",
+        &id(2),
+        &["4 | (:User {age: 40, id: 4})", "5 | (:User {id: 5})"],
+    );
+    check_any(
+        &mut g,
+        "MATCH (s:User {id: $id})-[*1..2]->(n:User) WHERE n.age >= 18 RETURN DISTINCT n.id, n",
+        &id(2),
+        &["4 | (:User {age: 40, id: 4})"],
+    );
+    check_any(
+        &mut g,
+        "MATCH (n:User {id: $id})-[e1]->(m)-[e2]->(n) RETURN e1, m, e2",
+        &id(1),
+        &["[:Friend] | (:User {age: 30, id: 3}) | [:Friend]"],
+    );
+    check_any(
+        &mut g,
+        "MATCH (n1:User {id: $id})-[e1]->(n2)-[e2]->(n3)-[e3]->(n4)<-[e4]-(n5) RETURN n5 LIMIT 1",
+        &id(5),
+        &["(:User {age: 30, id: 3})"],
+    );
+    check_any(
+        &mut g,
+        "MATCH (n:User {id: $id})-[e]->(m) RETURN m LIMIT 1",
+        &id(4),
+        &["(:User {id: 5})"],
+    );
+    check(&mut g, "MATCH (n:User {id : $id}) RETURN n", &id(2), &["(:User {age: 15, id: 2})"]);
+}
+
+#[test]
+fn mgbench_writes() {
+    let mut g = social();
+    let (_, rows, stats) = run_q(
+        &mut g,
+        "MATCH (n:User {id: $from}), (m:User {id: $to}) WITH n, m CREATE (n)-[e:Temp]->(m) RETURN e",
+        &[("from", Value::Int(1)), ("to", Value::Int(5))],
+    )
+    .unwrap();
+    assert_eq!(rows, vec!["[:Temp]"]);
+    assert_eq!(stats.relationships_created, 1);
+    let (_, rows, stats) =
+        run_q(&mut g, "CREATE (n:UserTemp {id : $id}) RETURN n", &[("id", Value::Int(9))]).unwrap();
+    assert_eq!(rows, vec!["(:UserTemp {id: 9})"]);
+    assert_eq!((stats.nodes_created, stats.labels_added, stats.properties_set), (1, 1, 1));
+    let (cols, rows, stats) =
+        run_q(&mut g, "MATCH (n:User {id: $id}) SET n.property = -1", &[("id", Value::Int(3))])
+            .unwrap();
+    assert!(cols.is_empty() && rows.is_empty());
+    assert_eq!(stats.properties_set, 1);
+    check(&mut g, "MATCH (n:User {id: 3}) RETURN n.property", &[], &["-1"]);
+}
+
+#[test]
+fn match_shapes() {
+    let mut g = social();
+    check(&mut g, "MATCH (a:User {id: 1})<--(b) RETURN b.id ORDER BY b.id", &[], &["3", "5"]);
+    check(&mut g, "MATCH (a:User {id: 1})--(b) RETURN count(b)", &[], &["4"]);
+    check(&mut g, "MATCH ()-[r:Friend|Nope]->() RETURN count(r)", &[], &["7"]);
+    check(&mut g, "MATCH (a {id: 1}), (b {id: 2}) RETURN a.id, b.id", &[], &["1 | 2"]);
+    check(
+        &mut g,
+        "MATCH p = (a {id: 1})-->(b {id: 2}) RETURN length(p), nodes(p)[1].id",
+        &[],
+        &["1 | 2"],
+    );
+    check(
+        &mut g,
+        "MATCH (a {id: 1})-[r*2]->(b) RETURN b.id, size(r) ORDER BY b.id",
+        &[],
+        &["1 | 2", "4 | 2", "4 | 2"],
+    );
+    check(
+        &mut g,
+        "MATCH (a {id: 1})-[*0..1]->(b) RETURN b.id ORDER BY b.id",
+        &[],
+        &["1", "2", "3"],
+    );
+    // Relationship isomorphism: the cycle a->c->a can't reuse a relationship.
+    check(&mut g, "MATCH (a {id: 1})-[r1]-(b)-[r2]-(a) RETURN count(*)", &[], &["2"]);
+    check(
+        &mut g,
+        "MATCH (a:User) WHERE a.id IN [1, 2] AND NOT (a)-->(:User {id: 3}) RETURN a.id",
+        &[],
+        &["2"],
+    );
+    check(
+        &mut g,
+        "MATCH (a:User {id: 1}) RETURN [(a)-->(b) | b.id] AS ids, size([(a)<--(c) | c]) AS n",
+        &[],
+        &["[2, 3] | 2"],
+    );
+    check(
+        &mut g,
+        "MATCH (a:User {id: 5}) RETURN exists { (a)-->() } AS e, count { (a)--() } AS c",
+        &[],
+        &["true | 2"],
+    );
+    check(
+        &mut g,
+        "MATCH p = shortestPath((a:User {id: 2})-[*]->(b:User {id: 3})) RETURN length(p)",
+        &[],
+        &["4"],
+    );
+}
+
+#[test]
+fn optional_match() {
+    let mut g = social();
+    check(
+        &mut g,
+        "MATCH (a:User) OPTIONAL MATCH (a)-[:Friend]->(b:User {id: 3}) RETURN a.id, b.id ORDER BY a.id",
+        &[],
+        &["1 | 3", "2 | null", "3 | null", "4 | null", "5 | null"],
+    );
+    check(&mut g, "OPTIONAL MATCH (n:Nope) RETURN n", &[], &["null"]);
+    check(
+        &mut g,
+        "MATCH (a:User {id: 2}) OPTIONAL MATCH (a)-->(b) WHERE b.age > 100 RETURN a.id, b",
+        &[],
+        &["2 | null"],
+    );
+}
+
+#[test]
+fn writes() {
+    let mut g = MemGraph::new();
+    exec(&mut g, "CREATE (:A {x: 1})-[:R {w: 2}]->(:B)");
+    check(
+        &mut g,
+        "MATCH (a:A)-[r:R]->(b:B) RETURN a.x, r.w, labels(b), type(r)",
+        &[],
+        &["1 | 2 | ['B'] | 'R'"],
+    );
+    // MERGE matches or creates.
+    let (_, _, s) = run_q(&mut g, "MERGE (a:A {x: 1}) RETURN a", &[]).unwrap();
+    assert_eq!(s.nodes_created, 0);
+    let (_, _, s) =
+        run_q(&mut g, "MERGE (a:A {x: 2}) ON CREATE SET a.new = true RETURN a", &[]).unwrap();
+    assert_eq!(s.nodes_created, 1);
+    check(&mut g, "MATCH (a:A) RETURN a.x, a.new ORDER BY a.x", &[], &["1 | null", "2 | true"]);
+    let (_, _, s) = run_q(&mut g, "UNWIND [1, 1, 2] AS i MERGE (:C {i: i})", &[]).unwrap();
+    assert_eq!(s.nodes_created, 2);
+    exec(&mut g, "MATCH (a:A {x: 1}), (c:C {i: 1}) MERGE (a)-[:T]->(c)");
+    exec(&mut g, "MATCH (a:A {x: 1}), (c:C {i: 1}) MERGE (a)-[:T]->(c) ON MATCH SET a.m = 1");
+    check(&mut g, "MATCH (:A)-[t:T]->(:C) RETURN count(t)", &[], &["1"]);
+    check(&mut g, "MATCH (a:A {x: 1}) RETURN a.m", &[], &["1"]);
+    // SET / REMOVE.
+    exec(&mut g, "MATCH (a:A {x: 1}) SET a:L, a += {y: 5}, a.x = a.x + 10 REMOVE a.m");
+    check(
+        &mut g,
+        "MATCH (a:L) RETURN a",
+        &[],
+        &["(:A:L {new: null, x: 11, y: 5})".replace("new: null, ", "").as_str()],
+    );
+    exec(&mut g, "MATCH (a:L) SET a = {z: 1} REMOVE a:L");
+    check(&mut g, "MATCH (a {z: 1}) RETURN a", &[], &["(:A {z: 1})"]);
+    // DELETE.
+    check_err(&mut g, "MATCH (a:A {z: 1}) DELETE a", Status::DeleteNodeWithRelationships, None);
+    let (_, _, s) = run_q(&mut g, "MATCH (a:A {z: 1}) DETACH DELETE a", &[]).unwrap();
+    assert_eq!((s.nodes_deleted, s.relationships_deleted), (1, 2));
+    let (_, _, s) = run_q(&mut g, "MATCH (n) DETACH DELETE n", &[]).unwrap();
+    assert_eq!(s.nodes_deleted, 4);
+    assert_eq!(g.sizes(), (0, 0));
+    // Writes of a clause are not seen by its own reads.
+    exec(&mut g, "CREATE (:X), (:X)");
+    let (_, _, s) = run_q(&mut g, "MATCH (x:X) CREATE (:X)", &[]).unwrap();
+    assert_eq!(s.nodes_created, 2);
+    check(&mut g, "UNWIND [1, 2] AS i CREATE (:Y) WITH i MATCH (y:Y) RETURN count(*)", &[], &["4"]);
+    exec(&mut g, "FOREACH (i IN [1, 2, 3] | CREATE (:F {i: i}))");
+    check(&mut g, "MATCH (f:F) RETURN sum(f.i)", &[], &["6"]);
+}
+
+#[test]
+fn union_and_subqueries() {
+    let mut g = MemGraph::new();
+    check_any(&mut g, "RETURN 1 AS x UNION RETURN 1 AS x UNION RETURN 2 AS x", &[], &["1", "2"]);
+    check_any(&mut g, "RETURN 1 AS x UNION ALL RETURN 1 AS x", &[], &["1", "1"]);
+    check(
+        &mut g,
+        "UNWIND [1, 2] AS x CALL { WITH x RETURN x * 10 AS y } RETURN x, y",
+        &[],
+        &["1 | 10", "2 | 20"],
+    );
+    check(&mut g, "RETURN COLLECT { UNWIND [1, 2] AS z RETURN z } AS c", &[], &["[1, 2]"]);
+}
+
+#[test]
+fn procedures() {
+    let mut g = social();
+    check(&mut g, "CALL db.labels()", &[], &["'User'"]);
+    check(
+        &mut g,
+        "CALL db.relationshipTypes() YIELD relationshipType AS t RETURN t",
+        &[],
+        &["'Friend'"],
+    );
+    check(&mut g, "CALL db.propertyKeys() YIELD propertyKey RETURN count(*)", &[], &["2"]);
+}
+
+#[test]
+fn map_projection_and_functions() {
+    let mut g = social();
+    check(
+        &mut g,
+        "MATCH (n:User {id: 1}) RETURN n {.id, .age, x: 1} AS m",
+        &[],
+        &["{age: 20, id: 1, x: 1}"],
+    );
+    check(
+        &mut g,
+        "MATCH (n:User {id: 1}) RETURN keys(n), properties(n).age, id(n) >= 0",
+        &[],
+        &["['age', 'id'] | 20 | true"],
+    );
+    check(
+        &mut g,
+        "MATCH (n:User {id: 1})-[r]->(m {id: 2}) RETURN startNode(r).id, endNode(r).id",
+        &[],
+        &["1 | 2"],
+    );
+    check(
+        &mut g,
+        "MATCH (n:User {id: 5}) RETURN n.age IS NULL, coalesce(n.age, 7)",
+        &[],
+        &["true | 7"],
+    );
+}
+
+#[test]
+fn errors() {
+    let mut g = MemGraph::new();
+    check_err(&mut g, "RETURN x", Status::SyntaxError, Some("UndefinedVariable"));
+    check_err(
+        &mut g,
+        "MATCH (a) WITH a.x RETURN 1",
+        Status::SyntaxError,
+        Some("NoExpressionAlias"),
+    );
+    check_err(
+        &mut g,
+        "RETURN 1 AS a UNION RETURN 2 AS b",
+        Status::SyntaxError,
+        Some("DifferentColumnsInUnion"),
+    );
+    check_err(
+        &mut g,
+        "MATCH (a) WHERE count(a) > 1 RETURN a",
+        Status::SyntaxError,
+        Some("InvalidAggregation"),
+    );
+    check_err(
+        &mut g,
+        "MATCH (a) RETURN a LIMIT a.x",
+        Status::SyntaxError,
+        Some("NonConstantExpression"),
+    );
+    check_err(
+        &mut g,
+        "CREATE (a)-[:R]-(b)",
+        Status::SyntaxError,
+        Some("RequiresDirectedRelationship"),
+    );
+    check_err(&mut g, "CREATE (a)-[:R*2]->(b)", Status::SyntaxError, Some("CreatingVarLength"));
+    check_err(&mut g, "CREATE (a)-[]->(b)", Status::SyntaxError, Some("NoSingleRelationshipType"));
+    check_err(&mut g, "RETURN nope(1)", Status::SyntaxError, Some("UnknownFunction"));
+    check_err(
+        &mut g,
+        "MATCH (a)-[r]->(a) MATCH (r) RETURN r",
+        Status::SyntaxError,
+        Some("VariableTypeConflict"),
+    );
+    check_err(
+        &mut g,
+        "CREATE (a:A) CREATE (a:B)",
+        Status::SyntaxError,
+        Some("VariableAlreadyBound"),
+    );
+    check_err(
+        &mut g,
+        "MATCH (n) RETURN n.x, n.x + count(*) + m",
+        Status::SyntaxError,
+        Some("UndefinedVariable"),
+    );
+    check_err(&mut g, "CALL nope.nothing()", Status::ProcedureNotFound, None);
+    check_err(&mut g, "RETURN 1 / 0", Status::ArithmeticError, None);
+    check_err(&mut g, "RETURN $missing", Status::ParameterMissing, None);
+    check_err(&mut g, "RETURN 'a' + true AND 1", Status::TypeError, None);
+    check_err(
+        &mut g,
+        "MATCH (a) RETURN a AS x, a AS x",
+        Status::SyntaxError,
+        Some("ColumnNameConflict"),
+    );
+}

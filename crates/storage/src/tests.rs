@@ -1,0 +1,676 @@
+//! Scenario tests of the store: visibility, conflicts, deletes, constraints, durability,
+//! checkpoints, recovery from torn and corrupt logs, and group commit.
+
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use super::*;
+
+fn cfg() -> StoreConfig {
+    // No background checkpoints unless a test asks for them.
+    StoreConfig {
+        checkpoint_interval: Duration::from_secs(3600),
+        checkpoint_wal_bytes: u64::MAX,
+        ..StoreConfig::default()
+    }
+}
+
+fn label(s: &Store, n: &str) -> TokenId {
+    s.get_or_create_token(TokenKind::Label, n).unwrap()
+}
+
+fn key(s: &Store, n: &str) -> TokenId {
+    s.get_or_create_token(TokenKind::PropertyKey, n).unwrap()
+}
+
+fn rtype(s: &Store, n: &str) -> TokenId {
+    s.get_or_create_token(TokenKind::RelType, n).unwrap()
+}
+
+fn int(v: &Option<Value>) -> Option<i64> {
+    match v {
+        Some(Value::Int(i)) => Some(*i),
+        _ => None,
+    }
+}
+
+fn all_nodes(tx: &Transaction, l: Option<TokenId>) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut cur = NodeId(0);
+    while let Some(n) = tx.next_node(l, cur) {
+        out.push(n.0);
+        cur = NodeId(n.0 + 1);
+    }
+    out
+}
+
+#[test]
+fn snapshot_does_not_see_later_commits() {
+    let s = Store::in_memory();
+    let k = key(&s, "k");
+    let mut w = s.begin(false);
+    let n = w.create_node(&[], vec![(k, Value::Int(1))]).unwrap();
+    w.commit().unwrap();
+
+    let old = s.begin(true);
+    let mut w = s.begin(false);
+    w.set_node_property(n, k, Value::Int(2)).unwrap();
+    let n2 = w.create_node(&[], vec![]).unwrap();
+    // Own writes are visible, others' uncommitted ones are not.
+    assert_eq!(int(&w.node_property(n, k)), Some(2));
+    assert_eq!(int(&old.node_property(n, k)), Some(1));
+    w.commit().unwrap();
+    assert_eq!(int(&old.node_property(n, k)), Some(1));
+    assert!(!old.node_exists(n2));
+    assert_eq!(old.count_nodes(None), 1);
+    let new = s.begin(true);
+    assert_eq!(int(&new.node_property(n, k)), Some(2));
+    assert!(new.node_exists(n2));
+    assert_eq!(new.count_nodes(None), 2);
+}
+
+#[test]
+fn rollback_discards_and_savepoints_undo_partially() {
+    let s = Store::in_memory();
+    let l = label(&s, "L");
+    let k = key(&s, "k");
+    let t = rtype(&s, "T");
+    let mut w = s.begin(false);
+    let a = w.create_node(&[l], vec![(k, Value::Int(1))]).unwrap();
+    w.rollback();
+    assert!(!s.begin(true).node_exists(a));
+
+    let mut w = s.begin(false);
+    let a = w.create_node(&[l], vec![(k, Value::Int(1))]).unwrap();
+    let sp = w.savepoint();
+    let b = w.create_node(&[l], vec![]).unwrap();
+    w.create_rel(a, b, t, vec![]).unwrap();
+    w.set_node_property(a, k, Value::Int(9)).unwrap();
+    w.remove_label(a, l).unwrap();
+    assert_eq!(w.count_nodes(Some(l)), 1);
+    w.rollback_to(&sp);
+    assert!(!w.node_exists(b));
+    assert_eq!(int(&w.node_property(a, k)), Some(1));
+    assert!(w.node_has_label(a, l));
+    assert_eq!(w.degree(a, Dir::Both, &[]), 0);
+    assert_eq!(w.count_nodes(Some(l)), 1);
+    assert_eq!(all_nodes(&w, Some(l)), vec![a.0]);
+    w.commit().unwrap();
+    let r = s.begin(true);
+    assert_eq!(all_nodes(&r, None), vec![a.0]);
+    assert_eq!(int(&r.node_property(a, k)), Some(1));
+    assert_eq!(r.next_rel(&[], RelId(0)), None);
+}
+
+#[test]
+fn read_only_and_type_errors() {
+    let s = Store::in_memory();
+    let k = key(&s, "k");
+    let mut r = s.begin(true);
+    assert_eq!(r.create_node(&[], vec![]).unwrap_err().status, Status::ForbiddenOnReadOnly);
+    let mut w = s.begin(false);
+    let e = w.create_node(&[], vec![(k, Value::Map(Default::default()))]).unwrap_err();
+    assert_eq!(e.status, Status::TypeError);
+    assert!(e.message.contains("Property values can only be of primitive types"));
+    let n = w.create_node(&[], vec![(k, Value::Null)]).unwrap();
+    assert!(w.node_properties(n).is_empty());
+    let e = w.set_node_property(n, k, Value::Node(n)).unwrap_err();
+    assert_eq!(e.status, Status::TypeError);
+    // Null removes.
+    w.set_node_property(n, k, Value::Int(3)).unwrap();
+    w.set_node_property(n, k, Value::Null).unwrap();
+    assert_eq!(w.node_property(n, k).map(|v| v.type_name()), None);
+}
+
+#[test]
+fn write_conflicts_first_committer_wins() {
+    let s = Store::in_memory();
+    let k = key(&s, "k");
+    let l = label(&s, "L");
+    let mut w = s.begin(false);
+    let n = w.create_node(&[], vec![]).unwrap();
+    let m = w.create_node(&[], vec![]).unwrap();
+    w.commit().unwrap();
+
+    // Detected at commit: both wrote before either committed.
+    let mut a = s.begin(false);
+    let mut b = s.begin(false);
+    a.set_node_property(n, k, Value::Int(1)).unwrap();
+    b.set_node_property(n, k, Value::Int(2)).unwrap();
+    a.commit().unwrap();
+    let e = b.commit().unwrap_err();
+    assert_eq!(e.status, Status::TransactionOutdated);
+    assert!(e.message.contains(&format!("Node({})", n.0)), "{}", e.message);
+
+    // Detected at write time: the other transaction committed first.
+    let mut a = s.begin(false);
+    let mut b = s.begin(false);
+    a.add_label(m, l).unwrap();
+    a.commit().unwrap();
+    assert_eq!(b.add_label(m, l).unwrap_err().status, Status::TransactionOutdated);
+    assert_eq!(b.delete_node(m).unwrap_err().status, Status::TransactionOutdated);
+
+    // Relationships: delete vs property update.
+    let t = rtype(&s, "T");
+    let mut w = s.begin(false);
+    let r = w.create_rel(n, m, t, vec![]).unwrap();
+    w.commit().unwrap();
+    let mut a = s.begin(false);
+    let mut b = s.begin(false);
+    a.delete_rel(r).unwrap();
+    b.set_rel_property(r, k, Value::Int(1)).unwrap();
+    a.commit().unwrap();
+    let e = b.commit().unwrap_err();
+    assert_eq!(e.status, Status::TransactionOutdated);
+    assert!(e.message.contains("Relationship"));
+}
+
+#[test]
+fn concurrent_relationship_creation_on_one_node_does_not_conflict() {
+    let s = Store::in_memory();
+    let t = rtype(&s, "T");
+    let mut w = s.begin(false);
+    let hub = w.create_node(&[], vec![]).unwrap();
+    w.commit().unwrap();
+    let mut txs: Vec<Transaction> = (0..4).map(|_| s.begin(false)).collect();
+    for tx in &mut txs {
+        let other = tx.create_node(&[], vec![]).unwrap();
+        tx.create_rel(hub, other, t, vec![]).unwrap();
+        tx.create_rel(other, hub, t, vec![]).unwrap();
+    }
+    for tx in txs {
+        tx.commit().unwrap();
+    }
+    let r = s.begin(true);
+    assert_eq!(r.degree(hub, Dir::Outgoing, &[]), 4);
+    assert_eq!(r.degree(hub, Dir::Incoming, &[t]), 4);
+    assert_eq!(r.degree(hub, Dir::Both, &[t + 1]), 0);
+}
+
+#[test]
+fn delete_node_with_relationships_fails() {
+    let s = Store::in_memory();
+    let t = rtype(&s, "T");
+    let mut w = s.begin(false);
+    let a = w.create_node(&[], vec![]).unwrap();
+    let b = w.create_node(&[], vec![]).unwrap();
+    // Own, uncommitted relationship counts.
+    let r = w.create_rel(a, b, t, vec![]).unwrap();
+    let e = w.delete_node(a).unwrap_err();
+    assert_eq!(e.status, Status::DeleteNodeWithRelationships);
+    assert_eq!(
+        e.message,
+        format!(
+            "Cannot delete node<{}>, because it still has relationships. To delete this node, \
+             you must first delete its relationships.",
+            a.0
+        )
+    );
+    w.commit().unwrap();
+    let mut w = s.begin(false);
+    assert_eq!(w.delete_node(b).unwrap_err().status, Status::DeleteNodeWithRelationships);
+    w.delete_rel(r).unwrap();
+    assert!(w.rel_deleted_in_tx(r));
+    w.delete_node(b).unwrap();
+    assert!(w.node_deleted_in_tx(b));
+    assert!(!w.node_exists(b));
+    w.commit().unwrap();
+    assert!(!s.begin(true).node_exists(b));
+
+    // A relationship created concurrently with a delete: the later commit loses.
+    let mut w = s.begin(false);
+    let c = w.create_node(&[], vec![]).unwrap();
+    w.commit().unwrap();
+    let mut del = s.begin(false);
+    let mut add = s.begin(false);
+    del.delete_node(c).unwrap();
+    add.create_rel(a, c, t, vec![]).unwrap();
+    add.commit().unwrap();
+    assert_eq!(del.commit().unwrap_err().status, Status::TransactionOutdated);
+}
+
+#[test]
+fn edges_self_loops_and_type_filters() {
+    let s = Store::in_memory();
+    let t = rtype(&s, "T");
+    let u = rtype(&s, "U");
+    let mut w = s.begin(false);
+    let a = w.create_node(&[], vec![]).unwrap();
+    let b = w.create_node(&[], vec![]).unwrap();
+    let r1 = w.create_rel(a, a, t, vec![]).unwrap();
+    let r2 = w.create_rel(a, b, u, vec![]).unwrap();
+    let check = |tx: &Transaction| {
+        let mut out = Vec::new();
+        tx.node_edges(a, Dir::Both, &[], &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0], Edge { rel: r1, other: a, dir: Dir::Outgoing });
+        assert_eq!(out[1], Edge { rel: r2, other: b, dir: Dir::Outgoing });
+        assert_eq!(tx.degree(a, Dir::Incoming, &[]), 1);
+        assert_eq!(tx.degree(b, Dir::Incoming, &[u]), 1);
+        assert_eq!(tx.degree(b, Dir::Incoming, &[t]), 0);
+        assert_eq!(tx.rel_info(r2), Some((a, b, u)));
+        assert_eq!(tx.next_rel(&[u], RelId(0)), Some(r2));
+        assert_eq!(tx.next_rel(&[], RelId(r1.0 + 1)), Some(r2));
+        assert_eq!(tx.next_rel(&[t], RelId(r1.0 + 1)), None);
+    };
+    check(&w);
+    w.commit().unwrap();
+    check(&s.begin(true));
+}
+
+#[test]
+fn label_scans_and_counts() {
+    let s = Store::in_memory();
+    let a = label(&s, "A");
+    let b = label(&s, "B");
+    let mut w = s.begin(false);
+    let ids: Vec<NodeId> = (0..10)
+        .map(|i| w.create_node(&[if i % 2 == 0 { a } else { b }], vec![]).unwrap())
+        .collect();
+    w.commit().unwrap();
+    let mut w = s.begin(false);
+    w.remove_label(ids[0], a).unwrap();
+    w.add_label(ids[1], a).unwrap();
+    assert!(!w.add_label(ids[1], a).unwrap());
+    w.delete_node(ids[2]).unwrap();
+    let extra = w.create_node(&[a], vec![]).unwrap();
+    let expect = vec![ids[1].0, ids[4].0, ids[6].0, ids[8].0, extra.0];
+    assert_eq!(all_nodes(&w, Some(a)), expect);
+    assert_eq!(w.count_nodes(Some(a)), 5);
+    assert_eq!(w.count_nodes(None), 10);
+    let before = s.begin(true);
+    w.commit().unwrap();
+    assert_eq!(before.count_nodes(Some(a)), 5);
+    assert_eq!(all_nodes(&before, Some(a)), vec![0, 2, 4, 6, 8]);
+    let r = s.begin(true);
+    assert_eq!(all_nodes(&r, Some(a)), expect);
+    assert_eq!(r.count_nodes(Some(a)), 5);
+    assert_eq!(r.count_nodes(Some(b)), 5);
+    drop(before);
+    drop(r);
+    s.gc();
+    let r = s.begin(true);
+    assert_eq!(all_nodes(&r, Some(a)), expect);
+    assert_eq!(r.count_nodes(None), 10);
+    // GC dropped the stale label-set entries.
+    let stale = s.h_core_label_set(a);
+    assert_eq!(stale, expect);
+}
+
+impl Store {
+    /// Test helper: the committed label set (a superset until GC).
+    fn h_core_label_set(&self, l: TokenId) -> Vec<u64> {
+        self.core_for_test()
+            .label_sets
+            .read()
+            .get(&l)
+            .map(|s| s.iter().copied().collect())
+            .unwrap_or_default()
+    }
+}
+
+#[test]
+fn index_seek_unifies_numbers_and_sees_own_writes() {
+    let s = Store::in_memory();
+    let u = label(&s, "User");
+    let id = key(&s, "id");
+    let mut w = s.begin(false);
+    let a = w.create_node(&[u], vec![(id, Value::Int(5))]).unwrap();
+    let b = w.create_node(&[u], vec![(id, Value::Float(6.0))]).unwrap();
+    w.commit().unwrap();
+    assert_eq!(s.begin(true).index_seek(u, id, &Value::Int(5)), None);
+    assert!(s.create_index(u, id, None).unwrap());
+    assert!(!s.create_index(u, id, None).unwrap());
+    let info = s.indexes();
+    assert_eq!(info.len(), 1);
+    assert!(info[0].name.starts_with("index_"));
+    assert_eq!(info[0].kind.type_name(), "RANGE");
+    let r = s.begin(true);
+    assert_eq!(r.index_seek(u, id, &Value::Int(5)), Some(vec![a]));
+    assert_eq!(r.index_seek(u, id, &Value::Float(5.0)), Some(vec![a]));
+    assert_eq!(r.index_seek(u, id, &Value::Int(6)), Some(vec![b]));
+    assert_eq!(r.index_seek(u, id, &Value::Int(7)), Some(vec![]));
+    let mut w = s.begin(false);
+    w.set_node_property(a, id, Value::Int(7)).unwrap();
+    let c = w.create_node(&[u], vec![(id, Value::Int(5))]).unwrap();
+    assert_eq!(w.index_seek(u, id, &Value::Int(5)), Some(vec![c]));
+    assert_eq!(w.index_seek(u, id, &Value::Int(7)), Some(vec![a]));
+    w.commit().unwrap();
+    // The old snapshot still finds the old value.
+    assert_eq!(r.index_seek(u, id, &Value::Int(5)), Some(vec![a]));
+    let r2 = s.begin(true);
+    assert_eq!(r2.index_seek(u, id, &Value::Int(5)), Some(vec![c]));
+    assert!(s.drop_index(&info[0].name).unwrap());
+    assert!(!s.drop_index(&info[0].name).unwrap());
+    assert_eq!(r2.index_seek(u, id, &Value::Int(5)), None);
+}
+
+#[test]
+fn unique_constraints() {
+    let s = Store::in_memory();
+    let u = label(&s, "User");
+    let id = key(&s, "name");
+    let mut w = s.begin(false);
+    let a = w.create_node(&[u], vec![(id, Value::str("alice"))]).unwrap();
+    let dup = w.create_node(&[u], vec![(id, Value::str("alice"))]).unwrap();
+    w.commit().unwrap();
+    let e = s.create_unique_constraint(u, id, Some("uniq_user")).unwrap_err();
+    assert_eq!(e.status, Status::ConstraintValidationFailed);
+    assert!(s.indexes().is_empty());
+    let mut w = s.begin(false);
+    w.delete_node(dup).unwrap();
+    w.commit().unwrap();
+    assert!(s.create_unique_constraint(u, id, Some("uniq_user")).unwrap());
+    assert_eq!(s.indexes()[0].kind, IndexKind::Uniqueness);
+
+    // Within one transaction: rejected at write time.
+    let mut w = s.begin(false);
+    let e = w.create_node(&[u], vec![(id, Value::str("alice"))]).unwrap_err();
+    assert_eq!(e.status, Status::ConstraintValidationFailed);
+    assert_eq!(
+        e.message,
+        format!("Node({}) already exists with label `User` and property `name` = 'alice'", a.0)
+    );
+
+    // Two concurrent transactions: the second commit fails and changes nothing.
+    let mut t1 = s.begin(false);
+    let mut t2 = s.begin(false);
+    t1.create_node(&[u], vec![(id, Value::str("bob"))]).unwrap();
+    let other = t2.create_node(&[], vec![]).unwrap();
+    let n = t2.create_node(&[], vec![(id, Value::str("bob"))]).unwrap();
+    t2.add_label(n, u).unwrap();
+    t1.commit().unwrap();
+    let e = t2.commit().unwrap_err();
+    assert_eq!(e.status, Status::ConstraintValidationFailed);
+    let r = s.begin(true);
+    assert!(!r.node_exists(other));
+    assert_eq!(r.count_nodes(Some(u)), 2);
+}
+
+#[test]
+fn durable_commits_survive_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 50;
+    {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let l = label(&s, "L");
+        let k = key(&s, "k");
+        let t = rtype(&s, "T");
+        let mut prev = None;
+        for i in 0..n {
+            let mut w = s.begin(false);
+            let id = w.create_node(&[l], vec![(k, Value::Int(i))]).unwrap();
+            if let Some(p) = prev {
+                w.create_rel(p, id, t, vec![(k, Value::str("x"))]).unwrap();
+            }
+            prev = Some(id);
+            w.commit().unwrap();
+        }
+        let mut w = s.begin(false);
+        w.set_node_property(NodeId(0), k, Value::Int(-1)).unwrap();
+        w.commit().unwrap();
+        // Open twice is refused.
+        assert!(Store::open(dir.path(), cfg()).is_err());
+        s.crash_for_test();
+    }
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    let l = s.token_id(TokenKind::Label, "L").unwrap();
+    let k = s.token_id(TokenKind::PropertyKey, "k").unwrap();
+    let r = s.begin(true);
+    assert_eq!(r.count_nodes(Some(l)), n as u64);
+    assert_eq!(int(&r.node_property(NodeId(0), k)), Some(-1));
+    assert_eq!(int(&r.node_property(NodeId(7), k)), Some(7));
+    assert_eq!(r.degree(NodeId(7), Dir::Both, &[]), 2);
+    // New commits continue after the recovered ones.
+    let ts = r.start_ts();
+    drop(r);
+    let mut w = s.begin(false);
+    let new = w.create_node(&[], vec![]).unwrap();
+    assert_eq!(new.0, n as u64);
+    assert!(w.commit().unwrap() > ts);
+}
+
+#[test]
+fn checkpoint_then_more_wal_then_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = StoreConfig { wal_segment_bytes: 128, ..cfg() };
+    {
+        let s = Store::open(dir.path(), config.clone()).unwrap();
+        let l = label(&s, "L");
+        let k = key(&s, "k");
+        for i in 0..30 {
+            let mut w = s.begin(false);
+            w.create_node(&[l], vec![(k, Value::Int(i))]).unwrap();
+            w.commit().unwrap();
+        }
+        s.create_unique_constraint(l, k, None).unwrap();
+        let segments_before = wal::list_segments(dir.path()).unwrap().len();
+        assert!(segments_before > 2, "rotation should have made several segments");
+        s.checkpoint().unwrap();
+        let segments_after = wal::list_segments(dir.path()).unwrap().len();
+        assert!(segments_after < segments_before);
+        // More commits after the checkpoint, including a new token.
+        let m = label(&s, "M");
+        let mut w = s.begin(false);
+        w.create_node(&[m], vec![(k, Value::Int(100))]).unwrap();
+        w.delete_node(NodeId(3)).unwrap();
+        w.commit().unwrap();
+        s.crash_for_test();
+    }
+    let s = Store::open(dir.path(), config.clone()).unwrap();
+    let l = s.token_id(TokenKind::Label, "L").unwrap();
+    let m = s.token_id(TokenKind::Label, "M").unwrap();
+    let k = s.token_id(TokenKind::PropertyKey, "k").unwrap();
+    let r = s.begin(true);
+    assert_eq!(r.count_nodes(Some(l)), 29);
+    assert_eq!(r.count_nodes(Some(m)), 1);
+    assert!(!r.node_exists(NodeId(3)));
+    assert_eq!(r.index_seek(l, k, &Value::Int(4)), Some(vec![NodeId(4)]));
+    assert_eq!(s.indexes().len(), 1);
+    let mut w = s.begin(false);
+    let e = w.create_node(&[l], vec![(k, Value::Int(5))]).unwrap_err();
+    assert_eq!(e.status, Status::ConstraintValidationFailed);
+    drop(w);
+    drop(r);
+    // A clean close checkpoints; reopening needs no WAL records.
+    s.close().unwrap();
+    let s = Store::open(dir.path(), config).unwrap();
+    assert_eq!(s.begin(true).count_nodes(None), 30);
+}
+
+fn last_segment(dir: &Path) -> std::path::PathBuf {
+    wal::list_segments(dir)
+        .unwrap()
+        .into_iter()
+        .rev()
+        .find(|(_, p)| fs::metadata(p).unwrap().len() > 0)
+        .unwrap()
+        .1
+}
+
+#[test]
+fn torn_tail_is_discarded() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let k = key(&s, "k");
+        for i in 0..10 {
+            let mut w = s.begin(false);
+            w.create_node(&[], vec![(k, Value::Int(i))]).unwrap();
+            w.commit().unwrap();
+        }
+        s.crash_for_test();
+    }
+    let seg = last_segment(dir.path());
+    let len = fs::metadata(&seg).unwrap().len();
+    let f = fs::OpenOptions::new().write(true).open(&seg).unwrap();
+    f.set_len(len - 3).unwrap();
+    drop(f);
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    let r = s.begin(true);
+    assert_eq!(r.count_nodes(None), 9);
+    assert!(!r.node_exists(NodeId(9)));
+    drop(r);
+    // The store keeps working and the next reopen is clean.
+    let mut w = s.begin(false);
+    w.create_node(&[], vec![]).unwrap();
+    w.commit().unwrap();
+    s.crash_for_test();
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    assert_eq!(s.begin(true).count_nodes(None), 10);
+}
+
+#[test]
+fn corruption_in_the_middle_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        for _ in 0..10 {
+            let mut w = s.begin(false);
+            w.create_node(&[], vec![]).unwrap();
+            w.commit().unwrap();
+        }
+        s.crash_for_test();
+    }
+    let seg = last_segment(dir.path());
+    let mut data = fs::read(&seg).unwrap();
+    let mid = data.len() / 2;
+    data[mid] ^= 0xff;
+    fs::write(&seg, &data).unwrap();
+    let e = Store::open(dir.path(), cfg()).err().unwrap();
+    assert_eq!(e.status, Status::Corruption);
+    assert!(e.message.contains("wal-") && e.message.contains("at byte"), "{}", e.message);
+
+    // A damaged checkpoint is detected by its checksum.
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let mut w = s.begin(false);
+        w.create_node(&[], vec![(key(&s, "k"), Value::str("some text"))]).unwrap();
+        w.commit().unwrap();
+        s.close().unwrap();
+    }
+    let ck = fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("checkpoint-"))
+        .unwrap()
+        .path();
+    let mut data = fs::read(&ck).unwrap();
+    let n = data.len();
+    data[n - 8] ^= 1;
+    fs::write(&ck, &data).unwrap();
+    let e = Store::open(dir.path(), cfg()).err().unwrap();
+    assert_eq!(e.status, Status::Corruption);
+    assert!(e.message.contains("checkpoint"), "{}", e.message);
+}
+
+#[test]
+fn group_commit_shares_fsyncs() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    let k = key(&s, "k");
+    let per_thread = 40;
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let s = s.clone();
+            std::thread::spawn(move || {
+                for i in 0..per_thread {
+                    let mut w = s.begin(false);
+                    w.create_node(&[], vec![(k, Value::Int(t * 1000 + i))]).unwrap();
+                    w.commit().unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let commits = 8 * per_thread as u64;
+    let syncs = s.wal_syncs();
+    assert!(syncs > 0 && syncs < commits, "syncs {syncs} commits {commits}");
+    assert_eq!(s.begin(true).count_nodes(None), commits);
+}
+
+#[test]
+fn async_and_off_modes_persist_on_close() {
+    for durability in [Durability::Async, Durability::Off] {
+        let dir = tempfile::tempdir().unwrap();
+        let config = StoreConfig { durability, ..cfg() };
+        {
+            let s = Store::open(dir.path(), config.clone()).unwrap();
+            for _ in 0..5 {
+                let mut w = s.begin(false);
+                w.create_node(&[], vec![]).unwrap();
+                w.commit().unwrap();
+            }
+            s.crash_for_test();
+        }
+        let s = Store::open(dir.path(), config).unwrap();
+        assert_eq!(s.begin(true).count_nodes(None), 5);
+    }
+}
+
+#[test]
+fn background_checkpoint_by_wal_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = StoreConfig { checkpoint_wal_bytes: 1, ..cfg() };
+    let s = Store::open(dir.path(), config).unwrap();
+    let mut w = s.begin(false);
+    w.create_node(&[], vec![]).unwrap();
+    w.commit().unwrap();
+    let mut found = false;
+    for _ in 0..100 {
+        if dir.path().join("MANIFEST").exists() {
+            found = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(found, "no background checkpoint");
+}
+
+#[test]
+fn gc_prunes_versions() {
+    let s = Store::in_memory();
+    let k = key(&s, "k");
+    let mut w = s.begin(false);
+    let n = w.create_node(&[], vec![]).unwrap();
+    w.commit().unwrap();
+    let pin = s.begin(true);
+    for i in 0..10 {
+        let mut w = s.begin(false);
+        w.set_node_property(n, k, Value::Int(i)).unwrap();
+        w.commit().unwrap();
+    }
+    let chain_len = |s: &Store| s.core_for_test().nodes.read(n.0, |x| x.chain.len()).unwrap();
+    s.gc();
+    assert_eq!(chain_len(&s), 11, "a pinned snapshot keeps versions");
+    assert!(pin.node_properties(n).is_empty());
+    drop(pin);
+    s.gc();
+    assert_eq!(chain_len(&s), 1);
+    let mut w = s.begin(false);
+    w.set_node_property(n, k, Value::Null).unwrap();
+    w.delete_node(n).unwrap();
+    w.commit().unwrap();
+    s.gc();
+    assert!(s.core_for_test().nodes.read(n.0, |_| ()).is_none());
+}
+
+#[test]
+fn transaction_is_send_and_store_is_sync() {
+    fn assert_send<T: Send>() {}
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send::<Transaction>();
+    assert_send_sync::<Store>();
+    let s = Store::in_memory();
+    let tx = s.begin(false);
+    let h = std::thread::spawn(move || {
+        let mut tx = tx;
+        tx.create_node(&[], vec![]).unwrap();
+        tx.commit().unwrap()
+    });
+    assert!(h.join().unwrap() > 0);
+}

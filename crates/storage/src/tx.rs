@@ -1,0 +1,923 @@
+//! Transactions: a snapshot of the committed store plus a private write set, savepoints, and the
+//! commit protocol (conflict validation, unique constraints, install, WAL hand-off).
+//!
+//! A transaction owns everything it needs (an `Arc` of the store core and its write set), so it is
+//! `Send` and can live in a session across network round trips. No lock is held between calls.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
+
+use crate::codec::{Enc, MAX_ID};
+use crate::mvcc::{prop_of, set_prop, visible_at, Core, CountDelta, NodeData, RelData};
+use crate::value::{check_storable, fmt_value, index_key, IndexKey};
+use crate::wal::WalMsg;
+use crate::{Dir, Edge, TokenId, TokenKind};
+
+#[derive(Clone)]
+struct NodeWrite {
+    /// `None`: deleted by this transaction.
+    data: Option<Arc<NodeData>>,
+    /// Created by this transaction (so no conflict check and no redo if also deleted).
+    created: bool,
+}
+
+#[derive(Clone)]
+struct RelWrite {
+    data: Option<Arc<RelData>>,
+    created: bool,
+}
+
+/// A relationship created by this transaction, seen from one of its nodes.
+#[derive(Clone, Copy)]
+struct TxAdj {
+    rel: u64,
+    other: u64,
+    ty: u32,
+    out: bool,
+}
+
+/// How to restore the write set to an earlier point.
+enum Undo {
+    Node(u64, Option<NodeWrite>),
+    Rel(u64, Option<RelWrite>),
+    /// Pop the last entry of this node's transaction-local adjacency.
+    Adj(u64),
+}
+
+/// A point in a transaction to roll back to (see [`Transaction::rollback_to`]).
+#[derive(Clone, Debug)]
+pub struct Savepoint {
+    undo_len: usize,
+    delta: CountDelta,
+}
+
+/// A snapshot-isolated transaction. Dropping it without [`commit`](Transaction::commit) rolls
+/// it back.
+pub struct Transaction {
+    core: Arc<Core>,
+    start_ts: u64,
+    read_only: bool,
+    /// Schema version when the transaction started: indexes created later did not track this
+    /// transaction's writes in `tx_index`.
+    schema_version: u64,
+    nodes: BTreeMap<u64, NodeWrite>,
+    rels: BTreeMap<u64, RelWrite>,
+    adj: HashMap<u64, Vec<TxAdj>>,
+    /// Supersets (never undone; readers re-check): nodes given a label, rels of a type, and
+    /// index keys written by this transaction.
+    tx_labels: HashMap<u32, BTreeSet<u64>>,
+    tx_types: HashMap<u32, BTreeSet<u64>>,
+    tx_index: HashMap<(u32, u32, IndexKey), Vec<u64>>,
+    undo: Vec<Undo>,
+    delta: CountDelta,
+}
+
+fn outdated(kind: &str, id: u64) -> Error {
+    Error::new(
+        Status::TransactionOutdated,
+        format!(
+            "{kind}({id}) was changed by a concurrent transaction that committed first; \
+             the transaction can be retried"
+        ),
+    )
+}
+
+fn node_not_found(id: u64) -> Error {
+    Error::new(
+        Status::EntityNotFound,
+        format!("Node with id {id} has been deleted or does not exist"),
+    )
+}
+
+fn rel_not_found(id: u64) -> Error {
+    Error::new(
+        Status::EntityNotFound,
+        format!("Relationship with id {id} has been deleted or does not exist"),
+    )
+}
+
+/// Validates, drops nulls, sorts by key; a repeated key keeps its last value.
+fn normalize_props(props: Vec<(u32, Value)>) -> Result<Vec<(u32, Value)>> {
+    let mut out: Vec<(u32, Value)> = Vec::with_capacity(props.len());
+    for (k, v) in props {
+        if v.is_null() {
+            set_prop(&mut out, k, None);
+        } else {
+            check_storable(&v)?;
+            set_prop(&mut out, k, Some(v));
+        }
+    }
+    Ok(out)
+}
+
+impl Transaction {
+    pub(crate) fn new(core: Arc<Core>, read_only: bool) -> Transaction {
+        let start_ts = core.register();
+        let schema_version = core.schema.read().version;
+        Transaction {
+            core,
+            start_ts,
+            read_only,
+            schema_version,
+            nodes: BTreeMap::new(),
+            rels: BTreeMap::new(),
+            adj: HashMap::new(),
+            tx_labels: HashMap::new(),
+            tx_types: HashMap::new(),
+            tx_index: HashMap::new(),
+            undo: Vec::new(),
+            delta: CountDelta::default(),
+        }
+    }
+
+    /// The snapshot timestamp (the newest commit this transaction sees).
+    pub fn start_ts(&self) -> u64 {
+        self.start_ts
+    }
+
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// Whether the transaction has written anything (still pending).
+    pub fn has_writes(&self) -> bool {
+        !self.nodes.is_empty() || !self.rels.is_empty()
+    }
+
+    // ---------------------------------------------------------------- tokens
+
+    pub fn token_id(&self, kind: TokenKind, name: &str) -> Option<TokenId> {
+        self.core.tokens.read().get(kind, name)
+    }
+
+    pub fn token_name(&self, kind: TokenKind, id: TokenId) -> Option<String> {
+        self.core.tokens.read().name(kind, id).map(|n| n.to_string())
+    }
+
+    /// Finds or creates a token. Tokens are global and survive a rollback.
+    pub fn get_or_create_token(&self, kind: TokenKind, name: &str) -> Result<TokenId> {
+        if let Some(id) = self.token_id(kind, name) {
+            return Ok(id);
+        }
+        self.core.tokens.write().create(kind, name)
+    }
+
+    /// All tokens of a kind, in id order.
+    pub fn tokens(&self, kind: TokenKind) -> Vec<(TokenId, String)> {
+        let t = self.core.tokens.read();
+        t.t[kind.index()].names.iter().enumerate().map(|(i, n)| (i as u32, n.to_string())).collect()
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    fn with_node<R>(&self, id: u64, f: impl FnOnce(&NodeData) -> R) -> Option<R> {
+        match self.nodes.get(&id) {
+            Some(w) => w.data.as_deref().map(f),
+            None => {
+                self.core.nodes.read(id, |s| visible_at(&s.chain, self.start_ts).map(|d| f(d)))?
+            }
+        }
+    }
+
+    fn rel(&self, id: u64) -> Option<Arc<RelData>> {
+        match self.rels.get(&id) {
+            Some(w) => w.data.clone(),
+            None => self.core.rel_at(id, self.start_ts),
+        }
+    }
+
+    fn rel_visible(&self, id: u64) -> bool {
+        match self.rels.get(&id) {
+            Some(w) => w.data.is_some(),
+            None => {
+                self.core.rels.read(id, |s| visible_at(&s.chain, self.start_ts).is_some())
+                    == Some(true)
+            }
+        }
+    }
+
+    /// The first visible node with id `>= from` (and the label, if given), in id order.
+    pub fn next_node(&self, label: Option<TokenId>, from: NodeId) -> Option<NodeId> {
+        let mut cur = from.0;
+        match label {
+            None => {
+                let max = self.core.next_node.load(Ordering::Acquire);
+                while cur < max {
+                    if self.node_exists(NodeId(cur)) {
+                        return Some(NodeId(cur));
+                    }
+                    cur += 1;
+                }
+                None
+            }
+            Some(l) => loop {
+                let committed = {
+                    let sets = self.core.label_sets.read();
+                    sets.get(&l).and_then(|s| s.range(cur..).next().copied())
+                };
+                let own = self.tx_labels.get(&l).and_then(|s| s.range(cur..).next().copied());
+                let cand = match (committed, own) {
+                    (Some(a), Some(b)) => a.min(b),
+                    (a, b) => a.or(b)?,
+                };
+                if self.node_has_label(NodeId(cand), l) {
+                    return Some(NodeId(cand));
+                }
+                cur = cand + 1;
+            },
+        }
+    }
+
+    pub fn node_exists(&self, id: NodeId) -> bool {
+        self.with_node(id.0, |_| ()).is_some()
+    }
+
+    pub fn node_labels(&self, id: NodeId) -> Vec<TokenId> {
+        self.with_node(id.0, |d| d.labels.clone()).unwrap_or_default()
+    }
+
+    pub fn node_has_label(&self, id: NodeId, label: TokenId) -> bool {
+        self.with_node(id.0, |d| d.has_label(label)).unwrap_or(false)
+    }
+
+    /// `None` if the node has no such property (or does not exist).
+    pub fn node_property(&self, id: NodeId, key: TokenId) -> Option<Value> {
+        self.with_node(id.0, |d| d.prop(key).cloned()).flatten()
+    }
+
+    /// Properties in key order.
+    pub fn node_properties(&self, id: NodeId) -> Vec<(TokenId, Value)> {
+        self.with_node(id.0, |d| d.props.clone()).unwrap_or_default()
+    }
+
+    fn for_each_edge(&self, node: u64, dir: Dir, types: &[TokenId], mut f: impl FnMut(Edge)) {
+        if self.with_node(node, |_| ()).is_none() {
+            return;
+        }
+        let want = |t: u32| types.is_empty() || types.contains(&t);
+        let (want_out, want_in) = match dir {
+            Dir::Outgoing => (true, false),
+            Dir::Incoming => (false, true),
+            Dir::Both => (true, true),
+        };
+        // A self-loop is in both lists; with `Both` it is reported once, as outgoing.
+        let skip_in = |other: u64| dir == Dir::Both && other == node;
+        let mut cands: Vec<(u64, u64, bool)> = Vec::new();
+        self.core.nodes.read(node, |s| {
+            if want_out {
+                cands.extend(s.out.iter().filter(|a| want(a.ty)).map(|a| (a.rel, a.other, true)));
+            }
+            if want_in {
+                cands.extend(
+                    s.inc
+                        .iter()
+                        .filter(|a| want(a.ty) && !skip_in(a.other))
+                        .map(|a| (a.rel, a.other, false)),
+                );
+            }
+        });
+        if let Some(own) = self.adj.get(&node) {
+            for a in own {
+                let dir_ok = if a.out { want_out } else { want_in && !skip_in(a.other) };
+                if dir_ok && want(a.ty) {
+                    cands.push((a.rel, a.other, a.out));
+                }
+            }
+        }
+        for (rel, other, out) in cands {
+            if self.rel_visible(rel) {
+                f(Edge {
+                    rel: RelId(rel),
+                    other: NodeId(other),
+                    dir: if out { Dir::Outgoing } else { Dir::Incoming },
+                });
+            }
+        }
+    }
+
+    /// Relationships of `node` in `dir` whose type is in `types` (all if empty), appended to
+    /// `out`. With `Dir::Both`, outgoing ones come first.
+    pub fn node_edges(&self, node: NodeId, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
+        self.for_each_edge(node.0, dir, types, |e| out.push(e));
+    }
+
+    /// Number of relationships as `node_edges` would list them.
+    pub fn degree(&self, node: NodeId, dir: Dir, types: &[TokenId]) -> u64 {
+        let mut n = 0;
+        self.for_each_edge(node.0, dir, types, |_| n += 1);
+        n
+    }
+
+    /// Nodes with `label` whose property `key` equals `value` (Cypher equality, so `Int(5)`
+    /// matches `Float(5.0)`), in id order; `None` if no index covers `(label, key)`.
+    pub fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>> {
+        let schema = self.core.schema.read();
+        let since = schema.indexed_since(label, key)?;
+        let Some(k) = index_key(value) else { return Some(Vec::new()) };
+        let mut cands = schema.lookup(label, key, &k);
+        drop(schema);
+        if since > self.schema_version {
+            cands.extend(self.nodes.keys().copied());
+        } else if let Some(own) = self.tx_index.get(&(label, key, k.clone())) {
+            cands.extend(own.iter().copied());
+        }
+        cands.sort_unstable();
+        cands.dedup();
+        cands.retain(|id| {
+            self.with_node(*id, |d| d.key_for(label, key) == Some(k.clone())) == Some(true)
+        });
+        Some(cands.into_iter().map(NodeId).collect())
+    }
+
+    /// Number of visible nodes (with the label, if given).
+    pub fn count_nodes(&self, label: Option<TokenId>) -> u64 {
+        let committed = self.core.counts.read().at(label, self.start_ts);
+        let own = match label {
+            None => self.delta.total,
+            Some(l) => self.delta.labels.get(&l).copied().unwrap_or(0),
+        };
+        (committed + own).max(0) as u64
+    }
+
+    pub fn rel_exists(&self, id: RelId) -> bool {
+        self.rel_visible(id.0)
+    }
+
+    /// `(start, end, type)` of a visible relationship.
+    pub fn rel_info(&self, id: RelId) -> Option<(NodeId, NodeId, TokenId)> {
+        self.rel(id.0).map(|r| (NodeId(r.start), NodeId(r.end), r.ty))
+    }
+
+    pub fn rel_property(&self, id: RelId, key: TokenId) -> Option<Value> {
+        self.rel(id.0).and_then(|r| prop_of(&r.props, key).cloned())
+    }
+
+    pub fn rel_properties(&self, id: RelId) -> Vec<(TokenId, Value)> {
+        self.rel(id.0).map(|r| r.props.clone()).unwrap_or_default()
+    }
+
+    /// The first visible relationship with id `>= from` (and one of the types, if non-empty).
+    pub fn next_rel(&self, types: &[TokenId], from: RelId) -> Option<RelId> {
+        let mut cur = from.0;
+        if types.is_empty() {
+            let max = self.core.next_rel.load(Ordering::Acquire);
+            while cur < max {
+                if self.rel_visible(cur) {
+                    return Some(RelId(cur));
+                }
+                cur += 1;
+            }
+            return None;
+        }
+        loop {
+            let mut best: Option<u64> = None;
+            {
+                let sets = self.core.type_sets.read();
+                for t in types {
+                    if let Some(c) = sets.get(t).and_then(|s| s.range(cur..).next()) {
+                        best = Some(best.map_or(*c, |b| b.min(*c)));
+                    }
+                }
+            }
+            for t in types {
+                if let Some(c) = self.tx_types.get(t).and_then(|s| s.range(cur..).next()) {
+                    best = Some(best.map_or(*c, |b| b.min(*c)));
+                }
+            }
+            let cand = best?;
+            if self.rel(cand).is_some_and(|r| types.contains(&r.ty)) {
+                return Some(RelId(cand));
+            }
+            cur = cand + 1;
+        }
+    }
+
+    /// Whether this transaction deleted the node.
+    pub fn node_deleted_in_tx(&self, id: NodeId) -> bool {
+        self.nodes.get(&id.0).is_some_and(|w| w.data.is_none())
+    }
+
+    /// Whether this transaction deleted the relationship.
+    pub fn rel_deleted_in_tx(&self, id: RelId) -> bool {
+        self.rels.get(&id.0).is_some_and(|w| w.data.is_none())
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    fn writable(&self) -> Result<()> {
+        if self.read_only {
+            return Err(Error::new(
+                Status::ForbiddenOnReadOnly,
+                "Writing in read access mode not allowed.",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The node's current state for an update, failing if a concurrent commit changed it.
+    fn node_for_write(&self, id: u64) -> Result<Arc<NodeData>> {
+        if let Some(w) = self.nodes.get(&id) {
+            return w.data.clone().ok_or_else(|| node_not_found(id));
+        }
+        let data = self.core.node_at(id, self.start_ts).ok_or_else(|| node_not_found(id))?;
+        if self.core.node_newest(id).0 > self.start_ts {
+            return Err(outdated("Node", id));
+        }
+        Ok(data)
+    }
+
+    fn rel_for_write(&self, id: u64) -> Result<Arc<RelData>> {
+        if let Some(w) = self.rels.get(&id) {
+            return w.data.clone().ok_or_else(|| rel_not_found(id));
+        }
+        let data = self.core.rel_at(id, self.start_ts).ok_or_else(|| rel_not_found(id))?;
+        if self.core.rel_newest(id).0 > self.start_ts {
+            return Err(outdated("Relationship", id));
+        }
+        Ok(data)
+    }
+
+    fn put_node(&mut self, id: u64, data: Option<Arc<NodeData>>, created: bool) {
+        let prev = self.nodes.get(&id).cloned();
+        let created = created || prev.as_ref().is_some_and(|p| p.created);
+        if let Some(d) = &data {
+            self.track_index(id, d);
+        }
+        self.undo.push(Undo::Node(id, prev));
+        self.nodes.insert(id, NodeWrite { data, created });
+    }
+
+    fn put_rel(&mut self, id: u64, data: Option<Arc<RelData>>, created: bool) {
+        let prev = self.rels.get(&id).cloned();
+        let created = created || prev.as_ref().is_some_and(|p| p.created);
+        self.undo.push(Undo::Rel(id, prev));
+        self.rels.insert(id, RelWrite { data, created });
+    }
+
+    /// Remembers this transaction's index keys so `index_seek` finds its own writes.
+    fn track_index(&mut self, id: u64, d: &NodeData) {
+        let schema = self.core.schema.read();
+        if schema.maps.is_empty() {
+            return;
+        }
+        for (l, k) in schema.pairs() {
+            if let Some(key) = d.key_for(l, k) {
+                self.tx_index.entry((l, k, key)).or_default().push(id);
+            }
+        }
+    }
+
+    /// Fails if giving node `id` the state `d` would duplicate a unique `(label, key)` value
+    /// visible to this transaction. (Commit re-checks against the newest committed state.)
+    fn check_unique(&self, id: u64, d: &NodeData) -> Result<()> {
+        let pairs: Vec<(u32, u32)> = {
+            let schema = self.core.schema.read();
+            if !schema.has_unique() {
+                return Ok(());
+            }
+            schema.defs.iter().filter(|x| x.unique).map(|x| (x.label, x.key)).collect()
+        };
+        for (l, k) in pairs {
+            if let Some(v) = d.key_for(l, k).and(d.prop(k)) {
+                let others = self.index_seek(l, k, v).unwrap_or_default();
+                if let Some(other) = others.into_iter().find(|o| o.0 != id) {
+                    return Err(self.core.unique_violation(other.0, l, k, v));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn create_node(
+        &mut self,
+        labels: &[TokenId],
+        props: Vec<(TokenId, Value)>,
+    ) -> Result<NodeId> {
+        self.writable()?;
+        let props = normalize_props(props)?;
+        let mut labels = labels.to_vec();
+        labels.sort_unstable();
+        labels.dedup();
+        let data = NodeData { labels, props };
+        let id = self.core.next_node.fetch_add(1, Ordering::AcqRel);
+        if id >= MAX_ID {
+            return Err(Error::new(Status::MemoryExhausted, "node id space exhausted"));
+        }
+        self.check_unique(id, &data)?;
+        self.delta.total += 1;
+        for l in &data.labels {
+            self.delta.label(*l, 1);
+            self.tx_labels.entry(*l).or_default().insert(id);
+        }
+        self.put_node(id, Some(Arc::new(data)), true);
+        Ok(NodeId(id))
+    }
+
+    pub fn create_rel(
+        &mut self,
+        start: NodeId,
+        end: NodeId,
+        rel_type: TokenId,
+        props: Vec<(TokenId, Value)>,
+    ) -> Result<RelId> {
+        self.writable()?;
+        let props = normalize_props(props)?;
+        for n in [start.0, end.0] {
+            if !self.node_exists(NodeId(n)) {
+                return Err(node_not_found(n));
+            }
+        }
+        let id = self.core.next_rel.fetch_add(1, Ordering::AcqRel);
+        if id >= MAX_ID {
+            return Err(Error::new(Status::MemoryExhausted, "relationship id space exhausted"));
+        }
+        let data = RelData { start: start.0, end: end.0, ty: rel_type, props };
+        self.put_rel(id, Some(Arc::new(data)), true);
+        self.adj.entry(start.0).or_default().push(TxAdj {
+            rel: id,
+            other: end.0,
+            ty: rel_type,
+            out: true,
+        });
+        self.undo.push(Undo::Adj(start.0));
+        self.adj.entry(end.0).or_default().push(TxAdj {
+            rel: id,
+            other: start.0,
+            ty: rel_type,
+            out: false,
+        });
+        self.undo.push(Undo::Adj(end.0));
+        self.tx_types.entry(rel_type).or_default().insert(id);
+        Ok(RelId(id))
+    }
+
+    /// Sets (or with `Value::Null`, removes) a node property.
+    pub fn set_node_property(&mut self, id: NodeId, key: TokenId, value: Value) -> Result<()> {
+        self.writable()?;
+        let value = if value.is_null() { None } else { Some(value) };
+        if let Some(v) = &value {
+            check_storable(v)?;
+        }
+        let has =
+            self.with_node(id.0, |d| d.prop(key).is_some()).ok_or_else(|| node_not_found(id.0))?;
+        if value.is_none() && !has {
+            return Ok(());
+        }
+        let cur = self.node_for_write(id.0)?;
+        let mut d = (*cur).clone();
+        set_prop(&mut d.props, key, value);
+        self.check_unique(id.0, &d)?;
+        self.put_node(id.0, Some(Arc::new(d)), false);
+        Ok(())
+    }
+
+    /// Sets (or with `Value::Null`, removes) a relationship property.
+    pub fn set_rel_property(&mut self, id: RelId, key: TokenId, value: Value) -> Result<()> {
+        self.writable()?;
+        let value = if value.is_null() { None } else { Some(value) };
+        if let Some(v) = &value {
+            check_storable(v)?;
+        }
+        let cur_view = self.rel(id.0).ok_or_else(|| rel_not_found(id.0))?;
+        if value.is_none() && prop_of(&cur_view.props, key).is_none() {
+            return Ok(());
+        }
+        let cur = self.rel_for_write(id.0)?;
+        let mut r = (*cur).clone();
+        set_prop(&mut r.props, key, value);
+        self.put_rel(id.0, Some(Arc::new(r)), false);
+        Ok(())
+    }
+
+    /// Returns whether the label was newly added.
+    pub fn add_label(&mut self, id: NodeId, label: TokenId) -> Result<bool> {
+        self.writable()?;
+        let has =
+            self.with_node(id.0, |d| d.has_label(label)).ok_or_else(|| node_not_found(id.0))?;
+        if has {
+            return Ok(false);
+        }
+        let cur = self.node_for_write(id.0)?;
+        let mut d = (*cur).clone();
+        if let Err(pos) = d.labels.binary_search(&label) {
+            d.labels.insert(pos, label);
+        }
+        self.check_unique(id.0, &d)?;
+        self.delta.label(label, 1);
+        self.tx_labels.entry(label).or_default().insert(id.0);
+        self.put_node(id.0, Some(Arc::new(d)), false);
+        Ok(true)
+    }
+
+    /// Returns whether the label was present.
+    pub fn remove_label(&mut self, id: NodeId, label: TokenId) -> Result<bool> {
+        self.writable()?;
+        let has =
+            self.with_node(id.0, |d| d.has_label(label)).ok_or_else(|| node_not_found(id.0))?;
+        if !has {
+            return Ok(false);
+        }
+        let cur = self.node_for_write(id.0)?;
+        let mut d = (*cur).clone();
+        d.labels.retain(|l| *l != label);
+        self.delta.label(label, -1);
+        self.put_node(id.0, Some(Arc::new(d)), false);
+        Ok(true)
+    }
+
+    /// Deletes a node; fails with `DeleteNodeWithRelationships` if it still has relationships
+    /// (including ones this transaction created). Deleting it twice is a no-op.
+    pub fn delete_node(&mut self, id: NodeId) -> Result<()> {
+        self.writable()?;
+        if self.node_deleted_in_tx(id) {
+            return Ok(());
+        }
+        let cur = self.node_for_write(id.0)?;
+        if self.degree(id, Dir::Both, &[]) > 0 {
+            return Err(Error::new(
+                Status::DeleteNodeWithRelationships,
+                format!(
+                    "Cannot delete node<{}>, because it still has relationships. To delete this \
+                     node, you must first delete its relationships.",
+                    id.0
+                ),
+            ));
+        }
+        self.delta.total -= 1;
+        for l in &cur.labels {
+            self.delta.label(*l, -1);
+        }
+        self.put_node(id.0, None, false);
+        Ok(())
+    }
+
+    /// Deletes a relationship. Deleting it twice is a no-op.
+    pub fn delete_rel(&mut self, id: RelId) -> Result<()> {
+        self.writable()?;
+        if self.rel_deleted_in_tx(id) {
+            return Ok(());
+        }
+        self.rel_for_write(id.0)?;
+        self.put_rel(id.0, None, false);
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- savepoints
+
+    /// Marks the current state of the write set.
+    pub fn savepoint(&self) -> Savepoint {
+        Savepoint { undo_len: self.undo.len(), delta: self.delta.clone() }
+    }
+
+    /// Undoes every write made after `sp` was taken (a savepoint taken after `sp` becomes
+    /// invalid; rolling back to it is a no-op).
+    pub fn rollback_to(&mut self, sp: &Savepoint) {
+        if sp.undo_len > self.undo.len() {
+            return;
+        }
+        while self.undo.len() > sp.undo_len {
+            match self.undo.pop() {
+                Some(Undo::Node(id, prev)) => match prev {
+                    Some(w) => {
+                        self.nodes.insert(id, w);
+                    }
+                    None => {
+                        self.nodes.remove(&id);
+                    }
+                },
+                Some(Undo::Rel(id, prev)) => match prev {
+                    Some(w) => {
+                        self.rels.insert(id, w);
+                    }
+                    None => {
+                        self.rels.remove(&id);
+                    }
+                },
+                Some(Undo::Adj(n)) => {
+                    if let Some(v) = self.adj.get_mut(&n) {
+                        v.pop();
+                    }
+                }
+                None => break,
+            }
+        }
+        self.delta = sp.delta.clone();
+    }
+
+    // ---------------------------------------------------------------- commit
+
+    /// Discards all writes.
+    pub fn rollback(self) {}
+
+    /// Commits; returns the commit timestamp (usable as a bookmark: it is visible to every
+    /// transaction begun after this returns). A transaction without writes returns its
+    /// snapshot timestamp.
+    pub fn commit(self) -> Result<u64> {
+        let nodes: Vec<(u64, Option<Arc<NodeData>>)> = self
+            .nodes
+            .iter()
+            .filter(|(_, w)| !(w.created && w.data.is_none()))
+            .map(|(id, w)| (*id, w.data.clone()))
+            .collect();
+        let rels: Vec<(u64, Option<Arc<RelData>>)> = self
+            .rels
+            .iter()
+            .filter(|(_, w)| !(w.created && w.data.is_none()))
+            .map(|(id, w)| (*id, w.data.clone()))
+            .collect();
+        if nodes.is_empty() && rels.is_empty() {
+            return Ok(self.start_ts);
+        }
+        let core = self.core.clone();
+        let durable = core.persist.is_some();
+        let body = if durable { encode_body(&nodes, &rels) } else { Vec::new() };
+        let (ts, ack) = {
+            let mut cs = core.commit.lock();
+            core.clock.check()?;
+            if cs.closed {
+                return Err(Error::new(Status::Io, "the store is closed"));
+            }
+            self.validate()?;
+            self.validate_unique()?;
+            let ts = cs.next_ts;
+            cs.next_ts += 1;
+            let header = if durable { core.record_header(&mut cs, ts) } else { Vec::new() };
+            core.apply(&mut cs, ts, &nodes, &rels);
+            let ack = match &cs.wal {
+                Some(wal) => {
+                    let (atx, arx) = crossbeam_channel::bounded(1);
+                    if wal.send(WalMsg::Commit { ts, header, body, ack: Some(atx) }).is_err() {
+                        core.clock.fail("the log writer has stopped".into());
+                        return Err(Error::new(Status::Io, "the log writer has stopped"));
+                    }
+                    Some(arx)
+                }
+                None => {
+                    if durable {
+                        return Err(Error::new(Status::Io, "the log writer has stopped"));
+                    }
+                    core.clock.publish(ts);
+                    None
+                }
+            };
+            if ts.is_multiple_of(64) {
+                core.gc(&mut cs);
+            }
+            (ts, ack)
+        };
+        if let Some(arx) = ack {
+            match arx.recv() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Err(Error::new(Status::Io, "the log writer has stopped")),
+            }
+        }
+        Ok(ts)
+    }
+
+    /// First committer wins: anything this transaction updates or deletes must not have a newer
+    /// committed version than the snapshot; relationships it creates need live endpoints, and
+    /// nodes it deletes must not have gained relationships. Caller holds the commit mutex.
+    fn validate(&self) -> Result<()> {
+        let core = &self.core;
+        for (id, w) in &self.nodes {
+            if w.created {
+                continue;
+            }
+            if core.node_newest(*id).0 > self.start_ts {
+                return Err(outdated("Node", *id));
+            }
+            if w.data.is_none() {
+                let rels: Vec<u64> = core
+                    .nodes
+                    .read(*id, |s| s.out.iter().chain(s.inc.iter()).map(|a| a.rel).collect())
+                    .unwrap_or_default();
+                for r in rels {
+                    if self.rels.get(&r).is_some_and(|w| w.data.is_none()) {
+                        continue;
+                    }
+                    if core.rel_newest(r).1.is_some() {
+                        return Err(outdated("Node", *id));
+                    }
+                }
+            }
+        }
+        for (id, w) in &self.rels {
+            if w.created {
+                if let Some(r) = &w.data {
+                    for n in [r.start, r.end] {
+                        let alive = match self.nodes.get(&n) {
+                            Some(nw) => nw.data.is_some(),
+                            None => core.node_newest(n).1.is_some(),
+                        };
+                        if !alive {
+                            return Err(outdated("Node", n));
+                        }
+                    }
+                }
+                continue;
+            }
+            if core.rel_newest(*id).0 > self.start_ts {
+                return Err(outdated("Relationship", *id));
+            }
+        }
+        Ok(())
+    }
+
+    /// Unique constraints against the newest committed state (not the snapshot), so two
+    /// concurrent transactions cannot both insert the same key. Caller holds the commit mutex.
+    fn validate_unique(&self) -> Result<()> {
+        let pairs: Vec<(u32, u32)> = {
+            let schema = self.core.schema.read();
+            schema.defs.iter().filter(|x| x.unique).map(|x| (x.label, x.key)).collect()
+        };
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        let mut seen: HashMap<(u32, u32, IndexKey), u64> = HashMap::new();
+        for (id, w) in &self.nodes {
+            let Some(d) = &w.data else { continue };
+            for (l, k) in &pairs {
+                let Some(key) = d.key_for(*l, *k) else { continue };
+                let v = d.prop(*k).cloned().unwrap_or(Value::Null);
+                if let Some(other) = seen.insert((*l, *k, key.clone()), *id) {
+                    return Err(self.core.unique_violation(other, *l, *k, &v));
+                }
+                let cands = self.core.schema.read().lookup(*l, *k, &key);
+                for c in cands {
+                    if c == *id || self.nodes.contains_key(&c) {
+                        continue;
+                    }
+                    let (_, nd) = self.core.node_newest(c);
+                    if nd.is_some_and(|nd| nd.key_for(*l, *k).as_ref() == Some(&key)) {
+                        return Err(self.core.unique_violation(c, *l, *k, &v));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Transaction {
+    fn drop(&mut self) {
+        self.core.unregister(self.start_ts);
+    }
+}
+
+/// Redo operations of a commit (full images of every written entity).
+fn encode_body(
+    nodes: &[(u64, Option<Arc<NodeData>>)],
+    rels: &[(u64, Option<Arc<RelData>>)],
+) -> Vec<u8> {
+    let mut e = Enc::new();
+    for (id, d) in nodes {
+        match d {
+            Some(d) => e.op_put_node(*id, &d.labels, &d.props),
+            None => e.op_del_node(*id),
+        }
+    }
+    for (id, r) in rels {
+        match r {
+            Some(r) => e.op_put_rel(*id, r.start, r.end, r.ty, &r.props),
+            None => e.op_del_rel(*id),
+        }
+    }
+    e.buf
+}
+
+impl Core {
+    /// The constraint error Neo4j reports for a duplicate key.
+    pub(crate) fn unique_violation(&self, existing: u64, label: u32, key: u32, v: &Value) -> Error {
+        let t = self.tokens.read();
+        let l = t.name(TokenKind::Label, label).map(|s| s.to_string()).unwrap_or_default();
+        let k = t.name(TokenKind::PropertyKey, key).map(|s| s.to_string()).unwrap_or_default();
+        Error::new(
+            Status::ConstraintValidationFailed,
+            format!(
+                "Node({existing}) already exists with label `{l}` and property `{k}` = {}",
+                fmt_value(v)
+            ),
+        )
+    }
+
+    /// The start of a WAL record: commit ts and tokens not yet logged. Caller holds the commit
+    /// mutex (which orders records and token logging).
+    pub(crate) fn record_header(&self, cs: &mut crate::mvcc::CommitState, ts: u64) -> Vec<u8> {
+        let mut e = Enc::new();
+        e.u64(ts);
+        let t = self.tokens.read();
+        for kind in [TokenKind::Label, TokenKind::RelType, TokenKind::PropertyKey] {
+            let names = &t.t[kind.index()].names;
+            let from = cs.tokens_logged[kind.index()];
+            for (i, n) in names.iter().enumerate().skip(from) {
+                e.op_token(kind, i as u32, n);
+            }
+            cs.tokens_logged[kind.index()] = names.len();
+        }
+        e.buf
+    }
+}

@@ -1,0 +1,418 @@
+//! The write-ahead log: one writer thread with group commit, segment files, and the recovery-time
+//! reader that replays records and handles torn tails.
+//!
+//! Record format (little-endian): `[len u32][crc32c u32][payload; len]`, the payload starting with
+//! the commit ts (`u64`) followed by redo operations (see `codec`). Segments are named
+//! `wal-<first ts, 20 digits>.log`; every record in a segment has a ts `>=` its name and `<` the
+//! next segment's name.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use arbor_model::{Error, Result, Status};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use parking_lot::Mutex;
+
+use crate::codec::corrupt;
+use crate::mvcc::Clock;
+use crate::Durability;
+
+/// Largest record accepted when reading (a cap on allocations driven by file content).
+pub(crate) const MAX_RECORD: usize = 1 << 30;
+const ASYNC_SYNC_EVERY: Duration = Duration::from_millis(10);
+
+pub(crate) enum WalMsg {
+    /// A record to append; `ack` receives the outcome once durable (per the durability mode).
+    Commit { ts: u64, header: Vec<u8>, body: Vec<u8>, ack: Option<Sender<Result<()>>> },
+    /// Write out and fsync everything queued, then exit.
+    Stop(Sender<Result<()>>),
+}
+
+/// Writer state shared with checkpoints and statistics.
+#[derive(Default)]
+pub(crate) struct WalShared {
+    /// All segments, oldest first; the last one is being appended to.
+    pub segments: Mutex<Vec<(u64, PathBuf)>>,
+    pub bytes_since_checkpoint: AtomicU64,
+    pub syncs: AtomicU64,
+}
+
+pub(crate) fn io_err(what: &str, path: &Path, e: std::io::Error) -> Error {
+    Error::new(Status::Io, format!("{what} {}: {e}", path.display()))
+}
+
+pub(crate) fn segment_name(ts: u64) -> String {
+    format!("wal-{ts:020}.log")
+}
+
+fn parse_segment_name(name: &str) -> Option<u64> {
+    name.strip_prefix("wal-")?.strip_suffix(".log")?.parse().ok()
+}
+
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir).and_then(|d| d.sync_all()).map_err(|e| io_err("cannot sync directory", dir, e))
+}
+
+/// The WAL segments in `dir`, oldest first.
+pub(crate) fn list_segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| io_err("cannot list", dir, e))? {
+        let entry = entry.map_err(|e| io_err("cannot list", dir, e))?;
+        if let Some(ts) = entry.file_name().to_str().and_then(parse_segment_name) {
+            out.push((ts, entry.path()));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Parses the record at `pos`: `Some((payload, next pos))` if it is complete and its CRC holds.
+fn record_at(data: &[u8], pos: usize) -> Option<(&[u8], usize)> {
+    let head = data.get(pos..pos.checked_add(8)?)?;
+    let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    let crc = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+    if !(8..=MAX_RECORD).contains(&len) {
+        return None;
+    }
+    let payload = data.get(pos + 8..(pos + 8).checked_add(len)?)?;
+    (crc32c::crc32c(payload) == crc).then_some((payload, pos + 8 + len))
+}
+
+/// Replays every intact record of every segment, in order, through `f(ts, payload)`.
+/// A bad record at the very end of the last segment (a torn write) is cut off; a bad record
+/// anywhere else is a `Corruption` error naming the file and byte offset. Returns the segment
+/// list and the last ts seen.
+pub(crate) fn replay(
+    dir: &Path,
+    mut f: impl FnMut(u64, &[u8]) -> Result<()>,
+) -> Result<(Vec<(u64, PathBuf)>, u64)> {
+    let segments = list_segments(dir)?;
+    let mut last_ts = 0u64;
+    for (i, (_, path)) in segments.iter().enumerate() {
+        let data = fs::read(path).map_err(|e| io_err("cannot read", path, e))?;
+        let is_last = i + 1 == segments.len();
+        let mut pos = 0usize;
+        while pos < data.len() {
+            let Some((payload, next)) = record_at(&data, pos) else {
+                let later_valid = (pos + 1..data.len()).any(|p| record_at(&data, p).is_some());
+                if !is_last || later_valid {
+                    return Err(corrupt(format!(
+                        "WAL file {} is corrupt at byte {pos}: bad record followed by more data",
+                        path.display()
+                    )));
+                }
+                tracing::warn!(
+                    "discarding torn WAL tail of {} at byte {pos} ({} bytes)",
+                    path.display(),
+                    data.len() - pos
+                );
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| io_err("cannot open", path, e))?;
+                file.set_len(pos as u64).map_err(|e| io_err("cannot truncate", path, e))?;
+                file.sync_all().map_err(|e| io_err("cannot sync", path, e))?;
+                break;
+            };
+            let ctx = |msg: &str| {
+                corrupt(format!("WAL file {} is corrupt at byte {pos}: {msg}", path.display()))
+            };
+            let ts_bytes: [u8; 8] = payload
+                .get(..8)
+                .and_then(|b| b.try_into().ok())
+                .ok_or_else(|| ctx("short record"))?;
+            let ts = u64::from_le_bytes(ts_bytes);
+            if ts <= last_ts {
+                return Err(ctx(&format!("commit ts {ts} after {last_ts}")));
+            }
+            f(ts, &payload[8..]).map_err(|e| ctx(&e.message))?;
+            last_ts = ts;
+            pos = next;
+        }
+    }
+    Ok((segments, last_ts))
+}
+
+/// Deletes segments whose records all have ts `<= upto` (never the active one).
+pub(crate) fn delete_covered(shared: &WalShared, upto: u64) {
+    let mut segs = shared.segments.lock();
+    while segs.len() >= 2 && segs[1].0 <= upto.saturating_add(1) {
+        let (_, path) = segs.remove(0);
+        if let Err(e) = fs::remove_file(&path) {
+            tracing::warn!("cannot delete WAL segment {}: {e}", path.display());
+        }
+    }
+}
+
+struct Writer {
+    dir: PathBuf,
+    durability: Durability,
+    segment_bytes: u64,
+    file: File,
+    path: PathBuf,
+    file_len: u64,
+    buf: Vec<u8>,
+    /// Written but not yet fsynced.
+    unsynced: bool,
+    last_sync: Instant,
+    failed: Option<Error>,
+    shared: Arc<WalShared>,
+    clock: Arc<Clock>,
+}
+
+/// Opens the segment for `next_ts` and starts the writer thread.
+pub(crate) fn start(
+    dir: &Path,
+    durability: Durability,
+    segment_bytes: u64,
+    next_ts: u64,
+    shared: Arc<WalShared>,
+    clock: Arc<Clock>,
+) -> Result<(Sender<WalMsg>, JoinHandle<()>)> {
+    let (path, file, len) = open_segment(dir, next_ts, durability)?;
+    {
+        let mut segs = shared.segments.lock();
+        if segs.last().map(|s| &s.1) != Some(&path) {
+            segs.push((next_ts, path.clone()));
+        }
+    }
+    let mut w = Writer {
+        dir: dir.to_path_buf(),
+        durability,
+        segment_bytes: segment_bytes.max(1),
+        file,
+        path,
+        file_len: len,
+        buf: Vec::new(),
+        unsynced: false,
+        last_sync: Instant::now(),
+        failed: None,
+        shared,
+        clock,
+    };
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let handle = std::thread::Builder::new()
+        .name("arbor-wal".into())
+        .spawn(move || w.run(rx))
+        .map_err(|e| Error::new(Status::Io, format!("cannot start the log writer: {e}")))?;
+    Ok((tx, handle))
+}
+
+fn open_segment(dir: &Path, ts: u64, durability: Durability) -> Result<(PathBuf, File, u64)> {
+    let path = dir.join(segment_name(ts));
+    let existed = path.exists();
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| io_err("cannot open", &path, e))?;
+    let len = file.metadata().map_err(|e| io_err("cannot stat", &path, e))?.len();
+    if !existed && durability != Durability::Off {
+        sync_dir(dir)?;
+    }
+    Ok((path, file, len))
+}
+
+impl Writer {
+    fn run(&mut self, rx: Receiver<WalMsg>) {
+        loop {
+            let first = if self.unsynced && self.durability == Durability::Async {
+                let wait = ASYNC_SYNC_EVERY.saturating_sub(self.last_sync.elapsed());
+                match rx.recv_timeout(wait) {
+                    Ok(m) => m,
+                    Err(RecvTimeoutError::Timeout) => {
+                        let _ = self.sync();
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            } else {
+                match rx.recv() {
+                    Ok(m) => m,
+                    Err(_) => break,
+                }
+            };
+            let mut batch = vec![first];
+            while batch.len() < 4096 {
+                match rx.try_recv() {
+                    Ok(m) => batch.push(m),
+                    Err(_) => break,
+                }
+            }
+            if self.process(batch) {
+                return;
+            }
+        }
+        if self.durability != Durability::Off && self.unsynced {
+            let _ = self.sync();
+        }
+    }
+
+    /// Writes a batch with one fsync; returns true when asked to stop.
+    fn process(&mut self, batch: Vec<WalMsg>) -> bool {
+        let mut acks = Vec::new();
+        let mut stop = None;
+        let mut last_ts = None;
+        let mut res = self.failed.clone().map_or(Ok(()), Err);
+        for m in batch {
+            match m {
+                WalMsg::Commit { ts, header, body, ack } => {
+                    if res.is_ok() {
+                        res = self.append(ts, &header, &body);
+                    }
+                    last_ts = Some(ts);
+                    acks.extend(ack);
+                }
+                WalMsg::Stop(a) => stop = Some(a),
+            }
+        }
+        if res.is_ok() {
+            res = self.flush_buf();
+        }
+        let want_sync = match self.durability {
+            Durability::Sync => last_ts.is_some() || stop.is_some(),
+            Durability::Async => stop.is_some() || self.last_sync.elapsed() >= ASYNC_SYNC_EVERY,
+            Durability::Off => false,
+        };
+        if res.is_ok() && want_sync && self.unsynced {
+            res = self.sync();
+        }
+        match &res {
+            Ok(()) => {
+                if let Some(ts) = last_ts {
+                    self.clock.publish(ts);
+                }
+            }
+            Err(e) => {
+                self.clock.fail(e.message.clone());
+                self.failed = Some(e.clone());
+            }
+        }
+        for a in acks {
+            let _ = a.send(res.clone());
+        }
+        if let Some(a) = stop {
+            let _ = a.send(res);
+            return true;
+        }
+        false
+    }
+
+    fn append(&mut self, ts: u64, header: &[u8], body: &[u8]) -> Result<()> {
+        let len = header.len() + body.len();
+        if len > MAX_RECORD {
+            return Err(Error::new(Status::MemoryExhausted, "transaction too large for the log"));
+        }
+        let pending = self.file_len + self.buf.len() as u64;
+        if pending > 0 && pending + 8 + len as u64 > self.segment_bytes {
+            self.flush_buf()?;
+            self.rotate(ts)?;
+        }
+        let crc = crc32c::crc32c_append(crc32c::crc32c(header), body);
+        self.buf.extend_from_slice(&(len as u32).to_le_bytes());
+        self.buf.extend_from_slice(&crc.to_le_bytes());
+        self.buf.extend_from_slice(header);
+        self.buf.extend_from_slice(body);
+        Ok(())
+    }
+
+    fn flush_buf(&mut self) -> Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        self.file.write_all(&self.buf).map_err(|e| io_err("cannot write", &self.path, e))?;
+        let n = self.buf.len() as u64;
+        self.file_len += n;
+        self.shared.bytes_since_checkpoint.fetch_add(n, Ordering::Relaxed);
+        self.buf.clear();
+        self.unsynced = true;
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.file.sync_data().map_err(|e| io_err("cannot fsync", &self.path, e))?;
+        self.shared.syncs.fetch_add(1, Ordering::Relaxed);
+        self.unsynced = false;
+        self.last_sync = Instant::now();
+        Ok(())
+    }
+
+    fn rotate(&mut self, ts: u64) -> Result<()> {
+        if self.durability != Durability::Off && self.unsynced {
+            self.sync()?;
+        }
+        let (path, file, len) = open_segment(&self.dir, ts, self.durability)?;
+        self.shared.segments.lock().push((ts, path.clone()));
+        self.file = file;
+        self.path = path;
+        self.file_len = len;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(ts: u64, extra: &[u8]) -> Vec<u8> {
+        let mut payload = ts.to_le_bytes().to_vec();
+        payload.extend_from_slice(extra);
+        let mut out = (payload.len() as u32).to_le_bytes().to_vec();
+        out.extend_from_slice(&crc32c::crc32c(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    #[test]
+    fn record_parsing_checks_everything() {
+        let r = rec(7, b"abc");
+        assert_eq!(record_at(&r, 0).map(|(p, n)| (p.len(), n)), Some((11, r.len())));
+        assert!(record_at(&r[..r.len() - 1], 0).is_none());
+        let mut bad = r.clone();
+        bad[10] ^= 1;
+        assert!(record_at(&bad, 0).is_none());
+        assert!(record_at(&r, r.len()).is_none());
+        assert!(record_at(&[0xff; 8], 0).is_none());
+    }
+
+    #[test]
+    fn segment_names_sort_and_parse() {
+        assert_eq!(parse_segment_name(&segment_name(42)), Some(42));
+        assert!(segment_name(9) < segment_name(10));
+        assert_eq!(parse_segment_name("wal-x.log"), None);
+    }
+
+    #[test]
+    fn replay_cuts_torn_tail_but_rejects_middle_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(segment_name(1));
+        let mut data = rec(1, b"a");
+        data.extend(rec(2, b"b"));
+        let full = rec(3, b"c");
+        data.extend(&full[..full.len() - 2]);
+        fs::write(&path, &data).unwrap();
+        let mut seen = Vec::new();
+        let (_, last) = replay(dir.path(), |ts, _| {
+            seen.push(ts);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!((seen, last), (vec![1, 2], 2));
+        assert_eq!(fs::metadata(&path).unwrap().len() as usize, data.len() - full.len() + 2);
+
+        let mut data = rec(1, b"a");
+        let second = data.len();
+        data.extend(rec(2, b"b"));
+        data.extend(rec(3, b"c"));
+        data[second + 9] ^= 0x55;
+        fs::write(&path, &data).unwrap();
+        let err = replay(dir.path(), |_, _| Ok(())).unwrap_err();
+        assert_eq!(err.status, Status::Corruption);
+        assert!(err.message.contains(&format!("byte {second}")), "{}", err.message);
+    }
+}
