@@ -26,6 +26,8 @@ enum Kind {
     Path,
     /// A value known not to be a node, relationship or path (a literal, arithmetic, ...).
     Value,
+    /// A list (possibly of relationships, usable as a bound variable-length relationship).
+    List,
     /// A computed value whose type is unknown at compile time.
     Any,
 }
@@ -38,7 +40,6 @@ fn static_kind(e: &PExpr, scope: &Scope) -> Kind {
         }
         PExpr::Const(Value::Null) => Kind::Any,
         PExpr::Const(_)
-        | PExpr::List(_)
         | PExpr::Map(_)
         | PExpr::Compare(..)
         | PExpr::Not(_)
@@ -53,6 +54,7 @@ fn static_kind(e: &PExpr, scope: &Scope) -> Kind {
         | PExpr::ListComp { .. }
         | PExpr::MapProjection { .. } => Kind::Value,
         PExpr::Path(_) => Kind::Path,
+        PExpr::List(_) => Kind::List,
         _ => Kind::Any,
     }
 }
@@ -102,8 +104,16 @@ pub(crate) fn plan_statement(stmt: &Statement, text: &str, res: &dyn Resolver) -
             return Err(Error::internal("schema and SHOW commands are not planned by cypher-plan"))
         }
     };
-    let mut b =
-        Binder { text, res, nslots: 0, params: Vec::new(), write: false, read: false, agg: None, pred_ctx: false };
+    let mut b = Binder {
+        text,
+        res,
+        nslots: 0,
+        params: Vec::new(),
+        write: false,
+        read: false,
+        agg: None,
+        pred_ctx: false,
+    };
     let (root, _, cols) = b.plan_query(query, &Scope::default(), true)?;
     let cols = cols.unwrap_or_default();
     Ok(Plan {
@@ -258,12 +268,11 @@ fn contains_aggregate(e: &Expr) -> bool {
     found
 }
 
-fn contains_variable(e: &Expr) -> bool {
+fn has_subquery(e: &Expr) -> bool {
     let mut found = false;
     walk_ast(e, &mut |x| {
         match &x.kind {
-            ExprKind::Variable(_)
-            | ExprKind::PatternPredicate(_)
+            ExprKind::PatternPredicate(_)
             | ExprKind::PatternComprehension { .. }
             | ExprKind::Exists(_)
             | ExprKind::CountSubquery(_)
@@ -956,15 +965,18 @@ impl<'a> Binder<'a> {
 
     /// SKIP/LIMIT: no variables allowed.
     fn bind_constant(&mut self, e: &Expr, what: &str) -> Result<PExpr> {
-        if contains_variable(e) {
-            return Err(self.syntax(
+        let non_constant = |b: &Binder| {
+            b.syntax(
                 e.span,
                 "NonConstantExpression",
                 format!(
                     "It is not allowed to refer to variables in {what}, so that the value for \
                      {what} can be statically calculated."
                 ),
-            ));
+            )
+        };
+        if has_subquery(e) {
+            return Err(non_constant(self));
         }
         match &e.kind {
             ExprKind::Literal(Literal::Int(n)) if *n < 0 => {
@@ -990,7 +1002,15 @@ impl<'a> Binder<'a> {
         let saved = self.agg.take();
         let r = self.bind_expr(e, &Scope::default());
         self.agg = saved;
-        r
+        r.map_err(
+            |err| {
+                if err.detail == Some("UndefinedVariable") {
+                    non_constant(self)
+                } else {
+                    err
+                }
+            },
+        )
     }
 
     // ------------------------------------------------------------------ patterns
@@ -1047,7 +1067,7 @@ impl<'a> Binder<'a> {
                         match scope.get(&v.name) {
                             Some((s, k)) => {
                                 let ok = if rp.length.is_some() {
-                                    matches!(k, Kind::RelList | Kind::Any)
+                                    matches!(k, Kind::RelList | Kind::List | Kind::Any)
                                 } else {
                                     matches!(k, Kind::Rel | Kind::Any)
                                 };
@@ -1088,6 +1108,7 @@ impl<'a> Binder<'a> {
             Kind::RelList => "List<Relationship>",
             Kind::Path => "Path",
             Kind::Value => "a value",
+            Kind::List => "List",
             Kind::Any => "Any",
         };
         self.syntax(
@@ -1207,7 +1228,11 @@ impl<'a> Binder<'a> {
                     .iter()
                     .find(|(_, v)| deps_within(v, &bound))
                     .filter(|_| !np.labels.is_empty());
+                if let Some(label) = np.labels.first() {
+                    take_conj(&mut conj, |e| is_label_check(e, s_slot, label));
+                }
                 if let (Some((key, value)), Some(label)) = (seek, np.labels.first()) {
+                    take_conj(&mut conj, |e| is_prop_eq(e, s_slot, key));
                     op = Op::NodeIndexSeek {
                         input: Box::new(op),
                         slot: s_slot,
@@ -1380,6 +1405,7 @@ impl<'a> Binder<'a> {
         for (pi, part) in parts.iter().enumerate() {
             let el = &part.element;
             let mut nodes = Vec::new();
+            let mut created: HashSet<Slot> = HashSet::new();
             for (ni, np) in
                 std::iter::once(&el.start).chain(el.chain.iter().map(|(_, n)| n)).enumerate()
             {
@@ -1395,8 +1421,14 @@ impl<'a> Binder<'a> {
                         let fresh_in_merge =
                             declared.map(|(d, _)| !d[pi].nodes_pre[ni]).unwrap_or(false);
                         if fresh_in_merge {
-                            steps.push(self.create_node_step(s, np, scope)?);
-                        } else if (!np.labels.is_empty() || np.properties.is_some()) && was_pre {
+                            if created.insert(s) {
+                                steps.push(self.create_node_step(s, np, scope)?);
+                            }
+                        } else if (!np.labels.is_empty()
+                            || np.properties.is_some()
+                            || el.chain.is_empty())
+                            && was_pre
+                        {
                             return Err(self.already_bound(v));
                         }
                         s
@@ -1409,6 +1441,7 @@ impl<'a> Binder<'a> {
                         if let Some(v) = &np.variable {
                             scope.bind(v.name.clone(), s, Kind::Node);
                         }
+                        created.insert(s);
                         steps.push(self.create_node_step(s, np, scope)?);
                         s
                     }
@@ -1750,7 +1783,15 @@ impl<'a> Binder<'a> {
         self.pred_ctx = true;
         let r = self.bind_expr(e, scope);
         self.pred_ctx = false;
-        r
+        let r = r?;
+        if matches!(static_kind(&r, scope), Kind::Node | Kind::Rel | Kind::Path | Kind::RelList) {
+            return Err(self.syntax(
+                e.span,
+                "InvalidArgumentType",
+                "Type mismatch: expected Boolean",
+            ));
+        }
+        Ok(r)
     }
 
     /// Boolean operands must not be non-boolean literals.
@@ -1793,7 +1834,8 @@ impl<'a> Binder<'a> {
                 Literal::Null => Value::Null,
                 Literal::Bool(b) => Value::Bool(*b),
                 Literal::Int(i) => Value::Int(*i),
-                Literal::Float(f) => Value::Float(*f),
+                // Neo4j folds `-0.0` to `0.0`.
+                Literal::Float(f) => Value::Float(if *f == 0.0 { 0.0 } else { *f }),
                 Literal::String(s) => Value::String(s.clone()),
             }),
             ExprKind::Parameter(p) => PExpr::Param(self.param(p)),
@@ -1947,7 +1989,10 @@ impl<'a> Binder<'a> {
                         return Err(self.syntax(
                             e.span,
                             "InvalidArgumentType",
-                            format!("Type mismatch: invalid argument for function '{}'", qn.dotted()),
+                            format!(
+                                "Type mismatch: invalid argument for function '{}'",
+                                qn.dotted()
+                            ),
                         ));
                     }
                     return Ok(PExpr::Builtin(b, bargs));
@@ -2238,6 +2283,30 @@ fn flip(d: Direction) -> Direction {
         Direction::Outgoing => Direction::Incoming,
         Direction::Incoming => Direction::Outgoing,
         Direction::Both => Direction::Both,
+    }
+}
+
+/// Removes the first conjunct matching `f` (it is implied by the chosen scan or seek).
+fn take_conj(conj: &mut Vec<(PExpr, Option<Vec<Slot>>)>, f: impl Fn(&PExpr) -> bool) {
+    if let Some(i) = conj.iter().position(|(e, _)| f(e)) {
+        conj.remove(i);
+    }
+}
+
+fn is_label_check(e: &PExpr, slot: Slot, label: &ast::Ident) -> bool {
+    matches!(e, PExpr::HasLabels(b, ls)
+        if matches!(**b, PExpr::Slot(s) if s == slot) && ls.len() == 1 && ls[0] == label.name)
+}
+
+fn is_prop_eq(e: &PExpr, slot: Slot, key: &Name) -> bool {
+    match e {
+        PExpr::Compare(lhs, rest) => {
+            rest.len() == 1
+                && rest[0].0 == CompareOp::Eq
+                && matches!(&**lhs, PExpr::Property(b, k)
+                    if k == key && matches!(**b, PExpr::Slot(s) if s == slot))
+        }
+        _ => false,
     }
 }
 

@@ -82,3 +82,6 @@ pub fn is_aggregate(lower_name: &str) -> bool {
 pub fn plan(stmt: &Statement, text: &str, resolver: &dyn Resolver) -> Result<Plan> {
     binder::plan_statement(stmt, text, resolver)
 }
+
+#[cfg(test)]
+mod tests;

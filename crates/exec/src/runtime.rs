@@ -251,6 +251,7 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             skip: true,
             n: None,
             seen: 0,
+            arg: Vec::new(),
         }),
         Op::Limit { input, count } => Box::new(SkipLimit {
             input: build(input, b),
@@ -258,6 +259,7 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             skip: false,
             n: None,
             seen: 0,
+            arg: Vec::new(),
         }),
         Op::Unwind { input, expr, slot } => Box::new(Unwind {
             input: build(input, b),
@@ -1022,6 +1024,8 @@ struct SkipLimit {
     skip: bool,
     n: Option<u64>,
     seen: u64,
+    /// The argument row, so the count expression has a full-width row to evaluate in.
+    arg: Row,
 }
 
 impl Operator for SkipLimit {
@@ -1029,13 +1033,14 @@ impl Operator for SkipLimit {
         self.input.reset(arg);
         self.n = None;
         self.seen = 0;
+        self.arg = arg.clone();
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         let n = match self.n {
             Some(n) => n,
             None => {
-                let mut empty = Vec::new();
-                let v = eval(&self.count, &mut empty, ctx, g)?;
+                let mut row = self.arg.clone();
+                let v = eval(&self.count, &mut row, ctx, g)?;
                 let what = if self.skip { "SKIP" } else { "LIMIT" };
                 let n = match v {
                     Value::Int(i) if i >= 0 => i as u64,

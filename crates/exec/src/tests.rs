@@ -540,11 +540,98 @@ fn errors() {
     check_err(&mut g, "CALL nope.nothing()", Status::ProcedureNotFound, None);
     check_err(&mut g, "RETURN 1 / 0", Status::ArithmeticError, None);
     check_err(&mut g, "RETURN $missing", Status::ParameterMissing, None);
-    check_err(&mut g, "RETURN 'a' + true AND 1", Status::TypeError, None);
+    check_err(&mut g, "WITH 'a' AS s RETURN s AND true", Status::TypeError, None);
     check_err(
         &mut g,
         "MATCH (a) RETURN a AS x, a AS x",
         Status::SyntaxError,
         Some("ColumnNameConflict"),
     );
+}
+
+fn prepare(q: &str) -> Arc<PreparedQuery> {
+    let stmt = arbor_cypher_syntax::parse(q).unwrap_or_else(|e| panic!("{q}: {e}"));
+    Arc::new(PreparedQuery::prepare(&stmt, q).unwrap_or_else(|e| panic!("{q}: {e}")))
+}
+
+fn op_type(v: &Value) -> String {
+    match v {
+        Value::Map(m) => match m.get("operatorType") {
+            Some(Value::String(s)) => s.to_string(),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    }
+}
+
+#[test]
+fn explain_profile_and_flags() {
+    let mut g = social();
+    let q = prepare("EXPLAIN MATCH (n:User) RETURN n.id");
+    assert!(q.is_explain() && q.is_read() && !q.is_write());
+    assert_eq!(q.columns(), ["n.id"]);
+    let mut ex = Execution::start(q.clone(), PropertyMap::new()).unwrap();
+    assert!(ex.next(&mut g).unwrap().is_none(), "EXPLAIN yields no rows");
+    assert_eq!(op_type(&q.plan_description()), "ProduceResults");
+
+    let q = prepare("PROFILE MATCH (n:User) RETURN n.id");
+    assert!(q.is_profile());
+    let mut ex = Execution::start(q, PropertyMap::new()).unwrap();
+    let mut n = 0;
+    while ex.next(&mut g).unwrap().is_some() {
+        n += 1;
+    }
+    assert_eq!(n, 5);
+    let Value::Map(p) = ex.profile() else { panic!("profile is a map") };
+    let Some(Value::List(children)) = p.get("children") else { panic!("children") };
+    let Value::Map(top) = &children[0] else { panic!("child") };
+    assert_eq!(top.get("rows").map(to_cypher_literal), Some("5".to_string()));
+
+    let q = prepare("CREATE (n) RETURN n");
+    assert!(q.is_write() && !q.is_read());
+}
+
+#[test]
+fn interrupt_stops_execution() {
+    let mut g = social();
+    let q = prepare("MATCH (a), (b), (c) RETURN a, b, c");
+    let mut ex = Execution::start(q, PropertyMap::new()).unwrap();
+    let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    ex.set_interrupt(flag.clone());
+    assert!(ex.next(&mut g).unwrap().is_some());
+    flag.store(true, std::sync::atomic::Ordering::Relaxed);
+    let err = ex.next(&mut g).unwrap_err();
+    assert_eq!(err.status, Status::TransactionTerminated);
+}
+
+#[test]
+fn null_semantics_and_parameters() {
+    let mut g = social();
+    check(
+        &mut g,
+        "MATCH (n:User) WHERE n.age > 25 OR n.age IS NULL RETURN n.id ORDER BY n.id",
+        &[],
+        &["3", "4", "5"],
+    );
+    check(&mut g, "MATCH (n:User) WHERE NOT n.age > 25 RETURN count(*)", &[], &["2"]);
+    check(&mut g, "MATCH (n:User) RETURN n.id ORDER BY n.age DESC, n.id LIMIT 2", &[], &["5", "4"]);
+    check(
+        &mut g,
+        "MATCH (n:User) WHERE n.id IN $ids RETURN collect(n.id) AS ids",
+        &[("ids", Value::List(vec![Value::Int(2), Value::Int(4)]))],
+        &["[2, 4]"],
+    );
+    check(
+        &mut g,
+        "MATCH (n:User {id: $p.id}) RETURN n.age",
+        &[("p", Value::Map([("id".to_string(), Value::Int(4))].into_iter().collect()))],
+        &["40"],
+    );
+    check(
+        &mut g,
+        "RETURN null = null, null <> 1, [1, null] = [1, null], {a: null} = {a: 1}",
+        &[],
+        &["null | null | null | null"],
+    );
+    check(&mut g, "WITH 1 AS x LIMIT size([y IN [1, 2] | y]) RETURN x", &[], &["1"]);
 }

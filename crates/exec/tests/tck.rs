@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use arbor_exec::testing::MemGraph;
 use arbor_exec::{Execution, PreparedQuery};
-use arbor_model::{to_cypher_literal, NodeData, NodeId, PathData, PropertyMap, RelData, RelId, Value};
+use arbor_model::{
+    to_cypher_literal, NodeData, NodeId, PathData, PropertyMap, RelData, RelId, Value,
+};
 
 fn tck_dir() -> Option<PathBuf> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -449,7 +451,11 @@ fn parse_feature(text: &str) -> Vec<Scenario> {
     out
 }
 
-fn run(g: &mut MemGraph, q: &str, params: &PropertyMap) -> Result<(Vec<String>, Vec<Vec<Value>>), String> {
+fn run(
+    g: &mut MemGraph,
+    q: &str,
+    params: &PropertyMap,
+) -> Result<(Vec<String>, Vec<Vec<Value>>), String> {
     let stmt = arbor_cypher_syntax::parse(q).map_err(|e| e.to_string())?;
     let pq = Arc::new(PreparedQuery::prepare(&stmt, q).map_err(|e| e.to_string())?);
     let mut ex = Execution::start(pq.clone(), params.clone()).map_err(|e| e.to_string())?;
@@ -494,7 +500,9 @@ fn run_scenario(s: &Scenario, tck: &Path) -> Result<(), String> {
         .collect();
     let mut want: Vec<String> = exp
         .iter()
-        .map(|r| r.iter().map(|c| canon(&parse_value(c), *unordered)).collect::<Vec<_>>().join(" | "))
+        .map(|r| {
+            r.iter().map(|c| canon(&parse_value(c), *unordered)).collect::<Vec<_>>().join(" | ")
+        })
         .collect();
     if !ordered {
         got.sort();
@@ -550,7 +558,11 @@ fn tck() {
                 Err(e) => {
                     ff += 1;
                     if verbose {
-                        println!("FAIL {name} {}\n  query: {}\n  {e}", s.name, s.query.replace('\n', " "));
+                        println!(
+                            "FAIL {name} {}\n  query: {}\n  {e}",
+                            s.name,
+                            s.query.replace('\n', " ")
+                        );
                     }
                 }
             }

@@ -558,16 +558,21 @@ impl Core {
             return;
         }
         let Some(r) = removed.iter().flatten().next() else { return };
-        self.nodes.write(r.start, |s| {
-            if let Some(s) = s {
-                s.out.retain(|a| a.rel != id);
+        // Drop the adjacency entries; a node slot left with nothing at all goes too.
+        let detach = |slot: &mut Option<NodeSlot>, out: bool| {
+            if let Some(s) = slot.as_mut() {
+                if out {
+                    s.out.retain(|a| a.rel != id);
+                } else {
+                    s.inc.retain(|a| a.rel != id);
+                }
+                if s.chain.is_empty() && s.out.is_empty() && s.inc.is_empty() {
+                    *slot = None;
+                }
             }
-        });
-        self.nodes.write(r.end, |s| {
-            if let Some(s) = s {
-                s.inc.retain(|a| a.rel != id);
-            }
-        });
+        };
+        self.nodes.write(r.start, |s| detach(s, true));
+        self.nodes.write(r.end, |s| detach(s, false));
         let mut ts = self.type_sets.write();
         if let Some(set) = ts.get_mut(&r.ty) {
             set.remove(&id);

@@ -42,6 +42,16 @@ pub struct Store {
     h: Arc<Handle>,
 }
 
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let dir = self.h.core.persist.as_ref().map(|p| p.dir.clone());
+        f.debug_struct("Store")
+            .field("dir", &dir)
+            .field("last_commit_ts", &self.last_commit_ts())
+            .finish()
+    }
+}
+
 struct Handle {
     core: Arc<Core>,
     life: Mutex<Life>,

@@ -674,3 +674,158 @@ fn transaction_is_send_and_store_is_sync() {
     });
     assert!(h.join().unwrap() > 0);
 }
+
+#[test]
+fn failed_fsync_refuses_further_commits() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    let mut w = s.begin(false);
+    let a = w.create_node(&[], vec![]).unwrap();
+    w.commit().unwrap();
+    s.core_for_test()
+        .persist
+        .as_ref()
+        .unwrap()
+        .wal
+        .fail_next_sync
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut w = s.begin(false);
+    let b = w.create_node(&[], vec![]).unwrap();
+    let e = w.commit().unwrap_err();
+    assert_eq!(e.status, Status::Io);
+    let r = s.begin(true);
+    assert!(r.node_exists(a));
+    assert!(!r.node_exists(b), "a commit whose fsync failed must not become visible");
+    let mut w = s.begin(false);
+    w.create_node(&[], vec![]).unwrap();
+    assert_eq!(w.commit().unwrap_err().status, Status::Io);
+    assert_eq!(s.create_index(0, 0, None).unwrap_err().status, Status::Io);
+    // Close does not pretend success either, and does not checkpoint.
+    drop(r);
+    let _ = s.close();
+}
+
+#[test]
+fn concurrent_transfers_keep_snapshots_consistent() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    let bal = key(&s, "balance");
+    let accounts = 8u64;
+    let mut w = s.begin(false);
+    for _ in 0..accounts {
+        w.create_node(&[], vec![(bal, Value::Int(100))]).unwrap();
+    }
+    w.commit().unwrap();
+    let total = move |tx: &Transaction| -> i64 {
+        (0..accounts).map(|i| int(&tx.node_property(NodeId(i), bal)).unwrap()).sum()
+    };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut handles = Vec::new();
+    for t in 0..4u64 {
+        let s = s.clone();
+        handles.push(std::thread::spawn(move || {
+            let mut done = 0;
+            let mut conflicts = 0;
+            let mut i = t;
+            while done < 60 {
+                i = i.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let (a, b) = ((i >> 33) % accounts, (i >> 40) % accounts);
+                if a == b {
+                    continue;
+                }
+                let mut w = s.begin(false);
+                let res = (|| -> Result<()> {
+                    let va = int(&w.node_property(NodeId(a), bal)).unwrap();
+                    let vb = int(&w.node_property(NodeId(b), bal)).unwrap();
+                    w.set_node_property(NodeId(a), bal, Value::Int(va - 1))?;
+                    w.set_node_property(NodeId(b), bal, Value::Int(vb + 1))?;
+                    Ok(())
+                })();
+                match res.and_then(|_| w.commit()) {
+                    Ok(_) => done += 1,
+                    Err(e) => {
+                        assert_eq!(e.status, Status::TransactionOutdated, "{e}");
+                        conflicts += 1;
+                    }
+                }
+            }
+            conflicts
+        }));
+    }
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let s = s.clone();
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut checks = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let r = s.begin(true);
+                    assert_eq!(total(&r), 800);
+                    checks += 1;
+                }
+                checks
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for r in readers {
+        assert!(r.join().unwrap() > 0);
+    }
+    assert_eq!(total(&s.begin(true)), 800);
+    s.crash_for_test();
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    assert_eq!(total(&s.begin(true)), 800);
+}
+
+/// Rough throughput check (run with `--ignored --nocapture`); guards against accidental
+/// quadratic behaviour rather than measuring speed precisely.
+#[test]
+#[ignore]
+fn bulk_throughput() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    let u = label(&s, "User");
+    let id = key(&s, "id");
+    let t = rtype(&s, "KNOWS");
+    s.create_unique_constraint(u, id, None).unwrap();
+    let n = 100_000i64;
+    let start = std::time::Instant::now();
+    let mut w = s.begin(false);
+    for i in 0..n {
+        // MERGE-like: seek, then create.
+        assert_eq!(w.index_seek(u, id, &Value::Int(i)), Some(vec![]));
+        w.create_node(&[u], vec![(id, Value::Int(i))]).unwrap();
+    }
+    for i in 0..n {
+        w.create_rel(NodeId(i as u64), NodeId(((i * 7) % n) as u64), t, vec![]).unwrap();
+    }
+    eprintln!("build tx: {:?}", start.elapsed());
+    let c = std::time::Instant::now();
+    w.commit().unwrap();
+    eprintln!("commit: {:?}", c.elapsed());
+    let c = std::time::Instant::now();
+    let r = s.begin(true);
+    let mut cur = NodeId(0);
+    let mut cnt = 0;
+    let mut edges = Vec::new();
+    while let Some(x) = r.next_node(Some(u), cur) {
+        edges.clear();
+        r.node_edges(x, Dir::Both, &[], &mut edges);
+        cnt += 1;
+        cur = NodeId(x.0 + 1);
+    }
+    assert_eq!(cnt, n);
+    eprintln!("scan+expand: {:?}", c.elapsed());
+    drop(r);
+    let c = std::time::Instant::now();
+    s.checkpoint().unwrap();
+    eprintln!("checkpoint: {:?}", c.elapsed());
+    s.crash_for_test();
+    let c = std::time::Instant::now();
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    eprintln!("reopen: {:?}", c.elapsed());
+    assert_eq!(s.begin(true).count_nodes(Some(u)), n as u64);
+}

@@ -862,6 +862,17 @@ impl Transaction {
     }
 }
 
+impl std::fmt::Debug for Transaction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transaction")
+            .field("start_ts", &self.start_ts)
+            .field("read_only", &self.read_only)
+            .field("nodes_written", &self.nodes.len())
+            .field("rels_written", &self.rels.len())
+            .finish()
+    }
+}
+
 impl Drop for Transaction {
     fn drop(&mut self) {
         self.core.unregister(self.start_ts);

@@ -40,6 +40,9 @@ pub(crate) struct WalShared {
     pub segments: Mutex<Vec<(u64, PathBuf)>>,
     pub bytes_since_checkpoint: AtomicU64,
     pub syncs: AtomicU64,
+    /// Test hook: the next fsync fails.
+    #[cfg(test)]
+    pub fail_next_sync: std::sync::atomic::AtomicBool,
 }
 
 pub(crate) fn io_err(what: &str, path: &Path, e: std::io::Error) -> Error {
@@ -335,6 +338,13 @@ impl Writer {
     }
 
     fn sync(&mut self) -> Result<()> {
+        #[cfg(test)]
+        if self.shared.fail_next_sync.swap(false, Ordering::Relaxed) {
+            return Err(Error::new(
+                Status::Io,
+                format!("cannot fsync {}: injected", self.path.display()),
+            ));
+        }
         self.file.sync_data().map_err(|e| io_err("cannot fsync", &self.path, e))?;
         self.shared.syncs.fetch_add(1, Ordering::Relaxed);
         self.unsynced = false;
