@@ -230,6 +230,8 @@ pub(crate) fn run<B: Backend>(stream: TcpStream, backend: B, shared: &Shared, co
         last_key: None,
         next_key: 0,
         db: "neo4j".to_string(),
+        hello_filter: NotificationFilter::default(),
+        tx_filter: NotificationFilter::default(),
         pending_resets,
         interrupt,
     };
@@ -311,6 +313,9 @@ struct Conn<'a, B: Backend> {
     next_key: i64,
     /// The database of the current transaction.
     db: String,
+    /// Notification settings from HELLO, and those in force for the current transaction.
+    hello_filter: NotificationFilter,
+    tx_filter: NotificationFilter,
     pending_resets: Arc<AtomicUsize>,
     interrupt: Arc<AtomicBool>,
 }
@@ -508,13 +513,22 @@ impl<B: Backend> Conn<'_, B> {
     // ---- connection setup --------------------------------------------------------------------
 
     fn hello(&mut self, extra: PropertyMap) -> Flow {
+        self.hello_filter = NotificationFilter::from_extra(&extra);
         if let Some(Value::String(agent)) = extra.get("user_agent") {
             debug!(peer = %self.peer, conn = self.conn_no, "HELLO from {agent}");
         }
         let mut meta = PropertyMap::new();
         meta.insert("server".into(), Value::str(SERVER_AGENT));
         meta.insert("connection_id".into(), Value::from(format!("bolt-{}", self.conn_no)));
-        meta.insert("hints".into(), Value::Map(PropertyMap::new()));
+        // No `connection.recv_timeout_seconds`: we send no NOOPs during long queries, so a
+        // driver-side read timeout would cut them off. `ssr.enabled` (5.8+): the server resolves
+        // the home database itself (RUN/BEGIN report `db`), so routing drivers need no extra
+        // ROUTE round trip per session.
+        let mut hints = PropertyMap::new();
+        if self.version().at_least(5, 8) {
+            hints.insert("ssr.enabled".into(), Value::Bool(true));
+        }
+        meta.insert("hints".into(), Value::Map(hints));
         if self.negotiated.manifest {
             meta.insert("protocol_version".into(), Value::from(self.version().to_string()));
         }
@@ -623,6 +637,7 @@ impl<B: Backend> Conn<'_, B> {
             Ok(info) => {
                 let t_first = started.elapsed().as_millis() as i64;
                 self.db = db.clone();
+                self.tx_filter = self.hello_filter.overlay(NotificationFilter::from_extra(&extra));
                 self.results = vec![OpenResult {
                     key: -1,
                     engine_qid: None,
@@ -652,6 +667,7 @@ impl<B: Backend> Conn<'_, B> {
         match self.backend.begin(config) {
             Ok(()) => {
                 self.db = db.clone();
+                self.tx_filter = self.hello_filter.overlay(NotificationFilter::from_extra(&extra));
                 self.results.clear();
                 self.last_key = None;
                 self.state = State::TxReady;
@@ -840,17 +856,75 @@ impl<B: Backend> Conn<'_, B> {
         if let Some(plan) = &s.plan {
             meta.insert(if s.profiled { "profile" } else { "plan" }.into(), plan.clone());
         }
+        let notifications: Vec<&Notification> =
+            s.notifications.iter().filter(|n| self.tx_filter.allows(n)).collect();
         if self.version().at_least(5, 6) {
-            let mut statuses: Vec<Value> = s.notifications.iter().map(status_object).collect();
-            statuses.push(result_status(result));
+            // The result's own status first, then notifications, as Neo4j orders them.
+            let mut statuses = vec![result_status(result)];
+            statuses.extend(notifications.iter().map(|n| status_object(n)));
             meta.insert("statuses".into(), Value::List(statuses));
-        } else if !s.notifications.is_empty() {
+        } else if !notifications.is_empty() {
             meta.insert(
                 "notifications".into(),
-                Value::List(s.notifications.iter().map(notification_map).collect()),
+                Value::List(notifications.iter().map(|n| notification_map(n)).collect()),
             );
         }
         meta
+    }
+}
+
+/// Which notifications the client asked for (`notifications_minimum_severity` and
+/// `notifications_disabled_classifications`, or its pre-5.6 name `..._categories`), from HELLO,
+/// overridden per transaction by BEGIN or an auto-commit RUN.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct NotificationFilter {
+    /// `OFF`, `WARNING` or `INFORMATION`; `None` = server default (everything).
+    min_severity: Option<String>,
+    disabled: Option<Vec<String>>,
+}
+
+impl NotificationFilter {
+    fn from_extra(extra: &PropertyMap) -> NotificationFilter {
+        let min_severity = match extra.get("notifications_minimum_severity") {
+            Some(Value::String(s)) => Some(s.to_uppercase()),
+            _ => None,
+        };
+        let list = extra
+            .get("notifications_disabled_classifications")
+            .or_else(|| extra.get("notifications_disabled_categories"));
+        let disabled = match list {
+            Some(Value::List(items)) => Some(
+                items
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::String(s) => Some(s.to_uppercase()),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        };
+        NotificationFilter { min_severity, disabled }
+    }
+
+    /// `other`'s settings where it has them, ours elsewhere.
+    fn overlay(&self, other: NotificationFilter) -> NotificationFilter {
+        NotificationFilter {
+            min_severity: other.min_severity.or_else(|| self.min_severity.clone()),
+            disabled: other.disabled.or_else(|| self.disabled.clone()),
+        }
+    }
+
+    fn allows(&self, n: &Notification) -> bool {
+        match self.min_severity.as_deref() {
+            Some("OFF") => return false,
+            Some("WARNING") if !n.severity.eq_ignore_ascii_case("WARNING") => return false,
+            _ => {}
+        }
+        match &self.disabled {
+            Some(d) => !d.iter().any(|c| c == notification_category(&n.code)),
+            None => true,
+        }
     }
 }
 
@@ -1082,4 +1156,129 @@ pub(crate) fn write_single_failure(
     let mut w = MessageWriter::new(&mut out, 1024);
     let _ = w.message(|b| message::write_failure(b, &meta, dialect_for(version)));
     w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn note(code: &str, severity: &str) -> Notification {
+        Notification {
+            code: code.into(),
+            title: "t".into(),
+            description: "d".into(),
+            severity: severity.into(),
+            position: Some((1, 2, 3)),
+        }
+    }
+
+    fn extra(entries: &[(&str, Value)]) -> PropertyMap {
+        entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    }
+
+    #[test]
+    fn notification_filters_follow_hello_and_per_transaction_settings() {
+        let cartesian = note("Neo.ClientNotification.Statement.CartesianProduct", "INFORMATION");
+        let unknown = note("Neo.ClientNotification.Statement.UnknownLabelWarning", "WARNING");
+        let all = NotificationFilter::default();
+        assert!(all.allows(&cartesian) && all.allows(&unknown));
+
+        let hello = NotificationFilter::from_extra(&extra(&[(
+            "notifications_minimum_severity",
+            Value::str("WARNING"),
+        )]));
+        assert!(!hello.allows(&cartesian) && hello.allows(&unknown));
+        // A transaction can switch notifications off entirely...
+        let off = hello.overlay(NotificationFilter::from_extra(&extra(&[(
+            "notifications_minimum_severity",
+            Value::str("OFF"),
+        )])));
+        assert!(!off.allows(&unknown));
+        // ...or disable a classification while keeping HELLO's severity.
+        let tx = hello.overlay(NotificationFilter::from_extra(&extra(&[(
+            "notifications_disabled_classifications",
+            Value::List(vec![Value::str("unrecognized")]),
+        )])));
+        assert!(!tx.allows(&unknown) && !tx.allows(&cartesian));
+        // The pre-5.6 name works too.
+        let legacy = NotificationFilter::from_extra(&extra(&[(
+            "notifications_disabled_categories",
+            Value::List(vec![Value::str("PERFORMANCE")]),
+        )]));
+        assert!(!legacy.allows(&cartesian) && legacy.allows(&unknown));
+    }
+
+    #[test]
+    fn failure_metadata_has_the_fields_of_each_version() {
+        let old = failure_metadata(Version::new(5, 6), "Neo.X.Y.Z", "42001", "CLIENT_ERROR", "m");
+        assert_eq!(old.keys().collect::<Vec<_>>(), vec!["code", "message"]);
+        let new = failure_metadata(Version::new(5, 7), "Neo.X.Y.Z", "42001", "CLIENT_ERROR", "m");
+        let mut keys: Vec<_> = new.keys().cloned().collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            vec!["description", "diagnostic_record", "gql_status", "message", "neo4j_code"]
+        );
+        assert!(matches!(new.get("description"), Some(Value::String(d))
+            if d.starts_with("error: syntax error or access rule violation")));
+    }
+
+    #[test]
+    fn statuses_and_notifications_carry_positions_and_categories() {
+        let n = note("Neo.ClientNotification.Statement.CartesianProduct", "WARNING");
+        let Value::Map(m) = notification_map(&n) else { panic!() };
+        assert!(matches!(m.get("category"), Some(Value::String(c)) if &**c == "PERFORMANCE"));
+        let Some(Value::Map(p)) = m.get("position") else { panic!() };
+        assert!(matches!(p.get("offset"), Some(Value::Int(3))));
+        assert!(matches!(p.get("line"), Some(Value::Int(1))));
+        let Value::Map(s) = status_object(&n) else { panic!() };
+        assert!(matches!(s.get("gql_status"), Some(Value::String(g)) if g.starts_with("01")));
+        assert!(matches!(s.get("neo4j_code"), Some(Value::String(_))));
+        let r = OpenResult { key: -1, engine_qid: None, has_fields: true, records: 0 };
+        let Value::Map(s) = result_status(&r) else { panic!() };
+        assert!(matches!(s.get("gql_status"), Some(Value::String(g)) if &**g == "02000"));
+    }
+
+    #[test]
+    fn databases_and_transaction_settings_are_validated() {
+        assert_eq!(resolve_db(None).unwrap(), ("neo4j".to_string(), false));
+        assert_eq!(resolve_db(Some(&Value::str(""))).unwrap(), ("neo4j".to_string(), false));
+        assert_eq!(resolve_db(Some(&Value::str("SYSTEM"))).unwrap(), ("system".to_string(), true));
+        assert_eq!(
+            resolve_db(Some(&Value::str("x"))).unwrap_err().status,
+            Status::DatabaseNotFound
+        );
+        assert_eq!(resolve_db(Some(&Value::Int(1))).unwrap_err().status, Status::RequestInvalid);
+
+        let c = tx_config(
+            &extra(&[
+                ("mode", Value::str("r")),
+                ("tx_timeout", Value::Int(1500)),
+                ("bookmarks", Value::List(vec![Value::str("neo4j:3")])),
+                ("tx_metadata", Value::Map(extra(&[("app", Value::str("x"))]))),
+            ]),
+            "neo4j",
+        )
+        .unwrap();
+        assert_eq!(c.mode, AccessMode::Read);
+        assert_eq!(c.timeout, Some(Duration::from_millis(1500)));
+        assert_eq!(c.bookmarks, vec!["neo4j:3".to_string()]);
+        assert!(c.metadata.contains_key("app"));
+        assert_eq!(c.database.as_deref(), Some("neo4j"));
+        assert!(tx_config(&extra(&[("mode", Value::str("x"))]), "neo4j").is_err());
+        assert!(tx_config(&extra(&[("tx_timeout", Value::Int(-1))]), "neo4j").is_err());
+        assert!(
+            tx_config(&extra(&[("bookmarks", Value::List(vec![Value::Int(1)]))]), "neo4j").is_err()
+        );
+    }
+
+    #[test]
+    fn stats_only_carry_nonzero_counters() {
+        assert!(stats_map(&Stats::default()).is_empty());
+        let s = Stats { labels_removed: 3, ..Stats::default() };
+        let m = stats_map(&s);
+        assert!(matches!(m.get("labels-removed"), Some(Value::Int(3))));
+        assert!(matches!(m.get("contains-updates"), Some(Value::Bool(true))));
+        assert_eq!(m.len(), 2);
+    }
 }

@@ -23,7 +23,12 @@
 //! **Architecture Invariant:** this is the only crate that knows PackStream or Bolt. It calls the
 //! engine only through `Session` and never interprets Cypher.
 //!
-//! Element ids on the wire are `"n:<id>"` for nodes and `"r:<id>"` for relationships.
+//! **Protocol surface.** Bolt 4.4, 5.0-5.4, 5.6-5.8 and 6.0 (never 5.5), by the legacy four-slot
+//! handshake or manifest v1. Element ids on the wire are `"n:<id>"` for nodes and `"r:<id>"` for
+//! relationships (stable; drivers must not parse them). Incoming messages are capped at 64 MiB
+//! and nesting at 64 levels; a protocol violation gets `Neo.ClientError.Request.Invalid` and
+//! closes only that connection. Databases `neo4j` (default) and `system` exist; any other name
+//! is `Neo.ClientError.Database.DatabaseNotFound`. The server agent is `Neo4j/5.26.0`.
 
 mod auth;
 mod connection;

@@ -904,3 +904,74 @@ fn random_bytes_on_a_live_connection_are_survived() {
     let mut c = Client::ready(server.addr);
     assert!(run(&mut c, "COUNT 1").is_success());
 }
+
+#[test]
+fn the_real_engine_serves_cypher_through_serve_listener() {
+    let listener = crate::bind(&ServerConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        auth: None,
+        max_connections: 10,
+        advertised_address: None,
+    })
+    .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let config =
+        ServerConfig { listen: addr, auth: None, max_connections: 10, advertised_address: None };
+    let flag = shutdown.clone();
+    let db = arbor_engine::Database::in_memory();
+    let server = std::thread::spawn(move || crate::serve_listener(listener, db, config, flag));
+
+    let mut c = Client::ready(addr);
+    let r = c.call(
+        tag::RUN,
+        &[
+            Value::str("UNWIND range(1, $n) AS i RETURN i"),
+            map(&[("n", Value::Int(2500))]),
+            map(&[]),
+        ],
+    );
+    assert!(r.is_success(), "{r:?}");
+    let (recs, s) = c.pull(1000, None);
+    assert_eq!(recs.len(), 1000);
+    assert!(matches!(s.get("has_more"), Value::Bool(true)));
+    let (recs, s) = c.pull(-1, None);
+    assert_eq!(ints(&recs), (1001..=2500).collect::<Vec<_>>());
+    assert!(s.meta().contains_key("bookmark"));
+    let f = run(&mut c, "RETRUN 1");
+    assert_eq!(f.str("neo4j_code"), "Neo.ClientError.Statement.SyntaxError");
+    assert!(c.call(tag::RESET, &[]).is_success());
+    assert!(c.call(tag::BEGIN, &[map(&[])]).is_success());
+    let r = run(&mut c, "CREATE (n:T {x: 1}) RETURN n.x");
+    assert!(matches!(r.get("qid"), Value::Int(_)));
+    let (recs, s) = c.pull(-1, Some(-1));
+    assert_eq!(recs.len(), 1);
+    let Value::Map(stats) = s.get("stats") else { panic!("{s:?}") };
+    assert!(matches!(stats.get("nodes-created"), Some(Value::Int(1))));
+    assert!(!c.call(tag::COMMIT, &[]).str("bookmark").is_empty());
+    drop(c);
+    shutdown.store(true, Ordering::SeqCst);
+    server.join().unwrap().unwrap();
+}
+
+#[test]
+fn bolt_5_0_authenticates_in_hello_and_has_no_logon() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = AuthStore::open(&dir.path().join("auth.toml")).unwrap();
+    store.set_password("u", "p").unwrap();
+    let server = TestServer::start(Some(store), 100, fast_limits());
+    let (mut c, v) = Client::connect(server.addr, [[0, 0, 0, 5], [0; 4], [0; 4], [0; 4]]);
+    assert_eq!(v, [0, 0, 0, 5]);
+    let token = map(&[
+        ("scheme", Value::str("basic")),
+        ("principal", Value::str("u")),
+        ("credentials", Value::str("p")),
+    ]);
+    assert!(c.call(tag::HELLO, std::slice::from_ref(&token)).is_success());
+    assert!(run(&mut c, "COUNT 1").is_success());
+    let (recs, _) = c.pull(-1, None);
+    assert_eq!(ints(&recs), vec![1]);
+    // LOGON does not exist before 5.1: a protocol violation.
+    assert_eq!(c.call(tag::LOGON, &[token]).tag, tag::FAILURE);
+    assert!(c.closed());
+}

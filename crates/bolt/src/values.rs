@@ -261,7 +261,12 @@ fn encode_path(buf: &mut Vec<u8>, p: &PathData, d: Dialect) -> Result<(), TooLar
 
 fn encode_datetime(buf: &mut Vec<u8>, dt: &DateTime, d: Dialect) -> Result<(), TooLarge> {
     // UTC encoding: the instant. Legacy encoding: the wall-clock reading as if it were UTC.
-    let (secs, nanos) = epoch_parts(if d.utc_datetime { dt.utc() } else { dt.local });
+    // Checked arithmetic: `DateTime::utc()` would panic at the edge of chrono's range.
+    let instant = dt
+        .local
+        .checked_sub_signed(chrono::TimeDelta::seconds(i64::from(dt.offset_seconds)))
+        .unwrap_or(dt.local);
+    let (secs, nanos) = epoch_parts(if d.utc_datetime { instant } else { dt.local });
     match &dt.zone {
         Some(zone) => {
             let t =

@@ -4,6 +4,7 @@
 //! **Architecture Invariant:** this is the only crate that uses clap, anyhow and
 //! tracing-subscriber; everything it does is a thin call into `engine` and `bolt`.
 
+mod bench;
 mod config;
 mod shell;
 
@@ -17,8 +18,16 @@ use clap::{Parser, Subcommand};
 
 use crate::config::{AuthMode, FileConfig};
 
+/// Counts allocations (per thread, relaxed) so `arbor bench` can report bytes per run.
+#[global_allocator]
+static GLOBAL: arbor_bench::CountingAlloc = arbor_bench::CountingAlloc;
+
 #[derive(Parser)]
-#[command(name = "arbor", version, about = "Arbor: a property-graph database that speaks Cypher over Bolt")]
+#[command(
+    name = "arbor",
+    version,
+    about = "Arbor: a property-graph database that speaks Cypher over Bolt"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -32,6 +41,9 @@ enum Command {
     Shell(ShellArgs),
     /// Set a user's password for basic auth (stored argon2id-hashed in the data directory).
     Passwd(PasswdArgs),
+    /// Run a benchmark in process (`arbor bench traversal`).
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
 }
 
 #[derive(clap::Args)]
@@ -87,11 +99,11 @@ fn main() {
     init_logging();
     let result = match cli.command {
         Command::Serve(args) => serve(args),
-        Command::Shell(args) => shell::run(
-            args.data.unwrap_or_else(config::default_data_dir),
-            args.command.as_deref(),
-        ),
+        Command::Shell(args) => {
+            shell::run(args.data.unwrap_or_else(config::default_data_dir), args.command.as_deref())
+        }
         Command::Passwd(args) => passwd(args),
+        Command::Bench(cmd) => bench::run(cmd),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
@@ -159,7 +171,8 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let listener = arbor_bolt::bind(&config).with_context(|| format!("binding {listen}"))?;
     let shutdown = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(signal, shutdown.clone()).context("installing signal handler")?;
+        signal_hook::flag::register(signal, shutdown.clone())
+            .context("installing signal handler")?;
     }
     let local = listener.local_addr().context("reading the bound address")?;
     tracing::info!(data = %data.display(), "Bolt server listening on {local}");

@@ -256,10 +256,8 @@ fn contains_aggregate(e: &Expr) -> bool {
     walk_ast(e, &mut |x| {
         match &x.kind {
             ExprKind::CountStar => found = true,
-            ExprKind::Function { name, .. } => {
-                if is_aggregate(&name.dotted().to_lowercase()) {
-                    found = true;
-                }
+            ExprKind::Function { name, .. } if is_aggregate(&name.dotted().to_lowercase()) => {
+                found = true
             }
             _ => {}
         }
@@ -792,7 +790,7 @@ impl<'a> Binder<'a> {
                 .collect();
             for si in &p.order_by {
                 let t = self.norm(si.expr.span);
-                let e = match item_texts.iter().find(|(x, _)| *x == t) {
+                let e = match item_texts.iter().find(|(x, _)| !t.is_empty() && *x == t) {
                     Some((_, s)) => PExpr::Slot(*s),
                     None => self.bind_expr(&si.expr, &sort_scope).map_err(|e| {
                         if p.distinct && e.detail == Some("UndefinedVariable") {

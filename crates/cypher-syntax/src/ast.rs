@@ -56,16 +56,39 @@ pub struct Clause {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClauseKind {
-    Match { optional: bool, pattern: Vec<PatternPart>, where_: Option<Expr> },
-    Unwind { expr: Expr, variable: Ident },
+    Match {
+        optional: bool,
+        pattern: Vec<PatternPart>,
+        where_: Option<Expr>,
+    },
+    Unwind {
+        expr: Expr,
+        variable: Ident,
+    },
     With(Projection),
     Return(Projection),
-    Create { pattern: Vec<PatternPart> },
-    Merge { pattern: PatternPart, actions: Vec<MergeAction> },
-    Set { items: Vec<SetItem> },
-    Remove { items: Vec<RemoveItem> },
-    Delete { detach: bool, exprs: Vec<Expr> },
-    Foreach { variable: Ident, list: Expr, clauses: Vec<Clause> },
+    Create {
+        pattern: Vec<PatternPart>,
+    },
+    Merge {
+        pattern: PatternPart,
+        actions: Vec<MergeAction>,
+    },
+    Set {
+        items: Vec<SetItem>,
+    },
+    Remove {
+        items: Vec<RemoveItem>,
+    },
+    Delete {
+        detach: bool,
+        exprs: Vec<Expr>,
+    },
+    Foreach {
+        variable: Ident,
+        list: Expr,
+        clauses: Vec<Clause>,
+    },
     /// `CALL proc.name(args) YIELD a, b AS c WHERE ...`; `args == None` for the implicit-argument
     /// form `CALL proc.name` (standalone only).
     CallProcedure {
@@ -311,19 +334,34 @@ pub enum ExprKind {
     /// A comparison chain: `a < b <= c` is `a < b AND b <= c`, with `b` evaluated once.
     Compare(Box<Expr>, Vec<(CompareOp, Expr)>),
     /// `expr IS NULL` (`negated` for `IS NOT NULL`).
-    IsNull { expr: Box<Expr>, negated: bool },
+    IsNull {
+        expr: Box<Expr>,
+        negated: bool,
+    },
     /// `expr:A:B` — true if the node has all labels (or the relationship has the type).
     HasLabels(Box<Expr>, Vec<Ident>),
     /// `list[index]`
     Index(Box<Expr>, Box<Expr>),
     /// `list[from..to]`
-    Slice { expr: Box<Expr>, from: Option<Box<Expr>>, to: Option<Box<Expr>> },
+    Slice {
+        expr: Box<Expr>,
+        from: Option<Box<Expr>>,
+        to: Option<Box<Expr>>,
+    },
     /// `name(args)` / `name(DISTINCT args)`.
-    Function { name: QualifiedName, distinct: bool, args: Vec<Expr> },
+    Function {
+        name: QualifiedName,
+        distinct: bool,
+        args: Vec<Expr>,
+    },
     /// `count(*)`
     CountStar,
     /// `CASE [operand] WHEN .. THEN .. [ELSE ..] END`
-    Case { operand: Option<Box<Expr>>, whens: Vec<(Expr, Expr)>, else_: Option<Box<Expr>> },
+    Case {
+        operand: Option<Box<Expr>>,
+        whens: Vec<(Expr, Expr)>,
+        else_: Option<Box<Expr>>,
+    },
     /// `[x IN list WHERE pred | expr]`
     ListComprehension {
         variable: Ident,
@@ -339,7 +377,12 @@ pub enum ExprKind {
         map: Box<Expr>,
     },
     /// `all(x IN list WHERE pred)` and friends.
-    Quantified { quantifier: Quantifier, variable: Ident, list: Box<Expr>, filter: Box<Expr> },
+    Quantified {
+        quantifier: Quantifier,
+        variable: Ident,
+        list: Box<Expr>,
+        filter: Box<Expr>,
+    },
     /// `reduce(acc = init, x IN list | expr)`
     Reduce {
         accumulator: Ident,
@@ -365,7 +408,10 @@ pub enum ExprKind {
     /// `COLLECT { ... }` (bare-pattern bodies as for [`ExprKind::Exists`]).
     CollectSubquery(Box<Query>),
     /// `n {.a, b: 1, .*}`
-    MapProjection { variable: Ident, items: Vec<MapProjectionItem> },
+    MapProjection {
+        variable: Ident,
+        items: Vec<MapProjectionItem>,
+    },
 }
 
 /// Index and constraint DDL, in Neo4j 5 and pre-5 syntax.
@@ -378,7 +424,11 @@ pub enum SchemaCommand {
         target: SchemaTarget,
         properties: Vec<Ident>,
     },
-    DropIndex { name: Option<Ident>, if_exists: bool, target: Option<(SchemaTarget, Vec<Ident>)> },
+    DropIndex {
+        name: Option<Ident>,
+        if_exists: bool,
+        target: Option<(SchemaTarget, Vec<Ident>)>,
+    },
     CreateConstraint {
         name: Option<Ident>,
         if_not_exists: bool,

@@ -70,7 +70,11 @@ impl Graph for TxGraph<'_> {
     fn node_edges(&self, node: NodeId, d: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
         let mut buf = Vec::new();
         self.tx.node_edges(node, dir(d), types, &mut buf);
-        out.extend(buf.into_iter().map(|e| Edge { rel: e.rel, other: e.other, dir: dir_back(e.dir) }));
+        out.extend(buf.into_iter().map(|e| Edge {
+            rel: e.rel,
+            other: e.other,
+            dir: dir_back(e.dir),
+        }));
     }
     fn degree(&self, node: NodeId, d: Dir, types: &[TokenId]) -> u64 {
         self.tx.degree(node, dir(d), types)

@@ -8,13 +8,19 @@
 //! it owns no query semantics itself (those live in `cypher-plan` and `exec`) and no file formats
 //! (those live in `storage`).
 
+mod embedded;
 mod graph_impl;
 mod schema;
 mod session;
+pub mod traversal;
 
+pub use arbor_exec::graph::Stats;
+pub use arbor_model::{Error, Result, Status, Value};
+pub use arbor_model::{NodeId, PropertyMap, RelId};
+pub use arbor_storage::Edge;
+pub use embedded::{Label, NodesWithLabel, PropertyKey, RelInfo, RelType, Rows, Tx};
 pub use session::{
     AccessMode, Database, DatabaseConfig, Durability, Notification, PullOutcome, QueryType,
     RunInfo, Session, Summary, TxConfig,
 };
-pub use arbor_exec::graph::Stats;
-pub use arbor_model::{Error, Result, Status, Value};
+pub use traversal::{Direction, NodeRef};

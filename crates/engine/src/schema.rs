@@ -50,7 +50,12 @@ pub(crate) fn run_schema(store: &Store, cmd: &SchemaCommand) -> Result<(Stats, V
     Ok((stats, Vec::new(), Vec::new()))
 }
 
-fn schema_in(store: &Store, tx: &mut Transaction, cmd: &SchemaCommand, stats: &mut Stats) -> Result<()> {
+fn schema_in(
+    store: &Store,
+    tx: &mut Transaction,
+    cmd: &SchemaCommand,
+    stats: &mut Stats,
+) -> Result<()> {
     use arbor_storage::TokenKind as K;
     match cmd {
         SchemaCommand::CreateIndex { name, if_not_exists, target, properties, .. } => {
@@ -166,8 +171,12 @@ pub(crate) fn run_show(
     let (columns, defaults, rows) = show_rows(db, tx, cmd.kind);
     if cmd.yield_.is_none() && cmd.where_.is_none() && cmd.then.is_empty() {
         // The default columns only (Neo4j shows a subset unless YIELD asks for more).
-        let keep: Vec<usize> =
-            columns.iter().enumerate().filter(|(_, c)| defaults.contains(c)).map(|(i, _)| i).collect();
+        let keep: Vec<usize> = columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| defaults.contains(c))
+            .map(|(i, _)| i)
+            .collect();
         let fields = keep.iter().map(|&i| columns[i].to_string()).collect();
         let rows = rows.into_iter().map(|r| keep.iter().map(|&i| r[i].clone()).collect()).collect();
         return Ok((fields, rows));
@@ -262,9 +271,7 @@ fn filter_rows(
     let fields = prepared.columns().to_vec();
     let list = rows
         .into_iter()
-        .map(|r| {
-            Value::Map(columns.iter().map(|c| c.to_string()).zip(r).collect::<PropertyMap>())
-        })
+        .map(|r| Value::Map(columns.iter().map(|c| c.to_string()).zip(r).collect::<PropertyMap>()))
         .collect();
     let mut all_params = params.clone();
     all_params.insert(ROWS.to_string(), Value::List(list));
@@ -277,13 +284,27 @@ fn filter_rows(
 }
 
 /// All columns, the default columns, and the rows of a `SHOW` command.
-fn show_rows(db: &Database, tx: &Transaction, kind: ShowKind) -> (Vec<&'static str>, Vec<&'static str>, Rows) {
+fn show_rows(
+    db: &Database,
+    tx: &Transaction,
+    kind: ShowKind,
+) -> (Vec<&'static str>, Vec<&'static str>, Rows) {
     use arbor_storage::TokenKind as K;
     match kind {
         ShowKind::Databases => {
             let columns = vec![
-                "name", "type", "aliases", "access", "address", "role", "writer",
-                "requestedStatus", "currentStatus", "statusMessage", "default", "home",
+                "name",
+                "type",
+                "aliases",
+                "access",
+                "address",
+                "role",
+                "writer",
+                "requestedStatus",
+                "currentStatus",
+                "statusMessage",
+                "default",
+                "home",
                 "constituents",
             ];
             let rows = db
@@ -315,14 +336,32 @@ fn show_rows(db: &Database, tx: &Transaction, kind: ShowKind) -> (Vec<&'static s
             let name_of = |k: K, id: u32| tx.token_name(k, id).unwrap_or_default();
             if kind == ShowKind::Indexes {
                 let columns = vec![
-                    "id", "name", "state", "populationPercent", "type", "entityType",
-                    "labelsOrTypes", "properties", "indexProvider", "owningConstraint",
-                    "lastRead", "readCount",
+                    "id",
+                    "name",
+                    "state",
+                    "populationPercent",
+                    "type",
+                    "entityType",
+                    "labelsOrTypes",
+                    "properties",
+                    "indexProvider",
+                    "owningConstraint",
+                    "lastRead",
+                    "readCount",
                 ];
                 let defaults = vec![
-                    "id", "name", "state", "populationPercent", "type", "entityType",
-                    "labelsOrTypes", "properties", "indexProvider", "owningConstraint",
-                    "lastRead", "readCount",
+                    "id",
+                    "name",
+                    "state",
+                    "populationPercent",
+                    "type",
+                    "entityType",
+                    "labelsOrTypes",
+                    "properties",
+                    "indexProvider",
+                    "owningConstraint",
+                    "lastRead",
+                    "readCount",
                 ];
                 let rows = indexes
                     .iter()
@@ -336,9 +375,15 @@ fn show_rows(db: &Database, tx: &Transaction, kind: ShowKind) -> (Vec<&'static s
                             s("RANGE"),
                             s("NODE"),
                             list_of(vec![name_of(K::Label, ix.label)]),
-                            list_of(ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect()),
+                            list_of(
+                                ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect(),
+                            ),
                             s("range-1.0"),
-                            if ix.kind == IndexKind::Uniqueness { s(&ix.name) } else { Value::Null },
+                            if ix.kind == IndexKind::Uniqueness {
+                                s(&ix.name)
+                            } else {
+                                Value::Null
+                            },
                             Value::Null,
                             Value::Int(0),
                         ]
@@ -347,8 +392,14 @@ fn show_rows(db: &Database, tx: &Transaction, kind: ShowKind) -> (Vec<&'static s
                 (columns, defaults, rows)
             } else {
                 let columns = vec![
-                    "id", "name", "type", "entityType", "labelsOrTypes", "properties",
-                    "ownedIndex", "propertyType",
+                    "id",
+                    "name",
+                    "type",
+                    "entityType",
+                    "labelsOrTypes",
+                    "properties",
+                    "ownedIndex",
+                    "propertyType",
                 ];
                 let rows = indexes
                     .iter()
@@ -361,7 +412,9 @@ fn show_rows(db: &Database, tx: &Transaction, kind: ShowKind) -> (Vec<&'static s
                             s("UNIQUENESS"),
                             s("NODE"),
                             list_of(vec![name_of(K::Label, ix.label)]),
-                            list_of(ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect()),
+                            list_of(
+                                ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect(),
+                            ),
                             s(&ix.name),
                             Value::Null,
                         ]
@@ -393,4 +446,3 @@ impl Database {
         self.store().indexes()
     }
 }
-

@@ -142,7 +142,7 @@ const PLAN_CACHE_MAX: usize = 1000;
 pub(crate) struct DbInner {
     pub(crate) store: Store,
     path: Option<PathBuf>,
-    plans: Mutex<HashMap<String, Arc<PreparedQuery>>>,
+    plans: Mutex<HashMap<String, (Arc<PreparedQuery>, Arc<[Notification]>)>>,
     closed: AtomicBool,
 }
 
@@ -222,9 +222,9 @@ impl Database {
     }
 
     /// Parses and plans `text`, or returns the cached plan.
-    fn prepare(&self, text: &str) -> Result<Prepared> {
-        if let Some(p) = self.inner.plans.lock().get(text) {
-            return Ok(Prepared::Query(p.clone()));
+    pub(crate) fn prepare(&self, text: &str) -> Result<Prepared> {
+        if let Some((p, n)) = self.inner.plans.lock().get(text) {
+            return Ok(Prepared::Query(p.clone(), n.clone()));
         }
         let stmt = arbor_cypher_syntax::parse(text)?;
         match stmt {
@@ -232,26 +232,59 @@ impl Database {
             Statement::Show(cmd) => Ok(Prepared::Show(cmd)),
             other => {
                 let prepared = Arc::new(PreparedQuery::prepare(&other, text)?);
+                let notes: Arc<[Notification]> =
+                    plan_notifications(&prepared.plan_description()).into();
                 let mut plans = self.inner.plans.lock();
                 if plans.len() >= PLAN_CACHE_MAX {
                     plans.clear();
                 }
-                plans.insert(text.to_string(), prepared.clone());
-                Ok(Prepared::Query(prepared))
+                plans.insert(text.to_string(), (prepared.clone(), notes.clone()));
+                Ok(Prepared::Query(prepared, notes))
             }
         }
     }
 
-    fn check_open(&self) -> Result<()> {
+    pub(crate) fn check_open(&self) -> Result<()> {
         if self.inner.closed.load(Ordering::SeqCst) {
-            return Err(Error::new(Status::TransactionTerminated, "the database has been shut down"));
+            return Err(Error::new(
+                Status::TransactionTerminated,
+                "the database has been shut down",
+            ));
         }
         Ok(())
     }
 }
 
-enum Prepared {
-    Query(Arc<PreparedQuery>),
+/// Notifications Neo4j attaches to a plan (computed once per cached plan).
+fn plan_notifications(plan: &Value) -> Vec<Notification> {
+    fn has_op(v: &Value, name: &str) -> bool {
+        let Value::Map(m) = v else { return false };
+        if matches!(m.get("operatorType"), Some(Value::String(s)) if &**s == name) {
+            return true;
+        }
+        matches!(m.get("children"), Some(Value::List(c)) if c.iter().any(|c| has_op(c, name)))
+    }
+    let mut out = Vec::new();
+    if has_op(plan, "CartesianProduct") {
+        out.push(Notification {
+            code: "Neo.ClientNotification.Statement.CartesianProduct".into(),
+            title: "This query builds a cartesian product between disconnected patterns.".into(),
+            description: "If a part of a query contains multiple disconnected patterns, this will \
+                build a cartesian product between all those parts. This may produce a large amount \
+                of data and slow down query processing. While occasionally intended, it may often \
+                be possible to reformulate the query that avoids the use of this cross product, \
+                perhaps by adding a relationship between the different parts or by using OPTIONAL \
+                MATCH."
+                .into(),
+            severity: "INFORMATION".into(),
+            position: None,
+        });
+    }
+    out
+}
+
+pub(crate) enum Prepared {
+    Query(Arc<PreparedQuery>, Arc<[Notification]>),
     Schema(arbor_cypher_syntax::ast::SchemaCommand),
     Show(arbor_cypher_syntax::ast::ShowCommand),
 }
@@ -270,6 +303,7 @@ struct OpenResult {
     extra_stats: Stats,
     plan: Option<Value>,
     profile: bool,
+    notifications: Arc<[Notification]>,
     started: Instant,
     done: bool,
 }
@@ -282,6 +316,7 @@ impl OpenResult {
             extra_stats: stats,
             plan: None,
             profile: false,
+            notifications: Arc::from(Vec::new()),
             started: Instant::now(),
             done: false,
         }
@@ -330,15 +365,11 @@ impl OpenResult {
                 plan = Some(exec.profile());
             }
         }
-        let query_type = match self.query_type {
-            QueryType::Read | QueryType::ReadWrite | QueryType::Write => self.query_type,
-            QueryType::Schema => QueryType::Schema,
-        };
         Summary {
             stats,
-            query_type,
+            query_type: self.query_type,
             bookmark,
-            notifications: Vec::new(),
+            notifications: self.notifications.to_vec(),
             t_last_ms: self.started.elapsed().as_millis() as u64,
             plan,
             profiled: self.profile,
@@ -457,16 +488,19 @@ impl Session {
                 let (fields, rows) = shown?;
                 (fields, OpenResult::rows(rows, QueryType::Read, Stats::default()))
             }
-            Prepared::Query(q) => {
-                let query_type = match (q.is_read(), q.is_write()) {
-                    (_, false) => QueryType::Read,
-                    (false, true) => QueryType::Write,
+            Prepared::Query(q, notes) => {
+                // As Neo4j reports it: a writing query is `rw` if it returns rows, else `w`
+                // (`MATCH (n) DETACH DELETE n` is `w`, `CREATE (n) RETURN n` is `rw`).
+                let query_type = match (q.is_write(), !q.columns().is_empty()) {
+                    (false, _) => QueryType::Read,
+                    (true, false) => QueryType::Write,
                     (true, true) => QueryType::ReadWrite,
                 };
                 let fields = q.columns().to_vec();
                 if q.is_explain() {
                     let mut r = OpenResult::rows(Vec::new(), query_type, Stats::default());
                     r.plan = Some(q.plan_description());
+                    r.notifications = notes;
                     (fields, r)
                 } else {
                     let profile = q.is_profile();
@@ -481,6 +515,7 @@ impl Session {
                     let mut r = OpenResult::rows(Vec::new(), query_type, Stats::default());
                     r.source = Source::Exec(Box::new(exec));
                     r.profile = profile;
+                    r.notifications = notes;
                     (fields, r)
                 }
             }
@@ -586,7 +621,10 @@ impl Session {
     /// to completion first, so their writes are part of the commit.
     pub fn commit(&mut self) -> Result<String> {
         let Some(mut ex) = self.explicit.take() else {
-            return Err(Error::new(Status::TransactionNotFound, "there is no open transaction to commit"));
+            return Err(Error::new(
+                Status::TransactionNotFound,
+                "there is no open transaction to commit",
+            ));
         };
         let Some(mut tx) = ex.tx.take() else {
             return Err(Error::new(
@@ -615,7 +653,10 @@ impl Session {
                 }
                 Ok(())
             }
-            None => Err(Error::new(Status::TransactionNotFound, "there is no open transaction to roll back")),
+            None => Err(Error::new(
+                Status::TransactionNotFound,
+                "there is no open transaction to roll back",
+            )),
         }
     }
 

@@ -84,7 +84,9 @@ fn parse_file(text: &str) -> Result<Vec<Record>, String> {
 /// Runs one statement; returns its rows printed, or the error's status code and message.
 fn run(session: &mut arbor_engine::Session, query: &str) -> Result<Vec<String>, String> {
     match query.trim() {
-        ":begin" => return session.begin(TxConfig::default()).map(|_| vec![]).map_err(|e| e.to_string()),
+        ":begin" => {
+            return session.begin(TxConfig::default()).map(|_| vec![]).map_err(|e| e.to_string())
+        }
         ":commit" => return session.commit().map(|_| vec![]).map_err(|e| e.to_string()),
         ":rollback" => return session.rollback().map(|_| vec![]).map_err(|e| e.to_string()),
         _ => {}

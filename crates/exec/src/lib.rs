@@ -157,6 +157,8 @@ pub struct Execution {
     ctx: Ctx,
     started: bool,
     done: bool,
+    /// "Now" for every temporal function in this statement (Cypher pins the clock per statement).
+    statement_time: chrono::NaiveDateTime,
 }
 
 impl Execution {
@@ -180,7 +182,8 @@ impl Execution {
         let root = runtime::build(&q.plan.root, &mut Builder { next_id: 0 });
         let mut ctx = Ctx::new(values, q.plan.profile);
         ctx.rows = vec![0; count_ops(&q.plan.root)];
-        Ok(Execution { q, root, ctx, started: false, done: false })
+        let statement_time = chrono::Utc::now().naive_utc();
+        Ok(Execution { q, root, ctx, started: false, done: false, statement_time })
     }
 
     /// The next result row, with entities materialized (`Value::NodeData`/`RelData`/`PathData`,
@@ -189,6 +192,13 @@ impl Execution {
         if self.done || self.q.plan.explain {
             return Ok(None);
         }
+        arbor_model::temporal_build::set_statement_time(Some(self.statement_time));
+        let row = self.next_row(g);
+        arbor_model::temporal_build::set_statement_time(None);
+        row
+    }
+
+    fn next_row(&mut self, g: &mut dyn graph::Graph) -> Result<Option<Vec<Value>>> {
         if !self.started {
             self.started = true;
             self.root.reset(&vec![Value::Null; self.q.plan.num_slots]);

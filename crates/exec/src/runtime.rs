@@ -621,7 +621,7 @@ impl VarExpand {
             };
             *idx += 1;
             steps += 1;
-            if steps % 1024 == 0 {
+            if steps.is_multiple_of(1024) {
                 ctx.check_interrupt()?;
             }
             if path.contains(&e.rel) || rel_used(row, &self.unique_with, e.rel) {
@@ -896,6 +896,9 @@ struct Aggregate {
     out: Option<std::vec::IntoIter<Row>>,
 }
 
+/// One group: its key values and one accumulator per aggregate.
+type Group = (Vec<Value>, Vec<Box<dyn Accumulator>>);
+
 fn new_acc(call: &AggCall) -> Result<Box<dyn Accumulator>> {
     let kind = functions::lookup_aggregate(&call.name)
         .ok_or_else(|| Error::internal(format!("unknown aggregate {}", call.name)))?;
@@ -911,7 +914,7 @@ impl Operator for Aggregate {
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         if self.out.is_none() {
             let mut index: HashMap<Vec<GroupKey>, usize> = HashMap::new();
-            let mut groups: Vec<(Vec<Value>, Vec<Box<dyn Accumulator>>)> = Vec::new();
+            let mut groups: Vec<Group> = Vec::new();
             let mut args = Vec::new();
             while let Some(mut r) = self.input.next(ctx, g)? {
                 let mut kv = Vec::with_capacity(self.keys.len());

@@ -635,3 +635,11 @@ fn null_semantics_and_parameters() {
     );
     check(&mut g, "WITH 1 AS x LIMIT size([y IN [1, 2] | y]) RETURN x", &[], &["1"]);
 }
+
+#[test]
+fn api_types_are_thread_safe() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<PreparedQuery>();
+    send::<Execution>();
+}

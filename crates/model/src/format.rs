@@ -96,9 +96,9 @@ pub fn format_local_time(t: &NaiveTime) -> String {
     if sec != 0 || nanos != 0 {
         let _ = write!(out, ":{sec:02}");
         if nanos != 0 {
-            if nanos % 1_000_000 == 0 {
+            if nanos.is_multiple_of(1_000_000) {
                 let _ = write!(out, ".{:03}", nanos / 1_000_000);
-            } else if nanos % 1_000 == 0 {
+            } else if nanos.is_multiple_of(1_000) {
                 let _ = write!(out, ".{:06}", nanos / 1_000);
             } else {
                 let _ = write!(out, ".{nanos:09}");

@@ -38,9 +38,13 @@ pub struct DateTime {
 }
 
 impl DateTime {
-    /// The same instant in UTC.
+    /// The same instant in UTC. At chrono's outermost representable instants (far beyond the
+    /// ±262,000 years values are limited to) the wall-clock reading is returned unchanged rather
+    /// than panicking.
     pub fn utc(&self) -> NaiveDateTime {
-        self.local - chrono::TimeDelta::seconds(i64::from(self.offset_seconds))
+        self.local
+            .checked_sub_signed(chrono::TimeDelta::seconds(i64::from(self.offset_seconds)))
+            .unwrap_or(self.local)
     }
 }
 

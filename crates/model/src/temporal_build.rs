@@ -44,6 +44,9 @@ impl TemporalKind {
     }
 }
 
+/// The largest year accepted, kept inside chrono's range with room for offset arithmetic.
+pub const MAX_YEAR: i32 = 262_000;
+
 fn bad(msg: impl Into<String>) -> Error {
     Error::argument(msg).with_detail("InvalidArgumentValue")
 }
@@ -72,6 +75,10 @@ fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
 /// `2015-W30`, `2015-202`, `2015202`, `2015`, and signed years (`-0001-01-01`, `+10000-01-01`).
 pub fn parse_date_str(s: &str) -> Result<NaiveDate> {
     let err = || bad_text("date", s);
+    // Only ASCII is valid, and checking it up front keeps the byte slicing below safe.
+    if !s.is_ascii() {
+        return Err(err());
+    }
     let (sign, body) = match s.as_bytes().first() {
         Some(b'+') => (1, &s[1..]),
         Some(b'-') => (-1, &s[1..]),
@@ -86,6 +93,9 @@ pub fn parse_date_str(s: &str) -> Result<NaiveDate> {
         return Err(err());
     }
     let year: i32 = num::<i32>(&body[..year_len]).ok_or_else(err)? * sign;
+    if !(-MAX_YEAR..=MAX_YEAR).contains(&year) {
+        return Err(err());
+    }
     let mut rest = &body[year_len..];
     let dashed = rest.starts_with('-');
     if dashed {
@@ -172,6 +182,9 @@ fn parse_fraction(digits: &str) -> Option<u32> {
 /// Parses a local time: `21:40:32.142`, `214032.142`, `21:40`, `2140`, `21`.
 fn parse_local_time_str(s: &str) -> Result<NaiveTime> {
     let err = || bad_text("time", s);
+    if !s.is_ascii() {
+        return Err(err());
+    }
     let (main, frac) = match s.find(['.', ',']) {
         Some(i) => (&s[..i], Some(&s[i + 1..])),
         None => (s, None),
@@ -329,6 +342,9 @@ impl DurNum {
 pub fn parse_duration(s: &str) -> Result<Duration> {
     let err = || bad_text("duration", s);
     let t = s.trim();
+    if !t.is_ascii() {
+        return Err(err());
+    }
     let (negate, t) = match t.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, t.strip_prefix('+').unwrap_or(t)),
@@ -469,11 +485,10 @@ fn get_int(map: &PropertyMap, key: &str) -> Result<Option<i64>> {
     match get_key(map, key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Int(i)) => Ok(Some(*i)),
-        Some(other) => Err(Error::type_error(format!(
-            "`{key}` must be an Integer, got {}",
-            other.type_name()
-        ))
-        .with_detail("InvalidArgumentType")),
+        Some(other) => {
+            Err(Error::type_error(format!("`{key}` must be an Integer, got {}", other.type_name()))
+                .with_detail("InvalidArgumentType"))
+        }
     }
 }
 
@@ -491,7 +506,7 @@ fn get_year(map: &PropertyMap) -> Result<Option<i32>> {
         None => Ok(None),
         Some(i) => i32::try_from(i)
             .ok()
-            .filter(|y| (-262_000..=262_000).contains(y))
+            .filter(|y| (-MAX_YEAR..=MAX_YEAR).contains(y))
             .map(Some)
             .ok_or_else(|| bad(format!("Invalid value for year: {i}"))),
     }
@@ -537,12 +552,14 @@ fn resolve_date(map: &PropertyMap, base: Option<NaiveDate>) -> Result<Option<Nai
         return iso_week_date(wy, week, dow).map(Some).ok_or_else(invalid);
     }
     if has("ordinalDay") {
-        let y = year.or(base.map(|b| b.year())).ok_or_else(|| bad("An ordinal date needs a year"))?;
+        let y =
+            year.or(base.map(|b| b.year())).ok_or_else(|| bad("An ordinal date needs a year"))?;
         let o = get_u32(map, "ordinalDay")?.unwrap_or(1);
         return NaiveDate::from_yo_opt(y, o).map(Some).ok_or_else(invalid);
     }
     if has("quarter") || has("dayOfQuarter") {
-        let y = year.or(base.map(|b| b.year())).ok_or_else(|| bad("A quarter date needs a year"))?;
+        let y =
+            year.or(base.map(|b| b.year())).ok_or_else(|| bad("A quarter date needs a year"))?;
         let q = match (get_u32(map, "quarter")?, base) {
             (Some(q), _) => q,
             (None, Some(b)) => quarter_of(&b),
@@ -595,14 +612,31 @@ fn resolve_time(map: &PropertyMap, base: Option<NaiveTime>) -> Result<Option<Nai
     let ms = get_u32(map, "millisecond")?;
     let us = get_u32(map, "microsecond")?;
     let ns = get_u32(map, "nanosecond")?;
-    let nanos = if ms.is_some() || us.is_some() || ns.is_some() {
-        let (ms, us, ns) = (ms.unwrap_or(0), us.unwrap_or(0), ns.unwrap_or(0));
-        if ms > 999 || us > 999_999 || ns > 999_999_999 {
-            return Err(bad("Invalid sub-second fields"));
+    let nanos = match base {
+        // Over a base time, a sub-second field replaces only its own digits (milli, micro or
+        // nano part), unless it is too large for that part and so means the whole fraction.
+        Some(b) if ms.is_some() || us.is_some() || ns.is_some() => {
+            let bn = u64::from(b.nanosecond() % 1_000_000_000);
+            match (ms, us, ns) {
+                (None, None, Some(n)) if n >= 1_000 => u64::from(n),
+                (None, Some(u), n) if u >= 1_000 => {
+                    u64::from(u) * 1_000 + n.map_or(bn % 1_000, u64::from)
+                }
+                _ => {
+                    ms.map_or(bn / 1_000_000, u64::from) * 1_000_000
+                        + us.map_or(bn / 1_000 % 1_000, u64::from) * 1_000
+                        + ns.map_or(bn % 1_000, u64::from)
+                }
+            }
         }
-        u64::from(ms) * 1_000_000 + u64::from(us) * 1_000 + u64::from(ns)
-    } else {
-        u64::from(base.map_or(0, |b| b.nanosecond() % 1_000_000_000))
+        _ if ms.is_some() || us.is_some() || ns.is_some() => {
+            let (ms, us, ns) = (ms.unwrap_or(0), us.unwrap_or(0), ns.unwrap_or(0));
+            if ms > 999 || us > 999_999 || ns > 999_999_999 {
+                return Err(bad("Invalid sub-second fields"));
+            }
+            u64::from(ms) * 1_000_000 + u64::from(us) * 1_000 + u64::from(ns)
+        }
+        _ => u64::from(base.map_or(0, |b| b.nanosecond() % 1_000_000_000)),
     };
     if nanos >= 1_000_000_000 {
         return Err(bad("Invalid sub-second fields"));
@@ -633,9 +667,14 @@ fn parts_of(v: &Value) -> Option<Parts> {
         Value::Time(t) => Parts {
             date: None,
             time: Some(t.time),
-            zone: Some(SourceZone { spec: ZoneSpec::Offset(t.offset_seconds), offset: t.offset_seconds }),
+            zone: Some(SourceZone {
+                spec: ZoneSpec::Offset(t.offset_seconds),
+                offset: t.offset_seconds,
+            }),
         },
-        Value::LocalDateTime(t) => Parts { date: Some(t.0.date()), time: Some(t.0.time()), zone: None },
+        Value::LocalDateTime(t) => {
+            Parts { date: Some(t.0.date()), time: Some(t.0.time()), zone: None }
+        }
         Value::DateTime(t) => Parts {
             date: Some(t.local.date()),
             time: Some(t.local.time()),
@@ -672,9 +711,22 @@ fn get_timezone(map: &PropertyMap) -> Result<Option<ZoneSpec>> {
     }
 }
 
-/// The current instant in UTC.
+thread_local! {
+    /// The statement clock: when set, "now" reads it, so every `date()`, `datetime()`, ... of one
+    /// statement sees the same instant, as Cypher requires.
+    static STATEMENT_TIME: std::cell::Cell<Option<NaiveDateTime>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Pins "now" for temporal functions on this thread (call at statement start with the current
+/// UTC time; `None` to unpin). Unpinned, every call reads the system clock.
+pub fn set_statement_time(utc: Option<NaiveDateTime>) {
+    STATEMENT_TIME.with(|c| c.set(utc));
+}
+
+/// The current instant in UTC: the pinned statement time, else the system clock.
 pub fn now_utc() -> NaiveDateTime {
-    chrono::Utc::now().naive_utc()
+    STATEMENT_TIME.with(|c| c.get()).unwrap_or_else(|| chrono::Utc::now().naive_utc())
 }
 
 /// The current value of a temporal type in the given zone (UTC when `None`).
@@ -696,7 +748,10 @@ pub fn now(kind: TemporalKind, zone: Option<&ZoneSpec>) -> Value {
 /// from, and `timezone`. A map holding only `timezone` gives the current time in that zone.
 pub fn temporal_from_map(kind: TemporalKind, map: &PropertyMap) -> Result<Value> {
     for k in map.keys() {
-        let known = DATE_KEYS.iter().chain(TIME_KEYS).chain(&["timezone", "date", "time", "datetime"])
+        let known = DATE_KEYS
+            .iter()
+            .chain(TIME_KEYS)
+            .chain(&["timezone", "date", "time", "datetime"])
             .any(|x| x.eq_ignore_ascii_case(k));
         if !known {
             return Err(bad(format!("No such field for {}: `{k}`", kind.name())));
@@ -848,9 +903,11 @@ pub fn duration_from_map(map: &PropertyMap) -> Result<Duration> {
 /// `datetime.fromepoch(seconds, nanos)` in UTC.
 pub fn datetime_from_epoch(seconds: i64, nanos: i64) -> Result<DateTime> {
     let total = i128::from(seconds) * NANOS_PER_SECOND + i128::from(nanos);
-    let secs = i64::try_from(total.div_euclid(NANOS_PER_SECOND)).map_err(|_| bad("epoch out of range"))?;
+    let secs =
+        i64::try_from(total.div_euclid(NANOS_PER_SECOND)).map_err(|_| bad("epoch out of range"))?;
     let sub = total.rem_euclid(NANOS_PER_SECOND) as u32;
-    let utc = chrono::DateTime::from_timestamp(secs, sub).ok_or_else(|| bad("epoch out of range"))?;
+    let utc =
+        chrono::DateTime::from_timestamp(secs, sub).ok_or_else(|| bad("epoch out of range"))?;
     Ok(DateTime { local: utc.naive_utc(), offset_seconds: 0, zone: None })
 }
 
@@ -860,14 +917,28 @@ pub fn datetime_from_epoch(seconds: i64, nanos: i64) -> Result<DateTime> {
 
 /// `<kind>.truncate(unit, value[, map])`: truncates to the unit, applies the map's fields, and
 /// for zoned targets attaches the map's `timezone` (without converting) or keeps the value's.
-pub fn truncate(kind: TemporalKind, unit: &str, v: &Value, map: Option<&PropertyMap>) -> Result<Value> {
+pub fn truncate(
+    kind: TemporalKind,
+    unit: &str,
+    v: &Value,
+    map: Option<&PropertyMap>,
+) -> Result<Value> {
     let parts = parts_of(v).ok_or_else(|| {
-        Error::type_error(format!("Cannot truncate a {}", v.type_name())).with_detail("InvalidArgumentType")
+        Error::type_error(format!("Cannot truncate a {}", v.type_name()))
+            .with_detail("InvalidArgumentType")
     })?;
     let unit_l = unit.to_ascii_lowercase();
     let date_unit = matches!(
         unit_l.as_str(),
-        "millennium" | "century" | "decade" | "year" | "weekyear" | "quarter" | "month" | "week" | "day"
+        "millennium"
+            | "century"
+            | "decade"
+            | "year"
+            | "weekyear"
+            | "quarter"
+            | "month"
+            | "week"
+            | "day"
     );
     let time_unit =
         matches!(unit_l.as_str(), "hour" | "minute" | "second" | "millisecond" | "microsecond");
@@ -893,9 +964,9 @@ pub fn truncate(kind: TemporalKind, unit: &str, v: &Value, map: Option<&Property
                     "weekyear" => NaiveDate::from_isoywd_opt(d.iso_week().year(), 1, Weekday::Mon),
                     "quarter" => quarter_start(y, quarter_of(&d)),
                     "month" => NaiveDate::from_ymd_opt(y, d.month(), 1),
-                    "week" => d.checked_sub_signed(TimeDelta::days(
-                        i64::from(d.weekday().num_days_from_monday()),
-                    )),
+                    "week" => d.checked_sub_signed(TimeDelta::days(i64::from(
+                        d.weekday().num_days_from_monday(),
+                    ))),
                     _ => Some(d),
                 }
                 .ok_or_else(|| bad("date out of range"))?,
@@ -980,7 +1051,9 @@ pub enum BetweenUnit {
 /// Months from `a` to `b` on the wall clock, as java.time's `LocalDateTime.until(MONTHS)`.
 fn months_until(a: &NaiveDateTime, b: &NaiveDateTime) -> i64 {
     let end = adjusted_end(a, b);
-    let packed = |d: &NaiveDate| (i64::from(d.year()) * 12 + i64::from(d.month0())) * 32 + i64::from(d.day());
+    let packed = |d: &NaiveDate| {
+        (i64::from(d.year()) * 12 + i64::from(d.month0())) * 32 + i64::from(d.day())
+    };
     (packed(&end) - packed(&a.date())) / 32
 }
 
@@ -1002,7 +1075,8 @@ fn adjusted_end(a: &NaiveDateTime, b: &NaiveDateTime) -> NaiveDate {
 }
 
 fn add_months_local(dt: &NaiveDateTime, months: i64) -> Result<NaiveDateTime> {
-    let m = chrono::Months::new(u32::try_from(months.unsigned_abs()).map_err(|_| bad("out of range"))?);
+    let m =
+        chrono::Months::new(u32::try_from(months.unsigned_abs()).map_err(|_| bad("out of range"))?);
     let d = if months >= 0 { dt.checked_add_months(m) } else { dt.checked_sub_months(m) };
     d.ok_or_else(|| bad("out of range"))
 }
@@ -1016,8 +1090,7 @@ fn add_months_local(dt: &NaiveDateTime, months: i64) -> Result<NaiveDateTime> {
 pub fn duration_between(a: &Value, b: &Value, unit: BetweenUnit) -> Result<Option<Duration>> {
     let (Some(pa), Some(pb)) = (parts_of(a), parts_of(b)) else { return Ok(None) };
     let both_dates = pa.date.is_some() && pb.date.is_some();
-    let fallback =
-        pa.date.or(pb.date).or(NaiveDate::from_ymd_opt(1970, 1, 1)).unwrap_or_default();
+    let fallback = pa.date.or(pb.date).or(NaiveDate::from_ymd_opt(1970, 1, 1)).unwrap_or_default();
     let from_local0 = pa.date.unwrap_or(fallback).and_time(pa.time.unwrap_or(NaiveTime::MIN));
     let to_local0 = pb.date.unwrap_or(fallback).and_time(pb.time.unwrap_or(NaiveTime::MIN));
     let zone: Option<ZoneSpec> = pa.zone.as_ref().or(pb.zone.as_ref()).map(|z| z.spec.clone());
@@ -1046,7 +1119,9 @@ pub fn duration_between(a: &Value, b: &Value, unit: BetweenUnit) -> Result<Optio
         }
         if matches!(unit, BetweenUnit::All | BetweenUnit::Days) {
             days = days_until(&from_local, &to_local);
-            from_local += TimeDelta::days(days);
+            from_local = from_local
+                .checked_add_signed(TimeDelta::days(days))
+                .ok_or_else(|| bad("out of range"))?;
         }
     }
     let nanos = if matches!(unit, BetweenUnit::All | BetweenUnit::Seconds) {
@@ -1156,4 +1231,82 @@ fn duration_component(d: &Duration, name: &str) -> Option<Value> {
         "nanosecondsofsecond" => nanos,
         _ => return None,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::to_string_value;
+
+    #[test]
+    fn hostile_strings_fail_cleanly() {
+        let inputs = [
+            "",
+            "T",
+            "2015-",
+            "2015-W",
+            "2015-W5",
+            "201é-01-01",
+            "2015-01-01Té",
+            "12:3é",
+            "P",
+            "PT",
+            "P1",
+            "P1.S",
+            "P-",
+            "99999999-01-01",
+            "2015-01-01T25:00",
+            "2015-01-01T12:00+19:00",
+            "12:00[",
+            "12:00[]",
+            "P9223372036854775807Y",
+            "PT99999999999999999999H",
+            "-",
+            "+1000000-01-01",
+        ];
+        for s in inputs {
+            for kind in [
+                TemporalKind::Date,
+                TemporalKind::LocalTime,
+                TemporalKind::Time,
+                TemporalKind::LocalDateTime,
+                TemporalKind::DateTime,
+            ] {
+                let _ = parse_temporal(kind, s);
+            }
+            let _ = parse_duration(s);
+        }
+        assert!(parse_temporal(TemporalKind::Date, "201é-01-01").is_err());
+        assert!(parse_duration("P9223372036854775807Y").is_err());
+        assert!(parse_temporal(TemporalKind::Date, "+1000000-01-01").is_err());
+    }
+
+    #[test]
+    fn statement_time_pins_now() {
+        let t = NaiveDate::from_ymd_opt(2020, 2, 29).and_then(|d| d.and_hms_opt(23, 30, 0));
+        set_statement_time(t);
+        let d = now(TemporalKind::Date, None);
+        let tokyo = ZoneSpec::parse("Asia/Tokyo").ok();
+        let d_tokyo = now(TemporalKind::Date, tokyo.as_ref());
+        set_statement_time(None);
+        assert_eq!(to_string_value(&d).as_deref(), Some("2020-02-29"));
+        assert_eq!(to_string_value(&d_tokyo).as_deref(), Some("2020-03-01"));
+    }
+
+    #[test]
+    fn epoch_and_components() {
+        let dt = datetime_from_epoch(0, -1).map(Value::DateTime);
+        assert_eq!(
+            dt.as_ref().ok().and_then(to_string_value).as_deref(),
+            Some("1969-12-31T23:59:59.999999999Z")
+        );
+        let v = dt.unwrap_or(Value::Null);
+        assert!(matches!(temporal_component(&v, "epochMillis"), Some(Value::Int(-1))));
+        assert!(temporal_component(&v, "noSuchField").is_none());
+        let d = Value::Duration(Duration { months: 0, days: 0, seconds: -1, nanos: 700_000_000 });
+        assert!(matches!(
+            temporal_component(&d, "nanosecondsOfSecond"),
+            Some(Value::Int(700_000_000))
+        ));
+    }
 }

@@ -194,8 +194,21 @@ fn add_months_days(date: NaiveDate, months: i64, days: i64) -> Result<NaiveDate>
         date.checked_sub_months(Months::new(m))
     }
     .ok_or_else(|| out_of_range("date"))?;
-    date.checked_add_signed(TimeDelta::try_days(days).ok_or_else(|| out_of_range("date"))?)
-        .ok_or_else(|| out_of_range("date"))
+    let date = date
+        .checked_add_signed(TimeDelta::try_days(days).ok_or_else(|| out_of_range("date"))?)
+        .ok_or_else(|| out_of_range("date"))?;
+    in_range(date)
+}
+
+/// Keeps results inside the year range constructors accept, so later offset arithmetic on them
+/// cannot overflow chrono.
+fn in_range(d: NaiveDate) -> Result<NaiveDate> {
+    let max = crate::temporal_build::MAX_YEAR;
+    if (-max..=max).contains(&d.year()) {
+        Ok(d)
+    } else {
+        Err(out_of_range("date"))
+    }
 }
 
 fn add_nanos(dt: NaiveDateTime, nanos: i128) -> Result<NaiveDateTime> {
@@ -203,7 +216,9 @@ fn add_nanos(dt: NaiveDateTime, nanos: i128) -> Result<NaiveDateTime> {
         i64::try_from(nanos.div_euclid(NANOS_PER_SECOND)).map_err(|_| out_of_range("datetime"))?;
     let sub = nanos.rem_euclid(NANOS_PER_SECOND) as u32;
     let delta = TimeDelta::new(secs, sub).ok_or_else(|| out_of_range("datetime"))?;
-    dt.checked_add_signed(delta).ok_or_else(|| out_of_range("datetime"))
+    let out = dt.checked_add_signed(delta).ok_or_else(|| out_of_range("datetime"))?;
+    in_range(out.date())?;
+    Ok(out)
 }
 
 /// `temporal + duration`. Dates take months, days and whole days of the time part; times take
@@ -294,7 +309,9 @@ impl ZoneSpec {
     pub fn at_utc(&self, utc: NaiveDateTime) -> DateTime {
         let off = self.offset_at_utc(utc);
         DateTime {
-            local: utc + TimeDelta::seconds(i64::from(off)),
+            // Offsets are below a day and years are kept far from chrono's limits, so this only
+            // saturates on values no constructor produces.
+            local: utc.checked_add_signed(TimeDelta::seconds(i64::from(off))).unwrap_or(utc),
             offset_seconds: off,
             zone: match self {
                 ZoneSpec::Offset(_) => None,
@@ -322,11 +339,13 @@ impl ZoneSpec {
                     }
                     LocalResult::None => {
                         // In a gap: interpret with the offset in force before it.
-                        let before = tz
-                            .offset_from_utc_datetime(&(local - TimeDelta::days(1)))
-                            .fix()
-                            .local_minus_utc();
-                        let utc = local - TimeDelta::seconds(i64::from(before));
+                        let day_before =
+                            local.checked_sub_signed(TimeDelta::days(1)).unwrap_or(local);
+                        let before =
+                            tz.offset_from_utc_datetime(&day_before).fix().local_minus_utc();
+                        let utc = local
+                            .checked_sub_signed(TimeDelta::seconds(i64::from(before)))
+                            .ok_or_else(|| out_of_range("datetime"))?;
                         return Ok(self.at_utc(utc));
                     }
                 };

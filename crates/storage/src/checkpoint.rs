@@ -19,8 +19,9 @@ use std::time::Instant;
 
 use arbor_model::{Error, Result, Status};
 
+use crate::base::BaseBuilder;
 use crate::codec::{corrupt, Dec, Enc};
-use crate::mvcc::{Core, NodeData, RelData};
+use crate::mvcc::{Core, CountDelta};
 use crate::schema::IndexDef;
 use crate::tx::Transaction;
 use crate::wal::{self, io_err, sync_dir};
@@ -32,8 +33,6 @@ pub(crate) const MANIFEST: &str = "MANIFEST";
 const TAG_END: u8 = 0;
 const TAG_NODE: u8 = 1;
 const TAG_REL: u8 = 2;
-/// Entities installed per `apply` call while loading (bounds temporary memory).
-const LOAD_CHUNK: usize = 16 * 1024;
 
 fn checkpoint_name(ts: u64) -> String {
     format!("checkpoint-{ts:020}.arbor")
@@ -74,6 +73,7 @@ fn write_atomic(dir: &Path, name: &str, bytes: &[u8], sync: bool) -> Result<()> 
 pub(crate) fn checkpoint(core: &Arc<Core>) -> Result<Option<u64>> {
     let Some(p) = &core.persist else { return Ok(None) };
     let mut last = p.checkpoint_lock.lock();
+    let _rebuild = core.rebuild.lock();
     core.clock.check()?;
     let tx = Transaction::new(core.clone(), true);
     let c = tx.start_ts();
@@ -115,36 +115,8 @@ pub(crate) fn checkpoint(core: &Arc<Core>) -> Result<Option<u64>> {
     }
     w.put(&e.buf)?;
     e.buf.clear();
-    let max_node = core.next_node.load(Ordering::Acquire);
-    for id in 0..max_node {
-        if let Some(d) = core.node_at(id, c) {
-            e.u8(TAG_NODE);
-            e.var(id);
-            e.labels(&d.labels);
-            e.props(&d.props);
-            if e.buf.len() >= 1 << 16 {
-                w.put(&e.buf)?;
-                e.buf.clear();
-            }
-        }
-    }
-    let max_rel = core.next_rel.load(Ordering::Acquire);
-    for id in 0..max_rel {
-        if let Some(r) = core.rel_at(id, c) {
-            e.u8(TAG_REL);
-            e.var(id);
-            e.var(r.start);
-            e.var(r.end);
-            e.var(u64::from(r.ty));
-            e.props(&r.props);
-            if e.buf.len() >= 1 << 16 {
-                w.put(&e.buf)?;
-                e.buf.clear();
-            }
-        }
-    }
-    e.u8(TAG_END);
-    w.put(&e.buf)?;
+    let mut builder = BaseBuilder::new(c);
+    feed(core, &tx, &mut builder, Some(&mut w))?;
     drop(tx);
     let crc = w.crc;
     w.out.write_all(&crc.to_le_bytes()).map_err(|e| io_err("cannot write", &tmp, e))?;
@@ -182,7 +154,95 @@ pub(crate) fn checkpoint(core: &Arc<Core>) -> Result<Option<u64>> {
     p.wal.bytes_since_checkpoint.store(0, Ordering::Relaxed);
     *last = c;
     *p.last_checkpoint_at.lock() = Instant::now();
+    install(core, builder);
     Ok(Some(c))
+}
+
+/// Streams the snapshot of `tx` into a base builder and, when given, a checkpoint body.
+fn feed(
+    core: &Core,
+    tx: &Transaction,
+    builder: &mut BaseBuilder,
+    w: Option<&mut CrcWriter>,
+) -> Result<()> {
+    let mut w = w;
+    let mut e = Enc::new();
+    let mut flush = |e: &mut Enc, w: &mut Option<&mut CrcWriter>, force: bool| -> Result<()> {
+        if let Some(w) = w.as_deref_mut() {
+            if force || e.buf.len() >= 1 << 16 {
+                w.put(&e.buf)?;
+                e.buf.clear();
+            }
+        } else {
+            e.buf.clear();
+        }
+        Ok(())
+    };
+    let max_node = core.next_node.load(Ordering::Acquire);
+    for id in 0..max_node {
+        let seen = tx.with_node(id, |n| {
+            let props = n.props();
+            builder.node(id, n.labels(), &props);
+            if w.is_some() {
+                e.u8(TAG_NODE);
+                e.var(id);
+                e.labels(n.labels());
+                e.props(&props);
+            }
+        });
+        if seen.is_some() {
+            flush(&mut e, &mut w, false)?;
+        }
+    }
+    let max_rel = core.next_rel.load(Ordering::Acquire);
+    for id in 0..max_rel {
+        let seen = tx.with_rel(id, |r| {
+            let props = r.props();
+            let (start, end, ty) = (r.start(), r.end(), r.ty());
+            builder.rel(id, start, end, ty, &props);
+            if w.is_some() {
+                e.u8(TAG_REL);
+                e.var(id);
+                e.var(start);
+                e.var(end);
+                e.var(u64::from(ty));
+                e.props(&props);
+            }
+        });
+        if seen.is_some() {
+            flush(&mut e, &mut w, false)?;
+        }
+    }
+    e.u8(TAG_END);
+    flush(&mut e, &mut w, true)
+}
+
+/// Finishes a base and makes it current, then folds the delta into it where possible.
+fn install(core: &Core, builder: BaseBuilder) {
+    let pairs = core.schema.read().pairs();
+    let base = builder.finish(&pairs);
+    let mut cs = core.commit.lock();
+    if base.ts <= core.base.read().ts {
+        return;
+    }
+    core.install_base(&mut cs, base);
+    core.gc(&mut cs);
+}
+
+/// Rebuilds the compact base from the current snapshot without writing files (what a
+/// checkpoint does for a file-backed store). Returns whether anything changed.
+pub(crate) fn compact(core: &Arc<Core>) -> Result<bool> {
+    let _g = core.rebuild.lock();
+    let tx = Transaction::new(core.clone(), true);
+    let c = tx.start_ts();
+    if c <= core.base.read().ts {
+        return Ok(false);
+    }
+    let mut builder = BaseBuilder::new(c);
+    feed(core, &tx, &mut builder, None)?;
+    drop(tx);
+    install(core, builder);
+    Ok(true)
 }
 
 /// Reads the manifest: `(checkpoint ts, checkpoint file name)`, or `None` for a new store.
@@ -256,42 +316,48 @@ fn load_body(core: &Core, d: &mut Dec<'_>, c: u64) -> Result<()> {
         let unique = d.u8()? != 0;
         core.install_index(&mut cs, IndexDef { name, label, key, unique, since: 0 });
     }
-    let mut nodes: Vec<(u64, Option<Arc<NodeData>>)> = Vec::new();
-    let mut rels: Vec<(u64, Option<Arc<RelData>>)> = Vec::new();
+    // Entities go straight into the compact base; nothing is versioned.
+    let mut builder = BaseBuilder::new(c);
+    let mut counts = CountDelta::default();
     loop {
         match d.u8()? {
             TAG_END => break,
             TAG_NODE => {
+                let at = d.pos();
                 let id = d.id()?;
                 let labels = d.labels()?;
                 let props = d.props()?;
-                nodes.push((id, Some(Arc::new(NodeData { labels, props }))));
+                if !builder.node(id, &labels, &props) {
+                    return Err(corrupt(format!("node ids out of order at byte {at}")));
+                }
+                counts.total += 1;
+                for l in &labels {
+                    counts.label(*l, 1);
+                }
             }
             TAG_REL => {
-                if !nodes.is_empty() {
-                    core.apply(&mut cs, c, &nodes, &[]);
-                    nodes.clear();
-                }
+                let at = d.pos();
                 let id = d.id()?;
                 let start = d.id()?;
                 let end = d.id()?;
                 let ty = d.var_u32()?;
                 let props = d.props()?;
-                rels.push((id, Some(Arc::new(RelData { start, end, ty, props }))));
+                if !builder.rel(id, start, end, ty, &props) {
+                    return Err(corrupt(format!(
+                        "relationship out of order or with a missing end node at byte {at}"
+                    )));
+                }
             }
             t => return Err(corrupt(format!("unknown record tag {t} at byte {}", d.pos()))),
         }
-        if nodes.len() >= LOAD_CHUNK || rels.len() >= LOAD_CHUNK {
-            core.apply(&mut cs, c, &nodes, &rels);
-            nodes.clear();
-            rels.clear();
-        }
     }
-    core.apply(&mut cs, c, &nodes, &rels);
     if !d.is_empty() {
         return Err(corrupt("trailing bytes"));
     }
-    // Everything was installed as a single version: nothing for GC to do.
+    let pairs = core.schema.read().pairs();
+    let base = builder.finish(&pairs);
+    *core.base.write() = Arc::new(base);
+    core.counts.write().apply(c, &counts);
     cs.gc_queue.clear();
     core.next_node.fetch_max(next_node.min(crate::codec::MAX_ID), Ordering::AcqRel);
     core.next_rel.fetch_max(next_rel.min(crate::codec::MAX_ID), Ordering::AcqRel);

@@ -36,6 +36,7 @@
 //! The [`Transaction`] API is the stable boundary: a later phase replaces the table layout with
 //! CSR segments without changing it.
 
+mod base;
 mod checkpoint;
 mod codec;
 mod mvcc;
@@ -52,8 +53,9 @@ mod tests;
 
 use std::time::Duration;
 
+pub use base::BaseStats;
 pub use schema::{IndexInfo, IndexKind};
-pub use store::Store;
+pub use store::{MemoryStats, Store};
 pub use tx::{Savepoint, Transaction};
 pub use value::check_storable;
 

@@ -53,6 +53,10 @@ enum Op {
     Commit(usize),
     Rollback(usize),
     Check(usize),
+    /// Rebuild the compact base (`true`: through a checkpoint, a no-op for in-memory stores)
+    /// while the open transactions keep reading the old one.
+    Compact(bool),
+    Gc,
 }
 
 const SLOTS: usize = 3;
@@ -78,6 +82,8 @@ fn op() -> impl Strategy<Value = Op> {
         3 => s.clone().prop_map(Op::Commit),
         1 => s.clone().prop_map(Op::Rollback),
         2 => s.prop_map(Op::Check),
+        2 => any::<bool>().prop_map(Op::Compact),
+        1 => Just(Op::Gc),
     ]
 }
 
@@ -161,6 +167,11 @@ impl Harness {
                 }
             }
             Op::Commit(s) => self.commit(s),
+            Op::Compact(true) => self.store.checkpoint().unwrap(),
+            Op::Compact(false) => {
+                self.store.compact().unwrap();
+            }
+            Op::Gc => self.store.gc(),
             Op::Rollback(s) => {
                 self.txs[s] = None;
             }

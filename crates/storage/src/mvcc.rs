@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use arbor_model::{Error, Result, Status, Value};
 use parking_lot::{Condvar, Mutex, RwLock};
 
+use crate::base::{Base, NodeRef};
 use crate::codec::MAX_ID;
 use crate::schema::Schema;
 use crate::value::{index_key, IndexKey};
@@ -71,16 +72,26 @@ impl NodeData {
 pub(crate) type Chain<T> = Vec<(u64, Option<Arc<T>>)>;
 
 /// The version visible at snapshot `ts`.
+#[cfg(test)]
 pub(crate) fn visible_at<T>(chain: &Chain<T>, ts: u64) -> Option<&Arc<T>> {
     chain.iter().rev().find(|(t, _)| *t <= ts).and_then(|(_, d)| d.as_ref())
 }
 
-/// One adjacency entry; visibility is decided by the relationship's chain.
+/// The delta's answer at snapshot `ts`: `None` if it holds no version that old (the base is
+/// current for that snapshot), `Some(None)` for a deletion.
+pub(crate) fn chain_at<T>(chain: &Chain<T>, ts: u64) -> Option<Option<Arc<T>>> {
+    chain.iter().rev().find(|(t, _)| *t <= ts).map(|(_, d)| d.clone())
+}
+
+/// One delta adjacency entry (a relationship created after the base was built); visibility is
+/// decided by the relationship's chain. `ts` is the creating commit: readers whose base is at
+/// least that new find the relationship in the base CSR instead.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Adj {
     pub rel: u64,
     pub other: u64,
     pub ty: u32,
+    pub ts: u64,
 }
 
 #[derive(Default)]
@@ -97,34 +108,105 @@ pub(crate) struct RelSlot {
 
 const SHARDS: u64 = 64;
 
-/// A dense-id table split into shards so that installs lock only a small part of it.
-pub(crate) struct Table<S> {
-    shards: Vec<RwLock<Vec<Option<S>>>>,
+/// Hashes a `u64` id with one multiplication (ids are dense; SipHash would be wasted work).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        // The table's bucket index comes from the low bits; fold the well-mixed high half
+        // into them (ids in one shard share their low bits).
+        self.0 ^ (self.0 >> 32)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (i ^ (i >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
-impl<S> Table<S> {
+pub(crate) type IdMap<S> = HashMap<u64, S, std::hash::BuildHasherDefault<IdHasher>>;
+
+/// The delta's sparse id -> slot table, split into shards so that installs lock only a small
+/// part of it. Only entities written since the base was built have slots.
+pub(crate) struct Table<S> {
+    shards: Vec<RwLock<IdMap<S>>>,
+}
+
+impl<S: Default> Table<S> {
     pub fn new() -> Table<S> {
-        Table { shards: (0..SHARDS).map(|_| RwLock::new(Vec::new())).collect() }
+        Table { shards: (0..SHARDS).map(|_| RwLock::new(IdMap::default())).collect() }
     }
 
-    fn loc(id: u64) -> Option<(usize, usize)> {
-        (id < MAX_ID).then_some(((id % SHARDS) as usize, (id / SHARDS) as usize))
+    fn shard(id: u64) -> Option<usize> {
+        (id < MAX_ID).then_some((id % SHARDS) as usize)
     }
 
     pub fn read<R>(&self, id: u64, f: impl FnOnce(&S) -> R) -> Option<R> {
-        let (s, i) = Self::loc(id)?;
+        let s = Self::shard(id)?;
         let shard = self.shards[s].read();
-        shard.get(i).and_then(Option::as_ref).map(f)
+        shard.get(&id).map(f)
     }
 
-    /// Runs `f` on the slot (created empty if missing). `None` if the id is out of range.
+    /// Runs `f` on the slot (`None` if missing; setting it to `None` removes the slot). `None`
+    /// if the id is out of range.
     pub fn write<R>(&self, id: u64, f: impl FnOnce(&mut Option<S>) -> R) -> Option<R> {
-        let (s, i) = Self::loc(id)?;
+        let s = Self::shard(id)?;
         let mut shard = self.shards[s].write();
-        if shard.len() <= i {
-            shard.resize_with(i + 1, || None);
+        if let Some(slot) = shard.get_mut(&id) {
+            let mut opt = Some(std::mem::take(slot));
+            let r = f(&mut opt);
+            match opt {
+                Some(v) => *slot = v,
+                None => {
+                    shard.remove(&id);
+                }
+            }
+            Some(r)
+        } else {
+            let mut opt = None;
+            let r = f(&mut opt);
+            if let Some(v) = opt {
+                shard.insert(id, v);
+            }
+            Some(r)
         }
-        Some(f(&mut shard[i]))
+    }
+
+    /// Every id that has a slot.
+    pub fn ids(&self) -> Vec<u64> {
+        let mut out = Vec::new();
+        for s in &self.shards {
+            out.extend(s.read().keys().copied());
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// Calls `f` on every slot (under each shard's read lock in turn).
+    pub fn for_each(&self, mut f: impl FnMut(u64, &S)) {
+        for s in &self.shards {
+            for (id, slot) in s.read().iter() {
+                f(*id, slot);
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.shards.iter().map(|s| s.read().len()).sum()
+    }
+
+    /// Returns memory of emptied shards to the allocator.
+    pub fn shrink(&self) {
+        for s in &self.shards {
+            let mut m = s.write();
+            if m.capacity() > 64 && m.len() < m.capacity() / 4 {
+                m.shrink_to_fit();
+            }
+        }
     }
 }
 
@@ -226,7 +308,7 @@ impl Counts {
             Some(l) => self.labels.get(&l).map_or(0, |h| hist_at(h, ts)),
         }
     }
-    fn apply(&mut self, ts: u64, d: &CountDelta) {
+    pub fn apply(&mut self, ts: u64, d: &CountDelta) {
         if d.total != 0 {
             hist_add(&mut self.total, ts, d.total);
         }
@@ -302,6 +384,9 @@ impl Clock {
 /// Ids touched by one commit, for GC.
 pub(crate) struct Dirty {
     pub ts: u64,
+    /// Nonzero for the entry queued when a base at this ts was installed: it waits until every
+    /// live transaction uses that base, then folds the whole delta into it.
+    pub gate: u64,
     pub nodes: Vec<u64>,
     pub rels: Vec<u64>,
 }
@@ -314,11 +399,37 @@ pub(crate) struct CommitState {
     pub wal: Option<crossbeam_channel::Sender<crate::wal::WalMsg>>,
     pub closed: bool,
     pub gc_queue: VecDeque<Dirty>,
+    /// Versions installed since the current base was built (drives compaction).
+    pub delta_versions: u64,
+}
+
+/// Live transactions: their snapshot timestamps and the timestamps of the bases they read,
+/// each with multiplicity.
+#[derive(Default)]
+pub(crate) struct Active {
+    snaps: BTreeMap<u64, usize>,
+    bases: BTreeMap<u64, usize>,
+}
+
+fn count_in(m: &mut BTreeMap<u64, usize>, k: u64) {
+    *m.entry(k).or_insert(0) += 1;
+}
+
+fn count_out(m: &mut BTreeMap<u64, usize>, k: u64) {
+    if let Some(n) = m.get_mut(&k) {
+        *n -= 1;
+        if *n == 0 {
+            m.remove(&k);
+        }
+    }
 }
 
 /// Everything shared by the store handle, its transactions and its background threads.
 pub(crate) struct Core {
     pub tokens: RwLock<Tokens>,
+    /// The compact committed state at some ts; swapped (under the commit mutex and the active
+    /// lock) when a checkpoint or compaction builds a newer one.
+    pub base: RwLock<Arc<Base>>,
     pub nodes: Table<NodeSlot>,
     pub rels: Table<RelSlot>,
     pub label_sets: RwLock<HashMap<u32, BTreeSet<u64>>>,
@@ -328,8 +439,10 @@ pub(crate) struct Core {
     pub next_node: AtomicU64,
     pub next_rel: AtomicU64,
     pub clock: Arc<Clock>,
-    /// Start timestamps of live transactions (with multiplicity), for the GC horizon.
-    pub active: Mutex<BTreeMap<u64, usize>>,
+    /// Live transactions, for the GC horizons.
+    pub active: Mutex<Active>,
+    /// Serializes base rebuilds.
+    pub rebuild: Mutex<()>,
     pub commit: Mutex<CommitState>,
     pub persist: Option<crate::store::Persist>,
 }
@@ -338,6 +451,7 @@ impl Core {
     pub fn new(persist: Option<crate::store::Persist>) -> Core {
         Core {
             tokens: RwLock::new(Tokens::default()),
+            base: RwLock::new(Arc::new(Base::empty())),
             nodes: Table::new(),
             rels: Table::new(),
             label_sets: RwLock::new(HashMap::new()),
@@ -347,57 +461,131 @@ impl Core {
             next_node: AtomicU64::new(0),
             next_rel: AtomicU64::new(0),
             clock: Arc::new(Clock::new(0)),
-            active: Mutex::new(BTreeMap::new()),
+            active: Mutex::new(Active::default()),
+            rebuild: Mutex::new(()),
             commit: Mutex::new(CommitState {
                 next_ts: 1,
                 tokens_logged: [0; 3],
                 wal: None,
                 closed: false,
                 gc_queue: VecDeque::new(),
+                delta_versions: 0,
             }),
             persist,
         }
     }
 
-    pub fn node_at(&self, id: u64, ts: u64) -> Option<Arc<NodeData>> {
-        self.nodes.read(id, |s| visible_at(&s.chain, ts).cloned()).flatten()
+    /// The current base (what new transactions read under the delta).
+    pub fn base(&self) -> Arc<Base> {
+        self.base.read().clone()
     }
 
-    pub fn rel_at(&self, id: u64, ts: u64) -> Option<Arc<RelData>> {
-        self.rels.read(id, |s| visible_at(&s.chain, ts).cloned()).flatten()
+    /// The delta's node version at snapshot `ts` for a reader of `base`: `None` means "read the
+    /// base" (also the fast path for base rows nobody wrote since the base was built).
+    pub fn node_delta(&self, base: &Base, id: u64, ts: u64) -> Option<Option<Arc<NodeData>>> {
+        if !base.node_dirty(id) {
+            return None;
+        }
+        self.nodes.read(id, |s| chain_at(&s.chain, ts)).flatten()
+    }
+
+    pub fn rel_delta(&self, base: &Base, id: u64, ts: u64) -> Option<Option<Arc<RelData>>> {
+        if !base.rel_dirty(id) {
+            return None;
+        }
+        self.rels.read(id, |s| chain_at(&s.chain, ts)).flatten()
+    }
+
+    /// The commit ts of the newest delta version (0 when only the base has the node, whose
+    /// versions are older than every live snapshot that could conflict).
+    pub fn node_newest_ts(&self, id: u64) -> u64 {
+        self.nodes.read(id, |s| s.chain.last().map_or(0, |v| v.0)).unwrap_or(0)
+    }
+
+    pub fn rel_newest_ts(&self, id: u64) -> u64 {
+        self.rels.read(id, |s| s.chain.last().map_or(0, |v| v.0)).unwrap_or(0)
     }
 
     /// The newest version (committed, possibly not yet visible): `(ts, data)`.
     pub fn node_newest(&self, id: u64) -> (u64, Option<Arc<NodeData>>) {
-        self.nodes.read(id, |s| s.chain.last().cloned()).flatten().unwrap_or((0, None))
+        if let Some(v) = self.nodes.read(id, |s| s.chain.last().cloned()).flatten() {
+            return v;
+        }
+        (0, self.base().node(id).map(|n| Arc::new(n.to_data())))
     }
 
-    pub fn rel_newest(&self, id: u64) -> (u64, Option<Arc<RelData>>) {
-        self.rels.read(id, |s| s.chain.last().cloned()).flatten().unwrap_or((0, None))
-    }
-
-    pub fn register(&self) -> u64 {
-        let mut a = self.active.lock();
-        let ts = self.clock.visible();
-        *a.entry(ts).or_insert(0) += 1;
-        ts
-    }
-
-    pub fn unregister(&self, ts: u64) {
-        let mut a = self.active.lock();
-        if let Some(n) = a.get_mut(&ts) {
-            *n -= 1;
-            if *n == 0 {
-                a.remove(&ts);
-            }
+    /// Whether the newest version of the node exists.
+    pub fn node_newest_exists(&self, id: u64) -> bool {
+        match self.nodes.read(id, |s| s.chain.last().map(|v| v.1.is_some())).flatten() {
+            Some(e) => e,
+            None => self.base().has_node(id),
         }
     }
 
-    /// No live snapshot is older than this.
-    pub fn horizon(&self) -> u64 {
+    pub fn rel_newest_exists(&self, id: u64) -> bool {
+        match self.rels.read(id, |s| s.chain.last().map(|v| v.1.is_some())).flatten() {
+            Some(e) => e,
+            None => self.base().has_rel(id),
+        }
+    }
+
+    /// Registers a transaction: its snapshot ts and the base it reads. The base is taken before
+    /// the ts, so `base.ts <= ts`.
+    pub fn register(&self) -> (u64, Arc<Base>) {
+        let mut a = self.active.lock();
+        let base = self.base();
+        let ts = self.clock.visible();
+        count_in(&mut a.snaps, ts);
+        count_in(&mut a.bases, base.ts);
+        (ts, base)
+    }
+
+    pub fn unregister(&self, ts: u64, base_ts: u64) {
+        let mut a = self.active.lock();
+        count_out(&mut a.snaps, ts);
+        count_out(&mut a.bases, base_ts);
+    }
+
+    /// `(horizon, base horizon)`: no live snapshot is older than the first, no live transaction
+    /// reads a base older than the second.
+    pub fn horizons(&self) -> (u64, u64) {
         let a = self.active.lock();
         let v = self.clock.visible();
-        a.keys().next().map_or(v, |m| (*m).min(v))
+        let cur = self.base.read().ts;
+        (
+            a.snaps.keys().next().map_or(v, |m| (*m).min(v)),
+            a.bases.keys().next().map_or(cur, |m| (*m).min(cur)),
+        )
+    }
+
+    /// Installs a newly built base (caller holds the commit mutex): marks the entities that have
+    /// delta versions newer than it as dirty, swaps it in, and queues the whole delta for
+    /// folding once no transaction reads an older base.
+    pub fn install_base(&self, cs: &mut CommitState, base: Base) {
+        let b = base.ts;
+        self.nodes.for_each(|id, s| {
+            if s.chain.last().is_some_and(|v| v.0 > b)
+                || s.out.iter().chain(s.inc.iter()).any(|a| a.ts > b)
+            {
+                base.mark_node(id);
+            }
+        });
+        self.rels.for_each(|id, s| {
+            if s.chain.last().is_some_and(|v| v.0 > b) {
+                base.mark_rel(id);
+            }
+        });
+        {
+            let _a = self.active.lock();
+            *self.base.write() = Arc::new(base);
+        }
+        cs.delta_versions = 0;
+        cs.gc_queue.push_back(Dirty {
+            ts: b,
+            gate: b.max(1),
+            nodes: self.nodes.ids(),
+            rels: self.rels.ids(),
+        });
     }
 
     /// Installs one commit's versions at `ts`. `nodes` and `rels` hold the final state of each
@@ -409,39 +597,47 @@ impl Core {
         nodes: &[(u64, Option<Arc<NodeData>>)],
         rels: &[(u64, Option<Arc<RelData>>)],
     ) {
+        let base = self.base();
         let mut delta = CountDelta::default();
         let mut label_adds: Vec<(u32, u64)> = Vec::new();
         let mut type_adds: Vec<(u32, u64)> = Vec::new();
         let mut schema = self.schema.write();
         let pairs = schema.pairs();
         let mut put_node = |id: u64, data: &Option<Arc<NodeData>>, schema: &mut Schema| {
-            let prev = self
+            base.mark_node(id);
+            // `None`: no delta version, the base row (if any) is the previous state.
+            let prev: Option<Option<Arc<NodeData>>> = self
                 .nodes
                 .write(id, |slot| {
                     let slot = slot.get_or_insert_with(NodeSlot::default);
-                    let prev = slot.chain.last().and_then(|(_, d)| d.clone());
+                    let prev = slot.chain.last().map(|(_, d)| d.clone());
                     slot.chain.push((ts, data.clone()));
                     prev
                 })
                 .flatten();
+            let p: Option<NodeRef<'_>> = match &prev {
+                Some(Some(d)) => Some(NodeRef::Data(d)),
+                Some(None) => None,
+                None => base.node(id),
+            };
             let empty = NodeData::default();
-            let p = prev.as_deref().unwrap_or(&empty);
+            let p_ref = p.unwrap_or(NodeRef::Data(&empty));
             let n = data.as_deref().unwrap_or(&empty);
-            delta.total += i64::from(data.is_some()) - i64::from(prev.is_some());
+            delta.total += i64::from(data.is_some()) - i64::from(p.is_some());
             for l in &n.labels {
-                if !p.has_label(*l) {
+                if !p_ref.has_label(*l) {
                     delta.label(*l, 1);
                     label_adds.push((*l, id));
                 }
             }
-            for l in &p.labels {
+            for l in p_ref.labels() {
                 if !n.has_label(*l) {
                     delta.label(*l, -1);
                 }
             }
             for (l, k) in &pairs {
                 if let Some(key) = n.key_for(*l, *k) {
-                    if p.key_for(*l, *k).as_ref() != Some(&key) {
+                    if p_ref.key_for(*l, *k).as_ref() != Some(&key) {
                         schema.insert_entry(*l, *k, key, id);
                     }
                 }
@@ -451,6 +647,7 @@ impl Core {
             put_node(*id, data, &mut schema);
         }
         for (id, data) in rels {
+            base.mark_rel(*id);
             let is_new = self
                 .rels
                 .write(*id, |slot| {
@@ -459,13 +656,17 @@ impl Core {
                     slot.chain.push((ts, data.clone()));
                     new
                 })
-                .unwrap_or(false);
+                .unwrap_or(false)
+                && !base.has_rel(*id);
             if let (true, Some(r)) = (is_new, data) {
+                base.mark_node(r.start);
+                base.mark_node(r.end);
                 self.nodes.write(r.start, |s| {
                     s.get_or_insert_with(NodeSlot::default).out.push(Adj {
                         rel: *id,
                         other: r.end,
                         ty: r.ty,
+                        ts,
                     })
                 });
                 self.nodes.write(r.end, |s| {
@@ -473,6 +674,7 @@ impl Core {
                         rel: *id,
                         other: r.start,
                         ty: r.ty,
+                        ts,
                     })
                 });
                 type_adds.push((r.ty, *id));
@@ -504,48 +706,99 @@ impl Core {
         for (id, _) in rels {
             bump(&self.next_rel, *id);
         }
+        cs.delta_versions += (nodes.len() + rels.len()) as u64;
         cs.gc_queue.push_back(Dirty {
             ts,
+            gate: 0,
             nodes: nodes.iter().map(|(id, _)| *id).collect(),
             rels: rels.iter().map(|(id, _)| *id).collect(),
         });
     }
 
-    /// Prunes versions no live snapshot can see, and the secondary entries only they justified.
-    /// Caller holds the commit mutex.
+    /// Prunes versions no live snapshot can see, folds versions every live base already holds,
+    /// and drops the secondary entries only they justified. Caller holds the commit mutex.
     pub fn gc(&self, cs: &mut CommitState) {
-        let horizon = self.horizon();
+        let (horizon, base_h) = self.horizons();
+        let cur = self.base();
         let mut nodes = Vec::new();
         let mut rels = Vec::new();
-        while cs.gc_queue.front().is_some_and(|d| d.ts <= horizon) {
+        let mut folded = false;
+        while cs.gc_queue.front().is_some_and(|d| d.ts <= horizon && d.gate <= base_h) {
             if let Some(d) = cs.gc_queue.pop_front() {
+                folded |= d.gate != 0 && d.gate >= cur.ts;
                 nodes.extend(d.nodes);
                 rels.extend(d.rels);
             }
         }
-        if nodes.is_empty() && rels.is_empty() {
+        if nodes.is_empty() && rels.is_empty() && !folded {
             return;
         }
         nodes.sort_unstable();
         nodes.dedup();
         rels.sort_unstable();
         rels.dedup();
+        let all_on_cur = base_h >= cur.ts;
         for id in rels {
-            self.gc_rel(id, horizon);
+            self.gc_rel(id, horizon, base_h, all_on_cur && !cur.has_rel(id));
         }
         let pairs = self.schema.read().pairs();
+        // Index entries of versions that only the base now holds may go if every live base
+        // indexes the pair (otherwise the delta index is the only index of those rows).
+        let base_indexed: Vec<(u32, u32)> =
+            pairs.iter().copied().filter(|(l, k)| all_on_cur && cur.indexes(*l, *k)).collect();
         for id in nodes {
-            self.gc_node(id, horizon, &pairs);
+            self.gc_node(id, horizon, base_h, all_on_cur && !cur.has_node(id), &base_indexed);
         }
         self.counts.write().prune(horizon);
+        if folded && all_on_cur {
+            self.purge_secondary(&cur, &pairs);
+        }
     }
 
-    fn gc_rel(&self, id: u64, horizon: u64) {
+    /// After a fold: the delta's label, type and index sets keep only entities that still have
+    /// delta slots (the base answers for the rest).
+    fn purge_secondary(&self, cur: &Base, pairs: &[(u32, u32)]) {
+        let has_node = |id: &u64| self.nodes.read(*id, |_| ()).is_some();
+        let has_rel = |id: &u64| self.rels.read(*id, |_| ()).is_some();
+        {
+            let mut ls = self.label_sets.write();
+            for set in ls.values_mut() {
+                set.retain(has_node);
+            }
+            ls.retain(|_, s| !s.is_empty());
+        }
+        {
+            let mut ts = self.type_sets.write();
+            for set in ts.values_mut() {
+                set.retain(has_rel);
+            }
+            ts.retain(|_, s| !s.is_empty());
+        }
+        {
+            let mut schema = self.schema.write();
+            for (l, k) in pairs {
+                if !cur.indexes(*l, *k) {
+                    continue;
+                }
+                if let Some(m) = schema.maps.get_mut(&(*l, *k)) {
+                    m.retain(|_, set| {
+                        set.retain(has_node);
+                        !set.is_empty()
+                    });
+                    m.shrink_to_fit();
+                }
+            }
+        }
+        self.nodes.shrink();
+        self.rels.shrink();
+    }
+
+    fn gc_rel(&self, id: u64, horizon: u64, base_h: u64, absent: bool) {
         let removed = self
             .rels
             .write(id, |slot| {
                 let Some(s) = slot.as_mut() else { return (Vec::new(), false) };
-                let removed = prune_chain(&mut s.chain, horizon);
+                let removed = prune_chain(&mut s.chain, horizon, base_h, absent);
                 let gone = s.chain.is_empty();
                 if gone {
                     *slot = None;
@@ -558,7 +811,19 @@ impl Core {
             return;
         }
         let Some(r) = removed.iter().flatten().next() else { return };
-        // Drop the adjacency entries; a node slot left with nothing at all goes too.
+        let mut ts = self.type_sets.write();
+        if let Some(set) = ts.get_mut(&r.ty) {
+            set.remove(&id);
+        }
+        drop(ts);
+        if !absent {
+            // Folded into every live base: its delta adjacency entries are at most `base_h`
+            // old and `gc_node` drops them in one pass per node (detaching them one by one
+            // here would be quadratic in the degree).
+            return;
+        }
+        // Deleted and in no live base: drop its delta adjacency entries; a node slot left with
+        // nothing at all goes too.
         let detach = |slot: &mut Option<NodeSlot>, out: bool| {
             if let Some(s) = slot.as_mut() {
                 if out {
@@ -573,20 +838,31 @@ impl Core {
         };
         self.nodes.write(r.start, |s| detach(s, true));
         self.nodes.write(r.end, |s| detach(s, false));
-        let mut ts = self.type_sets.write();
-        if let Some(set) = ts.get_mut(&r.ty) {
-            set.remove(&id);
-        }
     }
 
-    fn gc_node(&self, id: u64, horizon: u64, pairs: &[(u32, u32)]) {
+    fn gc_node(
+        &self,
+        id: u64,
+        horizon: u64,
+        base_h: u64,
+        absent: bool,
+        base_indexed: &[(u32, u32)],
+    ) {
         let Some((removed, remaining)) = self.nodes.write(id, |slot| {
             let Some(s) = slot.as_mut() else { return (Vec::new(), Vec::new()) };
-            let removed = prune_chain(&mut s.chain, horizon);
+            let removed = prune_chain(&mut s.chain, horizon, base_h, absent);
             let remaining: Vec<Arc<NodeData>> =
                 s.chain.iter().filter_map(|(_, d)| d.clone()).collect();
+            // Relationships created at or before the base horizon are in every live base CSR.
+            s.out.retain(|a| a.ts > base_h);
+            s.inc.retain(|a| a.ts > base_h);
             if s.chain.is_empty() && s.out.is_empty() && s.inc.is_empty() {
                 *slot = None;
+            } else if s.out.capacity() > 2 * s.out.len() + 4
+                || s.inc.capacity() > 2 * s.inc.len() + 4
+            {
+                s.out.shrink_to_fit();
+                s.inc.shrink_to_fit();
             }
             (removed, remaining)
         }) else {
@@ -596,6 +872,8 @@ impl Core {
         if removed.is_empty() {
             return;
         }
+        // Label sets: base rows are found through the base's label bitsets, so an entry only
+        // a dropped version needed can always go.
         let keep_labels: HashSet<u32> =
             remaining.iter().flat_map(|d| d.labels.iter().copied()).collect();
         let drop_labels: HashSet<u32> = removed
@@ -611,8 +889,14 @@ impl Core {
                 }
             }
         }
+        // Index entries: if nothing remains in the delta, readers fall back to a base, which
+        // may only be relied on when every live base indexes the pair.
+        let pairs: Vec<(u32, u32)> = self.schema.read().pairs();
         let mut stale: Vec<(u32, u32, IndexKey)> = Vec::new();
-        for (l, k) in pairs {
+        for (l, k) in &pairs {
+            if remaining.is_empty() && !absent && !base_indexed.contains(&(*l, *k)) {
+                continue;
+            }
             for d in &removed {
                 if let Some(key) = d.key_for(*l, *k) {
                     if !remaining.iter().any(|r| r.key_for(*l, *k).as_ref() == Some(&key)) {
@@ -630,15 +914,25 @@ impl Core {
     }
 }
 
-/// Drops versions older than the one visible at `horizon` (and that one too if it is a
-/// deletion), returning the dropped data.
-fn prune_chain<T>(chain: &mut Chain<T>, horizon: u64) -> Vec<Option<Arc<T>>> {
+/// Drops the versions no live reader needs and returns their data:
+/// * versions at or below `base_h`: every live base already holds them (a reader that finds no
+///   delta version at its snapshot reads its base, which then has the same state);
+/// * versions older than the one visible at `horizon`;
+/// * that one too if it is a deletion of an entity no live base has (`absent`).
+fn prune_chain<T>(
+    chain: &mut Chain<T>,
+    horizon: u64,
+    base_h: u64,
+    absent: bool,
+) -> Vec<Option<Arc<T>>> {
+    let covered = chain.partition_point(|(t, _)| *t <= base_h);
+    let mut removed: Vec<Option<Arc<T>>> = chain.drain(..covered).map(|(_, d)| d).collect();
     let p = chain.partition_point(|(t, _)| *t <= horizon);
-    if p == 0 {
-        return Vec::new();
+    if p > 0 {
+        let cut = if chain[p - 1].1.is_none() && absent { p } else { p - 1 };
+        removed.extend(chain.drain(..cut).map(|(_, d)| d));
     }
-    let cut = if chain[p - 1].1.is_none() { p } else { p - 1 };
-    chain.drain(..cut).map(|(_, d)| d).collect()
+    removed
 }
 
 #[cfg(test)]
@@ -653,10 +947,20 @@ mod tests {
         assert_eq!(visible_at(&c, 2).map(|x| x.labels[0]), Some(1));
         assert_eq!(visible_at(&c, 4).map(|x| x.labels[0]), Some(3));
         assert!(visible_at(&c, 9).is_none());
-        assert_eq!(prune_chain(&mut c, 3).len(), 1);
+        assert_eq!(prune_chain(&mut c, 3, 0, true).len(), 1);
         assert_eq!(c.len(), 2);
-        assert_eq!(prune_chain(&mut c, 5).len(), 2);
+        // A deletion of something a live base still has must stay (it hides the base row)...
+        assert_eq!(prune_chain(&mut c, 5, 0, false).len(), 1);
+        assert_eq!(c.len(), 1);
+        // ...until every live base is newer than it.
+        assert_eq!(prune_chain(&mut c, 5, 5, false).len(), 1);
         assert!(c.is_empty());
+        let mut c: Chain<NodeData> = vec![(1, d(1)), (3, d(3)), (5, d(5))];
+        assert_eq!(chain_at(&c, 0).map(|x| x.is_some()), None);
+        assert_eq!(chain_at(&c, 4).flatten().map(|x| x.labels[0]), Some(3));
+        // Versions every live base holds go even if a snapshot could see them: it reads the base.
+        assert_eq!(prune_chain(&mut c, 2, 3, false).len(), 2);
+        assert_eq!(c.len(), 1);
     }
 
     #[test]

@@ -86,6 +86,12 @@ impl IdSet {
             }
         }
     }
+    pub fn retain(&mut self, f: impl Fn(&u64) -> bool) {
+        match self {
+            IdSet::Small(v) => v.retain(|x| f(x)),
+            IdSet::Large(s) => s.retain(|x| f(x)),
+        }
+    }
     pub fn is_empty(&self) -> bool {
         match self {
             IdSet::Small(v) => v.is_empty(),

@@ -20,10 +20,26 @@ use crate::schema::{default_name, IdSet, IndexDef, IndexInfo};
 use crate::tx::Transaction;
 use crate::value::{fmt_value, IndexKey};
 use crate::wal::{self, io_err, WalMsg, WalShared};
-use crate::{StoreConfig, TokenId, TokenKind};
+use crate::{BaseStats, StoreConfig, TokenId, TokenKind};
+
+/// What [`Store::memory_stats`] reports.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryStats {
+    /// Commit ts the compact base reflects.
+    pub base_ts: u64,
+    /// Entity counts and byte sizes of the base's columns.
+    pub base: BaseStats,
+    /// Nodes / relationships with delta slots (written since the base was built).
+    pub delta_nodes: u64,
+    pub delta_rels: u64,
+}
 
 /// How often the background thread collects garbage and checks checkpoint triggers.
 const MAINTENANCE_EVERY: Duration = Duration::from_millis(50);
+/// The delta is folded into a new base (by a checkpoint, or a compaction for an in-memory
+/// store) once it holds this many versions and more than a quarter of the base's size: the
+/// delta costs ~100-200 bytes per entity, the base ~10-20.
+const COMPACT_MIN_DELTA: u64 = 200_000;
 
 /// File-backed configuration and state.
 pub(crate) struct Persist {
@@ -292,6 +308,27 @@ impl Store {
         checkpoint::checkpoint(&self.h.core).map(|_| ())
     }
 
+    /// Rebuilds the compact base from the current state and folds the delta (versions written
+    /// since the last rebuild) into it, without blocking readers or writers for the build. A
+    /// file-backed store does this at every checkpoint; the background thread also does it when
+    /// the delta grows large. Returns whether a new base was built.
+    pub fn compact(&self) -> Result<bool> {
+        checkpoint::compact(&self.h.core)
+    }
+
+    /// Sizes of the compact base (built at the last checkpoint, compaction or recovery) and the
+    /// number of delta entries on top of it.
+    pub fn memory_stats(&self) -> MemoryStats {
+        let core = &self.h.core;
+        let base = core.base();
+        MemoryStats {
+            base_ts: base.ts,
+            base: base.stats().clone(),
+            delta_nodes: core.nodes.len() as u64,
+            delta_rels: core.rels.len() as u64,
+        }
+    }
+
     /// Prunes versions no live transaction can see (also done in the background).
     pub fn gc(&self) {
         let mut cs = self.h.core.commit.lock();
@@ -390,12 +427,23 @@ fn spawn_background(core: Arc<Core>) -> Option<(Sender<()>, JoinHandle<()>)> {
                 Err(RecvTimeoutError::Timeout) => {}
                 _ => return,
             }
-            {
+            let delta_big = {
                 let mut cs = core.commit.lock();
                 core.gc(&mut cs);
-            }
-            let Some(p) = &core.persist else { continue };
-            let due = p.last_checkpoint_at.lock().elapsed() >= p.config.checkpoint_interval
+                let base = core.base.read();
+                let s = base.stats();
+                cs.delta_versions > COMPACT_MIN_DELTA.max((s.nodes + s.relationships) / 4)
+            };
+            let Some(p) = &core.persist else {
+                if delta_big {
+                    if let Err(e) = checkpoint::compact(&core) {
+                        tracing::warn!("background compaction failed: {e}");
+                    }
+                }
+                continue;
+            };
+            let due = delta_big
+                || p.last_checkpoint_at.lock().elapsed() >= p.config.checkpoint_interval
                 || p.wal.bytes_since_checkpoint.load(Ordering::Relaxed)
                     >= p.config.checkpoint_wal_bytes;
             if due && core.clock.check().is_ok() {
@@ -484,6 +532,17 @@ impl Core {
         let exists = self.schema.read().maps.contains_key(&pair);
         let mut map: HashMap<IndexKey, IdSet> = HashMap::new();
         if !exists {
+            // Base rows (kept in the delta index until the next base indexes the pair: a
+            // transaction may still read an older base without that index)...
+            let base = self.base();
+            let mut cur = 0;
+            while let Some(id) = base.next_with_label(def.label, cur) {
+                if let Some(k) = base.node(id).and_then(|n| n.key_for(def.label, def.key)) {
+                    map.entry(k).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
+                }
+                cur = id + 1;
+            }
+            // ...and every retained delta version.
             let ids: Vec<u64> = self
                 .label_sets
                 .read()
@@ -511,12 +570,20 @@ impl Core {
 
     /// Fails if two nodes with `label` share a value of `key` in the newest committed state.
     fn check_unique_data(&self, label: u32, key: u32, name: &str) -> Result<()> {
-        let ids: Vec<u64> = self
+        let mut ids: Vec<u64> = self
             .label_sets
             .read()
             .get(&label)
             .map(|s| s.iter().copied().collect())
             .unwrap_or_default();
+        let base = self.base();
+        let mut cur = 0;
+        while let Some(id) = base.next_with_label(label, cur) {
+            ids.push(id);
+            cur = id + 1;
+        }
+        ids.sort_unstable();
+        ids.dedup();
         let mut seen: HashMap<IndexKey, u64> = HashMap::new();
         for id in ids {
             let Some(d) = self.node_newest(id).1 else { continue };

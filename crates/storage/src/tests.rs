@@ -780,18 +780,17 @@ fn concurrent_transfers_keep_snapshots_consistent() {
     assert_eq!(total(&s.begin(true)), 800);
 }
 
-/// Rough throughput check (run with `--ignored --nocapture`); guards against accidental
-/// quadratic behaviour rather than measuring speed precisely.
+/// One large transaction (MERGE-like seeks, creates, commit, checkpoint, reopen) stays correct;
+/// `--nocapture` prints rough timings (speed itself is measured by benchmarks, not tests).
 #[test]
-#[ignore]
-fn bulk_throughput() {
+fn bulk_transaction_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let s = Store::open(dir.path(), cfg()).unwrap();
     let u = label(&s, "User");
     let id = key(&s, "id");
     let t = rtype(&s, "KNOWS");
     s.create_unique_constraint(u, id, None).unwrap();
-    let n = 100_000i64;
+    let n = 20_000i64;
     let start = std::time::Instant::now();
     let mut w = s.begin(false);
     for i in 0..n {

@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 
+use crate::base::{Base, NodeRef, RelRef};
 use crate::codec::{Enc, MAX_ID};
-use crate::mvcc::{prop_of, set_prop, visible_at, Core, CountDelta, NodeData, RelData};
+use crate::mvcc::{set_prop, Core, CountDelta, NodeData, RelData};
 use crate::value::{check_storable, fmt_value, index_key, IndexKey};
 use crate::wal::WalMsg;
 use crate::{Dir, Edge, TokenId, TokenKind};
@@ -58,6 +59,8 @@ pub struct Savepoint {
 /// it back.
 pub struct Transaction {
     core: Arc<Core>,
+    /// The compact base this transaction reads under the delta (`base.ts <= start_ts`).
+    base: Arc<Base>,
     start_ts: u64,
     read_only: bool,
     /// Schema version when the transaction started: indexes created later did not track this
@@ -115,10 +118,11 @@ fn normalize_props(props: Vec<(u32, Value)>) -> Result<Vec<(u32, Value)>> {
 
 impl Transaction {
     pub(crate) fn new(core: Arc<Core>, read_only: bool) -> Transaction {
-        let start_ts = core.register();
+        let (start_ts, base) = core.register();
         let schema_version = core.schema.read().version;
         Transaction {
             core,
+            base,
             start_ts,
             read_only,
             schema_version,
@@ -173,30 +177,32 @@ impl Transaction {
 
     // ---------------------------------------------------------------- reads
 
-    fn with_node<R>(&self, id: u64, f: impl FnOnce(&NodeData) -> R) -> Option<R> {
+    /// Runs `f` on the node as this transaction sees it: own write, else the delta version
+    /// at the snapshot, else the base row.
+    pub(crate) fn with_node<R>(&self, id: u64, f: impl FnOnce(NodeRef<'_>) -> R) -> Option<R> {
         match self.nodes.get(&id) {
-            Some(w) => w.data.as_deref().map(f),
-            None => {
-                self.core.nodes.read(id, |s| visible_at(&s.chain, self.start_ts).map(|d| f(d)))?
-            }
+            Some(w) => w.data.as_deref().map(|d| f(NodeRef::Data(d))),
+            None => match self.core.node_delta(&self.base, id, self.start_ts) {
+                Some(Some(d)) => Some(f(NodeRef::Data(&d))),
+                Some(None) => None,
+                None => self.base.node(id).map(f),
+            },
         }
     }
 
-    fn rel(&self, id: u64) -> Option<Arc<RelData>> {
+    pub(crate) fn with_rel<R>(&self, id: u64, f: impl FnOnce(RelRef<'_>) -> R) -> Option<R> {
         match self.rels.get(&id) {
-            Some(w) => w.data.clone(),
-            None => self.core.rel_at(id, self.start_ts),
+            Some(w) => w.data.as_deref().map(|d| f(RelRef::Data(d))),
+            None => match self.core.rel_delta(&self.base, id, self.start_ts) {
+                Some(Some(d)) => Some(f(RelRef::Data(&d))),
+                Some(None) => None,
+                None => self.base.rel(id).map(f),
+            },
         }
     }
 
     fn rel_visible(&self, id: u64) -> bool {
-        match self.rels.get(&id) {
-            Some(w) => w.data.is_some(),
-            None => {
-                self.core.rels.read(id, |s| visible_at(&s.chain, self.start_ts).is_some())
-                    == Some(true)
-            }
-        }
+        self.with_rel(id, |_| ()).is_some()
     }
 
     /// The first visible node with id `>= from` (and the label, if given), in id order.
@@ -219,10 +225,8 @@ impl Transaction {
                     sets.get(&l).and_then(|s| s.range(cur..).next().copied())
                 };
                 let own = self.tx_labels.get(&l).and_then(|s| s.range(cur..).next().copied());
-                let cand = match (committed, own) {
-                    (Some(a), Some(b)) => a.min(b),
-                    (a, b) => a.or(b)?,
-                };
+                let based = self.base.next_with_label(l, cur);
+                let cand = [committed, own, based].into_iter().flatten().min()?;
                 if self.node_has_label(NodeId(cand), l) {
                     return Some(NodeId(cand));
                 }
@@ -236,7 +240,7 @@ impl Transaction {
     }
 
     pub fn node_labels(&self, id: NodeId) -> Vec<TokenId> {
-        self.with_node(id.0, |d| d.labels.clone()).unwrap_or_default()
+        self.with_node(id.0, |d| d.labels().to_vec()).unwrap_or_default()
     }
 
     pub fn node_has_label(&self, id: NodeId, label: TokenId) -> bool {
@@ -245,12 +249,12 @@ impl Transaction {
 
     /// `None` if the node has no such property (or does not exist).
     pub fn node_property(&self, id: NodeId, key: TokenId) -> Option<Value> {
-        self.with_node(id.0, |d| d.prop(key).cloned()).flatten()
+        self.with_node(id.0, |d| d.prop(key)).flatten()
     }
 
     /// Properties in key order.
     pub fn node_properties(&self, id: NodeId) -> Vec<(TokenId, Value)> {
-        self.with_node(id.0, |d| d.props.clone()).unwrap_or_default()
+        self.with_node(id.0, |d| d.props()).unwrap_or_default()
     }
 
     fn for_each_edge(&self, node: u64, dir: Dir, types: &[TokenId], mut f: impl FnMut(Edge)) {
@@ -266,19 +270,30 @@ impl Transaction {
         // A self-loop is in both lists; with `Both` it is reported once, as outgoing.
         let skip_in = |other: u64| dir == Dir::Both && other == node;
         let mut cands: Vec<(u64, u64, bool)> = Vec::new();
-        self.core.nodes.read(node, |s| {
-            if want_out {
-                cands.extend(s.out.iter().filter(|a| want(a.ty)).map(|a| (a.rel, a.other, true)));
-            }
-            if want_in {
-                cands.extend(
-                    s.inc
-                        .iter()
-                        .filter(|a| want(a.ty) && !skip_in(a.other))
-                        .map(|a| (a.rel, a.other, false)),
-                );
+        self.base.edges(node, want_out, want_in, |rel, other, ty, out| {
+            if want(ty) && (out || !skip_in(other)) {
+                cands.push((rel, other, out));
             }
         });
+        if self.base.node_dirty(node) {
+            // Relationships created after this transaction's base (older ones are in its CSR).
+            let (b, s) = (self.base.ts, self.start_ts);
+            let fresh = |a: &&crate::mvcc::Adj| a.ts > b && a.ts <= s && want(a.ty);
+            self.core.nodes.read(node, |slot| {
+                if want_out {
+                    cands.extend(slot.out.iter().filter(fresh).map(|a| (a.rel, a.other, true)));
+                }
+                if want_in {
+                    cands.extend(
+                        slot.inc
+                            .iter()
+                            .filter(fresh)
+                            .filter(|a| !skip_in(a.other))
+                            .map(|a| (a.rel, a.other, false)),
+                    );
+                }
+            });
+        }
         if let Some(own) = self.adj.get(&node) {
             for a in own {
                 let dir_ok = if a.out { want_out } else { want_in && !skip_in(a.other) };
@@ -319,6 +334,7 @@ impl Transaction {
         let Some(k) = index_key(value) else { return Some(Vec::new()) };
         let mut cands = schema.lookup(label, key, &k);
         drop(schema);
+        self.base.index_lookup(label, key, &k, &mut cands);
         if since > self.schema_version {
             cands.extend(self.nodes.keys().copied());
         } else if let Some(own) = self.tx_index.get(&(label, key, k.clone())) {
@@ -348,15 +364,15 @@ impl Transaction {
 
     /// `(start, end, type)` of a visible relationship.
     pub fn rel_info(&self, id: RelId) -> Option<(NodeId, NodeId, TokenId)> {
-        self.rel(id.0).map(|r| (NodeId(r.start), NodeId(r.end), r.ty))
+        self.with_rel(id.0, |r| (NodeId(r.start()), NodeId(r.end()), r.ty()))
     }
 
     pub fn rel_property(&self, id: RelId, key: TokenId) -> Option<Value> {
-        self.rel(id.0).and_then(|r| prop_of(&r.props, key).cloned())
+        self.with_rel(id.0, |r| r.prop(key)).flatten()
     }
 
     pub fn rel_properties(&self, id: RelId) -> Vec<(TokenId, Value)> {
-        self.rel(id.0).map(|r| r.props.clone()).unwrap_or_default()
+        self.with_rel(id.0, |r| r.props()).unwrap_or_default()
     }
 
     /// The first visible relationship with id `>= from` (and one of the types, if non-empty).
@@ -387,8 +403,11 @@ impl Transaction {
                     best = Some(best.map_or(*c, |b| b.min(*c)));
                 }
             }
+            if let Some(c) = self.base.next_rel_of_types(types, cur) {
+                best = Some(best.map_or(c, |b| b.min(c)));
+            }
             let cand = best?;
-            if self.rel(cand).is_some_and(|r| types.contains(&r.ty)) {
+            if self.with_rel(cand, |r| types.contains(&r.ty())) == Some(true) {
                 return Some(RelId(cand));
             }
             cur = cand + 1;
@@ -422,22 +441,22 @@ impl Transaction {
         if let Some(w) = self.nodes.get(&id) {
             return w.data.clone().ok_or_else(|| node_not_found(id));
         }
-        let data = self.core.node_at(id, self.start_ts).ok_or_else(|| node_not_found(id))?;
-        if self.core.node_newest(id).0 > self.start_ts {
+        let data = self.with_node(id, |n| n.to_data()).ok_or_else(|| node_not_found(id))?;
+        if self.core.node_newest_ts(id) > self.start_ts {
             return Err(outdated("Node", id));
         }
-        Ok(data)
+        Ok(Arc::new(data))
     }
 
     fn rel_for_write(&self, id: u64) -> Result<Arc<RelData>> {
         if let Some(w) = self.rels.get(&id) {
             return w.data.clone().ok_or_else(|| rel_not_found(id));
         }
-        let data = self.core.rel_at(id, self.start_ts).ok_or_else(|| rel_not_found(id))?;
-        if self.core.rel_newest(id).0 > self.start_ts {
+        let data = self.with_rel(id, |r| r.to_data()).ok_or_else(|| rel_not_found(id))?;
+        if self.core.rel_newest_ts(id) > self.start_ts {
             return Err(outdated("Relationship", id));
         }
-        Ok(data)
+        Ok(Arc::new(data))
     }
 
     fn put_node(&mut self, id: u64, data: Option<Arc<NodeData>>, created: bool) {
@@ -561,8 +580,7 @@ impl Transaction {
         if let Some(v) = &value {
             check_storable(v)?;
         }
-        let has =
-            self.with_node(id.0, |d| d.prop(key).is_some()).ok_or_else(|| node_not_found(id.0))?;
+        let has = self.with_node(id.0, |d| d.has_prop(key)).ok_or_else(|| node_not_found(id.0))?;
         if value.is_none() && !has {
             return Ok(());
         }
@@ -581,8 +599,9 @@ impl Transaction {
         if let Some(v) = &value {
             check_storable(v)?;
         }
-        let cur_view = self.rel(id.0).ok_or_else(|| rel_not_found(id.0))?;
-        if value.is_none() && prop_of(&cur_view.props, key).is_none() {
+        let has =
+            self.with_rel(id.0, |r| r.prop(key).is_some()).ok_or_else(|| rel_not_found(id.0))?;
+        if value.is_none() && !has {
             return Ok(());
         }
         let cur = self.rel_for_write(id.0)?;
@@ -787,19 +806,20 @@ impl Transaction {
             if w.created {
                 continue;
             }
-            if core.node_newest(*id).0 > self.start_ts {
+            if core.node_newest_ts(*id) > self.start_ts {
                 return Err(outdated("Node", *id));
             }
             if w.data.is_none() {
-                let rels: Vec<u64> = core
+                let mut rels: Vec<u64> = core
                     .nodes
                     .read(*id, |s| s.out.iter().chain(s.inc.iter()).map(|a| a.rel).collect())
                     .unwrap_or_default();
+                core.base().edges(*id, true, true, |r, _, _, _| rels.push(r));
                 for r in rels {
                     if self.rels.get(&r).is_some_and(|w| w.data.is_none()) {
                         continue;
                     }
-                    if core.rel_newest(r).1.is_some() {
+                    if core.rel_newest_exists(r) {
                         return Err(outdated("Node", *id));
                     }
                 }
@@ -811,7 +831,7 @@ impl Transaction {
                     for n in [r.start, r.end] {
                         let alive = match self.nodes.get(&n) {
                             Some(nw) => nw.data.is_some(),
-                            None => core.node_newest(n).1.is_some(),
+                            None => core.node_newest_exists(n),
                         };
                         if !alive {
                             return Err(outdated("Node", n));
@@ -820,7 +840,7 @@ impl Transaction {
                 }
                 continue;
             }
-            if core.rel_newest(*id).0 > self.start_ts {
+            if core.rel_newest_ts(*id) > self.start_ts {
                 return Err(outdated("Relationship", *id));
             }
         }
@@ -846,7 +866,8 @@ impl Transaction {
                 if let Some(other) = seen.insert((*l, *k, key.clone()), *id) {
                     return Err(self.core.unique_violation(other, *l, *k, &v));
                 }
-                let cands = self.core.schema.read().lookup(*l, *k, &key);
+                let mut cands = self.core.schema.read().lookup(*l, *k, &key);
+                self.core.base().index_lookup(*l, *k, &key, &mut cands);
                 for c in cands {
                     if c == *id || self.nodes.contains_key(&c) {
                         continue;
@@ -875,7 +896,7 @@ impl std::fmt::Debug for Transaction {
 
 impl Drop for Transaction {
     fn drop(&mut self) {
-        self.core.unregister(self.start_ts);
+        self.core.unregister(self.start_ts, self.base.ts);
     }
 }
 

@@ -500,13 +500,10 @@ pub fn random_uuid(_args: &[Value]) -> Result<Value> {
     )))
 }
 
-/// Milliseconds since the Unix epoch.
+/// Milliseconds since the Unix epoch, on the statement clock (see
+/// `arbor_model::temporal_build::set_statement_time`).
 pub fn timestamp(_args: &[Value]) -> Result<Value> {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0);
-    Ok(Value::Int(ms))
+    Ok(Value::Int(arbor_model::temporal_build::now_utc().and_utc().timestamp_millis()))
 }
 
 // ---------------------------------------------------------------------------------------------

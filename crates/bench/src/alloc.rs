@@ -1,0 +1,121 @@
+//! A counting global allocator: wraps the system allocator and counts bytes and calls per
+//! thread (thread-local `Cell`s, so the hot path adds two non-atomic increments) and in total
+//! (one relaxed atomic add). A binary opts in with
+//! `#[global_allocator] static A: arbor_bench::CountingAlloc = arbor_bench::CountingAlloc;`.
+//!
+//! A `realloc` counts its full new size, the way a garbage-collected runtime allocates a new
+//! array when a list grows: "bytes allocated" is comparable to the JVM's garbage per request.
+
+// A global allocator cannot be written without `unsafe`: the trait's methods are unsafe and
+// hand raw pointers through. Everything here only forwards to `System` and counts.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+thread_local! {
+    static THREAD_BYTES: Cell<u64> = const { Cell::new(0) };
+    static THREAD_CALLS: Cell<u64> = const { Cell::new(0) };
+}
+
+static TOTAL_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// The counting allocator (see the module documentation).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CountingAlloc;
+
+#[inline]
+fn record(bytes: usize) {
+    // `try_with`: a thread's locals may already be gone while it frees its last memory.
+    let _ = THREAD_BYTES.try_with(|c| c.set(c.get().wrapping_add(bytes as u64)));
+    let _ = THREAD_CALLS.try_with(|c| c.set(c.get().wrapping_add(1)));
+    TOTAL_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged, so the
+// `GlobalAlloc` contract is exactly `System`'s; counting touches no allocated memory.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        record(layout.size());
+        // SAFETY: forwarded unchanged (see above).
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        record(layout.size());
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        record(new_size);
+        // SAFETY: forwarded unchanged.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// Allocation counters at one moment; subtract two to get what happened in between.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AllocCount {
+    pub bytes: u64,
+    pub calls: u64,
+}
+
+impl AllocCount {
+    pub fn since(self, earlier: AllocCount) -> AllocCount {
+        AllocCount {
+            bytes: self.bytes.wrapping_sub(earlier.bytes),
+            calls: self.calls.wrapping_sub(earlier.calls),
+        }
+    }
+}
+
+/// What the current thread has allocated so far (zero unless [`CountingAlloc`] is installed).
+pub fn thread_allocated() -> AllocCount {
+    AllocCount {
+        bytes: THREAD_BYTES.try_with(Cell::get).unwrap_or(0),
+        calls: THREAD_CALLS.try_with(Cell::get).unwrap_or(0),
+    }
+}
+
+/// Bytes allocated by all threads so far.
+pub fn total_allocated_bytes() -> u64 {
+    TOTAL_BYTES.load(Ordering::Relaxed)
+}
+
+/// Whether [`CountingAlloc`] is the process's global allocator (an allocation moves the counter).
+pub fn is_installed() -> bool {
+    let before = thread_allocated();
+    let probe = std::hint::black_box(vec![0u8; 64]);
+    drop(probe);
+    thread_allocated().bytes > before.bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[global_allocator]
+    static GLOBAL: CountingAlloc = CountingAlloc;
+
+    #[test]
+    fn counts_this_threads_allocations() {
+        assert!(is_installed());
+        let before = thread_allocated();
+        let v: Vec<u64> = std::hint::black_box(Vec::with_capacity(1000));
+        let after = thread_allocated().since(before);
+        assert!(after.bytes >= 8000, "{after:?}");
+        assert!(after.calls >= 1);
+        drop(v);
+        // Another thread's allocations are not this thread's.
+        let before = thread_allocated();
+        std::thread::spawn(|| std::hint::black_box(vec![0u8; 1 << 20])).join().ok();
+        assert!(thread_allocated().since(before).bytes < 1 << 20);
+    }
+}

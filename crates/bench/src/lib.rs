@@ -1,0 +1,13 @@
+//! Arbor's benchmarks as a library, driven by `arbor bench ...`: the traversal benchmark's tree
+//! builder ([`tree`]), a bit-exact `java.util.Random` ([`java_random`]) for its flags, the
+//! runner and reports ([`traversal`]), a counting global allocator ([`alloc`]) and the small
+//! statistics and JSON helpers they share.
+
+pub mod alloc;
+pub mod java_random;
+pub mod json;
+pub mod stats;
+pub mod traversal;
+pub mod tree;
+
+pub use alloc::CountingAlloc;

@@ -1,0 +1,927 @@
+//! Native graph traversals in the spirit of Neo4j's Traversal Framework: depth-first or
+//! breadth-first, an [`Expander`] choosing which relationships to follow from a path's end, an
+//! [`Evaluator`] deciding include/exclude and continue/prune per path, a [`Uniqueness`] rule,
+//! an optional maximum depth, and lazy iteration of paths or end nodes.
+//!
+//! Traversals run directly on a read snapshot (a storage transaction), without the Cypher
+//! executor. Tokens are resolved once up front (see [`crate::Tx::label`] and friends), so a step
+//! costs only the storage reads the expander and evaluator ask for.
+//!
+//! **Allocation:** a traversal allocates nothing per step beyond what it must remember:
+//! * depth-first keeps one stack of frames and one stack of pending relationships (both bounded
+//!   by depth × fanout);
+//! * breadth-first keeps every branch that is still to be expanded or is an ancestor of one, in
+//!   an arena (24 bytes per branch) that doubles as the queue;
+//! * node-global / relationship-global uniqueness use a bitset over the dense ids (one bit per id);
+//!   path uniqueness checks the current path and needs no memory.
+//!
+//! All of that lives in a [`Workspace`]. [`TraversalDescription::traverse`] creates a fresh
+//! one; [`TraversalDescription::traverse_in`] reuses a caller's workspace so that repeated
+//! traversals reach a steady state with no allocation at all.
+//!
+//! # Example: the traversal benchmark's traversal
+//!
+//! ```
+//! use arbor_engine::traversal::{Evaluation, Path, TraversalDescription, Uniqueness};
+//! use arbor_engine::{Database, Direction, Edge, Value};
+//!
+//! let db = Database::in_memory();
+//! // (:Root:A)-[:HAS_B]->(:B {value: true})-[:HAS_A]->(:A)-[:HAS_B]->(:B {value: false})
+//! db.write(|tx| {
+//!     let root = tx.create_node(&["Root", "A"], [("value", Value::Bool(false))])?;
+//!     let b1 = tx.create_node(&["B"], [("value", Value::Bool(true))])?;
+//!     let a1 = tx.create_node(&["A"], [("value", Value::Bool(true))])?;
+//!     let b2 = tx.create_node(&["B"], [("value", Value::Bool(false))])?;
+//!     tx.create_relationship(root, b1, "HAS_B", [])?;
+//!     tx.create_relationship(b1, a1, "HAS_A", [])?;
+//!     tx.create_relationship(a1, b2, "HAS_B", [])?;
+//!     Ok(())
+//! })?;
+//!
+//! let tx = db.begin_read()?;
+//! // Resolve tokens once; a missing token means no node can match.
+//! let (a, b) = (tx.label("A").unwrap(), tx.label("B").unwrap());
+//! let (has_a, has_b) = (tx.rel_type("HAS_A").unwrap(), tx.rel_type("HAS_B").unwrap());
+//! let value = tx.property_key("value").unwrap();
+//! let root = tx.find_nodes(tx.label("Root").unwrap()).next().unwrap();
+//!
+//! let td = TraversalDescription::new()
+//!     .depth_first()
+//!     .uniqueness(Uniqueness::None)
+//!     // Follow HAS_B out of :A nodes and HAS_A out of :B nodes.
+//!     .expand_with(move |path: &Path<'_>, out: &mut Vec<Edge>| {
+//!         let end = path.end_node();
+//!         if end.has_label(a) {
+//!             end.relationships(Direction::Outgoing, &[has_b], out);
+//!         } else if end.has_label(b) {
+//!             end.relationships(Direction::Outgoing, &[has_a], out);
+//!         }
+//!     })
+//!     // Include paths ending on a :B whose `value` is true; always continue.
+//!     .evaluate_with(move |path: &Path<'_>| {
+//!         let end = path.end_node();
+//!         Evaluation::of_includes(
+//!             end.has_label(b) && matches!(end.property(value), Some(Value::Bool(true))),
+//!         )
+//!     });
+//! assert_eq!(td.traverse(&tx, root).count(), 1);
+//! // The same description, breadth-first, reusing a workspace across runs:
+//! let bfs = td.clone().breadth_first();
+//! let mut ws = arbor_engine::traversal::Workspace::default();
+//! for _ in 0..3 {
+//!     assert_eq!(bfs.traverse_in(&tx, root, &mut ws).count(), 1);
+//! }
+//! # Ok::<(), arbor_engine::Error>(())
+//! ```
+
+use std::borrow::BorrowMut;
+
+use arbor_model::{NodeId, RelId, Value};
+use arbor_storage::{Dir, Edge, TokenId, Transaction};
+
+use crate::embedded::{Label, PropertyKey, RelType, Tx};
+
+/// In which order branches are visited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Order {
+    /// Pre-order depth-first: a path's children are visited (in expander order) before its
+    /// siblings.
+    #[default]
+    DepthFirst,
+    /// Level by level: all paths of length `n` before any of length `n + 1`.
+    BreadthFirst,
+}
+
+/// Which paths the traversal may produce, as in Neo4j's `Uniqueness`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Uniqueness {
+    /// Every path is followed; on a graph with cycles, use a maximum depth.
+    None,
+    /// A node is visited at most once in the whole traversal (the default, as in Neo4j).
+    #[default]
+    NodeGlobal,
+    /// A relationship is followed at most once in the whole traversal.
+    RelationshipGlobal,
+    /// A node appears at most once in each path.
+    NodePath,
+    /// A relationship appears at most once in each path.
+    RelationshipPath,
+}
+
+/// What the evaluator says about a path: whether to return it and whether to look beyond it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evaluation {
+    IncludeAndContinue,
+    IncludeAndPrune,
+    ExcludeAndContinue,
+    ExcludeAndPrune,
+}
+
+impl Evaluation {
+    /// Include or exclude; always continue.
+    pub fn of_includes(include: bool) -> Evaluation {
+        if include {
+            Evaluation::IncludeAndContinue
+        } else {
+            Evaluation::ExcludeAndContinue
+        }
+    }
+
+    /// Continue or prune; always include.
+    pub fn of_continues(cont: bool) -> Evaluation {
+        if cont {
+            Evaluation::IncludeAndContinue
+        } else {
+            Evaluation::IncludeAndPrune
+        }
+    }
+
+    pub fn of(include: bool, cont: bool) -> Evaluation {
+        match (include, cont) {
+            (true, true) => Evaluation::IncludeAndContinue,
+            (true, false) => Evaluation::IncludeAndPrune,
+            (false, true) => Evaluation::ExcludeAndContinue,
+            (false, false) => Evaluation::ExcludeAndPrune,
+        }
+    }
+
+    pub fn includes(self) -> bool {
+        matches!(self, Evaluation::IncludeAndContinue | Evaluation::IncludeAndPrune)
+    }
+
+    pub fn continues(self) -> bool {
+        matches!(self, Evaluation::IncludeAndContinue | Evaluation::ExcludeAndContinue)
+    }
+}
+
+/// Decides which relationships to follow from the end of a path, by appending them to `out`.
+/// `out` is a buffer the traversal reuses, so implementations must only append.
+pub trait Expander {
+    fn expand(&self, path: &Path<'_>, out: &mut Vec<Edge>);
+}
+
+/// Decides whether a path is returned and whether the traversal goes beyond it.
+pub trait Evaluator {
+    fn evaluate(&self, path: &Path<'_>) -> Evaluation;
+}
+
+/// An expander made from a closure (see [`TraversalDescription::expand_with`]).
+#[derive(Clone)]
+pub struct FnExpander<F>(pub F);
+
+impl<F: Fn(&Path<'_>, &mut Vec<Edge>)> Expander for FnExpander<F> {
+    fn expand(&self, path: &Path<'_>, out: &mut Vec<Edge>) {
+        (self.0)(path, out)
+    }
+}
+
+/// An evaluator made from a closure (see [`TraversalDescription::evaluate_with`]).
+#[derive(Clone)]
+pub struct FnEvaluator<F>(pub F);
+
+impl<F: Fn(&Path<'_>) -> Evaluation> Evaluator for FnEvaluator<F> {
+    fn evaluate(&self, path: &Path<'_>) -> Evaluation {
+        (self.0)(path)
+    }
+}
+
+/// Includes every path and always continues (the default evaluator).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IncludeAll;
+
+impl Evaluator for IncludeAll {
+    fn evaluate(&self, _path: &Path<'_>) -> Evaluation {
+        Evaluation::IncludeAndContinue
+    }
+}
+
+/// Follows relationships by type and direction. With no rule it follows every relationship in
+/// both directions (the default expander). Rules are applied in order; overlapping rules list a
+/// relationship twice.
+#[derive(Clone, Debug, Default)]
+pub struct TypeExpander {
+    /// (direction, types); empty types = all types.
+    rules: Vec<(Dir, Vec<TokenId>)>,
+}
+
+impl TypeExpander {
+    pub fn new() -> TypeExpander {
+        TypeExpander::default()
+    }
+
+    /// Follows `rel_type` in `dir` (merged with an earlier rule of the same direction).
+    pub fn add(mut self, rel_type: RelType, dir: Direction) -> TypeExpander {
+        match self.rules.iter_mut().find(|(d, t)| *d == dir && !t.is_empty()) {
+            Some((_, types)) => {
+                if !types.contains(&rel_type.0) {
+                    types.push(rel_type.0)
+                }
+            }
+            None => self.rules.push((dir, vec![rel_type.0])),
+        }
+        self
+    }
+
+    /// Follows every relationship in `dir`.
+    pub fn all(mut self, dir: Direction) -> TypeExpander {
+        self.rules.push((dir, Vec::new()));
+        self
+    }
+}
+
+impl Expander for TypeExpander {
+    fn expand(&self, path: &Path<'_>, out: &mut Vec<Edge>) {
+        let end = path.end;
+        if self.rules.is_empty() {
+            path.tx.node_edges(end, Dir::Both, &[], out);
+            return;
+        }
+        for (dir, types) in &self.rules {
+            path.tx.node_edges(end, *dir, types, out);
+        }
+    }
+}
+
+pub use arbor_storage::Dir as Direction;
+
+/// A node seen through a transaction: cheap to copy, reads on demand.
+#[derive(Clone, Copy)]
+pub struct NodeRef<'t> {
+    tx: &'t Transaction,
+    id: NodeId,
+}
+
+impl<'t> NodeRef<'t> {
+    pub(crate) fn new(tx: &'t Transaction, id: NodeId) -> NodeRef<'t> {
+        NodeRef { tx, id }
+    }
+
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
+
+    pub fn has_label(&self, label: Label) -> bool {
+        self.tx.node_has_label(self.id, label.0)
+    }
+
+    pub fn labels(&self) -> Vec<Label> {
+        self.tx.node_labels(self.id).into_iter().map(Label).collect()
+    }
+
+    /// The property's value; `None` if the node has no such property.
+    pub fn property(&self, key: PropertyKey) -> Option<Value> {
+        self.tx.node_property(self.id, key.0)
+    }
+
+    /// Appends the node's relationships in `dir` whose type is one of `types` (all if empty).
+    pub fn relationships(&self, dir: Direction, types: &[RelType], out: &mut Vec<Edge>) {
+        with_type_ids(types, |ids| self.tx.node_edges(self.id, dir, ids, out));
+    }
+
+    /// Number of relationships `relationships` would append.
+    pub fn degree(&self, dir: Direction, types: &[RelType]) -> u64 {
+        with_type_ids(types, |ids| self.tx.degree(self.id, dir, ids))
+    }
+}
+
+impl std::fmt::Debug for NodeRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NodeRef({})", self.id.0)
+    }
+}
+
+/// Runs `f` on the raw token ids of `types` without allocating for the usual handful of types.
+fn with_type_ids<R>(types: &[RelType], f: impl FnOnce(&[TokenId]) -> R) -> R {
+    const INLINE: usize = 8;
+    if types.len() <= INLINE {
+        let mut buf = [0 as TokenId; INLINE];
+        for (slot, t) in buf.iter_mut().zip(types) {
+            *slot = t.0;
+        }
+        f(&buf[..types.len()])
+    } else {
+        let ids: Vec<TokenId> = types.iter().map(|t| t.0).collect();
+        f(&ids)
+    }
+}
+
+// ------------------------------------------------------------------------------------ paths
+
+/// One step of a depth-first path: the node reached and the relationship used to reach it.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    node: NodeId,
+    rel: RelId,
+    /// Range of this node's pending relationships in the workspace's edge stack.
+    edge_start: u32,
+    cursor: u32,
+    edge_end: u32,
+}
+
+/// One breadth-first branch: its end node, the relationship to it and its parent branch.
+#[derive(Clone, Copy, Debug)]
+struct Branch {
+    node: u64,
+    rel: u64,
+    parent: u32,
+    /// Depth in the low 31 bits; the top bit says "expand this branch when dequeued".
+    depth_flags: u32,
+}
+
+const EXPAND_FLAG: u32 = 1 << 31;
+const NO_PARENT: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
+enum PathRepr<'a> {
+    /// Depth-first: the frames from the start node to the end node.
+    Frames(&'a [Frame]),
+    /// Breadth-first: branch `idx` of the arena and its ancestors.
+    Chain { arena: &'a [Branch], idx: u32 },
+}
+
+/// A path from the traversal's start node to the node it is at, borrowed from the traversal:
+/// no allocation. Use [`Path::to_owned_path`] to keep it.
+#[derive(Clone, Copy)]
+pub struct Path<'a> {
+    tx: &'a Transaction,
+    start: NodeId,
+    end: NodeId,
+    len: u32,
+    repr: PathRepr<'a>,
+}
+
+/// A path copied out of a traversal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnedPath {
+    /// Start node first; `nodes.len() == rels.len() + 1`.
+    pub nodes: Vec<NodeId>,
+    pub rels: Vec<RelId>,
+}
+
+impl<'a> Path<'a> {
+    pub fn start_node(&self) -> NodeRef<'a> {
+        NodeRef::new(self.tx, self.start)
+    }
+
+    pub fn end_node(&self) -> NodeRef<'a> {
+        NodeRef::new(self.tx, self.end)
+    }
+
+    /// Number of relationships.
+    pub fn length(&self) -> usize {
+        self.len as usize
+    }
+
+    /// The relationship leading to the end node (`None` for the start path).
+    pub fn last_relationship(&self) -> Option<RelId> {
+        self.steps_rev().next().map(|(r, _)| r)
+    }
+
+    /// `(relationship, node it leads to)` from the end back to the first step, without allocating.
+    pub fn steps_rev(&self) -> StepsRev<'a> {
+        match self.repr {
+            PathRepr::Frames(f) => {
+                StepsRev(StepsInner::Frames(f.get(1..).unwrap_or(&[]).iter().rev()))
+            }
+            PathRepr::Chain { arena, idx } => StepsRev(StepsInner::Chain { arena, idx }),
+        }
+    }
+
+    /// Whether `node` is on the path.
+    pub fn contains_node(&self, node: NodeId) -> bool {
+        self.start == node || self.steps_rev().any(|(_, n)| n == node)
+    }
+
+    /// Whether `rel` is on the path.
+    pub fn contains_relationship(&self, rel: RelId) -> bool {
+        self.steps_rev().any(|(r, _)| r == rel)
+    }
+
+    /// Copies the path out (allocates).
+    pub fn to_owned_path(&self) -> OwnedPath {
+        let mut nodes = Vec::with_capacity(self.len as usize + 1);
+        let mut rels = Vec::with_capacity(self.len as usize);
+        for (r, n) in self.steps_rev() {
+            rels.push(r);
+            nodes.push(n);
+        }
+        nodes.push(self.start);
+        nodes.reverse();
+        rels.reverse();
+        OwnedPath { nodes, rels }
+    }
+}
+
+impl std::fmt::Debug for Path<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let p = self.to_owned_path();
+        f.debug_struct("Path").field("nodes", &p.nodes).field("rels", &p.rels).finish()
+    }
+}
+
+/// Iterator of [`Path::steps_rev`].
+pub struct StepsRev<'a>(StepsInner<'a>);
+
+enum StepsInner<'a> {
+    Frames(std::iter::Rev<std::slice::Iter<'a, Frame>>),
+    Chain { arena: &'a [Branch], idx: u32 },
+}
+
+impl Iterator for StepsRev<'_> {
+    type Item = (RelId, NodeId);
+    fn next(&mut self) -> Option<(RelId, NodeId)> {
+        match &mut self.0 {
+            StepsInner::Frames(it) => it.next().map(|f| (f.rel, f.node)),
+            StepsInner::Chain { arena, idx } => {
+                let b = arena.get(*idx as usize)?;
+                if b.parent == NO_PARENT {
+                    return None;
+                }
+                *idx = b.parent;
+                Some((RelId(b.rel), NodeId(b.node)))
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------- workspace
+
+/// A growable bitset over dense ids.
+#[derive(Default, Debug)]
+struct BitSet {
+    words: Vec<u64>,
+    /// Words written since the last clear (so clearing costs what was used, not the capacity).
+    dirty: Vec<u32>,
+    sparse_clear: bool,
+}
+
+impl BitSet {
+    /// Sets bit `id`; returns whether it was clear.
+    fn insert(&mut self, id: u64) -> bool {
+        let w = (id / 64) as usize;
+        if w >= self.words.len() {
+            self.words.resize(w + 1 + w / 4, 0);
+        }
+        let bit = 1u64 << (id % 64);
+        let limit = self.words.len() / 16;
+        let word = &mut self.words[w];
+        if *word & bit != 0 {
+            return false;
+        }
+        if *word == 0 && self.sparse_clear {
+            if self.dirty.len() < limit {
+                self.dirty.push(w as u32);
+            } else {
+                // Too many words touched to track them: clear everything next time.
+                self.sparse_clear = false;
+            }
+        }
+        *word |= bit;
+        true
+    }
+
+    fn clear(&mut self) {
+        if self.sparse_clear {
+            for &w in &self.dirty {
+                self.words[w as usize] = 0;
+            }
+        } else {
+            self.words.iter_mut().for_each(|w| *w = 0);
+        }
+        self.dirty.clear();
+        self.sparse_clear = true;
+    }
+}
+
+/// Memory a traversal works in. Reusing one across traversals (with
+/// [`TraversalDescription::traverse_in`]) avoids all allocation once it has grown to size.
+#[derive(Default, Debug)]
+pub struct Workspace {
+    frames: Vec<Frame>,
+    edges: Vec<Edge>,
+    branches: Vec<Branch>,
+    seen_nodes: BitSet,
+    seen_rels: BitSet,
+}
+
+impl Workspace {
+    fn reset(&mut self) {
+        self.frames.clear();
+        self.edges.clear();
+        self.branches.clear();
+        self.seen_nodes.clear();
+        self.seen_rels.clear();
+    }
+
+    /// Bytes of memory currently reserved (for reporting).
+    pub fn capacity_bytes(&self) -> usize {
+        self.frames.capacity() * std::mem::size_of::<Frame>()
+            + self.edges.capacity() * std::mem::size_of::<Edge>()
+            + self.branches.capacity() * std::mem::size_of::<Branch>()
+            + (self.seen_nodes.words.capacity() + self.seen_rels.words.capacity()) * 8
+            + (self.seen_nodes.dirty.capacity() + self.seen_rels.dirty.capacity()) * 4
+    }
+}
+
+// ----------------------------------------------------------------------------- description
+
+/// How to traverse: order, expander, evaluator, uniqueness and maximum depth. Reusable and
+/// cheap to clone (if the expander and evaluator are).
+#[derive(Clone, Debug)]
+pub struct TraversalDescription<E = TypeExpander, V = IncludeAll> {
+    order: Order,
+    uniqueness: Uniqueness,
+    max_depth: Option<u32>,
+    expander: E,
+    evaluator: V,
+}
+
+impl Default for TraversalDescription {
+    fn default() -> Self {
+        TraversalDescription::new()
+    }
+}
+
+impl TraversalDescription {
+    /// Depth-first, node-global uniqueness, every relationship in both directions, every path
+    /// included (Neo4j's defaults).
+    pub fn new() -> TraversalDescription {
+        TraversalDescription {
+            order: Order::DepthFirst,
+            uniqueness: Uniqueness::NodeGlobal,
+            max_depth: None,
+            expander: TypeExpander::default(),
+            evaluator: IncludeAll,
+        }
+    }
+}
+
+impl<V> TraversalDescription<TypeExpander, V> {
+    /// Adds `rel_type` in `dir` to the type/direction expander.
+    pub fn relationships(mut self, rel_type: RelType, dir: Direction) -> Self {
+        self.expander = self.expander.add(rel_type, dir);
+        self
+    }
+}
+
+impl<E: Expander, V: Evaluator> TraversalDescription<E, V> {
+    pub fn depth_first(mut self) -> Self {
+        self.order = Order::DepthFirst;
+        self
+    }
+
+    pub fn breadth_first(mut self) -> Self {
+        self.order = Order::BreadthFirst;
+        self
+    }
+
+    pub fn order(mut self, order: Order) -> Self {
+        self.order = order;
+        self
+    }
+
+    pub fn uniqueness(mut self, u: Uniqueness) -> Self {
+        self.uniqueness = u;
+        self
+    }
+
+    /// Paths longer than `depth` relationships are neither returned nor expanded.
+    pub fn max_depth(mut self, depth: u32) -> Self {
+        self.max_depth = Some(depth.min(EXPAND_FLAG - 1));
+        self
+    }
+
+    /// Replaces the expander.
+    pub fn expander<E2: Expander>(self, expander: E2) -> TraversalDescription<E2, V> {
+        TraversalDescription {
+            order: self.order,
+            uniqueness: self.uniqueness,
+            max_depth: self.max_depth,
+            expander,
+            evaluator: self.evaluator,
+        }
+    }
+
+    /// Replaces the expander with a closure appending the relationships to follow.
+    pub fn expand_with<F>(self, f: F) -> TraversalDescription<FnExpander<F>, V>
+    where
+        F: Fn(&Path<'_>, &mut Vec<Edge>),
+    {
+        self.expander(FnExpander(f))
+    }
+
+    /// Replaces the evaluator.
+    pub fn evaluator<V2: Evaluator>(self, evaluator: V2) -> TraversalDescription<E, V2> {
+        TraversalDescription {
+            order: self.order,
+            uniqueness: self.uniqueness,
+            max_depth: self.max_depth,
+            expander: self.expander,
+            evaluator,
+        }
+    }
+
+    /// Replaces the evaluator with a closure.
+    pub fn evaluate_with<F>(self, f: F) -> TraversalDescription<E, FnEvaluator<F>>
+    where
+        F: Fn(&Path<'_>) -> Evaluation,
+    {
+        self.evaluator(FnEvaluator(f))
+    }
+
+    /// Starts a lazy traversal from `start` with a fresh workspace.
+    pub fn traverse<'a>(&'a self, tx: &'a Tx, start: NodeId) -> Traverser<'a, E, V, Workspace> {
+        self.traverse_storage(tx.storage(), start, Workspace::default())
+    }
+
+    /// Starts a lazy traversal from `start` in a reused workspace.
+    pub fn traverse_in<'a>(
+        &'a self,
+        tx: &'a Tx,
+        start: NodeId,
+        ws: &'a mut Workspace,
+    ) -> Traverser<'a, E, V, &'a mut Workspace> {
+        self.traverse_storage(tx.storage(), start, ws)
+    }
+
+    /// Starts a traversal on a raw storage transaction (for crates that hold one, such as the
+    /// Cypher executor's graph seam).
+    pub fn traverse_storage<'a, W: BorrowMut<Workspace>>(
+        &'a self,
+        tx: &'a Transaction,
+        start: NodeId,
+        mut ws: W,
+    ) -> Traverser<'a, E, V, W> {
+        ws.borrow_mut().reset();
+        Traverser { td: self, tx, start, ws, state: State::Start, cursor: 0 }
+    }
+}
+
+// ------------------------------------------------------------------------------- traverser
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// The start path has not been evaluated yet.
+    Start,
+    Running,
+    Done,
+}
+
+/// A running traversal. Iterating yields the end nodes of included paths; [`Traverser::next_path`]
+/// yields the paths themselves (borrowed, valid until the next call).
+pub struct Traverser<'a, E, V, W> {
+    td: &'a TraversalDescription<E, V>,
+    tx: &'a Transaction,
+    start: NodeId,
+    ws: W,
+    state: State,
+    /// Breadth-first: the arena index of the branch being expanded next.
+    cursor: usize,
+}
+
+impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V, W> {
+    /// The next included path, or `None` when the traversal is exhausted.
+    pub fn next_path(&mut self) -> Option<Path<'_>> {
+        let found = match self.td.order {
+            Order::DepthFirst => self.advance_dfs(),
+            Order::BreadthFirst => self.advance_bfs(),
+        };
+        if !found {
+            return None;
+        }
+        let ws: &Workspace = self.ws.borrow();
+        Some(match self.td.order {
+            Order::DepthFirst => frames_path(self.tx, self.start, &ws.frames),
+            Order::BreadthFirst => {
+                chain_path(self.tx, self.start, &ws.branches, ws.branches.len() as u32 - 1)
+            }
+        })
+    }
+
+    /// Counts the remaining included paths.
+    pub fn count_paths(mut self) -> u64 {
+        let mut n = 0;
+        loop {
+            let found = match self.td.order {
+                Order::DepthFirst => self.advance_dfs(),
+                Order::BreadthFirst => self.advance_bfs(),
+            };
+            if !found {
+                return n;
+            }
+            n += 1;
+        }
+    }
+
+    fn max_depth(&self) -> u32 {
+        self.td.max_depth.unwrap_or(EXPAND_FLAG - 1)
+    }
+
+    /// Depth-first: moves to the next included path (the frames then hold it).
+    fn advance_dfs(&mut self) -> bool {
+        let max = self.max_depth();
+        let tx = self.tx;
+        let td = self.td;
+        let ws: &mut Workspace = self.ws.borrow_mut();
+        if self.state == State::Done {
+            return false;
+        }
+        if self.state == State::Start {
+            self.state = State::Running;
+            ws.frames.push(Frame {
+                node: self.start,
+                rel: RelId(u64::MAX),
+                edge_start: 0,
+                cursor: 0,
+                edge_end: 0,
+            });
+            if td.uniqueness == Uniqueness::NodeGlobal {
+                ws.seen_nodes.insert(self.start.0);
+            }
+            if visit_frame(td, tx, self.start, ws, max) {
+                return true;
+            }
+        }
+        loop {
+            let Some(top) = ws.frames.last_mut() else {
+                self.state = State::Done;
+                return false;
+            };
+            if top.cursor >= top.edge_end {
+                let start = top.edge_start as usize;
+                ws.frames.pop();
+                ws.edges.truncate(start);
+                continue;
+            }
+            let e = ws.edges[top.cursor as usize];
+            top.cursor += 1;
+            let ok = match td.uniqueness {
+                Uniqueness::None => true,
+                Uniqueness::NodeGlobal => ws.seen_nodes.insert(e.other.0),
+                Uniqueness::RelationshipGlobal => ws.seen_rels.insert(e.rel.0),
+                Uniqueness::NodePath => !ws.frames.iter().any(|f| f.node == e.other),
+                Uniqueness::RelationshipPath => !ws.frames[1..].iter().any(|f| f.rel == e.rel),
+            };
+            if !ok {
+                continue;
+            }
+            let at = ws.edges.len() as u32;
+            ws.frames.push(Frame {
+                node: e.other,
+                rel: e.rel,
+                edge_start: at,
+                cursor: at,
+                edge_end: at,
+            });
+            if visit_frame(td, tx, self.start, ws, max) {
+                return true;
+            }
+        }
+    }
+
+    /// Breadth-first: moves to the next included path (the last branch of the arena holds it).
+    fn advance_bfs(&mut self) -> bool {
+        let max = self.max_depth();
+        let tx = self.tx;
+        let td = self.td;
+        let ws: &mut Workspace = self.ws.borrow_mut();
+        match self.state {
+            State::Done => return false,
+            State::Start => {
+                self.state = State::Running;
+                if td.uniqueness == Uniqueness::NodeGlobal {
+                    ws.seen_nodes.insert(self.start.0);
+                }
+                ws.branches.push(Branch {
+                    node: self.start.0,
+                    rel: u64::MAX,
+                    parent: NO_PARENT,
+                    depth_flags: 0,
+                });
+                let ev = td.evaluator.evaluate(&chain_path(tx, self.start, &ws.branches, 0));
+                if ev.continues() && max > 0 {
+                    ws.branches[0].depth_flags |= EXPAND_FLAG;
+                }
+                // The edges of the branch at `cursor` are expanded lazily below.
+                self.cursor = 0;
+                ws.edges.clear();
+                if ev.includes() {
+                    return true;
+                }
+            }
+            State::Running => {}
+        }
+        // `ws.edges` holds the children of branch `cursor - 1` not yet created, in reverse.
+        loop {
+            if let Some(e) = ws.edges.pop() {
+                let parent = (self.cursor - 1) as u32;
+                let depth = (ws.branches[parent as usize].depth_flags & !EXPAND_FLAG) + 1;
+                let ok = match td.uniqueness {
+                    Uniqueness::None => true,
+                    Uniqueness::NodeGlobal => ws.seen_nodes.insert(e.other.0),
+                    Uniqueness::RelationshipGlobal => ws.seen_rels.insert(e.rel.0),
+                    Uniqueness::NodePath => {
+                        !chain_path(tx, self.start, &ws.branches, parent).contains_node(e.other)
+                    }
+                    Uniqueness::RelationshipPath => {
+                        !chain_path(tx, self.start, &ws.branches, parent)
+                            .contains_relationship(e.rel)
+                    }
+                };
+                if !ok {
+                    continue;
+                }
+                let Ok(idx) = u32::try_from(ws.branches.len()) else {
+                    // More than 4 billion live branches: memory would be gone long before.
+                    self.state = State::Done;
+                    return false;
+                };
+                ws.branches.push(Branch {
+                    node: e.other.0,
+                    rel: e.rel.0,
+                    parent,
+                    depth_flags: depth,
+                });
+                let ev = td.evaluator.evaluate(&chain_path(tx, self.start, &ws.branches, idx));
+                if ev.continues() && depth < max {
+                    ws.branches[idx as usize].depth_flags |= EXPAND_FLAG;
+                }
+                if ev.includes() {
+                    return true;
+                }
+                continue;
+            }
+            // Dequeue the next branch to expand.
+            loop {
+                let Some(b) = ws.branches.get(self.cursor) else {
+                    self.state = State::Done;
+                    return false;
+                };
+                self.cursor += 1;
+                if b.depth_flags & EXPAND_FLAG != 0 {
+                    break;
+                }
+            }
+            let idx = (self.cursor - 1) as u32;
+            let path = chain_path(tx, self.start, &ws.branches, idx);
+            td.expander.expand(&path, &mut ws.edges);
+            // Children are popped from the back; reverse so they are created in expander order.
+            ws.edges.reverse();
+        }
+    }
+}
+
+/// Evaluates the path ending at the top frame; expands it if the evaluation continues.
+/// Returns whether the path is included.
+fn visit_frame<E: Expander, V: Evaluator>(
+    td: &TraversalDescription<E, V>,
+    tx: &Transaction,
+    start: NodeId,
+    ws: &mut Workspace,
+    max: u32,
+) -> bool {
+    let depth = (ws.frames.len() - 1) as u32;
+    let path = frames_path(tx, start, &ws.frames);
+    let ev = td.evaluator.evaluate(&path);
+    if ev.continues() && depth < max {
+        let before = ws.edges.len();
+        td.expander.expand(&path, &mut ws.edges);
+        if let Some(top) = ws.frames.last_mut() {
+            top.edge_start = before as u32;
+            top.cursor = before as u32;
+            top.edge_end = ws.edges.len() as u32;
+        }
+    }
+    ev.includes()
+}
+
+fn frames_path<'a>(tx: &'a Transaction, start: NodeId, frames: &'a [Frame]) -> Path<'a> {
+    let end = frames.last().map_or(start, |f| f.node);
+    Path {
+        tx,
+        start,
+        end,
+        len: frames.len().saturating_sub(1) as u32,
+        repr: PathRepr::Frames(frames),
+    }
+}
+
+fn chain_path<'a>(tx: &'a Transaction, start: NodeId, arena: &'a [Branch], idx: u32) -> Path<'a> {
+    let b = arena[idx as usize];
+    Path {
+        tx,
+        start,
+        end: NodeId(b.node),
+        len: b.depth_flags & !EXPAND_FLAG,
+        repr: PathRepr::Chain { arena, idx },
+    }
+}
+
+impl<E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Iterator for Traverser<'_, E, V, W> {
+    type Item = NodeId;
+
+    /// The end node of the next included path.
+    fn next(&mut self) -> Option<NodeId> {
+        self.next_path().map(|p| p.end)
+    }
+}

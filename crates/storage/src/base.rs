@@ -1,0 +1,1221 @@
+//! The compact, immutable *base* of the store: every node and relationship committed up to the
+//! base timestamp, laid out in dense columns instead of per-entity objects.
+//!
+//! * Nodes (indexed by id, holes allowed): a label-set code column (code 0 = no node) into a
+//!   dictionary of label sets, per-label bitsets for label scans, and property blobs in one
+//!   contiguous arena with per-node offsets.
+//! * Relationships: CSR per direction (offsets per node + neighbour, relationship id and type per
+//!   entry), a relationship-id -> forward-position column (the start node is found by binary
+//!   search over the forward offsets, the end node and type are read at that position), and
+//!   property blobs by relationship id.
+//! * Equality indexes: per indexed `(label, key)`, node ids sorted by a 32-bit hash of the key.
+//!
+//! Every integer column is [`Packed`]: constant, arithmetic sequence, or the narrowest of
+//! u8/u16/u32/u64. Bulk-loaded relationships created in start-node order therefore cost no bytes
+//! for their id columns, and a single relationship type costs nothing per entry.
+//!
+//! Property blob: per property `varint(key << 3 | tag)` then the payload: tags 0/1 false/true,
+//! 2 zig-zag varint int, 3 f64, 4 inline string (varint length + bytes), 5 interned string
+//! (varint index into the base's string table), 6 any other value in the WAL encoding. Strings
+//! are interned only where it pays (repeated often enough to amortize the table entry).
+//!
+//! A base is never modified after it is built, except for its *dirty bits*: a bit per entity that
+//! is set (before the commit becomes visible) when a newer version is installed in the delta, so
+//! readers of clean entities skip the delta lookup entirely.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use arbor_model::Value;
+
+use crate::codec::{Dec, Enc};
+use crate::mvcc::{NodeData, RelData};
+use crate::value::{index_key, IndexKey};
+
+// ------------------------------------------------------------------------------ packed integers
+
+/// An immutable integer column stored as compactly as its values allow.
+#[derive(Debug)]
+pub(crate) enum Packed {
+    Const { v: u64, n: usize },
+    Seq { first: u64, n: usize },
+    U8(Box<[u8]>),
+    U16(Box<[u16]>),
+    U32(Box<[u32]>),
+    U64(Box<[u64]>),
+}
+
+impl Default for Packed {
+    fn default() -> Self {
+        Packed::Const { v: 0, n: 0 }
+    }
+}
+
+impl Packed {
+    pub fn len(&self) -> usize {
+        match self {
+            Packed::Const { n, .. } | Packed::Seq { n, .. } => *n,
+            Packed::U8(v) => v.len(),
+            Packed::U16(v) => v.len(),
+            Packed::U32(v) => v.len(),
+            Packed::U64(v) => v.len(),
+        }
+    }
+
+    /// The value at `i`; 0 when out of range (callers check ranges; this never panics).
+    #[inline]
+    pub fn get(&self, i: usize) -> u64 {
+        match self {
+            Packed::Const { v, n } => {
+                if i < *n {
+                    *v
+                } else {
+                    0
+                }
+            }
+            Packed::Seq { first, n } => {
+                if i < *n {
+                    first + i as u64
+                } else {
+                    0
+                }
+            }
+            Packed::U8(v) => v.get(i).map_or(0, |x| u64::from(*x)),
+            Packed::U16(v) => v.get(i).map_or(0, |x| u64::from(*x)),
+            Packed::U32(v) => v.get(i).map_or(0, |x| u64::from(*x)),
+            Packed::U64(v) => v.get(i).copied().unwrap_or(0),
+        }
+    }
+
+    /// Heap bytes used.
+    pub fn bytes(&self) -> usize {
+        match self {
+            Packed::Const { .. } | Packed::Seq { .. } => 0,
+            Packed::U8(v) => v.len(),
+            Packed::U16(v) => v.len() * 2,
+            Packed::U32(v) => v.len() * 4,
+            Packed::U64(v) => v.len() * 8,
+        }
+    }
+
+    fn shape(n: usize, first: u64, mut it: impl Iterator<Item = u64>) -> (bool, bool, u64) {
+        let (mut konst, mut seq, mut max) = (true, true, 0u64);
+        let mut i = 0u64;
+        for x in &mut it {
+            konst &= x == first;
+            seq &= x == first.wrapping_add(i);
+            max = max.max(x);
+            i += 1;
+        }
+        debug_assert_eq!(i as usize, n);
+        (konst, seq, max)
+    }
+
+    pub fn from_u32(v: Vec<u32>) -> Packed {
+        let n = v.len();
+        let Some(&first) = v.first() else { return Packed::default() };
+        let (konst, seq, max) = Self::shape(n, u64::from(first), v.iter().map(|x| u64::from(*x)));
+        if konst {
+            Packed::Const { v: u64::from(first), n }
+        } else if seq {
+            Packed::Seq { first: u64::from(first), n }
+        } else if max <= u64::from(u8::MAX) {
+            Packed::U8(v.iter().map(|x| *x as u8).collect())
+        } else if max <= u64::from(u16::MAX) {
+            Packed::U16(v.iter().map(|x| *x as u16).collect())
+        } else {
+            Packed::U32(v.into_boxed_slice())
+        }
+    }
+
+    pub fn from_u64(v: Vec<u64>) -> Packed {
+        if v.iter().all(|x| *x <= u64::from(u32::MAX)) {
+            return Packed::from_u32(v.into_iter().map(|x| x as u32).collect());
+        }
+        let n = v.len();
+        let first = v[0];
+        let (konst, seq, _) = Self::shape(n, first, v.iter().copied());
+        if konst {
+            Packed::Const { v: first, n }
+        } else if seq {
+            Packed::Seq { first, n }
+        } else {
+            Packed::U64(v.into_boxed_slice())
+        }
+    }
+}
+
+/// A growable integer column: u32 until a value needs more, then u64.
+#[derive(Default)]
+pub(crate) struct PackedBuilder {
+    small: Vec<u32>,
+    big: Option<Vec<u64>>,
+}
+
+impl PackedBuilder {
+    pub fn push(&mut self, x: u64) {
+        if let Some(b) = &mut self.big {
+            b.push(x);
+        } else if let Ok(s) = u32::try_from(x) {
+            self.small.push(s);
+        } else {
+            let mut b: Vec<u64> = self.small.drain(..).map(u64::from).collect();
+            b.push(x);
+            self.small = Vec::new();
+            self.big = Some(b);
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.big.as_ref().map_or(self.small.len(), Vec::len)
+    }
+    pub fn get(&self, i: usize) -> u64 {
+        match &self.big {
+            Some(b) => b.get(i).copied().unwrap_or(0),
+            None => self.small.get(i).map_or(0, |x| u64::from(*x)),
+        }
+    }
+    pub fn last(&self) -> Option<u64> {
+        match &self.big {
+            Some(b) => b.last().copied(),
+            None => self.small.last().map(|x| u64::from(*x)),
+        }
+    }
+    pub fn finish(self) -> Packed {
+        match self.big {
+            Some(b) => Packed::from_u64(b),
+            None => Packed::from_u32(self.small),
+        }
+    }
+}
+
+/// A fixed-length mutable integer column used while building (u32 when `max` allows).
+enum Wide {
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+}
+
+impl Wide {
+    fn new(n: usize, fill: u64, max: u64) -> Wide {
+        if max <= u64::from(u32::MAX) {
+            Wide::U32(vec![fill as u32; n])
+        } else {
+            Wide::U64(vec![fill; n])
+        }
+    }
+    fn set(&mut self, i: usize, x: u64) {
+        match self {
+            Wide::U32(v) => {
+                if let Some(s) = v.get_mut(i) {
+                    *s = x as u32;
+                }
+            }
+            Wide::U64(v) => {
+                if let Some(s) = v.get_mut(i) {
+                    *s = x;
+                }
+            }
+        }
+    }
+    fn finish(self) -> Packed {
+        match self {
+            Wide::U32(v) => Packed::from_u32(v),
+            Wide::U64(v) => Packed::from_u64(v),
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------ bitsets
+
+/// A plain bitset.
+#[derive(Default, Debug)]
+pub(crate) struct Bits {
+    words: Vec<u64>,
+}
+
+impl Bits {
+    pub fn set(&mut self, i: u64) {
+        let w = (i / 64) as usize;
+        if self.words.len() <= w {
+            self.words.resize(w + 1, 0);
+        }
+        self.words[w] |= 1 << (i % 64);
+    }
+    pub fn get(&self, i: u64) -> bool {
+        self.words.get((i / 64) as usize).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+    /// The first set bit `>= from`.
+    pub fn next_from(&self, from: u64) -> Option<u64> {
+        let mut w = (from / 64) as usize;
+        let mut word = *self.words.get(w)? & (!0u64 << (from % 64));
+        loop {
+            if word != 0 {
+                return Some(w as u64 * 64 + u64::from(word.trailing_zeros()));
+            }
+            w += 1;
+            word = *self.words.get(w)?;
+        }
+    }
+    pub fn bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+}
+
+/// A bitset that can be set concurrently (dirty bits).
+pub(crate) struct AtomicBits {
+    words: Box<[AtomicU64]>,
+}
+
+impl AtomicBits {
+    fn new(n: u64) -> AtomicBits {
+        AtomicBits { words: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect() }
+    }
+    pub fn set(&self, i: u64) {
+        if let Some(w) = self.words.get((i / 64) as usize) {
+            w.fetch_or(1 << (i % 64), Ordering::Release);
+        }
+    }
+    pub fn get(&self, i: u64) -> bool {
+        self.words
+            .get((i / 64) as usize)
+            .is_some_and(|w| w.load(Ordering::Acquire) & (1 << (i % 64)) != 0)
+    }
+}
+
+// ------------------------------------------------------------------------------ property blobs
+
+const T_FALSE: u64 = 0;
+const T_TRUE: u64 = 1;
+const T_INT: u64 = 2;
+const T_FLOAT: u64 = 3;
+const T_STR: u64 = 4;
+const T_ISTR: u64 = 5;
+const T_OTHER: u64 = 6;
+
+/// Strings at most this long are interning candidates (longer ones are rarely repeated).
+const INTERN_MAX_LEN: usize = 64;
+/// Distinct strings tracked while building; beyond this new strings stay inline.
+const INTERN_MAX_DISTINCT: usize = 1 << 18;
+
+/// String interning while building: every candidate gets an index and a use count; at the end
+/// only the strings that pay for their table entry are kept.
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<Arc<str>, u32>,
+    strs: Vec<(Arc<str>, u64)>,
+}
+
+impl Interner {
+    fn intern(&mut self, s: &Arc<str>) -> Option<u32> {
+        if s.len() > INTERN_MAX_LEN {
+            return None;
+        }
+        if let Some(i) = self.ids.get(&**s) {
+            self.strs[*i as usize].1 += 1;
+            return Some(*i);
+        }
+        if self.strs.len() >= INTERN_MAX_DISTINCT {
+            return None;
+        }
+        let i = self.strs.len() as u32;
+        self.ids.insert(s.clone(), i);
+        self.strs.push((s.clone(), 1));
+        Some(i)
+    }
+}
+
+fn put_var(buf: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        buf.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    buf.push(v as u8);
+}
+
+fn put_props(buf: &mut Vec<u8>, props: &[(u32, Value)], interner: &mut Interner) {
+    for (k, v) in props {
+        let k = u64::from(*k) << 3;
+        match v {
+            Value::Null => {}
+            Value::Bool(b) => put_var(buf, k | if *b { T_TRUE } else { T_FALSE }),
+            Value::Int(i) => {
+                put_var(buf, k | T_INT);
+                put_var(buf, ((i << 1) ^ (i >> 63)) as u64);
+            }
+            Value::Float(f) => {
+                put_var(buf, k | T_FLOAT);
+                buf.extend_from_slice(&f.to_le_bytes());
+            }
+            Value::String(s) => match interner.intern(s) {
+                Some(i) => {
+                    put_var(buf, k | T_ISTR);
+                    put_var(buf, u64::from(i));
+                }
+                None => {
+                    put_var(buf, k | T_STR);
+                    put_var(buf, s.len() as u64);
+                    buf.extend_from_slice(s.as_bytes());
+                }
+            },
+            other => {
+                put_var(buf, k | T_OTHER);
+                let mut e = Enc::new();
+                e.value(other);
+                buf.extend_from_slice(&e.buf);
+            }
+        }
+    }
+}
+
+/// Reads the next property header: `(key, tag)`.
+fn prop_header(d: &mut Dec<'_>) -> Option<(u32, u64)> {
+    let h = d.var().ok()?;
+    Some(((h >> 3) as u32, h & 7))
+}
+
+fn prop_value(d: &mut Dec<'_>, tag: u64, strings: &[Arc<str>]) -> Option<Value> {
+    Some(match tag {
+        T_FALSE => Value::Bool(false),
+        T_TRUE => Value::Bool(true),
+        T_INT => Value::Int(d.ivar().ok()?),
+        T_FLOAT => Value::Float(d.f64().ok()?),
+        T_STR => Value::String(Arc::from(d.str().ok()?)),
+        T_ISTR => Value::String(strings.get(d.var().ok()? as usize)?.clone()),
+        T_OTHER => d.value().ok()?,
+        _ => return None,
+    })
+}
+
+fn skip_value(d: &mut Dec<'_>, tag: u64) -> Option<()> {
+    match tag {
+        T_FALSE | T_TRUE => {}
+        T_INT | T_ISTR => {
+            d.var().ok()?;
+        }
+        T_FLOAT => {
+            d.f64().ok()?;
+        }
+        T_STR => {
+            d.bytes().ok()?;
+        }
+        T_OTHER => {
+            d.value().ok()?;
+        }
+        _ => return None,
+    }
+    Some(())
+}
+
+/// Property blobs of one entity kind: `arena[off[i]..off[i + 1]]` for entity `i`.
+#[derive(Default)]
+struct PropCol {
+    off: Packed,
+    arena: Box<[u8]>,
+}
+
+impl PropCol {
+    fn blob(&self, i: u64) -> &[u8] {
+        if self.arena.is_empty() {
+            return &[];
+        }
+        let (a, b) = (self.off.get(i as usize) as usize, self.off.get(i as usize + 1) as usize);
+        self.arena.get(a..b).unwrap_or(&[])
+    }
+    fn bytes(&self) -> usize {
+        self.off.bytes() + self.arena.len()
+    }
+}
+
+fn blob_get(blob: &[u8], key: u32, strings: &[Arc<str>]) -> Option<Value> {
+    let mut d = Dec::new(blob);
+    while !d.is_empty() {
+        let (k, tag) = prop_header(&mut d)?;
+        if k == key {
+            return prop_value(&mut d, tag, strings);
+        }
+        if k > key {
+            return None;
+        }
+        skip_value(&mut d, tag)?;
+    }
+    None
+}
+
+fn blob_has(blob: &[u8], key: u32) -> bool {
+    let mut d = Dec::new(blob);
+    while !d.is_empty() {
+        let Some((k, tag)) = prop_header(&mut d) else { return false };
+        if k >= key {
+            return k == key;
+        }
+        if skip_value(&mut d, tag).is_none() {
+            return false;
+        }
+    }
+    false
+}
+
+fn blob_all(blob: &[u8], strings: &[Arc<str>]) -> Vec<(u32, Value)> {
+    let mut out = Vec::new();
+    let mut d = Dec::new(blob);
+    while !d.is_empty() {
+        let Some((k, tag)) = prop_header(&mut d) else { break };
+        let Some(v) = prop_value(&mut d, tag, strings) else { break };
+        out.push((k, v));
+    }
+    out
+}
+
+/// Re-encodes a blob with a new string table: kept strings get their new index, dropped ones
+/// are written inline.
+fn rewrite_blob(out: &mut Vec<u8>, blob: &[u8], remap: &[Option<u32>], old: &[(Arc<str>, u64)]) {
+    let mut d = Dec::new(blob);
+    while !d.is_empty() {
+        let start = d.pos();
+        let Some((k, tag)) = prop_header(&mut d) else { break };
+        if tag == T_ISTR {
+            let Ok(i) = d.var() else { break };
+            let i = i as usize;
+            let k = u64::from(k) << 3;
+            match (remap.get(i).copied().flatten(), old.get(i)) {
+                (Some(n), _) => {
+                    put_var(out, k | T_ISTR);
+                    put_var(out, u64::from(n));
+                }
+                (None, Some((s, _))) => {
+                    put_var(out, k | T_STR);
+                    put_var(out, s.len() as u64);
+                    out.extend_from_slice(s.as_bytes());
+                }
+                (None, None) => {}
+            }
+        } else {
+            if skip_value(&mut d, tag).is_none() {
+                break;
+            }
+            out.extend_from_slice(&blob[start..d.pos()]);
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------ the base
+
+/// One indexed `(label, key)`: node ids ordered by the hash of their key.
+struct BaseIndex {
+    hashes: Box<[u32]>,
+    ids: Packed,
+}
+
+fn key_hash(k: &IndexKey) -> u32 {
+    let mut h = std::hash::DefaultHasher::new();
+    k.hash(&mut h);
+    h.finish() as u32
+}
+
+/// Byte counts of the base's parts (for the memory benchmark and `Store::memory_stats`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BaseStats {
+    pub nodes: u64,
+    pub relationships: u64,
+    pub node_properties: u64,
+    pub rel_properties: u64,
+    pub node_bytes: u64,
+    pub node_property_bytes: u64,
+    pub rel_bytes: u64,
+    pub rel_property_bytes: u64,
+    pub index_bytes: u64,
+    pub interned_strings: u64,
+}
+
+/// The immutable compact snapshot at `ts` (see the module docs).
+pub(crate) struct Base {
+    pub ts: u64,
+    /// Node ids `< node_end` may be in the base.
+    pub node_end: u64,
+    label_code: Packed,
+    label_sets: Vec<Box<[u32]>>,
+    label_bits: HashMap<u32, Bits>,
+    node_props: PropCol,
+    /// Relationship ids `< rel_end` may be in the base.
+    pub rel_end: u64,
+    rel_count: u64,
+    /// Forward position of each relationship id; `rel_count` marks a hole.
+    rel_pos: Packed,
+    rel_props: PropCol,
+    out_off: Packed,
+    out_other: Packed,
+    out_rel: Packed,
+    out_type: Packed,
+    in_off: Packed,
+    in_other: Packed,
+    in_rel: Packed,
+    in_type: Packed,
+    /// The distinct relationship types present.
+    rel_types: Vec<u32>,
+    strings: Vec<Arc<str>>,
+    indexes: HashMap<(u32, u32), BaseIndex>,
+    node_dirty: AtomicBits,
+    rel_dirty: AtomicBits,
+    stats: BaseStats,
+}
+
+/// A read-only view of one node, either a delta version or a base row.
+#[derive(Clone, Copy)]
+pub(crate) enum NodeRef<'a> {
+    Data(&'a NodeData),
+    Base(&'a Base, u64),
+}
+
+impl NodeRef<'_> {
+    pub fn labels(&self) -> &[u32] {
+        match self {
+            NodeRef::Data(d) => &d.labels,
+            NodeRef::Base(b, id) => b.labels_of(*id),
+        }
+    }
+    pub fn has_label(&self, l: u32) -> bool {
+        self.labels().binary_search(&l).is_ok()
+    }
+    pub fn prop(&self, key: u32) -> Option<Value> {
+        match self {
+            NodeRef::Data(d) => d.prop(key).cloned(),
+            NodeRef::Base(b, id) => blob_get(b.node_props.blob(*id), key, &b.strings),
+        }
+    }
+    pub fn has_prop(&self, key: u32) -> bool {
+        match self {
+            NodeRef::Data(d) => d.prop(key).is_some(),
+            NodeRef::Base(b, id) => blob_has(b.node_props.blob(*id), key),
+        }
+    }
+    pub fn props(&self) -> Vec<(u32, Value)> {
+        match self {
+            NodeRef::Data(d) => d.props.clone(),
+            NodeRef::Base(b, id) => blob_all(b.node_props.blob(*id), &b.strings),
+        }
+    }
+    pub fn key_for(&self, label: u32, key: u32) -> Option<IndexKey> {
+        if !self.has_label(label) {
+            return None;
+        }
+        self.prop(key).as_ref().and_then(index_key)
+    }
+    pub fn to_data(self) -> NodeData {
+        match self {
+            NodeRef::Data(d) => d.clone(),
+            NodeRef::Base(..) => NodeData { labels: self.labels().to_vec(), props: self.props() },
+        }
+    }
+}
+
+/// A read-only view of one relationship.
+#[derive(Clone, Copy)]
+pub(crate) enum RelRef<'a> {
+    Data(&'a RelData),
+    /// Base, relationship id, forward position.
+    Base(&'a Base, u64, u64),
+}
+
+impl RelRef<'_> {
+    pub fn start(&self) -> u64 {
+        match self {
+            RelRef::Data(r) => r.start,
+            RelRef::Base(b, _, pos) => b.out_owner(*pos),
+        }
+    }
+    pub fn end(&self) -> u64 {
+        match self {
+            RelRef::Data(r) => r.end,
+            RelRef::Base(b, _, pos) => b.out_other.get(*pos as usize),
+        }
+    }
+    pub fn ty(&self) -> u32 {
+        match self {
+            RelRef::Data(r) => r.ty,
+            RelRef::Base(b, _, pos) => b.out_type.get(*pos as usize) as u32,
+        }
+    }
+    pub fn prop(&self, key: u32) -> Option<Value> {
+        match self {
+            RelRef::Data(r) => crate::mvcc::prop_of(&r.props, key).cloned(),
+            RelRef::Base(b, id, _) => blob_get(b.rel_props.blob(*id), key, &b.strings),
+        }
+    }
+    pub fn props(&self) -> Vec<(u32, Value)> {
+        match self {
+            RelRef::Data(r) => r.props.clone(),
+            RelRef::Base(b, id, _) => blob_all(b.rel_props.blob(*id), &b.strings),
+        }
+    }
+    pub fn to_data(self) -> RelData {
+        RelData { start: self.start(), end: self.end(), ty: self.ty(), props: self.props() }
+    }
+}
+
+impl Base {
+    /// An empty base at ts 0.
+    pub fn empty() -> Base {
+        BaseBuilder::new(0).finish(&[])
+    }
+
+    pub fn stats(&self) -> &BaseStats {
+        &self.stats
+    }
+
+    fn labels_of(&self, id: u64) -> &[u32] {
+        let code = self.label_code.get(id as usize) as usize;
+        self.label_sets.get(code).map_or(&[], |s| &s[..])
+    }
+
+    pub fn has_node(&self, id: u64) -> bool {
+        id < self.node_end && self.label_code.get(id as usize) != 0
+    }
+
+    pub fn node(&self, id: u64) -> Option<NodeRef<'_>> {
+        self.has_node(id).then_some(NodeRef::Base(self, id))
+    }
+
+    /// Forward position of a base relationship.
+    fn pos_of(&self, id: u64) -> Option<u64> {
+        if id >= self.rel_end {
+            return None;
+        }
+        let p = self.rel_pos.get(id as usize);
+        (p < self.rel_count).then_some(p)
+    }
+
+    pub fn has_rel(&self, id: u64) -> bool {
+        self.pos_of(id).is_some()
+    }
+
+    pub fn rel(&self, id: u64) -> Option<RelRef<'_>> {
+        self.pos_of(id).map(|p| RelRef::Base(self, id, p))
+    }
+
+    /// The node whose forward range contains `pos`.
+    fn out_owner(&self, pos: u64) -> u64 {
+        // Largest n with out_off[n] <= pos (empty ranges share offsets; pick the last one).
+        let (mut lo, mut hi) = (0u64, self.node_end);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if self.out_off.get(mid as usize) <= pos {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+
+    /// Whether a delta version may exist for the node (otherwise the base row is current).
+    pub fn node_dirty(&self, id: u64) -> bool {
+        id >= self.node_end || self.node_dirty.get(id)
+    }
+    pub fn rel_dirty(&self, id: u64) -> bool {
+        id >= self.rel_end || self.rel_dirty.get(id)
+    }
+    pub fn mark_node(&self, id: u64) {
+        self.node_dirty.set(id);
+    }
+    pub fn mark_rel(&self, id: u64) {
+        self.rel_dirty.set(id);
+    }
+
+    /// Calls `f(rel, other, type, outgoing)` for the node's base relationships.
+    pub fn edges(&self, node: u64, out: bool, inc: bool, mut f: impl FnMut(u64, u64, u32, bool)) {
+        if node >= self.node_end {
+            return;
+        }
+        let n = node as usize;
+        if out {
+            for p in self.out_off.get(n) as usize..self.out_off.get(n + 1) as usize {
+                f(self.out_rel.get(p), self.out_other.get(p), self.out_type.get(p) as u32, true);
+            }
+        }
+        if inc {
+            for p in self.in_off.get(n) as usize..self.in_off.get(n + 1) as usize {
+                f(self.in_rel.get(p), self.in_other.get(p), self.in_type.get(p) as u32, false);
+            }
+        }
+    }
+
+    /// The first base node `>= from` that has `label` in the base.
+    pub fn next_with_label(&self, label: u32, from: u64) -> Option<u64> {
+        self.label_bits.get(&label)?.next_from(from).filter(|id| *id < self.node_end)
+    }
+
+    /// The first base relationship `>= from` whose type is one of `types`.
+    pub fn next_rel_of_types(&self, types: &[u32], from: u64) -> Option<u64> {
+        if !types.iter().any(|t| self.rel_types.contains(t)) {
+            return None;
+        }
+        (from..self.rel_end).find(|id| {
+            self.pos_of(*id)
+                .is_some_and(|p| types.contains(&(self.out_type.get(p as usize) as u32)))
+        })
+    }
+
+    /// Whether this base has an index on `(label, key)`.
+    pub fn indexes(&self, label: u32, key: u32) -> bool {
+        self.indexes.contains_key(&(label, key))
+    }
+
+    /// Base nodes whose `(label, key)` value may equal `k` (a superset: hash matches).
+    pub fn index_lookup(&self, label: u32, key: u32, k: &IndexKey, out: &mut Vec<u64>) {
+        let Some(ix) = self.indexes.get(&(label, key)) else { return };
+        let h = key_hash(k);
+        let lo = ix.hashes.partition_point(|x| *x < h);
+        let hi = ix.hashes.partition_point(|x| *x <= h);
+        out.extend((lo..hi).map(|i| ix.ids.get(i)));
+    }
+}
+
+// ------------------------------------------------------------------------------ building
+
+/// Builds a [`Base`] from entities fed in ascending id order (nodes first, then relationships).
+pub(crate) struct BaseBuilder {
+    ts: u64,
+    interner: Interner,
+    label_code: PackedBuilder,
+    set_ids: HashMap<Vec<u32>, u32>,
+    sets: Vec<Box<[u32]>>,
+    label_bits: HashMap<u32, Bits>,
+    node_off: PackedBuilder,
+    node_arena: Vec<u8>,
+    node_count: u64,
+    node_props: u64,
+    rel_ids: PackedBuilder,
+    rel_start: PackedBuilder,
+    rel_endp: PackedBuilder,
+    rel_type: PackedBuilder,
+    starts_sorted: bool,
+    rel_off: PackedBuilder,
+    rel_arena: Vec<u8>,
+    rel_props: u64,
+}
+
+impl BaseBuilder {
+    pub fn new(ts: u64) -> BaseBuilder {
+        let mut node_off = PackedBuilder::default();
+        node_off.push(0);
+        let mut rel_off = PackedBuilder::default();
+        rel_off.push(0);
+        BaseBuilder {
+            ts,
+            interner: Interner::default(),
+            label_code: PackedBuilder::default(),
+            set_ids: HashMap::new(),
+            sets: vec![Box::new([])],
+            label_bits: HashMap::new(),
+            node_off,
+            node_arena: Vec::new(),
+            node_count: 0,
+            node_props: 0,
+            rel_ids: PackedBuilder::default(),
+            rel_start: PackedBuilder::default(),
+            rel_endp: PackedBuilder::default(),
+            rel_type: PackedBuilder::default(),
+            starts_sorted: true,
+            rel_off,
+            rel_arena: Vec::new(),
+            rel_props: 0,
+        }
+    }
+
+    /// Adds a node; ids must ascend. Returns `false` (ignoring it) if they do not.
+    pub fn node(&mut self, id: u64, labels: &[u32], props: &[(u32, Value)]) -> bool {
+        let next = self.label_code.len() as u64;
+        if id < next {
+            return false;
+        }
+        for _ in next..id {
+            self.label_code.push(0);
+            self.node_off.push(self.node_arena.len() as u64);
+        }
+        let code = match self.set_ids.get(labels) {
+            Some(c) => *c,
+            None => {
+                let c = self.sets.len() as u32;
+                self.sets.push(labels.into());
+                self.set_ids.insert(labels.to_vec(), c);
+                c
+            }
+        };
+        self.label_code.push(u64::from(code));
+        for l in labels {
+            self.label_bits.entry(*l).or_default().set(id);
+        }
+        put_props(&mut self.node_arena, props, &mut self.interner);
+        self.node_off.push(self.node_arena.len() as u64);
+        self.node_count += 1;
+        self.node_props += props.len() as u64;
+        true
+    }
+
+    /// Adds a relationship after all nodes; ids must ascend and both ends must have been added.
+    /// Returns `false` (ignoring it) otherwise.
+    pub fn rel(&mut self, id: u64, start: u64, end: u64, ty: u32, props: &[(u32, Value)]) -> bool {
+        let next = self.rel_ids.last().map_or(0, |l| l + 1);
+        let has =
+            |n: u64| (n as usize) < self.label_code.len() && self.label_code.get(n as usize) != 0;
+        if id < next || !has(start) || !has(end) {
+            return false;
+        }
+        for _ in next..id {
+            self.rel_off.push(self.rel_arena.len() as u64);
+        }
+        if self.rel_start.last().is_some_and(|s| s > start) {
+            self.starts_sorted = false;
+        }
+        self.rel_ids.push(id);
+        self.rel_start.push(start);
+        self.rel_endp.push(end);
+        self.rel_type.push(u64::from(ty));
+        put_props(&mut self.rel_arena, props, &mut self.interner);
+        self.rel_off.push(self.rel_arena.len() as u64);
+        self.rel_props += props.len() as u64;
+        true
+    }
+
+    /// Finishes the base, building equality indexes for `pairs`.
+    pub fn finish(self, pairs: &[(u32, u32)]) -> Base {
+        let BaseBuilder {
+            ts,
+            interner,
+            label_code,
+            sets,
+            label_bits,
+            node_off,
+            node_arena,
+            node_count,
+            node_props,
+            rel_ids,
+            rel_start,
+            rel_endp,
+            rel_type,
+            starts_sorted,
+            rel_off,
+            rel_arena,
+            rel_props,
+            ..
+        } = self;
+        let node_end = label_code.len() as u64;
+        let rel_count = rel_ids.len() as u64;
+        let rel_end = rel_ids.last().map_or(0, |l| l + 1);
+
+        // Strings pay for a table entry (~48 bytes) when repeated enough.
+        let mut remap: Vec<Option<u32>> = Vec::with_capacity(interner.strs.len());
+        let mut strings: Vec<Arc<str>> = Vec::new();
+        for (s, count) in &interner.strs {
+            let saved = (*count as usize).saturating_sub(1) * s.len();
+            if *count >= 2 && saved > 48 {
+                remap.push(Some(strings.len() as u32));
+                strings.push(s.clone());
+            } else {
+                remap.push(None);
+            }
+        }
+        let rewrite = |off: PackedBuilder, arena: Vec<u8>| -> PropCol {
+            if arena.is_empty() {
+                return PropCol::default();
+            }
+            if remap.iter().all(|r| r.is_some())
+                && remap.iter().enumerate().all(|(i, r)| *r == Some(i as u32))
+            {
+                return PropCol { off: off.finish(), arena: arena.into_boxed_slice() };
+            }
+            let mut out = Vec::with_capacity(arena.len());
+            let mut noff = PackedBuilder::default();
+            noff.push(0);
+            for i in 0..off.len().saturating_sub(1) {
+                let (a, b) = (off.get(i) as usize, off.get(i + 1) as usize);
+                if let Some(blob) = arena.get(a..b) {
+                    rewrite_blob(&mut out, blob, &remap, &interner.strs);
+                }
+                noff.push(out.len() as u64);
+            }
+            PropCol { off: noff.finish(), arena: out.into_boxed_slice() }
+        };
+        let node_props_col = rewrite(node_off, node_arena);
+        let rel_props_col = rewrite(rel_off, rel_arena);
+        drop(interner);
+
+        // Forward CSR.
+        let n = node_end as usize;
+        let offsets = |col: &PackedBuilder| -> Vec<u64> {
+            let mut off = vec![0u64; n + 1];
+            for i in 0..col.len() {
+                let s = col.get(i) as usize;
+                if s < n {
+                    off[s + 1] += 1;
+                }
+            }
+            for i in 0..n {
+                off[i + 1] += off[i];
+            }
+            off
+        };
+        let out_off_v = offsets(&rel_start);
+        let in_off_v = offsets(&rel_endp);
+        let rel_ids_dense = rel_end == rel_count;
+        let mut rel_types: Vec<u32> = Vec::new();
+        for i in 0..rel_type.len() {
+            let t = rel_type.get(i) as u32;
+            if rel_types.last() != Some(&t) && !rel_types.contains(&t) {
+                rel_types.push(t);
+            }
+        }
+        let (out_other, out_rel, out_type, rel_pos);
+        if starts_sorted {
+            // Creation order is forward order: the columns are already CSR-ordered.
+            out_other = None;
+            out_rel = None;
+            out_type = None;
+            rel_pos = if rel_ids_dense {
+                Packed::Seq { first: 0, n: rel_count as usize }
+            } else {
+                let mut p = Wide::new(rel_end as usize, rel_count, rel_count);
+                for i in 0..rel_ids.len() {
+                    p.set(rel_ids.get(i) as usize, i as u64);
+                }
+                p.finish()
+            };
+        } else {
+            let mut cur = out_off_v.clone();
+            let mut other = Wide::new(rel_count as usize, 0, node_end);
+            let mut rel = Wide::new(rel_count as usize, 0, rel_end);
+            let mut ty = Wide::new(rel_count as usize, 0, u64::from(u32::MAX));
+            let mut pos = Wide::new(rel_end as usize, rel_count, rel_count);
+            for i in 0..rel_ids.len() {
+                let s = rel_start.get(i) as usize;
+                let Some(c) = cur.get_mut(s) else { continue };
+                let p = *c as usize;
+                *c += 1;
+                other.set(p, rel_endp.get(i));
+                rel.set(p, rel_ids.get(i));
+                ty.set(p, rel_type.get(i));
+                pos.set(rel_ids.get(i) as usize, p as u64);
+            }
+            out_other = Some(other.finish());
+            out_rel = Some(rel.finish());
+            out_type = Some(ty.finish());
+            rel_pos = pos.finish();
+        }
+        // Backward CSR.
+        let mut cur = in_off_v.clone();
+        let mut in_other = Wide::new(rel_count as usize, 0, node_end);
+        let mut in_rel = Wide::new(rel_count as usize, 0, rel_end);
+        let mut in_type = Wide::new(rel_count as usize, 0, u64::from(u32::MAX));
+        for i in 0..rel_ids.len() {
+            let e = rel_endp.get(i) as usize;
+            let Some(c) = cur.get_mut(e) else { continue };
+            let p = *c as usize;
+            *c += 1;
+            in_other.set(p, rel_start.get(i));
+            in_rel.set(p, rel_ids.get(i));
+            in_type.set(p, rel_type.get(i));
+        }
+        drop(cur);
+        drop(rel_start);
+        let out_other = out_other.unwrap_or_else(|| rel_endp.finish());
+        let out_rel = out_rel.unwrap_or_else(|| rel_ids.finish());
+        let out_type = out_type.unwrap_or_else(|| rel_type.finish());
+
+        let mut base = Base {
+            ts,
+            node_end,
+            label_code: label_code.finish(),
+            label_sets: sets,
+            label_bits,
+            node_props: node_props_col,
+            rel_end,
+            rel_count,
+            rel_pos,
+            rel_props: rel_props_col,
+            out_off: Packed::from_u64(out_off_v),
+            out_other,
+            out_rel,
+            out_type,
+            in_off: Packed::from_u64(in_off_v),
+            in_other: in_other.finish(),
+            in_rel: in_rel.finish(),
+            in_type: in_type.finish(),
+            rel_types,
+            strings,
+            indexes: HashMap::new(),
+            node_dirty: AtomicBits::new(node_end),
+            rel_dirty: AtomicBits::new(rel_end),
+            stats: BaseStats::default(),
+        };
+        for &(l, k) in pairs {
+            let mut entries: Vec<(u32, u64)> = Vec::new();
+            let mut cur = 0;
+            while let Some(id) = base.next_with_label(l, cur) {
+                if let Some(key) = base.node(id).and_then(|n| n.key_for(l, k)) {
+                    entries.push((key_hash(&key), id));
+                }
+                cur = id + 1;
+            }
+            entries.sort_unstable();
+            let hashes: Box<[u32]> = entries.iter().map(|e| e.0).collect();
+            let ids = Packed::from_u64(entries.into_iter().map(|e| e.1).collect());
+            base.indexes.insert((l, k), BaseIndex { hashes, ids });
+        }
+        base.stats = BaseStats {
+            nodes: node_count,
+            relationships: rel_count,
+            node_properties: node_props,
+            rel_properties: rel_props,
+            node_bytes: (base.label_code.bytes()
+                + base.label_sets.iter().map(|s| s.len() * 4 + 16).sum::<usize>()
+                + base.label_bits.values().map(Bits::bytes).sum::<usize>()
+                + node_end.div_ceil(8) as usize) as u64,
+            node_property_bytes: (base.node_props.bytes()
+                + base.strings.iter().map(|s| s.len() + 32).sum::<usize>())
+                as u64,
+            rel_bytes: (base.rel_pos.bytes()
+                + base.out_off.bytes()
+                + base.out_other.bytes()
+                + base.out_rel.bytes()
+                + base.out_type.bytes()
+                + base.in_off.bytes()
+                + base.in_other.bytes()
+                + base.in_rel.bytes()
+                + base.in_type.bytes()
+                + rel_end.div_ceil(8) as usize) as u64,
+            rel_property_bytes: base.rel_props.bytes() as u64,
+            index_bytes: base
+                .indexes
+                .values()
+                .map(|ix| ix.hashes.len() * 4 + ix.ids.bytes())
+                .sum::<usize>() as u64,
+            interned_strings: base.strings.len() as u64,
+        };
+        base
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dbg_v(v: Option<Value>) -> String {
+        format!("{v:?}")
+    }
+
+    #[test]
+    fn packed_picks_the_narrowest_shape() {
+        assert!(matches!(Packed::from_u32(vec![7; 10]), Packed::Const { v: 7, n: 10 }));
+        assert!(matches!(Packed::from_u32(vec![3, 4, 5]), Packed::Seq { first: 3, n: 3 }));
+        assert!(matches!(Packed::from_u32(vec![1, 300, 2]), Packed::U16(_)));
+        assert!(matches!(Packed::from_u32(vec![1, 200, 2]), Packed::U8(_)));
+        let p = Packed::from_u64(vec![1, u64::MAX, 2]);
+        assert!(matches!(p, Packed::U64(_)));
+        assert_eq!(p.get(1), u64::MAX);
+        assert_eq!(p.get(9), 0);
+        let mut b = PackedBuilder::default();
+        b.push(1);
+        b.push(1 << 40);
+        assert_eq!(b.get(1), 1 << 40);
+        assert!(matches!(b.finish(), Packed::U64(_)));
+    }
+
+    #[test]
+    fn bits_find_next() {
+        let mut b = Bits::default();
+        for i in [3u64, 64, 200] {
+            b.set(i);
+        }
+        assert_eq!(b.next_from(0), Some(3));
+        assert_eq!(b.next_from(4), Some(64));
+        assert_eq!(b.next_from(65), Some(200));
+        assert_eq!(b.next_from(201), None);
+        assert!(b.get(64) && !b.get(65));
+    }
+
+    fn sample(sorted: bool) -> Base {
+        let mut b = BaseBuilder::new(5);
+        let man: Arc<str> = Arc::from("a fairly long repeated string value for interning");
+        for id in [0u64, 1, 3] {
+            b.node(
+                id,
+                &[1],
+                &[
+                    (0, Value::Int(id as i64 * 1000)),
+                    (2, Value::String(man.clone())),
+                    (3, Value::String(Arc::from(format!("u{id}")))),
+                    (4, Value::Float(1.5)),
+                    (5, Value::List(vec![Value::Bool(true)])),
+                ],
+            );
+        }
+        assert!(!b.node(2, &[], &[]));
+        b.node(4, &[1, 2], &[]);
+        let rels: Vec<(u64, u64, u64, u32)> = if sorted {
+            vec![(0, 0, 1, 7), (1, 0, 3, 7), (2, 1, 0, 7), (4, 3, 3, 7)]
+        } else {
+            vec![(0, 3, 1, 7), (1, 0, 3, 8), (2, 1, 0, 7), (4, 0, 3, 7)]
+        };
+        for (id, s, e, t) in rels {
+            b.rel(id, s, e, t, if id == 2 { &[(9, Value::Bool(false))] } else { &[] });
+        }
+        b.finish(&[(1, 0), (1, 3)])
+    }
+
+    #[test]
+    fn base_round_trips_nodes_rels_and_indexes() {
+        for sorted in [true, false] {
+            let b = sample(sorted);
+            assert!(b.has_node(0) && b.has_node(1) && !b.has_node(2) && b.has_node(4));
+            assert!(!b.has_node(99));
+            let n = b.node(3).unwrap();
+            assert_eq!(n.labels(), &[1]);
+            assert_eq!(dbg_v(n.prop(0)), "Some(Int(3000))");
+            assert_eq!(dbg_v(n.prop(3)), dbg_v(Some(Value::str("u3"))));
+            assert!(n.prop(1).is_none());
+            assert!(n.has_prop(4) && !n.has_prop(1));
+            assert_eq!(n.props().len(), 5);
+            assert_eq!(b.node(4).unwrap().labels(), &[1, 2]);
+            assert_eq!(b.strings.len(), 1, "only the repeated long string is interned");
+            assert!(b.has_rel(0) && !b.has_rel(3) && b.has_rel(4) && !b.has_rel(5));
+            let r = b.rel(2).unwrap();
+            assert_eq!((r.start(), r.end(), r.ty()), (1, 0, 7));
+            assert_eq!(dbg_v(r.prop(9)), "Some(Bool(false))");
+            let r = b.rel(0).unwrap();
+            let want = if sorted { (0, 1) } else { (3, 1) };
+            assert_eq!((r.start(), r.end()), want);
+            let mut out = Vec::new();
+            b.edges(0, true, true, |rel, other, ty, o| out.push((rel, other, ty, o)));
+            let mut in3 = Vec::new();
+            b.edges(3, false, true, |rel, other, _, _| in3.push((rel, other)));
+            if sorted {
+                assert_eq!(out, vec![(0, 1, 7, true), (1, 3, 7, true), (2, 1, 7, false)]);
+                assert_eq!(in3, vec![(1, 0), (4, 3)]);
+            } else {
+                assert_eq!(out, vec![(1, 3, 8, true), (4, 3, 7, true), (2, 1, 7, false)]);
+                assert_eq!(in3, vec![(1, 0), (4, 0)]);
+            }
+            assert_eq!(b.next_with_label(2, 0), Some(4));
+            assert_eq!(b.next_with_label(1, 2), Some(3));
+            let mut c = Vec::new();
+            b.index_lookup(1, 0, &index_key(&Value::Float(1000.0)).unwrap(), &mut c);
+            assert_eq!(c, vec![1]);
+            c.clear();
+            b.index_lookup(1, 3, &index_key(&Value::str("u0")).unwrap(), &mut c);
+            assert_eq!(c, vec![0]);
+        }
+    }
+
+    #[test]
+    fn dirty_bits() {
+        let b = sample(true);
+        assert!(!b.node_dirty(1));
+        b.mark_node(1);
+        assert!(b.node_dirty(1) && !b.node_dirty(0));
+        assert!(b.node_dirty(100), "ids beyond the base always consult the delta");
+        assert!(!b.rel_dirty(4));
+        b.mark_rel(4);
+        assert!(b.rel_dirty(4));
+    }
+}
