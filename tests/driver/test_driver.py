@@ -407,3 +407,34 @@ def test_official_bolt_smoke_script(server):
     out = subprocess.run([sys.executable, SMOKE, "--uri", f"bolt://127.0.0.1:{server}"],
                          capture_output=True, text=True, timeout=120)
     assert "5 passed, 0 failed" in out.stdout, out.stdout + out.stderr
+
+
+def test_cartesian_product_notification(driver):
+    with driver.session() as s:
+        summary = s.run("MATCH (a), (b) RETURN count(*) AS c").consume()
+        codes = [n["code"] for n in (summary.notifications or [])]
+        assert "Neo.ClientNotification.Statement.CartesianProduct" in codes
+        summary = s.run("MATCH (a)-->(b), (b)-->(c) RETURN count(*) AS c").consume()
+        assert not summary.notifications
+
+
+def test_show_databases_lists_neo4j(driver):
+    with driver.session() as s:
+        names = [r["name"] for r in s.run("SHOW DATABASES")]
+        assert "neo4j" in names
+
+
+def test_write_conflict_is_retryable_transient_error(driver):
+    from neo4j.exceptions import TransientError
+    with driver.session() as s:
+        s.run("MATCH (n:Conflict) DETACH DELETE n").consume()
+        s.run("CREATE (:Conflict {v: 0})").consume()
+        with driver.session() as s2:
+            t1 = s.begin_transaction()
+            t2 = s2.begin_transaction()
+            t1.run("MATCH (n:Conflict) SET n.v = 1").consume()
+            t2.run("MATCH (n:Conflict) SET n.v = 2").consume()
+            t1.commit()
+            with pytest.raises(TransientError):
+                t2.commit()
+        assert s.run("MATCH (n:Conflict) RETURN n.v AS v").single()["v"] == 1

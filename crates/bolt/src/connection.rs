@@ -1083,7 +1083,9 @@ fn status_object(n: &Notification) -> Value {
         diag.insert("_position".into(), p);
     }
     let mut m = PropertyMap::new();
-    m.insert("gql_status".into(), Value::str(if warning { "01N00" } else { "03N00" }));
+    let fallback = if warning { "01N00" } else { "03N00" };
+    let gql_status = if n.gql_status.is_empty() { fallback } else { &n.gql_status };
+    m.insert("gql_status".into(), Value::str(gql_status));
     m.insert(
         "status_description".into(),
         Value::from(format!("{}: {}", if warning { "warn" } else { "info" }, n.description)),
@@ -1165,6 +1167,7 @@ mod tests {
     fn note(code: &str, severity: &str) -> Notification {
         Notification {
             code: code.into(),
+            gql_status: String::new(),
             title: "t".into(),
             description: "d".into(),
             severity: severity.into(),

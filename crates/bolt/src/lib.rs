@@ -31,6 +31,7 @@
 //! is `Neo.ClientError.Database.DatabaseNotFound`. The server agent is `Neo4j/5.26.0`.
 
 mod auth;
+pub mod client;
 mod connection;
 pub mod handshake;
 pub mod message;

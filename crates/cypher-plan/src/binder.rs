@@ -28,6 +28,11 @@ enum Kind {
     Value,
     /// A list (possibly of relationships, usable as a bound variable-length relationship).
     List,
+    /// Known statically to be a string (a literal), a boolean, or a number: property access or
+    /// arithmetic on them can be rejected at compile time, as Neo4j's semantic analysis does.
+    Str,
+    Bool,
+    Num,
     /// A computed value whose type is unknown at compile time.
     Any,
 }
@@ -39,23 +44,57 @@ fn static_kind(e: &PExpr, scope: &Scope) -> Kind {
             scope.vars.iter().rev().find(|(_, x, _)| x == s).map(|v| v.2).unwrap_or(Kind::Any)
         }
         PExpr::Const(Value::Null) => Kind::Any,
-        PExpr::Const(_)
-        | PExpr::Map(_)
-        | PExpr::Compare(..)
+        PExpr::Const(Value::String(_)) => Kind::Str,
+        PExpr::Const(Value::Bool(_)) => Kind::Bool,
+        PExpr::Const(Value::Int(_) | Value::Float(_)) => Kind::Num,
+        PExpr::Compare(..)
         | PExpr::Not(_)
         | PExpr::And(..)
         | PExpr::Or(..)
         | PExpr::Xor(..)
         | PExpr::IsNull(..)
-        | PExpr::In(..)
         | PExpr::Str(..)
-        | PExpr::HasLabels(..)
+        | PExpr::HasLabels(..) => Kind::Bool,
+        PExpr::Const(_)
+        | PExpr::Map(_)
+        | PExpr::In(..)
         | PExpr::Arith(..)
         | PExpr::ListComp { .. }
         | PExpr::MapProjection { .. } => Kind::Value,
         PExpr::Path(_) => Kind::Path,
         PExpr::List(_) => Kind::List,
         _ => Kind::Any,
+    }
+}
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Node => "Node",
+        Kind::Rel => "Relationship",
+        Kind::RelList => "List<Relationship>",
+        Kind::Path => "Path",
+        Kind::Value => "a value",
+        Kind::List => "List",
+        Kind::Str => "String",
+        Kind::Bool => "Boolean",
+        Kind::Num => "Number",
+        Kind::Any => "Any",
+    }
+}
+
+/// The kind every element of a literal list shares, if they all share one (for the variable of
+/// a quantifier or comprehension over it).
+fn element_kind(list: &PExpr, scope: &Scope) -> Kind {
+    let PExpr::List(items) = list else { return Kind::Any };
+    let mut kinds = items.iter().map(|i| match i {
+        PExpr::Const(_) => static_kind(i, scope),
+        _ => Kind::Any,
+    });
+    let Some(first) = kinds.next() else { return Kind::Any };
+    if matches!(first, Kind::Str | Kind::Bool | Kind::Num) && kinds.all(|k| k == first) {
+        first
+    } else {
+        Kind::Any
     }
 }
 
@@ -707,6 +746,7 @@ impl<'a> Binder<'a> {
                 items.push((n.to_string(), Item::Var(s, k)));
             }
         }
+        self.check_order_by_ambiguity(p, scope)?;
         for it in &p.items {
             let col = match &it.alias {
                 Some(a) => a.name.to_string(),
@@ -847,7 +887,8 @@ impl<'a> Binder<'a> {
         }
         if let Some(l) = &p.limit {
             let count = self.bind_constant(l, "LIMIT")?;
-            op = Op::Limit { input: Box::new(op), count };
+            let exhaust = op.writes();
+            op = Op::Limit { input: Box::new(op), count, exhaust };
         }
         if let Some(w) = where_pred {
             op = Op::Filter { input: Box::new(op), pred: w };
@@ -868,6 +909,74 @@ impl<'a> Binder<'a> {
                 })
                 .collect()
         }
+    }
+
+    /// In an aggregating projection, an ORDER BY item that contains an aggregation may refer
+    /// only to projected variables, never to expressions over the pre-projection variables
+    /// (even when such an expression is itself projected): Neo4j reports
+    /// `AmbiguousAggregationExpression`. Checked before the items are bound so it wins over
+    /// other projection errors, as in Neo4j.
+    fn check_order_by_ambiguity(&self, p: &Projection, scope: &Scope) -> Result<()> {
+        if p.star || !p.items.iter().any(|it| contains_aggregate(&it.expr)) {
+            return Ok(());
+        }
+        let projected: HashSet<&str> = p
+            .items
+            .iter()
+            .filter_map(|it| match (&it.alias, &it.expr.kind) {
+                (Some(a), _) => Some(&*a.name),
+                (None, ExprKind::Variable(v)) => Some(&**v),
+                _ => None,
+            })
+            .collect();
+        // Projected property accesses (`me.age`) may be reused; variables that only occur
+        // inside more complex projected expressions may not. A variable no item mentions is
+        // left to the binder (UndefinedVariable).
+        let mut item_props = HashSet::new();
+        let mut item_vars: HashSet<Arc<str>> = HashSet::new();
+        for it in p.items.iter().filter(|it| !contains_aggregate(&it.expr)) {
+            if matches!(it.expr.kind, ExprKind::Property(..)) {
+                item_props.insert(self.norm(it.expr.span));
+            }
+            walk_ast(&it.expr, &mut |x| {
+                if let ExprKind::Variable(v) = &x.kind {
+                    item_vars.insert(v.clone());
+                }
+                true
+            });
+        }
+        for si in p.order_by.iter().filter(|si| contains_aggregate(&si.expr)) {
+            let mut culprit = None;
+            walk_ast(&si.expr, &mut |x| match &x.kind {
+                ExprKind::Function { name, .. } if is_aggregate(&name.dotted().to_lowercase()) => {
+                    false
+                }
+                ExprKind::Property(..) if item_props.contains(&self.norm(x.span)) => false,
+                ExprKind::Variable(v) => {
+                    if culprit.is_none()
+                        && !projected.contains(&**v)
+                        && item_vars.contains(v)
+                        && scope.get(v).is_some()
+                    {
+                        culprit = Some((v.clone(), x.span));
+                    }
+                    false
+                }
+                _ => culprit.is_none(),
+            });
+            if let Some((v, span)) = culprit {
+                return Err(self.syntax(
+                    span,
+                    "AmbiguousAggregationExpression",
+                    format!(
+                        "Order by column contains implicit grouping expressions referencing \
+                         `{v}`. Aggregation expressions with implicit grouping keys are not \
+                         supported."
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     #[allow(clippy::type_complexity)]
@@ -1100,15 +1209,7 @@ impl<'a> Binder<'a> {
     }
 
     fn type_conflict(&self, v: &ast::Ident, k: Kind, want: &str) -> Error {
-        let have = match k {
-            Kind::Node => "Node",
-            Kind::Rel => "Relationship",
-            Kind::RelList => "List<Relationship>",
-            Kind::Path => "Path",
-            Kind::Value => "a value",
-            Kind::List => "List",
-            Kind::Any => "Any",
-        };
+        let have = kind_name(k);
         self.syntax(
             v.span,
             "VariableTypeConflict",
@@ -1448,6 +1549,13 @@ impl<'a> Binder<'a> {
             }
             let mut rels = Vec::new();
             for (ri, (rp, _)) in el.chain.iter().enumerate() {
+                // A bound relationship variable is reported before any other problem of the
+                // relationship pattern (as Neo4j does).
+                if let (Some(v), None) = (&rp.variable, declared) {
+                    if scope.get(&v.name).is_some() {
+                        return Err(self.already_bound(v));
+                    }
+                }
                 if rp.length.is_some() {
                     return Err(self.syntax(
                         rp.span,
@@ -1546,6 +1654,13 @@ impl<'a> Binder<'a> {
     ) -> Result<Op> {
         let before = scope.clone();
         let bound = scope.slots();
+        for (rp, _) in &part.element.chain {
+            if let Some(v) = &rp.variable {
+                if before.get(&v.name).is_some() {
+                    return Err(self.already_bound(v));
+                }
+            }
+        }
         for (rp, _) in &part.element.chain {
             if rp.length.is_some() {
                 return Err(self.syntax(
@@ -1683,14 +1798,29 @@ impl<'a> Binder<'a> {
                         qn.span,
                         "InvalidNumberOfArguments",
                         format!(
-                            "Procedure call does not provide the required number of arguments: got {} expected {}",
+                            "Procedure call does not provide the required number of arguments: got {} expected {} (signature: {})",
                             a.len(),
-                            sig.inputs.len()
+                            sig.inputs.len(),
+                            sig.signature_text()
                         ),
                     ));
                 }
-                for e in a {
-                    bargs.push(self.bind_expr(e, scope)?);
+                for (e, (input, ty)) in a.iter().zip(&sig.inputs) {
+                    let b = self.bind_expr(e, scope)?;
+                    // Literal arguments are type-checked now; others when the call runs.
+                    if let PExpr::Const(v) = &b {
+                        if !ty.accepts(v) {
+                            return Err(self.syntax(
+                                e.span,
+                                "InvalidArgumentType",
+                                format!(
+                                    "Type mismatch for procedure argument `{input}`: expected {ty} but was {}",
+                                    v.type_name()
+                                ),
+                            ));
+                        }
+                    }
+                    bargs.push(b);
                 }
             }
             None => {
@@ -1701,7 +1831,9 @@ impl<'a> Binder<'a> {
                         "Procedure call inside a query does not support passing arguments implicitly",
                     ));
                 }
-                for i in &sig.inputs {
+                // Standalone calls without parentheses take their arguments from the
+                // parameters of the same names.
+                for (i, _) in &sig.inputs {
                     let idx = self.param(&Arc::from(i.as_str()));
                     bargs.push(PExpr::Param(idx));
                 }
@@ -1712,23 +1844,31 @@ impl<'a> Binder<'a> {
         let mut where_ = None;
         match yield_ {
             None => {
-                for (i, o) in sig.outputs.iter().enumerate() {
-                    let s = self.slot();
-                    yields.push((i, s));
-                    cols.push((o.clone(), s));
-                    if !standalone {
-                        scope.bind(Arc::from(o.as_str()), s, Kind::Any);
+                // Standalone: every output is a column. In a query, outputs are not bound
+                // implicitly (Neo4j asks for an explicit YIELD), so naming one is an error.
+                if standalone {
+                    for (i, (o, _)) in sig.outputs.iter().enumerate() {
+                        let s = self.slot();
+                        yields.push((i, s));
+                        cols.push((o.clone(), s));
                     }
                 }
             }
             Some(y) => {
+                if y.star && !standalone {
+                    return Err(self.syntax(
+                        qn.span,
+                        "UnexpectedSyntax",
+                        "Procedure call inside a query does not support YIELD *",
+                    ));
+                }
                 let items: Vec<(String, Option<&ast::Ident>, Span)> = if y.star {
-                    sig.outputs.iter().map(|o| (o.clone(), None, qn.span)).collect()
+                    sig.outputs.iter().map(|(o, _)| (o.clone(), None, qn.span)).collect()
                 } else {
                     y.items.iter().map(|(o, a)| (o.name.to_string(), a.as_ref(), o.span)).collect()
                 };
                 for (o, alias, span) in items {
-                    let idx = sig.outputs.iter().position(|x| *x == o).ok_or_else(|| {
+                    let idx = sig.outputs.iter().position(|(x, _)| *x == o).ok_or_else(|| {
                         self.syntax(
                             span,
                             "UndefinedVariable",
@@ -1758,6 +1898,8 @@ impl<'a> Binder<'a> {
             input: Box::new(op),
             name: Arc::from(dotted.as_str()),
             args: bargs,
+            arg_types: sig.inputs.iter().map(|(_, t)| t.clone()).collect(),
+            void: sig.outputs.is_empty(),
             yields,
         };
         if let Some(w) = where_ {
@@ -1864,6 +2006,23 @@ impl<'a> Binder<'a> {
                         "Type mismatch: expected Map, Node, Relationship, Point, Duration, Date, Time, LocalTime, LocalDateTime or DateTime",
                     ));
                 }
+                // A variable statically known to hold a non-map (`WITH 123 AS x RETURN x.num`):
+                // Neo4j's semantic analysis rejects this as a type error before running.
+                let k = static_kind(&b, scope);
+                if matches!(&*b, PExpr::Slot(_))
+                    && matches!(k, Kind::Str | Kind::Bool | Kind::Num | Kind::List)
+                {
+                    return Err(self.err(
+                        base.span,
+                        Status::TypeError,
+                        "InvalidArgumentType",
+                        format!(
+                            "Type mismatch: expected Map, Node, Relationship, Point, Duration, \
+                             Date, Time, LocalTime, LocalDateTime or DateTime but was {}",
+                            kind_name(k)
+                        ),
+                    ));
+                }
                 PExpr::Property(b, name(key))
             }
             ExprKind::List(xs) => PExpr::List(self.bind_exprs(xs, scope)?),
@@ -1903,6 +2062,40 @@ impl<'a> Binder<'a> {
                 if boolean {
                     self.check_bool_operand(ast_a, &a)?;
                     self.check_bool_operand(ast_b, &b)?;
+                }
+                if matches!(
+                    op,
+                    BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Mod | BinaryOp::Pow
+                ) {
+                    // Strings and booleans never take part in these operators (unlike `+`,
+                    // which concatenates strings): reject statically known cases up front.
+                    for (ast_x, x) in [(ast_a, &a), (ast_b, &b)] {
+                        let k = static_kind(x, scope);
+                        if matches!(k, Kind::Str | Kind::Bool) {
+                            return Err(self.syntax(
+                                ast_x.span,
+                                "InvalidArgumentType",
+                                format!(
+                                    "Type mismatch: expected Integer, Float or Duration but was {}",
+                                    kind_name(k)
+                                ),
+                            ));
+                        }
+                    }
+                }
+                if *op == BinaryOp::In {
+                    let bad = match &*b {
+                        PExpr::Const(v) => !matches!(v, Value::Null | Value::List(_)),
+                        PExpr::Map(_) => true,
+                        _ => false,
+                    };
+                    if bad {
+                        return Err(self.syntax(
+                            ast_b.span,
+                            "InvalidArgumentType",
+                            "Type mismatch: expected List<T> but was a non-list literal",
+                        ));
+                    }
                 }
                 match op {
                     BinaryOp::Or => PExpr::Or(a, b),
@@ -1981,6 +2174,9 @@ impl<'a> Binder<'a> {
                         Builtin::Type => matches!(k, Kind::Node | Kind::Path | Kind::RelList),
                         Builtin::Length => matches!(k, Kind::Node | Kind::Rel),
                         Builtin::Labels => matches!(k, Kind::Rel | Kind::Path),
+                        Builtin::Properties => {
+                            matches!(k, Kind::Str | Kind::Bool | Kind::Num | Kind::List)
+                        }
                         _ => false,
                     };
                     if bad {
@@ -2065,7 +2261,7 @@ impl<'a> Binder<'a> {
                 let list = self.bx(list, scope)?;
                 let slot = self.slot();
                 let mut inner = scope.clone();
-                inner.bind(variable.name.clone(), slot, Kind::Any);
+                inner.bind(variable.name.clone(), slot, element_kind(&list, scope));
                 let filter = self.bx(filter, &inner)?;
                 PExpr::Quantified { quantifier: *quantifier, slot, list, filter }
             }
@@ -2215,6 +2411,21 @@ impl<'a> Binder<'a> {
         }
         let mut bargs = Vec::new();
         for a in args {
+            let mut random = false;
+            walk_ast(a, &mut |x| {
+                if let ExprKind::Function { name, .. } = &x.kind {
+                    random |= name.dotted().eq_ignore_ascii_case("rand");
+                }
+                !random
+            });
+            if random {
+                self.agg = Some(ctx);
+                return Err(self.syntax(
+                    a.span,
+                    "NonConstantExpression",
+                    "Can't use non-deterministic (random) functions inside of aggregate functions.",
+                ));
+            }
             if contains_aggregate(a) {
                 self.agg = Some(ctx);
                 return Err(self

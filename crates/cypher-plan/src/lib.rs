@@ -13,6 +13,7 @@
 mod binder;
 pub mod expr;
 pub mod ops;
+pub mod types;
 
 use std::sync::Arc;
 
@@ -21,13 +22,27 @@ use arbor_model::Result;
 
 pub use expr::{PExpr, ScalarFn, Slot};
 pub use ops::Op;
+pub use types::CypherType;
 
-/// A procedure's signature: names of its inputs and output columns.
+/// A procedure's signature: its inputs and output columns with their declared types.
+/// A procedure without outputs is `VOID`: in a query it passes each input row through once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProcSig {
     pub name: String,
-    pub inputs: Vec<String>,
-    pub outputs: Vec<String>,
+    pub inputs: Vec<(String, CypherType)>,
+    pub outputs: Vec<(String, CypherType)>,
+}
+
+impl ProcSig {
+    /// `name(in :: INTEGER, ...) :: (out :: STRING, ...)` as `SHOW PROCEDURES` prints it.
+    pub fn signature_text(&self) -> String {
+        let list = |xs: &[(String, CypherType)]| {
+            xs.iter().map(|(n, t)| format!("{n} :: {t}")).collect::<Vec<_>>().join(", ")
+        };
+        let outputs =
+            if self.outputs.is_empty() { "VOID".to_string() } else { format!("({})", list(&self.outputs)) };
+        format!("{}({}) :: {outputs}", self.name, list(&self.inputs))
+    }
 }
 
 /// What the binder needs to know about functions and procedures it does not implement.

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use arbor_cypher_syntax::ast::Direction;
 
 use crate::expr::{AggCall, PExpr, Slot};
+use crate::types::CypherType;
 
 /// Label / type / key names as written; the executor resolves them to tokens at run time
 /// (tokens may be created by the query itself).
@@ -107,6 +108,9 @@ pub enum Op {
     Limit {
         input: Box<Op>,
         count: PExpr,
+        /// The input performs writes: once the limit is reached, pull (and drop) the rest of
+        /// the input so every update still happens (a LIMIT only cuts the result).
+        exhaust: bool,
     },
     Unwind {
         input: Box<Op>,
@@ -166,6 +170,11 @@ pub enum Op {
         input: Box<Op>,
         name: Name,
         args: Vec<PExpr>,
+        /// Declared argument types: arguments are checked and converted (INTEGER to FLOAT)
+        /// before the call.
+        arg_types: Vec<CypherType>,
+        /// The procedure has no outputs: each input row passes through once.
+        void: bool,
         /// `(output column index, slot)`.
         yields: Vec<(usize, Slot)>,
     },
@@ -238,6 +247,18 @@ impl Op {
             Op::Foreach { .. } => "Foreach",
             Op::ProcedureCall { .. } => "ProcedureCall",
             Op::Eager { .. } => "Eager",
+        }
+    }
+
+    /// Whether this operator or one below it writes to the graph.
+    pub fn writes(&self) -> bool {
+        match self {
+            Op::Create { .. }
+            | Op::Merge { .. }
+            | Op::Set { .. }
+            | Op::Delete { .. }
+            | Op::Foreach { .. } => true,
+            _ => self.children().into_iter().any(Op::writes),
         }
     }
 

@@ -10,6 +10,7 @@
 
 mod embedded;
 mod graph_impl;
+mod procedures;
 mod schema;
 mod session;
 pub mod traversal;
@@ -18,6 +19,7 @@ pub use arbor_exec::graph::Stats;
 pub use arbor_model::{Error, Result, Status, Value};
 pub use arbor_model::{NodeId, PropertyMap, RelId};
 pub use arbor_storage::Edge;
+pub use procedures::{CypherType, ProcBody, Procedure, ProcedureSpec};
 pub use embedded::{Label, NodesWithLabel, PropertyKey, RelInfo, RelType, Rows, Tx};
 pub use session::{
     AccessMode, Database, DatabaseConfig, Durability, Notification, PullOutcome, QueryType,

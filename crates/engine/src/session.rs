@@ -104,6 +104,8 @@ impl QueryType {
 #[derive(Clone, Debug)]
 pub struct Notification {
     pub code: String,
+    /// The GQLSTATUS code Bolt 5.6+ clients receive (`03N90` for a cartesian product).
+    pub gql_status: String,
     pub title: String,
     pub description: String,
     pub severity: String,
@@ -144,6 +146,8 @@ pub(crate) struct DbInner {
     path: Option<PathBuf>,
     plans: Mutex<HashMap<String, (Arc<PreparedQuery>, Arc<[Notification]>)>>,
     closed: AtomicBool,
+    // [procedures hook] registry consulted by `prepare` (see procedures.rs).
+    procedures: crate::procedures::Procedures,
 }
 
 /// An open database. Cheap to clone; all clones share one store.
@@ -181,6 +185,7 @@ impl Database {
                 path,
                 plans: Mutex::new(HashMap::new()),
                 closed: AtomicBool::new(false),
+                procedures: Default::default(), // [procedures hook]
             }),
         }
     }
@@ -231,9 +236,11 @@ impl Database {
             Statement::Schema(cmd) => Ok(Prepared::Schema(cmd)),
             Statement::Show(cmd) => Ok(Prepared::Show(cmd)),
             other => {
-                let prepared = Arc::new(PreparedQuery::prepare(&other, text)?);
+                // [procedures hook] resolve CALLs against this database's registry.
+                let procs = self.inner.procedures.snapshot();
+                let prepared = Arc::new(PreparedQuery::prepare_with(&other, text, &procs)?);
                 let notes: Arc<[Notification]> =
-                    plan_notifications(&prepared.plan_description()).into();
+                    query_notifications(&other).into();
                 let mut plans = self.inner.plans.lock();
                 if plans.len() >= PLAN_CACHE_MAX {
                     plans.clear();
@@ -242,6 +249,15 @@ impl Database {
                 Ok(Prepared::Query(prepared, notes))
             }
         }
+    }
+
+    // [procedures hook] accessors for procedures.rs.
+    pub(crate) fn procedures_registry(&self) -> &crate::procedures::Procedures {
+        &self.inner.procedures
+    }
+
+    pub(crate) fn clear_plan_cache(&self) {
+        self.inner.plans.lock().clear();
     }
 
     pub(crate) fn check_open(&self) -> Result<()> {
@@ -255,19 +271,13 @@ impl Database {
     }
 }
 
-/// Notifications Neo4j attaches to a plan (computed once per cached plan).
-fn plan_notifications(plan: &Value) -> Vec<Notification> {
-    fn has_op(v: &Value, name: &str) -> bool {
-        let Value::Map(m) = v else { return false };
-        if matches!(m.get("operatorType"), Some(Value::String(s)) if &**s == name) {
-            return true;
-        }
-        matches!(m.get("children"), Some(Value::List(c)) if c.iter().any(|c| has_op(c, name)))
-    }
+/// Notifications Neo4j attaches to a query (computed once per cached plan).
+fn query_notifications(stmt: &Statement) -> Vec<Notification> {
     let mut out = Vec::new();
-    if has_op(plan, "CartesianProduct") {
+    if has_cartesian_product(stmt) {
         out.push(Notification {
             code: "Neo.ClientNotification.Statement.CartesianProduct".into(),
+            gql_status: "03N90".into(),
             title: "This query builds a cartesian product between disconnected patterns.".into(),
             description: "If a part of a query contains multiple disconnected patterns, this will \
                 build a cartesian product between all those parts. This may produce a large amount \
@@ -281,6 +291,54 @@ fn plan_notifications(plan: &Value) -> Vec<Notification> {
         });
     }
     out
+}
+
+/// Whether some `MATCH` has pattern parts that share no variable (directly or through others).
+fn has_cartesian_product(stmt: &Statement) -> bool {
+    use arbor_cypher_syntax::ast::{ClauseKind, PatternPart};
+    fn vars(part: &PatternPart) -> Vec<&str> {
+        let mut v: Vec<&str> = Vec::new();
+        let nodes = std::iter::once(&part.element.start).chain(part.element.chain.iter().map(|(_, n)| n));
+        for n in nodes {
+            if let Some(id) = &n.variable {
+                v.push(&id.name);
+            }
+        }
+        v
+    }
+    fn disconnected(parts: &[PatternPart]) -> bool {
+        if parts.len() < 2 {
+            return false;
+        }
+        // Grow one component from the first part until nothing more joins it.
+        let sets: Vec<Vec<&str>> = parts.iter().map(vars).collect();
+        let mut joined = vec![false; sets.len()];
+        joined[0] = true;
+        let mut component: Vec<&str> = sets[0].clone();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (i, set) in sets.iter().enumerate() {
+                if !joined[i] && set.iter().any(|v| component.contains(v)) {
+                    joined[i] = true;
+                    component.extend(set.iter().copied());
+                    changed = true;
+                }
+            }
+        }
+        joined.iter().any(|j| !j)
+    }
+    let query = match stmt {
+        Statement::Query(q) => q,
+        Statement::Explain(inner) | Statement::Profile(inner) => return has_cartesian_product(inner),
+        _ => return false,
+    };
+    std::iter::once(&query.first).chain(query.unions.iter().map(|(_, q)| q)).any(|single| {
+        single.clauses.iter().any(|c| match &c.kind {
+            ClauseKind::Match { pattern, .. } => disconnected(pattern),
+            _ => false,
+        })
+    })
 }
 
 pub(crate) enum Prepared {

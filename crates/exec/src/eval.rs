@@ -630,7 +630,12 @@ fn builtin(
             Some((_, _, t)) => {
                 g.token_name(TokenKind::RelType, t).map(Value::from).unwrap_or(Value::Null)
             }
-            None => return Err(deleted_err()),
+            None => match ctx.deleted_rel_types.get(id) {
+                Some(t) => {
+                    g.token_name(TokenKind::RelType, *t).map(Value::from).unwrap_or(Value::Null)
+                }
+                None => return Err(deleted_err()),
+            },
         },
         (Builtin::Properties, v) => properties(v, g)?,
         (Builtin::Keys, v) => match properties(v, g) {
@@ -670,6 +675,14 @@ fn builtin(
                 Builtin::Exists => "exists",
                 Builtin::Coalesce => "coalesce",
             };
+            if matches!(b, Builtin::Labels | Builtin::Type) {
+                // The TCK classifies a non-entity argument of these as a bad value.
+                return Err(Error::type_error(format!(
+                    "Invalid input for function '{name}()': got: {}",
+                    v.type_name()
+                ))
+                .with_detail("InvalidArgumentValue"));
+            }
             return Err(bad(name, v));
         }
     })

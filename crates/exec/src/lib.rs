@@ -27,15 +27,24 @@ use arbor_model::{Error, PropertyMap, Result, Status, Value};
 
 use crate::runtime::{Builder, Ctx, Operator};
 
-/// Resolves functions and procedures for the binder from this crate's libraries.
-struct ExecResolver;
+/// Resolves functions and procedures for the binder from this crate's function library and a
+/// procedure registry, remembering the procedures the query uses.
+struct ExecResolver<'a> {
+    procs: &'a procs::Registry,
+    used: std::cell::RefCell<Vec<procs::Procedure>>,
+}
 
-impl Resolver for ExecResolver {
+impl Resolver for ExecResolver<'_> {
     fn scalar(&self, lower_name: &str) -> Option<ScalarFn> {
         functions::lookup_scalar(lower_name)
     }
     fn procedure(&self, name: &str) -> Option<ProcSig> {
-        procs::signature(name)
+        let p = self.procs.get(name)?;
+        let mut used = self.used.borrow_mut();
+        if !used.iter().any(|u| u.sig.name == name) {
+            used.push(p.clone());
+        }
+        Some(p.sig.clone())
     }
     fn scalar_arity(&self, lower_name: &str) -> Option<(usize, usize)> {
         functions::scalar_arity(lower_name)
@@ -46,14 +55,26 @@ impl Resolver for ExecResolver {
 #[derive(Debug)]
 pub struct PreparedQuery {
     plan: Plan,
+    /// The procedures the query calls, as resolved when it was prepared.
+    procs: Arc<[procs::Procedure]>,
 }
 
 impl PreparedQuery {
     /// Binds and plans a Query / Explain / Profile statement (Schema and Show statements are the
-    /// engine's).
+    /// engine's), with the built-in procedures only.
     pub fn prepare(stmt: &Statement, text: &str) -> Result<PreparedQuery> {
-        let plan = arbor_cypher_plan::plan(stmt, text, &ExecResolver)?;
-        Ok(PreparedQuery { plan })
+        PreparedQuery::prepare_with(stmt, text, procs::Registry::builtins())
+    }
+
+    /// As [`PreparedQuery::prepare`], resolving `CALL`s against `procedures`.
+    pub fn prepare_with(
+        stmt: &Statement,
+        text: &str,
+        procedures: &procs::Registry,
+    ) -> Result<PreparedQuery> {
+        let resolver = ExecResolver { procs: procedures, used: Default::default() };
+        let plan = arbor_cypher_plan::plan(stmt, text, &resolver)?;
+        Ok(PreparedQuery { plan, procs: resolver.used.into_inner().into() })
     }
 
     pub fn columns(&self) -> &[String] {
@@ -181,6 +202,7 @@ impl Execution {
         }
         let root = runtime::build(&q.plan.root, &mut Builder { next_id: 0 });
         let mut ctx = Ctx::new(values, q.plan.profile);
+        ctx.procs = q.procs.clone();
         ctx.rows = vec![0; count_ops(&q.plan.root)];
         let statement_time = chrono::Utc::now().naive_utc();
         Ok(Execution { q, root, ctx, started: false, done: false, statement_time })

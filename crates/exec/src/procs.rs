@@ -1,54 +1,296 @@
-//! Built-in procedures (`CALL db.labels()` ...), answered from the graph's tokens.
+//! Procedures: the built-ins (`db.labels()`, `dbms.components()`, ...) and a [`Registry`] that
+//! embedders (and the TCK harness) extend with their own.
+//!
+//! A procedure is a signature plus a body over evaluated, type-checked arguments. The binder
+//! resolves `CALL name(...)` against a registry when the query is prepared; the prepared query
+//! keeps the procedures it uses, so a cached plan runs the body it was bound to.
 
-use arbor_cypher_plan::ProcSig;
-use arbor_model::{Error, Result, Status, Value};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use arbor_cypher_plan::{CypherType, ProcSig};
+use arbor_model::{Error, NodeData, NodeId, PropertyMap, RelData, RelId, Result, Status, Value};
 
 use crate::graph::{Graph, TokenKind};
 
-/// The signature of a built-in procedure.
-pub fn signature(name: &str) -> Option<ProcSig> {
-    let (inputs, outputs): (&[&str], &[&str]) = match name {
-        "db.labels" => (&[], &["label"]),
-        "db.relationshipTypes" => (&[], &["relationshipType"]),
-        "db.propertyKeys" => (&[], &["propertyKey"]),
-        _ => return None,
-    };
-    Some(ProcSig {
-        name: name.to_string(),
-        inputs: inputs.iter().map(|s| s.to_string()).collect(),
-        outputs: outputs.iter().map(|s| s.to_string()).collect(),
-    })
+/// A procedure body: arguments (checked against the signature, INTEGER converted to FLOAT where
+/// declared) to rows with one value per output column, in signature order.
+pub type ProcBody = dyn Fn(&[Value], &mut dyn Graph) -> Result<Vec<Vec<Value>>> + Send + Sync;
+
+/// A callable procedure.
+#[derive(Clone)]
+pub struct Procedure {
+    pub sig: ProcSig,
+    pub description: String,
+    /// Whether the body writes (reported by `SHOW PROCEDURES` as mode WRITE).
+    pub writes: bool,
+    pub body: Arc<ProcBody>,
 }
 
-/// Runs a procedure; each returned row has one value per output column.
-///
-/// Labels and relationship types are listed when in use (as Neo4j does), property keys all, each
-/// in token-creation order.
-pub fn call(name: &str, _args: &[Value], g: &mut dyn Graph) -> Result<Vec<Vec<Value>>> {
-    let rows = match name {
-        "db.labels" => g
-            .tokens(TokenKind::Label)
-            .into_iter()
-            .filter(|(t, _)| g.count_nodes(Some(*t)) > 0)
-            .map(|(_, n)| vec![Value::from(n)])
-            .collect(),
-        "db.relationshipTypes" => g
-            .tokens(TokenKind::RelType)
-            .into_iter()
-            .filter(|(t, _)| g.next_rel(&[*t], arbor_model::RelId(0)).is_some())
-            .map(|(_, n)| vec![Value::from(n)])
-            .collect(),
-        "db.propertyKeys" => g
-            .tokens(TokenKind::PropertyKey)
-            .into_iter()
-            .map(|(_, n)| vec![Value::from(n)])
-            .collect(),
-        _ => {
-            return Err(Error::new(
-                Status::ProcedureNotFound,
-                format!("There is no procedure with the name `{name}` registered"),
-            ))
+impl fmt::Debug for Procedure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Procedure").field("sig", &self.sig).finish_non_exhaustive()
+    }
+}
+
+impl Procedure {
+    /// A read-only procedure.
+    pub fn new(
+        name: &str,
+        inputs: Vec<(String, CypherType)>,
+        outputs: Vec<(String, CypherType)>,
+        description: &str,
+        body: impl Fn(&[Value], &mut dyn Graph) -> Result<Vec<Vec<Value>>> + Send + Sync + 'static,
+    ) -> Procedure {
+        Procedure {
+            sig: ProcSig { name: name.to_string(), inputs, outputs },
+            description: description.to_string(),
+            writes: false,
+            body: Arc::new(body),
         }
-    };
-    Ok(rows)
+    }
+
+    /// A procedure answering from a fixed table, as the TCK's `there exists a procedure` step
+    /// defines one: each row holds the input values followed by the output values; a call
+    /// returns the outputs of the rows whose inputs equal the arguments (null matches null).
+    pub fn from_table(
+        name: &str,
+        inputs: Vec<(String, CypherType)>,
+        outputs: Vec<(String, CypherType)>,
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Procedure> {
+        let (ni, no) = (inputs.len(), outputs.len());
+        if let Some(bad) = rows.iter().find(|r| r.len() != ni + no) {
+            return Err(Error::new(
+                Status::ArgumentError,
+                format!(
+                    "procedure `{name}`: a row has {} values, the signature {}",
+                    bad.len(),
+                    ni + no
+                ),
+            ));
+        }
+        let body = move |args: &[Value], _: &mut dyn Graph| {
+            Ok(rows
+                .iter()
+                .filter(|r| r[..ni].iter().zip(args).all(|(a, b)| same_value(a, b)))
+                .map(|r| r[ni..].to_vec())
+                .collect())
+        };
+        Ok(Procedure::new(name, inputs, outputs, "", body))
+    }
+}
+
+/// Equality for matching table rows: Cypher equality, except that null matches null.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        _ => arbor_model::equals(a, b) == Some(true),
+    }
+}
+
+/// Procedures by exact (case-sensitive, dotted) name.
+#[derive(Clone, Debug, Default)]
+pub struct Registry {
+    procs: BTreeMap<String, Procedure>,
+}
+
+impl Registry {
+    /// A registry holding the built-in procedures.
+    pub fn with_builtins() -> Registry {
+        let mut r = Registry::default();
+        for p in builtins() {
+            r.procs.insert(p.sig.name.clone(), p);
+        }
+        r
+    }
+
+    /// The shared built-ins-only registry.
+    pub fn builtins() -> &'static Registry {
+        static REG: OnceLock<Registry> = OnceLock::new();
+        REG.get_or_init(Registry::with_builtins)
+    }
+
+    /// Adds (or replaces) a procedure.
+    pub fn register(&mut self, p: Procedure) {
+        self.procs.insert(p.sig.name.clone(), p);
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Procedure> {
+        self.procs.get(name)
+    }
+
+    /// All procedures, sorted by name.
+    pub fn iter(&self) -> impl Iterator<Item = &Procedure> {
+        self.procs.values()
+    }
+}
+
+fn s(v: &str) -> Value {
+    Value::from(v)
+}
+
+fn col(name: &str, ty: CypherType) -> (String, CypherType) {
+    (name.to_string(), ty)
+}
+
+fn builtins() -> Vec<Procedure> {
+    use CypherType as T;
+    let list_of = |t: T| T::List(Box::new(t));
+    vec![
+        Procedure::new(
+            "db.labels",
+            vec![],
+            vec![col("label", T::String)],
+            "List all labels attached to nodes within a database.",
+            |_, g| {
+                // Labels in use, in token-creation order (as Neo4j lists them).
+                Ok(g.tokens(TokenKind::Label)
+                    .into_iter()
+                    .filter(|(t, _)| g.count_nodes(Some(*t)) > 0)
+                    .map(|(_, n)| vec![Value::from(n)])
+                    .collect())
+            },
+        ),
+        Procedure::new(
+            "db.relationshipTypes",
+            vec![],
+            vec![col("relationshipType", T::String)],
+            "List all types attached to relationships within a database.",
+            |_, g| {
+                Ok(g.tokens(TokenKind::RelType)
+                    .into_iter()
+                    .filter(|(t, _)| g.next_rel(&[*t], RelId(0)).is_some())
+                    .map(|(_, n)| vec![Value::from(n)])
+                    .collect())
+            },
+        ),
+        Procedure::new(
+            "db.propertyKeys",
+            vec![],
+            vec![col("propertyKey", T::String)],
+            "List all property keys in the database.",
+            |_, g| {
+                Ok(g.tokens(TokenKind::PropertyKey)
+                    .into_iter()
+                    .map(|(_, n)| vec![Value::from(n)])
+                    .collect())
+            },
+        ),
+        Procedure::new(
+            "dbms.components",
+            vec![],
+            vec![
+                col("name", T::String),
+                col("versions", list_of(T::String)),
+                col("edition", T::String),
+            ],
+            "List DBMS components and their versions.",
+            |_, _| {
+                Ok(vec![vec![
+                    s("Neo4j Kernel"),
+                    Value::List(vec![s(NEO4J_COMPAT_VERSION)]),
+                    s("community"),
+                ]])
+            },
+        ),
+        Procedure::new(
+            "db.schema.visualization",
+            vec![],
+            vec![col("nodes", list_of(T::Node)), col("relationships", list_of(T::Relationship))],
+            "Visualizes the schema of the data based on available statistics.",
+            schema_visualization,
+        ),
+        Procedure::new(
+            "db.ping",
+            vec![],
+            vec![col("success", T::Boolean)],
+            "This procedure can be used by client side tooling to test whether they are correctly connected to a database.",
+            |_, _| Ok(vec![vec![Value::Bool(true)]]),
+        ),
+    ]
+}
+
+/// The Neo4j version drivers and tools are told they talk to (`dbms.components()`): the Bolt
+/// features Arbor implements are those of this release.
+pub const NEO4J_COMPAT_VERSION: &str = "5.26.0";
+
+/// `db.schema.visualization()`: one virtual node per label in use (named after it) and one
+/// virtual relationship per (start label, type, end label) combination that occurs. Virtual
+/// entities get ids from the top of the id space so they never collide with real ones.
+fn schema_visualization(_: &[Value], g: &mut dyn Graph) -> Result<Vec<Vec<Value>>> {
+    const VIRTUAL_BASE: u64 = u64::MAX / 2;
+    let labels: Vec<(u32, String)> = g
+        .tokens(TokenKind::Label)
+        .into_iter()
+        .filter(|(t, _)| g.count_nodes(Some(*t)) > 0)
+        .collect();
+    let mut nodes = Vec::new();
+    let mut index = BTreeMap::new();
+    for (i, (tok, name)) in labels.iter().enumerate() {
+        let id = NodeId(VIRTUAL_BASE + i as u64);
+        index.insert(*tok, id);
+        let mut props = PropertyMap::new();
+        props.insert("name".into(), Value::from(name.as_str()));
+        props.insert("indexes".into(), Value::List(Vec::new()));
+        props.insert("constraints".into(), Value::List(Vec::new()));
+        nodes.push(Value::NodeData(Arc::new(NodeData {
+            id,
+            labels: vec![name.clone()],
+            properties: props,
+        })));
+    }
+    // (start label, type, end label) triples, found by walking every relationship once.
+    let mut triples = std::collections::BTreeSet::new();
+    let mut cursor = RelId(0);
+    let mut seen = 0usize;
+    while let Some(r) = g.next_rel(&[], cursor) {
+        cursor = RelId(r.0 + 1);
+        seen += 1;
+        // Bounded work: a schema sample is enough for a visualization.
+        if seen > 100_000 {
+            break;
+        }
+        let Some((a, b, t)) = g.rel_info(r) else { continue };
+        for la in g.node_labels(a) {
+            for lb in g.node_labels(b) {
+                triples.insert((la, t, lb));
+            }
+        }
+    }
+    let mut rels = Vec::new();
+    for (i, (la, t, lb)) in triples.into_iter().enumerate() {
+        let (Some(start), Some(end)) = (index.get(&la), index.get(&lb)) else { continue };
+        let rel_type = g.token_name(TokenKind::RelType, t).unwrap_or_default();
+        rels.push(Value::RelData(Arc::new(RelData {
+            id: RelId(VIRTUAL_BASE + i as u64),
+            start: *start,
+            end: *end,
+            rel_type,
+            properties: PropertyMap::new(),
+        })));
+    }
+    Ok(vec![vec![Value::List(nodes), Value::List(rels)]])
+}
+
+/// Checks and converts arguments against the declared types (for arguments only known at run
+/// time: parameters, variables, expressions).
+pub fn check_args(name: &str, types: &[CypherType], args: Vec<Value>) -> Result<Vec<Value>> {
+    args.into_iter()
+        .zip(types)
+        .enumerate()
+        .map(|(i, (v, t))| {
+            if t.accepts(&v) {
+                Ok(t.coerce(v))
+            } else {
+                Err(Error::type_error(format!(
+                    "Wrong argument type for procedure `{name}`: argument {} expected {t} but was {}",
+                    i + 1,
+                    v.type_name()
+                ))
+                .with_detail("InvalidArgumentType"))
+            }
+        })
+        .collect()
 }

@@ -37,6 +37,11 @@ pub(crate) struct Ctx {
     /// Rows produced per operator (indexed by the operator's pre-order number), for PROFILE.
     pub rows: Vec<u64>,
     pub profile: bool,
+    /// Types of relationships this statement deleted: `type(r)` still answers for them (the
+    /// graph no longer shows a deleted relationship, but Neo4j keeps its type readable).
+    pub deleted_rel_types: HashMap<RelId, TokenId>,
+    /// The procedures the query was bound to.
+    pub procs: Arc<[procs::Procedure]>,
 }
 
 impl Ctx {
@@ -49,6 +54,8 @@ impl Ctx {
             regexes: HashMap::new(),
             rows: Vec::new(),
             profile,
+            deleted_rel_types: HashMap::new(),
+            procs: Arc::from(Vec::new()),
         }
     }
 
@@ -249,14 +256,18 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             input: build(input, b),
             count: count.clone(),
             skip: true,
+            exhaust: false,
+            drained: false,
             n: None,
             seen: 0,
             arg: Vec::new(),
         }),
-        Op::Limit { input, count } => Box::new(SkipLimit {
+        Op::Limit { input, count, exhaust } => Box::new(SkipLimit {
             input: build(input, b),
             count: count.clone(),
             skip: false,
+            exhaust: *exhaust,
+            drained: false,
             n: None,
             seen: 0,
             arg: Vec::new(),
@@ -313,10 +324,12 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             list: list.clone(),
             body: build(body, b),
         }),
-        Op::ProcedureCall { input, name, args, yields } => Box::new(ProcCall {
+        Op::ProcedureCall { input, name, args, arg_types, void, yields } => Box::new(ProcCall {
             input: build(input, b),
             name: name.clone(),
             args: args.clone(),
+            arg_types: arg_types.clone(),
+            void: *void,
             yields: yields.clone(),
             cur: None,
             rows: Vec::new().into_iter(),
@@ -1025,6 +1038,9 @@ struct SkipLimit {
     input: Box<dyn Operator>,
     count: PExpr,
     skip: bool,
+    /// LIMIT over writes: drain the input once the limit is reached.
+    exhaust: bool,
+    drained: bool,
     n: Option<u64>,
     seen: u64,
     /// The argument row, so the count expression has a full-width row to evaluate in.
@@ -1036,6 +1052,7 @@ impl Operator for SkipLimit {
         self.input.reset(arg);
         self.n = None;
         self.seen = 0;
+        self.drained = false;
         self.arg = arg.clone();
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
@@ -1075,6 +1092,10 @@ impl Operator for SkipLimit {
             self.input.next(ctx, g)
         } else {
             if self.seen >= n {
+                if self.exhaust && !self.drained {
+                    while self.input.next(ctx, g)?.is_some() {}
+                    self.drained = true;
+                }
                 return Ok(None);
             }
             self.seen += 1;
@@ -1241,6 +1262,8 @@ struct ProcCall {
     input: Box<dyn Operator>,
     name: Name,
     args: Vec<PExpr>,
+    arg_types: Vec<arbor_cypher_plan::CypherType>,
+    void: bool,
     yields: Vec<(usize, Slot)>,
     cur: Option<Row>,
     rows: std::vec::IntoIter<Vec<Value>>,
@@ -1268,7 +1291,20 @@ impl Operator for ProcCall {
             for a in &self.args {
                 args.push(eval(a, &mut r, ctx, g)?);
             }
-            self.rows = procs::call(&self.name, &args, g)?.into_iter();
+            let args = procs::check_args(&self.name, &self.arg_types, args)?;
+            let Some(p) = ctx.procs.iter().find(|p| *p.sig.name == *self.name) else {
+                return Err(Error::new(
+                    Status::ProcedureNotFound,
+                    format!("There is no procedure with the name `{}` registered", self.name),
+                ));
+            };
+            let body = p.body.clone();
+            let rows = body(&args, g)?;
+            if self.void {
+                // A VOID procedure runs for its effect; the row passes through once.
+                return Ok(Some(r));
+            }
+            self.rows = rows.into_iter();
             self.cur = Some(r);
         }
     }
@@ -1720,6 +1756,9 @@ impl Operator for Delete {
             let mut seen = HashSet::new();
             for r in rels {
                 if seen.insert(r) && !g.rel_deleted_in_tx(r) && g.rel_exists(r) {
+                    if let Some((_, _, t)) = g.rel_info(r) {
+                        ctx.deleted_rel_types.insert(r, t);
+                    }
                     g.delete_rel(r)?;
                     ctx.stats.relationships_deleted += 1;
                 }

@@ -295,11 +295,21 @@ fn measure(db: &Path) -> Result<()> {
     let walk = t1.elapsed();
     drop(tx);
     let (rss, hwm) = mem();
+    let st = store.memory_stats();
     println!(
         "RESULT rss0={rss0} rss_empty={rss_empty} rss_open={rss_open} hwm_open={hwm_open} \
-         rss={rss} hwm={hwm} open_ms={} walk_ms={} nodes={n} degree={d} props={p}",
+         rss={rss} hwm={hwm} open_ms={} walk_ms={} nodes={n} degree={d} props={p} \
+         col_nodes={} col_node_props={} col_rels={} col_rel_props={} col_index={} \
+         delta_nodes={} delta_rels={}",
         open.as_millis(),
-        walk.as_millis()
+        walk.as_millis(),
+        st.base.node_bytes,
+        st.base.node_property_bytes,
+        st.base.rel_bytes,
+        st.base.rel_property_bytes,
+        st.base.index_bytes,
+        st.delta_nodes,
+        st.delta_rels,
     );
     let _ = fs::remove_dir_all(&empty);
     store.close()
@@ -381,6 +391,17 @@ fn main() {
             mib(above),
             g("open_ms"),
             g("walk_ms"),
+        );
+        println!(
+            "       base columns: nodes {:.1} MiB, node properties {:.1} MiB, relationships {:.1} \
+             MiB, relationship properties {:.1} MiB, indexes {:.1} MiB; delta entities {}/{}",
+            mib(g("col_nodes")),
+            mib(g("col_node_props")),
+            mib(g("col_rels")),
+            mib(g("col_rel_props")),
+            mib(g("col_index")),
+            g("delta_nodes"),
+            g("delta_rels"),
         );
         results.push((v, counts, r));
     }

@@ -54,6 +54,7 @@ impl Default for Packed {
 }
 
 impl Packed {
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         match self {
             Packed::Const { n, .. } | Packed::Seq { n, .. } => *n,
@@ -147,65 +148,137 @@ impl Packed {
     }
 }
 
-/// A growable integer column: u32 until a value needs more, then u64.
-#[derive(Default)]
+/// A growable integer column. While the values form a constant run or a `+1` sequence nothing
+/// is stored (bulk-loaded ids and single relationship types cost no memory even while
+/// building); otherwise u32 until a value needs more, then u64.
 pub(crate) struct PackedBuilder {
+    /// `(first, step, n)` while in run mode; `step` 2 means "not known yet" (`n <= 1`).
+    run: Option<(u64, u64, usize)>,
     small: Vec<u32>,
     big: Option<Vec<u64>>,
 }
 
+impl Default for PackedBuilder {
+    fn default() -> Self {
+        PackedBuilder { run: Some((0, 2, 0)), small: Vec::new(), big: None }
+    }
+}
+
 impl PackedBuilder {
-    pub fn push(&mut self, x: u64) {
+    fn push_val(&mut self, x: u64) {
         if let Some(b) = &mut self.big {
             b.push(x);
         } else if let Ok(s) = u32::try_from(x) {
             self.small.push(s);
         } else {
-            let mut b: Vec<u64> = self.small.drain(..).map(u64::from).collect();
+            let mut b: Vec<u64> = Vec::with_capacity(self.small.len() * 2 + 1);
+            b.extend(self.small.iter().map(|v| u64::from(*v)));
             b.push(x);
             self.small = Vec::new();
             self.big = Some(b);
         }
     }
+
+    pub fn push(&mut self, x: u64) {
+        if let Some((first, step, n)) = &mut self.run {
+            if *n == 0 {
+                *first = x;
+                *n = 1;
+                return;
+            }
+            if *step == 2 {
+                if x == *first || x == first.wrapping_add(1) {
+                    *step = x.wrapping_sub(*first);
+                    *n += 1;
+                    return;
+                }
+            } else if x == first.wrapping_add(*step * *n as u64) {
+                *n += 1;
+                return;
+            }
+            // The run ends: materialize it.
+            let (f, s, len) = (*first, if *step == 2 { 0 } else { *step }, *n);
+            self.run = None;
+            for i in 0..len {
+                self.push_val(f.wrapping_add(s * i as u64));
+            }
+        }
+        self.push_val(x);
+    }
+
     pub fn len(&self) -> usize {
-        self.big.as_ref().map_or(self.small.len(), Vec::len)
+        match self.run {
+            Some((_, _, n)) => n,
+            None => self.big.as_ref().map_or(self.small.len(), Vec::len),
+        }
     }
+
     pub fn get(&self, i: usize) -> u64 {
-        match &self.big {
-            Some(b) => b.get(i).copied().unwrap_or(0),
-            None => self.small.get(i).map_or(0, |x| u64::from(*x)),
+        match self.run {
+            Some((first, step, n)) => {
+                if i < n {
+                    first.wrapping_add(if step == 2 { 0 } else { step } * i as u64)
+                } else {
+                    0
+                }
+            }
+            None => match &self.big {
+                Some(b) => b.get(i).copied().unwrap_or(0),
+                None => self.small.get(i).map_or(0, |x| u64::from(*x)),
+            },
         }
     }
+
     pub fn last(&self) -> Option<u64> {
-        match &self.big {
-            Some(b) => b.last().copied(),
-            None => self.small.last().map(|x| u64::from(*x)),
-        }
+        let n = self.len();
+        (n > 0).then(|| self.get(n - 1))
     }
+
     pub fn finish(self) -> Packed {
-        match self.big {
-            Some(b) => Packed::from_u64(b),
-            None => Packed::from_u32(self.small),
+        match self.run {
+            Some((_, _, 0)) => Packed::default(),
+            Some((first, 1, n)) => Packed::Seq { first, n },
+            Some((v, _, n)) => Packed::Const { v, n },
+            None => match self.big {
+                Some(b) => Packed::from_u64(b),
+                None => Packed::from_u32(self.small),
+            },
         }
     }
 }
 
-/// A fixed-length mutable integer column used while building (u32 when `max` allows).
+/// A fixed-length mutable integer column used while building, as wide as `max` needs; it
+/// becomes a [`Packed`] without copying.
 enum Wide {
+    U16(Vec<u16>),
     U32(Vec<u32>),
     U64(Vec<u64>),
 }
 
 impl Wide {
     fn new(n: usize, fill: u64, max: u64) -> Wide {
-        if max <= u64::from(u32::MAX) {
+        if max <= u64::from(u16::MAX) {
+            Wide::U16(vec![fill as u16; n])
+        } else if max <= u64::from(u32::MAX) {
             Wide::U32(vec![fill as u32; n])
         } else {
             Wide::U64(vec![fill; n])
         }
     }
+    fn get(&self, i: usize) -> u64 {
+        match self {
+            Wide::U16(v) => v.get(i).map_or(0, |x| u64::from(*x)),
+            Wide::U32(v) => v.get(i).map_or(0, |x| u64::from(*x)),
+            Wide::U64(v) => v.get(i).copied().unwrap_or(0),
+        }
+    }
     fn set(&mut self, i: usize, x: u64) {
         match self {
+            Wide::U16(v) => {
+                if let Some(s) = v.get_mut(i) {
+                    *s = x as u16;
+                }
+            }
             Wide::U32(v) => {
                 if let Some(s) = v.get_mut(i) {
                     *s = x as u32;
@@ -218,10 +291,39 @@ impl Wide {
             }
         }
     }
+    fn len(&self) -> usize {
+        match self {
+            Wide::U16(v) => v.len(),
+            Wide::U32(v) => v.len(),
+            Wide::U64(v) => v.len(),
+        }
+    }
+    /// Turns per-node counts (`self[s]`, last entry 0) into inclusive prefix sums (the end of
+    /// each node's range), widening first if the total needs it. Returns the total.
+    fn prefix_inclusive(&mut self, total: u64) -> u64 {
+        if total > u64::from(u32::MAX) && !matches!(self, Wide::U64(_)) {
+            let n = self.len();
+            let mut v = Vec::with_capacity(n);
+            v.extend((0..n).map(|i| self.get(i)));
+            *self = Wide::U64(v);
+        } else if total > u64::from(u16::MAX) && matches!(self, Wide::U16(_)) {
+            let n = self.len();
+            let mut v = Vec::with_capacity(n);
+            v.extend((0..n).map(|i| self.get(i) as u32));
+            *self = Wide::U32(v);
+        }
+        let mut acc = 0u64;
+        for i in 0..self.len() {
+            acc += self.get(i);
+            self.set(i, acc);
+        }
+        acc
+    }
     fn finish(self) -> Packed {
         match self {
-            Wide::U32(v) => Packed::from_u32(v),
-            Wide::U64(v) => Packed::from_u64(v),
+            Wide::U16(v) => Packed::U16(v.into_boxed_slice()),
+            Wide::U32(v) => Packed::U32(v.into_boxed_slice()),
+            Wide::U64(v) => Packed::U64(v.into_boxed_slice()),
         }
     }
 }
@@ -242,6 +344,7 @@ impl Bits {
         }
         self.words[w] |= 1 << (i % 64);
     }
+    #[cfg(test)]
     pub fn get(&self, i: u64) -> bool {
         self.words.get((i / 64) as usize).is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
@@ -501,10 +604,58 @@ fn rewrite_blob(out: &mut Vec<u8>, blob: &[u8], remap: &[Option<u32>], old: &[(A
 
 // ------------------------------------------------------------------------------ the base
 
-/// One indexed `(label, key)`: node ids ordered by the hash of their key.
-struct BaseIndex {
-    hashes: Box<[u32]>,
-    ids: Packed,
+/// One indexed `(label, key)`: node ids ordered by a 32-bit hash of their key, packed as
+/// `hash << 32 | id` (8 bytes per entry) while ids fit in 32 bits.
+enum BaseIndex {
+    Packed(Box<[u64]>),
+    Wide(Box<[(u32, u64)]>),
+}
+
+impl BaseIndex {
+    fn build(base: &Base, l: u32, k: u32) -> BaseIndex {
+        let keys = |f: &mut dyn FnMut(u32, u64)| {
+            let mut cur = 0;
+            while let Some(id) = base.next_with_label(l, cur) {
+                if let Some(key) = base.node(id).and_then(|n| n.key_for(l, k)) {
+                    f(key_hash(&key), id);
+                }
+                cur = id + 1;
+            }
+        };
+        if base.node_end <= u64::from(u32::MAX) {
+            let mut v: Vec<u64> = Vec::new();
+            keys(&mut |h, id| v.push(u64::from(h) << 32 | id));
+            v.sort_unstable();
+            BaseIndex::Packed(v.into_boxed_slice())
+        } else {
+            let mut v: Vec<(u32, u64)> = Vec::new();
+            keys(&mut |h, id| v.push((h, id)));
+            v.sort_unstable();
+            BaseIndex::Wide(v.into_boxed_slice())
+        }
+    }
+
+    fn lookup(&self, h: u32, out: &mut Vec<u64>) {
+        match self {
+            BaseIndex::Packed(v) => {
+                let lo = v.partition_point(|x| (x >> 32) < u64::from(h));
+                let hi = v.partition_point(|x| (x >> 32) <= u64::from(h));
+                out.extend(v[lo..hi].iter().map(|x| x & 0xffff_ffff));
+            }
+            BaseIndex::Wide(v) => {
+                let lo = v.partition_point(|x| x.0 < h);
+                let hi = v.partition_point(|x| x.0 <= h);
+                out.extend(v[lo..hi].iter().map(|x| x.1));
+            }
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        match self {
+            BaseIndex::Packed(v) => v.len() * 8,
+            BaseIndex::Wide(v) => v.len() * 16,
+        }
+    }
 }
 
 fn key_hash(k: &IndexKey) -> u32 {
@@ -708,6 +859,31 @@ impl Base {
         lo
     }
 
+    /// `(start, end, type, properties)` of a base relationship. `hint` carries the previous
+    /// start node between calls so that a scan in forward order finds start nodes in O(1).
+    pub fn rel_scan(&self, id: u64, hint: &mut u64) -> Option<(u64, u64, u32, Vec<(u32, Value)>)> {
+        let pos = self.pos_of(id)?;
+        let mut start = None;
+        let mut n = *hint;
+        if n < self.node_end && self.out_off.get(n as usize) <= pos {
+            for _ in 0..16 {
+                if pos < self.out_off.get(n as usize + 1) {
+                    start = Some(n);
+                    break;
+                }
+                n += 1;
+                if n >= self.node_end {
+                    break;
+                }
+            }
+        }
+        let start = start.unwrap_or_else(|| self.out_owner(pos));
+        *hint = start;
+        let p = pos as usize;
+        let props = blob_all(self.rel_props.blob(id), &self.strings);
+        Some((start, self.out_other.get(p), self.out_type.get(p) as u32, props))
+    }
+
     /// Whether a delta version may exist for the node (otherwise the base row is current).
     pub fn node_dirty(&self, id: u64) -> bool {
         id >= self.node_end || self.node_dirty.get(id)
@@ -764,10 +940,7 @@ impl Base {
     /// Base nodes whose `(label, key)` value may equal `k` (a superset: hash matches).
     pub fn index_lookup(&self, label: u32, key: u32, k: &IndexKey, out: &mut Vec<u64>) {
         let Some(ix) = self.indexes.get(&(label, key)) else { return };
-        let h = key_hash(k);
-        let lo = ix.hashes.partition_point(|x| *x < h);
-        let hi = ix.hashes.partition_point(|x| *x <= h);
-        out.extend((lo..hi).map(|i| ix.ids.get(i)));
+        ix.lookup(key_hash(k), out);
     }
 }
 
@@ -786,10 +959,15 @@ pub(crate) struct BaseBuilder {
     node_count: u64,
     node_props: u64,
     rel_ids: PackedBuilder,
-    rel_start: PackedBuilder,
+    /// Start nodes, only materialized once relationships stop arriving in start order
+    /// (until then `out_count` alone describes them).
+    rel_start: Option<PackedBuilder>,
+    last_start: u64,
     rel_endp: PackedBuilder,
     rel_type: PackedBuilder,
-    starts_sorted: bool,
+    /// Per-node relationship counts by direction (allocated at the first relationship).
+    out_count: Option<Wide>,
+    in_count: Option<Wide>,
     rel_off: PackedBuilder,
     rel_arena: Vec<u8>,
     rel_props: u64,
@@ -813,20 +991,23 @@ impl BaseBuilder {
             node_count: 0,
             node_props: 0,
             rel_ids: PackedBuilder::default(),
-            rel_start: PackedBuilder::default(),
+            rel_start: None,
+            last_start: 0,
             rel_endp: PackedBuilder::default(),
             rel_type: PackedBuilder::default(),
-            starts_sorted: true,
+            out_count: None,
+            in_count: None,
             rel_off,
             rel_arena: Vec::new(),
             rel_props: 0,
         }
     }
 
-    /// Adds a node; ids must ascend. Returns `false` (ignoring it) if they do not.
+    /// Adds a node before any relationship; ids must ascend. Returns `false` (ignoring it)
+    /// otherwise.
     pub fn node(&mut self, id: u64, labels: &[u32], props: &[(u32, Value)]) -> bool {
         let next = self.label_code.len() as u64;
-        if id < next {
+        if id < next || self.out_count.is_some() {
             return false;
         }
         for _ in next..id {
@@ -857,19 +1038,48 @@ impl BaseBuilder {
     /// Returns `false` (ignoring it) otherwise.
     pub fn rel(&mut self, id: u64, start: u64, end: u64, ty: u32, props: &[(u32, Value)]) -> bool {
         let next = self.rel_ids.last().map_or(0, |l| l + 1);
-        let has =
-            |n: u64| (n as usize) < self.label_code.len() && self.label_code.get(n as usize) != 0;
+        let nodes = self.label_code.len();
+        let has = |n: u64| (n as usize) < nodes && self.label_code.get(n as usize) != 0;
         if id < next || !has(start) || !has(end) {
             return false;
+        }
+        let (out_count, in_count) = match (&mut self.out_count, &mut self.in_count) {
+            (Some(o), Some(i)) => (o, i),
+            _ => {
+                // Counts start narrow; prefix sums widen them if the totals need it.
+                self.out_count = Some(Wide::new(nodes + 1, 0, u64::from(u32::MAX)));
+                self.in_count = Some(Wide::new(nodes + 1, 0, u64::from(u32::MAX)));
+                match (&mut self.out_count, &mut self.in_count) {
+                    (Some(o), Some(i)) => (o, i),
+                    _ => return false,
+                }
+            }
+        };
+        if self.rel_start.is_none() && start < self.last_start {
+            // No longer in start order: materialize the starts seen so far from the counts.
+            let mut s = PackedBuilder::default();
+            for n in 0..nodes {
+                for _ in 0..out_count.get(n) {
+                    s.push(n as u64);
+                }
+            }
+            self.rel_start = Some(s);
+        }
+        self.last_start = start;
+        if let Some(s) = &mut self.rel_start {
+            s.push(start);
+        }
+        for (c, n) in [(&mut *out_count, start), (&mut *in_count, end)] {
+            let v = c.get(n as usize) + 1;
+            if v > u64::from(u32::MAX) {
+                return false;
+            }
+            c.set(n as usize, v);
         }
         for _ in next..id {
             self.rel_off.push(self.rel_arena.len() as u64);
         }
-        if self.rel_start.last().is_some_and(|s| s > start) {
-            self.starts_sorted = false;
-        }
         self.rel_ids.push(id);
-        self.rel_start.push(start);
         self.rel_endp.push(end);
         self.rel_type.push(u64::from(ty));
         put_props(&mut self.rel_arena, props, &mut self.interner);
@@ -894,13 +1104,15 @@ impl BaseBuilder {
             rel_start,
             rel_endp,
             rel_type,
-            starts_sorted,
+            out_count,
+            in_count,
             rel_off,
             rel_arena,
             rel_props,
             ..
         } = self;
         let node_end = label_code.len() as u64;
+        let n = node_end as usize;
         let rel_count = rel_ids.len() as u64;
         let rel_end = rel_ids.last().map_or(0, |l| l + 1);
 
@@ -916,13 +1128,12 @@ impl BaseBuilder {
                 remap.push(None);
             }
         }
+        let identity = remap.iter().enumerate().all(|(i, r)| *r == Some(i as u32));
         let rewrite = |off: PackedBuilder, arena: Vec<u8>| -> PropCol {
             if arena.is_empty() {
                 return PropCol::default();
             }
-            if remap.iter().all(|r| r.is_some())
-                && remap.iter().enumerate().all(|(i, r)| *r == Some(i as u32))
-            {
+            if identity {
                 return PropCol { off: off.finish(), arena: arena.into_boxed_slice() };
             }
             let mut out = Vec::with_capacity(arena.len());
@@ -941,24 +1152,6 @@ impl BaseBuilder {
         let rel_props_col = rewrite(rel_off, rel_arena);
         drop(interner);
 
-        // Forward CSR.
-        let n = node_end as usize;
-        let offsets = |col: &PackedBuilder| -> Vec<u64> {
-            let mut off = vec![0u64; n + 1];
-            for i in 0..col.len() {
-                let s = col.get(i) as usize;
-                if s < n {
-                    off[s + 1] += 1;
-                }
-            }
-            for i in 0..n {
-                off[i + 1] += off[i];
-            }
-            off
-        };
-        let out_off_v = offsets(&rel_start);
-        let in_off_v = offsets(&rel_endp);
-        let rel_ids_dense = rel_end == rel_count;
         let mut rel_types: Vec<u32> = Vec::new();
         for i in 0..rel_type.len() {
             let t = rel_type.get(i) as u32;
@@ -966,61 +1159,99 @@ impl BaseBuilder {
                 rel_types.push(t);
             }
         }
+        let max_type = rel_types.iter().copied().max().map_or(0, u64::from);
+        let typed = |len: usize| (rel_types.len() > 1).then(|| Wide::new(len, 0, max_type));
+        let mut out_off = out_count.unwrap_or_else(|| Wide::new(n + 1, 0, 0));
+        let mut in_off = in_count.unwrap_or_else(|| Wide::new(n + 1, 0, 0));
+        out_off.prefix_inclusive(rel_count);
+        in_off.prefix_inclusive(rel_count);
+
+        // Forward CSR. Entries are placed by walking relationships backwards and decrementing
+        // each node's end position, which leaves the start positions behind (no cursor copy).
         let (out_other, out_rel, out_type, rel_pos);
-        if starts_sorted {
-            // Creation order is forward order: the columns are already CSR-ordered.
-            out_other = None;
-            out_rel = None;
-            out_type = None;
-            rel_pos = if rel_ids_dense {
-                Packed::Seq { first: 0, n: rel_count as usize }
-            } else {
-                let mut p = Wide::new(rel_end as usize, rel_count, rel_count);
-                for i in 0..rel_ids.len() {
-                    p.set(rel_ids.get(i) as usize, i as u64);
+        match &rel_start {
+            None => {
+                // Creation order is forward order: the columns are already CSR-ordered, and
+                // the inclusive ends shift into exclusive starts.
+                for i in (1..=n).rev() {
+                    out_off.set(i, out_off.get(i - 1));
                 }
-                p.finish()
-            };
-        } else {
-            let mut cur = out_off_v.clone();
-            let mut other = Wide::new(rel_count as usize, 0, node_end);
-            let mut rel = Wide::new(rel_count as usize, 0, rel_end);
-            let mut ty = Wide::new(rel_count as usize, 0, u64::from(u32::MAX));
-            let mut pos = Wide::new(rel_end as usize, rel_count, rel_count);
-            for i in 0..rel_ids.len() {
-                let s = rel_start.get(i) as usize;
-                let Some(c) = cur.get_mut(s) else { continue };
-                let p = *c as usize;
-                *c += 1;
-                other.set(p, rel_endp.get(i));
-                rel.set(p, rel_ids.get(i));
-                ty.set(p, rel_type.get(i));
-                pos.set(rel_ids.get(i) as usize, p as u64);
+                out_off.set(0, 0);
+                rel_pos = if rel_end == rel_count {
+                    Packed::Seq { first: 0, n: rel_count as usize }
+                } else {
+                    let mut p = Wide::new(rel_end as usize, rel_count, rel_count);
+                    for i in 0..rel_ids.len() {
+                        p.set(rel_ids.get(i) as usize, i as u64);
+                    }
+                    p.finish()
+                };
+                out_other = None;
+                out_rel = None;
+                out_type = None;
             }
-            out_other = Some(other.finish());
-            out_rel = Some(rel.finish());
-            out_type = Some(ty.finish());
-            rel_pos = pos.finish();
+            Some(starts) => {
+                let len = rel_count as usize;
+                let mut other = Wide::new(len, 0, node_end);
+                let mut rel = Wide::new(len, 0, rel_end);
+                let mut ty = typed(len);
+                let mut pos = Wide::new(rel_end as usize, rel_count, rel_count);
+                for i in (0..len).rev() {
+                    let s = starts.get(i) as usize;
+                    let p = out_off.get(s).saturating_sub(1);
+                    out_off.set(s, p);
+                    let p = p as usize;
+                    other.set(p, rel_endp.get(i));
+                    rel.set(p, rel_ids.get(i));
+                    if let Some(t) = &mut ty {
+                        t.set(p, rel_type.get(i));
+                    }
+                    pos.set(rel_ids.get(i) as usize, p as u64);
+                }
+                out_off.set(n, rel_count);
+                out_other = Some(other.finish());
+                out_rel = Some(rel.finish());
+                out_type = ty.map(Wide::finish);
+                rel_pos = pos.finish();
+            }
         }
-        // Backward CSR.
-        let mut cur = in_off_v.clone();
-        let mut in_other = Wide::new(rel_count as usize, 0, node_end);
-        let mut in_rel = Wide::new(rel_count as usize, 0, rel_end);
-        let mut in_type = Wide::new(rel_count as usize, 0, u64::from(u32::MAX));
-        for i in 0..rel_ids.len() {
+        // Backward CSR, the same way.
+        let len = rel_count as usize;
+        let mut in_other = Wide::new(len, 0, node_end);
+        let mut in_rel = Wide::new(len, 0, rel_end);
+        let mut in_type = typed(len);
+        let mut owner = n; // start node of entry i when `rel_start` is None (walks down)
+        for i in (0..len).rev() {
+            let s = match &rel_start {
+                Some(st) => st.get(i),
+                None => {
+                    while owner > 0 && out_off.get(owner) > i as u64 {
+                        owner -= 1;
+                    }
+                    owner as u64
+                }
+            };
             let e = rel_endp.get(i) as usize;
-            let Some(c) = cur.get_mut(e) else { continue };
-            let p = *c as usize;
-            *c += 1;
-            in_other.set(p, rel_start.get(i));
+            let p = in_off.get(e).saturating_sub(1);
+            in_off.set(e, p);
+            let p = p as usize;
+            in_other.set(p, s);
             in_rel.set(p, rel_ids.get(i));
-            in_type.set(p, rel_type.get(i));
+            if let Some(t) = &mut in_type {
+                t.set(p, rel_type.get(i));
+            }
         }
-        drop(cur);
+        in_off.set(n, rel_count);
         drop(rel_start);
+        let konst = || Packed::Const { v: max_type, n: len };
         let out_other = out_other.unwrap_or_else(|| rel_endp.finish());
         let out_rel = out_rel.unwrap_or_else(|| rel_ids.finish());
-        let out_type = out_type.unwrap_or_else(|| rel_type.finish());
+        let out_type = match out_type {
+            Some(t) => t,
+            None if rel_types.len() > 1 => rel_type.finish(),
+            None => konst(),
+        };
+        let in_type = in_type.map_or_else(konst, Wide::finish);
 
         let mut base = Base {
             ts,
@@ -1033,14 +1264,14 @@ impl BaseBuilder {
             rel_count,
             rel_pos,
             rel_props: rel_props_col,
-            out_off: Packed::from_u64(out_off_v),
+            out_off: out_off.finish(),
             out_other,
             out_rel,
             out_type,
-            in_off: Packed::from_u64(in_off_v),
+            in_off: in_off.finish(),
             in_other: in_other.finish(),
             in_rel: in_rel.finish(),
-            in_type: in_type.finish(),
+            in_type,
             rel_types,
             strings,
             indexes: HashMap::new(),
@@ -1049,18 +1280,8 @@ impl BaseBuilder {
             stats: BaseStats::default(),
         };
         for &(l, k) in pairs {
-            let mut entries: Vec<(u32, u64)> = Vec::new();
-            let mut cur = 0;
-            while let Some(id) = base.next_with_label(l, cur) {
-                if let Some(key) = base.node(id).and_then(|n| n.key_for(l, k)) {
-                    entries.push((key_hash(&key), id));
-                }
-                cur = id + 1;
-            }
-            entries.sort_unstable();
-            let hashes: Box<[u32]> = entries.iter().map(|e| e.0).collect();
-            let ids = Packed::from_u64(entries.into_iter().map(|e| e.1).collect());
-            base.indexes.insert((l, k), BaseIndex { hashes, ids });
+            let ix = BaseIndex::build(&base, l, k);
+            base.indexes.insert((l, k), ix);
         }
         base.stats = BaseStats {
             nodes: node_count,
@@ -1085,11 +1306,7 @@ impl BaseBuilder {
                 + base.in_type.bytes()
                 + rel_end.div_ceil(8) as usize) as u64,
             rel_property_bytes: base.rel_props.bytes() as u64,
-            index_bytes: base
-                .indexes
-                .values()
-                .map(|ix| ix.hashes.len() * 4 + ix.ids.bytes())
-                .sum::<usize>() as u64,
+            index_bytes: base.indexes.values().map(BaseIndex::bytes).sum::<usize>() as u64,
             interned_strings: base.strings.len() as u64,
         };
         base
@@ -1119,6 +1336,29 @@ mod tests {
         b.push(1 << 40);
         assert_eq!(b.get(1), 1 << 40);
         assert!(matches!(b.finish(), Packed::U64(_)));
+    }
+
+    #[test]
+    fn builder_runs_cost_nothing_until_broken() {
+        let mut b = PackedBuilder::default();
+        for i in 5..9 {
+            b.push(i);
+        }
+        assert!(b.small.is_empty() && b.big.is_none());
+        assert_eq!((b.len(), b.get(3), b.last()), (4, 8, Some(8)));
+        b.push(3);
+        assert_eq!((b.len(), b.get(0), b.get(3), b.get(4)), (5, 5, 8, 3));
+        let p = b.finish();
+        assert!(matches!(p, Packed::U8(_)));
+        assert_eq!((p.len(), p.get(4)), (5, 3));
+        let mut c = PackedBuilder::default();
+        c.push(7);
+        c.push(7);
+        assert!(matches!(c.finish(), Packed::Const { v: 7, n: 2 }));
+        let mut d = PackedBuilder::default();
+        d.push(7);
+        assert!(matches!(d.finish(), Packed::Const { v: 7, n: 1 }));
+        assert!(matches!(PackedBuilder::default().finish(), Packed::Const { n: 0, .. }));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use arbor_model::{Error, Result, Status};
+use arbor_model::{Error, Result, Status, Value};
 
 use crate::base::BaseBuilder;
 use crate::codec::{corrupt, Dec, Enc};
@@ -167,7 +167,7 @@ fn feed(
 ) -> Result<()> {
     let mut w = w;
     let mut e = Enc::new();
-    let mut flush = |e: &mut Enc, w: &mut Option<&mut CrcWriter>, force: bool| -> Result<()> {
+    let flush = |e: &mut Enc, w: &mut Option<&mut CrcWriter>, force: bool| -> Result<()> {
         if let Some(w) = w.as_deref_mut() {
             if force || e.buf.len() >= 1 << 16 {
                 w.put(&e.buf)?;
@@ -195,20 +195,30 @@ fn feed(
         }
     }
     let max_rel = core.next_rel.load(Ordering::Acquire);
+    let base = tx.base().clone();
+    let mut hint = 0;
     for id in 0..max_rel {
-        let seen = tx.with_rel(id, |r| {
-            let props = r.props();
-            let (start, end, ty) = (r.start(), r.end(), r.ty());
-            builder.rel(id, start, end, ty, &props);
+        // Base rows nobody wrote since (the bulk of a large store) are read column-wise.
+        let clean = if base.rel_dirty(id) { None } else { Some(base.rel_scan(id, &mut hint)) };
+        let mut emit = |start: u64, end: u64, ty: u32, props: &[(u32, Value)]| {
+            builder.rel(id, start, end, ty, props);
             if w.is_some() {
                 e.u8(TAG_REL);
                 e.var(id);
                 e.var(start);
                 e.var(end);
                 e.var(u64::from(ty));
-                e.props(&props);
+                e.props(props);
             }
-        });
+        };
+        let seen = match clean {
+            Some(Some((start, end, ty, props))) => {
+                emit(start, end, ty, &props);
+                Some(())
+            }
+            Some(None) => None,
+            None => tx.with_rel(id, |r| emit(r.start(), r.end(), r.ty(), &r.props())),
+        };
         if seen.is_some() {
             flush(&mut e, &mut w, false)?;
         }
@@ -272,88 +282,178 @@ pub(crate) fn read_manifest(dir: &Path) -> Result<Option<(u64, String)>> {
     Ok(Some((ts, name)))
 }
 
-/// Loads a checkpoint into an empty core, installing everything at ts `c`.
-pub(crate) fn load(core: &Core, dir: &Path, name: &str, c: u64) -> Result<()> {
-    let path = dir.join(name);
-    let data = fs::read(&path).map_err(|e| io_err("cannot read checkpoint", &path, e))?;
-    let ctx =
-        |e: Error| corrupt(format!("checkpoint {} is corrupt: {}", path.display(), e.message));
-    if data.len() < 12 || &data[..8] != CK_MAGIC {
-        return Err(ctx(corrupt("bad header")));
-    }
-    let body = &data[8..data.len() - 4];
-    let mut crc = [0u8; 4];
-    crc.copy_from_slice(&data[data.len() - 4..]);
-    if crc32c::crc32c(body) != u32::from_le_bytes(crc) {
-        return Err(ctx(corrupt("checksum mismatch")));
-    }
-    let mut d = Dec::new(body);
-    load_body(core, &mut d, c).map_err(|e| if e.status == Status::Corruption { ctx(e) } else { e })
+/// Reads a checkpoint body in bounded chunks (recovery never holds the whole file), checking
+/// its CRC as it goes.
+struct Stream {
+    file: File,
+    path: PathBuf,
+    window: Vec<u8>,
+    pos: usize,
+    /// Body bytes not yet read.
+    left: u64,
+    crc: u32,
 }
 
-fn load_body(core: &Core, d: &mut Dec<'_>, c: u64) -> Result<()> {
-    if d.u64()? != c {
-        return Err(corrupt("timestamp does not match the manifest"));
+const STREAM_CHUNK: usize = 1 << 20;
+
+impl Stream {
+    /// Appends the next chunk of the body; `false` at its end.
+    fn fill(&mut self) -> Result<bool> {
+        use std::io::Read;
+        if self.left == 0 {
+            return Ok(false);
+        }
+        self.window.drain(..self.pos);
+        self.pos = 0;
+        let n = STREAM_CHUNK.min(self.left as usize);
+        let at = self.window.len();
+        self.window.resize(at + n, 0);
+        self.file
+            .read_exact(&mut self.window[at..])
+            .map_err(|e| io_err("cannot read checkpoint", &self.path, e))?;
+        self.crc = crc32c::crc32c_append(self.crc, &self.window[at..]);
+        self.left -= n as u64;
+        Ok(true)
     }
-    let next_node = d.u64()?;
-    let next_rel = d.u64()?;
+
+    /// Decodes one record, reading more of the file while it is cut off by the window's end.
+    fn record<T>(&mut self, f: impl Fn(&mut Dec<'_>) -> Result<T>) -> Result<T> {
+        loop {
+            let mut d = Dec::new(&self.window[self.pos..]);
+            match f(&mut d) {
+                Ok(v) => {
+                    self.pos += d.pos();
+                    return Ok(v);
+                }
+                Err(e) => {
+                    if !self.fill()? {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Checks that the body is fully consumed and matches the trailing CRC.
+    fn finish(&mut self) -> Result<()> {
+        use std::io::Read;
+        if self.pos != self.window.len() || self.left != 0 {
+            return Err(corrupt("trailing bytes"));
+        }
+        let mut crc = [0u8; 4];
+        self.file
+            .read_exact(&mut crc)
+            .map_err(|e| io_err("cannot read checkpoint", &self.path, e))?;
+        if self.crc != u32::from_le_bytes(crc) {
+            return Err(corrupt("checksum mismatch"));
+        }
+        Ok(())
+    }
+}
+
+/// Loads a checkpoint into an empty core: tokens, schema, and one compact base at ts `c`.
+pub(crate) fn load(core: &Core, dir: &Path, name: &str, c: u64) -> Result<()> {
+    use std::io::Read;
+    let path = dir.join(name);
+    let mut file = File::open(&path).map_err(|e| io_err("cannot read checkpoint", &path, e))?;
+    let size = file.metadata().map_err(|e| io_err("cannot read checkpoint", &path, e))?.len();
+    let ctx =
+        |e: Error| corrupt(format!("checkpoint {} is corrupt: {}", path.display(), e.message));
+    let mut magic = [0u8; 8];
+    if size < 12 || file.read_exact(&mut magic).is_err() || &magic != CK_MAGIC {
+        return Err(ctx(corrupt("bad header")));
+    }
+    let mut st =
+        Stream { file, path: path.clone(), window: Vec::new(), pos: 0, left: size - 12, crc: 0 };
+    load_body(core, &mut st, c).map_err(|e| if e.status == Status::Corruption { ctx(e) } else { e })
+}
+
+type Header = (u64, u64, Vec<Vec<String>>, Vec<IndexDef>);
+
+fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
+    // The header is decoded without side effects (it may be retried on a longer window).
+    let (next_node, next_rel, tokens, defs): Header = st.record(|d| {
+        if d.u64()? != c {
+            return Err(corrupt("timestamp does not match the manifest"));
+        }
+        let next_node = d.u64()?;
+        let next_rel = d.u64()?;
+        let mut tokens = Vec::new();
+        for _ in 0..3 {
+            let n = d.count(1)?;
+            let mut names = Vec::with_capacity(n);
+            for _ in 0..n {
+                names.push(d.str()?.to_string());
+            }
+            tokens.push(names);
+        }
+        let n = d.count(4)?;
+        let mut defs = Vec::with_capacity(n);
+        for _ in 0..n {
+            let name = d.str()?.to_string();
+            let label = d.var_u32()?;
+            let key = d.var_u32()?;
+            let unique = d.u8()? != 0;
+            defs.push(IndexDef { name, label, key, unique, since: 0 });
+        }
+        Ok((next_node, next_rel, tokens, defs))
+    })?;
     {
         let mut t = core.tokens.write();
-        for kind in [TokenKind::Label, TokenKind::RelType, TokenKind::PropertyKey] {
-            let n = d.count(1)?;
-            for i in 0..n {
+        let kinds = [TokenKind::Label, TokenKind::RelType, TokenKind::PropertyKey];
+        for (kind, names) in kinds.into_iter().zip(&tokens) {
+            for (i, name) in names.iter().enumerate() {
                 let id = u32::try_from(i).map_err(|_| corrupt("too many tokens"))?;
-                t.ensure(kind, id, d.str()?)?;
+                t.ensure(kind, id, name)?;
             }
         }
     }
     let mut cs = core.commit.lock();
-    let n = d.count(4)?;
-    for _ in 0..n {
-        let name = d.str()?.to_string();
-        let label = d.var_u32()?;
-        let key = d.var_u32()?;
-        let unique = d.u8()? != 0;
-        core.install_index(&mut cs, IndexDef { name, label, key, unique, since: 0 });
+    for def in defs {
+        core.install_index(&mut cs, def);
     }
     // Entities go straight into the compact base; nothing is versioned.
     let mut builder = BaseBuilder::new(c);
     let mut counts = CountDelta::default();
+    enum Rec {
+        End,
+        Node(u64, Vec<u32>, Vec<(u32, Value)>),
+        Rel(u64, u64, u64, u32, Vec<(u32, Value)>),
+    }
     loop {
-        match d.u8()? {
-            TAG_END => break,
-            TAG_NODE => {
-                let at = d.pos();
-                let id = d.id()?;
-                let labels = d.labels()?;
-                let props = d.props()?;
+        let (at, rec) = st.record(|d| {
+            let at = d.pos();
+            Ok((
+                at,
+                match d.u8()? {
+                    TAG_END => Rec::End,
+                    TAG_NODE => Rec::Node(d.id()?, d.labels()?, d.props()?),
+                    TAG_REL => Rec::Rel(d.id()?, d.id()?, d.id()?, d.var_u32()?, d.props()?),
+                    t => return Err(corrupt(format!("unknown record tag {t}"))),
+                },
+            ))
+        })?;
+        match rec {
+            Rec::End => break,
+            Rec::Node(id, labels, props) => {
                 if !builder.node(id, &labels, &props) {
-                    return Err(corrupt(format!("node ids out of order at byte {at}")));
+                    return Err(corrupt(format!("node {id} out of order (record at {at})")));
                 }
                 counts.total += 1;
                 for l in &labels {
                     counts.label(*l, 1);
                 }
             }
-            TAG_REL => {
-                let at = d.pos();
-                let id = d.id()?;
-                let start = d.id()?;
-                let end = d.id()?;
-                let ty = d.var_u32()?;
-                let props = d.props()?;
+            Rec::Rel(id, start, end, ty, props) => {
                 if !builder.rel(id, start, end, ty, &props) {
                     return Err(corrupt(format!(
-                        "relationship out of order or with a missing end node at byte {at}"
+                        "relationship {id} out of order or with a missing end node"
                     )));
                 }
             }
-            t => return Err(corrupt(format!("unknown record tag {t} at byte {}", d.pos()))),
         }
     }
-    if !d.is_empty() {
-        return Err(corrupt("trailing bytes"));
-    }
+    st.finish()?;
     let pairs = core.schema.read().pairs();
     let base = builder.finish(&pairs);
     *core.base.write() = Arc::new(base);

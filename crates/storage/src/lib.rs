@@ -47,6 +47,8 @@ mod value;
 mod wal;
 
 #[cfg(test)]
+mod base_tests;
+#[cfg(test)]
 mod model_tests;
 #[cfg(test)]
 mod tests;

@@ -137,6 +137,11 @@ impl Transaction {
         }
     }
 
+    /// The base this transaction reads under the delta.
+    pub(crate) fn base(&self) -> &Arc<Base> {
+        &self.base
+    }
+
     /// The snapshot timestamp (the newest commit this transaction sees).
     pub fn start_ts(&self) -> u64 {
         self.start_ts

@@ -6,8 +6,9 @@
 //! * `the <name> graph`: runs `graphs/<name>/<name>.cypher`, split on `;`; every part must succeed.
 //! * `having executed:`: runs the doc string; it must succeed.
 //! * `parameters are:`: `name | value` rows in TCK value syntax become the query parameters.
-//! * `there exists a procedure ...`: the engine cannot register test procedures yet, so the
-//!   scenario fails with [`PROCEDURES_UNSUPPORTED`].
+//! * `there exists a procedure name(in :: T, ...) :: (out :: T, ...):` registers a table-defined
+//!   procedure (`Database::register_procedure`): the table's header names the inputs then the
+//!   outputs; a call returns the outputs of the rows whose inputs equal its arguments.
 //! * `executing query:`: snapshots the graph (via `MATCH (n) RETURN n` and
 //!   `MATCH ()-[r]->() RETURN r`), runs the query pulling every row, snapshots again.
 //!   `executing control query:` runs without snapshots.
@@ -25,14 +26,11 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use arbor_engine::{Database, PullOutcome, Session, TxConfig};
+use arbor_engine::{CypherType, Database, ProcedureSpec, PullOutcome, Session, TxConfig};
 use arbor_model::{Error, PropertyMap, Value};
 
 use crate::gherkin::{Step, StepArg, TestCase};
 use crate::values::{canonical, from_actual, parse_value, to_param, TValue};
-
-/// The failure reason for scenarios that need `there exists a procedure`.
-pub const PROCEDURES_UNSUPPORTED: &str = "test procedures not registrable yet";
 
 /// What a running scenario shares with the watchdog: the session's interrupt flag (set on
 /// timeout so a runaway query stops) and the query currently running (for the report).
@@ -271,8 +269,8 @@ impl World<'_> {
         if let Some(name) = text.strip_prefix("the ").and_then(|t| t.strip_suffix(" graph")) {
             return self.load_graph(name);
         }
-        if text.starts_with("there exists a procedure") {
-            return Err(PROCEDURES_UNSUPPORTED.to_string());
+        if let Some(sig) = text.strip_prefix("there exists a procedure ") {
+            return self.register_procedure(sig, step);
         }
         if let Some(rest) = text.strip_prefix("the result should be") {
             let ordered = rest.contains("in order");
@@ -301,6 +299,36 @@ impl World<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `there exists a procedure name(in :: TYPE, ...) :: (out :: TYPE, ...):` with a table whose
+    /// header names the inputs then the outputs, and whose rows map inputs to outputs.
+    fn register_procedure(&mut self, signature: &str, step: &Step) -> Result<(), String> {
+        let (name, inputs, outputs) = parse_procedure_signature(signature)?;
+        let table = table(step)?;
+        let (header, body) = match table.split_first() {
+            Some((h, b)) => (h.clone(), b),
+            None => (Vec::new(), &[][..]),
+        };
+        let names: Vec<&String> = inputs.iter().chain(&outputs).map(|(n, _)| n).collect();
+        if header.len() != names.len() || header.iter().zip(&names).any(|(h, n)| h != *n) {
+            return Err(format!("procedure table header {header:?} does not match {names:?}"));
+        }
+        let mut rows = Vec::new();
+        for row in body {
+            if row.len() != header.len() {
+                return Err(format!("malformed procedure row {row:?}"));
+            }
+            let vals = row
+                .iter()
+                .map(|c| parse_value(c).and_then(|v| to_param(&v)))
+                .collect::<Result<Vec<_>, _>>()?;
+            rows.push(vals);
+        }
+        self.session
+            .database()
+            .register_procedure(ProcedureSpec { name, inputs, outputs, rows })
+            .map_err(|e| format!("cannot register procedure: {}", describe_error(&e)))
     }
 
     fn parameters(&mut self, step: &Step) -> Result<(), String> {
@@ -528,6 +556,42 @@ fn listing(title: &str, rows: &[String]) -> String {
     out
 }
 
+type Columns = Vec<(String, CypherType)>;
+
+/// Parses `test.my.proc(name :: STRING?, in :: INTEGER?) :: (out :: INTEGER?):` (the trailing
+/// colon is optional; `:: VOID` or `:: ()` means no outputs).
+pub fn parse_procedure_signature(text: &str) -> Result<(String, Columns, Columns), String> {
+    let bad = || format!("bad procedure signature `{text}`");
+    let t = text.trim().trim_end_matches(':').trim();
+    let open = t.find('(').ok_or_else(bad)?;
+    let name = t[..open].trim().to_string();
+    let close = open + t[open..].find(')').ok_or_else(bad)?;
+    let inputs = parse_columns(&t[open + 1..close]).ok_or_else(bad)?;
+    let rest = t[close + 1..].trim().strip_prefix("::").ok_or_else(bad)?.trim();
+    let outputs = if rest.eq_ignore_ascii_case("VOID") {
+        Vec::new()
+    } else {
+        let inner = rest.strip_prefix('(').and_then(|r| r.strip_suffix(')')).ok_or_else(bad)?;
+        parse_columns(inner).ok_or_else(bad)?
+    };
+    if name.is_empty() {
+        return Err(bad());
+    }
+    Ok((name, inputs, outputs))
+}
+
+fn parse_columns(list: &str) -> Option<Columns> {
+    if list.trim().is_empty() {
+        return Some(Vec::new());
+    }
+    list.split(',')
+        .map(|item| {
+            let (n, ty) = item.split_once("::")?;
+            Some((n.trim().to_string(), CypherType::parse(ty)?))
+        })
+        .collect()
+}
+
 fn doc(step: &Step) -> Result<String, String> {
     match &step.arg {
         StepArg::DocString(d) => Ok(d.clone()),
@@ -666,11 +730,24 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_and_procedure_steps_fail() {
+    fn unsupported_steps_fail_and_procedures_register() {
         let r = run_text(
-            "Feature: f\n Scenario: a\n  Given something odd\n Scenario: b\n  Given an empty graph\n  And there exists a procedure test.x() :: ():\n   |\n",
+            "Feature: f\n Scenario: a\n  Given something odd\n Scenario: b\n  Given an empty graph\n  And there exists a procedure test.x() :: ():\n   |\n  When executing query:\n   \"\"\"\n   CALL test.x()\n   \"\"\"\n  Then the result should be empty\n",
         );
         assert!(r[0].as_ref().unwrap_err().starts_with("unsupported step"));
-        assert_eq!(r[1].as_ref().unwrap_err(), PROCEDURES_UNSUPPORTED);
+        assert_eq!(r[1], Ok(()));
+        let proc_step = "  And there exists a procedure test.p(in :: INTEGER?) :: (out :: STRING?):\n   | in | out |\n   | 1  | 'a' |\n   | 2  | 'b' |\n";
+        let f = format!(
+            "Feature: f\n Scenario: s\n  Given an empty graph\n{proc_step}  When executing query:\n   \"\"\"\n   CALL test.p(2) YIELD out RETURN out\n   \"\"\"\n  Then the result should be, in order:\n   | out |\n   | 'a' |\n"
+        );
+        // Wrong expectation on purpose: the row for 2 is 'b'.
+        assert!(run_text(&f)[0].as_ref().unwrap_err().starts_with("wrong result"));
+        let (name, ins, outs) =
+            parse_procedure_signature("test.my.proc(a :: STRING?, b :: FLOAT?) :: (c :: NUMBER?) :")
+                .unwrap();
+        assert_eq!(name, "test.my.proc");
+        assert_eq!(ins, vec![("a".into(), CypherType::String), ("b".into(), CypherType::Float)]);
+        assert_eq!(outs, vec![("c".into(), CypherType::Number)]);
+        assert!(parse_procedure_signature("nope").is_err());
     }
 }

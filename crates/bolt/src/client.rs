@@ -1,0 +1,1065 @@
+//! A small blocking Bolt *client*: enough to drive any Bolt server (Arbor, Neo4j) from
+//! benchmarks and tools without a driver dependency.
+//!
+//! It reuses the server's own PackStream encoder/decoder, chunked framing and value conversion,
+//! and adds what only a client needs: the client side of the handshake (offers 5.8..5.0 and
+//! 4.4), `HELLO` (+ `LOGON` on 5.1+), `RUN`/`PULL`/`DISCARD`, explicit transactions, `RESET`,
+//! and decoding of the entities servers *send* (nodes, relationships, paths), which the
+//! server-side decoder rightly refuses as parameters.
+//!
+//! Error model: a `FAILURE` from the server becomes an [`arbor_model::Error`] whose status is the
+//! matching [`Status`] when the Neo4j code is one Arbor knows, otherwise the nearest class (any
+//! `Neo.TransientError.*` maps to the retryable `TransactionOutdated`); the server's original
+//! code is then kept at the front of the message. After a failure the client sends `RESET`
+//! itself, so the connection is usable again (an open explicit transaction is rolled back by
+//! that, as with the official drivers). I/O and protocol errors are `Status::Io` /
+//! `Status::RequestInvalid`; after one of those the connection should be dropped.
+//!
+//! Requests of one call are pipelined (written, then flushed once): `run_all` costs one round
+//! trip.
+
+use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::Arc;
+use std::time::Duration;
+
+use arbor_model::{
+    Error, NodeData, NodeId, PathData, PropertyMap, RelData, RelId, Result, Status, Value,
+};
+
+use crate::handshake::{Version, MAGIC};
+use crate::message::tag;
+use crate::packstream::{self as ps, DecodeError, Decoder, Header};
+use crate::transport::{MessageReader, MessageWriter, ReadError, DEFAULT_MAX_MESSAGE_BYTES};
+use crate::values::{self, decode_value, encode_map, encode_value, Dialect};
+
+/// How the client authenticates.
+#[derive(Clone, Debug, Default)]
+pub enum Auth {
+    /// Scheme `none` (servers with authentication disabled).
+    #[default]
+    None,
+    /// Scheme `basic`.
+    Basic { user: String, password: String },
+}
+
+/// Connection options.
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    pub auth: Auth,
+    pub user_agent: String,
+    /// Applied to connect, reads and writes. `None`: block forever.
+    pub timeout: Option<Duration>,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig { auth: Auth::None, user_agent: "arbor-client/0.1".into(), timeout: None }
+    }
+}
+
+/// What `RUN` answered.
+#[derive(Clone, Debug, Default)]
+pub struct RunHeader {
+    pub fields: Vec<String>,
+    /// The query id inside an explicit transaction (`-1` when the server sent none).
+    pub qid: i64,
+}
+
+/// A fully pulled result.
+#[derive(Clone, Debug, Default)]
+pub struct QueryResult {
+    pub fields: Vec<String>,
+    pub records: Vec<Vec<Value>>,
+    /// The metadata of the final `SUCCESS` (`type`, `stats`, `bookmark`, `t_last`, `db`...).
+    pub summary: PropertyMap,
+}
+
+/// One batch of a pulled stream.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    pub records: Vec<Vec<Value>>,
+    /// The server has more records for this result (`PULL` again).
+    pub has_more: bool,
+    pub summary: PropertyMap,
+}
+
+/// One reply message.
+enum Reply {
+    Success(PropertyMap),
+    Record(Vec<Value>),
+    Ignored,
+    Failure(Error),
+}
+
+/// A blocking connection to a Bolt server. Not thread-safe by design: one per worker thread.
+pub struct Client {
+    reader: MessageReader<TcpStream>,
+    writer: MessageWriter<TcpStream>,
+    version: Version,
+    dialect: Dialect,
+    server_agent: String,
+    /// A FAILURE was seen and not yet cleared by RESET.
+    needs_reset: bool,
+    broken: bool,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("version", &self.version)
+            .field("server_agent", &self.server_agent)
+            .finish()
+    }
+}
+
+fn io_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::new(Status::Io, format!("{what}: {e}"))
+}
+
+fn protocol_error(e: impl std::fmt::Display) -> Error {
+    Error::new(Status::RequestInvalid, format!("Bolt protocol error: {e}"))
+}
+
+fn decode_err(e: DecodeError) -> Error {
+    protocol_error(e.message)
+}
+
+/// Every status whose code can be matched exactly (first match wins for shared codes).
+const KNOWN: &[Status] = &[
+    Status::SyntaxError,
+    Status::SemanticError,
+    Status::TypeError,
+    Status::ArgumentError,
+    Status::ArithmeticError,
+    Status::ParameterMissing,
+    Status::EntityNotFound,
+    Status::ConstraintValidationFailed,
+    Status::ProcedureNotFound,
+    Status::DatabaseNotFound,
+    Status::TransactionOutdated,
+    Status::TransactionTerminated,
+    Status::TransactionNotFound,
+    Status::InvalidBookmark,
+    Status::ForbiddenOnReadOnly,
+    Status::Unauthorized,
+    Status::RequestInvalid,
+    Status::MemoryExhausted,
+    Status::Internal,
+];
+
+/// Maps a Neo4j status code to an Arbor error, keeping the original code visible when the
+/// mapping is not exact.
+pub fn error_from_code(code: &str, message: &str) -> Error {
+    if let Some(status) = KNOWN.iter().copied().find(|s| s.code() == code) {
+        return Error::new(status, message);
+    }
+    let status = if code.starts_with("Neo.TransientError") {
+        Status::TransactionOutdated
+    } else if code.starts_with("Neo.ClientError.Security") {
+        Status::Unauthorized
+    } else if code.starts_with("Neo.ClientError.Statement") {
+        Status::SemanticError
+    } else if code.starts_with("Neo.ClientError") {
+        Status::RequestInvalid
+    } else {
+        Status::Internal
+    };
+    Error::new(status, format!("[{code}] {message}"))
+}
+
+/// Whether retrying the same statement may succeed (Neo4j's transient class: deadlocks,
+/// write-write conflicts, a busy server).
+pub fn is_transient(e: &Error) -> bool {
+    e.status.code().starts_with("Neo.TransientError")
+}
+
+impl Client {
+    /// Connects to `addr` (`host:port`, or a `bolt://host:port` / `neo4j://host:port` URI) and
+    /// authenticates.
+    pub fn connect(addr: &str, config: &ClientConfig) -> Result<Client> {
+        let hostport = strip_scheme(addr);
+        let addrs: Vec<_> = hostport
+            .to_socket_addrs()
+            .map_err(|e| io_error(&format!("resolving {hostport}"), e))?
+            .collect();
+        let mut last = None;
+        let mut stream = None;
+        for a in addrs {
+            let res = match config.timeout {
+                Some(t) => TcpStream::connect_timeout(&a, t),
+                None => TcpStream::connect(a),
+            };
+            match res {
+                Ok(s) => {
+                    stream = Some(s);
+                    break;
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        let Some(mut stream) = stream else {
+            return Err(io_error(
+                &format!("connecting to {hostport}"),
+                last.map(|e| e.to_string()).unwrap_or_else(|| "no address".into()),
+            ));
+        };
+        // Small request/response messages: Nagle would add 40 ms per round trip.
+        stream.set_nodelay(true).map_err(|e| io_error("setting TCP_NODELAY", e))?;
+        stream.set_read_timeout(config.timeout).map_err(|e| io_error("setting timeout", e))?;
+        stream.set_write_timeout(config.timeout).map_err(|e| io_error("setting timeout", e))?;
+        let version = client_handshake(&mut stream)?;
+        let read_half = stream.try_clone().map_err(|e| io_error("cloning the socket", e))?;
+        let dialect = if version.at_least(5, 0) { Dialect::V5 } else { Dialect::V4_4 };
+        let mut client = Client {
+            reader: MessageReader::new(read_half, DEFAULT_MAX_MESSAGE_BYTES),
+            writer: MessageWriter::new(stream, 64 * 1024),
+            version,
+            dialect,
+            server_agent: String::new(),
+            needs_reset: false,
+            broken: false,
+        };
+        client.hello(config)?;
+        Ok(client)
+    }
+
+    /// The negotiated protocol version.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// The `server` field of HELLO's SUCCESS (e.g. `Neo4j/5.26.0`).
+    pub fn server_agent(&self) -> &str {
+        &self.server_agent
+    }
+
+    fn hello(&mut self, config: &ClientConfig) -> Result<()> {
+        let mut extra = PropertyMap::new();
+        extra.insert("user_agent".into(), Value::str(&config.user_agent));
+        if self.version.at_least(5, 3) {
+            let mut agent = PropertyMap::new();
+            agent.insert("product".into(), Value::str(&config.user_agent));
+            extra.insert("bolt_agent".into(), Value::Map(agent));
+        }
+        let auth = auth_map(&config.auth);
+        let logon = self.version.at_least(5, 1);
+        if !logon {
+            extra.extend(auth.clone());
+        }
+        self.send(tag::HELLO, &[Value::Map(extra)])?;
+        if logon {
+            self.send(tag::LOGON, &[Value::Map(auth)])?;
+        }
+        self.flush()?;
+        let meta = self.expect_success()?;
+        if let Some(Value::String(s)) = meta.get("server") {
+            self.server_agent = s.to_string();
+        }
+        if logon {
+            self.expect_success()?;
+        }
+        Ok(())
+    }
+
+    // ---- framing ---------------------------------------------------------------------------
+
+    fn send(&mut self, t: u8, fields: &[Value]) -> Result<()> {
+        let d = self.dialect;
+        self.writer
+            .message(|buf| {
+                ps::write_struct_header(buf, fields.len() as u8, t);
+                for f in fields {
+                    encode_value(buf, f, d)?;
+                }
+                Ok::<(), ps::TooLarge>(())
+            })
+            .map_err(|_| Error::argument("request too large for PackStream"))
+    }
+
+    /// Sends `RUN` with borrowed parameters (no clone of the map).
+    fn send_run(&mut self, query: &str, params: &PropertyMap, extra: &PropertyMap) -> Result<()> {
+        let d = self.dialect;
+        self.writer
+            .message(|buf| {
+                ps::write_struct_header(buf, 3, tag::RUN);
+                ps::write_string(buf, query)?;
+                encode_map(buf, params, d)?;
+                encode_map(buf, extra, d)
+            })
+            .map_err(|_| Error::argument("query or parameters too large for PackStream"))
+    }
+
+    fn send_n(&mut self, t: u8, n: i64, qid: i64) -> Result<()> {
+        let mut extra = PropertyMap::new();
+        extra.insert("n".into(), Value::Int(n));
+        if qid >= 0 {
+            extra.insert("qid".into(), Value::Int(qid));
+        }
+        self.send(t, &[Value::Map(extra)])
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.writer.flush().map_err(|e| {
+            self.broken = true;
+            io_error("writing to the server", e)
+        })
+    }
+
+    fn recv(&mut self) -> Result<Reply> {
+        let msg = match self.reader.read_message(&|| false) {
+            Ok(m) => m,
+            Err(e) => {
+                self.broken = true;
+                return Err(match e {
+                    ReadError::Eof | ReadError::Truncated => {
+                        Error::new(Status::Io, "the server closed the connection")
+                    }
+                    ReadError::Io(e) => io_error("reading from the server", e),
+                    ReadError::TooLarge { max } => {
+                        protocol_error(format!("reply larger than {max} bytes"))
+                    }
+                    ReadError::Stopped => Error::new(Status::Io, "read stopped"),
+                });
+            }
+        };
+        let mut dec = Decoder::new(&msg);
+        let (fields, t) = match dec.header().map_err(decode_err)? {
+            Header::Struct { fields, tag } => (fields, tag),
+            other => return Err(protocol_error(format!("reply is a {}", other.type_name()))),
+        };
+        let reply = match t {
+            tag::SUCCESS | tag::FAILURE => {
+                let meta = if fields == 0 {
+                    PropertyMap::new()
+                } else {
+                    match decode_result_value(&mut dec).map_err(decode_err)? {
+                        Value::Map(m) => m,
+                        Value::Null => PropertyMap::new(),
+                        other => {
+                            return Err(protocol_error(format!(
+                                "reply metadata is a {}",
+                                other.type_name()
+                            )))
+                        }
+                    }
+                };
+                if t == tag::SUCCESS {
+                    Reply::Success(meta)
+                } else {
+                    Reply::Failure(failure_error(&meta))
+                }
+            }
+            tag::RECORD => match decode_result_value(&mut dec).map_err(decode_err)? {
+                Value::List(v) => Reply::Record(v),
+                other => {
+                    return Err(protocol_error(format!("RECORD holds a {}", other.type_name())))
+                }
+            },
+            tag::IGNORED => Reply::Ignored,
+            other => return Err(protocol_error(format!("unknown reply tag 0x{other:02X}"))),
+        };
+        if let Reply::Failure(_) = reply {
+            self.needs_reset = true;
+        }
+        Ok(reply)
+    }
+
+    /// Reads one reply that must be SUCCESS.
+    fn expect_success(&mut self) -> Result<PropertyMap> {
+        match self.recv()? {
+            Reply::Success(m) => Ok(m),
+            Reply::Failure(e) => Err(e),
+            Reply::Ignored => Err(protocol_error("request IGNORED")),
+            Reply::Record(_) => Err(protocol_error("unexpected RECORD")),
+        }
+    }
+
+    /// After a FAILURE the server ignores everything until RESET: clear that, so the caller
+    /// gets the error and a usable connection.
+    fn recover(&mut self, err: Error) -> Error {
+        if self.broken {
+            return err;
+        }
+        if self.needs_reset {
+            if let Err(e) = self.reset() {
+                return Error::new(err.status, format!("{} (and RESET failed: {e})", err.message));
+            }
+        }
+        err
+    }
+
+    /// Reads the replies of `n` pipelined requests after the first FAILURE (they are IGNORED).
+    fn drain(&mut self, mut n: usize) {
+        while n > 0 && !self.broken {
+            match self.recv() {
+                Ok(Reply::Record(_)) => {}
+                Ok(_) => n -= 1,
+                Err(_) => return,
+            }
+        }
+    }
+
+    // ---- queries ---------------------------------------------------------------------------
+
+    /// `RUN` (auto-commit outside a transaction) then `PULL` everything, pipelined.
+    pub fn run_all(&mut self, query: &str, params: &PropertyMap) -> Result<QueryResult> {
+        let mut records = Vec::new();
+        let (fields, summary) = self.run_with(query, params, |row| {
+            records.push(row);
+            Ok(())
+        })?;
+        Ok(QueryResult { fields, records, summary })
+    }
+
+    /// Like [`Client::run_all`] but hands each record to `on_row` instead of collecting them
+    /// (constant client memory for large results). An error from `on_row` is returned after
+    /// the result has been consumed, so the connection stays in sync.
+    pub fn run_with(
+        &mut self,
+        query: &str,
+        params: &PropertyMap,
+        mut on_row: impl FnMut(Vec<Value>) -> Result<()>,
+    ) -> Result<(Vec<String>, PropertyMap)> {
+        self.send_run(query, params, &PropertyMap::new())?;
+        self.send_n(tag::PULL, -1, -1)?;
+        self.flush()?;
+        let header = match self.recv()? {
+            Reply::Success(m) => run_header(&m),
+            Reply::Failure(e) => {
+                self.drain(1);
+                return Err(self.recover(e));
+            }
+            Reply::Ignored | Reply::Record(_) => {
+                self.drain(1);
+                return Err(self.recover(protocol_error("unexpected reply to RUN")));
+            }
+        };
+        let mut row_error = None;
+        loop {
+            match self.recv()? {
+                Reply::Record(r) => {
+                    if row_error.is_none() {
+                        if let Err(e) = on_row(r) {
+                            row_error = Some(e);
+                        }
+                    }
+                }
+                Reply::Success(m) => {
+                    return match row_error {
+                        Some(e) => Err(e),
+                        None => Ok((header.fields, m)),
+                    }
+                }
+                Reply::Failure(e) => return Err(self.recover(e)),
+                Reply::Ignored => return Err(self.recover(protocol_error("PULL was IGNORED"))),
+            }
+        }
+    }
+
+    /// `RUN` only; fetch with [`Client::pull`] or drop with [`Client::discard`].
+    pub fn run(&mut self, query: &str, params: &PropertyMap) -> Result<RunHeader> {
+        self.send_run(query, params, &PropertyMap::new())?;
+        self.flush()?;
+        match self.recv()? {
+            Reply::Success(m) => Ok(run_header(&m)),
+            Reply::Failure(e) => Err(self.recover(e)),
+            _ => Err(self.recover(protocol_error("unexpected reply to RUN"))),
+        }
+    }
+
+    /// `PULL n` (`n = -1`: all) of the last result (`qid = -1`) or of `qid`.
+    pub fn pull(&mut self, n: i64, qid: i64) -> Result<Batch> {
+        self.send_n(tag::PULL, n, qid)?;
+        self.flush()?;
+        let mut records = Vec::new();
+        loop {
+            match self.recv()? {
+                Reply::Record(r) => records.push(r),
+                Reply::Success(m) => {
+                    let has_more = matches!(m.get("has_more"), Some(Value::Bool(true)));
+                    return Ok(Batch { records, has_more, summary: m });
+                }
+                Reply::Failure(e) => return Err(self.recover(e)),
+                Reply::Ignored => return Err(self.recover(protocol_error("PULL was IGNORED"))),
+            }
+        }
+    }
+
+    /// `DISCARD n` (`-1`: all).
+    pub fn discard(&mut self, n: i64, qid: i64) -> Result<Batch> {
+        self.send_n(tag::DISCARD, n, qid)?;
+        self.flush()?;
+        match self.recv()? {
+            Reply::Success(m) => {
+                let has_more = matches!(m.get("has_more"), Some(Value::Bool(true)));
+                Ok(Batch { records: vec![], has_more, summary: m })
+            }
+            Reply::Failure(e) => Err(self.recover(e)),
+            _ => Err(self.recover(protocol_error("unexpected reply to DISCARD"))),
+        }
+    }
+
+    /// Opens an explicit transaction (`extra`: `mode`, `db`, `tx_timeout`, ... as Bolt defines).
+    pub fn begin(&mut self, extra: PropertyMap) -> Result<()> {
+        self.send(tag::BEGIN, &[Value::Map(extra)])?;
+        self.flush()?;
+        match self.expect_success() {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.recover(e)),
+        }
+    }
+
+    /// Commits; returns the bookmark (empty if the server sent none).
+    pub fn commit(&mut self) -> Result<String> {
+        self.send(tag::COMMIT, &[])?;
+        self.flush()?;
+        match self.expect_success() {
+            Ok(m) => Ok(match m.get("bookmark") {
+                Some(Value::String(s)) => s.to_string(),
+                _ => String::new(),
+            }),
+            Err(e) => Err(self.recover(e)),
+        }
+    }
+
+    pub fn rollback(&mut self) -> Result<()> {
+        self.send(tag::ROLLBACK, &[])?;
+        self.flush()?;
+        match self.expect_success() {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.recover(e)),
+        }
+    }
+
+    /// Returns the connection to a clean state (ends any transaction, clears a failure).
+    pub fn reset(&mut self) -> Result<()> {
+        self.send(tag::RESET, &[])?;
+        self.flush()?;
+        // Replies to requests sent before RESET may still be in flight: skip to RESET's own.
+        loop {
+            match self.recv()? {
+                Reply::Success(_) => {
+                    self.needs_reset = false;
+                    return Ok(());
+                }
+                Reply::Failure(e) => return Err(e),
+                Reply::Ignored | Reply::Record(_) => {}
+            }
+        }
+    }
+
+    /// True after an I/O or framing error: the connection must be replaced.
+    pub fn is_broken(&self) -> bool {
+        self.broken
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        if !self.broken {
+            // Best effort: a polite GOODBYE lets the server release the session at once.
+            let _ = self.send(tag::GOODBYE, &[]);
+            let _ = self.writer.flush();
+        }
+    }
+}
+
+fn strip_scheme(addr: &str) -> &str {
+    let rest = match addr.split_once("://") {
+        Some((_, rest)) => rest,
+        None => addr,
+    };
+    rest.split(['/', '?']).next().unwrap_or(rest)
+}
+
+fn auth_map(auth: &Auth) -> PropertyMap {
+    let mut m = PropertyMap::new();
+    match auth {
+        Auth::None => {
+            m.insert("scheme".into(), Value::str("none"));
+        }
+        Auth::Basic { user, password } => {
+            m.insert("scheme".into(), Value::str("basic"));
+            m.insert("principal".into(), Value::str(user));
+            m.insert("credentials".into(), Value::str(password));
+        }
+    }
+    m
+}
+
+fn run_header(m: &PropertyMap) -> RunHeader {
+    let fields = match m.get("fields") {
+        Some(Value::List(items)) => items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => s.to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect(),
+        _ => vec![],
+    };
+    let qid = match m.get("qid") {
+        Some(Value::Int(q)) => *q,
+        _ => -1,
+    };
+    RunHeader { fields, qid }
+}
+
+fn failure_error(meta: &PropertyMap) -> Error {
+    // Bolt 5.7+ calls the classic code `neo4j_code`; older versions `code`.
+    let code = match meta.get("neo4j_code").or_else(|| meta.get("code")) {
+        Some(Value::String(s)) => s.to_string(),
+        _ => "Neo.DatabaseError.General.UnknownError".to_string(),
+    };
+    let message = match meta.get("message") {
+        Some(Value::String(s)) => s.to_string(),
+        _ => String::new(),
+    };
+    error_from_code(&code, &message)
+}
+
+/// Client side of the handshake: offer 5.8..5.0 (5.5 is never chosen by a correct server) and
+/// 4.4, in the legacy four-slot form every server understands.
+fn client_handshake(stream: &mut TcpStream) -> Result<Version> {
+    use std::io::{Read, Write};
+    let mut out = Vec::with_capacity(20);
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&[0, 3, 8, 5]); // 5.8 down to 5.5
+    out.extend_from_slice(&[0, 4, 4, 5]); // 5.4 down to 5.0
+    out.extend_from_slice(&[0, 0, 4, 4]); // 4.4
+    out.extend_from_slice(&[0, 0, 0, 0]);
+    stream.write_all(&out).map_err(|e| io_error("sending the Bolt handshake", e))?;
+    stream.flush().map_err(|e| io_error("sending the Bolt handshake", e))?;
+    let mut reply = [0u8; 4];
+    stream.read_exact(&mut reply).map_err(|e| io_error("reading the Bolt handshake", e))?;
+    if reply == [0, 0, 0, 0] {
+        return Err(protocol_error("the server speaks none of Bolt 5.0-5.8, 4.4"));
+    }
+    let v = Version::new(reply[3], reply[2]);
+    if !(v.major == 5 && v.minor <= 8 && v.minor != 5) && v != Version::new(4, 4) {
+        return Err(protocol_error(format!("the server chose unoffered Bolt {v}")));
+    }
+    Ok(v)
+}
+
+// ---- decoding of result values (entities included) ---------------------------------------------
+
+/// Decodes one value of a reply: like [`values::decode_value`] but also nodes, relationships
+/// and paths, which servers send in records.
+pub fn decode_result_value(dec: &mut Decoder<'_>) -> std::result::Result<Value, DecodeError> {
+    let header = dec.header()?;
+    Ok(match header {
+        Header::Null => Value::Null,
+        Header::Bool(b) => Value::Bool(b),
+        Header::Int(i) => Value::Int(i),
+        Header::Float(f) => Value::Float(f),
+        Header::String(len) => Value::String(Arc::from(dec.string_body(len)?)),
+        Header::Bytes(len) => Value::Bytes(Arc::from(dec.bytes_body(len)?)),
+        Header::List(len) => {
+            dec.enter()?;
+            let mut items = Vec::with_capacity(len);
+            for _ in 0..len {
+                items.push(decode_result_value(dec)?);
+            }
+            dec.leave();
+            Value::List(items)
+        }
+        Header::Map(len) => {
+            dec.enter()?;
+            let m = result_map_entries(dec, len)?;
+            dec.leave();
+            Value::Map(m)
+        }
+        Header::Struct { fields, tag } => {
+            dec.enter()?;
+            let v = decode_result_struct(dec, fields, tag)?;
+            dec.leave();
+            v
+        }
+    })
+}
+
+fn result_map_entries(
+    dec: &mut Decoder<'_>,
+    len: usize,
+) -> std::result::Result<PropertyMap, DecodeError> {
+    let mut m = PropertyMap::new();
+    for _ in 0..len {
+        let key = dec.string()?.to_owned();
+        let v = decode_result_value(dec)?;
+        m.insert(key, v);
+    }
+    Ok(m)
+}
+
+fn want_fields(what: &str, got: usize, allowed: &[usize]) -> std::result::Result<(), DecodeError> {
+    if allowed.contains(&got) {
+        Ok(())
+    } else {
+        Err(DecodeError::malformed(format!("{what} structure with {got} fields")))
+    }
+}
+
+fn entity_id(v: i64, what: &str) -> std::result::Result<u64, DecodeError> {
+    u64::try_from(v).map_err(|_| DecodeError::invalid(format!("negative {what} id {v}")))
+}
+
+fn result_props(dec: &mut Decoder<'_>) -> std::result::Result<PropertyMap, DecodeError> {
+    match decode_result_value(dec)? {
+        Value::Map(m) => Ok(m),
+        other => Err(DecodeError::malformed(format!("properties are a {}", other.type_name()))),
+    }
+}
+
+fn decode_node(dec: &mut Decoder<'_>, fields: usize) -> std::result::Result<NodeData, DecodeError> {
+    want_fields("Node", fields, &[3, 4])?;
+    let id = entity_id(dec.int()?, "node")?;
+    let labels = match decode_result_value(dec)? {
+        Value::List(items) => crate::message::string_list("Node labels", items)?,
+        other => return Err(DecodeError::malformed(format!("labels are a {}", other.type_name()))),
+    };
+    let properties = result_props(dec)?;
+    if fields == 4 {
+        dec.skip()?; // element id: opaque
+    }
+    Ok(NodeData { id: NodeId(id), labels, properties })
+}
+
+/// An unbound relationship: id, type, properties (endpoints come from the path).
+fn decode_unbound(
+    dec: &mut Decoder<'_>,
+    fields: usize,
+) -> std::result::Result<(u64, String, PropertyMap), DecodeError> {
+    want_fields("UnboundRelationship", fields, &[3, 4])?;
+    let id = entity_id(dec.int()?, "relationship")?;
+    let rel_type = dec.string()?.to_owned();
+    let props = result_props(dec)?;
+    if fields == 4 {
+        dec.skip()?;
+    }
+    Ok((id, rel_type, props))
+}
+
+fn decode_result_struct(
+    dec: &mut Decoder<'_>,
+    fields: usize,
+    t: u8,
+) -> std::result::Result<Value, DecodeError> {
+    match t {
+        values::tag::NODE => Ok(Value::NodeData(Arc::new(decode_node(dec, fields)?))),
+        values::tag::RELATIONSHIP => {
+            want_fields("Relationship", fields, &[5, 8])?;
+            let id = entity_id(dec.int()?, "relationship")?;
+            let start = entity_id(dec.int()?, "node")?;
+            let end = entity_id(dec.int()?, "node")?;
+            let rel_type = dec.string()?.to_owned();
+            let properties = result_props(dec)?;
+            for _ in 5..fields {
+                dec.skip()?;
+            }
+            Ok(Value::RelData(Arc::new(RelData {
+                id: RelId(id),
+                start: NodeId(start),
+                end: NodeId(end),
+                rel_type,
+                properties,
+            })))
+        }
+        values::tag::UNBOUND_RELATIONSHIP => {
+            // Only meaningful inside a path; standing alone, keep what we know.
+            let (id, rel_type, properties) = decode_unbound(dec, fields)?;
+            Ok(Value::RelData(Arc::new(RelData {
+                id: RelId(id),
+                start: NodeId(0),
+                end: NodeId(0),
+                rel_type,
+                properties,
+            })))
+        }
+        values::tag::PATH => decode_path(dec, fields),
+        _ => {
+            // Temporal and spatial values: their fields are scalars; re-encode them into a small
+            // buffer and let the server-side decoder (the single source of truth) interpret it.
+            let mut items = Vec::with_capacity(fields);
+            for _ in 0..fields {
+                items.push(decode_result_value(dec)?);
+            }
+            let mut buf = Vec::new();
+            ps::write_struct_header(&mut buf, fields as u8, t);
+            for v in &items {
+                encode_value(&mut buf, v, Dialect::V5)
+                    .map_err(|_| DecodeError::malformed("structure field too large"))?;
+            }
+            decode_value(&mut Decoder::new(&buf))
+        }
+    }
+}
+
+fn decode_path(dec: &mut Decoder<'_>, fields: usize) -> std::result::Result<Value, DecodeError> {
+    want_fields("Path", fields, &[3])?;
+    let distinct_nodes = match dec.header()? {
+        Header::List(n) => {
+            let mut v = Vec::with_capacity(n);
+            for _ in 0..n {
+                match dec.header()? {
+                    Header::Struct { fields, tag } if tag == values::tag::NODE => {
+                        v.push(decode_node(dec, fields)?)
+                    }
+                    _ => return Err(DecodeError::malformed("Path nodes must be Nodes")),
+                }
+            }
+            v
+        }
+        _ => return Err(DecodeError::malformed("Path nodes must be a List")),
+    };
+    let rels = match dec.header()? {
+        Header::List(n) => {
+            let mut v = Vec::with_capacity(n);
+            for _ in 0..n {
+                match dec.header()? {
+                    Header::Struct { fields, tag } if tag == values::tag::UNBOUND_RELATIONSHIP => {
+                        v.push(decode_unbound(dec, fields)?)
+                    }
+                    _ => return Err(DecodeError::malformed("Path rels must be Relationships")),
+                }
+            }
+            v
+        }
+        _ => return Err(DecodeError::malformed("Path relationships must be a List")),
+    };
+    let indices = match decode_result_value(dec)? {
+        Value::List(items) => items
+            .into_iter()
+            .map(|v| match v {
+                Value::Int(i) => Ok(i),
+                _ => Err(DecodeError::malformed("Path indices must be Integers")),
+            })
+            .collect::<std::result::Result<Vec<i64>, _>>()?,
+        _ => return Err(DecodeError::malformed("Path indices must be a List")),
+    };
+    if indices.len() % 2 != 0 {
+        return Err(DecodeError::malformed("Path index list has odd length"));
+    }
+    let Some(first) = distinct_nodes.first() else {
+        return Err(DecodeError::malformed("Path without nodes"));
+    };
+    let mut nodes = vec![first.clone()];
+    let mut path_rels = Vec::with_capacity(indices.len() / 2);
+    for pair in indices.chunks(2) {
+        let (ri, ni) = (pair[0], pair[1]);
+        let rel = usize::try_from(ri.unsigned_abs())
+            .ok()
+            .and_then(|i| i.checked_sub(1))
+            .and_then(|i| rels.get(i))
+            .ok_or_else(|| DecodeError::malformed("Path relationship index out of range"))?;
+        let next = usize::try_from(ni)
+            .ok()
+            .and_then(|i| distinct_nodes.get(i))
+            .ok_or_else(|| DecodeError::malformed("Path node index out of range"))?;
+        let prev = nodes.last().map(|n| n.id).unwrap_or(NodeId(0));
+        let (start, end) = if ri > 0 { (prev, next.id) } else { (next.id, prev) };
+        path_rels.push(RelData {
+            id: RelId(rel.0),
+            start,
+            end,
+            rel_type: rel.1.clone(),
+            properties: rel.2.clone(),
+        });
+        nodes.push(next.clone());
+    }
+    Ok(Value::PathData(Arc::new(PathData { nodes, rels: path_rels })))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpListener;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::thread::JoinHandle;
+
+    use super::*;
+    use crate::ServerConfig;
+
+    struct TestServer {
+        addr: String,
+        shutdown: Arc<AtomicBool>,
+        handle: Option<JoinHandle<()>>,
+    }
+
+    impl TestServer {
+        fn start(auth: Option<crate::AuthStore>) -> TestServer {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let addr = listener.local_addr().unwrap();
+            let config = ServerConfig {
+                listen: addr,
+                auth,
+                max_connections: 64,
+                advertised_address: None,
+            };
+            let shutdown = Arc::new(AtomicBool::new(false));
+            let flag = shutdown.clone();
+            let db = arbor_engine::Database::in_memory();
+            let handle = std::thread::spawn(move || {
+                crate::serve_listener(listener, db, config, flag).unwrap();
+            });
+            TestServer { addr: format!("bolt://{addr}"), shutdown, handle: Some(handle) }
+        }
+    }
+
+    impl Drop for TestServer {
+        fn drop(&mut self) {
+            self.shutdown.store(true, Ordering::SeqCst);
+            if let Some(h) = self.handle.take() {
+                let _ = h.join();
+            }
+        }
+    }
+
+    fn params(pairs: &[(&str, Value)]) -> PropertyMap {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    }
+
+    fn connect(s: &TestServer) -> Client {
+        Client::connect(&s.addr, &ClientConfig::default()).unwrap()
+    }
+
+    #[test]
+    fn handshake_hello_and_simple_query() {
+        let s = TestServer::start(None);
+        let mut c = connect(&s);
+        assert_eq!(c.version(), Version::new(5, 8));
+        assert!(c.server_agent().starts_with("Neo4j/"), "{}", c.server_agent());
+        let r = c.run_all("RETURN $x + 1 AS y, 'a' AS s", &params(&[("x", Value::Int(41))])).unwrap();
+        assert_eq!(r.fields, vec!["y".to_string(), "s".to_string()]);
+        assert_eq!(r.records.len(), 1);
+        assert!(matches!(r.records[0][0], Value::Int(42)));
+        assert!(matches!(&r.records[0][1], Value::String(s) if &**s == "a"));
+    }
+
+    #[test]
+    fn nodes_relationships_and_paths_decode() {
+        let s = TestServer::start(None);
+        let mut c = connect(&s);
+        c.run_all("CREATE (:A {k: 1})-[:T {w: 2}]->(:B {k: 3})", &PropertyMap::new()).unwrap();
+        let r = c.run_all("MATCH p = (a:A)-[r:T]->(b) RETURN a, r, b, p", &PropertyMap::new());
+        let r = r.unwrap();
+        assert_eq!(r.records.len(), 1);
+        let row = &r.records[0];
+        let (Value::NodeData(a), Value::RelData(rel), Value::NodeData(b), Value::PathData(p)) =
+            (&row[0], &row[1], &row[2], &row[3])
+        else {
+            panic!("unexpected row {row:?}");
+        };
+        assert_eq!(a.labels, vec!["A".to_string()]);
+        assert!(matches!(a.properties.get("k"), Some(Value::Int(1))));
+        assert_eq!(rel.rel_type, "T");
+        assert_eq!((rel.start, rel.end), (a.id, b.id));
+        assert_eq!(p.nodes.len(), 2);
+        assert_eq!(p.rels.len(), 1);
+        assert_eq!((p.rels[0].start, p.rels[0].end), (a.id, b.id));
+        // Walking the relationship backwards keeps its stored direction.
+        let r = c.run_all("MATCH p = (b:B)<-[:T]-(a) RETURN p", &PropertyMap::new()).unwrap();
+        let Value::PathData(p) = &r.records[0][0] else { panic!("not a path") };
+        assert_eq!(p.nodes[0].id, b.id);
+        assert_eq!((p.rels[0].start, p.rels[0].end), (a.id, b.id));
+    }
+
+    #[test]
+    fn temporal_values_decode() {
+        let s = TestServer::start(None);
+        let mut c = connect(&s);
+        let r = c.run_all("RETURN date('2024-02-29') AS d", &PropertyMap::new()).unwrap();
+        assert!(matches!(r.records[0][0], Value::Date(_)), "{:?}", r.records[0][0]);
+    }
+
+    #[test]
+    fn pull_n_streams_in_batches_and_discard_ends() {
+        let s = TestServer::start(None);
+        let mut c = connect(&s);
+        let h = c.run("UNWIND range(1, 10) AS i RETURN i", &PropertyMap::new()).unwrap();
+        assert_eq!(h.fields, vec!["i".to_string()]);
+        let b = c.pull(4, -1).unwrap();
+        assert_eq!(b.records.len(), 4);
+        assert!(b.has_more);
+        let b = c.pull(4, -1).unwrap();
+        assert!(matches!(b.records[0][0], Value::Int(5)));
+        assert!(b.has_more);
+        let b = c.discard(-1, -1).unwrap();
+        assert!(!b.has_more);
+        // The connection is ready for the next statement.
+        let r = c.run_all("RETURN 1 AS one", &PropertyMap::new()).unwrap();
+        assert_eq!(r.records.len(), 1);
+    }
+
+    #[test]
+    fn explicit_transactions_commit_and_roll_back() {
+        let s = TestServer::start(None);
+        let mut c = connect(&s);
+        c.begin(PropertyMap::new()).unwrap();
+        c.run_all("CREATE (:Tx {v: 1})", &PropertyMap::new()).unwrap();
+        c.rollback().unwrap();
+        c.begin(PropertyMap::new()).unwrap();
+        let h = c.run("CREATE (:Tx {v: 2}) RETURN 1", &PropertyMap::new()).unwrap();
+        c.pull(-1, h.qid).unwrap();
+        let bookmark = c.commit().unwrap();
+        assert!(!bookmark.is_empty());
+        let r = c.run_all("MATCH (n:Tx) RETURN n.v", &PropertyMap::new()).unwrap();
+        assert_eq!(r.records.len(), 1);
+        assert!(matches!(r.records[0][0], Value::Int(2)));
+    }
+
+    #[test]
+    fn server_errors_carry_the_neo4j_code_and_leave_the_connection_usable() {
+        let s = TestServer::start(None);
+        let mut c = connect(&s);
+        let e = c.run_all("RETRUN 1", &PropertyMap::new()).unwrap_err();
+        assert_eq!(e.status, Status::SyntaxError, "{e}");
+        let e = c.run_all("RETURN $missing", &PropertyMap::new()).unwrap_err();
+        assert_eq!(e.status, Status::ParameterMissing, "{e}");
+        // Failure inside a transaction: RESET is sent for us, the tx is gone.
+        c.begin(PropertyMap::new()).unwrap();
+        assert!(c.run_all("RETURN 1/0", &PropertyMap::new()).is_err());
+        let r = c.run_all("RETURN 2 AS two", &PropertyMap::new()).unwrap();
+        assert!(matches!(r.records[0][0], Value::Int(2)));
+        c.reset().unwrap();
+    }
+
+    #[test]
+    fn basic_auth_is_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = crate::AuthStore::open(&dir.path().join("auth.toml")).unwrap();
+        store.set_password("neo4j", "secret-pass").unwrap();
+        let s = TestServer::start(Some(store));
+        let good = ClientConfig {
+            auth: Auth::Basic { user: "neo4j".into(), password: "secret-pass".into() },
+            ..ClientConfig::default()
+        };
+        let mut c = Client::connect(&s.addr, &good).unwrap();
+        assert_eq!(c.run_all("RETURN 1", &PropertyMap::new()).unwrap().records.len(), 1);
+        let bad = ClientConfig {
+            auth: Auth::Basic { user: "neo4j".into(), password: "wrong".into() },
+            ..ClientConfig::default()
+        };
+        let e = Client::connect(&s.addr, &bad).unwrap_err();
+        assert_eq!(e.status, Status::Unauthorized, "{e}");
+    }
+
+    #[test]
+    fn error_codes_map_to_statuses() {
+        let e = error_from_code("Neo.ClientError.Statement.SyntaxError", "bad");
+        assert_eq!(e.status, Status::SyntaxError);
+        assert_eq!(e.message, "bad");
+        let e = error_from_code("Neo.TransientError.Transaction.DeadlockDetected", "dl");
+        assert!(is_transient(&e));
+        assert!(e.message.contains("DeadlockDetected"));
+        let e = error_from_code("Neo.ClientError.Schema.IndexNotFound", "x");
+        assert_eq!(e.status, Status::RequestInvalid);
+        assert!(!is_transient(&e));
+    }
+
+    #[test]
+    fn uri_forms_are_accepted() {
+        assert_eq!(strip_scheme("bolt://127.0.0.1:7687"), "127.0.0.1:7687");
+        assert_eq!(strip_scheme("neo4j://h:1/db?x=1"), "h:1");
+        assert_eq!(strip_scheme("h:2"), "h:2");
+    }
+}

@@ -1,0 +1,282 @@
+//! Scenario tests of the compact base under the versioned delta: updates and deletes of base
+//! entities, relationships added to base nodes, snapshot isolation across a base rebuild,
+//! indexes and constraints over base rows, and crashes after a rebuild.
+
+use std::time::Duration;
+
+use super::*;
+
+fn cfg() -> StoreConfig {
+    StoreConfig {
+        checkpoint_interval: Duration::from_secs(3600),
+        checkpoint_wal_bytes: u64::MAX,
+        ..StoreConfig::default()
+    }
+}
+
+struct Ids {
+    user: TokenId,
+    other: TokenId,
+    name: TokenId,
+    age: TokenId,
+    knows: TokenId,
+    likes: TokenId,
+}
+
+fn tokens(s: &Store) -> Ids {
+    Ids {
+        user: s.get_or_create_token(TokenKind::Label, "User").unwrap(),
+        other: s.get_or_create_token(TokenKind::Label, "Other").unwrap(),
+        name: s.get_or_create_token(TokenKind::PropertyKey, "name").unwrap(),
+        age: s.get_or_create_token(TokenKind::PropertyKey, "age").unwrap(),
+        knows: s.get_or_create_token(TokenKind::RelType, "KNOWS").unwrap(),
+        likes: s.get_or_create_token(TokenKind::RelType, "LIKES").unwrap(),
+    }
+}
+
+/// A ring of `n` users (`i -> i+1` KNOWS) plus a LIKES from 0 to every other node.
+fn ring(s: &Store, t: &Ids, n: u64) -> (Vec<NodeId>, Vec<RelId>) {
+    let mut w = s.begin(false);
+    let nodes: Vec<NodeId> = (0..n)
+        .map(|i| {
+            let g = if i % 2 == 0 { "even" } else { "odd" };
+            w.create_node(&[t.user], vec![(t.name, Value::str(g)), (t.age, Value::Int(i as i64))])
+                .unwrap()
+        })
+        .collect();
+    let mut rels = Vec::new();
+    for i in 0..n {
+        let j = (i + 1) % n;
+        rels.push(w.create_rel(nodes[i as usize], nodes[j as usize], t.knows, vec![]).unwrap());
+    }
+    for i in 1..n {
+        rels.push(
+            w.create_rel(nodes[0], nodes[i as usize], t.likes, vec![(t.age, Value::Float(0.5))])
+                .unwrap(),
+        );
+    }
+    w.commit().unwrap();
+    (nodes, rels)
+}
+
+fn age(tx: &Transaction, n: NodeId, k: TokenId) -> Option<i64> {
+    match tx.node_property(n, k) {
+        Some(Value::Int(i)) => Some(i),
+        _ => None,
+    }
+}
+
+fn edges(tx: &Transaction, n: NodeId, dir: Dir, types: &[TokenId]) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    tx.node_edges(n, dir, types, &mut out);
+    let mut v: Vec<(u64, u64)> = out.iter().map(|e| (e.rel.0, e.other.0)).collect();
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn base_rows_read_like_versions_and_take_updates() {
+    let s = Store::in_memory();
+    let t = tokens(&s);
+    let (n, r) = ring(&s, &t, 10);
+    assert!(s.compact().unwrap());
+    let st = s.memory_stats();
+    assert_eq!((st.base.nodes, st.base.relationships, st.base.node_properties), (10, 19, 20));
+    assert_eq!((st.delta_nodes, st.delta_rels), (0, 0), "the delta folded into the base");
+    assert!(!s.compact().unwrap(), "nothing new to compact");
+
+    let before = s.begin(true);
+    assert_eq!(age(&before, n[3], t.age), Some(3));
+    assert_eq!(
+        before.node_property(n[3], t.name).map(|v| format!("{v:?}")),
+        Some(format!("{:?}", Value::str("odd")))
+    );
+    assert_eq!(before.rel_info(r[3]), Some((n[3], n[4], t.knows)));
+    assert!(matches!(before.rel_property(r[12], t.age), Some(Value::Float(f)) if f == 0.5));
+    assert_eq!(edges(&before, n[0], Dir::Outgoing, &[t.knows]), vec![(r[0].0, n[1].0)]);
+    assert_eq!(before.degree(n[0], Dir::Both, &[]), 11);
+    assert_eq!(before.count_nodes(Some(t.user)), 10);
+
+    // Update, relabel, delete and connect base rows.
+    let mut w = s.begin(false);
+    w.set_node_property(n[3], t.age, Value::Int(33)).unwrap();
+    w.add_label(n[4], t.other).unwrap();
+    w.remove_label(n[5], t.user).unwrap();
+    w.delete_rel(r[5]).unwrap(); // 5 -> 6
+    w.delete_rel(r[4]).unwrap(); // 4 -> 5
+    w.delete_rel(r[10 + 4]).unwrap(); // 0 -> 5 LIKES
+    w.delete_node(n[5]).unwrap();
+    let fresh = w.create_rel(n[3], n[7], t.likes, vec![]).unwrap();
+    w.set_rel_property(r[7], t.name, Value::str("x")).unwrap();
+    w.commit().unwrap();
+
+    let after = s.begin(true);
+    for tx in [&after, &before] {
+        let new = std::ptr::eq(tx, &after);
+        assert_eq!(age(tx, n[3], t.age), Some(if new { 33 } else { 3 }));
+        assert_eq!(tx.node_has_label(n[4], t.other), new);
+        assert_eq!(tx.node_exists(n[5]), !new);
+        assert_eq!(tx.rel_exists(r[5]), !new);
+        assert_eq!(tx.rel_exists(fresh), new);
+        assert_eq!(tx.rel_property(r[7], t.name).is_some(), new);
+        let out3 = edges(tx, n[3], Dir::Outgoing, &[]);
+        assert_eq!(out3.len(), if new { 2 } else { 1 });
+        assert_eq!(tx.count_nodes(Some(t.user)), if new { 9 } else { 10 });
+        assert_eq!(tx.count_nodes(Some(t.other)), u64::from(new));
+        let mut users = Vec::new();
+        let mut cur = NodeId(0);
+        while let Some(x) = tx.next_node(Some(t.user), cur) {
+            users.push(x.0);
+            cur = NodeId(x.0 + 1);
+        }
+        assert_eq!(users.contains(&n[5].0), !new);
+        let likes_from_3 = tx.next_rel(&[t.likes], RelId(0)).map(|x| x.0);
+        assert_eq!(likes_from_3, Some(r[10].0));
+    }
+    // A rebuild while `before` is open: both keep their views, and the next one folds.
+    assert!(s.compact().unwrap());
+    assert_eq!(age(&before, n[3], t.age), Some(3));
+    assert!(before.node_exists(n[5]));
+    assert_eq!(edges(&before, n[4], Dir::Outgoing, &[]), vec![(r[4].0, n[5].0)]);
+    let post = s.begin(true);
+    assert_eq!(age(&post, n[3], t.age), Some(33));
+    assert_eq!(edges(&post, n[3], Dir::Outgoing, &[]), vec![(r[3].0, n[4].0), (fresh.0, n[7].0)]);
+    assert!(s.memory_stats().delta_nodes > 0, "an old snapshot pins the delta");
+    drop((before, after, post));
+    s.gc();
+    let st = s.memory_stats();
+    assert_eq!((st.delta_nodes, st.delta_rels), (0, 0), "folded once nobody reads the old base");
+    assert_eq!((st.base.nodes, st.base.relationships), (9, 17));
+    let r2 = s.begin(true);
+    assert_eq!(age(&r2, n[3], t.age), Some(33));
+    assert!(!r2.node_exists(n[5]));
+    assert_eq!(r2.count_nodes(None), 9);
+}
+
+#[test]
+fn conflicts_and_deletes_against_base_rows() {
+    let s = Store::in_memory();
+    let t = tokens(&s);
+    let (n, r) = ring(&s, &t, 4);
+    s.compact().unwrap();
+    let mut a = s.begin(false);
+    let mut b = s.begin(false);
+    a.set_node_property(n[1], t.age, Value::Int(100)).unwrap();
+    b.set_node_property(n[1], t.age, Value::Int(200)).unwrap();
+    a.commit().unwrap();
+    assert_eq!(b.commit().unwrap_err().status, Status::TransactionOutdated);
+    // A base node with base relationships cannot be deleted...
+    let mut w = s.begin(false);
+    assert_eq!(w.delete_node(n[2]).unwrap_err().status, Status::DeleteNodeWithRelationships);
+    drop(w);
+    // ...nor can a concurrent transaction delete it after its relationships are gone while
+    // another one connects it.
+    let mut del = s.begin(false);
+    for rel in [r[1], r[2], r[4 + 1]] {
+        del.delete_rel(rel).unwrap();
+    }
+    del.delete_node(n[2]).unwrap();
+    let mut add = s.begin(false);
+    add.create_rel(n[3], n[2], t.knows, vec![]).unwrap();
+    add.commit().unwrap();
+    assert_eq!(del.commit().unwrap_err().status, Status::TransactionOutdated);
+}
+
+#[test]
+fn indexes_and_constraints_cover_base_rows() {
+    let s = Store::in_memory();
+    let t = tokens(&s);
+    let (n, _) = ring(&s, &t, 6);
+    s.compact().unwrap();
+    // Created after the base: built from the base rows.
+    assert!(s.create_index(t.user, t.age, None).unwrap());
+    let r = s.begin(true);
+    assert_eq!(r.index_seek(t.user, t.age, &Value::Float(4.0)), Some(vec![n[4]]));
+    drop(r);
+    let mut w = s.begin(false);
+    w.set_node_property(n[4], t.age, Value::Int(40)).unwrap();
+    w.commit().unwrap();
+    for round in 0..2 {
+        let r = s.begin(true);
+        assert_eq!(r.index_seek(t.user, t.age, &Value::Int(4)), Some(vec![]), "round {round}");
+        assert_eq!(r.index_seek(t.user, t.age, &Value::Int(40)), Some(vec![n[4]]));
+        assert_eq!(r.index_seek(t.user, t.age, &Value::Int(2)), Some(vec![n[2]]));
+        drop(r);
+        // Now the base carries the index.
+        s.compact().unwrap();
+    }
+    // Duplicate names in the base: the constraint cannot be created.
+    let e = s.create_unique_constraint(t.user, t.name, None).unwrap_err();
+    assert_eq!(e.status, Status::ConstraintValidationFailed);
+    assert!(s.create_unique_constraint(t.user, t.age, None).unwrap());
+    let mut w = s.begin(false);
+    let e = w.create_node(&[t.user], vec![(t.age, Value::Int(2))]).unwrap_err();
+    assert_eq!(e.status, Status::ConstraintValidationFailed);
+    w.create_node(&[t.user], vec![(t.age, Value::Int(4))]).unwrap();
+    w.commit().unwrap();
+}
+
+#[test]
+fn checkpoint_rebuilds_and_recovery_restores_base_plus_wal() {
+    let dir = tempfile::tempdir().unwrap();
+    let (n, r, extra);
+    {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let t = tokens(&s);
+        (n, r) = ring(&s, &t, 8);
+        s.create_index(t.user, t.age, None).unwrap();
+        s.checkpoint().unwrap();
+        assert_eq!(s.memory_stats().base.relationships, 15);
+        let mut w = s.begin(false);
+        w.set_node_property(n[2], t.age, Value::Int(-2)).unwrap();
+        w.delete_rel(r[0]).unwrap();
+        extra = w.create_rel(n[2], n[5], t.likes, vec![]).unwrap();
+        w.commit().unwrap();
+        s.crash_for_test();
+    }
+    for round in 0..3 {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let t = tokens(&s);
+        let tx = s.begin(true);
+        assert_eq!(age(&tx, n[2], t.age), Some(-2), "round {round}");
+        assert!(!tx.rel_exists(r[0]));
+        assert_eq!(tx.rel_info(extra), Some((n[2], n[5], t.likes)));
+        assert_eq!(
+            edges(&tx, n[5], Dir::Incoming, &[t.likes]),
+            vec![(r[8 + 4].0, n[0].0), (extra.0, n[2].0)]
+        );
+        assert_eq!(tx.index_seek(t.user, t.age, &Value::Int(-2)), Some(vec![n[2]]));
+        assert_eq!(tx.index_seek(t.user, t.age, &Value::Int(2)), Some(vec![]));
+        assert_eq!(tx.count_nodes(None), 8);
+        drop(tx);
+        match round {
+            0 => s.crash_for_test(), // replay the WAL again
+            1 => {
+                s.checkpoint().unwrap(); // everything in the base, then crash
+                assert_eq!(s.memory_stats().delta_rels, 0);
+                s.crash_for_test();
+            }
+            _ => s.close().unwrap(),
+        }
+    }
+}
+
+#[test]
+fn unsorted_creation_order_builds_a_general_csr() {
+    let s = Store::in_memory();
+    let t = tokens(&s);
+    let mut w = s.begin(false);
+    let n: Vec<NodeId> = (0..5).map(|_| w.create_node(&[], vec![]).unwrap()).collect();
+    let pairs = [(4, 0), (1, 2), (4, 4), (0, 3), (2, 1), (4, 1)];
+    let r: Vec<RelId> =
+        pairs.iter().map(|(a, b)| w.create_rel(n[*a], n[*b], t.knows, vec![]).unwrap()).collect();
+    w.commit().unwrap();
+    s.compact().unwrap();
+    let tx = s.begin(true);
+    for (i, (a, b)) in pairs.iter().enumerate() {
+        assert_eq!(tx.rel_info(r[i]), Some((n[*a], n[*b], t.knows)));
+    }
+    assert_eq!(edges(&tx, n[4], Dir::Outgoing, &[]), vec![(r[0].0, 0), (r[2].0, 4), (r[5].0, 1)]);
+    assert_eq!(tx.degree(n[4], Dir::Both, &[]), 3, "a self-loop counts once with Both");
+    assert_eq!(edges(&tx, n[1], Dir::Incoming, &[]), vec![(r[4].0, 2), (r[5].0, 4)]);
+}
