@@ -13,6 +13,11 @@ use arbor_bench::tree::TreeSpec;
 pub enum BenchCommand {
     /// The traversal-perfs tree: count true `:B` nodes depth-first, breadth-first and with Cypher.
     Traversal(TraversalArgs),
+    /// mgBench's Pokec workloads (23 queries; isolated, mixed, realistic) over Bolt, Arbor and
+    /// Neo4j side by side.
+    Mgbench(crate::mgbench::MgbenchArgs),
+    /// Copy nodes between two running servers over Bolt with three client strategies.
+    Copy(crate::mgbench::CopyArgs),
 }
 
 #[derive(clap::Args)]
@@ -71,6 +76,8 @@ pub struct TraversalArgs {
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Traversal(args) => traversal_bench(args),
+        BenchCommand::Mgbench(args) => crate::mgbench::mgbench(args),
+        BenchCommand::Copy(args) => crate::mgbench::copy(args),
     }
 }
 

@@ -6,6 +6,7 @@
 
 mod bench;
 mod config;
+mod mgbench;
 mod shell;
 
 use std::net::SocketAddr;

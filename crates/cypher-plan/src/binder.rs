@@ -630,8 +630,39 @@ impl<'a> Binder<'a> {
                         cols = Some(c);
                     }
                 }
-                ClauseKind::CallSubquery { body, .. } => {
+                ClauseKind::CallSubquery { body, in_transactions } => {
                     self.read = true;
+                    let batch = match in_transactions {
+                        None => None,
+                        Some(_) if !top => {
+                            return Err(self.syntax(
+                                clause.span,
+                                "InvalidClauseComposition",
+                                "CALL { ... } IN TRANSACTIONS cannot be nested in a subquery",
+                            ))
+                        }
+                        Some(t) => Some(match &t.batch_rows {
+                            Some(e) => {
+                                if let ExprKind::Literal(Literal::Int(n)) = e.kind {
+                                    if n <= 0 {
+                                        return Err(self.err(
+                                            e.span,
+                                            Status::ArgumentError,
+                                            "InvalidArgumentValue",
+                                            format!("Invalid input. '{n}' is not a valid value. Must be a positive integer."),
+                                        ));
+                                    }
+                                }
+                                self.bind_constant(e, "OF ... ROWS")?
+                            }
+                            // Neo4j's default batch size.
+                            None => PExpr::Const(Value::Int(1000)),
+                        }),
+                    };
+                    if batch.is_some() {
+                        // The outer rows are read before the first batch commits.
+                        op = Op::Eager { input: Box::new(op) };
+                    }
                     let (inner, inner_scope, inner_cols) = self.plan_query(body, &scope, false)?;
                     let _ = inner_scope;
                     match inner_cols {
@@ -650,6 +681,7 @@ impl<'a> Binder<'a> {
                                 input: Box::new(op),
                                 inner: Box::new(inner),
                                 unit: false,
+                                batch,
                             };
                         }
                         None => {
@@ -657,6 +689,7 @@ impl<'a> Binder<'a> {
                                 input: Box::new(op),
                                 inner: Box::new(inner),
                                 unit: true,
+                                batch,
                             };
                         }
                     }

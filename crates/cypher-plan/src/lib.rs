@@ -39,8 +39,11 @@ impl ProcSig {
         let list = |xs: &[(String, CypherType)]| {
             xs.iter().map(|(n, t)| format!("{n} :: {t}")).collect::<Vec<_>>().join(", ")
         };
-        let outputs =
-            if self.outputs.is_empty() { "VOID".to_string() } else { format!("({})", list(&self.outputs)) };
+        let outputs = if self.outputs.is_empty() {
+            "VOID".to_string()
+        } else {
+            format!("({})", list(&self.outputs))
+        };
         format!("{}({}) :: {outputs}", self.name, list(&self.inputs))
     }
 }

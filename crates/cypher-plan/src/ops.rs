@@ -130,6 +130,9 @@ pub enum Op {
         input: Box<Op>,
         inner: Box<Op>,
         unit: bool,
+        /// `IN TRANSACTIONS OF n ROWS`: commit (`Graph::commit_batch`) after every `n` input
+        /// rows.
+        batch: Option<PExpr>,
     },
     /// Rows of each branch in turn, mapped onto `out` (on top of the argument row).
     Union {
@@ -237,6 +240,7 @@ impl Op {
             Op::Limit { .. } => "Limit",
             Op::Unwind { .. } => "Unwind",
             Op::Optional { .. } => "Apply(Optional)",
+            Op::Apply { batch: Some(_), .. } => "TransactionApply",
             Op::Apply { .. } => "Apply",
             Op::Union { .. } => "Union",
             Op::Create { .. } => "Create",

@@ -96,6 +96,23 @@ fn compile_errors() {
         ("MATCH (n) WHERE (n)-->(m) RETURN n", "UndefinedVariable"),
         ("RETURN false AND 123", "InvalidArgumentType"),
         ("MATCH (n)", "InvalidClauseComposition"),
+        ("RETURN none(x IN ['a'] WHERE x % 2 = 0)", "InvalidArgumentType"),
+        ("RETURN single(x IN [true, false] WHERE x * 2 = 0)", "InvalidArgumentType"),
+        ("RETURN 1 IN 123", "InvalidArgumentType"),
+        ("RETURN 1 IN {x: []}", "InvalidArgumentType"),
+        ("RETURN properties([true])", "InvalidArgumentType"),
+        ("RETURN count(rand())", "NonConstantExpression"),
+        ("MATCH ()-[r]->() CREATE ()-[r]->()", "VariableAlreadyBound"),
+        ("MATCH ()-[r]->() MERGE ()-[r]->()", "VariableAlreadyBound"),
+        (
+            "MATCH (a)--(b) RETURN a.x + b.x, count(*) ORDER BY a.x + b.x + count(*)",
+            "AmbiguousAggregationExpression",
+        ),
+        (
+            "MATCH (a)--(b) WITH a.x + b.x, count(*) AS c ORDER BY a.x + b.x + count(*) RETURN c",
+            "AmbiguousAggregationExpression",
+        ),
+        ("MATCH (a)--(b) RETURN count(*) AS c ORDER BY a.x + count(*)", "UndefinedVariable"),
     ];
     for (q, detail) in cases {
         let e = err_of(q);
@@ -103,4 +120,30 @@ fn compile_errors() {
         assert_eq!(e.detail, Some(detail), "{q}: {e}");
         assert!(e.message.contains("line 1, column"), "{q}: {}", e.message);
     }
+}
+
+#[test]
+fn static_type_errors_and_allowed_neighbours() {
+    // Property access on a variable known to hold a non-map is a compile-time TypeError.
+    for q in
+        ["WITH 123 AS x RETURN x.num", "WITH 'a' AS x RETURN x.num", "WITH [1] AS x RETURN x.n"]
+    {
+        let e = err_of(q);
+        assert_eq!(e.status, Status::TypeError, "{q}: {e}");
+        assert_eq!(e.detail, Some("InvalidArgumentType"), "{q}: {e}");
+    }
+    // Still fine: string concatenation, a projected property reused in an aggregating ORDER BY,
+    // arithmetic on a list variable of unknown element type, IN over a list or null.
+    plan_of("WITH 'a' AS x RETURN x + 1 AS y");
+    plan_of("MATCH (a)--(b) WITH a.x AS ax, count(*) AS c ORDER BY a.x + count(*) RETURN ax");
+    plan_of("UNWIND ['a'] AS x RETURN x % 2 AS y");
+    plan_of("RETURN 1 IN [1] AS a, 1 IN null AS b");
+}
+
+#[test]
+fn limit_over_writes_drains_its_input() {
+    let p = plan_of("CREATE (n) RETURN n LIMIT 0");
+    assert!(matches!(p.root, Op::Limit { exhaust: true, .. }), "{:?}", p.root);
+    let p = plan_of("UNWIND [1] AS x RETURN x LIMIT 0");
+    assert!(matches!(p.root, Op::Limit { exhaust: false, .. }), "{:?}", p.root);
 }

@@ -68,13 +68,22 @@ impl Graph for TxGraph<'_> {
         self.tx.node_properties(id)
     }
     fn node_edges(&self, node: NodeId, d: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
-        let mut buf = Vec::new();
-        self.tx.node_edges(node, dir(d), types, &mut buf);
-        out.extend(buf.into_iter().map(|e| Edge {
-            rel: e.rel,
-            other: e.other,
-            dir: dir_back(e.dir),
-        }));
+        // A per-thread scratch buffer: expansions run once per row, so allocating here would
+        // cost an allocation per expanded node.
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Vec<st::Edge>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        SCRATCH.with(|scratch| {
+            let mut buf = scratch.borrow_mut();
+            buf.clear();
+            self.tx.node_edges(node, dir(d), types, &mut buf);
+            out.extend(buf.iter().map(|e| Edge {
+                rel: e.rel,
+                other: e.other,
+                dir: dir_back(e.dir),
+            }));
+        });
     }
     fn degree(&self, node: NodeId, d: Dir, types: &[TokenId]) -> u64 {
         self.tx.degree(node, dir(d), types)

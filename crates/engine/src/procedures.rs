@@ -46,6 +46,11 @@ impl Procedures {
         self.current.read().clone()
     }
 
+    /// Back to the built-ins only.
+    fn reset(&self) {
+        *self.current.write() = Arc::new(Registry::with_builtins());
+    }
+
     fn add(&self, p: Procedure) {
         let mut cur = self.current.write();
         let mut next = (**cur).clone();
@@ -87,6 +92,115 @@ impl Database {
     }
 }
 
+/// The environment variable that enables [`TEST_REGISTRAR`] (set by the TCK harness when it
+/// starts a server for its Bolt run).
+pub const TEST_PROCEDURES_ENV: &str = "ARBOR_TCK_PROCEDURES";
+
+/// `CALL arbor.test.registerProcedure(name, inputs, outputs, rows)`: registers a table-defined
+/// procedure over a connection, so the TCK's `there exists a procedure` step also works against
+/// a server. `inputs`/`outputs` are lists of `"name :: TYPE"` strings. Only present when
+/// [`TEST_PROCEDURES_ENV`] is `1`: it lets any client add procedures.
+pub const TEST_REGISTRAR: &str = "arbor.test.registerProcedure";
+
+/// `CALL arbor.test.resetProcedures()`: drops every registered procedure (the built-ins and
+/// the two test procedures stay), so scenarios sharing a server do not see each other's.
+pub const TEST_RESET: &str = "arbor.test.resetProcedures";
+
+/// Installs [`TEST_REGISTRAR`] when the environment asks for it.
+pub(crate) fn install_test_hooks(db: &Database) {
+    if std::env::var(TEST_PROCEDURES_ENV).is_ok_and(|v| v == "1") {
+        db.enable_test_procedures();
+    }
+}
+
+impl Database {
+    /// Offers [`TEST_REGISTRAR`] on this database (what [`TEST_PROCEDURES_ENV`]`=1` does for
+    /// databases opened by a server). For test servers only: any client can then add
+    /// procedures.
+    pub fn enable_test_procedures(&self) {
+        let db = self;
+        let weak = db.downgrade();
+        let columns = |list: &Value| -> Result<Vec<(String, CypherType)>> {
+            let Value::List(items) = list else { return Ok(Vec::new()) };
+            items
+                .iter()
+                .map(|it| {
+                    let parsed = match it {
+                        Value::String(s) => s
+                            .split_once("::")
+                            .and_then(|(n, t)| Some((n.trim().to_string(), CypherType::parse(t)?))),
+                        _ => None,
+                    };
+                    parsed.ok_or_else(|| {
+                        Error::new(Status::ArgumentError, format!("bad column `{it:?}`"))
+                    })
+                })
+                .collect()
+        };
+        let body = move |args: &[Value], _: &mut dyn arbor_exec::graph::Graph| {
+            let db = Database::upgrade(&weak).ok_or_else(|| {
+                Error::new(Status::TransactionTerminated, "the database is shut down")
+            })?;
+            let name = match args.first() {
+                Some(Value::String(s)) => s.to_string(),
+                _ => return Err(Error::new(Status::ArgumentError, "a procedure name is needed")),
+            };
+            let null = Value::Null;
+            let rows = match args.get(3).unwrap_or(&null) {
+                Value::List(rows) => rows
+                    .iter()
+                    .map(|r| match r {
+                        Value::List(vals) => Ok(vals.clone()),
+                        _ => Err(Error::new(Status::ArgumentError, "each row must be a list")),
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+                _ => Vec::new(),
+            };
+            db.register_procedure(ProcedureSpec {
+                name,
+                inputs: columns(args.get(1).unwrap_or(&null))?,
+                outputs: columns(args.get(2).unwrap_or(&null))?,
+                rows,
+            })?;
+            Ok(Vec::new())
+        };
+        let list = |t: CypherType| CypherType::List(Box::new(t));
+        let mut p = Procedure::new(
+            TEST_REGISTRAR,
+            vec![
+                ("name".into(), CypherType::String),
+                ("inputs".into(), list(CypherType::String)),
+                ("outputs".into(), list(CypherType::String)),
+                ("rows".into(), list(list(CypherType::Any))),
+            ],
+            vec![],
+            "Registers a table-defined procedure (openCypher TCK support; test servers only).",
+            body,
+        );
+        p.writes = true;
+        // The name is valid, so registration cannot fail.
+        let _ = db.register_procedure_fn(p);
+        let weak = db.downgrade();
+        let reset = move |_: &[Value], _: &mut dyn arbor_exec::graph::Graph| {
+            if let Some(db) = Database::upgrade(&weak) {
+                db.procedures_registry().reset();
+                db.clear_plan_cache();
+                db.enable_test_procedures();
+            }
+            Ok(Vec::new())
+        };
+        let mut p = Procedure::new(
+            TEST_RESET,
+            vec![],
+            vec![],
+            "Removes every registered procedure (openCypher TCK support; test servers only).",
+            reset,
+        );
+        p.writes = true;
+        let _ = db.register_procedure_fn(p);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +222,11 @@ mod tests {
         }
     }
 
+    /// `Value` has no `PartialEq` (Cypher equality is three-valued); compare renderings.
+    fn dbg(rows: &[Vec<Value>]) -> String {
+        format!("{rows:?}")
+    }
+
     #[test]
     fn registered_procedures_are_callable_and_replace_cached_failures() {
         let db = Database::in_memory();
@@ -124,7 +243,7 @@ mod tests {
             ],
         })
         .unwrap();
-        assert_eq!(rows(&db, q).unwrap(), vec![vec![Value::from("one")]]);
+        assert_eq!(dbg(&rows(&db, q).unwrap()), dbg(&[vec![Value::from("one")]]));
         // A literal of the wrong type is a compile-time error.
         let e = rows(&db, "CALL test.answer('x')").unwrap_err();
         assert_eq!(e.detail, Some("InvalidArgumentType"));
@@ -144,9 +263,9 @@ mod tests {
         let db = Database::in_memory();
         rows(&db, "CREATE (:A)-[:T]->(:B {k: 1})").unwrap();
         let r = rows(&db, "CALL db.labels() YIELD label RETURN label ORDER BY label").unwrap();
-        assert_eq!(r, vec![vec![Value::from("A")], vec![Value::from("B")]]);
+        assert_eq!(dbg(&r), dbg(&[vec![Value::from("A")], vec![Value::from("B")]]));
         let r = rows(&db, "CALL dbms.components() YIELD edition RETURN edition").unwrap();
-        assert_eq!(r, vec![vec![Value::from("community")]]);
+        assert_eq!(dbg(&r), dbg(&[vec![Value::from("community")]]));
         let r = rows(&db, "CALL db.schema.visualization()").unwrap();
         match &r[0][..] {
             [Value::List(nodes), Value::List(rels)] => {

@@ -179,7 +179,7 @@ impl Database {
     }
 
     fn with_store(store: Store, path: Option<PathBuf>) -> Database {
-        Database {
+        let db = Database {
             inner: Arc::new(DbInner {
                 store,
                 path,
@@ -187,7 +187,9 @@ impl Database {
                 closed: AtomicBool::new(false),
                 procedures: Default::default(), // [procedures hook]
             }),
-        }
+        };
+        crate::procedures::install_test_hooks(&db); // [procedures hook]
+        db
     }
 
     pub fn path(&self) -> Option<&Path> {
@@ -258,6 +260,15 @@ impl Database {
 
     pub(crate) fn clear_plan_cache(&self) {
         self.inner.plans.lock().clear();
+    }
+
+    /// A handle that does not keep the database alive (for procedures registered on it).
+    pub(crate) fn downgrade(&self) -> std::sync::Weak<DbInner> {
+        Arc::downgrade(&self.inner)
+    }
+
+    pub(crate) fn upgrade(weak: &std::sync::Weak<DbInner>) -> Option<Database> {
+        weak.upgrade().map(|inner| Database { inner })
     }
 
     pub(crate) fn check_open(&self) -> Result<()> {

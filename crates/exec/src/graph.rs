@@ -117,4 +117,18 @@ pub trait Graph {
     /// contexts, e.g. property access).
     fn node_deleted_in_tx(&self, id: NodeId) -> bool;
     fn rel_deleted_in_tx(&self, id: RelId) -> bool;
+
+    // ---- optional capabilities (default implementations; the engine may override) ----
+    /// Number of visible relationships (of one of the types, if non-empty), if known cheaply;
+    /// used for EXPLAIN/PROFILE row estimates only.
+    fn count_rels(&self, types: &[TokenId]) -> Option<u64> {
+        let _ = types;
+        None
+    }
+    /// `CALL { ... } IN TRANSACTIONS`: commits the work done so far and continues in a fresh
+    /// transaction. Returns whether it did; the default (`false`) keeps one transaction, which
+    /// gives the same final state, only without bounding the transaction's size.
+    fn commit_batch(&mut self) -> Result<bool> {
+        Ok(false)
+    }
 }

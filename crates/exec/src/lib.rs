@@ -11,6 +11,7 @@ mod eval;
 pub mod functions;
 pub mod graph;
 pub mod procs;
+mod profile;
 mod runtime;
 mod temporal_access;
 pub mod testing;
@@ -101,8 +102,34 @@ impl PreparedQuery {
 
     /// The plan as a Bolt plan map: `{operatorType, args, identifiers, children}`.
     pub fn plan_description(&self) -> Value {
+        self.describe_plan(None)
+    }
+
+    /// As [`PreparedQuery::plan_description`], with row estimates from `g`'s statistics
+    /// (node and label counts) instead of defaults.
+    pub fn plan_description_for(&self, g: &dyn graph::Graph) -> Value {
+        self.describe_plan(Some(g))
+    }
+
+    fn estimates(&self, g: Option<&dyn graph::Graph>) -> Vec<f64> {
+        let stats = profile::Stats {
+            nodes: g.map(|g| g.count_nodes(None) as f64),
+            rels: g.and_then(|g| g.count_rels(&[])).map(|r| r as f64),
+        };
+        let label_count = |l: &str| {
+            let g = g?;
+            Some(match g.token_id(graph::TokenKind::Label, l) {
+                Some(t) => g.count_nodes(Some(t)) as f64,
+                None => 0.0,
+            })
+        };
+        profile::estimate(&self.plan.root, stats, &label_count)
+    }
+
+    fn describe_plan(&self, g: Option<&dyn graph::Graph>) -> Value {
         let mut id = 0;
-        let mut d = describe(&self.plan.root, None, &mut id);
+        let estimates = self.estimates(g);
+        let mut d = describe(&self.plan.root, &estimates, None, &mut id);
         if let Value::Map(m) = &mut d {
             if let Some(Value::Map(args)) = m.get_mut("args") {
                 args.insert("planner".into(), Value::from("COST"));
@@ -141,9 +168,17 @@ fn op_details(op: &Op) -> String {
     }
 }
 
-/// Pre-order description; `rows` (when profiling) are indexed by the same pre-order numbers the
-/// runtime builder assigns.
-fn describe(op: &Op, rows: Option<&[u64]>, id: &mut usize) -> Value {
+/// Per-operator measurements of a PROFILE run, indexed by pre-order number (the numbering the
+/// runtime builder assigns). Hits and times include the operator's inputs.
+struct Measured<'a> {
+    rows: &'a [u64],
+    hits: &'a [u64],
+    time_ns: &'a [u64],
+}
+
+/// Pre-order description with `EstimatedRows` (and, when profiled, `Rows`, `DbHits`, `Time`
+/// in nanoseconds, each the operator's own share).
+fn describe(op: &Op, estimates: &[f64], measured: Option<&Measured>, id: &mut usize) -> Value {
     let my = *id;
     *id += 1;
     let mut m = PropertyMap::new();
@@ -153,16 +188,37 @@ fn describe(op: &Op, rows: Option<&[u64]>, id: &mut usize) -> Value {
     if !details.is_empty() {
         args.insert("Details".into(), Value::from(details));
     }
-    if let Some(rows) = rows {
-        let n = rows.get(my).copied().unwrap_or(0) as i64;
-        args.insert("Rows".into(), Value::Int(n));
-        args.insert("DbHits".into(), Value::Int(n));
-        m.insert("rows".into(), Value::Int(n));
-        m.insert("dbHits".into(), Value::Int(n));
+    let estimated = estimates.get(my).copied().unwrap_or(0.0);
+    args.insert("EstimatedRows".into(), Value::Float(estimated));
+    let mut child_ids = Vec::new();
+    let children: Vec<Value> = op
+        .children()
+        .into_iter()
+        .map(|c| {
+            child_ids.push(*id);
+            describe(c, estimates, measured, id)
+        })
+        .collect();
+    if let Some(ms) = measured {
+        let at = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0);
+        let own =
+            |v: &[u64]| at(v, my).saturating_sub(child_ids.iter().map(|c| at(v, *c)).sum::<u64>());
+        let rows = at(ms.rows, my) as i64;
+        let hits = own(ms.hits) as i64;
+        let time = own(ms.time_ns) as i64;
+        args.insert("Rows".into(), Value::Int(rows));
+        args.insert("DbHits".into(), Value::Int(hits));
+        args.insert("Time".into(), Value::Int(time));
+        args.insert("PageCacheHits".into(), Value::Int(0));
+        args.insert("PageCacheMisses".into(), Value::Int(0));
+        m.insert("rows".into(), Value::Int(rows));
+        m.insert("dbHits".into(), Value::Int(hits));
+        m.insert("time".into(), Value::Int(time));
+        m.insert("pageCacheHits".into(), Value::Int(0));
+        m.insert("pageCacheMisses".into(), Value::Int(0));
     }
     m.insert("args".into(), Value::Map(args));
     m.insert("identifiers".into(), Value::List(Vec::new()));
-    let children: Vec<Value> = op.children().into_iter().map(|c| describe(c, rows, id)).collect();
     m.insert("children".into(), Value::List(children));
     Value::Map(m)
 }
@@ -203,7 +259,12 @@ impl Execution {
         let root = runtime::build(&q.plan.root, &mut Builder { next_id: 0 });
         let mut ctx = Ctx::new(values, q.plan.profile);
         ctx.procs = q.procs.clone();
-        ctx.rows = vec![0; count_ops(&q.plan.root)];
+        let n = count_ops(&q.plan.root);
+        ctx.rows = vec![0; n];
+        if q.plan.profile {
+            ctx.hits = vec![0; n];
+            ctx.time_ns = vec![0; n];
+        }
         let statement_time = chrono::Utc::now().naive_utc();
         Ok(Execution { q, root, ctx, started: false, done: false, statement_time })
     }
@@ -223,6 +284,9 @@ impl Execution {
     fn next_row(&mut self, g: &mut dyn graph::Graph) -> Result<Option<Vec<Value>>> {
         if !self.started {
             self.started = true;
+            if self.q.plan.profile {
+                self.ctx.estimates = Some(self.q.estimates(Some(&*g)));
+            }
             self.root.reset(&vec![Value::Null; self.q.plan.num_slots]);
         }
         loop {
@@ -266,7 +330,29 @@ impl Execution {
     /// The PROFILE plan with rows/dbHits per operator.
     pub fn profile(&self) -> Value {
         let mut id = 0;
-        let d = describe(&self.q.plan.root, Some(&self.ctx.rows), &mut id);
-        wrap_produce(d, &self.q.plan.columns)
+        let estimates = match &self.ctx.estimates {
+            Some(e) => e.clone(),
+            None => self.q.estimates(None),
+        };
+        let measured =
+            Measured { rows: &self.ctx.rows, hits: &self.ctx.hits, time_ns: &self.ctx.time_ns };
+        let d = describe(&self.q.plan.root, &estimates, Some(&measured), &mut id);
+        let total_hits: u64 = self.ctx.hits.first().copied().unwrap_or(0);
+        let mut out = wrap_produce(d, &self.q.plan.columns);
+        if let Value::Map(m) = &mut out {
+            // ProduceResults passes every row through and reads nothing itself.
+            let rows = self.ctx.rows.first().copied().unwrap_or(0) as i64;
+            m.insert("rows".into(), Value::Int(rows));
+            m.insert("dbHits".into(), Value::Int(0));
+            m.insert("time".into(), Value::Int(0));
+            m.insert("pageCacheHits".into(), Value::Int(0));
+            m.insert("pageCacheMisses".into(), Value::Int(0));
+            if let Some(Value::Map(args)) = m.get_mut("args") {
+                args.insert("Rows".into(), Value::Int(rows));
+                args.insert("DbHits".into(), Value::Int(0));
+                args.insert("TotalDbHits".into(), Value::Int(total_hits as i64));
+            }
+        }
+        out
     }
 }

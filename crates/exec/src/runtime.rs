@@ -42,6 +42,11 @@ pub(crate) struct Ctx {
     pub deleted_rel_types: HashMap<RelId, TokenId>,
     /// The procedures the query was bound to.
     pub procs: Arc<[procs::Procedure]>,
+    /// PROFILE: db hits and nanoseconds per operator, each including its inputs'.
+    pub hits: Vec<u64>,
+    pub time_ns: Vec<u64>,
+    /// PROFILE: row estimates per operator, computed at the first pull (needs the graph).
+    pub estimates: Option<Vec<f64>>,
 }
 
 impl Ctx {
@@ -56,6 +61,9 @@ impl Ctx {
             profile,
             deleted_rel_types: HashMap::new(),
             procs: Arc::from(Vec::new()),
+            hits: Vec::new(),
+            time_ns: Vec::new(),
+            estimates: None,
         }
     }
 
@@ -135,8 +143,22 @@ impl Operator for Counted {
         self.inner.reset(arg)
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
-        let r = self.inner.next(ctx, g)?;
-        if ctx.profile && r.is_some() {
+        if !ctx.profile {
+            return self.inner.next(ctx, g);
+        }
+        let started = std::time::Instant::now();
+        let mut counting = crate::profile::Counting { inner: g, hits: std::cell::Cell::new(0) };
+        let r = self.inner.next(ctx, &mut counting);
+        let hits = counting.hits.get();
+        let elapsed = started.elapsed().as_nanos() as u64;
+        if let Some(c) = ctx.hits.get_mut(self.id) {
+            *c += hits;
+        }
+        if let Some(c) = ctx.time_ns.get_mut(self.id) {
+            *c += elapsed;
+        }
+        let r = r?;
+        if r.is_some() {
             if let Some(c) = ctx.rows.get_mut(self.id) {
                 *c += 1;
             }
@@ -286,11 +308,15 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             cur: None,
             produced: false,
         }),
-        Op::Apply { input, inner, unit } => Box::new(Apply {
+        Op::Apply { input, inner, unit, batch } => Box::new(Apply {
             input: build(input, b),
             inner: build(inner, b),
             unit: *unit,
             cur: None,
+            batch: batch.clone(),
+            batch_size: None,
+            in_batch: 0,
+            arg: Vec::new(),
         }),
         Op::Union { branches, out } => Box::new(Union {
             branches: branches.iter().map(|(op, slots)| (build(op, b), slots.clone())).collect(),
@@ -1180,12 +1206,51 @@ struct Apply {
     inner: Box<dyn Operator>,
     unit: bool,
     cur: Option<Row>,
+    /// `IN TRANSACTIONS`: the batch size expression, its value, and input rows in this batch.
+    batch: Option<PExpr>,
+    batch_size: Option<u64>,
+    in_batch: u64,
+    arg: Row,
+}
+
+impl Apply {
+    /// Before taking the next input row: commit when the current batch is full.
+    fn batch_boundary(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<()> {
+        let Some(expr) = &self.batch else { return Ok(()) };
+        let size = match self.batch_size {
+            Some(n) => n,
+            None => {
+                let mut row = self.arg.clone();
+                let n = match eval(expr, &mut row, ctx, g)? {
+                    Value::Int(n) if n > 0 => n as u64,
+                    other => return Err(Error::new(
+                        Status::ArgumentError,
+                        format!(
+                            "Invalid input. '{}' is not a valid value. Must be a positive integer.",
+                            arbor_model::to_cypher_literal(&other)
+                        ),
+                    )
+                    .with_detail("InvalidArgumentValue")),
+                };
+                self.batch_size = Some(n);
+                n
+            }
+        };
+        if self.in_batch >= size {
+            g.commit_batch()?;
+            self.in_batch = 0;
+        }
+        self.in_batch += 1;
+        Ok(())
+    }
 }
 
 impl Operator for Apply {
     fn reset(&mut self, arg: &Row) {
         self.input.reset(arg);
         self.cur = None;
+        self.in_batch = 0;
+        self.arg = arg.clone();
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         loop {
@@ -1200,6 +1265,7 @@ impl Operator for Apply {
                 self.cur = None;
             }
             let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
+            self.batch_boundary(ctx, g)?;
             self.inner.reset(&r);
             self.cur = Some(r);
         }

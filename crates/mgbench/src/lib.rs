@@ -14,5 +14,15 @@
 //! - [`server`]: starting, restoring and stopping Arbor and Neo4j (`neo4j-anchor`) servers;
 //! - [`report`]: JSON and markdown output; [`copy`]: the data-copy benchmark.
 
+pub mod bench;
+pub mod copy;
+pub mod driver;
+pub mod json;
+pub mod metrics;
+pub mod pokec;
 pub mod pyrandom;
+pub mod report;
+pub mod server;
 pub mod sha512;
+pub mod verify;
+pub mod workload;

@@ -36,9 +36,8 @@ impl PyRandom {
         let mut mt = Box::new([0u32; N]);
         mt[0] = s;
         for i in 1..N {
-            mt[i] = 1_812_433_253u32
-                .wrapping_mul(mt[i - 1] ^ (mt[i - 1] >> 30))
-                .wrapping_add(i as u32);
+            mt[i] =
+                1_812_433_253u32.wrapping_mul(mt[i - 1] ^ (mt[i - 1] >> 30)).wrapping_add(i as u32);
         }
         PyRandom { mt, index: N }
     }

@@ -226,8 +226,9 @@ fn load(data: &Path, db: &Path, variant: Variant, batch: usize) -> Result<Counts
             since_ckpt += 1;
             if in_tx >= batch {
                 tx.commit()?;
-                // Large loads fold their delta into the compact base as they go.
-                if since_ckpt >= 4 * batch {
+                // Large loads fold their delta into the compact base as they go (geometrically,
+                // so the total rebuild work stays a small multiple of the graph).
+                if since_ckpt >= (4 * batch).max(counts.rels as usize / 3) {
                     store.checkpoint()?;
                     since_ckpt = 0;
                 }

@@ -1168,6 +1168,7 @@ impl BaseBuilder {
 
         // Forward CSR. Entries are placed by walking relationships backwards and decrementing
         // each node's end position, which leaves the start positions behind (no cursor copy).
+        let no_rels = rel_count == 0;
         let (out_other, out_rel, out_type, rel_pos);
         match &rel_start {
             None => {
@@ -1264,11 +1265,11 @@ impl BaseBuilder {
             rel_count,
             rel_pos,
             rel_props: rel_props_col,
-            out_off: out_off.finish(),
+            out_off: if no_rels { Packed::Const { v: 0, n: n + 1 } } else { out_off.finish() },
             out_other,
             out_rel,
             out_type,
-            in_off: in_off.finish(),
+            in_off: if no_rels { Packed::Const { v: 0, n: n + 1 } } else { in_off.finish() },
             in_other: in_other.finish(),
             in_rel: in_rel.finish(),
             in_type,

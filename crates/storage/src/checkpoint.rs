@@ -1,9 +1,12 @@
-//! Checkpoints and the manifest.
+//! Checkpoints, the manifest, and base rebuilds.
 //!
 //! A checkpoint is the full state at one snapshot ts `C`, written from a read-only snapshot
 //! transaction (writers keep going) to `checkpoint-<C>.arbor.tmp`, fsynced, renamed, and the
 //! directory fsynced; then `MANIFEST` is replaced the same way. Only then are older checkpoints
-//! and WAL segments covered by `C` deleted.
+//! and WAL segments covered by `C` deleted. The same scan feeds a [`BaseBuilder`]; the new
+//! compact base is swapped in after the checkpoint is durable (`compact` does the scan without a
+//! file for in-memory stores). Recovery verifies the checksum in a streaming pass, then streams
+//! the records straight into a base builder.
 //!
 //! File format: `"ARBORCK1"`, then a body, then `crc32c(body)` (u32 LE). The body: `C`, the next
 //! node and relationship ids, tokens, schema rules, then tagged node (1) and relationship (2)
@@ -71,6 +74,12 @@ fn write_atomic(dir: &Path, name: &str, bytes: &[u8], sync: bool) -> Result<()> 
 /// Takes a checkpoint of the current state. Returns its ts, or `None` if nothing committed
 /// since the previous one.
 pub(crate) fn checkpoint(core: &Arc<Core>) -> Result<Option<u64>> {
+    checkpoint_with(core, true)
+}
+
+/// A checkpoint that, with `rebuild`, also folds the delta into a new base built from the same
+/// scan (not worth it when the store is closing).
+pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<u64>> {
     let Some(p) = &core.persist else { return Ok(None) };
     let mut last = p.checkpoint_lock.lock();
     let _rebuild = core.rebuild.lock();
@@ -115,8 +124,8 @@ pub(crate) fn checkpoint(core: &Arc<Core>) -> Result<Option<u64>> {
     }
     w.put(&e.buf)?;
     e.buf.clear();
-    let mut builder = BaseBuilder::new(c);
-    feed(core, &tx, &mut builder, Some(&mut w))?;
+    let mut builder = rebuild.then(|| BaseBuilder::new(c));
+    feed(core, &tx, builder.as_mut(), Some(&mut w))?;
     drop(tx);
     let crc = w.crc;
     w.out.write_all(&crc.to_le_bytes()).map_err(|e| io_err("cannot write", &tmp, e))?;
@@ -154,7 +163,9 @@ pub(crate) fn checkpoint(core: &Arc<Core>) -> Result<Option<u64>> {
     p.wal.bytes_since_checkpoint.store(0, Ordering::Relaxed);
     *last = c;
     *p.last_checkpoint_at.lock() = Instant::now();
-    install(core, builder);
+    if let Some(b) = builder {
+        install(core, b);
+    }
     Ok(Some(c))
 }
 
@@ -162,7 +173,7 @@ pub(crate) fn checkpoint(core: &Arc<Core>) -> Result<Option<u64>> {
 fn feed(
     core: &Core,
     tx: &Transaction,
-    builder: &mut BaseBuilder,
+    mut builder: Option<&mut BaseBuilder>,
     w: Option<&mut CrcWriter>,
 ) -> Result<()> {
     let mut w = w;
@@ -182,7 +193,9 @@ fn feed(
     for id in 0..max_node {
         let seen = tx.with_node(id, |n| {
             let props = n.props();
-            builder.node(id, n.labels(), &props);
+            if let Some(b) = builder.as_deref_mut() {
+                b.node(id, n.labels(), &props);
+            }
             if w.is_some() {
                 e.u8(TAG_NODE);
                 e.var(id);
@@ -201,7 +214,9 @@ fn feed(
         // Base rows nobody wrote since (the bulk of a large store) are read column-wise.
         let clean = if base.rel_dirty(id) { None } else { Some(base.rel_scan(id, &mut hint)) };
         let mut emit = |start: u64, end: u64, ty: u32, props: &[(u32, Value)]| {
-            builder.rel(id, start, end, ty, props);
+            if let Some(b) = builder.as_deref_mut() {
+                b.rel(id, start, end, ty, props);
+            }
             if w.is_some() {
                 e.u8(TAG_REL);
                 e.var(id);
@@ -249,7 +264,7 @@ pub(crate) fn compact(core: &Arc<Core>) -> Result<bool> {
         return Ok(false);
     }
     let mut builder = BaseBuilder::new(c);
-    feed(core, &tx, &mut builder, None)?;
+    feed(core, &tx, Some(&mut builder), None)?;
     drop(tx);
     install(core, builder);
     Ok(true)
@@ -354,6 +369,8 @@ impl Stream {
 /// Loads a checkpoint into an empty core: tokens, schema, and one compact base at ts `c`.
 pub(crate) fn load(core: &Core, dir: &Path, name: &str, c: u64) -> Result<()> {
     use std::io::Read;
+    // Checksum first (a streaming pass): decoding trusts ids enough to allocate by them.
+    verify(dir, name)?;
     let path = dir.join(name);
     let mut file = File::open(&path).map_err(|e| io_err("cannot read checkpoint", &path, e))?;
     let size = file.metadata().map_err(|e| io_err("cannot read checkpoint", &path, e))?.len();
@@ -366,6 +383,25 @@ pub(crate) fn load(core: &Core, dir: &Path, name: &str, c: u64) -> Result<()> {
     let mut st =
         Stream { file, path: path.clone(), window: Vec::new(), pos: 0, left: size - 12, crc: 0 };
     load_body(core, &mut st, c).map_err(|e| if e.status == Status::Corruption { ctx(e) } else { e })
+}
+
+/// Verifies a checkpoint file's header and checksum without loading it.
+pub(crate) fn verify(dir: &Path, name: &str) -> Result<()> {
+    use std::io::Read;
+    let path = dir.join(name);
+    let mut file = File::open(&path).map_err(|e| io_err("cannot read checkpoint", &path, e))?;
+    let size = file.metadata().map_err(|e| io_err("cannot read checkpoint", &path, e))?.len();
+    let bad = |m: &str| corrupt(format!("checkpoint {} is corrupt: {m}", path.display()));
+    let mut magic = [0u8; 8];
+    if size < 12 || file.read_exact(&mut magic).is_err() || &magic != CK_MAGIC {
+        return Err(bad("bad header"));
+    }
+    let mut st =
+        Stream { file, path: path.clone(), window: Vec::new(), pos: 0, left: size - 12, crc: 0 };
+    while st.fill()? {
+        st.pos = st.window.len();
+    }
+    st.finish().map_err(|e| bad(&e.message))
 }
 
 type Header = (u64, u64, Vec<Vec<String>>, Vec<IndexDef>);

@@ -1,42 +1,79 @@
 //! Arbor's storage engine: an in-memory, multi-versioned property graph with snapshot isolation,
-//! a redo-only write-ahead log with group commit, checkpoints and crash recovery.
+//! a compact columnar base under a small versioned delta, a redo-only write-ahead log with group
+//! commit, checkpoints and crash recovery.
 //!
-//! # Design (v1)
+//! # Design
 //!
-//! * **Tables.** Nodes and relationships live in sharded tables (`id % 64` picks a shard, each
-//!   shard a `RwLock<Vec<Option<Slot>>>`). A slot holds a short *version chain*
-//!   `Vec<(commit_ts, Option<Arc<Data>>)>` (oldest first; `None` is a tombstone). Node slots also
-//!   hold append-only adjacency lists (outgoing, incoming) of `(rel, other node, type)`; whether an
-//!   entry is visible is decided by the relationship's own chain, so creating relationships on the
-//!   same node never conflicts and never versions the node.
+//! Committed data lives in two layers: a compact, immutable **base** (everything committed up
+//! to the base timestamp, see `base.rs`) and a small versioned **delta** (what was written
+//! since). Readers consult the delta first and fall back to the base.
+//!
+//! * **Base** (`base.rs`). Dense integer columns, each stored as a constant, an arithmetic
+//!   sequence or the narrowest of u8/u16/u32/u64: per node a label-set code into a dictionary of
+//!   label sets (code 0 = no node) and per-label bitsets for scans; node and relationship
+//!   properties as typed, packed blobs (`varint(key << 3 | tag)` + value; zig-zag varint ints,
+//!   strings interned where repetition pays) in one arena with per-entity offsets; relationships
+//!   as CSR in both directions (offsets per node + neighbour, relationship id and type per
+//!   entry) plus a relationship id -> forward position column (start node by binary search over
+//!   the offsets, end and type read at that position). Relationships bulk-created in start-node
+//!   order have identity id columns, which cost nothing; one relationship type costs nothing per
+//!   entry. Equality indexes: `hash(key) << 32 | node id`, sorted (8 bytes per entry). Measured
+//!   on synthetic Pokec: ~12.6 bytes per relationship (both directions), ~3.4 per property
+//!   (see `BENCHMARKS.md`, section Memory).
+//! * **Delta** (`mvcc.rs`). Sparse sharded hash tables `id -> slot` holding only entities
+//!   written since the base was built: a version chain `Vec<(commit_ts, Option<Arc<Data>>)>`
+//!   (`None` = deletion, also of a base row) and, for nodes, append-only lists of relationships
+//!   created since the base (`(rel, other, type, creating ts)`), so creating relationships on
+//!   one node never conflicts. Label/type id sets and equality-index maps of the delta are
+//!   unversioned supersets; readers re-check.
+//! * **Dirty bits.** The base has one atomic bit per node and relationship, set (before the
+//!   commit becomes visible) when the delta gets a version or an adjacency entry for it. A read
+//!   of a clean base row never touches the delta tables.
 //! * **Snapshots.** A global clock: `visible_ts` is the newest commit that new snapshots may see.
-//!   A transaction reads versions with `ts <= start_ts`, overlaid by its private write set. Locks
-//!   are only held for the duration of a single read or a single version install.
+//!   A transaction pins the current base (an `Arc`, with `base.ts <= start_ts`) and reads: own
+//!   write set, else the newest delta version `<= start_ts`, else its base. Base CSR entries are
+//!   filtered by the relationship's visibility (dirty bit fast path); delta adjacency entries
+//!   created at or before the transaction's base ts are skipped (its CSR has them).
+//! * **Rebuild (fold).** At every checkpoint (file-backed) or [`Store::compact`] (also triggered
+//!   in the background when the delta exceeds ~200 k versions and a quarter of the base), a new
+//!   base is built from a read-only snapshot while readers and writers continue, then swapped in
+//!   under the commit mutex (an `Arc` swap; old transactions keep their base). The new base's
+//!   dirty bits are set for entities with delta versions newer than it.
+//! * **GC.** Two horizons: the oldest live snapshot and the oldest base any live transaction
+//!   reads. Delta versions at or below the base horizon are dropped (every live base holds
+//!   them: a reader that finds no delta version reads a base with the same state), older
+//!   versions are pruned as usual, and a final deletion is only dropped once no live base has the
+//!   entity. After a rebuild, the whole delta is queued behind a gate that opens when no
+//!   transaction reads an older base; then the delta folds away and the delta's label, type and
+//!   index sets are purged of rows the base now answers for. GC runs under the commit mutex,
+//!   which makes it race-free against installs.
 //! * **Commit.** Under one commit mutex: validate write-write conflicts (first committer wins:
-//!   a node/relationship written by this transaction whose newest version is newer than the
-//!   snapshot fails with `TransactionOutdated`), check unique constraints against the newest state,
-//!   assign the commit ts, install the versions (invisible until published), and hand the redo
-//!   record to the single WAL writer thread. The writer writes a batch, issues one fdatasync for
-//!   the batch (group commit), then advances `visible_ts` (commits become visible in ts order and,
-//!   in `Sync` mode, only once durable) and acknowledges the waiters.
-//! * **Secondary structures** (per-label and per-type id sets, equality indexes) are unversioned
-//!   supersets: readers re-check visibility and values. Node counts are kept as short per-label
-//!   histories `(ts, count)` so `count_nodes` is O(log n) at any snapshot.
-//! * **GC.** Each commit queues the ids it touched; versions older than the oldest active snapshot
-//!   are pruned (and stale label/type/index entries and adjacency entries dropped). GC runs under
-//!   the commit mutex, which makes it race-free against installs without extra latches.
+//!   an entity written by this transaction whose newest delta version is newer than the
+//!   snapshot fails with `TransactionOutdated`; base rows count as old), check unique
+//!   constraints against the newest state (delta + current base index), assign the commit ts,
+//!   install the versions (invisible until published), and hand the redo record to the single
+//!   WAL writer thread. The writer writes a batch, issues one fdatasync for the batch (group
+//!   commit), then advances `visible_ts` (commits become visible in ts order and, in `Sync`
+//!   mode, only once durable) and acknowledges the waiters. Node counts are short per-label
+//!   histories `(ts, count)`, so `count_nodes` is O(log n) at any snapshot.
 //! * **Durability.** WAL records are `[len u32][crc32c u32][payload]` (little-endian), the payload
 //!   starting with the commit ts and carrying logical full-image redo (put/delete node or
 //!   relationship, schema operations, newly created tokens). Checkpoints serialize a snapshot
-//!   transaction's view into `checkpoint-<ts>.arbor` (tmp + fsync + rename + directory fsync), then
-//!   an atomic `MANIFEST`; covered WAL segments are deleted. Recovery loads the manifest's
-//!   checkpoint and replays newer WAL records; a torn tail is truncated, corruption elsewhere is an
-//!   error.
+//!   into `checkpoint-<ts>.arbor` (tmp + fsync + rename + directory fsync) while building the
+//!   new base from the same scan, then an atomic `MANIFEST`; covered WAL segments are deleted.
+//!   Recovery streams the manifest's checkpoint (1 MiB chunks, CRC checked incrementally)
+//!   straight into a base builder (no per-entity objects, nothing versioned) and replays newer
+//!   WAL records into the delta; a torn tail is truncated, corruption elsewhere is an error.
 //!
-//! The [`Transaction`] API is the stable boundary: a later phase replaces the table layout with
-//! CSR segments without changing it.
+//! Not yet (see the design memo §2): segment-local bases (a rebuild is O(graph), so it runs at
+//! checkpoints, not per commit), delta-encoded/bitpacked neighbour lists, columnar dense
+//! property keys, and a checkpoint format that *is* the base columns (recovery currently
+//! re-encodes records into columns).
+//!
+//! The [`Transaction`] API is the stable boundary; the layout above is private.
 
 mod base;
+mod check;
 mod checkpoint;
 mod codec;
 mod mvcc;
@@ -56,6 +93,7 @@ mod tests;
 use std::time::Duration;
 
 pub use base::BaseStats;
+pub use check::CheckReport;
 pub use schema::{IndexInfo, IndexKind};
 pub use store::{MemoryStats, Store};
 pub use tx::{Savepoint, Transaction};

@@ -473,6 +473,8 @@ proptest! {
         }
         h.store.gc();
         h.run(Op::Check(0));
+        let report = h.store.check().unwrap();
+        prop_assert!(report.is_ok(), "{:?}", report.problems);
     }
 }
 
@@ -505,6 +507,8 @@ proptest! {
         let store = Store::open(dir.path(), config).unwrap();
         check_view(&store.begin(true), &h.committed);
         prop_assert_eq!(store.indexes().len(), 1);
+        let report = store.check().unwrap();
+        prop_assert!(report.is_ok(), "{:?}", report.problems);
     }
 }
 

@@ -1,10 +1,12 @@
-//! The shared multi-version state: sharded node and relationship tables with version chains,
-//! adjacency, tokens, label/type id sets, count histories, and the install (apply) and garbage
-//! collection routines that mutate them.
+//! The shared multi-version state: the current compact base (see `base.rs`) and the delta on
+//! top of it (sparse sharded node and relationship tables with version chains and fresh
+//! adjacency), tokens, label/type id sets, count histories, and the install (apply), base swap
+//! and garbage collection (including folding the delta into the base) routines that mutate them.
 //!
 //! **Invariant:** every mutation of shared state (install, GC, schema change) happens while the
 //! caller holds the commit mutex (`Core::commit`), so mutators never race each other; readers take
-//! one short lock at a time and never nest locks.
+//! one short lock at a time and never nest locks, except `active` then `base` (registering a
+//! transaction and swapping the base take both, always in that order).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};

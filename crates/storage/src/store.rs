@@ -329,6 +329,14 @@ impl Store {
         }
     }
 
+    /// Verifies checksums of the checkpoint and WAL files and the internal consistency of the
+    /// current snapshot (adjacency symmetry, counts, indexes); for `arbor check`. Runs online
+    /// (a read-only snapshot; checkpoints wait while the files are read). `Err` only for I/O
+    /// errors that stop the check itself; inconsistencies are listed in the report.
+    pub fn check(&self) -> Result<crate::CheckReport> {
+        crate::check::check(&self.h.core)
+    }
+
     /// Prunes versions no live transaction can see (also done in the background).
     pub fn gc(&self) {
         let mut cs = self.h.core.commit.lock();
@@ -387,7 +395,7 @@ impl Handle {
         }
         let mut res = Ok(());
         if take_checkpoint && self.core.persist.is_some() && self.core.clock.check().is_ok() {
-            res = checkpoint::checkpoint(&self.core).map(|_| ());
+            res = checkpoint::checkpoint_with(&self.core, false).map(|_| ());
         }
         let wal = {
             let mut cs = self.core.commit.lock();

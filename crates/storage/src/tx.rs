@@ -353,6 +353,15 @@ impl Transaction {
         Some(cands.into_iter().map(NodeId).collect())
     }
 
+    /// The `(label, key)` pairs with an equality index.
+    pub(crate) fn indexed_pairs(&self) -> Vec<(TokenId, TokenId)> {
+        let s = self.core.schema.read();
+        let mut v: Vec<(u32, u32)> = s.defs.iter().map(|d| (d.label, d.key)).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     /// Number of visible nodes (with the label, if given).
     pub fn count_nodes(&self, label: Option<TokenId>) -> u64 {
         let committed = self.core.counts.read().at(label, self.start_ts);

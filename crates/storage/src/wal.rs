@@ -75,7 +75,7 @@ pub(crate) fn list_segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
 }
 
 /// Parses the record at `pos`: `Some((payload, next pos))` if it is complete and its CRC holds.
-fn record_at(data: &[u8], pos: usize) -> Option<(&[u8], usize)> {
+pub(crate) fn record_at(data: &[u8], pos: usize) -> Option<(&[u8], usize)> {
     let head = data.get(pos..pos.checked_add(8)?)?;
     let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
     let crc = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);

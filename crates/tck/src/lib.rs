@@ -11,8 +11,10 @@
 //! where the example index is the outline row's `tck_example_index`. The expected-failures file
 //! ([`expected`]) lists ids with a one-line reason.
 //!
-//! Only in-process execution exists for now; running the same scenarios over Bolt is future work.
+//! Scenarios run in process ([`Target::InProcess`]) or over Bolt against a spawned
+//! `arbor serve` ([`Target::Bolt`], see [`bolt`]); the steps are the same.
 
+pub mod bolt;
 pub mod expected;
 pub mod gherkin;
 pub mod steps;
@@ -28,6 +30,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use gherkin::TestCase;
+pub use steps::Target;
 
 /// Finds the TCK folder (the one holding `features/` and `graphs/`): `$ARBOR_TCK_DIR`, else
 /// `../shared/tck` next to the workspace, else `/work/shared/tck`.
@@ -195,11 +198,22 @@ fn install_panic_hook() {
 /// Stack for scenario threads: deeply nested expressions recurse in the parser and evaluator.
 const SCENARIO_STACK: usize = 64 << 20;
 
-/// Runs one scenario on a fresh thread, with a timeout and panic capture.
+/// Runs one scenario in process on a fresh thread, with a timeout and panic capture.
 pub fn run_one(case: &TestCase, tck_dir: &Path, timeout: Duration) -> CaseResult {
+    run_one_on(case, tck_dir, timeout, &Target::InProcess)
+}
+
+/// Runs one scenario against `target` on a fresh thread, with a timeout and panic capture.
+pub fn run_one_on(
+    case: &TestCase,
+    tck_dir: &Path,
+    timeout: Duration,
+    target: &Target,
+) -> CaseResult {
     let started = Instant::now();
-    let (c, dir) = (case.clone(), tck_dir.to_path_buf());
-    let (outcome, query) = run_guarded(move |shared| steps::run_case(&c, &dir, shared), timeout);
+    let (c, dir, t) = (case.clone(), tck_dir.to_path_buf(), target.clone());
+    let (outcome, query) =
+        run_guarded(move |shared| steps::run_case_on(&c, &dir, shared, &t), timeout);
     CaseResult {
         id: case.id.clone(),
         folder: case.folder.clone(),
@@ -268,16 +282,27 @@ pub fn default_timeout() -> Duration {
     Duration::from_secs(secs)
 }
 
-/// Runs `cases` one after the other; `progress` sees each result as it comes.
+/// Runs `cases` in process one after the other; `progress` sees each result as it comes.
 pub fn run_cases(
     cases: &[TestCase],
     tck_dir: &Path,
     timeout: Duration,
+    progress: impl FnMut(&CaseResult),
+) -> Report {
+    run_cases_on(cases, tck_dir, timeout, &Target::InProcess, progress)
+}
+
+/// Runs `cases` against `target` one after the other.
+pub fn run_cases_on(
+    cases: &[TestCase],
+    tck_dir: &Path,
+    timeout: Duration,
+    target: &Target,
     mut progress: impl FnMut(&CaseResult),
 ) -> Report {
     let mut report = Report::default();
     for case in cases {
-        let r = run_one(case, tck_dir, timeout);
+        let r = run_one_on(case, tck_dir, timeout, target);
         progress(&r);
         report.results.push(r);
     }

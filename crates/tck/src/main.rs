@@ -1,15 +1,18 @@
 //! `arbor-tck`: runs the openCypher TCK in-process and prints a per-folder table.
 //!
 //! `cargo run -p arbor-tck --release -- [--filter SUBSTRING] [--verbose] [--clusters N]
-//! [--timeout SECS] [--tck DIR] [--check]`. `--check` also compares with
-//! `tests/tck/expected-failures.txt` and exits non-zero on a mismatch.
+//! [--timeout SECS] [--tck DIR] [--check] [--bolt]`. `--check` also compares with
+//! `tests/tck/expected-failures.txt` and exits non-zero on a mismatch. `--bolt` runs the
+//! scenarios over Bolt against `$ARBOR_BIN` (default `target/release/arbor`) started on a free
+//! port; `--bolt-in-process` runs arbor_bolt's server on a thread of this process instead
+//! (same protocol path over a real socket, no binary needed).
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use arbor_tck::{expected, load_cases, locate_tck_dir, run_cases};
+use arbor_tck::{expected, load_cases, locate_tck_dir, run_cases_on, Target};
 
 struct Args {
     filter: Option<String>,
@@ -18,10 +21,12 @@ struct Args {
     timeout: Duration,
     tck: Option<PathBuf>,
     check: bool,
+    bolt: bool,
+    bolt_in_process: bool,
 }
 
 const USAGE: &str = "usage: arbor-tck [--filter SUBSTRING] [--verbose] [--clusters N] \
-                     [--timeout SECS] [--tck DIR] [--check]";
+                     [--timeout SECS] [--tck DIR] [--check] [--bolt | --bolt-in-process]";
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
@@ -31,6 +36,8 @@ fn parse_args() -> Result<Args, String> {
         timeout: arbor_tck::default_timeout(),
         tck: None,
         check: false,
+        bolt: false,
+        bolt_in_process: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -39,6 +46,11 @@ fn parse_args() -> Result<Args, String> {
             "--filter" => args.filter = Some(value("--filter")?),
             "--verbose" | "-v" => args.verbose = true,
             "--check" => args.check = true,
+            "--bolt" => args.bolt = true,
+            "--bolt-in-process" => {
+                args.bolt = true;
+                args.bolt_in_process = true
+            }
             "--clusters" => {
                 args.clusters = value("--clusters")?.parse().map_err(|_| "bad --clusters")?
             }
@@ -73,9 +85,36 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Over Bolt: a server process for the whole run, killed when `_server` drops.
+    let (_server, target) = if args.bolt {
+        let bin = arbor_tck::bolt::default_binary();
+        let started = if args.bolt_in_process {
+            arbor_tck::bolt::Server::start_in_process()
+        } else {
+            arbor_tck::bolt::Server::start(&bin)
+        };
+        match started {
+            Ok(server) => {
+                let what = if args.bolt_in_process {
+                    "arbor_bolt server thread".to_string()
+                } else {
+                    format!("{} serve", bin.display())
+                };
+                eprintln!("over Bolt: {what} on {}", server.addr);
+                let t = arbor_tck::bolt::BoltTarget::new(&server.addr, args.timeout);
+                (Some(server), Target::Bolt(std::sync::Arc::new(t)))
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        (None, Target::InProcess)
+    };
     eprintln!("running {} scenarios from {}", cases.len(), dir.display());
     let mut done = 0usize;
-    let report = run_cases(&cases, &dir, args.timeout, |r| {
+    let report = run_cases_on(&cases, &dir, args.timeout, &target, |r| {
         done += 1;
         if done.is_multiple_of(100) {
             eprint!("\r{done}/{}", cases.len());

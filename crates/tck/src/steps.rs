@@ -26,7 +26,9 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use arbor_engine::{CypherType, Database, ProcedureSpec, PullOutcome, Session, TxConfig};
+use arbor_engine::{
+    CypherType, Database, ProcedureSpec, PullOutcome, Session, TxConfig, TEST_REGISTRAR,
+};
 use arbor_model::{Error, PropertyMap, Value};
 
 use crate::gherkin::{Step, StepArg, TestCase};
@@ -121,8 +123,88 @@ struct Executed {
     effects: Option<Result<[i64; 8], String>>,
 }
 
+/// Where a scenario's queries go.
+#[derive(Clone)]
+pub enum Target {
+    /// A fresh `Database::in_memory()` per scenario.
+    InProcess,
+    /// A running server (see [`crate::bolt`]).
+    Bolt(std::sync::Arc<crate::bolt::BoltTarget>),
+}
+
+/// A scenario's connection to the engine.
+enum Backend {
+    Local(Session),
+    Bolt(arbor_bolt::client::Client),
+}
+
+impl Backend {
+    /// Runs `query` and pulls every row; an error from RUN is a compile-time error, one from
+    /// PULL a runtime error.
+    fn run(&mut self, query: &str, params: &PropertyMap) -> Result<Rows, (Phase, Error)> {
+        match self {
+            Backend::Local(session) => {
+                let info = session
+                    .run(query, params.clone(), TxConfig::default())
+                    .map_err(|e| (Phase::Compile, e))?;
+                let mut rows = Vec::new();
+                loop {
+                    let mut sink = |r: Vec<Value>| {
+                        rows.push(r);
+                        Ok(())
+                    };
+                    match session.pull(None, -1, &mut sink) {
+                        Ok(PullOutcome::Done(_)) => break,
+                        Ok(PullOutcome::HasMore) => continue,
+                        Err(e) => return Err((Phase::Runtime, e)),
+                    }
+                }
+                Ok((info.fields, rows))
+            }
+            Backend::Bolt(client) => {
+                let header = client.run(query, params).map_err(|e| (Phase::Compile, e))?;
+                let mut rows = Vec::new();
+                loop {
+                    let batch = client.pull(-1, -1).map_err(|e| (Phase::Runtime, e))?;
+                    rows.extend(batch.records);
+                    if !batch.has_more {
+                        break;
+                    }
+                }
+                Ok((header.fields, rows))
+            }
+        }
+    }
+
+    fn register_procedure(&mut self, spec: ProcedureSpec) -> Result<(), String> {
+        match self {
+            Backend::Local(session) => session
+                .database()
+                .register_procedure(spec)
+                .map_err(|e| format!("cannot register procedure: {}", describe_error(&e))),
+            Backend::Bolt(_) => {
+                let cols = |c: &[(String, CypherType)]| {
+                    Value::List(c.iter().map(|(n, t)| Value::from(format!("{n} :: {t}"))).collect())
+                };
+                let mut params = PropertyMap::new();
+                params.insert("name".into(), Value::from(spec.name.as_str()));
+                params.insert("inputs".into(), cols(&spec.inputs));
+                params.insert("outputs".into(), cols(&spec.outputs));
+                params.insert(
+                    "rows".into(),
+                    Value::List(spec.rows.into_iter().map(Value::List).collect()),
+                );
+                let q = format!("CALL {TEST_REGISTRAR}($name, $inputs, $outputs, $rows)");
+                self.run(&q, &params).map(|_| ()).map_err(|(_, e)| {
+                    format!("cannot register procedure over Bolt: {}", describe_error(&e))
+                })
+            }
+        }
+    }
+}
+
 struct World<'a> {
-    session: Session,
+    backend: Backend,
     params: PropertyMap,
     tck_dir: &'a Path,
     shared: &'a Mutex<Shared>,
@@ -133,10 +215,21 @@ fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
 }
 
+/// The error's Neo4j status code. Over Bolt, a code the client could not map exactly is kept
+/// at the front of the message as `[code] message`.
+fn code_of(e: &Error) -> &str {
+    e.message
+        .strip_prefix('[')
+        .and_then(|m| m.split_once("] "))
+        .map(|(code, _)| code)
+        .filter(|code| code.starts_with("Neo."))
+        .unwrap_or(e.status.code())
+}
+
 fn describe_error(e: &Error) -> String {
     match e.detail {
-        Some(d) => format!("{} ({d}): {}", e.status.code(), first_line(&e.message)),
-        None => format!("{}: {}", e.status.code(), first_line(&e.message)),
+        Some(d) => format!("{} ({d}): {}", code_of(e), first_line(&e.message)),
+        None => format!("{}: {}", code_of(e), first_line(&e.message)),
     }
 }
 
@@ -150,23 +243,7 @@ impl World<'_> {
     /// Runs `query` and pulls every row.
     fn run(&mut self, query: &str, params: &PropertyMap) -> Result<Rows, (Phase, Error)> {
         self.set_current(Some(query));
-        let info = self
-            .session
-            .run(query, params.clone(), TxConfig::default())
-            .map_err(|e| (Phase::Compile, e))?;
-        let mut rows = Vec::new();
-        loop {
-            let mut sink = |r: Vec<Value>| {
-                rows.push(r);
-                Ok(())
-            };
-            match self.session.pull(None, -1, &mut sink) {
-                Ok(PullOutcome::Done(_)) => break,
-                Ok(PullOutcome::HasMore) => continue,
-                Err(e) => return Err((Phase::Runtime, e)),
-            }
-        }
-        Ok((info.fields, rows))
+        self.backend.run(query, params)
     }
 
     fn run_setup(&mut self, query: &str, what: &str) -> Result<(), String> {
@@ -325,10 +402,7 @@ impl World<'_> {
                 .collect::<Result<Vec<_>, _>>()?;
             rows.push(vals);
         }
-        self.session
-            .database()
-            .register_procedure(ProcedureSpec { name, inputs, outputs, rows })
-            .map_err(|e| format!("cannot register procedure: {}", describe_error(&e)))
+        self.backend.register_procedure(ProcedureSpec { name, inputs, outputs, rows })
     }
 
     fn parameters(&mut self, step: &Step) -> Result<(), String> {
@@ -461,7 +535,7 @@ impl World<'_> {
             }
             Err((p, e)) => (*p, e),
         };
-        if !status_matches(ty, err.status.code()) {
+        if !status_matches(ty, code_of(err)) {
             return Err(format!(
                 "wrong error: expected {expected}, got {}\n  query: {}",
                 describe_error(err),
@@ -609,16 +683,39 @@ fn table(step: &Step) -> Result<Vec<Vec<String>>, String> {
 /// Runs one scenario against a fresh in-memory database. `Err` carries the failure reason; its
 /// first line is the summary used for clustering and for `expected-failures.txt`.
 pub fn run_case(case: &TestCase, tck_dir: &Path, shared: &Mutex<Shared>) -> Result<(), String> {
-    let db = Database::in_memory();
-    let session = db.session();
-    if let Ok(mut s) = shared.lock() {
-        s.interrupt = Some(session.interrupt_flag());
-    }
-    let mut world = World { session, params: PropertyMap::new(), tck_dir, shared, last: None };
+    run_case_on(case, tck_dir, shared, &Target::InProcess)
+}
+
+/// Runs one scenario against `target` (in process: a fresh database; over Bolt: a pooled
+/// connection to a database cleared first).
+pub fn run_case_on(
+    case: &TestCase,
+    tck_dir: &Path,
+    shared: &Mutex<Shared>,
+    target: &Target,
+) -> Result<(), String> {
+    let backend = match target {
+        Target::InProcess => {
+            let session = Database::in_memory().session();
+            if let Ok(mut s) = shared.lock() {
+                s.interrupt = Some(session.interrupt_flag());
+            }
+            Backend::Local(session)
+        }
+        Target::Bolt(t) => Backend::Bolt(t.checkout()?),
+    };
+    let mut world = World { backend, params: PropertyMap::new(), tck_dir, shared, last: None };
+    let mut result = Ok(());
     for step in &case.steps {
-        world.step(step)?;
+        result = world.step(step);
+        if result.is_err() {
+            break;
+        }
     }
-    Ok(())
+    if let (Backend::Bolt(client), Target::Bolt(t)) = (world.backend, target) {
+        t.checkin(client);
+    }
+    result
 }
 
 #[cfg(test)]
@@ -742,9 +839,10 @@ mod tests {
         );
         // Wrong expectation on purpose: the row for 2 is 'b'.
         assert!(run_text(&f)[0].as_ref().unwrap_err().starts_with("wrong result"));
-        let (name, ins, outs) =
-            parse_procedure_signature("test.my.proc(a :: STRING?, b :: FLOAT?) :: (c :: NUMBER?) :")
-                .unwrap();
+        let (name, ins, outs) = parse_procedure_signature(
+            "test.my.proc(a :: STRING?, b :: FLOAT?) :: (c :: NUMBER?) :",
+        )
+        .unwrap();
         assert_eq!(name, "test.my.proc");
         assert_eq!(ins, vec![("a".into(), CypherType::String), ("b".into(), CypherType::Float)]);
         assert_eq!(outs, vec![("c".into(), CypherType::Number)]);

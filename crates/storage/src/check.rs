@@ -1,0 +1,199 @@
+//! `Store::check`: an online consistency check for a future `arbor check` command. It verifies
+//! the checksums of the manifest, the checkpoint and every WAL record, and, on a read-only
+//! snapshot, that adjacency is symmetric (every relationship is listed exactly once at its start
+//! as outgoing and at its end as incoming, with matching endpoints), that node counts agree with
+//! scans, and that every equality index finds every node it should.
+
+use std::collections::HashMap;
+use std::fs;
+use std::sync::Arc;
+
+use arbor_model::{NodeId, RelId, Result};
+
+use crate::checkpoint;
+use crate::mvcc::Core;
+use crate::tx::Transaction;
+use crate::value::index_key;
+use crate::wal;
+use crate::{Dir, Edge, TokenKind};
+
+/// At most this many problems are listed (the counts keep going).
+const MAX_PROBLEMS: usize = 100;
+
+/// What [`crate::Store::check`] found.
+#[derive(Clone, Debug, Default)]
+pub struct CheckReport {
+    /// The checkpoint file the manifest names (file-backed stores).
+    pub checkpoint: Option<String>,
+    pub wal_segments: u64,
+    pub wal_records: u64,
+    /// Entities seen in the checked snapshot.
+    pub nodes: u64,
+    pub relationships: u64,
+    /// Index entries verified (node, indexed value) pairs.
+    pub index_entries: u64,
+    /// Human-readable descriptions of every inconsistency found (empty when healthy).
+    pub problems: Vec<String>,
+}
+
+impl CheckReport {
+    pub fn is_ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    fn problem(&mut self, msg: String) {
+        if self.problems.len() < MAX_PROBLEMS {
+            self.problems.push(msg);
+        }
+    }
+}
+
+pub(crate) fn check(core: &Arc<Core>) -> Result<CheckReport> {
+    let mut r = CheckReport::default();
+    if let Some(p) = &core.persist {
+        // No checkpoint may delete the files while they are read.
+        let _g = p.checkpoint_lock.lock();
+        match checkpoint::read_manifest(&p.dir) {
+            Ok(Some((_, name))) => {
+                if let Err(e) = checkpoint::verify(&p.dir, &name) {
+                    r.problem(e.message);
+                }
+                r.checkpoint = Some(name);
+            }
+            Ok(None) => {}
+            Err(e) => r.problem(e.message),
+        }
+        let segments = wal::list_segments(&p.dir)?;
+        let mut last_ts = 0;
+        for (i, (_, path)) in segments.iter().enumerate() {
+            r.wal_segments += 1;
+            let data = match fs::read(path) {
+                Ok(d) => d,
+                Err(e) => {
+                    r.problem(format!("cannot read {}: {e}", path.display()));
+                    continue;
+                }
+            };
+            let mut pos = 0;
+            while pos < data.len() {
+                let Some((payload, next)) = wal::record_at(&data, pos) else {
+                    // The active segment may end in a record being written right now.
+                    let later = (pos + 1..data.len()).any(|q| wal::record_at(&data, q).is_some());
+                    if i + 1 < segments.len() || later {
+                        r.problem(format!(
+                            "WAL file {} has a bad record at byte {pos}",
+                            path.display()
+                        ));
+                    }
+                    break;
+                };
+                let ts = payload.get(..8).map_or(0, |b| {
+                    let mut a = [0u8; 8];
+                    a.copy_from_slice(b);
+                    u64::from_le_bytes(a)
+                });
+                if ts <= last_ts {
+                    r.problem(format!(
+                        "WAL file {} byte {pos}: commit ts {ts} after {last_ts}",
+                        path.display()
+                    ));
+                }
+                last_ts = ts;
+                r.wal_records += 1;
+                pos = next;
+            }
+        }
+    }
+    let tx = Transaction::new(core.clone(), true);
+    check_graph(&tx, &mut r);
+    Ok(r)
+}
+
+fn check_graph(tx: &Transaction, r: &mut CheckReport) {
+    let (mut outs, mut ins) = (0u64, 0u64);
+    let mut edges: Vec<Edge> = Vec::new();
+    let mut per_label: HashMap<u32, u64> = HashMap::new();
+    let mut cur = NodeId(0);
+    while let Some(n) = tx.next_node(None, cur) {
+        cur = NodeId(n.0 + 1);
+        r.nodes += 1;
+        for l in tx.node_labels(n) {
+            *per_label.entry(l).or_default() += 1;
+        }
+        for dir in [Dir::Outgoing, Dir::Incoming] {
+            edges.clear();
+            tx.node_edges(n, dir, &[], &mut edges);
+            let mut seen: Vec<u64> = edges.iter().map(|e| e.rel.0).collect();
+            seen.sort_unstable();
+            if seen.windows(2).any(|w| w[0] == w[1]) {
+                r.problem(format!("node {} lists a relationship twice ({dir:?})", n.0));
+            }
+            for e in &edges {
+                let want = if dir == Dir::Outgoing { (n, e.other) } else { (e.other, n) };
+                match tx.rel_info(e.rel) {
+                    Some((s, t, _)) if (s, t) == want => {}
+                    got => r.problem(format!(
+                        "node {} lists relationship {} ({dir:?}, other end {}) but it is {got:?}",
+                        n.0, e.rel.0, e.other.0
+                    )),
+                }
+                if !tx.node_exists(e.other) {
+                    r.problem(format!(
+                        "relationship {} ends at missing node {}",
+                        e.rel.0, e.other.0
+                    ));
+                }
+            }
+            if dir == Dir::Outgoing {
+                outs += edges.len() as u64;
+            } else {
+                ins += edges.len() as u64;
+            }
+        }
+    }
+    let mut cur = RelId(0);
+    while let Some(x) = tx.next_rel(&[], cur) {
+        cur = RelId(x.0 + 1);
+        r.relationships += 1;
+    }
+    if outs != r.relationships || ins != r.relationships {
+        r.problem(format!(
+            "adjacency is not symmetric: {} relationships, {outs} outgoing and {ins} incoming entries",
+            r.relationships
+        ));
+    }
+    if tx.count_nodes(None) != r.nodes {
+        r.problem(format!("node count {} but {} nodes scanned", tx.count_nodes(None), r.nodes));
+    }
+    for (l, _) in tx.tokens(TokenKind::Label) {
+        let mut scanned = 0u64;
+        let mut cur = NodeId(0);
+        while let Some(n) = tx.next_node(Some(l), cur) {
+            cur = NodeId(n.0 + 1);
+            scanned += 1;
+        }
+        let all = per_label.get(&l).copied().unwrap_or(0);
+        let counted = tx.count_nodes(Some(l));
+        if scanned != all || counted != all {
+            r.problem(format!(
+                "label {l}: {all} nodes carry it, a label scan finds {scanned}, the count says \
+                 {counted}"
+            ));
+        }
+    }
+    let indexed = tx.indexed_pairs();
+    for (l, k) in indexed {
+        let mut cur = NodeId(0);
+        while let Some(n) = tx.next_node(Some(l), cur) {
+            cur = NodeId(n.0 + 1);
+            let Some(v) = tx.node_property(n, k) else { continue };
+            if index_key(&v).is_none() {
+                continue;
+            }
+            r.index_entries += 1;
+            if !tx.index_seek(l, k, &v).is_some_and(|ids| ids.contains(&n)) {
+                r.problem(format!("index on ({l}, {k}) does not find node {}", n.0));
+            }
+        }
+    }
+}
