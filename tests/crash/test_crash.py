@@ -73,6 +73,11 @@ def test_acknowledged_commits_survive_sigkill(data):
                 assert rec["s"] == sum(range(n)) + sum(range(1000, 1100))
     finally:
         kill(proc)
+    # After the crash and recovery the store verifies clean.
+    r = subprocess.run([BIN, "check", "--data", str(data)], capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert b"OK: no problems found" in r.stdout
+    assert b"300 nodes" in r.stdout
 
 
 def test_kill_during_concurrent_writes_keeps_every_acknowledged_commit(data):
@@ -116,6 +121,24 @@ def test_kill_during_concurrent_writes_keeps_every_acknowledged_commit(data):
         assert not missing, f"{len(missing)} acknowledged commits lost"
     finally:
         kill(proc)
+
+
+def test_check_reports_a_corrupt_store(data):
+    port = free_port()
+    proc = start(data, port)
+    with GraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=None) as driver:
+        driver.execute_query("UNWIND range(1, 50) AS i CREATE (:Bad {i: i})")
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+    checkpoints = [p for p in data.iterdir() if p.name.startswith("checkpoint-")]
+    assert checkpoints, list(data.iterdir())
+    raw = bytearray(checkpoints[0].read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    checkpoints[0].write_bytes(bytes(raw))
+    r = subprocess.run([BIN, "check", "--data", str(data)], capture_output=True, timeout=120)
+    assert r.returncode != 0
+    out = (r.stdout + r.stderr).decode(errors="replace")
+    assert checkpoints[0].name in out, out
 
 
 def test_clean_shutdown_on_sigterm_then_restart(data):

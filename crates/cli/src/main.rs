@@ -42,6 +42,8 @@ enum Command {
     Shell(ShellArgs),
     /// Set a user's password for basic auth (stored argon2id-hashed in the data directory).
     Passwd(PasswdArgs),
+    /// Verify a data directory: checksums, adjacency symmetry, counts, index consistency.
+    Check(CheckArgs),
     /// Run a benchmark in process (`arbor bench traversal`).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -83,6 +85,13 @@ struct ShellArgs {
 }
 
 #[derive(clap::Args)]
+struct CheckArgs {
+    /// Data directory. Default: ./arbor-data
+    #[arg(long)]
+    data: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
 struct PasswdArgs {
     /// Data directory. Default: ./arbor-data
     #[arg(long)]
@@ -104,6 +113,7 @@ fn main() {
             shell::run(args.data.unwrap_or_else(config::default_data_dir), args.command.as_deref())
         }
         Command::Passwd(args) => passwd(args),
+        Command::Check(args) => check(args),
         Command::Bench(cmd) => bench::run(cmd),
     };
     if let Err(e) = result {
@@ -185,6 +195,32 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     db.shutdown().context("checkpointing on shutdown")?;
     tracing::info!("stopped cleanly");
     Ok(())
+}
+
+fn check(args: CheckArgs) -> anyhow::Result<()> {
+    let data = args.data.unwrap_or_else(config::default_data_dir);
+    if !data.is_dir() {
+        bail!("no data directory at {}", data.display());
+    }
+    let db = arbor_engine::Database::open(&data, arbor_engine::DatabaseConfig::default())
+        .with_context(|| format!("opening database at {} (recovery failed)", data.display()))?;
+    let report = db.check().context("checking the store")?;
+    println!("checkpoint: {}", report.checkpoint.as_deref().unwrap_or("(none)"));
+    println!("wal: {} segments, {} records", report.wal_segments, report.wal_records);
+    println!(
+        "snapshot: {} nodes, {} relationships, {} index entries",
+        report.nodes, report.relationships, report.index_entries
+    );
+    db.shutdown().context("closing the database")?;
+    if report.is_ok() {
+        println!("OK: no problems found");
+        Ok(())
+    } else {
+        for p in &report.problems {
+            println!("PROBLEM: {p}");
+        }
+        bail!("{} problem(s) found in {}", report.problems.len(), data.display())
+    }
 }
 
 fn passwd(args: PasswdArgs) -> anyhow::Result<()> {

@@ -38,6 +38,11 @@ pub struct MgbenchArgs {
     /// Queries per isolated run (benchgraph's lower bound is 300).
     #[arg(long, default_value_t = 300)]
     count: usize,
+    /// Size each isolated run like mgBench: the number of queries that take this many seconds
+    /// single-threaded (estimated on the first target, reused for the others), at least
+    /// --count. 0: exactly --count queries.
+    #[arg(long, default_value_t = 0.0)]
+    runtime: f64,
     /// Queries per mixed / realistic run (benchgraph: 500).
     #[arg(long, default_value_t = 500)]
     mix_count: usize,
@@ -137,6 +142,7 @@ pub fn mgbench(a: MgbenchArgs) -> anyhow::Result<()> {
         workloads: workloads.clone(),
         queries,
         count: a.count,
+        runtime: (a.runtime > 0.0).then_some(a.runtime),
         mix_count: a.mix_count,
         gen_script: abs(&a.gen_script)?,
         work_dir: abs(&a.work_dir)?,

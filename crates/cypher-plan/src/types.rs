@@ -40,12 +40,9 @@ impl CypherType {
             if rest.is_empty() {
                 return Some(CypherType::List(Box::new(CypherType::Any)));
             }
-            let inner = if let Some(r) = rest.strip_prefix("OF ") {
-                r
-            } else if let Some(r) = rest.strip_prefix('<').and_then(|r| r.strip_suffix('>')) {
-                r
-            } else {
-                return None;
+            let inner = match rest.strip_prefix("OF ") {
+                Some(r) => r,
+                None => rest.strip_prefix('<')?.strip_suffix('>')?,
             };
             return Some(CypherType::List(Box::new(CypherType::parse(inner)?)));
         }

@@ -17,6 +17,7 @@ pub mod traversal;
 
 pub use arbor_exec::graph::Stats;
 pub use arbor_model::{Error, Result, Status, Value};
+pub use arbor_storage::CheckReport;
 pub use arbor_model::{NodeId, PropertyMap, RelId};
 pub use arbor_storage::Edge;
 pub use procedures::{

@@ -259,6 +259,25 @@ mod tests {
     }
 
     #[test]
+    fn show_procedures_and_functions_list_the_catalog() {
+        let db = Database::in_memory();
+        db.register_procedure(ProcedureSpec {
+            name: "test.void".into(),
+            inputs: vec![],
+            outputs: vec![],
+            rows: vec![],
+        })
+        .unwrap();
+        let r = rows(&db, "SHOW PROCEDURES YIELD name, signature RETURN name, signature").unwrap();
+        let text = dbg(&r);
+        assert!(text.contains("db.schema.visualization"), "{text}");
+        assert!(text.contains("test.void() :: VOID"), "{text}");
+        let r = rows(&db, "SHOW FUNCTIONS YIELD name, aggregating WHERE name = 'count' RETURN *")
+            .unwrap();
+        assert_eq!(dbg(&r), dbg(&[vec![Value::Bool(true), Value::from("count")]]));
+    }
+
+    #[test]
     fn builtin_procedures_answer() {
         let db = Database::in_memory();
         rows(&db, "CREATE (:A)-[:T]->(:B {k: 1})").unwrap();

@@ -423,20 +423,102 @@ fn show_rows(
                 (columns.clone(), columns, rows)
             }
         }
-        ShowKind::Functions | ShowKind::Procedures | ShowKind::Transactions => {
-            let columns = vec!["name", "category", "description"];
-            let rows = match kind {
-                ShowKind::Procedures => [
-                    ("db.labels", "List all labels in the database."),
-                    ("db.relationshipTypes", "List all relationship types in the database."),
-                    ("db.propertyKeys", "List all property keys in the database."),
-                ]
-                .iter()
-                .map(|(n, d)| vec![s(n), s(""), s(d)])
-                .collect(),
-                _ => Vec::new(),
+        ShowKind::Procedures => {
+            let columns = vec![
+                "name",
+                "description",
+                "mode",
+                "worldAffecting",
+                "signature",
+                "argumentDescription",
+                "returnDescription",
+                "admin",
+                "rolesExecution",
+                "rolesBoostedExecution",
+                "isDeprecated",
+                "option",
+            ];
+            let defaults = vec!["name", "description", "mode", "worldAffecting"];
+            let describe = |cols: &[(String, arbor_cypher_plan::CypherType)]| {
+                Value::List(
+                    cols.iter()
+                        .map(|(n, t)| {
+                            let mut m = PropertyMap::new();
+                            m.insert("name".into(), s(n));
+                            m.insert("type".into(), s(&format!("{t}?")));
+                            m.insert("description".into(), s(&format!("{n} :: {t}?")));
+                            m.insert("isDeprecated".into(), Value::Bool(false));
+                            Value::Map(m)
+                        })
+                        .collect(),
+                )
             };
-            (columns.clone(), columns, rows)
+            let rows = db
+                .procedures()
+                .iter()
+                .map(|p| {
+                    let mut option = PropertyMap::new();
+                    option.insert("deprecated".into(), Value::Bool(false));
+                    vec![
+                        s(&p.sig.name),
+                        s(&p.description),
+                        s(if p.writes { "WRITE" } else { "READ" }),
+                        Value::Bool(false),
+                        s(&p.sig.signature_text()),
+                        describe(&p.sig.inputs),
+                        describe(&p.sig.outputs),
+                        Value::Bool(false),
+                        Value::Null,
+                        Value::Null,
+                        Value::Bool(false),
+                        Value::Map(option),
+                    ]
+                })
+                .collect();
+            (columns, defaults, rows)
+        }
+        ShowKind::Functions => {
+            let columns = vec![
+                "name",
+                "category",
+                "description",
+                "signature",
+                "isBuiltIn",
+                "argumentDescription",
+                "returnDescription",
+                "aggregating",
+                "rolesExecution",
+                "rolesBoostedExecution",
+                "isDeprecated",
+            ];
+            let defaults = vec!["name", "category", "description"];
+            let mut funcs: Vec<(&str, &str)> = arbor_exec::functions::CATALOG.to_vec();
+            funcs.sort_by_key(|(n, _)| n.to_ascii_lowercase());
+            funcs.dedup_by_key(|(n, _)| n.to_ascii_lowercase());
+            let rows = funcs
+                .into_iter()
+                .map(|(name, category)| {
+                    let aggregating = category == "Aggregating";
+                    vec![
+                        s(name),
+                        s(category),
+                        s(&format!("The {name}() function.")),
+                        s(&format!("{name}(...)")),
+                        Value::Bool(true),
+                        Value::List(Vec::new()),
+                        s("ANY?"),
+                        Value::Bool(aggregating),
+                        Value::Null,
+                        Value::Null,
+                        Value::Bool(false),
+                    ]
+                })
+                .collect();
+            (columns, defaults, rows)
+        }
+        ShowKind::Transactions => {
+            let columns = vec!["name", "category", "description"];
+            (columns.clone(), columns, Vec::new())
         }
     }
 }

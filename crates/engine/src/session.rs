@@ -210,6 +210,13 @@ impl Database {
         }
     }
 
+    /// Verifies the store: checkpoint and WAL checksums, adjacency symmetry, counts, index
+    /// consistency. Inconsistencies are listed in the report; `Err` only when the check itself
+    /// could not run.
+    pub fn check(&self) -> Result<arbor_storage::CheckReport> {
+        self.inner.store.check()
+    }
+
     /// Writes a checkpoint now.
     pub fn checkpoint(&self) -> Result<()> {
         self.inner.store.checkpoint()

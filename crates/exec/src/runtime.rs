@@ -1223,14 +1223,16 @@ impl Apply {
                 let mut row = self.arg.clone();
                 let n = match eval(expr, &mut row, ctx, g)? {
                     Value::Int(n) if n > 0 => n as u64,
-                    other => return Err(Error::new(
-                        Status::ArgumentError,
-                        format!(
+                    other => {
+                        return Err(Error::new(
+                            Status::ArgumentError,
+                            format!(
                             "Invalid input. '{}' is not a valid value. Must be a positive integer.",
                             arbor_model::to_cypher_literal(&other)
                         ),
-                    )
-                    .with_detail("InvalidArgumentValue")),
+                        )
+                        .with_detail("InvalidArgumentValue"))
+                    }
                 };
                 self.batch_size = Some(n);
                 n

@@ -643,3 +643,67 @@ fn api_types_are_thread_safe() {
     send_sync::<PreparedQuery>();
     send::<Execution>();
 }
+
+/// PROFILE: per-operator rows, own db hits and times, and estimates from the graph's counts.
+#[test]
+fn profile_reports_rows_db_hits_and_estimates() {
+    let mut g = MemGraph::new();
+    exec(&mut g, "UNWIND range(1, 10) AS i CREATE (:A {i: i})-[:T]->(:B)");
+    let q = "PROFILE MATCH (a:A)-[:T]->(b) RETURN b";
+    let stmt = arbor_cypher_syntax::parse(q).unwrap();
+    let pq = Arc::new(PreparedQuery::prepare(&stmt, q).unwrap());
+    let mut ex = Execution::start(pq, PropertyMap::new()).unwrap();
+    let mut n = 0;
+    while ex.next(&mut g).unwrap().is_some() {
+        n += 1;
+    }
+    assert_eq!(n, 10);
+    let get = |v: &Value, k: &str| match v {
+        Value::Map(m) => m.get(k).cloned().unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    let child = |v: &Value| match get(v, "children") {
+        Value::List(c) => c.into_iter().next().unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    let root = ex.profile();
+    assert!(matches!(get(&root, "rows"), Value::Int(10)));
+    // ProduceResults -> Expand(All) -> NodeByLabelScan -> Argument.
+    let expand = child(&root);
+    assert!(matches!(get(&expand, "operatorType"), Value::String(s) if &*s == "Expand(All)"));
+    assert!(matches!(get(&expand, "rows"), Value::Int(10)));
+    assert!(matches!(get(&expand, "dbHits"), Value::Int(h) if h >= 10), "{expand:?}");
+    let scan = child(&expand);
+    assert!(matches!(get(&scan, "rows"), Value::Int(10)));
+    let args = get(&scan, "args");
+    // 10 nodes labelled A: the estimate comes from the label count, not a default.
+    assert!(matches!(get(&args, "EstimatedRows"), Value::Float(f) if f == 10.0), "{args:?}");
+    assert!(matches!(get(&scan, "time"), Value::Int(t) if t >= 0));
+}
+
+/// `CALL { ... } IN TRANSACTIONS`: every row is processed; the batch size must be positive.
+#[test]
+fn call_in_transactions_runs_every_batch() {
+    let mut g = MemGraph::new();
+    exec(
+        &mut g,
+        "UNWIND range(1, 5) AS i CALL { WITH i CREATE (:N {i: i}) } IN TRANSACTIONS OF 2 ROWS",
+    );
+    check(&mut g, "MATCH (n:N) RETURN count(n)", &[], &["5"]);
+    check_err(
+        &mut g,
+        "UNWIND [1] AS i CALL { WITH i CREATE (:N) } IN TRANSACTIONS OF 0 ROWS",
+        Status::ArgumentError,
+        Some("InvalidArgumentValue"),
+    );
+}
+
+/// A LIMIT cuts the result, never the writes before it.
+#[test]
+fn limit_after_writes_keeps_every_write() {
+    let mut g = MemGraph::new();
+    check(&mut g, "UNWIND range(1, 4) AS i CREATE (n:L) RETURN n LIMIT 1", &[], &["(:L)"]);
+    check(&mut g, "MATCH (n:L) RETURN count(n)", &[], &["4"]);
+    check(&mut g, "MATCH (n:L) SET n.x = 1 RETURN n.x LIMIT 0", &[], &[]);
+    check(&mut g, "MATCH (n:L) WHERE n.x = 1 RETURN count(n)", &[], &["4"]);
+}

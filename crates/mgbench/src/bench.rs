@@ -78,8 +78,12 @@ pub struct Options {
     pub workloads: Vec<WorkloadKind>,
     /// Isolated queries to run (and mixed base queries); default all 23.
     pub queries: Vec<&'static QuerySpec>,
-    /// Queries per isolated run (benchgraph v2+ lower bound: 300).
+    /// Queries per isolated run; with `runtime`, the lower bound (benchgraph v2+: 300).
     pub count: usize,
+    /// mgBench's `--single-threaded-runtime-sec`: size each isolated run so that it would take
+    /// this long single-threaded, estimated on the first target and reused for the others (so
+    /// every server runs the same list). `None`: exactly `count` queries.
+    pub runtime: Option<f64>,
     /// Queries per mixed / realistic run (benchgraph v2+: 500).
     pub mix_count: usize,
     /// `gen_pokec.py`.
@@ -360,6 +364,38 @@ fn mode_for(o: &Options, kind: &ServerKind, list: &[Query], isolated: bool) -> M
     Mode::Bounded { min_extra_nodes: warm, max_extra_nodes: warm + vertex_writes * passes }
 }
 
+/// mgBench's `get_query_cache_count`: prime with one query, then time 1, 10, 100, ... queries
+/// single-threaded until the extrapolated count for `runtime` seconds is within 10x of the
+/// next step; never below `o.count`.
+fn calibrate(
+    o: &Options,
+    kind: &ServerKind,
+    golden: &PathBuf,
+    spec: &'static QuerySpec,
+    n: i64,
+    runtime: f64,
+) -> Result<usize> {
+    let run_dir = golden.with_file_name("run");
+    if !matches!(kind, ServerKind::External { .. }) {
+        server::restore(golden, &run_dir)?;
+    }
+    let server = Server::start(kind, &run_dir, o.start_timeout)?;
+    let cfg = ClientConfig::default();
+    driver::run(&server.uri, &cfg, &workload::isolated(spec, 1, n), 1)?;
+    let mut count = 1usize;
+    let result = loop {
+        let out = driver::run(&server.uri, &cfg, &workload::isolated(spec, count, n), 1)?;
+        let per_query = out.worker_durations.iter().sum::<f64>() / count as f64;
+        let should = (runtime / per_query.max(1e-9)) as usize;
+        if (should as f64) / ((count * 10) as f64) < 10.0 || count >= 10_000_000 {
+            break should;
+        }
+        count *= 10;
+    };
+    server.stop()?;
+    Ok(result.max(o.count))
+}
+
 /// Runs everything `o` asks for against every target, in order. `on_record` sees each run as
 /// it completes (progress output).
 pub fn run(o: &Options, mut on_record: impl FnMut(&RunRecord)) -> Result<Report> {
@@ -368,9 +404,19 @@ pub fn run(o: &Options, mut on_record: impl FnMut(&RunRecord)) -> Result<Report>
     let n = data.n() as i64;
     let mut report = Report { vertices: data.n(), edges: data.edge_count, ..Report::default() };
     let mut verifier = Verifier::new(&data);
+    let mut counts: std::collections::HashMap<u8, usize> = std::collections::HashMap::new();
     for kind in &o.targets {
         let (golden_dir, load) = golden(o, kind, &data)?;
         report.loads.push(load);
+        if let (Some(rt), true) = (o.runtime, o.workloads.contains(&WorkloadKind::Isolated)) {
+            for s in &o.queries {
+                if !counts.contains_key(&s.q) {
+                    let c = calibrate(o, kind, &golden_dir, s, n, rt)?;
+                    log(o, &format!("{}: {c} queries for {rt} s single-threaded", s.name));
+                    counts.insert(s.q, c);
+                }
+            }
+        }
         for &wl in &o.workloads {
             let runs: Vec<(String, Option<u8>, Vec<Query>, Option<&'static QuerySpec>)> = match wl {
                 WorkloadKind::Isolated => o

@@ -27,6 +27,7 @@ fn options(work: &std::path::Path, script: PathBuf) -> Options {
         .map(|q| workload::lookup(q).unwrap())
         .collect(),
         count: 20,
+        runtime: None,
         mix_count: 40,
         gen_script: script,
         work_dir: work.to_path_buf(),

@@ -679,6 +679,9 @@ pub struct BaseStats {
     pub interned_strings: u64,
 }
 
+/// `(start, end, type, properties)` of a relationship read by a scan.
+pub(crate) type ScannedRel = (u64, u64, u32, Vec<(u32, Value)>);
+
 /// The immutable compact snapshot at `ts` (see the module docs).
 pub(crate) struct Base {
     pub ts: u64,
@@ -861,7 +864,7 @@ impl Base {
 
     /// `(start, end, type, properties)` of a base relationship. `hint` carries the previous
     /// start node between calls so that a scan in forward order finds start nodes in O(1).
-    pub fn rel_scan(&self, id: u64, hint: &mut u64) -> Option<(u64, u64, u32, Vec<(u32, Value)>)> {
+    pub fn rel_scan(&self, id: u64, hint: &mut u64) -> Option<ScannedRel> {
         let pos = self.pos_of(id)?;
         let mut start = None;
         let mut n = *hint;

@@ -482,4 +482,33 @@ mod tests {
             r.outcome
         );
     }
+
+    #[test]
+    fn scenarios_run_over_bolt() {
+        // A real socket and the Bolt client against arbor_bolt's server on a thread.
+        let server = bolt::Server::start_in_process().unwrap();
+        let target =
+            Target::Bolt(Arc::new(bolt::BoltTarget::new(&server.addr, Duration::from_secs(30))));
+        let f = gherkin::parse_feature(
+            "Feature: f\n Scenario: s\n  Given an empty graph\n  And there exists a procedure test.p(in :: INTEGER?) :: (out :: STRING?):\n   | in | out |\n   | 1  | 'a' |\n  When executing query:\n   \"\"\"\n   CREATE (n:X {v: 1}) WITH n CALL test.p(n.v) YIELD out RETURN out\n   \"\"\"\n  Then the result should be, in any order:\n   | out |\n   | 'a' |\n  And the side effects should be:\n   | +nodes | 1 |\n   | +labels | 1 |\n   | +properties | 1 |\n",
+        )
+        .unwrap();
+        let case = &gherkin::expand(&f, "a/A.feature")[0];
+        // Twice: the second run must start from an empty graph and registry again.
+        for _ in 0..2 {
+            let r = run_one_on(case, Path::new("/nonexistent"), Duration::from_secs(30), &target);
+            assert!(r.passed(), "{:?}", r.outcome);
+        }
+        let f = gherkin::parse_feature(
+            "Feature: f\n Scenario: s\n  Given an empty graph\n  When executing query:\n   \"\"\"\n   CALL test.p(1)\n   \"\"\"\n  Then a ProcedureError should be raised at compile time: ProcedureNotFound\n",
+        )
+        .unwrap();
+        let r = run_one_on(
+            &gherkin::expand(&f, "a/A.feature")[0],
+            Path::new("/nonexistent"),
+            Duration::from_secs(30),
+            &target,
+        );
+        assert!(r.passed(), "{:?}", r.outcome);
+    }
 }

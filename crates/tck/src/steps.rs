@@ -135,7 +135,7 @@ pub enum Target {
 /// A scenario's connection to the engine.
 enum Backend {
     Local(Session),
-    Bolt(arbor_bolt::client::Client),
+    Bolt(Box<arbor_bolt::client::Client>),
 }
 
 impl Backend {
@@ -702,7 +702,7 @@ pub fn run_case_on(
             }
             Backend::Local(session)
         }
-        Target::Bolt(t) => Backend::Bolt(t.checkout()?),
+        Target::Bolt(t) => Backend::Bolt(Box::new(t.checkout()?)),
     };
     let mut world = World { backend, params: PropertyMap::new(), tck_dir, shared, last: None };
     let mut result = Ok(());
@@ -713,7 +713,7 @@ pub fn run_case_on(
         }
     }
     if let (Backend::Bolt(client), Target::Bolt(t)) = (world.backend, target) {
-        t.checkin(client);
+        t.checkin(*client);
     }
     result
 }
