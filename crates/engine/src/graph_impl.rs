@@ -10,6 +10,10 @@ use arbor_storage as st;
 /// A storage transaction seen through the `Graph` trait.
 pub struct TxGraph<'a> {
     pub tx: &'a mut st::Transaction,
+    /// Set for auto-commit transactions: `CALL { ... } IN TRANSACTIONS` then commits each batch
+    /// and continues in a fresh transaction. In an explicit transaction it is `None` and the
+    /// batches stay in the one transaction (same final state, no bound on its size).
+    pub batch_store: Option<&'a st::Store>,
 }
 
 fn kind(k: TokenKind) -> st::TokenKind {
@@ -144,5 +148,12 @@ impl Graph for TxGraph<'_> {
     }
     fn rel_deleted_in_tx(&self, id: RelId) -> bool {
         self.tx.rel_deleted_in_tx(id)
+    }
+    fn commit_batch(&mut self) -> Result<bool> {
+        let Some(store) = self.batch_store else { return Ok(false) };
+        let fresh = store.begin(self.tx.is_read_only());
+        let done = std::mem::replace(self.tx, fresh);
+        done.commit()?;
+        Ok(true)
     }
 }

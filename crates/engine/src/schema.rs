@@ -277,7 +277,7 @@ fn filter_rows(
     all_params.insert(ROWS.to_string(), Value::List(list));
     let mut exec = Execution::start(prepared, all_params)?;
     let mut out = Vec::new();
-    while let Some(row) = exec.next(&mut TxGraph { tx })? {
+    while let Some(row) = exec.next(&mut TxGraph { tx, batch_store: None })? {
         out.push(row);
     }
     Ok((fields, out))

@@ -403,13 +403,14 @@ impl OpenResult {
     fn produce(
         &mut self,
         tx: &mut Transaction,
+        batch_store: Option<&Store>,
         n: i64,
         mut sink: Option<&mut dyn FnMut(Vec<Value>) -> Result<()>>,
     ) -> Result<bool> {
         let mut produced: i64 = 0;
         while n < 0 || produced < n {
             let row = match &mut self.source {
-                Source::Exec(exec) => exec.next(&mut TxGraph { tx })?,
+                Source::Exec(exec) => exec.next(&mut TxGraph { tx, batch_store })?,
                 Source::Rows(rows) => rows.pop_front(),
             };
             let Some(row) = row else {
@@ -645,7 +646,7 @@ impl Session {
             if result.done {
                 return Ok(PullOutcome::Done(result.summary(None)));
             }
-            return match result.produce(tx, n, sink) {
+            return match result.produce(tx, None, n, sink) {
                 Ok(true) => Ok(PullOutcome::Done(result.summary(None))),
                 Ok(false) => Ok(PullOutcome::HasMore),
                 Err(e) => {
@@ -657,7 +658,8 @@ impl Session {
         let Some((tx, result)) = self.auto.as_mut() else {
             return Err(Error::new(Status::RequestInvalid, "there is no open result to pull from"));
         };
-        match result.produce(tx, n, sink) {
+        // Auto-commit: `CALL { ... } IN TRANSACTIONS` may commit batches along the way.
+        match result.produce(tx, Some(&self.db.inner.store), n, sink) {
             Ok(false) => Ok(PullOutcome::HasMore),
             Ok(true) => {
                 let Some((tx, result)) = self.auto.take() else {
@@ -710,7 +712,7 @@ impl Session {
         };
         for result in &mut ex.results {
             if !result.done {
-                if let Err(e) = result.produce(&mut tx, -1, None) {
+                if let Err(e) = result.produce(&mut tx, None, -1, None) {
                     tx.rollback();
                     return Err(e);
                 }

@@ -423,7 +423,8 @@ pub fn run(o: &Options, mut on_record: impl FnMut(&RunRecord)) -> Result<Report>
                     .queries
                     .iter()
                     .map(|s| {
-                        (s.name.to_string(), Some(s.q), workload::isolated(s, o.count, n), None)
+                        let c = counts.get(&s.q).copied().unwrap_or(o.count);
+                        (s.name.to_string(), Some(s.q), workload::isolated(s, c, n), None)
                     })
                     .collect(),
                 WorkloadKind::Mixed => workload::mixed(&MixConfig::mixed_preset(o.mix_count), n)

@@ -134,7 +134,7 @@ pub enum Target {
 
 /// A scenario's connection to the engine.
 enum Backend {
-    Local(Session),
+    Local(Box<Session>),
     Bolt(Box<arbor_bolt::client::Client>),
 }
 
@@ -700,7 +700,7 @@ pub fn run_case_on(
             if let Ok(mut s) = shared.lock() {
                 s.interrupt = Some(session.interrupt_flag());
             }
-            Backend::Local(session)
+            Backend::Local(Box::new(session))
         }
         Target::Bolt(t) => Backend::Bolt(Box::new(t.checkout()?)),
     };

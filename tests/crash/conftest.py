@@ -1,0 +1,5 @@
+"""Lets the crash tests import their shared helpers."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
