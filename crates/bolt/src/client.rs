@@ -889,12 +889,8 @@ mod tests {
         fn start(auth: Option<crate::AuthStore>) -> TestServer {
             let listener = TcpListener::bind("127.0.0.1:0").unwrap();
             let addr = listener.local_addr().unwrap();
-            let config = ServerConfig {
-                listen: addr,
-                auth,
-                max_connections: 64,
-                advertised_address: None,
-            };
+            let config =
+                ServerConfig { listen: addr, auth, max_connections: 64, advertised_address: None };
             let shutdown = Arc::new(AtomicBool::new(false));
             let flag = shutdown.clone();
             let db = arbor_engine::Database::in_memory();
@@ -928,7 +924,8 @@ mod tests {
         let mut c = connect(&s);
         assert_eq!(c.version(), Version::new(5, 8));
         assert!(c.server_agent().starts_with("Neo4j/"), "{}", c.server_agent());
-        let r = c.run_all("RETURN $x + 1 AS y, 'a' AS s", &params(&[("x", Value::Int(41))])).unwrap();
+        let r =
+            c.run_all("RETURN $x + 1 AS y, 'a' AS s", &params(&[("x", Value::Int(41))])).unwrap();
         assert_eq!(r.fields, vec!["y".to_string(), "s".to_string()]);
         assert_eq!(r.records.len(), 1);
         assert!(matches!(r.records[0][0], Value::Int(42)));
