@@ -499,30 +499,3 @@ fn temporal_errors() {
         assert!(eval(bad).is_err(), "{bad} should fail, got {:?}", eval(bad));
     }
 }
-
-/// Replays a tab-separated file of `label, expression, expected` rows named by the
-/// `ARBOR_TCK_CASES` environment variable (a developer aid for checking whole TCK features);
-/// ignored by default because the file lives outside the repository.
-#[test]
-#[ignore]
-fn replay_case_file() {
-    let Ok(path) = std::env::var("ARBOR_TCK_CASES") else { return };
-    let text = std::fs::read_to_string(&path).unwrap_or_default();
-    let (mut pass, mut fail) = (0, 0);
-    for line in text.lines() {
-        let cols: Vec<&str> = line.split('\t').collect();
-        let [label, expr, want] = cols[..] else { continue };
-        match eval(expr) {
-            Ok(got) if got == want => pass += 1,
-            Ok(got) => {
-                fail += 1;
-                println!("FAIL {label}: {expr}\n    got  {got}\n    want {want}");
-            }
-            Err(e) => {
-                fail += 1;
-                println!("ERR  {label}: {expr}\n    error {e}\n    want {want}");
-            }
-        }
-    }
-    println!("passed {pass}, failed {fail}");
-}
