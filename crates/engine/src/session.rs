@@ -138,13 +138,16 @@ pub enum PullOutcome {
     Done(Summary),
 }
 
+/// A cached plan with the notifications Neo4j would attach to it.
+type CachedPlan = (Arc<PreparedQuery>, Arc<[Notification]>);
+
 /// Plans kept per query text; drivers send the same parameterised text many times.
 const PLAN_CACHE_MAX: usize = 1000;
 
 pub(crate) struct DbInner {
     pub(crate) store: Store,
     path: Option<PathBuf>,
-    plans: Mutex<HashMap<String, (Arc<PreparedQuery>, Arc<[Notification]>)>>,
+    plans: Mutex<HashMap<String, CachedPlan>>,
     closed: AtomicBool,
     // [procedures hook] registry consulted by `prepare` (see procedures.rs).
     procedures: crate::procedures::Procedures,
