@@ -169,13 +169,21 @@ pub fn mgbench(a: MgbenchArgs) -> anyhow::Result<()> {
     })?;
     let load1 = metrics::load_average();
     let header = format!(
-        "Pokec {} ({} users, {} edges), {} workers, {} condition, {} queries per isolated run, {} per mixed/realistic run; {} CPUs, load average {} -> {}; Arbor durability {}.",
+        "Pokec {} ({} users, {} edges), {} workers, {} condition, {} queries per isolated run{}, {} per mixed/realistic run; {} CPUs, load average {} -> {}; Arbor durability {}.",
         size.label(),
         report.vertices,
         report.edges,
         a.workers,
         condition.name(),
         a.count,
+        if a.runtime > 0.0 {
+            format!(
+                " at least (mgBench sizing: {} s single-threaded on the first target, same list for all)",
+                a.runtime
+            )
+        } else {
+            String::new()
+        },
         a.mix_count,
         metrics::cpu_count(),
         load0.map(|l| format!("{l:.1}")).unwrap_or_default(),
