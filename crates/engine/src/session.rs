@@ -251,8 +251,7 @@ impl Database {
                 // [procedures hook] resolve CALLs against this database's registry.
                 let procs = self.inner.procedures.snapshot();
                 let prepared = Arc::new(PreparedQuery::prepare_with(&other, text, &procs)?);
-                let notes: Arc<[Notification]> =
-                    query_notifications(&other).into();
+                let notes: Arc<[Notification]> = query_notifications(&other).into();
                 let mut plans = self.inner.plans.lock();
                 if plans.len() >= PLAN_CACHE_MAX {
                     plans.clear();
@@ -319,7 +318,8 @@ fn has_cartesian_product(stmt: &Statement) -> bool {
     use arbor_cypher_syntax::ast::{ClauseKind, PatternPart};
     fn vars(part: &PatternPart) -> Vec<&str> {
         let mut v: Vec<&str> = Vec::new();
-        let nodes = std::iter::once(&part.element.start).chain(part.element.chain.iter().map(|(_, n)| n));
+        let nodes =
+            std::iter::once(&part.element.start).chain(part.element.chain.iter().map(|(_, n)| n));
         for n in nodes {
             if let Some(id) = &n.variable {
                 v.push(&id.name);
@@ -351,7 +351,9 @@ fn has_cartesian_product(stmt: &Statement) -> bool {
     }
     let query = match stmt {
         Statement::Query(q) => q,
-        Statement::Explain(inner) | Statement::Profile(inner) => return has_cartesian_product(inner),
+        Statement::Explain(inner) | Statement::Profile(inner) => {
+            return has_cartesian_product(inner)
+        }
         _ => return false,
     };
     std::iter::once(&query.first).chain(query.unions.iter().map(|(_, q)| q)).any(|single| {

@@ -169,9 +169,8 @@ impl<'a> Parser<'a> {
                 let err = self.unexpected("a type (':'), length ('*'), properties, WHERE or ']'");
                 // A range without `*` (`[:T..2]`) or a negative bound (`[*-2]`) is a malformed
                 // variable-length relationship, which the TCK names precisely.
-                let malformed_range = self.is_sym("..")
-                    || self.is_sym("-")
-                    || matches!(self.peek(), Tok::Int(_));
+                let malformed_range =
+                    self.is_sym("..") || self.is_sym("-") || matches!(self.peek(), Tok::Int(_));
                 return Err(if malformed_range {
                     err.with_detail("InvalidRelationshipPattern")
                 } else {
