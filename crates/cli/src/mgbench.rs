@@ -243,7 +243,7 @@ pub struct CopyArgs {
     #[arg(long, default_value_t = 2)]
     queue: usize,
     /// Comma-separated: single, reader-writers, streaming.
-    #[arg(long, default_value = "single,reader-writers,streaming")]
+    #[arg(long, default_value = "streaming,reader-writers,single")]
     strategies: String,
     /// Comma-separated servers: arbor, neo4j (two instances of each are started).
     #[arg(long, default_value = "arbor,neo4j")]
