@@ -1,0 +1,59 @@
+"""Fixtures shared by the driver tests: one `arbor serve` per test module on a fresh data directory
+and a free loopback port, and an official-driver `driver` connected to it.
+The server binary comes from $ARBOR_BIN (default target/release/arbor)."""
+import os
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+from neo4j import GraphDatabase
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BIN = os.environ.get("ARBOR_BIN", os.path.join(HERE, "../../target/release/arbor"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """An `arbor serve` on a fresh data directory and a free loopback port; stopped with SIGTERM.
+    With BOLT_TEST_PORT set, the tests run against that already running server instead (e.g. the
+    Neo4j anchor, to check that the expectations here are Neo4j's)."""
+    if os.environ.get("BOLT_TEST_PORT"):
+        yield int(os.environ["BOLT_TEST_PORT"])
+        return
+    data = tmp_path_factory.mktemp("driver-data")
+    port = free_port()
+    proc = subprocess.Popen([BIN, "serve", "--data", str(data), "--listen", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 30
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError("server exited: " + proc.stderr.read().decode(errors="replace"))
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            if time.time() > deadline:
+                proc.kill()
+                raise RuntimeError("server did not start listening")
+            time.sleep(0.05)
+    yield port
+    proc.send_signal(signal.SIGTERM)
+    try:
+        assert proc.wait(timeout=30) == 0, proc.stderr.read().decode(errors="replace")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def driver(server):
+    with GraphDatabase.driver(f"bolt://127.0.0.1:{server}", auth=None) as d:
+        yield d
