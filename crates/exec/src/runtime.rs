@@ -12,6 +12,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use arbor_cypher_plan::expr::{AggCall, PExpr, Slot, SubqueryKind};
 use arbor_cypher_plan::ops::{CreateStep, Name, Op, SetOp};
 use arbor_cypher_syntax::ast::Direction;
@@ -269,7 +271,8 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
         Op::Distinct { input, slots } => Box::new(Distinct {
             input: build(input, b),
             slots: slots.clone(),
-            seen: HashSet::new(),
+            seen: FxHashSet::default(),
+            key: Vec::new(),
         }),
         Op::Sort { input, keys } => {
             Box::new(Sort { input: build(input, b), keys: keys.clone(), out: None })
@@ -952,25 +955,42 @@ impl Operator for Aggregate {
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         if self.out.is_none() {
-            let mut index: HashMap<Vec<GroupKey>, usize> = HashMap::new();
+            // Fast hashing, and key buffers reused across rows: a key is only allocated when
+            // it starts a new group.
+            let mut index: FxHashMap<Vec<GroupKey>, usize> = FxHashMap::default();
             let mut groups: Vec<Group> = Vec::new();
             let mut args = Vec::new();
+            let mut kv: Vec<Value> = Vec::with_capacity(self.keys.len());
+            let mut gk: Vec<GroupKey> = Vec::with_capacity(self.keys.len());
             while let Some(mut r) = self.input.next(ctx, g)? {
-                let mut kv = Vec::with_capacity(self.keys.len());
-                for (_, e) in &self.keys {
-                    kv.push(eval(e, &mut r, ctx, g)?);
-                }
-                let gk: Vec<GroupKey> = kv.iter().map(group_key).collect();
-                let gi = match index.get(&gk) {
-                    Some(i) => *i,
-                    None => {
+                let gi = if self.keys.is_empty() {
+                    // Global aggregation: one group, no hashing.
+                    if groups.is_empty() {
                         let mut accs = Vec::with_capacity(self.aggs.len());
                         for (_, call) in &self.aggs {
                             accs.push(new_acc(call)?);
                         }
-                        groups.push((kv, accs));
-                        index.insert(gk, groups.len() - 1);
-                        groups.len() - 1
+                        groups.push((Vec::new(), accs));
+                    }
+                    0
+                } else {
+                    kv.clear();
+                    for (_, e) in &self.keys {
+                        kv.push(eval(e, &mut r, ctx, g)?);
+                    }
+                    gk.clear();
+                    gk.extend(kv.iter().map(group_key));
+                    match index.get(&gk) {
+                        Some(i) => *i,
+                        None => {
+                            let mut accs = Vec::with_capacity(self.aggs.len());
+                            for (_, call) in &self.aggs {
+                                accs.push(new_acc(call)?);
+                            }
+                            groups.push((std::mem::take(&mut kv), accs));
+                            index.insert(std::mem::take(&mut gk), groups.len() - 1);
+                            groups.len() - 1
+                        }
                     }
                 };
                 for (ai, (_, call)) in self.aggs.iter().enumerate() {
@@ -1012,7 +1032,9 @@ impl Operator for Aggregate {
 struct Distinct {
     input: Box<dyn Operator>,
     slots: Vec<Slot>,
-    seen: HashSet<Vec<GroupKey>>,
+    seen: FxHashSet<Vec<GroupKey>>,
+    /// The current row's key, reused: only new keys are copied into `seen`.
+    key: Vec<GroupKey>,
 }
 
 impl Operator for Distinct {
@@ -1022,8 +1044,10 @@ impl Operator for Distinct {
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         while let Some(r) = self.input.next(ctx, g)? {
-            let k: Vec<GroupKey> = self.slots.iter().map(|s| group_key(&r[*s])).collect();
-            if self.seen.insert(k) {
+            self.key.clear();
+            self.key.extend(self.slots.iter().map(|s| group_key(&r[*s])));
+            if !self.seen.contains(&self.key) {
+                self.seen.insert(self.key.clone());
                 return Ok(Some(r));
             }
         }

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use arbor_model::{Error, Result, Status, Value};
 use parking_lot::{Condvar, Mutex, RwLock};
+use rustc_hash::FxHashMap;
 
 use crate::base::{Base, NodeRef};
 use crate::codec::MAX_ID;
@@ -213,15 +214,53 @@ impl<S: Default> Table<S> {
 }
 
 /// Name <-> id maps of one token kind.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct TokenTable {
     pub names: Vec<Arc<str>>,
-    pub ids: HashMap<Arc<str>, u32>,
+    pub ids: FxHashMap<Arc<str>, u32>,
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Tokens {
     pub t: [TokenTable; 3],
+}
+
+/// The global token tables, copy-on-write: tokens are only ever added, so a transaction takes
+/// an `Arc` snapshot when it begins and resolves names without touching the shared lock (a read
+/// lock per property access made every query thread bounce one cache line). Creating a token
+/// copies the tables only while snapshots of the old ones are alive; token creation is rare.
+#[derive(Default)]
+pub(crate) struct TokenRegistry {
+    inner: RwLock<Arc<Tokens>>,
+}
+
+/// Write access to the token tables (clones them first if a snapshot still shares them).
+pub(crate) struct TokensWrite<'a>(parking_lot::RwLockWriteGuard<'a, Arc<Tokens>>);
+
+impl std::ops::Deref for TokensWrite<'_> {
+    type Target = Tokens;
+    fn deref(&self) -> &Tokens {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for TokensWrite<'_> {
+    fn deref_mut(&mut self) -> &mut Tokens {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl TokenRegistry {
+    pub fn read(&self) -> parking_lot::RwLockReadGuard<'_, Arc<Tokens>> {
+        self.inner.read()
+    }
+    pub fn write(&self) -> TokensWrite<'_> {
+        TokensWrite(self.inner.write())
+    }
+    /// The current tables, for lock-free lookups of tokens that existed at this moment.
+    pub fn snapshot(&self) -> Arc<Tokens> {
+        self.inner.read().clone()
+    }
 }
 
 impl Tokens {
@@ -428,7 +467,7 @@ fn count_out(m: &mut BTreeMap<u64, usize>, k: u64) {
 
 /// Everything shared by the store handle, its transactions and its background threads.
 pub(crate) struct Core {
-    pub tokens: RwLock<Tokens>,
+    pub tokens: TokenRegistry,
     /// The compact committed state at some ts; swapped (under the commit mutex and the active
     /// lock) when a checkpoint or compaction builds a newer one.
     pub base: RwLock<Arc<Base>>,
@@ -452,7 +491,7 @@ pub(crate) struct Core {
 impl Core {
     pub fn new(persist: Option<crate::store::Persist>) -> Core {
         Core {
-            tokens: RwLock::new(Tokens::default()),
+            tokens: TokenRegistry::default(),
             base: RwLock::new(Arc::new(Base::empty())),
             nodes: Table::new(),
             rels: Table::new(),

@@ -76,6 +76,8 @@ pub struct Transaction {
     tx_index: HashMap<(u32, u32, IndexKey), Vec<u64>>,
     undo: Vec<Undo>,
     delta: CountDelta,
+    /// Token tables as of `begin` (tokens are never removed): lookups need no shared lock.
+    tokens: Arc<crate::mvcc::Tokens>,
 }
 
 fn outdated(kind: &str, id: u64) -> Error {
@@ -120,7 +122,9 @@ impl Transaction {
     pub(crate) fn new(core: Arc<Core>, read_only: bool) -> Transaction {
         let (start_ts, base) = core.register();
         let schema_version = core.schema.read().version;
+        let tokens = core.tokens.snapshot();
         Transaction {
+            tokens,
             core,
             base,
             start_ts,
@@ -159,11 +163,15 @@ impl Transaction {
     // ---------------------------------------------------------------- tokens
 
     pub fn token_id(&self, kind: TokenKind, name: &str) -> Option<TokenId> {
-        self.core.tokens.read().get(kind, name)
+        // A token created after `begin` (by anyone) is only in the shared tables.
+        self.tokens.get(kind, name).or_else(|| self.core.tokens.read().get(kind, name))
     }
 
     pub fn token_name(&self, kind: TokenKind, id: TokenId) -> Option<String> {
-        self.core.tokens.read().name(kind, id).map(|n| n.to_string())
+        match self.tokens.name(kind, id) {
+            Some(n) => Some(n.to_string()),
+            None => self.core.tokens.read().name(kind, id).map(|n| n.to_string()),
+        }
     }
 
     /// Finds or creates a token. Tokens are global and survive a rollback.
