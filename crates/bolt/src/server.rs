@@ -15,9 +15,10 @@ use crate::handshake;
 use crate::transport::MessageReader;
 use crate::{BoltError, ServerConfig};
 
-/// How long the accept loop sleeps when no connection is waiting. Short, because a driver
-/// opening a connection waits this long at worst.
-const ACCEPT_POLL: Duration = Duration::from_millis(5);
+/// How long the accept loop waits for a connection before it looks at the shutdown flag again.
+/// Waiting is readiness-based (epoll via mio), so a connecting driver is accepted at once and an
+/// idle server does not wake up hundreds of times a second.
+const ACCEPT_WAIT: Duration = Duration::from_millis(200);
 
 /// At most this many refusals are answered at once; beyond that, excess connections are just
 /// closed, so a connection flood cannot make us spawn threads without bound.
@@ -72,6 +73,14 @@ where
     F: Fn() -> B + Send + Sync + 'static,
 {
     listener.set_nonblocking(true)?;
+    let mut poll = mio::Poll::new()?;
+    let mut events = mio::Events::with_capacity(8);
+    let listener_fd = std::os::fd::AsRawFd::as_raw_fd(&listener);
+    poll.registry().register(
+        &mut mio::unix::SourceFd(&listener_fd),
+        mio::Token(0),
+        mio::Interest::READABLE,
+    )?;
     let grace = limits.shutdown_grace;
     let shared = Arc::new(Shared {
         auth: config.auth.clone(),
@@ -88,7 +97,14 @@ where
         let (stream, peer) = match listener.accept() {
             Ok(x) => x,
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(ACCEPT_POLL);
+                // Edge-triggered readiness: every pending connection was accepted before this
+                // WouldBlock, so the next event means a new one.
+                if let Err(e) = poll.poll(&mut events, Some(ACCEPT_WAIT)) {
+                    if e.kind() != std::io::ErrorKind::Interrupted {
+                        warn!("waiting for Bolt connections failed: {e}");
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                }
                 continue;
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
