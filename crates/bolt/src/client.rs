@@ -889,8 +889,13 @@ mod tests {
         fn start(auth: Option<crate::AuthStore>) -> TestServer {
             let listener = TcpListener::bind("127.0.0.1:0").unwrap();
             let addr = listener.local_addr().unwrap();
-            let config =
-                ServerConfig { listen: addr, auth, max_connections: 64, advertised_address: None };
+            let config = ServerConfig {
+                listen: addr,
+                auth,
+                max_connections: 64,
+                advertised_address: None,
+                tls: None,
+            };
             let shutdown = Arc::new(AtomicBool::new(false));
             let flag = shutdown.clone();
             let db = arbor_engine::Database::in_memory();

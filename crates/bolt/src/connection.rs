@@ -24,6 +24,7 @@ use crate::auth::AuthStore;
 use crate::handshake::{self, Negotiated, Version};
 use crate::message::{self, parse_request, peek_tag, tag, Request};
 use crate::packstream::DecodeErrorKind;
+use crate::tls::{Opening, Sock, TlsLevel, TlsSetup};
 use crate::transport::{MessageReader, MessageWriter, ReadError};
 use crate::values::Dialect;
 
@@ -114,6 +115,7 @@ impl Default for Limits {
 /// What every connection of one server shares.
 pub(crate) struct Shared {
     pub auth: Option<AuthStore>,
+    pub tls: Option<TlsSetup>,
     pub advertised_address: Option<String>,
     pub limits: Limits,
     pub shutdown: Arc<AtomicBool>,
@@ -175,19 +177,42 @@ pub(crate) fn run<B: Backend>(stream: TcpStream, backend: B, shared: &Shared, co
     let local = stream.local_addr().map(|a| a.to_string()).unwrap_or_default();
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(shared.limits.handshake_timeout));
-    let negotiated = match handshake::perform(&mut &stream) {
+    let sock = match &shared.tls {
+        None => Sock::Plain(stream),
+        Some(tls) => match crate::tls::sniff(&stream) {
+            Ok(Opening::Tls) => match Sock::tls(tls, stream) {
+                Ok(s) => s,
+                Err(e) => {
+                    warn!(peer = %peer, "{e}");
+                    return;
+                }
+            },
+            Ok(Opening::Plain) if tls.level == TlsLevel::Optional => Sock::Plain(stream),
+            Ok(Opening::Plain) => {
+                info!(peer = %peer, "plaintext Bolt connection closed: this server requires TLS");
+                let _ = stream.shutdown(Shutdown::Both);
+                return;
+            }
+            Err(e) => {
+                info!(peer = %peer, "Bolt connection closed before its handshake: {e}");
+                let _ = stream.shutdown(Shutdown::Both);
+                return;
+            }
+        },
+    };
+    let negotiated = match handshake::perform(&mut &sock) {
         Ok(n) => n,
         Err(e) => {
-            info!(peer = %peer, "Bolt handshake failed: {e}");
-            let _ = stream.shutdown(Shutdown::Both);
+            info!(peer = %peer, tls = sock.is_tls(), "Bolt handshake failed: {e}");
+            sock.shutdown();
             return;
         }
     };
-    debug!(peer = %peer, conn = conn_no, "Bolt connection negotiated version {}", negotiated.version);
+    debug!(peer = %peer, conn = conn_no, tls = sock.is_tls(), "Bolt connection negotiated version {}", negotiated.version);
 
     // From here on the socket's read timeout is only a shutdown poll for the reader thread.
-    let _ = stream.set_read_timeout(Some(shared.limits.poll_interval));
-    let read_half = match stream.try_clone() {
+    let _ = sock.tcp().set_read_timeout(Some(shared.limits.poll_interval));
+    let read_half = match sock.try_clone() {
         Ok(s) => s,
         Err(e) => {
             warn!(peer = %peer, "cannot clone the connection socket: {e}");
@@ -215,7 +240,7 @@ pub(crate) fn run<B: Backend>(stream: TcpStream, backend: B, shared: &Shared, co
         }
     };
 
-    let writer = MessageWriter::new(&stream, shared.limits.flush_threshold);
+    let writer = MessageWriter::new(&sock, shared.limits.flush_threshold);
     let mut conn = Conn {
         backend,
         writer,
@@ -237,7 +262,7 @@ pub(crate) fn run<B: Backend>(stream: TcpStream, backend: B, shared: &Shared, co
     };
     conn.serve(rx);
     drop(conn);
-    let _ = stream.shutdown(Shutdown::Both);
+    sock.shutdown();
     let _ = reader.join();
     debug!(peer = %peer, conn = conn_no, "Bolt connection closed");
 }
@@ -252,14 +277,14 @@ fn dialect_for(v: Version) -> Dialect {
 
 /// The reader thread: reassembles messages and forwards them; handles the jump-ahead signals.
 fn read_loop(
-    stream: TcpStream,
+    stream: Sock,
     max_message: usize,
     tx: SyncSender<Inbound>,
     pending_resets: Arc<AtomicUsize>,
     interrupt: Arc<AtomicBool>,
     shutdown: Arc<AtomicBool>,
 ) {
-    let mut reader = MessageReader::new(stream, max_message);
+    let mut reader = MessageReader::new(&stream, max_message);
     let stop = || shutdown.load(Ordering::Relaxed);
     loop {
         let event = match reader.read_message(&stop) {
@@ -297,7 +322,7 @@ fn read_loop(
 
 struct Conn<'a, B: Backend> {
     backend: B,
-    writer: MessageWriter<&'a TcpStream>,
+    writer: MessageWriter<&'a Sock>,
     shared: &'a Shared,
     negotiated: Negotiated,
     dialect: Dialect,

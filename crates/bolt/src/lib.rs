@@ -9,6 +9,7 @@
 //! - `message`: request parsing and response encoding;
 //! - `connection`: the per-connection state machine over an engine [`arbor_engine::Session`];
 //! - `server`: accept loop, connection limit, shutdown;
+//! - `tls`: TLS with rustls (required or optional per server), sniffed per connection;
 //! - `auth`: the argon2id user store for `basic` auth.
 //!
 //! **Concurrency model.** One OS thread per connection runs the state machine and the query
@@ -37,6 +38,7 @@ pub mod handshake;
 pub mod message;
 pub mod packstream;
 mod server;
+pub mod tls;
 pub mod transport;
 pub mod values;
 
@@ -59,6 +61,8 @@ pub struct ServerConfig {
     /// The `host:port` routing tables advertise (`neo4j://` URIs). Default: the address the
     /// client says it used, else the socket's local address.
     pub advertised_address: Option<String>,
+    /// TLS (`bolt+s://`, `neo4j+s://`); `None` serves plaintext Bolt only.
+    pub tls: Option<tls::TlsSetup>,
 }
 
 #[derive(Debug, thiserror::Error)]

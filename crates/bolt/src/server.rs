@@ -84,6 +84,7 @@ where
     let grace = limits.shutdown_grace;
     let shared = Arc::new(Shared {
         auth: config.auth.clone(),
+        tls: config.tls.clone(),
         advertised_address: config.advertised_address.clone(),
         limits,
         shutdown: shutdown.clone(),

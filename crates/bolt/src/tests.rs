@@ -183,7 +183,13 @@ impl TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let shutdown = Arc::new(AtomicBool::new(false));
-        let config = ServerConfig { listen: addr, auth, max_connections, advertised_address: None };
+        let config = ServerConfig {
+            listen: addr,
+            auth,
+            max_connections,
+            advertised_address: None,
+            tls: None,
+        };
         let flag = shutdown.clone();
         let handle = std::thread::spawn(move || {
             crate::server::serve_with(listener, Script::new, config, limits, flag).unwrap();
@@ -912,12 +918,18 @@ fn the_real_engine_serves_cypher_through_serve_listener() {
         auth: None,
         max_connections: 10,
         advertised_address: None,
+        tls: None,
     })
     .unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = Arc::new(AtomicBool::new(false));
-    let config =
-        ServerConfig { listen: addr, auth: None, max_connections: 10, advertised_address: None };
+    let config = ServerConfig {
+        listen: addr,
+        auth: None,
+        max_connections: 10,
+        advertised_address: None,
+        tls: None,
+    };
     let flag = shutdown.clone();
     let db = arbor_engine::Database::in_memory();
     let server = std::thread::spawn(move || crate::serve_listener(listener, db, config, flag));

@@ -15,6 +15,15 @@ pub enum AuthMode {
     Basic,
 }
 
+/// `tls_level`: whether plaintext Bolt is still served next to TLS (Neo4j's
+/// `server.bolt.tls_level`; without a certificate Bolt is plaintext only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum TlsLevelArg {
+    Required,
+    Optional,
+}
+
 /// The configuration file. Every key is optional; flags override it.
 ///
 /// ```toml
@@ -26,6 +35,9 @@ pub enum AuthMode {
 /// checkpoint_wal_mib = 256
 /// max_connections = 1000
 /// advertised_address = "db.example.com:7687"
+/// tls_cert = "/etc/arbor/bolt.crt"  # PEM chain; with tls_key enables bolt+s:// and neo4j+s://
+/// tls_key = "/etc/arbor/bolt.key"   # PEM private key
+/// tls_level = "required"            # or "optional" (plaintext Bolt too, same port)
 /// ```
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -38,6 +50,9 @@ pub struct FileConfig {
     pub checkpoint_wal_mib: Option<u64>,
     pub max_connections: Option<usize>,
     pub advertised_address: Option<String>,
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
+    pub tls_level: Option<TlsLevelArg>,
 }
 
 pub fn default_data_dir() -> PathBuf {

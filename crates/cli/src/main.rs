@@ -72,6 +72,15 @@ struct ServeArgs {
     /// Address advertised in routing tables (neo4j:// URIs). Default: the listen address.
     #[arg(long)]
     advertised_address: Option<String>,
+    /// PEM certificate chain for TLS (bolt+s://, neo4j+s://); needs --tls-key.
+    #[arg(long, requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// PEM private key for TLS; needs --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// With TLS: `required` (default; plaintext connections are closed) or `optional`.
+    #[arg(long, value_enum)]
+    tls_level: Option<config::TlsLevelArg>,
 }
 
 #[derive(clap::Args)]
@@ -173,11 +182,35 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
 
     let db = arbor_engine::Database::open(&data, db_config)
         .with_context(|| format!("opening database at {}", data.display()))?;
+    let tls = match (args.tls_cert.or(file.tls_cert.clone()), args.tls_key.or(file.tls_key.clone()))
+    {
+        (Some(cert), Some(key)) => {
+            let level =
+                match args.tls_level.or(file.tls_level).unwrap_or(config::TlsLevelArg::Required) {
+                    config::TlsLevelArg::Required => arbor_bolt::tls::TlsLevel::Required,
+                    config::TlsLevelArg::Optional => arbor_bolt::tls::TlsLevel::Optional,
+                };
+            let setup = arbor_bolt::tls::TlsSetup::from_pem_files(&cert, &key, level)
+                .map_err(|e| anyhow::anyhow!(e))?;
+            tracing::info!(cert = %cert.display(), ?level, "TLS enabled for Bolt");
+            Some(setup)
+        }
+        (None, None) => {
+            if args.tls_level.or(file.tls_level).is_some() {
+                bail!("tls_level needs a certificate: set --tls-cert and --tls-key");
+            }
+            None
+        }
+        _ => bail!(
+            "TLS needs both a certificate (--tls-cert / tls_cert) and a key (--tls-key / tls_key)"
+        ),
+    };
     let config = arbor_bolt::ServerConfig {
         listen,
         auth,
         max_connections: file.max_connections.unwrap_or(1000),
         advertised_address: args.advertised_address.or(file.advertised_address.clone()),
+        tls,
     };
     let listener = arbor_bolt::bind(&config).with_context(|| format!("binding {listen}"))?;
     let shutdown = Arc::new(AtomicBool::new(false));

@@ -106,6 +106,7 @@ impl Server {
                     auth: None,
                     max_connections: 1000,
                     advertised_address: None,
+                    tls: None,
                 };
                 let stop = Arc::new(AtomicBool::new(false));
                 let flag = stop.clone();

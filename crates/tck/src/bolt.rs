@@ -100,6 +100,7 @@ impl Server {
             auth: None,
             max_connections: 64,
             advertised_address: None,
+            tls: None,
         };
         let shutdown = Arc::new(AtomicBool::new(false));
         let stop = shutdown.clone();
