@@ -5,7 +5,6 @@
 //! scans, and that every equality index finds every node it should.
 
 use std::collections::HashMap;
-use std::fs;
 use std::sync::Arc;
 
 use arbor_model::{NodeId, RelId, Result};
@@ -53,9 +52,10 @@ pub(crate) fn check(core: &Arc<Core>) -> Result<CheckReport> {
     if let Some(p) = &core.persist {
         // No checkpoint may delete the files while they are read.
         let _g = p.checkpoint_lock.lock();
-        match checkpoint::read_manifest(&p.dir) {
+        let vfs = &*p.vfs;
+        match checkpoint::read_manifest(vfs, &p.dir) {
             Ok(Some((_, name))) => {
-                if let Err(e) = checkpoint::verify(&p.dir, &name) {
+                if let Err(e) = checkpoint::verify(vfs, &p.dir, &name) {
                     r.problem(e.message);
                 }
                 r.checkpoint = Some(name);
@@ -63,11 +63,11 @@ pub(crate) fn check(core: &Arc<Core>) -> Result<CheckReport> {
             Ok(None) => {}
             Err(e) => r.problem(e.message),
         }
-        let segments = wal::list_segments(&p.dir)?;
+        let segments = wal::list_segments(vfs, &p.dir)?;
         let mut last_ts = 0;
         for (i, (_, path)) in segments.iter().enumerate() {
             r.wal_segments += 1;
-            let data = match fs::read(path) {
+            let data = match vfs.read(path) {
                 Ok(d) => d,
                 Err(e) => {
                     r.problem(format!("cannot read {}: {e}", path.display()));

@@ -81,6 +81,7 @@ mod schema;
 mod store;
 mod tx;
 mod value;
+pub mod vfs;
 mod wal;
 
 #[cfg(test)]
@@ -98,6 +99,7 @@ pub use schema::{IndexInfo, IndexKind};
 pub use store::{MemoryStats, Store};
 pub use tx::{Savepoint, Transaction};
 pub use value::check_storable;
+pub use vfs::{RealFs, Vfs, VfsFile, VfsRead};
 
 pub use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 

@@ -1,8 +1,8 @@
 //! The [`Store`] handle: opening (with recovery) or creating an in-memory store, schema
 //! operations, checkpoints, background maintenance and shutdown.
 
+use std::any::Any;
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -19,6 +19,7 @@ use crate::mvcc::{CommitState, Core, NodeData, RelData};
 use crate::schema::{default_name, IdSet, IndexDef, IndexInfo};
 use crate::tx::Transaction;
 use crate::value::{fmt_value, IndexKey};
+use crate::vfs::{RealFs, Vfs};
 use crate::wal::{self, io_err, WalMsg, WalShared};
 use crate::{BaseStats, StoreConfig, TokenId, TokenKind};
 
@@ -43,6 +44,9 @@ const COMPACT_MIN_DELTA: u64 = 200_000;
 
 /// File-backed configuration and state.
 pub(crate) struct Persist {
+    pub vfs: Arc<dyn Vfs>,
+    /// Opened by [`Store::open_read_only`]: nothing in `dir` is ever written.
+    pub read_only: bool,
     pub dir: PathBuf,
     pub config: StoreConfig,
     pub wal: Arc<WalShared>,
@@ -76,7 +80,7 @@ struct Handle {
 struct Life {
     writer: Option<JoinHandle<()>>,
     background: Option<(Sender<()>, JoinHandle<()>)>,
-    lock_file: Option<File>,
+    lock_file: Option<Box<dyn Any + Send>>,
     stopped: bool,
 }
 
@@ -105,28 +109,18 @@ impl Store {
 
     /// Opens (creating if missing) the store in `dir`, recovering from its checkpoint and WAL.
     pub fn open(dir: &Path, config: StoreConfig) -> Result<Store> {
-        fs::create_dir_all(dir).map_err(|e| io_err("cannot create", dir, e))?;
-        let lock_path = dir.join("LOCK");
-        let lock_file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| io_err("cannot open", &lock_path, e))?;
-        match lock_file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(Error::new(
-                    Status::Io,
-                    format!("the store in {} is already open", dir.display()),
-                ))
-            }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(io_err("cannot lock", &lock_path, e))
-            }
-        }
+        Store::open_with_vfs(dir, config, Arc::new(RealFs))
+    }
+
+    /// [`Store::open`] over another file system (tests use a simulated one that injects
+    /// crashes and I/O errors).
+    pub fn open_with_vfs(dir: &Path, config: StoreConfig, vfs: Arc<dyn Vfs>) -> Result<Store> {
+        vfs.create_dir_all(dir).map_err(|e| io_err("cannot create", dir, e))?;
+        let lock_file = lock(&*vfs, dir, true)?;
         let shared = Arc::new(WalShared::default());
         let persist = Persist {
+            vfs: vfs.clone(),
+            read_only: false,
             dir: dir.to_path_buf(),
             config: config.clone(),
             wal: shared.clone(),
@@ -134,9 +128,10 @@ impl Store {
             last_checkpoint_at: Mutex::new(Instant::now()),
         };
         let core = Arc::new(Core::new(Some(persist)));
-        checkpoint::remove_tmp_files(dir);
-        let next_ts = recover(&core, dir)?;
+        checkpoint::remove_tmp_files(&*vfs, dir);
+        let next_ts = recover(&core, &*vfs, dir, true)?;
         let (sender, writer) = wal::start(
+            vfs.clone(),
             dir,
             config.durability,
             config.wal_segment_bytes,
@@ -152,7 +147,43 @@ impl Store {
                 life: Mutex::new(Life {
                     writer: Some(writer),
                     background,
-                    lock_file: Some(lock_file),
+                    lock_file,
+                    stopped: false,
+                }),
+            }),
+        })
+    }
+
+    /// Opens the store in `dir` for reading only (`arbor check`): recovery runs in memory and
+    /// nothing in the directory is created, repaired or deleted (a torn WAL tail is ignored, not
+    /// truncated; no log segment is opened; closing writes no checkpoint). Commits and schema
+    /// changes fail. Refused while a writer has the store open.
+    pub fn open_read_only(dir: &Path) -> Result<Store> {
+        Store::open_read_only_with_vfs(dir, Arc::new(RealFs))
+    }
+
+    /// [`Store::open_read_only`] over another file system.
+    pub fn open_read_only_with_vfs(dir: &Path, vfs: Arc<dyn Vfs>) -> Result<Store> {
+        let lock_file = lock(&*vfs, dir, false)?;
+        let persist = Persist {
+            vfs: vfs.clone(),
+            read_only: true,
+            dir: dir.to_path_buf(),
+            config: StoreConfig::default(),
+            wal: Arc::new(WalShared::default()),
+            checkpoint_lock: Mutex::new(0),
+            last_checkpoint_at: Mutex::new(Instant::now()),
+        };
+        let core = Arc::new(Core::new(Some(persist)));
+        recover(&core, &*vfs, dir, false)?;
+        core.commit.lock().closed = true;
+        Ok(Store {
+            h: Arc::new(Handle {
+                core,
+                life: Mutex::new(Life {
+                    writer: None,
+                    background: None,
+                    lock_file,
                     stopped: false,
                 }),
             }),
@@ -394,7 +425,8 @@ impl Handle {
             let _ = thread.join();
         }
         let mut res = Ok(());
-        if take_checkpoint && self.core.persist.is_some() && self.core.clock.check().is_ok() {
+        let writable = self.core.persist.as_ref().is_some_and(|p| !p.read_only);
+        if take_checkpoint && writable && self.core.clock.check().is_ok() {
             res = checkpoint::checkpoint_with(&self.core, false).map(|_| ());
         }
         let wal = {
@@ -465,18 +497,30 @@ fn spawn_background(core: Arc<Core>) -> Option<(Sender<()>, JoinHandle<()>)> {
     Some((tx, t))
 }
 
-/// Loads the checkpoint and replays the WAL; returns the next commit ts.
-fn recover(core: &Arc<Core>, dir: &Path) -> Result<u64> {
+/// Takes the store's directory lock (see [`Vfs::lock_dir`]).
+fn lock(vfs: &dyn Vfs, dir: &Path, exclusive: bool) -> Result<Option<Box<dyn Any + Send>>> {
+    vfs.lock_dir(dir, exclusive).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::WouldBlock {
+            Error::new(Status::Io, format!("the store in {} is already open", dir.display()))
+        } else {
+            io_err("cannot lock", &dir.join(crate::vfs::LOCK_FILE), e)
+        }
+    })
+}
+
+/// Loads the checkpoint and replays the WAL (cutting off a torn tail with `repair`); returns
+/// the next commit ts.
+fn recover(core: &Arc<Core>, vfs: &dyn Vfs, dir: &Path, repair: bool) -> Result<u64> {
     let mut ckpt_ts = 0;
-    if let Some((ts, name)) = checkpoint::read_manifest(dir)? {
-        checkpoint::load(core, dir, &name, ts)?;
+    if let Some((ts, name)) = checkpoint::read_manifest(vfs, dir)? {
+        checkpoint::load(core, vfs, dir, &name, ts)?;
         ckpt_ts = ts;
         if let Some(p) = &core.persist {
             *p.checkpoint_lock.lock() = ts;
         }
     }
     let mut cs = core.commit.lock();
-    let (segments, last) = wal::replay(dir, |ts, payload| {
+    let (segments, last) = wal::replay(vfs, dir, repair, |ts, payload| {
         if ts <= ckpt_ts {
             return Ok(());
         }
