@@ -87,7 +87,11 @@ mod wal;
 #[cfg(test)]
 mod base_tests;
 #[cfg(test)]
+mod fault_tests;
+#[cfg(test)]
 mod model_tests;
+#[cfg(test)]
+mod simfs;
 #[cfg(test)]
 mod tests;
 

@@ -587,20 +587,23 @@ impl Core {
             // Base rows (kept in the delta index until the next base indexes the pair: a
             // transaction may still read an older base without that index)...
             let base = self.base();
+            let mut ids: Vec<u64> = Vec::new();
             let mut cur = 0;
             while let Some(id) = base.next_with_label(def.label, cur) {
                 if let Some(k) = base.node(id).and_then(|n| n.key_for(def.label, def.key)) {
                     map.entry(k).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
                 }
+                ids.push(id);
                 cur = id + 1;
             }
-            // ...and every retained delta version.
-            let ids: Vec<u64> = self
-                .label_sets
-                .read()
-                .get(&def.label)
-                .map(|s| s.iter().copied().collect())
-                .unwrap_or_default();
+            // ...and every retained delta version: of those rows (the delta's label sets list
+            // only nodes that gained the label since the base, not base rows that kept it) and
+            // of the nodes in the delta's label set.
+            if let Some(s) = self.label_sets.read().get(&def.label) {
+                ids.extend(s.iter().copied());
+            }
+            ids.sort_unstable();
+            ids.dedup();
             for id in ids {
                 self.nodes.read(id, |s| {
                     for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {

@@ -1,0 +1,526 @@
+//! Seeded durability fault tests over the simulated file system (`simfs.rs`).
+//!
+//! Each case runs a random workload (creates, updates and deletes of nodes and relationships
+//! with properties from several concurrent writers, index creation and removal, explicit and
+//! background checkpoints by WAL size and time, small WAL segments so they rotate) against a
+//! store on a [`SimFs`], with one fault armed at a random operation: a crash (with a random
+//! prefix of the unsynced writes surviving and the last one torn), a failing file or directory
+//! fsync, `ENOSPC` after a partial write, or a failing rename. Every commit's outcome is
+//! recorded. Then the machine restarts on the surviving durable state and the test asserts:
+//!
+//! * the store opens (read-only first, which must not change a byte; then writable);
+//! * per writer (each owns its entities, so writers never conflict), the recovered state
+//!   equals the reference model after some prefix of that writer's transactions that
+//!   contains every acknowledged one (in `Async` mode: any prefix, since acknowledged commits
+//!   may be lost there, but never a partial transaction);
+//! * [`Store::check`] finds no problem;
+//! * new writes are accepted and survive a further crash.
+//!
+//! `cargo test -p arbor-storage` runs a few hundred cases; `ARBOR_FAULT_CASES=5000` runs more,
+//! `ARBOR_FAULT_SEED=<seed>` replays one (a failure prints its seed). Writer threads make the
+//! interleaving, and so the exact operation a fault strikes, vary between runs of one seed;
+//! `ARBOR_FAULT_THREADS=1` makes a replay close to deterministic.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::simfs::{FaultKind, Rng, SimFs};
+use crate::{Durability, NodeId, RelId, Store, StoreConfig, TokenKind, Value};
+
+const LABELS: u32 = 3;
+/// Property keys: 0 = the owning writer (never changes), 1..KEYS = data.
+const KEYS: u32 = 4;
+const OWNER: u32 = 0;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum V {
+    Int(i64),
+    Str(String),
+}
+
+impl V {
+    fn value(&self) -> Value {
+        match self {
+            V::Int(i) => Value::Int(*i),
+            V::Str(s) => Value::str(s),
+        }
+    }
+    fn from_value(v: &Value) -> V {
+        match v {
+            Value::Int(i) => V::Int(*i),
+            Value::String(s) => V::Str(s.to_string()),
+            other => V::Str(format!("unexpected value {other:?}")),
+        }
+    }
+}
+
+type Props = BTreeMap<u32, V>;
+
+/// The reference model of what one writer owns.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Graph {
+    nodes: BTreeMap<u64, (BTreeSet<u32>, Props)>,
+    rels: BTreeMap<u64, (u64, u64, u32, Props)>,
+    /// Index names (only writer 0 changes the schema).
+    indexes: BTreeSet<String>,
+}
+
+/// One writer's transactions: `states[i]` is its state after its first `i` transactions;
+/// the first `acked` were acknowledged, a further one may have failed.
+#[derive(Debug)]
+struct History {
+    states: Vec<Graph>,
+    acked: usize,
+    error: Option<String>,
+}
+
+fn setup_tokens(store: &Store) {
+    for l in 0..LABELS {
+        assert_eq!(store.get_or_create_token(TokenKind::Label, &format!("L{l}")).unwrap(), l);
+    }
+    for k in 0..KEYS {
+        assert_eq!(store.get_or_create_token(TokenKind::PropertyKey, &format!("k{k}")).unwrap(), k);
+    }
+    for t in 0..2 {
+        assert_eq!(store.get_or_create_token(TokenKind::RelType, &format!("T{t}")).unwrap(), t);
+    }
+}
+
+fn pick<T: Copy>(rng: &mut Rng, items: impl Iterator<Item = T>) -> Option<T> {
+    let v: Vec<T> = items.collect();
+    if v.is_empty() {
+        None
+    } else {
+        Some(v[rng.below(v.len() as u64) as usize])
+    }
+}
+
+fn random_value(rng: &mut Rng) -> V {
+    if rng.one_in(3) {
+        let n = rng.below(300) as usize;
+        V::Str((0..n).map(|i| char::from(b'a' + ((i as u64 + rng.below(3)) % 26) as u8)).collect())
+    } else {
+        V::Int(rng.below(1000) as i64 - 500)
+    }
+}
+
+/// Runs `txs` random transactions for writer `owner`, starting from `cur`. Stops at the first
+/// failed commit (after a fault the store refuses writes, or the process is dead).
+fn writer(store: &Store, owner: u32, seed: u64, txs: usize, cur: Graph) -> History {
+    let mut rng = Rng::new(seed);
+    let mut h = History { states: vec![cur.clone()], acked: 0, error: None };
+    let mut cur = cur;
+    for _ in 0..txs {
+        let mut next = cur.clone();
+        let res = if owner == 0 && rng.one_in(6) {
+            let (l, k) = (rng.below(u64::from(LABELS)) as u32, 1 + rng.below(2) as u32);
+            let name = format!("i_{l}_{k}");
+            let r = if next.indexes.remove(&name) {
+                store.drop_index(&name)
+            } else {
+                next.indexes.insert(name.clone());
+                store.create_index(l, k, Some(&name))
+            };
+            match r {
+                Ok(changed) => {
+                    assert!(changed, "schema change of {name} did nothing");
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            }
+        } else {
+            let mut tx = store.begin(false);
+            for _ in 0..1 + rng.below(5) {
+                random_op(&mut rng, &mut tx, &mut next, owner);
+            }
+            tx.commit().map(|_| ())
+        };
+        h.states.push(next.clone());
+        match res {
+            Ok(()) => {
+                h.acked += 1;
+                cur = next;
+            }
+            Err(e) => {
+                h.error = Some(e.to_string());
+                break;
+            }
+        }
+        if rng.one_in(12) {
+            // Explicit checkpoints; they may fail under a fault without failing the store.
+            let _ = store.checkpoint();
+        }
+    }
+    h
+}
+
+fn random_op(rng: &mut Rng, tx: &mut crate::Transaction, g: &mut Graph, owner: u32) {
+    match rng.below(8) {
+        0 | 1 => {
+            let labels: BTreeSet<u32> = (0..LABELS).filter(|_| rng.one_in(2)).collect();
+            let mut props = Props::new();
+            props.insert(OWNER, V::Int(i64::from(owner)));
+            for k in 1..KEYS {
+                if rng.one_in(2) {
+                    props.insert(k, random_value(rng));
+                }
+            }
+            let ls: Vec<u32> = labels.iter().copied().collect();
+            let id = tx
+                .create_node(&ls, props.iter().map(|(k, v)| (*k, v.value())).collect())
+                .unwrap();
+            g.nodes.insert(id.0, (labels, props));
+        }
+        2 => {
+            let Some(n) = pick(rng, g.nodes.keys().copied()) else { return };
+            let k = 1 + rng.below(u64::from(KEYS) - 1) as u32;
+            let props = &mut g.nodes.get_mut(&n).unwrap().1;
+            if rng.one_in(3) {
+                tx.set_node_property(NodeId(n), k, Value::Null).unwrap();
+                props.remove(&k);
+            } else {
+                let v = random_value(rng);
+                tx.set_node_property(NodeId(n), k, v.value()).unwrap();
+                props.insert(k, v);
+            }
+        }
+        3 => {
+            let Some(n) = pick(rng, g.nodes.keys().copied()) else { return };
+            let l = rng.below(u64::from(LABELS)) as u32;
+            let labels = &mut g.nodes.get_mut(&n).unwrap().0;
+            if labels.remove(&l) {
+                assert!(tx.remove_label(NodeId(n), l).unwrap());
+            } else {
+                labels.insert(l);
+                assert!(tx.add_label(NodeId(n), l).unwrap());
+            }
+        }
+        4 => {
+            let lonely = g
+                .nodes
+                .keys()
+                .copied()
+                .filter(|n| !g.rels.values().any(|r| r.0 == *n || r.1 == *n));
+            let Some(n) = pick(rng, lonely) else { return };
+            tx.delete_node(NodeId(n)).unwrap();
+            g.nodes.remove(&n);
+        }
+        5 | 6 => {
+            let a = pick(rng, g.nodes.keys().copied());
+            let b = pick(rng, g.nodes.keys().copied());
+            let (Some(a), Some(b)) = (a, b) else { return };
+            let ty = rng.below(2) as u32;
+            let mut props = Props::new();
+            if rng.one_in(2) {
+                props.insert(1, random_value(rng));
+            }
+            let id = tx
+                .create_rel(
+                    NodeId(a),
+                    NodeId(b),
+                    ty,
+                    props.iter().map(|(k, v)| (*k, v.value())).collect(),
+                )
+                .unwrap();
+            g.rels.insert(id.0, (a, b, ty, props));
+        }
+        _ => {
+            let Some(r) = pick(rng, g.rels.keys().copied()) else { return };
+            if rng.one_in(2) {
+                tx.delete_rel(RelId(r)).unwrap();
+                g.rels.remove(&r);
+            } else {
+                let v = random_value(rng);
+                tx.set_rel_property(RelId(r), 2, v.value()).unwrap();
+                g.rels.get_mut(&r).unwrap().3.insert(2, v);
+            }
+        }
+    }
+}
+
+/// Everything in the store, split by owner; index names go to writer 0.
+fn extract(store: &Store) -> BTreeMap<u32, Graph> {
+    let tx = store.begin(true);
+    let mut out: BTreeMap<u32, Graph> = BTreeMap::new();
+    let mut owner_of = BTreeMap::new();
+    let mut cur = NodeId(0);
+    while let Some(n) = tx.next_node(None, cur) {
+        cur = NodeId(n.0 + 1);
+        let props: Props =
+            tx.node_properties(n).iter().map(|(k, v)| (*k, V::from_value(v))).collect();
+        let owner = match props.get(&OWNER) {
+            Some(V::Int(o)) => *o as u32,
+            other => panic!("node {} has no owner property: {other:?}", n.0),
+        };
+        owner_of.insert(n.0, owner);
+        let labels = tx.node_labels(n).into_iter().collect();
+        out.entry(owner).or_default().nodes.insert(n.0, (labels, props));
+    }
+    let mut cur = RelId(0);
+    while let Some(r) = tx.next_rel(&[], cur) {
+        cur = RelId(r.0 + 1);
+        let (a, b, ty) = tx.rel_info(r).expect("a scanned relationship exists");
+        let owner = *owner_of.get(&a.0).expect("relationship from a scanned node");
+        let props = tx.rel_properties(r).iter().map(|(k, v)| (*k, V::from_value(v))).collect();
+        out.entry(owner).or_default().rels.insert(r.0, (a.0, b.0, ty, props));
+    }
+    for i in store.indexes() {
+        out.entry(0).or_default().indexes.insert(i.name);
+    }
+    out
+}
+
+struct Case {
+    seed: u64,
+    threads: u32,
+    config: StoreConfig,
+    fault: FaultKind,
+    skip: u64,
+    close: bool,
+}
+
+impl Case {
+    fn new(seed: u64) -> Case {
+        let mut rng = Rng::new(seed);
+        let threads = match std::env::var("ARBOR_FAULT_THREADS") {
+            Ok(t) => t.parse().unwrap_or(1),
+            Err(_) => 1 + rng.below(3) as u32,
+        };
+        let config = StoreConfig {
+            durability: if rng.one_in(6) { Durability::Async } else { Durability::Sync },
+            checkpoint_interval: if rng.one_in(4) {
+                Duration::from_millis(5)
+            } else {
+                Duration::from_secs(3600)
+            },
+            checkpoint_wal_bytes: [2_000, 20_000, u64::MAX][rng.below(3) as usize],
+            wal_segment_bytes: [400, 4_000, 1 << 20][rng.below(3) as usize],
+        };
+        let (fault, skip) = match rng.below(8) {
+            0..=2 => (FaultKind::Crash, rng.below(150)),
+            3 => (FaultKind::SyncFail, rng.below(40)),
+            4 => (FaultKind::DirSyncFail, rng.below(8)),
+            5 | 6 => (FaultKind::NoSpace, rng.below(60)),
+            _ => (FaultKind::RenameFail, rng.below(4)),
+        };
+        Case { seed, threads, config, fault, skip, close: rng.one_in(4) }
+    }
+}
+
+/// Opens read-only, checks that nothing changes, and returns what it recovered.
+fn open_read_only(fs: &SimFs, dir: &Path) -> BTreeMap<u32, Graph> {
+    let before = fs.snapshot();
+    let ro = Store::open_read_only_with_vfs(dir, Arc::new(fs.clone()))
+        .unwrap_or_else(|e| panic!("read-only recovery failed: {e}"));
+    let got = extract(&ro);
+    let report = ro.check().unwrap();
+    if !report.is_ok() {
+        eprintln!("{}", dump(fs));
+    }
+    assert!(report.is_ok(), "read-only check: {:?}", report.problems);
+    let mut tx = ro.begin(false);
+    tx.create_node(&[], vec![]).unwrap();
+    assert!(tx.commit().is_err(), "a read-only store accepted a commit");
+    ro.close().unwrap();
+    drop(ro);
+    assert!(fs.snapshot() == before, "the read-only open changed files");
+    got
+}
+
+/// The files and decoded WAL records, for diagnosing a failing seed.
+fn dump(fs: &SimFs) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for (path, data) in fs.snapshot() {
+        let _ = writeln!(out, "{} ({} bytes)", path.display(), data.len());
+        if !path.to_string_lossy().contains("wal-") {
+            continue;
+        }
+        let mut pos = 0;
+        while let Some((payload, next)) = crate::wal::record_at(&data, pos) {
+            let ts = u64::from_le_bytes(payload[..8].try_into().unwrap());
+            let mut d = crate::codec::Dec::new(&payload[8..]);
+            let mut ops = Vec::new();
+            while !d.is_empty() {
+                match d.op() {
+                    Ok(crate::codec::Op::Token { .. }) => ops.push("token".to_string()),
+                    Ok(op) => ops.push(format!("{op:?}").chars().take(60).collect()),
+                    Err(e) => {
+                        ops.push(format!("bad: {e}"));
+                        break;
+                    }
+                }
+            }
+            let _ = writeln!(out, "  @{pos} ts {ts}: {}", ops.join("; "));
+            pos = next;
+        }
+        if pos < data.len() {
+            let _ = writeln!(out, "  @{pos}: {} bytes of torn tail", data.len() - pos);
+        }
+    }
+    out
+}
+
+fn verify(case: &Case, histories: &[History], got: &BTreeMap<u32, Graph>) {
+    let empty = Graph::default();
+    for (&owner, _) in got.iter() {
+        assert!(owner < case.threads || owner == 0, "entities of unknown owner {owner}");
+    }
+    for (t, h) in histories.iter().enumerate() {
+        let g = got.get(&(t as u32)).unwrap_or(&empty);
+        let min = if case.config.durability == Durability::Sync { h.acked } else { 0 };
+        let found = (min..h.states.len()).find(|&k| h.states[k] == *g);
+        assert!(
+            found.is_some(),
+            "writer {t}: the recovered state is not the state after any of its transactions \
+             {min}..={} ({} acknowledged, error {:?}).\nrecovered: {g:?}\nafter the acknowledged \
+             ones: {:?}",
+            h.states.len() - 1,
+            h.acked,
+            h.error,
+            h.states[h.acked],
+        );
+    }
+}
+
+/// What the cases exercised (printed at the end, to see that faults actually strike).
+#[derive(Debug, Default)]
+struct Stats {
+    cases: u64,
+    struck: BTreeMap<String, u64>,
+    acked: u64,
+    failed_commits: u64,
+    /// Recoveries that kept a transaction whose commit had failed or was never acknowledged.
+    kept_unacked: u64,
+    checkpoints_loaded: u64,
+}
+
+fn run_case(case: &Case, fs: &SimFs, stats: &mut Stats) {
+    let dir = PathBuf::from("/data");
+    let vfs = || -> Arc<dyn crate::Vfs> { Arc::new(fs.clone()) };
+    let store = Store::open_with_vfs(&dir, case.config.clone(), vfs()).unwrap();
+    setup_tokens(&store);
+    fs.arm(case.fault, case.skip);
+    let histories: Vec<History> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..case.threads)
+            .map(|t| {
+                let store = store.clone();
+                let seed = case.seed.wrapping_mul(31).wrapping_add(u64::from(t));
+                s.spawn(move || writer(&store, t, seed, 25, Graph::default()))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    // After a failed write or fsync of the log the store must refuse commits until it is
+    // reopened: retrying the fsync could "succeed" with the data already dropped.
+    let wal_fault = fs.log().iter().any(|e| {
+        (e.starts_with("SyncFail") || e.starts_with("NoSpace")) && e.contains("/wal-")
+    });
+    if wal_fault {
+        let mut tx = store.begin(false);
+        tx.create_node(&[], vec![(OWNER, Value::Int(0))]).unwrap();
+        assert!(tx.commit().is_err(), "a commit succeeded after the log failed");
+        assert!(store.create_index(0, 3, None).is_err(), "a schema change after the log failed");
+    }
+    if case.close {
+        // A clean close checkpoints; under a fault it may fail, which must not lose anything.
+        let _ = store.close();
+    } else {
+        store.crash_for_test();
+    }
+    drop(store);
+    fs.restart();
+
+    let ro = open_read_only(&fs, &dir);
+    let store = Store::open_with_vfs(&dir, case.config.clone(), vfs())
+        .unwrap_or_else(|e| panic!("recovery failed: {e}"));
+    let got = extract(&store);
+    assert!(ro == got, "read-only and writable recovery differ");
+    verify(case, &histories, &got);
+    stats.cases += 1;
+    for h in &histories {
+        stats.acked += h.acked as u64;
+        stats.failed_commits += u64::from(h.error.is_some());
+        let g = got.get(&(histories.iter().position(|x| std::ptr::eq(x, h)).unwrap_or(0) as u32));
+        if h.states.len() > h.acked + 1 && g.is_some_and(|g| *g == h.states[h.acked + 1]) {
+            stats.kept_unacked += 1;
+        }
+    }
+    for entry in fs.log() {
+        let kind = entry.split(" at ").next().unwrap_or_default().to_string();
+        *stats.struck.entry(kind).or_default() += 1;
+    }
+    stats.checkpoints_loaded += u64::from(store.memory_stats().base_ts > 0);
+    let report = store.check().unwrap();
+    assert!(report.is_ok(), "check after recovery: {:?}", report.problems);
+
+    // The recovered store takes new writes, and they survive another crash.
+    setup_tokens(&store);
+    let owner = case.threads;
+    let h = writer(&store, owner, case.seed ^ 0xABCD, 8, Graph::default());
+    assert!(h.error.is_none(), "a write after recovery failed: {:?}", h.error);
+    let _ = store.wal_syncs();
+    if case.config.durability != Durability::Sync {
+        store.close().unwrap();
+    }
+    store.crash_for_test();
+    drop(store);
+    fs.restart();
+    let store = Store::open_with_vfs(&dir, case.config.clone(), vfs())
+        .unwrap_or_else(|e| panic!("second recovery failed: {e}"));
+    let mut again = extract(&store);
+    let new = again.remove(&owner).unwrap_or_default();
+    let mut expect = h.states[h.acked].clone();
+    // Index names all land in writer 0's graph.
+    expect.indexes.clear();
+    assert_eq!(new, expect, "writes after recovery were lost in the second crash");
+    let mut before = got.clone();
+    before.retain(|_, g| *g != Graph::default());
+    again.retain(|_, g| *g != Graph::default());
+    assert!(again == before, "the second recovery changed the first one's data");
+    let report = store.check().unwrap();
+    assert!(report.is_ok(), "check after the second recovery: {:?}", report.problems);
+    store.crash_for_test();
+}
+
+fn run(seed: u64, stats: &mut Stats) {
+    let case = Case::new(seed);
+    let fs = SimFs::new(seed);
+    let res =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(&case, &fs, stats)));
+    if let Err(e) = res {
+        let msg = e
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        panic!(
+            "fault case failed; replay with ARBOR_FAULT_SEED={seed} \
+             (fault {:?} after {} matching ops, {} writers, {:?}, close {}; injected: {:?}): {msg}",
+            case.fault,
+            case.skip,
+            case.threads,
+            case.config,
+            case.close,
+            fs.log()
+        );
+    }
+}
+
+#[test]
+fn acknowledged_commits_survive_faults() {
+    if let Ok(seed) = std::env::var("ARBOR_FAULT_SEED") {
+        let seed = seed.parse().expect("ARBOR_FAULT_SEED must be a number");
+        return run(seed, &mut Stats::default());
+    }
+    let cases: u64 =
+        std::env::var("ARBOR_FAULT_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(300);
+    let base: u64 = std::env::var("ARBOR_FAULT_BASE").ok().and_then(|c| c.parse().ok()).unwrap_or(0);
+    let mut stats = Stats::default();
+    for seed in base..base + cases {
+        run(seed, &mut stats);
+    }
+    eprintln!("{stats:#?}");
+}
