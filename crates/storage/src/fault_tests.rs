@@ -22,7 +22,7 @@
 //! `ARBOR_FAULT_THREADS=1` makes a replay close to deterministic.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -279,6 +279,7 @@ struct Case {
     fault: FaultKind,
     skip: u64,
     close: bool,
+    process_restart: bool,
 }
 
 impl Case {
@@ -305,7 +306,8 @@ impl Case {
             5 | 6 => (FaultKind::NoSpace, rng.below(60)),
             _ => (FaultKind::RenameFail, rng.below(4)),
         };
-        Case { seed, threads, config, fault, skip, close: rng.one_in(4) }
+        let close = rng.one_in(4);
+        Case { seed, threads, config, fault, skip, close, process_restart: rng.one_in(3) }
     }
 }
 
@@ -316,10 +318,7 @@ fn open_read_only(fs: &SimFs, dir: &Path) -> BTreeMap<u32, Graph> {
         .unwrap_or_else(|e| panic!("read-only recovery failed: {e}"));
     let got = extract(&ro);
     let report = ro.check().unwrap();
-    if !report.is_ok() {
-        eprintln!("{}", dump(fs));
-    }
-    assert!(report.is_ok(), "read-only check: {:?}", report.problems);
+    assert!(report.is_ok(), "read-only check: {:?}\n{}", report.problems, dump(fs));
     let mut tx = ro.begin(false);
     tx.create_node(&[], vec![]).unwrap();
     assert!(tx.commit().is_err(), "a read-only store accepted a commit");
@@ -363,14 +362,26 @@ fn dump(fs: &SimFs) -> String {
     out
 }
 
-fn verify(case: &Case, histories: &[History], got: &BTreeMap<u32, Graph>) {
+/// One writer's history and whether its acknowledged commits must all be durable.
+struct Writer {
+    owner: u32,
+    h: History,
+    durable_acks: bool,
+}
+
+/// Checks the recovered state against every writer's history (see the module doc).
+fn verify(writers: &[Writer], got: &BTreeMap<u32, Graph>) {
     let empty = Graph::default();
-    for (&owner, _) in got.iter() {
-        assert!(owner < case.threads || owner == 0, "entities of unknown owner {owner}");
+    for owner in got.keys() {
+        assert!(
+            writers.iter().any(|w| w.owner == *owner) || *owner == 0,
+            "entities of unknown owner {owner}"
+        );
     }
-    for (t, h) in histories.iter().enumerate() {
-        let g = got.get(&(t as u32)).unwrap_or(&empty);
-        let min = if case.config.durability == Durability::Sync { h.acked } else { 0 };
+    for w in writers {
+        let (t, h) = (w.owner, &w.h);
+        let g = got.get(&t).unwrap_or(&empty);
+        let min = if w.durable_acks { h.acked } else { 0 };
         let found = (min..h.states.len()).find(|&k| h.states[k] == *g);
         assert!(
             found.is_some(),
@@ -385,6 +396,35 @@ fn verify(case: &Case, histories: &[History], got: &BTreeMap<u32, Graph>) {
     }
 }
 
+/// Opens the store after a restart (read-only first), verifies it and returns it.
+fn reopen(case: &Case, fs: &SimFs, writers: &[Writer]) -> (Store, BTreeMap<u32, Graph>) {
+    let dir = Path::new(DIR);
+    let ro = open_read_only(fs, dir);
+    let store = Store::open_with_vfs(dir, case.config.clone(), Arc::new(fs.clone()))
+        .unwrap_or_else(|e| panic!("recovery failed: {e}\n{}", dump(fs)));
+    let got = extract(&store);
+    assert!(ro == got, "read-only and writable recovery differ");
+    verify(writers, &got);
+    let report = store.check().unwrap();
+    assert!(report.is_ok(), "check after recovery: {:?}\n{}", report.problems, dump(fs));
+    (store, got)
+}
+
+/// Runs a few transactions as a new writer on a recovered store; all must succeed.
+fn more_writes(case: &Case, store: &Store, writers: &[Writer]) -> Writer {
+    setup_tokens(store);
+    let owner = writers.iter().map(|w| w.owner).max().unwrap_or(0) + 1;
+    let h = writer(store, owner, case.seed ^ (0xABCD + u64::from(owner)), 8, Graph::default());
+    assert!(h.error.is_none(), "a write after recovery failed: {:?}", h.error);
+    // `Async` acknowledges before the fsync; a clean close makes everything durable.
+    if case.config.durability != Durability::Sync {
+        store.close().unwrap();
+    }
+    Writer { owner, h, durable_acks: true }
+}
+
+const DIR: &str = "/data";
+
 /// What the cases exercised (printed at the end, to see that faults actually strike).
 #[derive(Debug, Default)]
 struct Stats {
@@ -395,12 +435,13 @@ struct Stats {
     /// Recoveries that kept a transaction whose commit had failed or was never acknowledged.
     kept_unacked: u64,
     checkpoints_loaded: u64,
+    /// Cases that reopened on the page cache's content before the power loss.
+    process_restarts: u64,
 }
 
 fn run_case(case: &Case, fs: &SimFs, stats: &mut Stats) {
-    let dir = PathBuf::from("/data");
-    let vfs = || -> Arc<dyn crate::Vfs> { Arc::new(fs.clone()) };
-    let store = Store::open_with_vfs(&dir, case.config.clone(), vfs()).unwrap();
+    let dir = Path::new(DIR);
+    let store = Store::open_with_vfs(dir, case.config.clone(), Arc::new(fs.clone())).unwrap();
     setup_tokens(&store);
     fs.arm(case.fault, case.skip);
     let histories: Vec<History> = std::thread::scope(|s| {
@@ -413,6 +454,12 @@ fn run_case(case: &Case, fs: &SimFs, stats: &mut Stats) {
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
+    let durable_acks = case.config.durability == Durability::Sync;
+    let mut writers: Vec<Writer> = histories
+        .into_iter()
+        .enumerate()
+        .map(|(t, h)| Writer { owner: t as u32, h, durable_acks })
+        .collect();
     // After a failed write or fsync of the log the store must refuse commits until it is
     // reopened: retrying the fsync could "succeed" with the data already dropped.
     let wal_fault = fs.log().iter().any(|e| {
@@ -431,20 +478,39 @@ fn run_case(case: &Case, fs: &SimFs, stats: &mut Stats) {
         store.crash_for_test();
     }
     drop(store);
+
+    if case.process_restart && !fs.crashed() {
+        // Only the process restarts, the machine stays up: recovery reads what the page cache
+        // holds, which after a failed fsync includes data that will never reach the disk.
+        fs.disarm();
+        let store = Store::open_with_vfs(dir, case.config.clone(), Arc::new(fs.clone()))
+            .unwrap_or_else(|e| panic!("recovery without power loss failed: {e}"));
+        let seen = extract(&store);
+        verify(&writers, &seen);
+        let w = more_writes(case, &store, &writers);
+        if w.h.states.last() != w.h.states.first() {
+            // The new commits come after everything this process recovered in the commit
+            // order; as they are acknowledged, all of that must survive the power loss too,
+            // even the transactions whose commits had failed.
+            for old in &mut writers {
+                let g = seen.get(&old.owner).cloned().unwrap_or_default();
+                old.h = History { states: vec![g], acked: 0, error: None };
+                old.durable_acks = true;
+            }
+        }
+        writers.push(w);
+        store.crash_for_test();
+        stats.process_restarts += 1;
+    }
     fs.restart();
 
-    let ro = open_read_only(&fs, &dir);
-    let store = Store::open_with_vfs(&dir, case.config.clone(), vfs())
-        .unwrap_or_else(|e| panic!("recovery failed: {e}"));
-    let got = extract(&store);
-    assert!(ro == got, "read-only and writable recovery differ");
-    verify(case, &histories, &got);
+    let (store, got) = reopen(case, fs, &writers);
     stats.cases += 1;
-    for h in &histories {
+    for w in &writers {
+        let h = &w.h;
         stats.acked += h.acked as u64;
         stats.failed_commits += u64::from(h.error.is_some());
-        let g = got.get(&(histories.iter().position(|x| std::ptr::eq(x, h)).unwrap_or(0) as u32));
-        if h.states.len() > h.acked + 1 && g.is_some_and(|g| *g == h.states[h.acked + 1]) {
+        if h.states.len() > h.acked + 1 && got.get(&w.owner) == Some(&h.states[h.acked + 1]) {
             stats.kept_unacked += 1;
         }
     }
@@ -453,35 +519,21 @@ fn run_case(case: &Case, fs: &SimFs, stats: &mut Stats) {
         *stats.struck.entry(kind).or_default() += 1;
     }
     stats.checkpoints_loaded += u64::from(store.memory_stats().base_ts > 0);
-    let report = store.check().unwrap();
-    assert!(report.is_ok(), "check after recovery: {:?}", report.problems);
 
-    // The recovered store takes new writes, and they survive another crash.
-    setup_tokens(&store);
-    let owner = case.threads;
-    let h = writer(&store, owner, case.seed ^ 0xABCD, 8, Graph::default());
-    assert!(h.error.is_none(), "a write after recovery failed: {:?}", h.error);
-    let _ = store.wal_syncs();
-    if case.config.durability != Durability::Sync {
-        store.close().unwrap();
-    }
+    // The recovered store takes new writes, and they survive another crash; nothing else
+    // changes.
+    let w = more_writes(case, &store, &writers);
     store.crash_for_test();
     drop(store);
     fs.restart();
-    let store = Store::open_with_vfs(&dir, case.config.clone(), vfs())
-        .unwrap_or_else(|e| panic!("second recovery failed: {e}"));
-    let mut again = extract(&store);
-    let new = again.remove(&owner).unwrap_or_default();
-    let mut expect = h.states[h.acked].clone();
-    // Index names all land in writer 0's graph.
-    expect.indexes.clear();
-    assert_eq!(new, expect, "writes after recovery were lost in the second crash");
-    let mut before = got.clone();
-    before.retain(|_, g| *g != Graph::default());
-    again.retain(|_, g| *g != Graph::default());
-    assert!(again == before, "the second recovery changed the first one's data");
-    let report = store.check().unwrap();
-    assert!(report.is_ok(), "check after the second recovery: {:?}", report.problems);
+    let mut before = got;
+    before.insert(w.owner, w.h.states[w.h.acked].clone());
+    writers.push(w);
+    let (store, again) = reopen(case, fs, &writers);
+    let nonempty = |m: &BTreeMap<u32, Graph>| -> BTreeMap<u32, Graph> {
+        m.iter().filter(|(_, g)| **g != Graph::default()).map(|(k, g)| (*k, g.clone())).collect()
+    };
+    assert!(nonempty(&again) == nonempty(&before), "the second recovery changed data");
     store.crash_for_test();
 }
 
@@ -498,12 +550,14 @@ fn run(seed: u64, stats: &mut Stats) {
             .unwrap_or_default();
         panic!(
             "fault case failed; replay with ARBOR_FAULT_SEED={seed} \
-             (fault {:?} after {} matching ops, {} writers, {:?}, close {}; injected: {:?}): {msg}",
+             (fault {:?} after {} matching ops, {} writers, {:?}, close {}, process restart {}; \
+             injected: {:?}): {msg}",
             case.fault,
             case.skip,
             case.threads,
             case.config,
             case.close,
+            case.process_restart,
             fs.log()
         );
     }
@@ -516,7 +570,7 @@ fn acknowledged_commits_survive_faults() {
         return run(seed, &mut Stats::default());
     }
     let cases: u64 =
-        std::env::var("ARBOR_FAULT_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(300);
+        std::env::var("ARBOR_FAULT_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(1000);
     let base: u64 = std::env::var("ARBOR_FAULT_BASE").ok().and_then(|c| c.parse().ok()).unwrap_or(0);
     let mut stats = Stats::default();
     for seed in base..base + cases {

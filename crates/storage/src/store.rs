@@ -21,7 +21,7 @@ use crate::tx::Transaction;
 use crate::value::{fmt_value, IndexKey};
 use crate::vfs::{RealFs, Vfs};
 use crate::wal::{self, io_err, WalMsg, WalShared};
-use crate::{BaseStats, StoreConfig, TokenId, TokenKind};
+use crate::{BaseStats, Durability, StoreConfig, TokenId, TokenKind};
 
 /// What [`Store::memory_stats`] reports.
 #[derive(Clone, Debug, Default)]
@@ -129,7 +129,15 @@ impl Store {
         };
         let core = Arc::new(Core::new(Some(persist)));
         checkpoint::remove_tmp_files(&*vfs, dir);
-        let next_ts = recover(&core, &*vfs, dir, true)?;
+        let (next_ts, replayed) = recover(&core, &*vfs, dir, true)?;
+        if replayed && config.durability != Durability::Off {
+            // What was just replayed came from the page cache, which is not necessarily what is
+            // on disk: after a failed fsync (of a process that then exited) the kernel may have
+            // dropped those pages from the write-back and marked them clean, so they stay
+            // readable but no later fsync writes them. A checkpoint rewrites the replayed state
+            // into a new, fsynced file; the old segments are then no longer needed.
+            checkpoint::checkpoint_with(&core, false)?;
+        }
         let (sender, writer) = wal::start(
             vfs.clone(),
             dir,
@@ -509,8 +517,8 @@ fn lock(vfs: &dyn Vfs, dir: &Path, exclusive: bool) -> Result<Option<Box<dyn Any
 }
 
 /// Loads the checkpoint and replays the WAL (cutting off a torn tail with `repair`); returns
-/// the next commit ts.
-fn recover(core: &Arc<Core>, vfs: &dyn Vfs, dir: &Path, repair: bool) -> Result<u64> {
+/// the next commit ts and whether any WAL record newer than the checkpoint was replayed.
+fn recover(core: &Arc<Core>, vfs: &dyn Vfs, dir: &Path, repair: bool) -> Result<(u64, bool)> {
     let mut ckpt_ts = 0;
     if let Some((ts, name)) = checkpoint::read_manifest(vfs, dir)? {
         checkpoint::load(core, vfs, dir, &name, ts)?;
@@ -520,10 +528,21 @@ fn recover(core: &Arc<Core>, vfs: &dyn Vfs, dir: &Path, repair: bool) -> Result<
         }
     }
     let mut cs = core.commit.lock();
+    let mut prev = ckpt_ts;
     let (segments, last) = wal::replay(vfs, dir, repair, |ts, payload| {
         if ts <= ckpt_ts {
             return Ok(());
         }
+        // Commit timestamps are dense: a gap means a lost segment (say, one whose directory
+        // entry never became durable), and replaying past it would mix states.
+        if ts != prev + 1 {
+            return Err(crate::codec::corrupt(format!(
+                "commits {} to {} are missing from the log (a lost segment?)",
+                prev + 1,
+                ts - 1
+            )));
+        }
+        prev = ts;
         core.replay_record(&mut cs, ts, payload)
     })?;
     let last = last.max(ckpt_ts);
@@ -540,7 +559,7 @@ fn recover(core: &Arc<Core>, vfs: &dyn Vfs, dir: &Path, repair: bool) -> Result<
     }
     core.clock.publish(last);
     core.gc(&mut cs);
-    Ok(next_ts)
+    Ok((next_ts, last > ckpt_ts))
 }
 
 impl Core {

@@ -179,6 +179,14 @@ pub(crate) fn start(
     shared: Arc<WalShared>,
     clock: Arc<Clock>,
 ) -> Result<(Sender<WalMsg>, JoinHandle<()>)> {
+    // A segment named `next_ts` holds no valid record (it would have a ts >= `next_ts`), but
+    // its directory entry may never have become durable (a process that crashed before the
+    // directory fsync, or whose directory fsync failed): appending to it would put acknowledged
+    // commits into a file that can vanish. Start it afresh instead.
+    let path = dir.join(segment_name(next_ts));
+    if vfs.exists(&path) {
+        vfs.remove_file(&path).map_err(|e| io_err("cannot remove", &path, e))?;
+    }
     let (path, file, len) = open_segment(&*vfs, dir, next_ts, durability)?;
     {
         let mut segs = shared.segments.lock();
@@ -228,12 +236,20 @@ fn open_segment(
 impl Writer {
     fn run(&mut self, rx: Receiver<WalMsg>) {
         loop {
-            let first = if self.unsynced && self.durability == Durability::Async {
+            let first = if self.unsynced
+                && self.durability == Durability::Async
+                && self.failed.is_none()
+            {
                 let wait = ASYNC_SYNC_EVERY.saturating_sub(self.last_sync.elapsed());
                 match rx.recv_timeout(wait) {
                     Ok(m) => m,
                     Err(RecvTimeoutError::Timeout) => {
-                        let _ = self.sync();
+                        // A failed fsync is final (its data may be gone while a retry would
+                        // succeed): stop committing, as after any other log failure.
+                        if let Err(e) = self.sync() {
+                            self.clock.fail(e.message.clone());
+                            self.failed = Some(e);
+                        }
                         continue;
                     }
                     Err(RecvTimeoutError::Disconnected) => break,
@@ -255,7 +271,7 @@ impl Writer {
                 return;
             }
         }
-        if self.durability != Durability::Off && self.unsynced {
+        if self.durability != Durability::Off && self.unsynced && self.failed.is_none() {
             let _ = self.sync();
         }
     }
