@@ -315,7 +315,7 @@ impl Case {
 fn open_read_only(fs: &SimFs, dir: &Path) -> BTreeMap<u32, Graph> {
     let before = fs.snapshot();
     let ro = Store::open_read_only_with_vfs(dir, Arc::new(fs.clone()))
-        .unwrap_or_else(|e| panic!("read-only recovery failed: {e}"));
+        .unwrap_or_else(|e| panic!("read-only recovery failed: {e}\n{}", dump(fs)));
     let got = extract(&ro);
     let report = ro.check().unwrap();
     assert!(report.is_ok(), "read-only check: {:?}\n{}", report.problems, dump(fs));

@@ -135,7 +135,11 @@ impl Store {
             // on disk: after a failed fsync (of a process that then exited) the kernel may have
             // dropped those pages from the write-back and marked them clean, so they stay
             // readable but no later fsync writes them. A checkpoint rewrites the replayed state
-            // into a new, fsynced file; the old segments are then no longer needed.
+            // into a new, fsynced file; all old segments, the last one included (writing starts
+            // in a new one), are then garbage.
+            if let Some(p) = &core.persist {
+                p.wal.segments.lock().push((next_ts, dir.join(wal::segment_name(next_ts))));
+            }
             checkpoint::checkpoint_with(&core, false)?;
         }
         let (sender, writer) = wal::start(
@@ -529,7 +533,7 @@ fn recover(core: &Arc<Core>, vfs: &dyn Vfs, dir: &Path, repair: bool) -> Result<
     }
     let mut cs = core.commit.lock();
     let mut prev = ckpt_ts;
-    let (segments, last) = wal::replay(vfs, dir, repair, |ts, payload| {
+    let (segments, last) = wal::replay(vfs, dir, repair, ckpt_ts, |ts, payload| {
         if ts <= ckpt_ts {
             return Ok(());
         }

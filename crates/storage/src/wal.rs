@@ -84,19 +84,32 @@ pub(crate) fn record_at(data: &[u8], pos: usize) -> Option<(&[u8], usize)> {
     (crc32c::crc32c(payload) == crc).then_some((payload, pos + 8 + len))
 }
 
-/// Replays every intact record of every segment, in order, through `f(ts, payload)`.
-/// A bad record at the very end of the last segment (a torn write) is cut off (with `repair`;
-/// a read-only open only stops there); a bad record anywhere else is a `Corruption` error
-/// naming the file and byte offset. Returns the segment list and the last ts seen.
+/// Whether every record of `segments[i]` has a ts `<= upto` (the next segment starts at or
+/// before `upto + 1`); the last segment never is.
+pub(crate) fn covered(segments: &[(u64, PathBuf)], i: usize, upto: u64) -> bool {
+    segments.get(i + 1).is_some_and(|next| next.0 <= upto.saturating_add(1))
+}
+
+/// Replays every intact record of every segment not [`covered`] by `checkpoint_ts`, in order,
+/// through `f(ts, payload)`. A bad record at the very end of the last segment (a torn write) is
+/// cut off (with `repair`; a read-only open only stops there); a bad record anywhere else is a
+/// `Corruption` error naming the file and byte offset. Covered segments are not read: they are
+/// garbage whose deletion may not have been durable, and one may end in a torn write (a
+/// segment whose unsynced tail was lost, then covered by the checkpoint taken at recovery).
+/// Returns the segment list (covered ones included) and the last ts seen.
 pub(crate) fn replay(
     vfs: &dyn Vfs,
     dir: &Path,
     repair: bool,
+    checkpoint_ts: u64,
     mut f: impl FnMut(u64, &[u8]) -> Result<()>,
 ) -> Result<(Vec<(u64, PathBuf)>, u64)> {
     let segments = list_segments(vfs, dir)?;
     let mut last_ts = 0u64;
     for (i, (_, path)) in segments.iter().enumerate() {
+        if covered(&segments, i, checkpoint_ts) {
+            continue;
+        }
         let data = vfs.read(path).map_err(|e| io_err("cannot read", path, e))?;
         let is_last = i + 1 == segments.len();
         let mut pos = 0usize;
@@ -427,7 +440,7 @@ mod tests {
         data.extend(&full[..full.len() - 2]);
         std::fs::write(&path, &data).unwrap();
         let mut seen = Vec::new();
-        let (_, last) = replay(&crate::vfs::RealFs, dir.path(), true, |ts, _| {
+        let (_, last) = replay(&crate::vfs::RealFs, dir.path(), true, 0, |ts, _| {
             seen.push(ts);
             Ok(())
         })
@@ -441,7 +454,7 @@ mod tests {
         data.extend(rec(3, b"c"));
         data[second + 9] ^= 0x55;
         std::fs::write(&path, &data).unwrap();
-        let err = replay(&crate::vfs::RealFs, dir.path(), true, |_, _| Ok(())).unwrap_err();
+        let err = replay(&crate::vfs::RealFs, dir.path(), true, 0, |_, _| Ok(())).unwrap_err();
         assert_eq!(err.status, Status::Corruption);
         assert!(err.message.contains(&format!("byte {second}")), "{}", err.message);
     }
