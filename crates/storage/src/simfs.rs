@@ -396,17 +396,6 @@ impl SimFs {
         }
         out
     }
-
-    /// Replaces the visible and durable content of `path` (which must exist).
-    pub fn overwrite(&self, path: &Path, data: Vec<u8>) {
-        let mut s = self.s.lock();
-        let Ok(ino) = s.lookup(path) else { return };
-        if let Some(i) = s.inodes.get_mut(&ino) {
-            i.visible = data.clone();
-            i.durable = data;
-            i.pending.clear();
-        }
-    }
 }
 
 struct SimFile {
