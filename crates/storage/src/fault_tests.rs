@@ -280,6 +280,8 @@ struct Case {
     skip: u64,
     close: bool,
     process_restart: bool,
+    /// A fault during the first recovery (which is then abandoned, and the machine restarts).
+    recovery_fault: Option<(FaultKind, u64)>,
 }
 
 impl Case {
@@ -307,7 +309,18 @@ impl Case {
             _ => (FaultKind::RenameFail, rng.below(4)),
         };
         let close = rng.one_in(4);
-        Case { seed, threads, config, fault, skip, close, process_restart: rng.one_in(3) }
+        let process_restart = rng.one_in(3);
+        let recovery_fault = rng.one_in(4).then(|| {
+            let kind = match rng.below(6) {
+                0..=1 => FaultKind::Crash,
+                2 => FaultKind::SyncFail,
+                3 => FaultKind::DirSyncFail,
+                4 => FaultKind::NoSpace,
+                _ => FaultKind::RenameFail,
+            };
+            (kind, rng.below(12))
+        });
+        Case { seed, threads, config, fault, skip, close, process_restart, recovery_fault }
     }
 }
 
@@ -437,6 +450,8 @@ struct Stats {
     checkpoints_loaded: u64,
     /// Cases that reopened on the page cache's content before the power loss.
     process_restarts: u64,
+    /// Cases with a fault during a recovery.
+    recovery_faults: u64,
 }
 
 fn run_case(case: &Case, fs: &SimFs, stats: &mut Stats) {
@@ -503,6 +518,16 @@ fn run_case(case: &Case, fs: &SimFs, stats: &mut Stats) {
         stats.process_restarts += 1;
     }
     fs.restart();
+    if let Some((kind, skip)) = case.recovery_fault {
+        // Recovery itself is interrupted (it truncates a torn tail, checkpoints, creates a
+        // segment): the next one must still find everything.
+        fs.arm(kind, skip);
+        if let Ok(store) = Store::open_with_vfs(dir, case.config.clone(), Arc::new(fs.clone())) {
+            store.crash_for_test();
+        }
+        fs.restart();
+        stats.recovery_faults += 1;
+    }
 
     let (store, got) = reopen(case, fs, &writers);
     stats.cases += 1;
@@ -550,14 +575,15 @@ fn run(seed: u64, stats: &mut Stats) {
             .unwrap_or_default();
         panic!(
             "fault case failed; replay with ARBOR_FAULT_SEED={seed} \
-             (fault {:?} after {} matching ops, {} writers, {:?}, close {}, process restart {}; \
-             injected: {:?}): {msg}",
+             (fault {:?} after {} matching ops, {} writers, {:?}, close {}, process restart {}, \
+             recovery fault {:?}; injected: {:?}): {msg}",
             case.fault,
             case.skip,
             case.threads,
             case.config,
             case.close,
             case.process_restart,
+            case.recovery_fault,
             fs.log()
         );
     }
