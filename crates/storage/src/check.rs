@@ -1,8 +1,9 @@
-//! `Store::check`: an online consistency check for a future `arbor check` command. It verifies
-//! the checksums of the manifest, the checkpoint and every WAL record, and, on a read-only
-//! snapshot, that adjacency is symmetric (every relationship is listed exactly once at its start
-//! as outgoing and at its end as incoming, with matching endpoints), that node counts agree with
-//! scans, and that every equality index finds every node it should.
+//! `Store::check`: an online consistency check, run by `arbor check` on a read-only open. It
+//! verifies the checksums of the manifest, the checkpoint and every WAL record not covered by
+//! the checkpoint, and, on a read-only snapshot, that adjacency is symmetric (every relationship
+//! is listed exactly once at its start as outgoing and at its end as incoming, with matching
+//! endpoints), that node counts agree with scans, and that every equality index finds every
+//! node it should.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -134,8 +134,7 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
     drop(tx);
     let crc = w.crc;
     w.out.write_all(&crc.to_le_bytes()).map_err(|e| io_err("cannot write", &tmp, e))?;
-    let mut file =
-        w.out.into_inner().map_err(|e| io_err("cannot write", &tmp, e.into_error()))?;
+    let mut file = w.out.into_inner().map_err(|e| io_err("cannot write", &tmp, e.into_error()))?;
     if sync {
         file.sync_all().map_err(|e| io_err("cannot fsync", &tmp, e))?;
     }
@@ -377,7 +376,7 @@ pub(crate) fn load(core: &Core, vfs: &dyn Vfs, dir: &Path, name: &str, c: u64) -
     verify(vfs, dir, name)?;
     let path = dir.join(name);
     let mut file = vfs.open_read(&path).map_err(|e| io_err("cannot read checkpoint", &path, e))?;
-    let size = file.len().map_err(|e| io_err("cannot read checkpoint", &path, e))?;
+    let size = file.size().map_err(|e| io_err("cannot read checkpoint", &path, e))?;
     let ctx =
         |e: Error| corrupt(format!("checkpoint {} is corrupt: {}", path.display(), e.message));
     let mut magic = [0u8; 8];
@@ -394,7 +393,7 @@ pub(crate) fn verify(vfs: &dyn Vfs, dir: &Path, name: &str) -> Result<()> {
     use std::io::Read;
     let path = dir.join(name);
     let mut file = vfs.open_read(&path).map_err(|e| io_err("cannot read checkpoint", &path, e))?;
-    let size = file.len().map_err(|e| io_err("cannot read checkpoint", &path, e))?;
+    let size = file.size().map_err(|e| io_err("cannot read checkpoint", &path, e))?;
     let bad = |m: &str| corrupt(format!("checkpoint {} is corrupt: {m}", path.display()));
     let mut magic = [0u8; 8];
     if size < 12 || file.read_exact(&mut magic).is_err() || &magic != CK_MAGIC {

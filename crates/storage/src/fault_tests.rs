@@ -168,9 +168,8 @@ fn random_op(rng: &mut Rng, tx: &mut crate::Transaction, g: &mut Graph, owner: u
                 }
             }
             let ls: Vec<u32> = labels.iter().copied().collect();
-            let id = tx
-                .create_node(&ls, props.iter().map(|(k, v)| (*k, v.value())).collect())
-                .unwrap();
+            let id =
+                tx.create_node(&ls, props.iter().map(|(k, v)| (*k, v.value())).collect()).unwrap();
             g.nodes.insert(id.0, (labels, props));
         }
         2 => {
@@ -477,9 +476,10 @@ fn run_case(case: &Case, fs: &SimFs, stats: &mut Stats) {
         .collect();
     // After a failed write or fsync of the log the store must refuse commits until it is
     // reopened: retrying the fsync could "succeed" with the data already dropped.
-    let wal_fault = fs.log().iter().any(|e| {
-        (e.starts_with("SyncFail") || e.starts_with("NoSpace")) && e.contains("/wal-")
-    });
+    let wal_fault = fs
+        .log()
+        .iter()
+        .any(|e| (e.starts_with("SyncFail") || e.starts_with("NoSpace")) && e.contains("/wal-"));
     if wal_fault {
         let mut tx = store.begin(false);
         tx.create_node(&[], vec![(OWNER, Value::Int(0))]).unwrap();
@@ -597,7 +597,8 @@ fn acknowledged_commits_survive_faults() {
     }
     let cases: u64 =
         std::env::var("ARBOR_FAULT_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(1000);
-    let base: u64 = std::env::var("ARBOR_FAULT_BASE").ok().and_then(|c| c.parse().ok()).unwrap_or(0);
+    let base: u64 =
+        std::env::var("ARBOR_FAULT_BASE").ok().and_then(|c| c.parse().ok()).unwrap_or(0);
     let mut stats = Stats::default();
     for seed in base..base + cases {
         run(seed, &mut stats);

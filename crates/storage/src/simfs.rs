@@ -238,8 +238,7 @@ impl State {
             d.pending.clear();
         }
         let mut inodes = HashMap::new();
-        let mut ids: Vec<u64> =
-            dirs.values().flat_map(|d| d.durable.values().copied()).collect();
+        let mut ids: Vec<u64> = dirs.values().flat_map(|d| d.durable.values().copied()).collect();
         ids.sort_unstable();
         ids.dedup();
         for id in ids {
@@ -447,7 +446,7 @@ impl VfsFile for SimFile {
     fn sync_all(&mut self) -> io::Result<()> {
         self.s.lock().sync(self.epoch, self.ino, &self.path)
     }
-    fn len(&self) -> io::Result<u64> {
+    fn size(&self) -> io::Result<u64> {
         let s = self.s.lock();
         s.alive(self.epoch)?;
         Ok(s.inodes.get(&self.ino).map_or(0, |i| i.visible.len() as u64))
@@ -473,7 +472,7 @@ impl Read for SimRead {
 }
 
 impl VfsRead for SimRead {
-    fn len(&self) -> io::Result<u64> {
+    fn size(&self) -> io::Result<u64> {
         Ok(self.0.get_ref().len() as u64)
     }
 }
@@ -645,7 +644,8 @@ mod tests {
         let mut g = write(&fs, &d.join("b"), b"x");
         g.sync_data().unwrap();
         for seed in 0..64 {
-            let fs2 = SimFs { s: Arc::new(Mutex::new(State { rng: Rng::new(seed), ..clone(&fs) })) };
+            let fs2 =
+                SimFs { s: Arc::new(Mutex::new(State { rng: Rng::new(seed), ..clone(&fs) })) };
             fs2.restart();
             let a = fs2.read(&d.join("a")).unwrap();
             assert!(a.starts_with(b"durable") && b"durable volatile".starts_with(&a[..]));

@@ -28,14 +28,14 @@ pub trait VfsFile: Write + Send {
     /// `fsync`: data and all metadata.
     fn sync_all(&mut self) -> io::Result<()>;
     /// Current size in bytes.
-    fn len(&self) -> io::Result<u64>;
+    fn size(&self) -> io::Result<u64>;
     /// Truncates (or extends with zeros) to `len` bytes.
     fn set_len(&mut self, len: u64) -> io::Result<()>;
 }
 
 /// A file open for reading.
 pub trait VfsRead: Read + Send {
-    fn len(&self) -> io::Result<u64>;
+    fn size(&self) -> io::Result<u64>;
 }
 
 /// The file-system operations storage needs. Paths are absolute or relative to the process's
@@ -79,7 +79,7 @@ impl VfsFile for File {
     fn sync_all(&mut self) -> io::Result<()> {
         File::sync_all(self)
     }
-    fn len(&self) -> io::Result<u64> {
+    fn size(&self) -> io::Result<u64> {
         Ok(self.metadata()?.len())
     }
     fn set_len(&mut self, len: u64) -> io::Result<()> {
@@ -88,7 +88,7 @@ impl VfsFile for File {
 }
 
 impl VfsRead for File {
-    fn len(&self) -> io::Result<u64> {
+    fn size(&self) -> io::Result<u64> {
         Ok(self.metadata()?.len())
     }
 }
@@ -163,7 +163,7 @@ mod tests {
         let mut f = fs.open_append(&a).unwrap();
         f.write_all(b"hello").unwrap();
         f.sync_data().unwrap();
-        assert_eq!(f.len().unwrap(), 5);
+        assert_eq!(f.size().unwrap(), 5);
         f.set_len(2).unwrap();
         drop(f);
         let mut f = fs.open_append(&a).unwrap();
@@ -177,7 +177,7 @@ mod tests {
         let mut r = fs.open_read(&b).unwrap();
         let mut s = String::new();
         r.read_to_string(&mut s).unwrap();
-        assert_eq!((s.as_str(), r.len().unwrap()), ("hey", 3));
+        assert_eq!((s.as_str(), r.size().unwrap()), ("hey", 3));
         assert_eq!(fs.list_dir(dir.path()).unwrap(), vec!["b".to_string()]);
         fs.remove_file(&b).unwrap();
         assert!(fs.list_dir(dir.path()).unwrap().is_empty());

@@ -239,7 +239,7 @@ fn open_segment(
     let path = dir.join(segment_name(ts));
     let existed = vfs.exists(&path);
     let file = vfs.open_append(&path).map_err(|e| io_err("cannot open", &path, e))?;
-    let len = file.len().map_err(|e| io_err("cannot stat", &path, e))?;
+    let len = file.size().map_err(|e| io_err("cannot stat", &path, e))?;
     if !existed && durability != Durability::Off {
         sync_dir(vfs, dir)?;
     }
@@ -249,10 +249,8 @@ fn open_segment(
 impl Writer {
     fn run(&mut self, rx: Receiver<WalMsg>) {
         loop {
-            let first = if self.unsynced
-                && self.durability == Durability::Async
-                && self.failed.is_none()
-            {
+            let timer = self.durability == Durability::Async && self.failed.is_none();
+            let first = if self.unsynced && timer {
                 let wait = ASYNC_SYNC_EVERY.saturating_sub(self.last_sync.elapsed());
                 match rx.recv_timeout(wait) {
                     Ok(m) => m,
