@@ -235,7 +235,9 @@ fn check(args: CheckArgs) -> anyhow::Result<()> {
     if !data.is_dir() {
         bail!("no data directory at {}", data.display());
     }
-    let db = arbor_engine::Database::open(&data, arbor_engine::DatabaseConfig::default())
+    // Read-only: checking must not change what it checks (no torn-tail repair, no new log
+    // segment, no checkpoint on close).
+    let db = arbor_engine::Database::open_read_only(&data)
         .with_context(|| format!("opening database at {} (recovery failed)", data.display()))?;
     let report = db.check().context("checking the store")?;
     println!("checkpoint: {}", report.checkpoint.as_deref().unwrap_or("(none)"));

@@ -176,6 +176,13 @@ impl Database {
         Ok(Database::with_store(store, Some(path.to_path_buf())))
     }
 
+    /// Opens the database in `path` for reading only (`arbor check`): recovery happens in
+    /// memory, nothing in the directory is written, and writes fail.
+    pub fn open_read_only(path: &Path) -> Result<Database> {
+        let store = Store::open_read_only(path)?;
+        Ok(Database::with_store(store, Some(path.to_path_buf())))
+    }
+
     /// A database with no files, for tests and embedding.
     pub fn in_memory() -> Database {
         Database::with_store(Store::in_memory(), None)

@@ -13,7 +13,6 @@
 //! records and an end tag (0). The manifest: `"ARBORMF1"`, `C`, the checkpoint file name, the
 //! first WAL segment to replay, and a trailing CRC.
 
-use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -27,6 +26,7 @@ use crate::codec::{corrupt, Dec, Enc};
 use crate::mvcc::{Core, CountDelta};
 use crate::schema::IndexDef;
 use crate::tx::Transaction;
+use crate::vfs::{Vfs, VfsFile, VfsRead};
 use crate::wal::{self, io_err, sync_dir};
 use crate::{Durability, TokenKind};
 
@@ -43,7 +43,7 @@ fn checkpoint_name(ts: u64) -> String {
 
 /// Writes bytes while computing their CRC.
 struct CrcWriter {
-    out: BufWriter<File>,
+    out: BufWriter<Box<dyn VfsFile>>,
     crc: u32,
     path: PathBuf,
 }
@@ -56,17 +56,18 @@ impl CrcWriter {
 }
 
 /// Writes an atomic file: tmp, fsync, rename, fsync directory.
-fn write_atomic(dir: &Path, name: &str, bytes: &[u8], sync: bool) -> Result<()> {
+fn write_atomic(vfs: &dyn Vfs, dir: &Path, name: &str, bytes: &[u8], sync: bool) -> Result<()> {
     let tmp = dir.join(format!("{name}.tmp"));
     let fin = dir.join(name);
-    let mut f = File::create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
+    let mut f = vfs.create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
     f.write_all(bytes).map_err(|e| io_err("cannot write", &tmp, e))?;
     if sync {
         f.sync_all().map_err(|e| io_err("cannot fsync", &tmp, e))?;
     }
-    fs::rename(&tmp, &fin).map_err(|e| io_err("cannot rename", &tmp, e))?;
+    drop(f);
+    vfs.rename(&tmp, &fin).map_err(|e| io_err("cannot rename", &tmp, e))?;
     if sync {
-        sync_dir(dir)?;
+        sync_dir(vfs, dir)?;
     }
     Ok(())
 }
@@ -81,6 +82,10 @@ pub(crate) fn checkpoint(core: &Arc<Core>) -> Result<Option<u64>> {
 /// scan (not worth it when the store is closing).
 pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<u64>> {
     let Some(p) = &core.persist else { return Ok(None) };
+    if p.read_only {
+        return Ok(None);
+    }
+    let vfs = &*p.vfs;
     let mut last = p.checkpoint_lock.lock();
     let _rebuild = core.rebuild.lock();
     core.clock.check()?;
@@ -93,7 +98,7 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
     let sync = p.config.durability != Durability::Off;
     let name = checkpoint_name(c);
     let tmp = p.dir.join(format!("{name}.tmp"));
-    let file = File::create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
+    let file = vfs.create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
     let mut w =
         CrcWriter { out: BufWriter::with_capacity(1 << 20, file), crc: 0, path: tmp.clone() };
     w.out.write_all(CK_MAGIC).map_err(|e| io_err("cannot write", &tmp, e))?;
@@ -129,14 +134,14 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
     drop(tx);
     let crc = w.crc;
     w.out.write_all(&crc.to_le_bytes()).map_err(|e| io_err("cannot write", &tmp, e))?;
-    let file = w.out.into_inner().map_err(|e| io_err("cannot write", &tmp, e.into_error()))?;
+    let mut file = w.out.into_inner().map_err(|e| io_err("cannot write", &tmp, e.into_error()))?;
     if sync {
         file.sync_all().map_err(|e| io_err("cannot fsync", &tmp, e))?;
     }
     drop(file);
-    fs::rename(&tmp, p.dir.join(&name)).map_err(|e| io_err("cannot rename", &tmp, e))?;
+    vfs.rename(&tmp, &p.dir.join(&name)).map_err(|e| io_err("cannot rename", &tmp, e))?;
     if sync {
-        sync_dir(&p.dir)?;
+        sync_dir(vfs, &p.dir)?;
     }
 
     let first_wal = p.wal.segments.lock().first().map_or(c + 1, |s| s.0);
@@ -147,19 +152,17 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
     m.u64(first_wal);
     let crc = crc32c::crc32c(&m.buf[8..]);
     m.u32(crc);
-    write_atomic(&p.dir, MANIFEST, &m.buf, sync)?;
+    write_atomic(vfs, &p.dir, MANIFEST, &m.buf, sync)?;
 
     // The new checkpoint is durable and referenced: older files are garbage.
-    if let Ok(entries) = fs::read_dir(&p.dir) {
-        for entry in entries.flatten() {
-            let fname = entry.file_name();
-            let Some(s) = fname.to_str() else { continue };
+    if let Ok(names) = vfs.list_dir(&p.dir) {
+        for s in names {
             if s.starts_with("checkpoint-") && s != name {
-                let _ = fs::remove_file(entry.path());
+                let _ = vfs.remove_file(&p.dir.join(s));
             }
         }
     }
-    wal::delete_covered(&p.wal, c);
+    wal::delete_covered(vfs, &p.wal, c);
     p.wal.bytes_since_checkpoint.store(0, Ordering::Relaxed);
     *last = c;
     *p.last_checkpoint_at.lock() = Instant::now();
@@ -271,9 +274,9 @@ pub(crate) fn compact(core: &Arc<Core>) -> Result<bool> {
 }
 
 /// Reads the manifest: `(checkpoint ts, checkpoint file name)`, or `None` for a new store.
-pub(crate) fn read_manifest(dir: &Path) -> Result<Option<(u64, String)>> {
+pub(crate) fn read_manifest(vfs: &dyn Vfs, dir: &Path) -> Result<Option<(u64, String)>> {
     let path = dir.join(MANIFEST);
-    let data = match fs::read(&path) {
+    let data = match vfs.read(&path) {
         Ok(d) => d,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_err("cannot read", &path, e)),
@@ -300,7 +303,7 @@ pub(crate) fn read_manifest(dir: &Path) -> Result<Option<(u64, String)>> {
 /// Reads a checkpoint body in bounded chunks (recovery never holds the whole file), checking
 /// its CRC as it goes.
 struct Stream {
-    file: File,
+    file: Box<dyn VfsRead>,
     path: PathBuf,
     window: Vec<u8>,
     pos: usize,
@@ -367,13 +370,13 @@ impl Stream {
 }
 
 /// Loads a checkpoint into an empty core: tokens, schema, and one compact base at ts `c`.
-pub(crate) fn load(core: &Core, dir: &Path, name: &str, c: u64) -> Result<()> {
+pub(crate) fn load(core: &Core, vfs: &dyn Vfs, dir: &Path, name: &str, c: u64) -> Result<()> {
     use std::io::Read;
     // Checksum first (a streaming pass): decoding trusts ids enough to allocate by them.
-    verify(dir, name)?;
+    verify(vfs, dir, name)?;
     let path = dir.join(name);
-    let mut file = File::open(&path).map_err(|e| io_err("cannot read checkpoint", &path, e))?;
-    let size = file.metadata().map_err(|e| io_err("cannot read checkpoint", &path, e))?.len();
+    let mut file = vfs.open_read(&path).map_err(|e| io_err("cannot read checkpoint", &path, e))?;
+    let size = file.size().map_err(|e| io_err("cannot read checkpoint", &path, e))?;
     let ctx =
         |e: Error| corrupt(format!("checkpoint {} is corrupt: {}", path.display(), e.message));
     let mut magic = [0u8; 8];
@@ -386,11 +389,11 @@ pub(crate) fn load(core: &Core, dir: &Path, name: &str, c: u64) -> Result<()> {
 }
 
 /// Verifies a checkpoint file's header and checksum without loading it.
-pub(crate) fn verify(dir: &Path, name: &str) -> Result<()> {
+pub(crate) fn verify(vfs: &dyn Vfs, dir: &Path, name: &str) -> Result<()> {
     use std::io::Read;
     let path = dir.join(name);
-    let mut file = File::open(&path).map_err(|e| io_err("cannot read checkpoint", &path, e))?;
-    let size = file.metadata().map_err(|e| io_err("cannot read checkpoint", &path, e))?.len();
+    let mut file = vfs.open_read(&path).map_err(|e| io_err("cannot read checkpoint", &path, e))?;
+    let size = file.size().map_err(|e| io_err("cannot read checkpoint", &path, e))?;
     let bad = |m: &str| corrupt(format!("checkpoint {} is corrupt: {m}", path.display()));
     let mut magic = [0u8; 8];
     if size < 12 || file.read_exact(&mut magic).is_err() || &magic != CK_MAGIC {
@@ -501,12 +504,10 @@ fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
 }
 
 /// Removes leftovers of interrupted checkpoints.
-pub(crate) fn remove_tmp_files(dir: &Path) {
-    if let Ok(entries) = fs::read_dir(dir) {
-        for entry in entries.flatten() {
-            if entry.file_name().to_str().is_some_and(|s| s.ends_with(".tmp")) {
-                let _ = fs::remove_file(entry.path());
-            }
+pub(crate) fn remove_tmp_files(vfs: &dyn Vfs, dir: &Path) {
+    if let Ok(names) = vfs.list_dir(dir) {
+        for name in names.iter().filter(|s| s.ends_with(".tmp")) {
+            let _ = vfs.remove_file(&dir.join(name));
         }
     }
 }

@@ -64,6 +64,48 @@
 //!   Recovery streams the manifest's checkpoint (1 MiB chunks, CRC checked incrementally)
 //!   straight into a base builder (no per-entity objects, nothing versioned) and replays newer
 //!   WAL records into the delta; a torn tail is truncated, corruption elsewhere is an error.
+//!   Commit timestamps in the log are dense, so a gap (a lost segment) is an error too;
+//!   segments wholly covered by the checkpoint are not read (their deletion is not fsynced).
+//!   If anything was replayed, a writable open then takes a checkpoint and starts a fresh
+//!   segment before accepting commits (see *Failure rules*). [`Store::open_read_only`] (for
+//!   `arbor check`) recovers in memory and writes nothing: no truncation, no segment, no
+//!   checkpoint, a shared lock.
+//! * **File system seam** (`vfs.rs`). All file I/O goes through [`Vfs`] (`Arc<dyn Vfs>`; the
+//!   WAL writes a batch per call, checkpoints go through a 1 MiB buffer, so dynamic dispatch
+//!   costs nothing measurable). [`RealFs`] is `std::fs`; [`Store::open_with_vfs`] takes another.
+//!
+//! # Failure rules
+//!
+//! Learned from the fault tests (`fault_tests.rs` over the page-cache model in `simfs.rs`:
+//! crashes keeping a random prefix of unsynced writes with a torn last one, unsynced directory
+//! entries lost, failing fsyncs that drop the dirty data for good, `ENOSPC` after a partial
+//! write, failing renames and directory fsyncs, faults during recovery, and process restarts
+//! without power loss):
+//!
+//! * **A failed log write or fsync is final** (Linux drops the dirty pages and marks them clean
+//!   after a failed fsync, so a retry "succeeds" without the data): the waiting commits fail,
+//!   the clock is marked failed, and every later commit and schema change fails until the store
+//!   is reopened. This includes the `Async` writer's idle-timer fsync, whose error used to be
+//!   ignored (and the fsync retried).
+//! * **Recovery checkpoints what it replayed.** After such a failure the process may restart
+//!   while the machine stays up; recovery then reads the page cache, which still shows pages
+//!   the disk lost. Commits acknowledged after the restart build on that state, yet a power
+//!   loss would have dropped the replayed part under them (found by the tests: acknowledged
+//!   commits on top of a hole). Checkpointing the replayed state into a new, fsynced file
+//!   fixes it; it costs one checkpoint per open after a crash (a clean close leaves nothing
+//!   to replay).
+//! * **A new process never appends to an old segment.** A segment whose directory entry never
+//!   became durable (the creating process crashed before, or failed, the directory fsync) is
+//!   still listed by the restarted process; appending acknowledged commits to it lost them at
+//!   the next power loss (found by the tests). The writer always starts a new segment, replacing
+//!   a leftover of that name (which holds no valid record by construction), and fsyncs the
+//!   directory.
+//! * Also found by the tests, not a durability rule: creating an index after a rebuild missed
+//!   the newer delta versions of nodes whose label was already in the base.
+//! * Not handled: a crash that persists the pages of the last unsynced batch out of order
+//!   (a hole followed by a valid record) makes recovery report corruption rather than cut the
+//!   tail, because it cannot tell that from damage to acknowledged data; the store then does
+//!   not open until the operator decides. The model only persists unsynced writes in order.
 //!
 //! Not yet (see the design memo §2): segment-local bases (a rebuild is O(graph), so it runs at
 //! checkpoints, not per commit), delta-encoded/bitpacked neighbour lists, columnar dense
@@ -81,12 +123,17 @@ mod schema;
 mod store;
 mod tx;
 mod value;
+pub mod vfs;
 mod wal;
 
 #[cfg(test)]
 mod base_tests;
 #[cfg(test)]
+mod fault_tests;
+#[cfg(test)]
 mod model_tests;
+#[cfg(test)]
+mod simfs;
 #[cfg(test)]
 mod tests;
 
@@ -98,6 +145,7 @@ pub use schema::{IndexInfo, IndexKind};
 pub use store::{MemoryStats, Store};
 pub use tx::{Savepoint, Transaction};
 pub use value::check_storable;
+pub use vfs::{RealFs, Vfs, VfsFile, VfsRead};
 
 pub use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 

@@ -1,8 +1,8 @@
 //! The [`Store`] handle: opening (with recovery) or creating an in-memory store, schema
 //! operations, checkpoints, background maintenance and shutdown.
 
+use std::any::Any;
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -19,8 +19,9 @@ use crate::mvcc::{CommitState, Core, NodeData, RelData};
 use crate::schema::{default_name, IdSet, IndexDef, IndexInfo};
 use crate::tx::Transaction;
 use crate::value::{fmt_value, IndexKey};
+use crate::vfs::{RealFs, Vfs};
 use crate::wal::{self, io_err, WalMsg, WalShared};
-use crate::{BaseStats, StoreConfig, TokenId, TokenKind};
+use crate::{BaseStats, Durability, StoreConfig, TokenId, TokenKind};
 
 /// What [`Store::memory_stats`] reports.
 #[derive(Clone, Debug, Default)]
@@ -43,6 +44,9 @@ const COMPACT_MIN_DELTA: u64 = 200_000;
 
 /// File-backed configuration and state.
 pub(crate) struct Persist {
+    pub vfs: Arc<dyn Vfs>,
+    /// Opened by [`Store::open_read_only`]: nothing in `dir` is ever written.
+    pub read_only: bool,
     pub dir: PathBuf,
     pub config: StoreConfig,
     pub wal: Arc<WalShared>,
@@ -76,7 +80,7 @@ struct Handle {
 struct Life {
     writer: Option<JoinHandle<()>>,
     background: Option<(Sender<()>, JoinHandle<()>)>,
-    lock_file: Option<File>,
+    lock_file: Option<Box<dyn Any + Send>>,
     stopped: bool,
 }
 
@@ -105,28 +109,18 @@ impl Store {
 
     /// Opens (creating if missing) the store in `dir`, recovering from its checkpoint and WAL.
     pub fn open(dir: &Path, config: StoreConfig) -> Result<Store> {
-        fs::create_dir_all(dir).map_err(|e| io_err("cannot create", dir, e))?;
-        let lock_path = dir.join("LOCK");
-        let lock_file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| io_err("cannot open", &lock_path, e))?;
-        match lock_file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(Error::new(
-                    Status::Io,
-                    format!("the store in {} is already open", dir.display()),
-                ))
-            }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(io_err("cannot lock", &lock_path, e))
-            }
-        }
+        Store::open_with_vfs(dir, config, Arc::new(RealFs))
+    }
+
+    /// [`Store::open`] over another file system (tests use a simulated one that injects
+    /// crashes and I/O errors).
+    pub fn open_with_vfs(dir: &Path, config: StoreConfig, vfs: Arc<dyn Vfs>) -> Result<Store> {
+        vfs.create_dir_all(dir).map_err(|e| io_err("cannot create", dir, e))?;
+        let lock_file = lock(&*vfs, dir, true)?;
         let shared = Arc::new(WalShared::default());
         let persist = Persist {
+            vfs: vfs.clone(),
+            read_only: false,
             dir: dir.to_path_buf(),
             config: config.clone(),
             wal: shared.clone(),
@@ -134,9 +128,22 @@ impl Store {
             last_checkpoint_at: Mutex::new(Instant::now()),
         };
         let core = Arc::new(Core::new(Some(persist)));
-        checkpoint::remove_tmp_files(dir);
-        let next_ts = recover(&core, dir)?;
+        checkpoint::remove_tmp_files(&*vfs, dir);
+        let (next_ts, replayed) = recover(&core, &*vfs, dir, true)?;
+        if replayed && config.durability != Durability::Off {
+            // What was just replayed came from the page cache, which is not necessarily what is
+            // on disk: after a failed fsync (of a process that then exited) the kernel may have
+            // dropped those pages from the write-back and marked them clean, so they stay
+            // readable but no later fsync writes them. A checkpoint rewrites the replayed state
+            // into a new, fsynced file; all old segments, the last one included (writing starts
+            // in a new one), are then garbage.
+            if let Some(p) = &core.persist {
+                p.wal.segments.lock().push((next_ts, dir.join(wal::segment_name(next_ts))));
+            }
+            checkpoint::checkpoint_with(&core, false)?;
+        }
         let (sender, writer) = wal::start(
+            vfs.clone(),
             dir,
             config.durability,
             config.wal_segment_bytes,
@@ -152,7 +159,43 @@ impl Store {
                 life: Mutex::new(Life {
                     writer: Some(writer),
                     background,
-                    lock_file: Some(lock_file),
+                    lock_file,
+                    stopped: false,
+                }),
+            }),
+        })
+    }
+
+    /// Opens the store in `dir` for reading only (`arbor check`): recovery runs in memory and
+    /// nothing in the directory is created, repaired or deleted (a torn WAL tail is ignored, not
+    /// truncated; no log segment is opened; closing writes no checkpoint). Commits and schema
+    /// changes fail. Refused while a writer has the store open.
+    pub fn open_read_only(dir: &Path) -> Result<Store> {
+        Store::open_read_only_with_vfs(dir, Arc::new(RealFs))
+    }
+
+    /// [`Store::open_read_only`] over another file system.
+    pub fn open_read_only_with_vfs(dir: &Path, vfs: Arc<dyn Vfs>) -> Result<Store> {
+        let lock_file = lock(&*vfs, dir, false)?;
+        let persist = Persist {
+            vfs: vfs.clone(),
+            read_only: true,
+            dir: dir.to_path_buf(),
+            config: StoreConfig::default(),
+            wal: Arc::new(WalShared::default()),
+            checkpoint_lock: Mutex::new(0),
+            last_checkpoint_at: Mutex::new(Instant::now()),
+        };
+        let core = Arc::new(Core::new(Some(persist)));
+        recover(&core, &*vfs, dir, false)?;
+        core.commit.lock().closed = true;
+        Ok(Store {
+            h: Arc::new(Handle {
+                core,
+                life: Mutex::new(Life {
+                    writer: None,
+                    background: None,
+                    lock_file,
                     stopped: false,
                 }),
             }),
@@ -394,7 +437,8 @@ impl Handle {
             let _ = thread.join();
         }
         let mut res = Ok(());
-        if take_checkpoint && self.core.persist.is_some() && self.core.clock.check().is_ok() {
+        let writable = self.core.persist.as_ref().is_some_and(|p| !p.read_only);
+        if take_checkpoint && writable && self.core.clock.check().is_ok() {
             res = checkpoint::checkpoint_with(&self.core, false).map(|_| ());
         }
         let wal = {
@@ -465,21 +509,44 @@ fn spawn_background(core: Arc<Core>) -> Option<(Sender<()>, JoinHandle<()>)> {
     Some((tx, t))
 }
 
-/// Loads the checkpoint and replays the WAL; returns the next commit ts.
-fn recover(core: &Arc<Core>, dir: &Path) -> Result<u64> {
+/// Takes the store's directory lock (see [`Vfs::lock_dir`]).
+fn lock(vfs: &dyn Vfs, dir: &Path, exclusive: bool) -> Result<Option<Box<dyn Any + Send>>> {
+    vfs.lock_dir(dir, exclusive).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::WouldBlock {
+            Error::new(Status::Io, format!("the store in {} is already open", dir.display()))
+        } else {
+            io_err("cannot lock", &dir.join(crate::vfs::LOCK_FILE), e)
+        }
+    })
+}
+
+/// Loads the checkpoint and replays the WAL (cutting off a torn tail with `repair`); returns
+/// the next commit ts and whether any WAL record newer than the checkpoint was replayed.
+fn recover(core: &Arc<Core>, vfs: &dyn Vfs, dir: &Path, repair: bool) -> Result<(u64, bool)> {
     let mut ckpt_ts = 0;
-    if let Some((ts, name)) = checkpoint::read_manifest(dir)? {
-        checkpoint::load(core, dir, &name, ts)?;
+    if let Some((ts, name)) = checkpoint::read_manifest(vfs, dir)? {
+        checkpoint::load(core, vfs, dir, &name, ts)?;
         ckpt_ts = ts;
         if let Some(p) = &core.persist {
             *p.checkpoint_lock.lock() = ts;
         }
     }
     let mut cs = core.commit.lock();
-    let (segments, last) = wal::replay(dir, |ts, payload| {
+    let mut prev = ckpt_ts;
+    let (segments, last) = wal::replay(vfs, dir, repair, ckpt_ts, |ts, payload| {
         if ts <= ckpt_ts {
             return Ok(());
         }
+        // Commit timestamps are dense: a gap means a lost segment (say, one whose directory
+        // entry never became durable), and replaying past it would mix states.
+        if ts != prev + 1 {
+            return Err(crate::codec::corrupt(format!(
+                "commits {} to {} are missing from the log (a lost segment?)",
+                prev + 1,
+                ts - 1
+            )));
+        }
+        prev = ts;
         core.replay_record(&mut cs, ts, payload)
     })?;
     let last = last.max(ckpt_ts);
@@ -496,7 +563,7 @@ fn recover(core: &Arc<Core>, dir: &Path) -> Result<u64> {
     }
     core.clock.publish(last);
     core.gc(&mut cs);
-    Ok(next_ts)
+    Ok((next_ts, last > ckpt_ts))
 }
 
 impl Core {
@@ -543,20 +610,23 @@ impl Core {
             // Base rows (kept in the delta index until the next base indexes the pair: a
             // transaction may still read an older base without that index)...
             let base = self.base();
+            let mut ids: Vec<u64> = Vec::new();
             let mut cur = 0;
             while let Some(id) = base.next_with_label(def.label, cur) {
                 if let Some(k) = base.node(id).and_then(|n| n.key_for(def.label, def.key)) {
                     map.entry(k).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
                 }
+                ids.push(id);
                 cur = id + 1;
             }
-            // ...and every retained delta version.
-            let ids: Vec<u64> = self
-                .label_sets
-                .read()
-                .get(&def.label)
-                .map(|s| s.iter().copied().collect())
-                .unwrap_or_default();
+            // ...and every retained delta version: of those rows (the delta's label sets list
+            // only nodes that gained the label since the base, not base rows that kept it) and
+            // of the nodes in the delta's label set.
+            if let Some(s) = self.label_sets.read().get(&def.label) {
+                ids.extend(s.iter().copied());
+            }
+            ids.sort_unstable();
+            ids.dedup();
             for id in ids {
                 self.nodes.read(id, |s| {
                     for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {

@@ -445,10 +445,10 @@ fn checkpoint_then_more_wal_then_reopen() {
             w.commit().unwrap();
         }
         s.create_unique_constraint(l, k, None).unwrap();
-        let segments_before = wal::list_segments(dir.path()).unwrap().len();
+        let segments_before = wal::list_segments(&crate::vfs::RealFs, dir.path()).unwrap().len();
         assert!(segments_before > 2, "rotation should have made several segments");
         s.checkpoint().unwrap();
-        let segments_after = wal::list_segments(dir.path()).unwrap().len();
+        let segments_after = wal::list_segments(&crate::vfs::RealFs, dir.path()).unwrap().len();
         assert!(segments_after < segments_before);
         // More commits after the checkpoint, including a new token.
         let m = label(&s, "M");
@@ -480,7 +480,7 @@ fn checkpoint_then_more_wal_then_reopen() {
 }
 
 fn last_segment(dir: &Path) -> std::path::PathBuf {
-    wal::list_segments(dir)
+    wal::list_segments(&crate::vfs::RealFs, dir)
         .unwrap()
         .into_iter()
         .rev()
@@ -827,4 +827,76 @@ fn bulk_transaction_round_trip() {
     let s = Store::open(dir.path(), cfg()).unwrap();
     eprintln!("reopen: {:?}", c.elapsed());
     assert_eq!(s.begin(true).count_nodes(Some(u)), n as u64);
+}
+
+/// Found by the fault tests: an index created after a rebuild missed the newer (delta) versions
+/// of nodes whose label is already in the base, because the delta's label sets only list
+/// nodes that gained the label since the base.
+#[test]
+fn index_created_after_a_rebuild_sees_updates_of_base_nodes() {
+    let s = Store::in_memory();
+    let (l, k) = (label(&s, "L"), key(&s, "k"));
+    let mut w = s.begin(false);
+    let a = w.create_node(&[l], vec![]).unwrap();
+    w.commit().unwrap();
+    assert!(s.compact().unwrap());
+    let mut w = s.begin(false);
+    w.set_node_property(a, k, Value::Int(5)).unwrap();
+    w.commit().unwrap();
+    assert!(s.create_index(l, k, None).unwrap());
+    assert_eq!(s.begin(true).index_seek(l, k, &Value::Int(5)), Some(vec![a]));
+    assert!(s.check().unwrap().is_ok());
+}
+
+/// `arbor check` opens read-only: recovery in memory, and not a byte of the directory changes
+/// (no torn-tail truncation, no new segment, no leftover cleanup, no checkpoint on close).
+#[test]
+fn read_only_open_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    let l = label(&s, "L");
+    let mut w = s.begin(false);
+    let a = w.create_node(&[l], vec![]).unwrap();
+    w.commit().unwrap();
+    s.checkpoint().unwrap();
+    let mut w = s.begin(false);
+    let b = w.create_node(&[l], vec![]).unwrap();
+    w.commit().unwrap();
+    // Read-only opens are refused while a writer has the store.
+    assert!(Store::open_read_only(dir.path()).is_err());
+    s.crash_for_test();
+    let seg = last_segment(dir.path());
+    let mut f = fs::OpenOptions::new().append(true).open(&seg).unwrap();
+    std::io::Write::write_all(&mut f, &[7, 0, 0, 0, 1, 2]).unwrap();
+    fs::write(dir.path().join("checkpoint-00000000000000000099.arbor.tmp"), b"junk").unwrap();
+    let files = |d: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<_> = fs::read_dir(d)
+            .unwrap()
+            .flatten()
+            .map(|e| (e.file_name().to_string_lossy().to_string(), fs::read(e.path()).unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    let before = files(dir.path());
+    let r = Store::open_read_only(dir.path()).unwrap();
+    let tx = r.begin(true);
+    assert!(tx.node_exists(a) && tx.node_exists(b));
+    drop(tx);
+    let report = r.check().unwrap();
+    assert!(report.is_ok(), "{:?}", report.problems);
+    let mut w = r.begin(false);
+    w.create_node(&[], vec![]).unwrap();
+    assert_eq!(w.commit().unwrap_err().status, Status::Io);
+    assert!(r.create_index(l, 0, None).is_err());
+    r.checkpoint().unwrap();
+    // Two read-only opens may share the directory.
+    let r2 = Store::open_read_only(dir.path()).unwrap();
+    r2.close().unwrap();
+    r.close().unwrap();
+    drop(r);
+    assert!(before == files(dir.path()), "a read-only open changed the directory");
+    // A writable open still repairs and recovers as before.
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    assert!(s.begin(true).node_exists(b));
 }

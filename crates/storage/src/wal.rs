@@ -6,8 +6,6 @@
 //! `wal-<first ts, 20 digits>.log`; every record in a segment has a ts `>=` its name and `<` the
 //! next segment's name.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -20,6 +18,7 @@ use parking_lot::Mutex;
 
 use crate::codec::corrupt;
 use crate::mvcc::Clock;
+use crate::vfs::{Vfs, VfsFile};
 use crate::Durability;
 
 /// Largest record accepted when reading (a cap on allocations driven by file content).
@@ -57,17 +56,16 @@ fn parse_segment_name(name: &str) -> Option<u64> {
     name.strip_prefix("wal-")?.strip_suffix(".log")?.parse().ok()
 }
 
-pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(|e| io_err("cannot sync directory", dir, e))
+pub(crate) fn sync_dir(vfs: &dyn Vfs, dir: &Path) -> Result<()> {
+    vfs.sync_dir(dir).map_err(|e| io_err("cannot sync directory", dir, e))
 }
 
 /// The WAL segments in `dir`, oldest first.
-pub(crate) fn list_segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
+pub(crate) fn list_segments(vfs: &dyn Vfs, dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
     let mut out = Vec::new();
-    for entry in fs::read_dir(dir).map_err(|e| io_err("cannot list", dir, e))? {
-        let entry = entry.map_err(|e| io_err("cannot list", dir, e))?;
-        if let Some(ts) = entry.file_name().to_str().and_then(parse_segment_name) {
-            out.push((ts, entry.path()));
+    for name in vfs.list_dir(dir).map_err(|e| io_err("cannot list", dir, e))? {
+        if let Some(ts) = parse_segment_name(&name) {
+            out.push((ts, dir.join(name)));
         }
     }
     out.sort();
@@ -86,18 +84,33 @@ pub(crate) fn record_at(data: &[u8], pos: usize) -> Option<(&[u8], usize)> {
     (crc32c::crc32c(payload) == crc).then_some((payload, pos + 8 + len))
 }
 
-/// Replays every intact record of every segment, in order, through `f(ts, payload)`.
-/// A bad record at the very end of the last segment (a torn write) is cut off; a bad record
-/// anywhere else is a `Corruption` error naming the file and byte offset. Returns the segment
-/// list and the last ts seen.
+/// Whether every record of `segments[i]` has a ts `<= upto` (the next segment starts at or
+/// before `upto + 1`); the last segment never is.
+pub(crate) fn covered(segments: &[(u64, PathBuf)], i: usize, upto: u64) -> bool {
+    segments.get(i + 1).is_some_and(|next| next.0 <= upto.saturating_add(1))
+}
+
+/// Replays every intact record of every segment not [`covered`] by `checkpoint_ts`, in order,
+/// through `f(ts, payload)`. A bad record at the very end of the last segment (a torn write) is
+/// cut off (with `repair`; a read-only open only stops there); a bad record anywhere else is a
+/// `Corruption` error naming the file and byte offset. Covered segments are not read: they are
+/// garbage whose deletion may not have been durable, and one may end in a torn write (a
+/// segment whose unsynced tail was lost, then covered by the checkpoint taken at recovery).
+/// Returns the segment list (covered ones included) and the last ts seen.
 pub(crate) fn replay(
+    vfs: &dyn Vfs,
     dir: &Path,
+    repair: bool,
+    checkpoint_ts: u64,
     mut f: impl FnMut(u64, &[u8]) -> Result<()>,
 ) -> Result<(Vec<(u64, PathBuf)>, u64)> {
-    let segments = list_segments(dir)?;
+    let segments = list_segments(vfs, dir)?;
     let mut last_ts = 0u64;
     for (i, (_, path)) in segments.iter().enumerate() {
-        let data = fs::read(path).map_err(|e| io_err("cannot read", path, e))?;
+        if covered(&segments, i, checkpoint_ts) {
+            continue;
+        }
+        let data = vfs.read(path).map_err(|e| io_err("cannot read", path, e))?;
         let is_last = i + 1 == segments.len();
         let mut pos = 0usize;
         while pos < data.len() {
@@ -114,12 +127,12 @@ pub(crate) fn replay(
                     path.display(),
                     data.len() - pos
                 );
-                let file = OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(|e| io_err("cannot open", path, e))?;
-                file.set_len(pos as u64).map_err(|e| io_err("cannot truncate", path, e))?;
-                file.sync_all().map_err(|e| io_err("cannot sync", path, e))?;
+                if repair {
+                    let mut file =
+                        vfs.open_append(path).map_err(|e| io_err("cannot open", path, e))?;
+                    file.set_len(pos as u64).map_err(|e| io_err("cannot truncate", path, e))?;
+                    file.sync_all().map_err(|e| io_err("cannot sync", path, e))?;
+                }
                 break;
             };
             let ctx = |msg: &str| {
@@ -142,21 +155,22 @@ pub(crate) fn replay(
 }
 
 /// Deletes segments whose records all have ts `<= upto` (never the active one).
-pub(crate) fn delete_covered(shared: &WalShared, upto: u64) {
+pub(crate) fn delete_covered(vfs: &dyn Vfs, shared: &WalShared, upto: u64) {
     let mut segs = shared.segments.lock();
     while segs.len() >= 2 && segs[1].0 <= upto.saturating_add(1) {
         let (_, path) = segs.remove(0);
-        if let Err(e) = fs::remove_file(&path) {
+        if let Err(e) = vfs.remove_file(&path) {
             tracing::warn!("cannot delete WAL segment {}: {e}", path.display());
         }
     }
 }
 
 struct Writer {
+    vfs: Arc<dyn Vfs>,
     dir: PathBuf,
     durability: Durability,
     segment_bytes: u64,
-    file: File,
+    file: Box<dyn VfsFile>,
     path: PathBuf,
     file_len: u64,
     buf: Vec<u8>,
@@ -170,6 +184,7 @@ struct Writer {
 
 /// Opens the segment for `next_ts` and starts the writer thread.
 pub(crate) fn start(
+    vfs: Arc<dyn Vfs>,
     dir: &Path,
     durability: Durability,
     segment_bytes: u64,
@@ -177,7 +192,15 @@ pub(crate) fn start(
     shared: Arc<WalShared>,
     clock: Arc<Clock>,
 ) -> Result<(Sender<WalMsg>, JoinHandle<()>)> {
-    let (path, file, len) = open_segment(dir, next_ts, durability)?;
+    // A segment named `next_ts` holds no valid record (it would have a ts >= `next_ts`), but
+    // its directory entry may never have become durable (a process that crashed before the
+    // directory fsync, or whose directory fsync failed): appending to it would put acknowledged
+    // commits into a file that can vanish. Start it afresh instead.
+    let path = dir.join(segment_name(next_ts));
+    if vfs.exists(&path) {
+        vfs.remove_file(&path).map_err(|e| io_err("cannot remove", &path, e))?;
+    }
+    let (path, file, len) = open_segment(&*vfs, dir, next_ts, durability)?;
     {
         let mut segs = shared.segments.lock();
         if segs.last().map(|s| &s.1) != Some(&path) {
@@ -185,6 +208,7 @@ pub(crate) fn start(
         }
     }
     let mut w = Writer {
+        vfs,
         dir: dir.to_path_buf(),
         durability,
         segment_bytes: segment_bytes.max(1),
@@ -206,17 +230,18 @@ pub(crate) fn start(
     Ok((tx, handle))
 }
 
-fn open_segment(dir: &Path, ts: u64, durability: Durability) -> Result<(PathBuf, File, u64)> {
+fn open_segment(
+    vfs: &dyn Vfs,
+    dir: &Path,
+    ts: u64,
+    durability: Durability,
+) -> Result<(PathBuf, Box<dyn VfsFile>, u64)> {
     let path = dir.join(segment_name(ts));
-    let existed = path.exists();
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(|e| io_err("cannot open", &path, e))?;
-    let len = file.metadata().map_err(|e| io_err("cannot stat", &path, e))?.len();
+    let existed = vfs.exists(&path);
+    let file = vfs.open_append(&path).map_err(|e| io_err("cannot open", &path, e))?;
+    let len = file.size().map_err(|e| io_err("cannot stat", &path, e))?;
     if !existed && durability != Durability::Off {
-        sync_dir(dir)?;
+        sync_dir(vfs, dir)?;
     }
     Ok((path, file, len))
 }
@@ -224,12 +249,18 @@ fn open_segment(dir: &Path, ts: u64, durability: Durability) -> Result<(PathBuf,
 impl Writer {
     fn run(&mut self, rx: Receiver<WalMsg>) {
         loop {
-            let first = if self.unsynced && self.durability == Durability::Async {
+            let timer = self.durability == Durability::Async && self.failed.is_none();
+            let first = if self.unsynced && timer {
                 let wait = ASYNC_SYNC_EVERY.saturating_sub(self.last_sync.elapsed());
                 match rx.recv_timeout(wait) {
                     Ok(m) => m,
                     Err(RecvTimeoutError::Timeout) => {
-                        let _ = self.sync();
+                        // A failed fsync is final (its data may be gone while a retry would
+                        // succeed): stop committing, as after any other log failure.
+                        if let Err(e) = self.sync() {
+                            self.clock.fail(e.message.clone());
+                            self.failed = Some(e);
+                        }
                         continue;
                     }
                     Err(RecvTimeoutError::Disconnected) => break,
@@ -251,7 +282,7 @@ impl Writer {
                 return;
             }
         }
-        if self.durability != Durability::Off && self.unsynced {
+        if self.durability != Durability::Off && self.unsynced && self.failed.is_none() {
             let _ = self.sync();
         }
     }
@@ -356,7 +387,7 @@ impl Writer {
         if self.durability != Durability::Off && self.unsynced {
             self.sync()?;
         }
-        let (path, file, len) = open_segment(&self.dir, ts, self.durability)?;
+        let (path, file, len) = open_segment(&*self.vfs, &self.dir, ts, self.durability)?;
         self.shared.segments.lock().push((ts, path.clone()));
         self.file = file;
         self.path = path;
@@ -405,23 +436,23 @@ mod tests {
         data.extend(rec(2, b"b"));
         let full = rec(3, b"c");
         data.extend(&full[..full.len() - 2]);
-        fs::write(&path, &data).unwrap();
+        std::fs::write(&path, &data).unwrap();
         let mut seen = Vec::new();
-        let (_, last) = replay(dir.path(), |ts, _| {
+        let (_, last) = replay(&crate::vfs::RealFs, dir.path(), true, 0, |ts, _| {
             seen.push(ts);
             Ok(())
         })
         .unwrap();
         assert_eq!((seen, last), (vec![1, 2], 2));
-        assert_eq!(fs::metadata(&path).unwrap().len() as usize, data.len() - full.len() + 2);
+        assert_eq!(std::fs::metadata(&path).unwrap().len() as usize, data.len() - full.len() + 2);
 
         let mut data = rec(1, b"a");
         let second = data.len();
         data.extend(rec(2, b"b"));
         data.extend(rec(3, b"c"));
         data[second + 9] ^= 0x55;
-        fs::write(&path, &data).unwrap();
-        let err = replay(dir.path(), |_, _| Ok(())).unwrap_err();
+        std::fs::write(&path, &data).unwrap();
+        let err = replay(&crate::vfs::RealFs, dir.path(), true, 0, |_, _| Ok(())).unwrap_err();
         assert_eq!(err.status, Status::Corruption);
         assert!(err.message.contains(&format!("byte {second}")), "{}", err.message);
     }

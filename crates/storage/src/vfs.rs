@@ -1,0 +1,193 @@
+//! The file-system seam of the storage engine: every byte the WAL, checkpoints, the manifest,
+//! recovery and `check` read or write goes through a [`Vfs`].
+//!
+//! [`RealFs`] is the production implementation over `std::fs` (what [`crate::Store::open`]
+//! uses). Tests plug in a simulated file system that models the page cache and injects crashes,
+//! torn writes and failing fsyncs (`simfs.rs`), through [`crate::Store::open_with_vfs`].
+//!
+//! The seam is a trait object (`Arc<dyn Vfs>`, `Box<dyn VfsFile>`): the WAL writes a whole
+//! group-commit batch per call and checkpoints write through a 1 MiB buffer, so one virtual
+//! call per I/O is noise next to the system call behind it.
+//!
+//! Operations are the ones storage needs and nothing more: files are either appended to (WAL
+//! segments), written once from the start (checkpoints, the manifest), or read; directories are
+//! listed, entries renamed and removed, and a directory is fsynced to make those entry changes
+//! durable.
+
+use std::any::Any;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+/// A file open for writing (appending to a WAL segment, or writing a new checkpoint).
+pub trait VfsFile: Write + Send {
+    /// `fdatasync`: the written data (and the size) are durable when this returns `Ok`.
+    /// After an error the written data may be lost even though it stays readable, and a later
+    /// successful call does not bring it back (Linux semantics).
+    fn sync_data(&mut self) -> io::Result<()>;
+    /// `fsync`: data and all metadata.
+    fn sync_all(&mut self) -> io::Result<()>;
+    /// Current size in bytes.
+    fn size(&self) -> io::Result<u64>;
+    /// Truncates (or extends with zeros) to `len` bytes.
+    fn set_len(&mut self, len: u64) -> io::Result<()>;
+}
+
+/// A file open for reading.
+pub trait VfsRead: Read + Send {
+    fn size(&self) -> io::Result<u64>;
+}
+
+/// The file-system operations storage needs. Paths are absolute or relative to the process's
+/// working directory, as with `std::fs`.
+pub trait Vfs: Send + Sync {
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()>;
+    /// Opens `path` for appending, creating it if missing (the new directory entry is durable
+    /// only after [`Vfs::sync_dir`]).
+    fn open_append(&self, path: &Path) -> io::Result<Box<dyn VfsFile>>;
+    /// Creates `path`, or truncates it if it exists, for writing from the start.
+    fn create(&self, path: &Path) -> io::Result<Box<dyn VfsFile>>;
+    fn open_read(&self, path: &Path) -> io::Result<Box<dyn VfsRead>>;
+    /// The whole content of `path`.
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
+    fn exists(&self, path: &Path) -> bool;
+    /// Atomically replaces `to` with `from` (durable after [`Vfs::sync_dir`]).
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
+    fn remove_file(&self, path: &Path) -> io::Result<()>;
+    /// Names of the entries of `dir` (not recursive, no order promised).
+    fn list_dir(&self, dir: &Path) -> io::Result<Vec<String>>;
+    /// Makes the entry changes of `dir` (creations, renames, removals) durable.
+    fn sync_dir(&self, dir: &Path) -> io::Result<()>;
+    /// Locks the store in `dir` against other processes: `exclusive` for a writer (creating the
+    /// lock file), shared for a read-only opener (`Ok(None)` if there is no lock file, which
+    /// is then not created). A lock held elsewhere is `ErrorKind::WouldBlock`. The lock is
+    /// released when the returned guard is dropped.
+    fn lock_dir(&self, dir: &Path, exclusive: bool) -> io::Result<Option<Box<dyn Any + Send>>>;
+}
+
+/// The real file system (`std::fs`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RealFs;
+
+/// The name of the lock file in a data directory.
+pub(crate) const LOCK_FILE: &str = "LOCK";
+
+impl VfsFile for File {
+    fn sync_data(&mut self) -> io::Result<()> {
+        File::sync_data(self)
+    }
+    fn sync_all(&mut self) -> io::Result<()> {
+        File::sync_all(self)
+    }
+    fn size(&self) -> io::Result<u64> {
+        Ok(self.metadata()?.len())
+    }
+    fn set_len(&mut self, len: u64) -> io::Result<()> {
+        File::set_len(self, len)
+    }
+}
+
+impl VfsRead for File {
+    fn size(&self) -> io::Result<u64> {
+        Ok(self.metadata()?.len())
+    }
+}
+
+impl Vfs for RealFs {
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        fs::create_dir_all(dir)
+    }
+    fn open_append(&self, path: &Path) -> io::Result<Box<dyn VfsFile>> {
+        Ok(Box::new(OpenOptions::new().create(true).append(true).open(path)?))
+    }
+    fn create(&self, path: &Path) -> io::Result<Box<dyn VfsFile>> {
+        Ok(Box::new(File::create(path)?))
+    }
+    fn open_read(&self, path: &Path) -> io::Result<Box<dyn VfsRead>> {
+        Ok(Box::new(File::open(path)?))
+    }
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        fs::read(path)
+    }
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        fs::rename(from, to)
+    }
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        fs::remove_file(path)
+    }
+    fn list_dir(&self, dir: &Path) -> io::Result<Vec<String>> {
+        let mut out = Vec::new();
+        for entry in fs::read_dir(dir)? {
+            // Names that are not UTF-8 are not ours.
+            if let Some(name) = entry?.file_name().to_str() {
+                out.push(name.to_string());
+            }
+        }
+        Ok(out)
+    }
+    fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+        File::open(dir)?.sync_all()
+    }
+    fn lock_dir(&self, dir: &Path, exclusive: bool) -> io::Result<Option<Box<dyn Any + Send>>> {
+        let path = dir.join(LOCK_FILE);
+        let file = if exclusive {
+            OpenOptions::new().create(true).truncate(false).write(true).open(&path)?
+        } else {
+            match File::open(&path) {
+                Ok(f) => f,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(e),
+            }
+        };
+        let res = if exclusive { file.try_lock() } else { file.try_lock_shared() };
+        match res {
+            Ok(()) => Ok(Some(Box::new(file))),
+            Err(fs::TryLockError::WouldBlock) => Err(io::ErrorKind::WouldBlock.into()),
+            Err(fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn real_fs_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = RealFs;
+        let a = dir.path().join("a");
+        let mut f = fs.open_append(&a).unwrap();
+        f.write_all(b"hello").unwrap();
+        f.sync_data().unwrap();
+        assert_eq!(f.size().unwrap(), 5);
+        f.set_len(2).unwrap();
+        drop(f);
+        let mut f = fs.open_append(&a).unwrap();
+        f.write_all(b"y").unwrap();
+        drop(f);
+        assert_eq!(fs.read(&a).unwrap(), b"hey");
+        let b = dir.path().join("b");
+        fs.rename(&a, &b).unwrap();
+        fs.sync_dir(dir.path()).unwrap();
+        assert!(!fs.exists(&a) && fs.exists(&b));
+        let mut r = fs.open_read(&b).unwrap();
+        let mut s = String::new();
+        r.read_to_string(&mut s).unwrap();
+        assert_eq!((s.as_str(), r.size().unwrap()), ("hey", 3));
+        assert_eq!(fs.list_dir(dir.path()).unwrap(), vec!["b".to_string()]);
+        fs.remove_file(&b).unwrap();
+        assert!(fs.list_dir(dir.path()).unwrap().is_empty());
+        // Locks: a shared lock needs no file; an exclusive one creates it and excludes others.
+        assert!(fs.lock_dir(dir.path(), false).unwrap().is_none());
+        let g = fs.lock_dir(dir.path(), true).unwrap();
+        assert!(g.is_some());
+        let e = fs.lock_dir(dir.path(), false).err().unwrap();
+        assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
+        drop(g);
+        assert!(fs.lock_dir(dir.path(), false).unwrap().is_some());
+    }
+}
