@@ -510,14 +510,28 @@ fn spawn_background(core: Arc<Core>) -> Option<(Sender<()>, JoinHandle<()>)> {
 }
 
 /// Takes the store's directory lock (see [`Vfs::lock_dir`]).
+///
+/// A lock held elsewhere is retried for a moment: a store closed in this process can stay
+/// locked briefly when another thread forks a child (the child shares the lock file's open
+/// description until it execs).
 fn lock(vfs: &dyn Vfs, dir: &Path, exclusive: bool) -> Result<Option<Box<dyn Any + Send>>> {
-    vfs.lock_dir(dir, exclusive).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::WouldBlock {
-            Error::new(Status::Io, format!("the store in {} is already open", dir.display()))
-        } else {
-            io_err("cannot lock", &dir.join(crate::vfs::LOCK_FILE), e)
+    let mut tries = 0;
+    loop {
+        match vfs.lock_dir(dir, exclusive) {
+            Ok(guard) => return Ok(guard),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && tries < 20 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                return Err(Error::new(
+                    Status::Io,
+                    format!("the store in {} is already open", dir.display()),
+                ))
+            }
+            Err(e) => return Err(io_err("cannot lock", &dir.join(crate::vfs::LOCK_FILE), e)),
         }
-    })
+    }
 }
 
 /// Loads the checkpoint and replays the WAL (cutting off a torn tail with `repair`); returns
