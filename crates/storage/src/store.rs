@@ -19,7 +19,7 @@ use crate::mvcc::{CommitState, Core, NodeData, RelData};
 use crate::schema::{default_name, IdSet, IndexDef, IndexInfo};
 use crate::tx::Transaction;
 use crate::value::{fmt_value, IndexKey};
-use crate::vfs::{RealFs, Vfs};
+use crate::vfs::{RealFs, StickyDirSync, Vfs};
 use crate::wal::{self, io_err, WalMsg, WalShared};
 use crate::{BaseStats, Durability, StoreConfig, TokenId, TokenKind};
 
@@ -115,6 +115,7 @@ impl Store {
     /// [`Store::open`] over another file system (tests use a simulated one that injects
     /// crashes and I/O errors).
     pub fn open_with_vfs(dir: &Path, config: StoreConfig, vfs: Arc<dyn Vfs>) -> Result<Store> {
+        let vfs: Arc<dyn Vfs> = Arc::new(StickyDirSync::new(vfs));
         vfs.create_dir_all(dir).map_err(|e| io_err("cannot create", dir, e))?;
         let lock_file = lock(&*vfs, dir, true)?;
         let shared = Arc::new(WalShared::default());
