@@ -131,7 +131,6 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
     e.buf.clear();
     let mut builder = rebuild.then(|| BaseBuilder::new(c));
     feed(core, &tx, builder.as_mut(), Some(&mut w))?;
-    drop(tx);
     let crc = w.crc;
     w.out.write_all(&crc.to_le_bytes()).map_err(|e| io_err("cannot write", &tmp, e))?;
     let mut file = w.out.into_inner().map_err(|e| io_err("cannot write", &tmp, e.into_error()))?;
@@ -166,8 +165,9 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
     p.wal.bytes_since_checkpoint.store(0, Ordering::Relaxed);
     *last = c;
     *p.last_checkpoint_at.lock() = Instant::now();
-    if let Some(b) = builder {
-        install(core, b);
+    match builder {
+        Some(b) => install(core, b, tx),
+        None => drop(tx),
     }
     Ok(Some(c))
 }
@@ -245,8 +245,26 @@ fn feed(
     flush(&mut e, &mut w, true)
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Test hook: runs on this thread between a rebuild's scan and the install of its base.
+    pub(crate) static BEFORE_INSTALL: std::cell::RefCell<Option<Box<dyn FnMut()>>> =
+        std::cell::RefCell::new(None);
+}
+
 /// Finishes a base and makes it current, then folds the delta into it where possible.
-fn install(core: &Core, builder: BaseBuilder) {
+///
+/// `snapshot` is the transaction the base was built from. It must stay registered until the
+/// base is in place: otherwise GC may prune the whole version chain of an entity created before
+/// and deleted after the snapshot (when the current base lacks it), and the new base, which has
+/// it, would get no dirty bit for it and show it again (found by the fault tests).
+fn install(core: &Core, builder: BaseBuilder, snapshot: Transaction) {
+    #[cfg(test)]
+    BEFORE_INSTALL.with(|h| {
+        if let Some(f) = h.borrow_mut().as_mut() {
+            f();
+        }
+    });
     let pairs = core.schema.read().pairs();
     let base = builder.finish(&pairs);
     let mut cs = core.commit.lock();
@@ -254,6 +272,7 @@ fn install(core: &Core, builder: BaseBuilder) {
         return;
     }
     core.install_base(&mut cs, base);
+    drop(snapshot);
     core.gc(&mut cs);
 }
 
@@ -268,8 +287,7 @@ pub(crate) fn compact(core: &Arc<Core>) -> Result<bool> {
     }
     let mut builder = BaseBuilder::new(c);
     feed(core, &tx, Some(&mut builder), None)?;
-    drop(tx);
-    install(core, builder);
+    install(core, builder, tx);
     Ok(true)
 }
 

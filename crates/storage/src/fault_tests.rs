@@ -6,20 +6,27 @@
 //! store on a [`SimFs`], with one fault armed at a random operation: a crash (with a random
 //! prefix of the unsynced writes surviving and the last one torn), a failing file or directory
 //! fsync, `ENOSPC` after a partial write, or a failing rename. Every commit's outcome is
-//! recorded. Then the machine restarts on the surviving durable state and the test asserts:
+//! recorded. Some cases then close cleanly instead of crashing, some restart only the process
+//! first (recovery on the page cache's content, new commits, then the power loss), and some
+//! get a second fault during recovery. Then the machine restarts on the surviving durable
+//! state and the test asserts:
 //!
 //! * the store opens (read-only first, which must not change a byte; then writable);
 //! * per writer (each owns its entities, so writers never conflict), the recovered state
 //!   equals the reference model after some prefix of that writer's transactions that
 //!   contains every acknowledged one (in `Async` mode: any prefix, since acknowledged commits
-//!   may be lost there, but never a partial transaction);
-//! * [`Store::check`] finds no problem;
+//!   may be lost there, but never a partial transaction); after a process restart with new
+//!   acknowledged commits, exactly the state that restart recovered;
+//! * after a failed log write or fsync, commits and schema changes are refused;
+//! * [`crate::Store::check`] finds no problem;
 //! * new writes are accepted and survive a further crash.
 //!
-//! `cargo test -p arbor-storage` runs a few hundred cases; `ARBOR_FAULT_CASES=5000` runs more,
-//! `ARBOR_FAULT_SEED=<seed>` replays one (a failure prints its seed). Writer threads make the
+//! `cargo test -p arbor-storage` runs 1000 cases (a few seconds); `ARBOR_FAULT_CASES=n` runs
+//! more (`ARBOR_FAULT_BASE` picks the first seed), `ARBOR_FAULT_SEED=<seed>` replays one (a
+//! failure prints its seed, the faults injected and the files). Writer threads make the
 //! interleaving, and so the exact operation a fault strikes, vary between runs of one seed;
-//! `ARBOR_FAULT_THREADS=1` makes a replay close to deterministic.
+//! `ARBOR_FAULT_THREADS=1` makes a replay close to deterministic. At the end the test prints
+//! what the cases exercised (`--nocapture`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -344,6 +351,9 @@ fn open_read_only(fs: &SimFs, dir: &Path) -> BTreeMap<u32, Graph> {
 fn dump(fs: &SimFs) -> String {
     use std::fmt::Write;
     let mut out = String::new();
+    for op in fs.trace() {
+        let _ = writeln!(out, "op {op}");
+    }
     for (path, data) in fs.snapshot() {
         let _ = writeln!(out, "{} ({} bytes)", path.display(), data.len());
         if !path.to_string_lossy().contains("wal-") {

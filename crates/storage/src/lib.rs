@@ -100,6 +100,17 @@
 //!   the next power loss (found by the tests). The writer always starts a new segment, replacing
 //!   a leftover of that name (which holds no valid record by construction), and fsyncs the
 //!   directory.
+//! * **A failed directory fsync is final too** (`vfs::StickyDirSync`): it may have dropped an
+//!   entry change made by another thread, such as the checkpoint's rename pending while the log
+//!   writer's fsync of a new segment's entry failed, and a later fsync on a fresh descriptor
+//!   then succeeds without it. The checkpoint went on to publish a manifest naming a file whose
+//!   entry never reached the disk (found by the tests: a store that no longer opens). Every
+//!   later directory fsync of that store now fails, so no manifest is written after it.
+//! * **A rebuild's snapshot stays registered until its base is installed.** Dropping it right
+//!   after the scan let GC prune the whole version chain of a node created before and deleted
+//!   after the snapshot (the current base lacking it); the installed base had the node and no
+//!   dirty bit for it, so the deleted node came back, and the next checkpoint made that
+//!   durable (found by the tests under load: a deleted node present after recovery).
 //! * Also found by the tests, not a durability rule: creating an index after a rebuild missed
 //!   the newer delta versions of nodes whose label was already in the base.
 //! * Not handled: a crash that persists the pages of the last unsynced batch out of order

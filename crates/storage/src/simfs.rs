@@ -173,7 +173,10 @@ struct State {
     /// The state that survives the crash, taken when it happened.
     image: Option<(HashMap<u64, Inode>, BTreeMap<PathBuf, DirState>)>,
     /// Faults injected so far, for failure messages.
-    pub log: Vec<String>,
+    log: Vec<String>,
+    /// `ARBOR_SIMFS_TRACE=1`: record every mutating operation (to diagnose a failing seed).
+    trace: bool,
+    ops: Vec<String>,
 }
 
 /// The simulated file system; clones share one state.
@@ -208,6 +211,10 @@ impl State {
     /// carried out here).
     fn fault(&mut self, epoch: u64, op: OpKind, what: &dyn Fn() -> String) -> io::Result<bool> {
         self.alive(epoch)?;
+        if self.trace {
+            let line = format!("[{}] {}", self.epoch, what());
+            self.ops.push(line);
+        }
         let Some(plan) = &mut self.plan else { return Ok(false) };
         if !plan.kind.matches(op) {
             return Ok(false);
@@ -219,6 +226,9 @@ impl State {
         let kind = plan.kind;
         self.plan = None;
         self.log.push(format!("{kind:?} at {}", what()));
+        if self.trace {
+            self.ops.push(format!("^ {kind:?} strikes"));
+        }
         if kind == FaultKind::Crash {
             self.crash();
             return Err(dead());
@@ -341,6 +351,8 @@ impl SimFs {
                 plan: None,
                 image: None,
                 log: Vec::new(),
+                trace: std::env::var_os("ARBOR_SIMFS_TRACE").is_some(),
+                ops: Vec::new(),
             })),
         }
     }
@@ -360,6 +372,11 @@ impl SimFs {
         self.s.lock().dead
     }
 
+    /// Every mutating operation so far, with `ARBOR_SIMFS_TRACE` set.
+    pub fn trace(&self) -> Vec<String> {
+        self.s.lock().ops.clone()
+    }
+
     /// Descriptions of the faults injected so far.
     pub fn log(&self) -> Vec<String> {
         self.s.lock().log.clone()
@@ -372,6 +389,9 @@ impl SimFs {
         if !s.dead {
             s.log.push("crash at restart".into());
             s.crash();
+        }
+        if s.trace {
+            s.ops.push("restart".into());
         }
         if let Some((inodes, dirs)) = s.image.take() {
             s.inodes = inodes;
@@ -671,6 +691,8 @@ mod tests {
             plan: None,
             image: None,
             log: Vec::new(),
+            trace: false,
+            ops: Vec::new(),
         }
     }
 

@@ -19,7 +19,7 @@ use crate::mvcc::{CommitState, Core, NodeData, RelData};
 use crate::schema::{default_name, IdSet, IndexDef, IndexInfo};
 use crate::tx::Transaction;
 use crate::value::{fmt_value, IndexKey};
-use crate::vfs::{RealFs, Vfs};
+use crate::vfs::{RealFs, StickyDirSync, Vfs};
 use crate::wal::{self, io_err, WalMsg, WalShared};
 use crate::{BaseStats, Durability, StoreConfig, TokenId, TokenKind};
 
@@ -115,6 +115,7 @@ impl Store {
     /// [`Store::open`] over another file system (tests use a simulated one that injects
     /// crashes and I/O errors).
     pub fn open_with_vfs(dir: &Path, config: StoreConfig, vfs: Arc<dyn Vfs>) -> Result<Store> {
+        let vfs: Arc<dyn Vfs> = Arc::new(StickyDirSync::new(vfs));
         vfs.create_dir_all(dir).map_err(|e| io_err("cannot create", dir, e))?;
         let lock_file = lock(&*vfs, dir, true)?;
         let shared = Arc::new(WalShared::default());
@@ -510,14 +511,28 @@ fn spawn_background(core: Arc<Core>) -> Option<(Sender<()>, JoinHandle<()>)> {
 }
 
 /// Takes the store's directory lock (see [`Vfs::lock_dir`]).
+///
+/// A lock held elsewhere is retried for a moment: a store closed in this process can stay
+/// locked briefly when another thread forks a child (the child shares the lock file's open
+/// description until it execs).
 fn lock(vfs: &dyn Vfs, dir: &Path, exclusive: bool) -> Result<Option<Box<dyn Any + Send>>> {
-    vfs.lock_dir(dir, exclusive).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::WouldBlock {
-            Error::new(Status::Io, format!("the store in {} is already open", dir.display()))
-        } else {
-            io_err("cannot lock", &dir.join(crate::vfs::LOCK_FILE), e)
+    let mut tries = 0;
+    loop {
+        match vfs.lock_dir(dir, exclusive) {
+            Ok(guard) => return Ok(guard),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && tries < 20 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                return Err(Error::new(
+                    Status::Io,
+                    format!("the store in {} is already open", dir.display()),
+                ))
+            }
+            Err(e) => return Err(io_err("cannot lock", &dir.join(crate::vfs::LOCK_FILE), e)),
         }
-    })
+    }
 }
 
 /// Loads the checkpoint and replays the WAL (cutting off a torn tail with `repair`); returns

@@ -18,6 +18,9 @@ use std::any::Any;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::Path;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 /// A file open for writing (appending to a WAL segment, or writing a new checkpoint).
 pub trait VfsFile: Write + Send {
@@ -151,6 +154,63 @@ impl Vfs for RealFs {
     }
 }
 
+/// Makes a failed directory fsync final, for one open store: once one failed, every later
+/// one fails too. The failed one may have dropped entry changes made by another thread (say,
+/// the checkpoint's rename, pending when the log writer's fsync of a new segment's entry
+/// failed), and a later fsync on a fresh descriptor can succeed without them: a checkpoint
+/// would then publish a manifest naming a file whose entry never reached the disk. The fsyncs
+/// are serialized so that the failure is recorded before any later one can report success.
+pub(crate) struct StickyDirSync {
+    inner: Arc<dyn Vfs>,
+    failed: Mutex<Option<String>>,
+}
+
+impl StickyDirSync {
+    pub fn new(inner: Arc<dyn Vfs>) -> StickyDirSync {
+        StickyDirSync { inner, failed: Mutex::new(None) }
+    }
+}
+
+impl Vfs for StickyDirSync {
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        self.inner.create_dir_all(dir)
+    }
+    fn open_append(&self, path: &Path) -> io::Result<Box<dyn VfsFile>> {
+        self.inner.open_append(path)
+    }
+    fn create(&self, path: &Path) -> io::Result<Box<dyn VfsFile>> {
+        self.inner.create(path)
+    }
+    fn open_read(&self, path: &Path) -> io::Result<Box<dyn VfsRead>> {
+        self.inner.open_read(path)
+    }
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.inner.read(path)
+    }
+    fn exists(&self, path: &Path) -> bool {
+        self.inner.exists(path)
+    }
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.inner.rename(from, to)
+    }
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        self.inner.remove_file(path)
+    }
+    fn list_dir(&self, dir: &Path) -> io::Result<Vec<String>> {
+        self.inner.list_dir(dir)
+    }
+    fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+        let mut failed = self.failed.lock();
+        if let Some(first) = &*failed {
+            return Err(io::Error::other(format!("an earlier directory fsync failed: {first}")));
+        }
+        self.inner.sync_dir(dir).inspect_err(|e| *failed = Some(e.to_string()))
+    }
+    fn lock_dir(&self, dir: &Path, exclusive: bool) -> io::Result<Option<Box<dyn Any + Send>>> {
+        self.inner.lock_dir(dir, exclusive)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,5 +249,19 @@ mod tests {
         assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
         drop(g);
         assert!(fs.lock_dir(dir.path(), false).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_failed_directory_fsync_is_final() {
+        let sim = crate::simfs::SimFs::new(1);
+        let d = Path::new("/d");
+        sim.create_dir_all(d).unwrap();
+        let fs = StickyDirSync::new(Arc::new(sim.clone()));
+        fs.sync_dir(d).unwrap();
+        sim.arm(crate::simfs::FaultKind::DirSyncFail, 0);
+        assert!(fs.sync_dir(d).is_err());
+        // The simulated file system would report success now; the store must not believe it.
+        assert!(sim.sync_dir(d).is_ok());
+        assert!(fs.sync_dir(d).is_err());
     }
 }
