@@ -14,7 +14,7 @@ use arbor_model::{Error, Result, Status, Value};
 use crate::expr::{
     AggCall, ArithOp, Builtin, MapProjItem, PExpr, PathStep, Slot, StringOp, SubqueryKind,
 };
-use crate::ops::{CreateStep, Name, Op, SetOp};
+use crate::ops::{CreateStep, Name, Op, SeekRange, SetOp};
 use crate::{is_aggregate, Plan, Resolver};
 
 /// What the binder knows about a variable's type.
@@ -338,6 +338,7 @@ fn reads_graph(op: &Op) -> bool {
         Op::Eager { .. } => false,
         Op::NodeScan { .. }
         | Op::NodeIndexSeek { .. }
+        | Op::NodeIndexRangeSeek { .. }
         | Op::Expand { .. }
         | Op::VarExpand { .. }
         | Op::ShortestPath { .. }
@@ -1351,6 +1352,12 @@ impl<'a> Binder<'a> {
                             && node_props[pi][i].iter().any(|(_, v)| deps_within(v, &bound))
                     })
                 })
+                .or_else(|| {
+                    (0..ps.nodes.len()).find(|&i| {
+                        index_seek_for(&conj, ps.nodes[i], &node_pats[i].labels, &bound, self.res)
+                            .is_some()
+                    })
+                })
                 .or_else(|| (0..ps.nodes.len()).find(|&i| !node_pats[i].labels.is_empty()))
                 .unwrap_or(0);
             let s_slot = ps.nodes[start];
@@ -1371,6 +1378,41 @@ impl<'a> Binder<'a> {
                         label: name(label),
                         key: key.clone(),
                         value: value.clone(),
+                    };
+                } else if let Some((label, key, found)) =
+                    index_seek_for(&conj, s_slot, &np.labels, &bound, self.res)
+                {
+                    // The predicates stay in `conj` (placed as a filter right above): the seek
+                    // only narrows the candidates, so results are the scan's exactly.
+                    if label != np.labels[0].name {
+                        take_conj(&mut conj, |e| {
+                            matches!(e, PExpr::HasLabels(b, ls)
+                                if matches!(**b, PExpr::Slot(x) if x == s_slot)
+                                    && ls.len() == 1 && ls[0] == label)
+                        });
+                        push(
+                            PExpr::HasLabels(
+                                Box::new(PExpr::Slot(s_slot)),
+                                vec![np.labels[0].name.clone()],
+                            ),
+                            &mut conj,
+                        );
+                    }
+                    op = match found {
+                        Found::Eq(value) => Op::NodeIndexSeek {
+                            input: Box::new(op),
+                            slot: s_slot,
+                            label,
+                            key,
+                            value,
+                        },
+                        Found::Seek(seek) => Op::NodeIndexRangeSeek {
+                            input: Box::new(op),
+                            slot: s_slot,
+                            label,
+                            key,
+                            seek,
+                        },
                     };
                 } else {
                     op = Op::NodeScan {
@@ -2550,6 +2592,146 @@ fn is_prop_eq(e: &PExpr, slot: Slot, key: &Name) -> bool {
         }
         _ => false,
     }
+}
+
+/// An indexable predicate found for a start node.
+enum Found {
+    /// `n.key = expr` in a WHERE: an exact equality seek.
+    Eq(PExpr),
+    Seek(SeekRange),
+}
+
+/// `Some(key)` if `e` is `slot.key`.
+fn slot_prop(e: &PExpr, slot: Slot) -> Option<&Name> {
+    match e {
+        PExpr::Property(b, k) if matches!(**b, PExpr::Slot(s) if s == slot) => Some(k),
+        _ => None,
+    }
+}
+
+fn flip_cmp(op: CompareOp) -> CompareOp {
+    match op {
+        CompareOp::Lt => CompareOp::Gt,
+        CompareOp::Le => CompareOp::Ge,
+        CompareOp::Gt => CompareOp::Lt,
+        CompareOp::Ge => CompareOp::Le,
+        other => other,
+    }
+}
+
+/// The best index seek for an unbound node `slot` with `labels`, from the conjuncts that
+/// constrain one of its properties by values already bound: equality, then `IN`, then
+/// two-sided ranges, then `STARTS WITH`, then one-sided ranges. Only `(label, key)` pairs with
+/// an index are considered. Returns `(label, key, seek)`.
+fn index_seek_for(
+    conj: &[(PExpr, Option<Vec<Slot>>)],
+    slot: Slot,
+    labels: &[ast::Ident],
+    bound: &HashSet<Slot>,
+    res: &dyn Resolver,
+) -> Option<(Name, Name, Found)> {
+    #[derive(Default)]
+    struct Preds {
+        eq: Option<PExpr>,
+        in_: Option<PExpr>,
+        prefix: Option<PExpr>,
+        lo: Option<(PExpr, bool)>,
+        hi: Option<(PExpr, bool)>,
+    }
+    if labels.is_empty() {
+        return None;
+    }
+    let mut keys: Vec<(Name, Preds)> = Vec::new();
+    let mut add = |key: &Name, f: &mut dyn FnMut(&mut Preds)| {
+        let i = match keys.iter().position(|(k, _)| k == key) {
+            Some(i) => i,
+            None => {
+                keys.push((key.clone(), Preds::default()));
+                keys.len() - 1
+            }
+        };
+        f(&mut keys[i].1);
+    };
+    let bound_op = |p: &mut Preds, op: CompareOp, e: &PExpr| match op {
+        CompareOp::Eq => {
+            p.eq.get_or_insert_with(|| e.clone());
+        }
+        CompareOp::Gt | CompareOp::Ge => {
+            p.lo.get_or_insert_with(|| (e.clone(), op == CompareOp::Ge));
+        }
+        CompareOp::Lt | CompareOp::Le => {
+            p.hi.get_or_insert_with(|| (e.clone(), op == CompareOp::Le));
+        }
+        CompareOp::Ne => {}
+    };
+    for (e, _) in conj {
+        match e {
+            PExpr::Compare(lhs, rest) if rest.len() == 1 => {
+                let (op, rhs) = (rest[0].0, &rest[0].1);
+                if let Some(k) = slot_prop(lhs, slot).filter(|_| deps_within(rhs, bound)) {
+                    add(k, &mut |p| bound_op(p, op, rhs));
+                } else if let Some(k) = slot_prop(rhs, slot).filter(|_| deps_within(lhs, bound)) {
+                    add(k, &mut |p| bound_op(p, flip_cmp(op), lhs));
+                }
+            }
+            PExpr::Compare(a, rest) if rest.len() == 2 => {
+                let ((op1, mid), (op2, c)) = ((rest[0].0, &rest[0].1), (rest[1].0, &rest[1].1));
+                let ordering = |o: CompareOp| !matches!(o, CompareOp::Eq | CompareOp::Ne);
+                if let Some(k) = slot_prop(mid, slot) {
+                    if ordering(op1)
+                        && ordering(op2)
+                        && deps_within(a, bound)
+                        && deps_within(c, bound)
+                    {
+                        add(k, &mut |p| {
+                            bound_op(p, flip_cmp(op1), a);
+                            bound_op(p, op2, c);
+                        });
+                    }
+                }
+            }
+            PExpr::Str(StringOp::StartsWith, lhs, rhs) if deps_within(rhs, bound) => {
+                if let Some(k) = slot_prop(lhs, slot) {
+                    add(k, &mut |p| {
+                        p.prefix.get_or_insert_with(|| (**rhs).clone());
+                    });
+                }
+            }
+            PExpr::In(lhs, rhs) if deps_within(rhs, bound) => {
+                if let Some(k) = slot_prop(lhs, slot) {
+                    add(k, &mut |p| {
+                        p.in_.get_or_insert_with(|| (**rhs).clone());
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut best: Option<(u8, Name, Name, Found)> = None;
+    for l in labels {
+        for (k, p) in &keys {
+            if !res.has_index(&l.name, k) {
+                continue;
+            }
+            let cand = if let Some(e) = &p.eq {
+                (0, Found::Eq(e.clone()))
+            } else if let Some(e) = &p.in_ {
+                (1, Found::Seek(SeekRange::In(e.clone())))
+            } else if let (Some(lo), Some(hi)) = (&p.lo, &p.hi) {
+                (2, Found::Seek(SeekRange::Range { lo: Some(lo.clone()), hi: Some(hi.clone()) }))
+            } else if let Some(e) = &p.prefix {
+                (3, Found::Seek(SeekRange::Prefix(e.clone())))
+            } else if p.lo.is_some() || p.hi.is_some() {
+                (4, Found::Seek(SeekRange::Range { lo: p.lo.clone(), hi: p.hi.clone() }))
+            } else {
+                continue;
+            };
+            if best.as_ref().is_none_or(|b| cand.0 < b.0) {
+                best = Some((cand.0, l.name.clone(), k.clone(), cand.1));
+            }
+        }
+    }
+    best.map(|(_, l, k, f)| (l, k, f))
 }
 
 fn deps_within(e: &PExpr, bound: &HashSet<Slot>) -> bool {

@@ -59,6 +59,13 @@ pub trait Resolver {
         let _ = lower_name;
         None
     }
+    /// Whether an index on `(label, property key)` exists, so range, prefix and `IN`
+    /// predicates may be planned as index seeks (equality seeks are always planned: they fall
+    /// back to a scan at run time).
+    fn has_index(&self, label: &str, key: &str) -> bool {
+        let _ = (label, key);
+        false
+    }
 }
 
 /// A planned query.

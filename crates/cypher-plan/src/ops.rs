@@ -34,6 +34,17 @@ pub enum Op {
         key: Name,
         value: PExpr,
     },
+    /// Nodes with `label` whose `key` may satisfy `seek` (a superset: the predicates it came
+    /// from stay in a `Filter` above). Uses `Graph::index_seek_range`/`index_seek` when they
+    /// answer, else yields every node with the label. Planned only when an index exists on
+    /// `(label, key)` at planning time.
+    NodeIndexRangeSeek {
+        input: Box<Op>,
+        slot: Slot,
+        label: Name,
+        key: Name,
+        seek: SeekRange,
+    },
     Expand {
         input: Box<Op>,
         from: Slot,
@@ -218,6 +229,17 @@ pub enum SetOp {
     RemoveLabels { target: PExpr, labels: Vec<Name> },
 }
 
+/// What a [`Op::NodeIndexRangeSeek`] looks up.
+#[derive(Clone, Debug)]
+pub enum SeekRange {
+    /// Bounds `(expr, inclusive)`; at least one is present.
+    Range { lo: Option<(PExpr, bool)>, hi: Option<(PExpr, bool)> },
+    /// `STARTS WITH expr`.
+    Prefix(PExpr),
+    /// `IN expr` (a list: one equality seek per element).
+    In(PExpr),
+}
+
 impl Op {
     /// The operator's name as EXPLAIN/PROFILE show it.
     pub fn name(&self) -> &'static str {
@@ -226,6 +248,8 @@ impl Op {
             Op::NodeScan { label: Some(_), .. } => "NodeByLabelScan",
             Op::NodeScan { label: None, .. } => "AllNodesScan",
             Op::NodeIndexSeek { .. } => "NodeIndexSeek",
+            Op::NodeIndexRangeSeek { seek: SeekRange::In(_), .. } => "NodeIndexSeek",
+            Op::NodeIndexRangeSeek { .. } => "NodeIndexSeekByRange",
             Op::Expand { into: true, .. } => "Expand(Into)",
             Op::Expand { .. } => "Expand(All)",
             Op::VarExpand { .. } => "VarLengthExpand(All)",
@@ -278,6 +302,7 @@ impl Op {
             Op::Foreach { input, body, .. } => vec![input, body],
             Op::NodeScan { input, .. }
             | Op::NodeIndexSeek { input, .. }
+            | Op::NodeIndexRangeSeek { input, .. }
             | Op::Expand { input, .. }
             | Op::VarExpand { input, .. }
             | Op::ShortestPath { input, .. }

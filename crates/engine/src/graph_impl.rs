@@ -3,7 +3,7 @@
 //! Pure delegation; the two crates keep their own small `Dir`/`Edge`/`TokenKind` types so that
 //! neither depends on the other.
 
-use arbor_exec::graph::{Dir, Edge, Graph, TokenId, TokenKind};
+use arbor_exec::graph::{Dir, Edge, Graph, TokenId, TokenKind, ValueRange};
 use arbor_model::{NodeId, RelId, Result, Value};
 use arbor_storage as st;
 
@@ -94,6 +94,22 @@ impl Graph for TxGraph<'_> {
     }
     fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>> {
         self.tx.index_seek(label, key, value)
+    }
+    fn index_seek_range(
+        &self,
+        label: TokenId,
+        key: TokenId,
+        range: &ValueRange,
+    ) -> Option<Vec<NodeId>> {
+        match range {
+            ValueRange::Between { lo, hi } => self.tx.index_range(
+                label,
+                key,
+                lo.as_ref().map(|(v, i)| (v, *i)),
+                hi.as_ref().map(|(v, i)| (v, *i)),
+            ),
+            ValueRange::Prefix(p) => self.tx.index_prefix(label, key, p),
+        }
     }
     fn count_nodes(&self, label: Option<TokenId>) -> u64 {
         self.tx.count_nodes(label)

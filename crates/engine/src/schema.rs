@@ -30,22 +30,31 @@ fn node_label(target: &SchemaTarget) -> Result<&Ident> {
     }
 }
 
-fn single_property(props: &[Ident]) -> Result<&Ident> {
-    match props {
-        [p] => Ok(p),
-        _ => Err(Error::new(
-            Status::SemanticError,
-            "composite indexes and constraints are not supported yet (one property only)",
-        )),
+/// Property tokens of a rule, created if missing.
+fn property_tokens(tx: &Transaction, props: &[Ident]) -> Result<Vec<u32>> {
+    props
+        .iter()
+        .map(|p| tx.get_or_create_token(arbor_storage::TokenKind::PropertyKey, &p.name))
+        .collect()
+}
+
+fn rule_kind(kind: ConstraintKind) -> IndexKind {
+    match kind {
+        ConstraintKind::Unique => IndexKind::Uniqueness,
+        ConstraintKind::NodeKey => IndexKind::NodeKey,
+        ConstraintKind::Exists => IndexKind::Existence,
     }
 }
 
 /// Runs a schema command directly against the store (schema changes commit on their own).
-pub(crate) fn run_schema(store: &Store, cmd: &SchemaCommand) -> Result<(Stats, Vec<String>, Rows)> {
+/// Cached plans are dropped afterwards: they were planned against the old set of indexes.
+pub(crate) fn run_schema(db: &Database, cmd: &SchemaCommand) -> Result<(Stats, Vec<String>, Rows)> {
+    let store = db.store();
     let mut stats = Stats::default();
     let mut tx = store.begin(false);
     let result = schema_in(store, &mut tx, cmd, &mut stats);
     tx.rollback();
+    db.clear_plan_cache();
     result?;
     Ok((stats, Vec::new(), Vec::new()))
 }
@@ -60,14 +69,19 @@ fn schema_in(
     match cmd {
         SchemaCommand::CreateIndex { name, if_not_exists, target, properties, .. } => {
             let label = tx.get_or_create_token(K::Label, &node_label(target)?.name)?;
-            let key = tx.get_or_create_token(K::PropertyKey, &single_property(properties)?.name)?;
-            let created = store.create_index(label, key, name.as_ref().map(|n| &*n.name))?;
+            let keys = property_tokens(tx, properties)?;
+            let created = store.create_rule(
+                IndexKind::Range,
+                label,
+                &keys,
+                name.as_ref().map(|n| &*n.name),
+            )?;
             if created {
                 stats.indexes_added += 1;
-            } else if !if_not_exists && name.is_some() {
+            } else if !if_not_exists {
                 return Err(Error::new(
-                    Status::SemanticError,
-                    "An equivalent index already exists",
+                    Status::EquivalentSchemaRule,
+                    "An equivalent index already exists.",
                 ));
             }
         }
@@ -76,9 +90,10 @@ fn schema_in(
                 (Some(n), _) => store.drop_index(&n.name)?,
                 (None, Some((t, props))) => {
                     let label = tx.token_id(K::Label, &node_label(t)?.name);
-                    let key = tx.token_id(K::PropertyKey, &single_property(props)?.name);
-                    match (label, key) {
-                        (Some(l), Some(k)) => drop_on(store, l, k, IndexKind::Range)?,
+                    let keys: Option<Vec<u32>> =
+                        props.iter().map(|p| tx.token_id(K::PropertyKey, &p.name)).collect();
+                    match (label, keys) {
+                        (Some(l), Some(k)) => drop_on(store, l, &k, IndexKind::Range)?,
                         _ => false,
                     }
                 }
@@ -94,33 +109,32 @@ fn schema_in(
             }
         }
         SchemaCommand::CreateConstraint { name, if_not_exists, target, properties, kind } => {
-            if *kind != ConstraintKind::Unique {
-                return Err(Error::new(
-                    Status::SemanticError,
-                    "only uniqueness constraints are supported yet",
-                ));
-            }
             let label = tx.get_or_create_token(K::Label, &node_label(target)?.name)?;
-            let key = tx.get_or_create_token(K::PropertyKey, &single_property(properties)?.name)?;
-            let created =
-                store.create_unique_constraint(label, key, name.as_ref().map(|n| &*n.name))?;
+            let keys = property_tokens(tx, properties)?;
+            let created = store.create_rule(
+                rule_kind(*kind),
+                label,
+                &keys,
+                name.as_ref().map(|n| &*n.name),
+            )?;
             if created {
                 stats.constraints_added += 1;
-            } else if !if_not_exists && name.is_some() {
+            } else if !if_not_exists {
                 return Err(Error::new(
-                    Status::SemanticError,
-                    "An equivalent constraint already exists",
+                    Status::EquivalentSchemaRule,
+                    "An equivalent constraint already exists.",
                 ));
             }
         }
         SchemaCommand::DropConstraint { name, if_exists, definition } => {
             let dropped = match (name, definition) {
                 (Some(n), _) => store.drop_constraint(&n.name)?,
-                (None, Some((t, props, _))) => {
+                (None, Some((t, props, kind))) => {
                     let label = tx.token_id(K::Label, &node_label(t)?.name);
-                    let key = tx.token_id(K::PropertyKey, &single_property(props)?.name);
-                    match (label, key) {
-                        (Some(l), Some(k)) => drop_on(store, l, k, IndexKind::Uniqueness)?,
+                    let keys: Option<Vec<u32>> =
+                        props.iter().map(|p| tx.token_id(K::PropertyKey, &p.name)).collect();
+                    match (label, keys) {
+                        (Some(l), Some(k)) => drop_on(store, l, &k, rule_kind(*kind))?,
                         _ => false,
                     }
                 }
@@ -139,17 +153,17 @@ fn schema_in(
     Ok(())
 }
 
-/// Drops the index or constraint of `kind` on `(label, key)`, found by its definition (the pre-5
-/// `DROP INDEX ON :L(p)` / `DROP CONSTRAINT ON (n:L) ASSERT ...` forms).
-fn drop_on(store: &Store, label: u32, key: u32, kind: IndexKind) -> Result<bool> {
+/// Drops the index or constraint of `kind` on `(label, keys)`, found by its definition (the
+/// pre-5 `DROP INDEX ON :L(p)` / `DROP CONSTRAINT ON (n:L) ASSERT ...` forms).
+fn drop_on(store: &Store, label: u32, keys: &[u32], kind: IndexKind) -> Result<bool> {
     let found = store
         .indexes()
         .into_iter()
-        .find(|ix| ix.kind == kind && ix.label == label && ix.properties == [key]);
-    match (found, kind) {
-        (Some(ix), IndexKind::Range) => store.drop_index(&ix.name),
-        (Some(ix), IndexKind::Uniqueness) => store.drop_constraint(&ix.name),
-        (None, _) => Ok(false),
+        .find(|ix| ix.kind == kind && ix.label == label && ix.properties == keys);
+    match found {
+        Some(ix) if kind.is_constraint() => store.drop_constraint(&ix.name),
+        Some(ix) => store.drop_index(&ix.name),
+        None => Ok(false),
     }
 }
 
@@ -365,6 +379,7 @@ fn show_rows(
                 ];
                 let rows = indexes
                     .iter()
+                    .filter(|ix| ix.kind.has_index())
                     .enumerate()
                     .map(|(i, ix)| {
                         vec![
@@ -379,11 +394,7 @@ fn show_rows(
                                 ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect(),
                             ),
                             s("range-1.0"),
-                            if ix.kind == IndexKind::Uniqueness {
-                                s(&ix.name)
-                            } else {
-                                Value::Null
-                            },
+                            if ix.kind.is_constraint() { s(&ix.name) } else { Value::Null },
                             Value::Null,
                             Value::Int(0),
                         ]
@@ -403,19 +414,19 @@ fn show_rows(
                 ];
                 let rows = indexes
                     .iter()
-                    .filter(|ix| ix.kind == IndexKind::Uniqueness)
+                    .filter(|ix| ix.kind.is_constraint())
                     .enumerate()
                     .map(|(i, ix)| {
                         vec![
                             Value::Int(i as i64 + 1),
                             s(&ix.name),
-                            s("UNIQUENESS"),
+                            s(ix.kind.type_name()),
                             s("NODE"),
                             list_of(vec![name_of(K::Label, ix.label)]),
                             list_of(
                                 ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect(),
                             ),
-                            s(&ix.name),
+                            if ix.kind.has_index() { s(&ix.name) } else { Value::Null },
                             Value::Null,
                         ]
                     })
@@ -526,5 +537,27 @@ fn show_rows(
 impl Database {
     pub(crate) fn store_indexes(&self) -> Vec<arbor_storage::IndexInfo> {
         self.store().indexes()
+    }
+
+    /// `(label, property)` names of every single-property node index (for the planner).
+    pub(crate) fn indexed_names(&self) -> Vec<(String, String)> {
+        use arbor_storage::TokenKind as K;
+        let store = self.store();
+        let indexes = store.indexes();
+        if indexes.is_empty() {
+            return Vec::new();
+        }
+        let labels = store.tokens(K::Label);
+        let keys = store.tokens(K::PropertyKey);
+        let name = |list: &[(u32, String)], id: u32| {
+            list.iter().find(|(i, _)| *i == id).map(|(_, n)| n.clone())
+        };
+        indexes
+            .iter()
+            .filter_map(|ix| {
+                let [k] = ix.properties[..] else { return None };
+                Some((name(&labels, ix.label)?, name(&keys, k)?))
+            })
+            .collect()
     }
 }

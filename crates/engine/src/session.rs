@@ -250,7 +250,13 @@ impl Database {
             other => {
                 // [procedures hook] resolve CALLs against this database's registry.
                 let procs = self.inner.procedures.snapshot();
-                let prepared = Arc::new(PreparedQuery::prepare_with(&other, text, &procs)?);
+                let indexed = self.indexed_names();
+                let has_index = |l: &str, k: &str| {
+                    indexed.iter().any(|(il, ik)| il.as_str() == l && ik.as_str() == k)
+                };
+                let prepared = Arc::new(PreparedQuery::prepare_with_indexes(
+                    &other, text, &procs, &has_index,
+                )?);
                 let notes: Arc<[Notification]> = query_notifications(&other).into();
                 let mut plans = self.inner.plans.lock();
                 if plans.len() >= PLAN_CACHE_MAX {
@@ -560,7 +566,7 @@ impl Session {
         };
         let (fields, result) = match prepared {
             Prepared::Schema(cmd) => {
-                let (stats, fields, rows) = schema::run_schema(&self.db.inner.store, &cmd)?;
+                let (stats, fields, rows) = schema::run_schema(&self.db, &cmd)?;
                 (fields, OpenResult::rows(rows, QueryType::Schema, stats))
             }
             Prepared::Show(cmd) => {

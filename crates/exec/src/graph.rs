@@ -53,6 +53,15 @@ pub struct Stats {
     pub constraints_removed: u64,
 }
 
+/// What a range index seek asks for.
+#[derive(Clone, Debug)]
+pub enum ValueRange {
+    /// Values between the bounds (`(value, inclusive)`; `None` = unbounded, not both).
+    Between { lo: Option<(Value, bool)>, hi: Option<(Value, bool)> },
+    /// Strings starting with the prefix.
+    Prefix(String),
+}
+
 /// Read and write access to the graph as one transaction sees it: its snapshot plus its own
 /// writes. Reads of an entity deleted in this transaction return `None`/empty.
 pub trait Graph {
@@ -81,6 +90,18 @@ pub trait Graph {
     /// Nodes with `label` whose property `key` equals `value`, if an index can answer that;
     /// `None` when there is no usable index (the caller then scans).
     fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>>;
+    /// Nodes with `label` whose property `key` lies in `range` (Cypher comparison semantics),
+    /// in id order, if an index can answer that; `None` when there is no usable index or the
+    /// range's values are not of a type an index orders (the caller then scans).
+    fn index_seek_range(
+        &self,
+        label: TokenId,
+        key: TokenId,
+        range: &ValueRange,
+    ) -> Option<Vec<NodeId>> {
+        let _ = (label, key, range);
+        None
+    }
     /// Number of visible nodes (with the label, if given).
     fn count_nodes(&self, label: Option<TokenId>) -> u64;
 

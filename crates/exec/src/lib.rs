@@ -33,6 +33,7 @@ use crate::runtime::{Builder, Ctx, Operator};
 struct ExecResolver<'a> {
     procs: &'a procs::Registry,
     used: std::cell::RefCell<Vec<procs::Procedure>>,
+    indexes: &'a dyn Fn(&str, &str) -> bool,
 }
 
 impl Resolver for ExecResolver<'_> {
@@ -49,6 +50,9 @@ impl Resolver for ExecResolver<'_> {
     }
     fn scalar_arity(&self, lower_name: &str) -> Option<(usize, usize)> {
         functions::scalar_arity(lower_name)
+    }
+    fn has_index(&self, label: &str, key: &str) -> bool {
+        (self.indexes)(label, key)
     }
 }
 
@@ -73,7 +77,20 @@ impl PreparedQuery {
         text: &str,
         procedures: &procs::Registry,
     ) -> Result<PreparedQuery> {
-        let resolver = ExecResolver { procs: procedures, used: Default::default() };
+        PreparedQuery::prepare_with_indexes(stmt, text, procedures, &|_, _| false)
+    }
+
+    /// As [`PreparedQuery::prepare_with`], planning range, prefix and `IN` predicates as index
+    /// seeks where `has_index(label, property)` says an index exists. (The plan stays correct
+    /// if the index goes away later: the seek then scans.)
+    pub fn prepare_with_indexes(
+        stmt: &Statement,
+        text: &str,
+        procedures: &procs::Registry,
+        has_index: &dyn Fn(&str, &str) -> bool,
+    ) -> Result<PreparedQuery> {
+        let resolver =
+            ExecResolver { procs: procedures, used: Default::default(), indexes: has_index };
         let plan = arbor_cypher_plan::plan(stmt, text, &resolver)?;
         Ok(PreparedQuery { plan, procs: resolver.used.into_inner().into() })
     }
@@ -159,7 +176,9 @@ fn wrap_produce(child: Value, columns: &[String]) -> Value {
 fn op_details(op: &Op) -> String {
     match op {
         Op::NodeScan { label: Some(l), .. } => format!(":{l}"),
-        Op::NodeIndexSeek { label, key, .. } => format!(":{label}({key})"),
+        Op::NodeIndexSeek { label, key, .. } | Op::NodeIndexRangeSeek { label, key, .. } => {
+            format!(":{label}({key})")
+        }
         Op::Expand { types, .. } | Op::VarExpand { types, .. } if !types.is_empty() => {
             format!(":{}", types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("|"))
         }

@@ -77,6 +77,16 @@ impl Graph for Counting<'_> {
         self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
         r
     }
+    fn index_seek_range(
+        &self,
+        label: TokenId,
+        key: TokenId,
+        range: &crate::graph::ValueRange,
+    ) -> Option<Vec<NodeId>> {
+        let r = self.inner.index_seek_range(label, key, range);
+        self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
+        r
+    }
     fn count_nodes(&self, label: Option<TokenId>) -> u64 {
         self.hit();
         self.inner.count_nodes(label)
@@ -232,6 +242,9 @@ fn est(
                 }
                 Op::NodeIndexSeek { label, .. } => {
                     i * (label_count(label).unwrap_or(nodes) * 0.1).max(1.0)
+                }
+                Op::NodeIndexRangeSeek { label, .. } => {
+                    i * (label_count(label).unwrap_or(nodes) * FILTER_SELECTIVITY).max(1.0)
                 }
                 Op::Expand { into: true, .. } => i * degree.min(1.0),
                 Op::Expand { .. } => i * degree,

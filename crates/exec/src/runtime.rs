@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 use arbor_cypher_plan::expr::{AggCall, PExpr, Slot, SubqueryKind};
-use arbor_cypher_plan::ops::{CreateStep, Name, Op, SetOp};
+use arbor_cypher_plan::ops::{CreateStep, Name, Op, SeekRange, SetOp};
 use arbor_cypher_syntax::ast::Direction;
 use arbor_model::{
     equals, group_key, Error, GroupKey, NodeId, PathRef, RelId, Result, Status, Value,
@@ -21,7 +21,7 @@ use arbor_model::{
 
 use crate::eval::{self, eval, eval_pred};
 use crate::functions::{self, Accumulator};
-use crate::graph::{Dir, Edge, Graph, Stats, TokenId, TokenKind};
+use crate::graph::{Dir, Edge, Graph, Stats, TokenId, TokenKind, ValueRange};
 use crate::procs;
 
 pub(crate) type Row = Vec<Value>;
@@ -187,6 +187,17 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             cur: None,
             ids: Vec::new(),
             pos: 0,
+        }),
+        Op::NodeIndexRangeSeek { input, slot, label, key, seek } => Box::new(IndexRangeSeek {
+            input: build(input, b),
+            slot: *slot,
+            label: label.clone(),
+            key: key.clone(),
+            seek: seek.clone(),
+            cur: None,
+            ids: Vec::new(),
+            pos: 0,
+            scan: None,
         }),
         Op::Expand { input, from, rel, to, dir, types, into, rel_bound, unique_with } => {
             Box::new(Expand {
@@ -508,6 +519,136 @@ impl Operator for IndexSeek {
                         }
                     }
                 }
+            }
+            self.cur = Some(r);
+        }
+    }
+}
+
+/// Candidates for range, prefix and `IN` predicates from an index (a superset of the rows the
+/// filter above keeps), or every node with the label when no index answers.
+struct IndexRangeSeek {
+    input: Box<dyn Operator>,
+    slot: Slot,
+    label: Name,
+    key: Name,
+    seek: SeekRange,
+    cur: Option<Row>,
+    ids: Vec<NodeId>,
+    pos: usize,
+    /// Falling back to a label scan: `(label, next id)`.
+    scan: Option<(TokenId, u64)>,
+}
+
+/// What one input row's seek resolved to.
+enum SeekPlan {
+    /// Nothing can match (a null bound, a missing token).
+    Empty,
+    Ids(Vec<NodeId>),
+    Scan,
+}
+
+impl IndexRangeSeek {
+    fn resolve(&self, r: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<SeekPlan> {
+        let (Some(l), Some(k)) = (
+            g.token_id(TokenKind::Label, &self.label),
+            g.token_id(TokenKind::PropertyKey, &self.key),
+        ) else {
+            return Ok(SeekPlan::Empty);
+        };
+        let range = match &self.seek {
+            SeekRange::Range { lo, hi } => {
+                let mut bound =
+                    |b: &Option<(PExpr, bool)>| -> Result<Option<Option<(Value, bool)>>> {
+                        match b {
+                            None => Ok(Some(None)),
+                            Some((e, incl)) => match eval(e, r, ctx, g)? {
+                                // A comparison with null is null: no row passes the filter.
+                                Value::Null => Ok(None),
+                                v => Ok(Some(Some((v, *incl)))),
+                            },
+                        }
+                    };
+                let (Some(lo), Some(hi)) = (bound(lo)?, bound(hi)?) else {
+                    return Ok(SeekPlan::Empty);
+                };
+                ValueRange::Between { lo, hi }
+            }
+            SeekRange::Prefix(e) => match eval(e, r, ctx, g)? {
+                Value::Null => return Ok(SeekPlan::Empty),
+                Value::String(p) => ValueRange::Prefix(p.to_string()),
+                _ => return Ok(SeekPlan::Scan),
+            },
+            SeekRange::In(e) => {
+                return Ok(match eval(e, r, ctx, g)? {
+                    Value::Null => SeekPlan::Empty,
+                    Value::List(items) => {
+                        let mut ids = Vec::new();
+                        for v in items.iter().filter(|v| !v.is_null()) {
+                            match g.index_seek(l, k, v) {
+                                Some(found) => ids.extend(found),
+                                None => return Ok(SeekPlan::Scan),
+                            }
+                        }
+                        ids.sort_unstable();
+                        ids.dedup();
+                        SeekPlan::Ids(ids)
+                    }
+                    // Not a list: the filter reports the type error.
+                    _ => SeekPlan::Scan,
+                });
+            }
+        };
+        Ok(match g.index_seek_range(l, k, &range) {
+            Some(ids) => SeekPlan::Ids(ids),
+            None => SeekPlan::Scan,
+        })
+    }
+}
+
+impl Operator for IndexRangeSeek {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+        self.scan = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(cur) = &self.cur {
+                let next = match &mut self.scan {
+                    Some((tok, from)) => {
+                        let n = g.next_node(Some(*tok), NodeId(*from));
+                        if let Some(id) = n {
+                            *from = id.0 + 1;
+                        }
+                        n
+                    }
+                    None => {
+                        let n = self.ids.get(self.pos).copied();
+                        self.pos += 1;
+                        n
+                    }
+                };
+                if let Some(id) = next {
+                    let mut row = cur.clone();
+                    row[self.slot] = Value::Node(id);
+                    return Ok(Some(row));
+                }
+                self.cur = None;
+                self.scan = None;
+            }
+            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+            ctx.check_interrupt()?;
+            self.ids.clear();
+            self.pos = 0;
+            self.scan = None;
+            match self.resolve(&mut r, ctx, g)? {
+                SeekPlan::Empty => continue,
+                SeekPlan::Ids(ids) => self.ids = ids,
+                SeekPlan::Scan => match g.token_id(TokenKind::Label, &self.label) {
+                    Some(t) => self.scan = Some((t, 0)),
+                    None => continue,
+                },
             }
             self.cur = Some(r);
         }

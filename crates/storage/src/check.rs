@@ -13,7 +13,6 @@ use arbor_model::{NodeId, RelId, Result};
 use crate::checkpoint;
 use crate::mvcc::Core;
 use crate::tx::Transaction;
-use crate::value::index_key;
 use crate::wal;
 use crate::{Dir, Edge, TokenKind};
 
@@ -181,18 +180,17 @@ fn check_graph(tx: &Transaction, r: &mut CheckReport) {
             ));
         }
     }
-    let indexed = tx.indexed_pairs();
-    for (l, k) in indexed {
+    let indexed = tx.indexed_targets();
+    for t in indexed {
         let mut cur = NodeId(0);
-        while let Some(n) = tx.next_node(Some(l), cur) {
+        while let Some(n) = tx.next_node(Some(t.0), cur) {
             cur = NodeId(n.0 + 1);
-            let Some(v) = tx.node_property(n, k) else { continue };
-            if index_key(&v).is_none() {
+            let Some(key) = tx.with_node(n.0, |d| d.key_for(t.0, &t.1)).flatten() else {
                 continue;
-            }
+            };
             r.index_entries += 1;
-            if !tx.index_seek(l, k, &v).is_some_and(|ids| ids.contains(&n)) {
-                r.problem(format!("index on ({l}, {k}) does not find node {}", n.0));
+            if !tx.seek_exact(&t, Some(key)).is_some_and(|ids| ids.contains(&n)) {
+                r.problem(format!("index on ({}, {:?}) does not find node {}", t.0, t.1, n.0));
             }
         }
     }

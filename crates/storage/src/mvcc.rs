@@ -18,8 +18,8 @@ use parking_lot::{Condvar, Mutex, RwLock};
 
 use crate::base::{Base, NodeRef};
 use crate::codec::MAX_ID;
-use crate::schema::Schema;
-use crate::value::{index_key, IndexKey};
+use crate::schema::{Schema, Target};
+use crate::value::{target_key, IndexKey};
 use crate::TokenKind;
 
 /// A node's labels (sorted, unique) and properties (sorted by key, no nulls).
@@ -61,12 +61,13 @@ impl NodeData {
     pub fn prop(&self, key: u32) -> Option<&Value> {
         prop_of(&self.props, key)
     }
-    /// The index key of property `key` if the node has label `label`.
-    pub fn key_for(&self, label: u32, key: u32) -> Option<IndexKey> {
+    /// The index key of properties `keys` if the node has label `label` (see
+    /// [`crate::value::target_key`]).
+    pub fn key_for(&self, label: u32, keys: &[u32]) -> Option<IndexKey> {
         if !self.has_label(label) {
             return None;
         }
-        self.prop(key).and_then(index_key)
+        target_key(keys, |k| self.prop(k))
     }
 }
 
@@ -637,10 +638,10 @@ impl Core {
                     delta.label(*l, -1);
                 }
             }
-            for (l, k) in &pairs {
-                if let Some(key) = n.key_for(*l, *k) {
-                    if p_ref.key_for(*l, *k).as_ref() != Some(&key) {
-                        schema.insert_entry(*l, *k, key, id);
+            for t in &pairs {
+                if let Some(key) = n.key_for(t.0, &t.1) {
+                    if p_ref.key_for(t.0, &t.1).as_ref() != Some(&key) {
+                        schema.insert_entry(t, key, id);
                     }
                 }
             }
@@ -746,8 +747,8 @@ impl Core {
         let pairs = self.schema.read().pairs();
         // Index entries of versions that only the base now holds may go if every live base
         // indexes the pair (otherwise the delta index is the only index of those rows).
-        let base_indexed: Vec<(u32, u32)> =
-            pairs.iter().copied().filter(|(l, k)| all_on_cur && cur.indexes(*l, *k)).collect();
+        let base_indexed: Vec<Target> =
+            pairs.iter().filter(|t| all_on_cur && cur.indexes(t)).cloned().collect();
         for id in nodes {
             self.gc_node(id, horizon, base_h, all_on_cur && !cur.has_node(id), &base_indexed);
         }
@@ -759,7 +760,7 @@ impl Core {
 
     /// After a fold: the delta's label, type and index sets keep only entities that still have
     /// delta slots (the base answers for the rest).
-    fn purge_secondary(&self, cur: &Base, pairs: &[(u32, u32)]) {
+    fn purge_secondary(&self, cur: &Base, pairs: &[Target]) {
         let has_node = |id: &u64| self.nodes.read(*id, |_| ()).is_some();
         let has_rel = |id: &u64| self.rels.read(*id, |_| ()).is_some();
         {
@@ -778,16 +779,15 @@ impl Core {
         }
         {
             let mut schema = self.schema.write();
-            for (l, k) in pairs {
-                if !cur.indexes(*l, *k) {
+            for t in pairs {
+                if !cur.indexes(t) {
                     continue;
                 }
-                if let Some(m) = schema.maps.get_mut(&(*l, *k)) {
+                if let Some(m) = schema.maps.get_mut(t) {
                     m.retain(|_, set| {
                         set.retain(has_node);
                         !set.is_empty()
                     });
-                    m.shrink_to_fit();
                 }
             }
         }
@@ -842,14 +842,7 @@ impl Core {
         self.nodes.write(r.end, |s| detach(s, false));
     }
 
-    fn gc_node(
-        &self,
-        id: u64,
-        horizon: u64,
-        base_h: u64,
-        absent: bool,
-        base_indexed: &[(u32, u32)],
-    ) {
+    fn gc_node(&self, id: u64, horizon: u64, base_h: u64, absent: bool, base_indexed: &[Target]) {
         let Some((removed, remaining)) = self.nodes.write(id, |slot| {
             let Some(s) = slot.as_mut() else { return (Vec::new(), Vec::new()) };
             let removed = prune_chain(&mut s.chain, horizon, base_h, absent);
@@ -891,26 +884,28 @@ impl Core {
                 }
             }
         }
-        // Index entries: if nothing remains in the delta, readers fall back to a base, which
-        // may only be relied on when every live base indexes the pair.
-        let pairs: Vec<(u32, u32)> = self.schema.read().pairs();
-        let mut stale: Vec<(u32, u32, IndexKey)> = Vec::new();
-        for (l, k) in &pairs {
-            if remaining.is_empty() && !absent && !base_indexed.contains(&(*l, *k)) {
+        // Index entries: a reader that finds no delta version at its snapshot falls back to a
+        // base, whose row is the newest dropped version; that may only be relied on when every
+        // live base indexes the target (otherwise the entries stay, as a re-checked superset,
+        // until a base indexes it).
+        let pairs: Vec<Target> = self.schema.read().pairs();
+        let mut stale: Vec<(Target, IndexKey)> = Vec::new();
+        for t in &pairs {
+            if !absent && !base_indexed.contains(t) {
                 continue;
             }
             for d in &removed {
-                if let Some(key) = d.key_for(*l, *k) {
-                    if !remaining.iter().any(|r| r.key_for(*l, *k).as_ref() == Some(&key)) {
-                        stale.push((*l, *k, key));
+                if let Some(key) = d.key_for(t.0, &t.1) {
+                    if !remaining.iter().any(|r| r.key_for(t.0, &t.1).as_ref() == Some(&key)) {
+                        stale.push((t.clone(), key));
                     }
                 }
             }
         }
         if !stale.is_empty() {
             let mut schema = self.schema.write();
-            for (l, k, key) in stale {
-                schema.remove_entry(l, k, &key, id);
+            for (t, key) in stale {
+                schema.remove_entry(&t, &key, id);
             }
         }
     }

@@ -1,7 +1,7 @@
 //! The [`Store`] handle: opening (with recovery) or creating an in-memory store, schema
 //! operations, checkpoints, background maintenance and shutdown.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -16,7 +16,7 @@ use parking_lot::Mutex;
 use crate::checkpoint;
 use crate::codec::{Dec, Enc, Op};
 use crate::mvcc::{CommitState, Core, NodeData, RelData};
-use crate::schema::{default_name, IdSet, IndexDef, IndexInfo};
+use crate::schema::{default_name, IdSet, IndexDef, IndexInfo, IndexKind};
 use crate::tx::Transaction;
 use crate::value::{fmt_value, IndexKey};
 use crate::wal::{self, io_err, WalMsg, WalShared};
@@ -81,8 +81,8 @@ struct Life {
 }
 
 enum SchemaChange {
-    Create { name: Option<String>, label: u32, key: u32, unique: bool },
-    Drop { name: String, unique: bool },
+    Create { name: Option<String>, label: u32, keys: Vec<u32>, kind: IndexKind },
+    Drop { name: String, constraint: bool },
 }
 
 impl Store {
@@ -188,42 +188,63 @@ impl Store {
 
     // ---------------------------------------------------------------- schema
 
-    /// Creates an equality index on `(label, key)`. Returns `false` (and changes nothing) if an
+    /// Creates an index on `(label, key)`. Returns `false` (and changes nothing) if an
     /// index or constraint on that pair, or an equivalent rule with that name, already exists.
     /// A different rule with the same name is an `ArgumentError`.
     pub fn create_index(&self, label: TokenId, key: TokenId, name: Option<&str>) -> Result<bool> {
-        self.schema_change(SchemaChange::Create {
-            name: name.map(str::to_string),
-            label,
-            key,
-            unique: false,
-        })
+        self.create_rule(IndexKind::Range, label, &[key], name)
     }
 
     /// Creates a uniqueness constraint (with its backing index) on `(label, key)`. Fails with
-    /// `ConstraintValidationFailed` if existing nodes violate it; `false` if it already exists.
+    /// `ConstraintCreationFailed` if existing nodes violate it; `false` if it already exists.
     pub fn create_unique_constraint(
         &self,
         label: TokenId,
         key: TokenId,
         name: Option<&str>,
     ) -> Result<bool> {
+        self.create_rule(IndexKind::Uniqueness, label, &[key], name)
+    }
+
+    /// Creates a schema rule of any kind on `label` and one or more property `keys` (a
+    /// composite index or constraint when more than one; existence constraints take one key).
+    /// Returns `false` (and changes nothing) if an equivalent rule exists (for an index: any
+    /// rule with an index on the same target). Constraints fail with `ConstraintCreationFailed`
+    /// if existing nodes violate them.
+    pub fn create_rule(
+        &self,
+        kind: IndexKind,
+        label: TokenId,
+        keys: &[TokenId],
+        name: Option<&str>,
+    ) -> Result<bool> {
+        if keys.is_empty() || (kind == IndexKind::Existence && keys.len() != 1) {
+            return Err(Error::argument(
+                "an index or constraint needs one property (existence: exactly one)",
+            ));
+        }
+        let mut seen = keys.to_vec();
+        seen.sort_unstable();
+        seen.dedup();
+        if seen.len() != keys.len() {
+            return Err(Error::argument("a property may appear only once in a schema rule"));
+        }
         self.schema_change(SchemaChange::Create {
             name: name.map(str::to_string),
             label,
-            key,
-            unique: true,
+            keys: keys.to_vec(),
+            kind,
         })
     }
 
     /// Drops a (non-constraint) index by name; `false` if there is none.
     pub fn drop_index(&self, name: &str) -> Result<bool> {
-        self.schema_change(SchemaChange::Drop { name: name.to_string(), unique: false })
+        self.schema_change(SchemaChange::Drop { name: name.to_string(), constraint: false })
     }
 
-    /// Drops a uniqueness constraint by name; `false` if there is none.
+    /// Drops a constraint by name; `false` if there is none.
     pub fn drop_constraint(&self, name: &str) -> Result<bool> {
-        self.schema_change(SchemaChange::Drop { name: name.to_string(), unique: true })
+        self.schema_change(SchemaChange::Drop { name: name.to_string(), constraint: true })
     }
 
     /// All indexes and constraints, by name.
@@ -241,34 +262,41 @@ impl Store {
             }
             let mut body = Enc::new();
             match change {
-                SchemaChange::Create { name, label, key, unique } => {
-                    let name = name.unwrap_or_else(|| default_name(unique, label, key));
+                SchemaChange::Create { name, label, keys, kind } => {
+                    let name = name.unwrap_or_else(|| default_name(kind, label, &keys));
                     {
                         let s = core.schema.read();
                         if let Some(d) = s.defs.iter().find(|d| d.name == name) {
-                            if d.label == label && d.key == key && d.unique == unique {
+                            if d.label == label && d.keys == keys && d.kind == kind {
                                 return Ok(false);
                             }
                             return Err(Error::argument(format!(
                                 "There already exists an index or constraint called '{name}'."
                             )));
                         }
-                        if s.defs
-                            .iter()
-                            .any(|d| d.label == label && d.key == key && (d.unique || !unique))
-                        {
+                        let same = |d: &&IndexDef| d.label == label && d.keys == keys;
+                        let equivalent = match kind {
+                            // An index is implied by any rule with an index on the target.
+                            IndexKind::Range => {
+                                s.defs.iter().filter(same).any(|d| d.kind.has_index())
+                            }
+                            _ => s.defs.iter().filter(same).any(|d| d.kind == kind),
+                        };
+                        if equivalent {
                             return Ok(false);
                         }
                     }
-                    if unique {
-                        core.check_unique_data(label, key, &name)?;
-                    }
-                    body.op_create_index(&name, label, key, unique);
-                    core.install_index(&mut cs, IndexDef { name, label, key, unique, since: 0 });
+                    core.check_rule_data(label, &keys, kind, &name)?;
+                    body.op_create_rule(&name, kind, label, &keys);
+                    core.install_index(&mut cs, IndexDef { name, label, keys, kind, since: 0 });
                 }
-                SchemaChange::Drop { name, unique } => {
+                SchemaChange::Drop { name, constraint } => {
                     let mut s = core.schema.write();
-                    if !s.defs.iter().any(|d| d.name == name && d.unique == unique) {
+                    if !s
+                        .defs
+                        .iter()
+                        .any(|d| d.name == name && d.kind.is_constraint() == constraint)
+                    {
                         return Ok(false);
                     }
                     s.drop_def(&name);
@@ -516,10 +544,10 @@ impl Core {
                     rels.push((id, Some(Arc::new(RelData { start, end, ty, props }))))
                 }
                 Op::DelRel { id } => rels.push((id, None)),
-                Op::CreateIndex { name, label, key, unique } => {
+                Op::CreateIndex { name, label, keys, kind } => {
                     let exists = self.schema.read().defs.iter().any(|x| x.name == name);
                     if !exists {
-                        self.install_index(cs, IndexDef { name, label, key, unique, since: 0 });
+                        self.install_index(cs, IndexDef { name, label, keys, kind, since: 0 });
                     }
                 }
                 Op::DropIndex { name } => {
@@ -536,16 +564,18 @@ impl Core {
     /// Adds a schema rule, building its index from every retained version (old snapshots may
     /// seek through it too). Caller holds the commit mutex.
     pub(crate) fn install_index(&self, _cs: &mut CommitState, mut def: IndexDef) {
-        let pair = (def.label, def.key);
-        let exists = self.schema.read().maps.contains_key(&pair);
-        let mut map: HashMap<IndexKey, IdSet> = HashMap::new();
-        if !exists {
-            // Base rows (kept in the delta index until the next base indexes the pair: a
+        let target = def.target();
+        let exists = self.schema.read().maps.contains_key(&target);
+        let mut map: BTreeMap<IndexKey, IdSet> = BTreeMap::new();
+        let build = def.kind.has_index() && !exists;
+        if build {
+            let (label, keys) = (def.label, &def.keys[..]);
+            // Base rows (kept in the delta index until the next base indexes the target: a
             // transaction may still read an older base without that index)...
             let base = self.base();
             let mut cur = 0;
-            while let Some(id) = base.next_with_label(def.label, cur) {
-                if let Some(k) = base.node(id).and_then(|n| n.key_for(def.label, def.key)) {
+            while let Some(id) = base.next_with_label(label, cur) {
+                if let Some(k) = base.node(id).and_then(|n| n.key_for(label, keys)) {
                     map.entry(k).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
                 }
                 cur = id + 1;
@@ -554,13 +584,13 @@ impl Core {
             let ids: Vec<u64> = self
                 .label_sets
                 .read()
-                .get(&def.label)
+                .get(&label)
                 .map(|s| s.iter().copied().collect())
                 .unwrap_or_default();
             for id in ids {
                 self.nodes.read(id, |s| {
                     for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {
-                        if let Some(k) = d.key_for(def.label, def.key) {
+                        if let Some(k) = d.key_for(label, keys) {
                             map.entry(k).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
                         }
                     }
@@ -570,14 +600,18 @@ impl Core {
         let mut s = self.schema.write();
         s.version += 1;
         def.since = s.version;
-        if !exists {
-            s.maps.insert(pair, map);
+        if build {
+            s.maps.insert(target, map);
         }
         s.defs.push(def);
     }
 
-    /// Fails if two nodes with `label` share a value of `key` in the newest committed state.
-    fn check_unique_data(&self, label: u32, key: u32, name: &str) -> Result<()> {
+    /// Fails with `ConstraintCreationFailed` if the newest committed state violates the rule
+    /// about to be created (two nodes sharing a unique key, a node lacking a required key).
+    fn check_rule_data(&self, label: u32, keys: &[u32], kind: IndexKind, name: &str) -> Result<()> {
+        if !kind.is_constraint() {
+            return Ok(());
+        }
         let mut ids: Vec<u64> = self
             .label_sets
             .read()
@@ -592,25 +626,68 @@ impl Core {
         }
         ids.sort_unstable();
         ids.dedup();
+        let (l, ks) = {
+            let t = self.tokens.read();
+            let l = t.name(TokenKind::Label, label).map(|s| s.to_string()).unwrap_or_default();
+            let ks: Vec<String> = keys
+                .iter()
+                .map(|k| {
+                    t.name(TokenKind::PropertyKey, *k).map(|s| s.to_string()).unwrap_or_default()
+                })
+                .collect();
+            (l, ks)
+        };
+        let schema_text = if ks.len() == 1 {
+            format!("(:{l} {{{}}})", ks[0])
+        } else {
+            format!("(:{l} {{{}}})", ks.join(", "))
+        };
+        let fail = |detail: String| {
+            Error::new(
+                Status::ConstraintCreationFailed,
+                format!(
+                    "Unable to create Constraint( name='{name}', type='{}', schema={schema_text} ): \
+                     {detail}",
+                    kind.type_name()
+                ),
+            )
+        };
         let mut seen: HashMap<IndexKey, u64> = HashMap::new();
         for id in ids {
             let Some(d) = self.node_newest(id).1 else { continue };
-            let Some(k) = d.key_for(label, key) else { continue };
-            if let Some(other) = seen.insert(k, id) {
-                let t = self.tokens.read();
-                let l = t.name(TokenKind::Label, label).map(|s| s.to_string()).unwrap_or_default();
-                let p =
-                    t.name(TokenKind::PropertyKey, key).map(|s| s.to_string()).unwrap_or_default();
-                let v = d.prop(key).cloned().unwrap_or(Value::Null);
-                return Err(Error::new(
-                    Status::ConstraintValidationFailed,
-                    format!(
-                        "Unable to create Constraint( name='{name}', type='UNIQUENESS', \
-                         schema=(:{l} {{{p}}}) ): Both Node({other}) and Node({id}) have the \
-                         label `{l}` and property `{p}` = {}",
-                        fmt_value(&v)
-                    ),
-                ));
+            if !d.has_label(label) {
+                continue;
+            }
+            if kind.requires() {
+                if let Some(i) = keys.iter().position(|k| d.prop(*k).is_none()) {
+                    return Err(fail(format!(
+                        "Node({id}) with label `{l}` must have the property `{}`",
+                        ks[i]
+                    )));
+                }
+            }
+            if kind.unique() {
+                let Some(k) = d.key_for(label, keys) else { continue };
+                if let Some(other) = seen.insert(k, id) {
+                    let vals: Vec<String> = keys
+                        .iter()
+                        .zip(&ks)
+                        .map(|(k, n)| {
+                            format!(
+                                "`{n}` = {}",
+                                fmt_value(&d.prop(*k).cloned().unwrap_or(Value::Null))
+                            )
+                        })
+                        .collect();
+                    let what = if ks.len() == 1 {
+                        format!("property {}", vals[0])
+                    } else {
+                        format!("properties {}", vals.join(", "))
+                    };
+                    return Err(fail(format!(
+                        "Both Node({other}) and Node({id}) have the label `{l}` and {what}"
+                    )));
+                }
             }
         }
         Ok(())

@@ -356,7 +356,7 @@ fn unique_constraints() {
     let dup = w.create_node(&[u], vec![(id, Value::str("alice"))]).unwrap();
     w.commit().unwrap();
     let e = s.create_unique_constraint(u, id, Some("uniq_user")).unwrap_err();
-    assert_eq!(e.status, Status::ConstraintValidationFailed);
+    assert_eq!(e.status, Status::ConstraintCreationFailed);
     assert!(s.indexes().is_empty());
     let mut w = s.begin(false);
     w.delete_node(dup).unwrap();
