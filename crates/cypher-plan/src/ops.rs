@@ -45,6 +45,22 @@ pub enum Op {
         key: Name,
         seek: SeekRange,
     },
+    /// `count(*)` of nodes (with the label, if given) from the count store, into `slot`: one
+    /// row per input row (replaces an aggregation over a label scan).
+    NodeCountFromCountStore {
+        input: Box<Op>,
+        slot: Slot,
+        label: Option<Name>,
+    },
+    /// `count(*)` of relationships `(:start)-[:ty]->(:end)` (each part optional, at most one
+    /// label) from the count store, into `slot`.
+    RelationshipCountFromCountStore {
+        input: Box<Op>,
+        slot: Slot,
+        start: Option<Name>,
+        ty: Option<Name>,
+        end: Option<Name>,
+    },
     Expand {
         input: Box<Op>,
         from: Slot,
@@ -250,6 +266,8 @@ impl Op {
             Op::NodeIndexSeek { .. } => "NodeIndexSeek",
             Op::NodeIndexRangeSeek { seek: SeekRange::In(_), .. } => "NodeIndexSeek",
             Op::NodeIndexRangeSeek { .. } => "NodeIndexSeekByRange",
+            Op::NodeCountFromCountStore { .. } => "NodeCountFromCountStore",
+            Op::RelationshipCountFromCountStore { .. } => "RelationshipCountFromCountStore",
             Op::Expand { into: true, .. } => "Expand(Into)",
             Op::Expand { .. } => "Expand(All)",
             Op::VarExpand { .. } => "VarLengthExpand(All)",
@@ -303,6 +321,8 @@ impl Op {
             Op::NodeScan { input, .. }
             | Op::NodeIndexSeek { input, .. }
             | Op::NodeIndexRangeSeek { input, .. }
+            | Op::NodeCountFromCountStore { input, .. }
+            | Op::RelationshipCountFromCountStore { input, .. }
             | Op::Expand { input, .. }
             | Op::VarExpand { input, .. }
             | Op::ShortestPath { input, .. }

@@ -111,6 +111,21 @@ impl Graph for TxGraph<'_> {
             ValueRange::Prefix(p) => self.tx.index_prefix(label, key, p),
         }
     }
+    fn count_rels_by_labels(
+        &self,
+        start: Option<TokenId>,
+        ty: Option<TokenId>,
+        end: Option<TokenId>,
+    ) -> Option<u64> {
+        self.tx.count_rels(start, ty, end)
+    }
+    fn count_rels(&self, types: &[TokenId]) -> Option<u64> {
+        match types {
+            [] => self.tx.count_rels(None, None, None),
+            [t] => self.tx.count_rels(None, Some(*t), None),
+            _ => None,
+        }
+    }
     fn count_nodes(&self, label: Option<TokenId>) -> u64 {
         self.tx.count_nodes(label)
     }

@@ -210,3 +210,82 @@ fn indexed_results_equal_scans() {
     assert_eq!(run(&mut pa, q).unwrap(), run(&mut pb, q).unwrap());
     assert_eq!(run(&mut pb, q).unwrap(), vec!["2000".to_string()]);
 }
+
+/// Counts from the count store equal counts by scanning, across label changes, deletions,
+/// checkpoints and recovery.
+#[test]
+fn count_store_equals_scans() {
+    let dir = tempfile::tempdir().unwrap();
+    let counts = [
+        ("MATCH (n:A) RETURN count(n)", "MATCH (n:A) WHERE n IS NOT NULL RETURN count(*)"),
+        ("MATCH (n) RETURN count(*)", "MATCH (n) WHERE n IS NOT NULL RETURN count(*)"),
+        (
+            "MATCH (:A)-[:T]->() RETURN count(*)",
+            "MATCH (:A)-[r:T]->() WHERE r IS NOT NULL RETURN count(*)",
+        ),
+        (
+            "MATCH ()-[r:T]->(:B) RETURN count(r)",
+            "MATCH ()-[r:T]->(:B) WHERE r IS NOT NULL RETURN count(*)",
+        ),
+        (
+            "MATCH ()-[r]->(:A) RETURN count(*)",
+            "MATCH ()-[r]->(:A) WHERE r IS NOT NULL RETURN count(*)",
+        ),
+        (
+            "MATCH (:B)-[r]->() RETURN count(*)",
+            "MATCH (:B)-[r]->() WHERE r IS NOT NULL RETURN count(*)",
+        ),
+        (
+            "MATCH ()-[r:U]->() RETURN count(*)",
+            "MATCH ()-[r:U]->() WHERE r IS NOT NULL RETURN count(*)",
+        ),
+        (
+            "MATCH ()-[r]->() RETURN count(*)",
+            "MATCH ()-[r]->() WHERE r IS NOT NULL RETURN count(*)",
+        ),
+    ];
+    let check = |s: &mut Session, when: &str| {
+        for (fast, slow) in counts {
+            assert_eq!(run(s, fast).unwrap(), run(s, slow).unwrap(), "{when}: {fast}");
+        }
+    };
+    {
+        let db = Database::open(dir.path(), DatabaseConfig::default()).unwrap();
+        let mut s = db.session();
+        let ops = plan_ops(&mut s, "MATCH (:A)-[:T]->() RETURN count(*)");
+        assert!(ops.contains(&"RelationshipCountFromCountStore".to_string()), "{ops:?}");
+        let ops = plan_ops(&mut s, "MATCH (n:A) RETURN count(n)");
+        assert!(ops.contains(&"NodeCountFromCountStore".to_string()), "{ops:?}");
+        run(
+            &mut s,
+            "UNWIND range(0, 59) AS i CREATE (n {id: i}) WITH n, i WHERE i % 2 = 0 SET n:A",
+        )
+        .unwrap();
+        run(&mut s, "MATCH (n) WHERE n.id % 3 = 0 SET n:B").unwrap();
+        run(
+            &mut s,
+            "MATCH (a), (b) WHERE b.id = (a.id * 7 + 3) % 60 CREATE (a)-[:T]->(b), (b)-[:U]->(a)",
+        )
+        .unwrap();
+        check(&mut s, "created");
+        db.checkpoint().unwrap();
+        check(&mut s, "checkpointed");
+        run(&mut s, "MATCH (n) WHERE n.id % 5 = 0 REMOVE n:A SET n:B").unwrap();
+        run(&mut s, "MATCH (n) WHERE n.id % 7 = 0 DETACH DELETE n").unwrap();
+        run(&mut s, "MATCH (a {id: 1}), (b {id: 2}) CREATE (a)-[:T]->(a), (a)-[:T]->(b)").unwrap();
+        check(&mut s, "changed");
+        s.begin(TxConfig::default()).unwrap();
+        run(&mut s, "MATCH (n) WHERE n.id % 4 = 1 SET n:A").unwrap();
+        check(&mut s, "in transaction");
+        s.commit().unwrap();
+        check(&mut s, "committed");
+    }
+    let db = Database::open(dir.path(), DatabaseConfig::default()).unwrap();
+    let mut s = db.session();
+    check(&mut s, "recovered");
+    db.checkpoint().unwrap();
+    drop(s);
+    drop(db);
+    let db = Database::open(dir.path(), DatabaseConfig::default()).unwrap();
+    check(&mut db.session(), "recovered from checkpoint");
+}

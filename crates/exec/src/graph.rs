@@ -146,6 +146,18 @@ pub trait Graph {
         let _ = types;
         None
     }
+    /// Number of visible relationships of type `ty` (any if `None`) from a node with label
+    /// `start` to a node with label `end` (any if `None`), if a count store answers it (at
+    /// most one label given); `None` makes the caller count by scanning.
+    fn count_rels_by_labels(
+        &self,
+        start: Option<TokenId>,
+        ty: Option<TokenId>,
+        end: Option<TokenId>,
+    ) -> Option<u64> {
+        let _ = (start, ty, end);
+        None
+    }
     /// `CALL { ... } IN TRANSACTIONS`: commits the work done so far and continues in a fresh
     /// transaction. Returns whether it did; the default (`false`) keeps one transaction, which
     /// gives the same final state, only without bounding the transaction's size.

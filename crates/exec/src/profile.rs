@@ -87,6 +87,15 @@ impl Graph for Counting<'_> {
         self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
         r
     }
+    fn count_rels_by_labels(
+        &self,
+        start: Option<TokenId>,
+        ty: Option<TokenId>,
+        end: Option<TokenId>,
+    ) -> Option<u64> {
+        self.hit();
+        self.inner.count_rels_by_labels(start, ty, end)
+    }
     fn count_nodes(&self, label: Option<TokenId>) -> u64 {
         self.hit();
         self.inner.count_nodes(label)
@@ -253,6 +262,9 @@ fn est(
                     i * (1..=hops).map(|h| degree.powi(h)).sum::<f64>()
                 }
                 Op::ShortestPath { .. } => i,
+                Op::NodeCountFromCountStore { .. } | Op::RelationshipCountFromCountStore { .. } => {
+                    i
+                }
                 Op::Filter { .. } => i * FILTER_SELECTIVITY,
                 Op::Aggregate { keys, .. } if keys.is_empty() => 1.0,
                 Op::Aggregate { .. } | Op::Distinct { .. } => i.sqrt().max(1.0).min(i),

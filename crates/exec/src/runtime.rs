@@ -199,6 +199,18 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             pos: 0,
             scan: None,
         }),
+        Op::NodeCountFromCountStore { input, slot, label } => Box::new(CountFromStore {
+            input: build(input, b),
+            slot: *slot,
+            what: CountWhat::Nodes(label.clone()),
+        }),
+        Op::RelationshipCountFromCountStore { input, slot, start, ty, end } => {
+            Box::new(CountFromStore {
+                input: build(input, b),
+                slot: *slot,
+                what: CountWhat::Rels(start.clone(), ty.clone(), end.clone()),
+            })
+        }
         Op::Expand { input, from, rel, to, dir, types, into, rel_bound, unique_with } => {
             Box::new(Expand {
                 input: build(input, b),
@@ -652,6 +664,72 @@ impl Operator for IndexRangeSeek {
             }
             self.cur = Some(r);
         }
+    }
+}
+
+enum CountWhat {
+    Nodes(Option<Name>),
+    Rels(Option<Name>, Option<Name>, Option<Name>),
+}
+
+/// A count answered by the graph's count store, one row per input row.
+struct CountFromStore {
+    input: Box<dyn Operator>,
+    slot: Slot,
+    what: CountWhat,
+}
+
+impl CountFromStore {
+    fn count(&self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<u64> {
+        // A name without a token matches nothing.
+        let tok = |kind: TokenKind, n: &Option<Name>| -> Option<Option<TokenId>> {
+            match n {
+                None => Some(None),
+                Some(n) => g.token_id(kind, n).map(Some),
+            }
+        };
+        match &self.what {
+            CountWhat::Nodes(l) => Ok(tok(TokenKind::Label, l).map_or(0, |l| g.count_nodes(l))),
+            CountWhat::Rels(s, t, e) => {
+                let (Some(s), Some(t), Some(e)) = (
+                    tok(TokenKind::Label, s),
+                    tok(TokenKind::RelType, t),
+                    tok(TokenKind::Label, e),
+                ) else {
+                    return Ok(0);
+                };
+                if let Some(n) = g.count_rels_by_labels(s, t, e) {
+                    return Ok(n);
+                }
+                // No count available (e.g. this transaction wrote): count the relationships.
+                let types: Vec<TokenId> = t.into_iter().collect();
+                let mut n = 0;
+                let mut from = RelId(0);
+                while let Some(r) = g.next_rel(&types, from) {
+                    from = RelId(r.0 + 1);
+                    ctx.check_interrupt()?;
+                    let Some((a, b, _)) = g.rel_info(r) else { continue };
+                    if s.is_none_or(|l| g.node_has_label(a, l))
+                        && e.is_none_or(|l| g.node_has_label(b, l))
+                    {
+                        n += 1;
+                    }
+                }
+                Ok(n)
+            }
+        }
+    }
+}
+
+impl Operator for CountFromStore {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+        let n = self.count(ctx, g)?;
+        r[self.slot] = Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
+        Ok(Some(r))
     }
 }
 

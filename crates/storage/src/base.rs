@@ -830,6 +830,14 @@ impl Base {
         self.label_sets.get(code).map_or(&[], |s| &s[..])
     }
 
+    /// Labels of a base node (empty for a hole).
+    pub fn node_labels(&self, id: u64) -> &[u32] {
+        if id >= self.node_end {
+            return &[];
+        }
+        self.labels_of(id)
+    }
+
     pub fn has_node(&self, id: u64) -> bool {
         id < self.node_end && self.label_code.get(id as usize) != 0
     }

@@ -511,6 +511,7 @@ fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
     st.finish()?;
     let pairs = core.schema.read().pairs();
     let base = builder.finish(&pairs);
+    counts.rels = Core::rel_counts_of(&base).rels;
     *core.base.write() = Arc::new(base);
     core.counts.write().apply(c, &counts);
     cs.gc_queue.clear();

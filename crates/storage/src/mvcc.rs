@@ -258,16 +258,39 @@ impl Tokens {
     }
 }
 
-/// Node-count changes of one transaction.
+/// "Any label" / "any type" in a relationship count key.
+pub(crate) const ANY: u32 = u32::MAX;
+
+/// Node-count changes of one transaction (and, computed at commit, relationship counts).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CountDelta {
     pub total: i64,
     pub labels: HashMap<u32, i64>,
+    /// `(start label, type, end label)` with [`ANY`] for "any"; at most one label is set.
+    pub rels: HashMap<(u32, u32, u32), i64>,
 }
 
 impl CountDelta {
     pub fn label(&mut self, l: u32, d: i64) {
         *self.labels.entry(l).or_insert(0) += d;
+    }
+
+    fn rel_key(&mut self, k: (u32, u32, u32), d: i64) {
+        *self.rels.entry(k).or_insert(0) += d;
+    }
+
+    /// One relationship of type `ty` from a node with labels `start` to one with `end`
+    /// appears (`d = 1`) or disappears (`d = -1`) in every count key it matches.
+    pub fn rel(&mut self, start: &[u32], ty: u32, end: &[u32], d: i64) {
+        for t in [ty, ANY] {
+            self.rel_key((ANY, t, ANY), d);
+            for l in start {
+                self.rel_key((*l, t, ANY), d);
+            }
+            for l in end {
+                self.rel_key((ANY, t, *l), d);
+            }
+        }
     }
 }
 
@@ -276,6 +299,7 @@ impl CountDelta {
 pub(crate) struct Counts {
     total: Vec<(u64, i64)>,
     labels: HashMap<u32, Vec<(u64, i64)>>,
+    rels: HashMap<(u32, u32, u32), Vec<(u64, i64)>>,
 }
 
 fn hist_at(h: &[(u64, i64)], ts: u64) -> i64 {
@@ -311,6 +335,10 @@ impl Counts {
             Some(l) => self.labels.get(&l).map_or(0, |h| hist_at(h, ts)),
         }
     }
+    /// Relationships matching `(start label, type, end label)` ([`ANY`] = any) at `ts`.
+    pub fn rels_at(&self, key: (u32, u32, u32), ts: u64) -> i64 {
+        self.rels.get(&key).map_or(0, |h| hist_at(h, ts))
+    }
     pub fn apply(&mut self, ts: u64, d: &CountDelta) {
         if d.total != 0 {
             hist_add(&mut self.total, ts, d.total);
@@ -320,10 +348,15 @@ impl Counts {
                 hist_add(self.labels.entry(*l).or_default(), ts, *n);
             }
         }
+        for (k, n) in &d.rels {
+            if *n != 0 {
+                hist_add(self.rels.entry(*k).or_default(), ts, *n);
+            }
+        }
     }
     fn prune(&mut self, horizon: u64) {
         hist_prune(&mut self.total, horizon);
-        for h in self.labels.values_mut() {
+        for h in self.labels.values_mut().chain(self.rels.values_mut()) {
             hist_prune(h, horizon);
         }
     }
@@ -602,6 +635,7 @@ impl Core {
     ) {
         let base = self.base();
         let mut delta = CountDelta::default();
+        self.rel_count_delta(&base, nodes, rels, &mut delta);
         let mut label_adds: Vec<(u32, u64)> = Vec::new();
         let mut type_adds: Vec<(u32, u64)> = Vec::new();
         let mut schema = self.schema.write();
@@ -716,6 +750,104 @@ impl Core {
             nodes: nodes.iter().map(|(id, _)| *id).collect(),
             rels: rels.iter().map(|(id, _)| *id).collect(),
         });
+    }
+
+    /// Relationship-count changes of a commit, from the newest committed state before it
+    /// (caller holds the commit mutex, before installing): created relationships count with
+    /// their endpoints' new labels, deleted ones with the old, and relationships that stay
+    /// move between label keys when an endpoint gains or loses labels.
+    fn rel_count_delta(
+        &self,
+        base: &Base,
+        nodes: &[(u64, Option<Arc<NodeData>>)],
+        rels: &[(u64, Option<Arc<RelData>>)],
+        delta: &mut CountDelta,
+    ) {
+        let old_labels = |id: u64| -> Vec<u32> {
+            self.node_newest(id).1.map(|d| d.labels.clone()).unwrap_or_default()
+        };
+        let written: HashMap<u64, &Option<Arc<NodeData>>> =
+            nodes.iter().map(|(id, d)| (*id, d)).collect();
+        let new_labels = |id: u64| -> Vec<u32> {
+            match written.get(&id) {
+                Some(d) => d.as_ref().map(|d| d.labels.clone()).unwrap_or_default(),
+                None => old_labels(id),
+            }
+        };
+        let mut deleted: HashSet<u64> = HashSet::new();
+        for (id, data) in rels {
+            let old = self.rel_newest(*id);
+            match (&old, data) {
+                (Some(o), None) => {
+                    deleted.insert(*id);
+                    delta.rel(&old_labels(o.0), o.2, &old_labels(o.1), -1);
+                }
+                (None, Some(r)) => delta.rel(&new_labels(r.start), r.ty, &new_labels(r.end), 1),
+                _ => {}
+            }
+        }
+        for (id, data) in nodes {
+            let Some(new) = data else { continue };
+            let Some(old) = self.node_newest(*id).1 else { continue };
+            if old.labels == new.labels {
+                continue;
+            }
+            let added: Vec<u32> =
+                new.labels.iter().copied().filter(|l| !old.has_label(*l)).collect();
+            let removed: Vec<u32> =
+                old.labels.iter().copied().filter(|l| !new.has_label(*l)).collect();
+            // Relationships of the node as committed (base CSR plus delta adjacency).
+            let mut seen: HashSet<u64> = HashSet::new();
+            let mut edges: Vec<(u64, u32, bool)> = Vec::new();
+            base.edges(*id, true, true, |r, _, ty, out| {
+                if seen.insert(r.wrapping_mul(2) + u64::from(out)) {
+                    edges.push((r, ty, out));
+                }
+            });
+            self.nodes.read(*id, |s| {
+                for (a, out) in
+                    s.out.iter().map(|a| (a, true)).chain(s.inc.iter().map(|a| (a, false)))
+                {
+                    if seen.insert(a.rel.wrapping_mul(2) + u64::from(out)) {
+                        edges.push((a.rel, a.ty, out));
+                    }
+                }
+            });
+            for (r, ty, out) in edges {
+                if deleted.contains(&r) || !self.rel_newest_exists(r) {
+                    continue;
+                }
+                for t in [ty, ANY] {
+                    for (ls, d) in [(&added, 1), (&removed, -1)] {
+                        for l in ls {
+                            let k = if out { (*l, t, ANY) } else { (ANY, t, *l) };
+                            delta.rel_key(k, d);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `(start, end, type)` of the newest committed version of a relationship.
+    fn rel_newest(&self, id: u64) -> Option<(u64, u64, u32)> {
+        match self.rels.read(id, |s| s.chain.last().map(|v| v.1.clone())).flatten() {
+            Some(Some(r)) => Some((r.start, r.end, r.ty)),
+            Some(None) => None,
+            None => self.base().rel(id).map(|r| (r.start(), r.end(), r.ty())),
+        }
+    }
+
+    /// Relationship counts of everything in `base` (at recovery, after loading a checkpoint).
+    pub fn rel_counts_of(base: &Base) -> CountDelta {
+        let mut d = CountDelta::default();
+        for id in 0..base.rel_end {
+            if let Some(r) = base.rel(id) {
+                let (s, e) = (r.start(), r.end());
+                d.rel(base.node_labels(s), r.ty(), base.node_labels(e), 1);
+            }
+        }
+        d
     }
 
     /// Prunes versions no live snapshot can see, folds versions every live base already holds,

@@ -429,6 +429,29 @@ impl Transaction {
         v
     }
 
+    /// Number of visible relationships of type `ty` (any if `None`) from a node with label
+    /// `start` to one with `end` (any if `None`; at most one of the two labels may be given),
+    /// from the count store in O(log n). `None` when this transaction has written anything
+    /// (its own changes are not in the store's counts; the caller counts by scanning) or both
+    /// labels are given.
+    pub fn count_rels(
+        &self,
+        start: Option<TokenId>,
+        ty: Option<TokenId>,
+        end: Option<TokenId>,
+    ) -> Option<u64> {
+        if start.is_some() && end.is_some() {
+            return None;
+        }
+        if !self.nodes.is_empty() || !self.rels.is_empty() {
+            return None;
+        }
+        let any = crate::mvcc::ANY;
+        let key = (start.unwrap_or(any), ty.unwrap_or(any), end.unwrap_or(any));
+        let n = self.core.counts.read().rels_at(key, self.start_ts);
+        Some(n.max(0) as u64)
+    }
+
     /// Number of visible nodes (with the label, if given).
     pub fn count_nodes(&self, label: Option<TokenId>) -> u64 {
         let committed = self.core.counts.read().at(label, self.start_ts);
