@@ -17,6 +17,21 @@ CREATE INDEX person_name IF NOT EXISTS FOR (n:Person) ON (n.first, n.last)
 statement error Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists
 CREATE INDEX person_name FOR (n:Person) ON (n.first, n.last)
 
+# Indexes on existing data fill in the background; awaitIndexes waits for them.
+statement ok
+CALL db.awaitIndexes(60)
+
+statement ok
+CALL db.awaitIndex('person_name')
+
+statement error Neo.ClientError.Statement.ArgumentError
+CALL db.awaitIndex('no_such_index', 1)
+
+query
+SHOW INDEXES YIELD name, populationPercent WHERE name = 'person_name' RETURN populationPercent
+----
+100.0
+
 query
 SHOW INDEXES YIELD name, type, labelsOrTypes, properties, state WHERE name = 'person_name' RETURN name, type, labelsOrTypes, properties, state
 ----

@@ -67,6 +67,9 @@ MATCH (n:P) WHERE n.v > -10 RETURN n.id ORDER BY n.v DESC
 statement ok
 CREATE INDEX p_v IF NOT EXISTS FOR (n:P) ON (n.v)
 
+statement ok
+CALL db.awaitIndexes()
+
 query
 MATCH (n:P) WHERE n.v > 1 RETURN n.id
 ----

@@ -1870,7 +1870,8 @@ impl<'a> Binder<'a> {
         let mut bargs = Vec::new();
         match args {
             Some(a) => {
-                if a.len() != sig.inputs.len() {
+                let required = sig.inputs.len().saturating_sub(sig.optional);
+                if a.len() > sig.inputs.len() || a.len() < required {
                     return Err(self.syntax(
                         qn.span,
                         "InvalidNumberOfArguments",
@@ -1898,6 +1899,10 @@ impl<'a> Binder<'a> {
                         }
                     }
                     bargs.push(b);
+                }
+                // Left-out optional inputs.
+                while bargs.len() < sig.inputs.len() {
+                    bargs.push(PExpr::Const(Value::Null));
                 }
             }
             None => {

@@ -31,6 +31,8 @@ pub struct ProcSig {
     pub name: String,
     pub inputs: Vec<(String, CypherType)>,
     pub outputs: Vec<(String, CypherType)>,
+    /// How many trailing inputs a call may leave out (they are passed as null).
+    pub optional: usize,
 }
 
 impl ProcSig {

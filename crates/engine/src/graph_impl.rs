@@ -126,6 +126,9 @@ impl Graph for TxGraph<'_> {
             _ => None,
         }
     }
+    fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
+        self.tx.await_indexes(name, timeout)
+    }
     fn count_nodes(&self, label: Option<TokenId>) -> u64 {
         self.tx.count_nodes(label)
     }

@@ -386,7 +386,7 @@ fn show_rows(
                             Value::Int(i as i64 + 1),
                             s(&ix.name),
                             s(ix.state),
-                            Value::Float(100.0),
+                            Value::Float(ix.population_percent),
                             s("RANGE"),
                             s("NODE"),
                             list_of(vec![name_of(K::Label, ix.label)]),

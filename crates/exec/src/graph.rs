@@ -158,6 +158,12 @@ pub trait Graph {
         let _ = (start, ty, end);
         None
     }
+    /// Waits until the named index (or every index) is online; the default has no
+    /// background population, so everything is always online.
+    fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
+        let _ = (name, timeout);
+        Ok(())
+    }
     /// `CALL { ... } IN TRANSACTIONS`: commits the work done so far and continues in a fresh
     /// transaction. Returns whether it did; the default (`false`) keeps one transaction, which
     /// gives the same final state, only without bounding the transaction's size.

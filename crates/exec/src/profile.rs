@@ -96,6 +96,9 @@ impl Graph for Counting<'_> {
         self.hit();
         self.inner.count_rels_by_labels(start, ty, end)
     }
+    fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
+        self.inner.await_indexes(name, timeout)
+    }
     fn count_nodes(&self, label: Option<TokenId>) -> u64 {
         self.hit();
         self.inner.count_nodes(label)

@@ -190,6 +190,7 @@ fn indexes_and_constraints_cover_base_rows() {
     s.compact().unwrap();
     // Created after the base: built from the base rows.
     assert!(s.create_index(t.user, t.age, None).unwrap());
+    s.await_indexes(None, Duration::from_secs(60)).unwrap();
     let r = s.begin(true);
     assert_eq!(r.index_seek(t.user, t.age, &Value::Float(4.0)), Some(vec![n[4]]));
     drop(r);
@@ -325,6 +326,7 @@ fn check_finds_an_index_that_misses_a_node() {
     let t = tokens(&s);
     let (n, _) = ring(&s, &t, 3);
     s.create_index(t.user, t.age, None).unwrap();
+    s.await_indexes(None, Duration::from_secs(60)).unwrap();
     assert!(s.check().unwrap().is_ok());
     // Damage the in-memory index behind the store's back.
     s.core_for_test().schema.write().maps.clear();

@@ -188,8 +188,10 @@ fn check_graph(tx: &Transaction, r: &mut CheckReport) {
             let Some(key) = tx.with_node(n.0, |d| d.key_for(t.0, &t.1)).flatten() else {
                 continue;
             };
+            // `None`: still populating in the background (not yet answering seeks).
+            let Some(found) = tx.seek_exact(&t, Some(key)) else { break };
             r.index_entries += 1;
-            if !tx.seek_exact(&t, Some(key)).is_some_and(|ids| ids.contains(&n)) {
+            if !found.contains(&n) {
                 r.problem(format!("index on ({}, {:?}) does not find node {}", t.0, t.1, n.0));
             }
         }

@@ -449,7 +449,8 @@ fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
                     keys.push(d.var_u32()?);
                 }
             }
-            defs.push(IndexDef { name, label, keys, kind, since: 0 });
+            let progress = crate::schema::Progress::online();
+            defs.push(IndexDef { name, label, keys, kind, since: 0, progress });
         }
         Ok((next_node, next_rel, tokens, defs))
     })?;

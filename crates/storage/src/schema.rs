@@ -6,6 +6,8 @@
 //! Lookups therefore return a superset which the caller re-checks against its snapshot.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::value::{IndexKey, KeyRange};
 use crate::TokenId;
@@ -77,15 +79,47 @@ impl IndexKind {
 }
 
 /// A schema rule as listed to users.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct IndexInfo {
     pub name: String,
     pub kind: IndexKind,
     pub label: TokenId,
     /// Property keys, in definition order.
     pub properties: Vec<TokenId>,
-    /// Always `"ONLINE"`: indexes are built synchronously.
+    /// `"POPULATING"` while an index on existing data is being built in the background, then
+    /// `"ONLINE"` (constraints and indexes created at recovery are built before they exist).
     pub state: &'static str,
+    /// Share of the existing nodes the population has indexed so far (100 when online).
+    pub population_percent: f64,
+}
+
+/// Progress of a background index population, shared by the rule and its builder thread.
+#[derive(Debug, Default)]
+pub(crate) struct Progress {
+    pub online: AtomicBool,
+    pub done: AtomicU64,
+    pub total: AtomicU64,
+}
+
+impl Progress {
+    pub fn online() -> Arc<Progress> {
+        let p = Progress::default();
+        p.online.store(true, Ordering::Release);
+        Arc::new(p)
+    }
+    pub fn is_online(&self) -> bool {
+        self.online.load(Ordering::Acquire)
+    }
+    pub fn percent(&self) -> f64 {
+        if self.is_online() {
+            return 100.0;
+        }
+        let total = self.total.load(Ordering::Acquire);
+        if total == 0 {
+            return 0.0;
+        }
+        (self.done.load(Ordering::Acquire) as f64 * 100.0 / total as f64).min(99.9)
+    }
 }
 
 /// What an index covers: a label and one or more property keys (in definition order). A node
@@ -101,6 +135,8 @@ pub(crate) struct IndexDef {
     /// Schema version at which the rule was created (transactions that started earlier did not
     /// track their own writes for it).
     pub since: u64,
+    /// Whether the index is complete (seeks use only online indexes).
+    pub progress: Arc<Progress>,
 }
 
 impl IndexDef {
@@ -178,7 +214,9 @@ impl Schema {
     pub fn indexed_since(&self, label: u32, keys: &[u32]) -> Option<u64> {
         self.defs
             .iter()
-            .filter(|d| d.kind.has_index() && d.label == label && d.keys == keys)
+            .filter(|d| {
+                d.kind.has_index() && d.label == label && d.keys == keys && d.progress.is_online()
+            })
             .map(|d| d.since)
             .min()
     }
@@ -248,7 +286,8 @@ impl Schema {
                 kind: d.kind,
                 label: d.label,
                 properties: d.keys.clone(),
-                state: "ONLINE",
+                state: if d.progress.is_online() { "ONLINE" } else { "POPULATING" },
+                population_percent: d.progress.percent(),
             })
             .collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));

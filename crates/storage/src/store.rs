@@ -16,7 +16,7 @@ use parking_lot::Mutex;
 use crate::checkpoint;
 use crate::codec::{Dec, Enc, Op};
 use crate::mvcc::{CommitState, Core, NodeData, RelData};
-use crate::schema::{default_name, IdSet, IndexDef, IndexInfo, IndexKind};
+use crate::schema::{default_name, IdSet, IndexDef, IndexInfo, IndexKind, Progress, Target};
 use crate::tx::Transaction;
 use crate::value::{fmt_value, IndexKey};
 use crate::wal::{self, io_err, WalMsg, WalShared};
@@ -254,6 +254,8 @@ impl Store {
 
     fn schema_change(&self, change: SchemaChange) -> Result<bool> {
         let core = &self.h.core;
+        // A plain index on existing data is filled in the background after the commit.
+        let mut populate: Option<(Target, Arc<Progress>)> = None;
         let ack = {
             let mut cs = core.commit.lock();
             core.clock.check()?;
@@ -288,7 +290,15 @@ impl Store {
                     }
                     core.check_rule_data(label, &keys, kind, &name)?;
                     body.op_create_rule(&name, kind, label, &keys);
-                    core.install_index(&mut cs, IndexDef { name, label, keys, kind, since: 0 });
+                    // Constraints must see all data before they exist; indexes need not.
+                    let background = kind == IndexKind::Range && core.has_label_rows(label);
+                    let progress =
+                        if background { Arc::new(Progress::default()) } else { Progress::online() };
+                    let def = IndexDef { name, label, keys, kind, since: 0, progress };
+                    if background {
+                        populate = Some((def.target(), def.progress.clone()));
+                    }
+                    core.install_index_with(&mut cs, def, !background);
                 }
                 SchemaChange::Drop { name, constraint } => {
                     let mut s = core.schema.write();
@@ -326,7 +336,25 @@ impl Store {
                 .map_err(|_| Error::new(Status::Io, "the log writer has stopped"))
                 .and_then(|r| r)?;
         }
+        if let Some((target, progress)) = populate {
+            let core = core.clone();
+            let spawned = std::thread::Builder::new()
+                .name("arbor-index-population".into())
+                .spawn(move || core.populate(&target, &progress));
+            if let Err(e) = spawned {
+                return Err(Error::new(
+                    Status::Internal,
+                    format!("cannot start the index population thread: {e}"),
+                ));
+            }
+        }
         Ok(true)
+    }
+
+    /// Waits until the named index (or every index, with `None`) is online; fails with an
+    /// `ArgumentError` for an unknown name or when `timeout` passes first.
+    pub fn await_indexes(&self, name: Option<&str>, timeout: Duration) -> Result<()> {
+        self.h.core.await_indexes(name, timeout)
     }
 
     // ---------------------------------------------------------------- maintenance
@@ -547,7 +575,9 @@ impl Core {
                 Op::CreateIndex { name, label, keys, kind } => {
                     let exists = self.schema.read().defs.iter().any(|x| x.name == name);
                     if !exists {
-                        self.install_index(cs, IndexDef { name, label, keys, kind, since: 0 });
+                        let progress = Progress::online();
+                        let def = IndexDef { name, label, keys, kind, since: 0, progress };
+                        self.install_index(cs, def);
                     }
                 }
                 Op::DropIndex { name } => {
@@ -563,11 +593,23 @@ impl Core {
 
     /// Adds a schema rule, building its index from every retained version (old snapshots may
     /// seek through it too). Caller holds the commit mutex.
-    pub(crate) fn install_index(&self, _cs: &mut CommitState, mut def: IndexDef) {
+    pub(crate) fn install_index(&self, cs: &mut CommitState, def: IndexDef) {
+        self.install_index_with(cs, def, true);
+    }
+
+    /// As `install_index`; without `build_now` the index data starts empty (commits from now on
+    /// add their entries) and [`Core::populate`] fills in the existing rows.
+    pub(crate) fn install_index_with(
+        &self,
+        _cs: &mut CommitState,
+        mut def: IndexDef,
+        build_now: bool,
+    ) {
         let target = def.target();
-        let exists = self.schema.read().maps.contains_key(&target);
         let mut map: BTreeMap<IndexKey, IdSet> = BTreeMap::new();
-        let build = def.kind.has_index() && !exists;
+        // An existing map may still be populating: building again (a set union) keeps a rule
+        // that is online at once from relying on it.
+        let build = def.kind.has_index() && build_now;
         if build {
             let (label, keys) = (def.label, &def.keys[..]);
             // Base rows (kept in the delta index until the next base indexes the target: a
@@ -600,10 +642,104 @@ impl Core {
         let mut s = self.schema.write();
         s.version += 1;
         def.since = s.version;
-        if build {
-            s.maps.insert(target, map);
+        if def.kind.has_index() {
+            let m = s.maps.entry(target).or_default();
+            for (k, ids) in map {
+                for id in ids.to_vec() {
+                    m.entry(k.clone()).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
+                }
+            }
         }
         s.defs.push(def);
+    }
+
+    /// Whether any node (base or delta) may carry `label`.
+    fn has_label_rows(&self, label: u32) -> bool {
+        self.base().next_with_label(label, 0).is_some()
+            || self.label_sets.read().get(&label).is_some_and(|s| !s.is_empty())
+    }
+
+    /// Fills a background index with the rows that existed when it was created (commits since
+    /// add their own entries), then marks it online. Runs as a registered reader, so the
+    /// versions and base it scans stay until it finishes; entries are a superset that seeks
+    /// re-check, so racing with commits and GC is harmless. Stops early if the rule is dropped.
+    pub(crate) fn populate(&self, target: &Target, progress: &Arc<Progress>) {
+        let (ts, base) = self.register();
+        let label = target.0;
+        let mut ids: Vec<u64> = self
+            .label_sets
+            .read()
+            .get(&label)
+            .map(|s| s.iter().copied().collect())
+            .unwrap_or_default();
+        let mut cur = 0;
+        while let Some(id) = base.next_with_label(label, cur) {
+            ids.push(id);
+            cur = id + 1;
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        progress.total.store(ids.len() as u64, Ordering::Release);
+        let alive = || self.schema.read().defs.iter().any(|d| Arc::ptr_eq(&d.progress, progress));
+        let mut entries: Vec<(IndexKey, u64)> = Vec::new();
+        for chunk in ids.chunks(4096) {
+            if !alive() {
+                break;
+            }
+            entries.clear();
+            for &id in chunk {
+                if let Some(k) = base.node(id).and_then(|n| n.key_for(label, &target.1)) {
+                    entries.push((k, id));
+                }
+                self.nodes.read(id, |s| {
+                    for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {
+                        if let Some(k) = d.key_for(label, &target.1) {
+                            entries.push((k, id));
+                        }
+                    }
+                });
+            }
+            {
+                let mut s = self.schema.write();
+                for (k, id) in entries.drain(..) {
+                    s.insert_entry(target, k, id);
+                }
+            }
+            progress.done.fetch_add(chunk.len() as u64, Ordering::AcqRel);
+        }
+        progress.online.store(true, Ordering::Release);
+        self.unregister(ts, base.ts);
+    }
+
+    /// See [`Store::await_indexes`].
+    pub(crate) fn await_indexes(&self, name: Option<&str>, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let pending: Vec<String> = {
+                let s = self.schema.read();
+                if let Some(n) = name {
+                    if !s.defs.iter().any(|d| d.name == n && d.kind.has_index()) {
+                        return Err(Error::argument(format!("No such index '{n}'")));
+                    }
+                }
+                s.defs
+                    .iter()
+                    .filter(|d| name.is_none_or(|n| d.name == n) && !d.progress.is_online())
+                    .map(|d| d.name.clone())
+                    .collect()
+            };
+            if pending.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(Error::argument(format!(
+                    "Timed out after {}s waiting for index population: {}",
+                    timeout.as_secs_f64(),
+                    pending.join(", ")
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// Fails with `ConstraintCreationFailed` if the newest committed state violates the rule

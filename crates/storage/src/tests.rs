@@ -322,6 +322,7 @@ fn index_seek_unifies_numbers_and_sees_own_writes() {
     assert_eq!(s.begin(true).index_seek(u, id, &Value::Int(5)), None);
     assert!(s.create_index(u, id, None).unwrap());
     assert!(!s.create_index(u, id, None).unwrap());
+    s.await_indexes(None, Duration::from_secs(60)).unwrap();
     let info = s.indexes();
     assert_eq!(info.len(), 1);
     assert!(info[0].name.starts_with("index_"));
@@ -827,4 +828,124 @@ fn bulk_transaction_round_trip() {
     let s = Store::open(dir.path(), cfg()).unwrap();
     eprintln!("reopen: {:?}", c.elapsed());
     assert_eq!(s.begin(true).count_nodes(Some(u)), n as u64);
+}
+
+/// Seeks and scans agree: every node with the label whose key is `v` (by brute force).
+fn scan_eq(tx: &Transaction, l: TokenId, k: TokenId, v: i64) -> Vec<NodeId> {
+    all_nodes(tx, Some(l))
+        .into_iter()
+        .map(NodeId)
+        .filter(|n| int(&tx.node_property(*n, k)) == Some(v))
+        .collect()
+}
+
+#[test]
+fn background_population_races_with_commits() {
+    let s = Store::in_memory();
+    let (l, k) = (label(&s, "L"), key(&s, "k"));
+    let mut w = s.begin(false);
+    let mut ids = Vec::new();
+    for i in 0..20_000i64 {
+        ids.push(w.create_node(&[l], vec![(k, Value::Int(i % 100))]).unwrap());
+    }
+    w.commit().unwrap();
+    s.compact().unwrap();
+    let mut w = s.begin(false);
+    for id in ids.iter().step_by(7) {
+        w.set_node_property(*id, k, Value::Int(1000)).unwrap();
+    }
+    w.commit().unwrap();
+    assert!(s.create_index(l, k, Some("ix")).unwrap());
+    // Commits keep going while the index fills.
+    for round in 0..20i64 {
+        let mut w = s.begin(false);
+        for id in ids.iter().skip(round as usize).step_by(97) {
+            w.set_node_property(*id, k, Value::Int(2000 + round)).unwrap();
+        }
+        w.create_node(&[l], vec![(k, Value::Int(3000 + round))]).unwrap();
+        w.commit().unwrap();
+        let r = s.begin(true);
+        // Not online yet: no index answers (callers scan); online: it answers exactly.
+        if let Some(found) = r.index_seek(l, k, &Value::Int(5)) {
+            assert_eq!(found, scan_eq(&r, l, k, 5));
+        }
+    }
+    s.await_indexes(Some("ix"), Duration::from_secs(60)).unwrap();
+    s.await_indexes(None, Duration::from_secs(60)).unwrap();
+    let info = &s.indexes()[0];
+    assert_eq!((info.state, info.population_percent), ("ONLINE", 100.0));
+    let r = s.begin(true);
+    for v in [0, 5, 99, 1000, 2003, 2019, 3007] {
+        assert_eq!(r.index_seek(l, k, &Value::Int(v)), Some(scan_eq(&r, l, k, v)), "value {v}");
+    }
+    let rep = s.check().unwrap();
+    assert!(rep.problems.is_empty(), "{:?}", rep.problems);
+    assert!(s.await_indexes(Some("nope"), Duration::from_secs(1)).is_err());
+}
+
+#[test]
+fn crash_during_population_recovers_a_complete_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids;
+    {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let (l, k) = (label(&s, "L"), key(&s, "k"));
+        let mut w = s.begin(false);
+        ids = (0..5_000i64)
+            .map(|i| w.create_node(&[l], vec![(k, Value::Int(i % 10))]).unwrap())
+            .collect::<Vec<_>>();
+        w.commit().unwrap();
+        s.checkpoint().unwrap();
+        assert!(s.create_index(l, k, Some("ix")).unwrap());
+        let mut w = s.begin(false);
+        w.set_node_property(ids[3], k, Value::Int(77)).unwrap();
+        w.commit().unwrap();
+        s.crash_for_test();
+    }
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    let (l, k) = (label(&s, "L"), key(&s, "k"));
+    assert_eq!(s.indexes()[0].state, "ONLINE");
+    let r = s.begin(true);
+    assert_eq!(r.index_seek(l, k, &Value::Int(77)), Some(vec![ids[3]]));
+    assert_eq!(r.index_seek(l, k, &Value::Int(4)), Some(scan_eq(&r, l, k, 4)));
+}
+
+#[test]
+fn composite_unique_node_key_and_existence() {
+    let s = Store::in_memory();
+    let (l, a, b) = (label(&s, "L"), key(&s, "a"), key(&s, "b"));
+    assert!(s.create_rule(IndexKind::NodeKey, l, &[a, b], Some("nk")).unwrap());
+    assert!(!s.create_rule(IndexKind::NodeKey, l, &[a, b], Some("nk")).unwrap());
+    let mut w = s.begin(false);
+    let n = w.create_node(&[l], vec![(a, Value::Int(1)), (b, Value::str("x"))]).unwrap();
+    // Same composite key (1 == 1.0): rejected at once, the transaction goes on.
+    let e = w.create_node(&[l], vec![(a, Value::Float(1.0)), (b, Value::str("x"))]).unwrap_err();
+    assert_eq!(e.status, Status::ConstraintValidationFailed);
+    w.create_node(&[l], vec![(a, Value::Int(1)), (b, Value::str("y"))]).unwrap();
+    w.commit().unwrap();
+    let r = s.begin(true);
+    assert_eq!(
+        r.index_seek_composite(l, &[a, b], &[Value::Float(1.0), Value::str("x")]),
+        Some(vec![n])
+    );
+    assert_eq!(r.index_seek_composite(l, &[b, a], &[Value::str("x"), Value::Int(1)]), None);
+    drop(r);
+    // A missing key fails at commit and leaves nothing behind.
+    let mut w = s.begin(false);
+    w.create_node(&[l], vec![(a, Value::Int(2))]).unwrap();
+    let e = w.commit().unwrap_err();
+    assert_eq!(e.status, Status::ConstraintValidationFailed);
+    assert!(e.message.contains("must have the properties (`a`, `b`)"), "{}", e.message);
+    assert_eq!(s.begin(true).count_nodes(Some(l)), 2);
+    // Existence on data that violates it cannot be created.
+    let c = key(&s, "c");
+    let e = s.create_rule(IndexKind::Existence, l, &[c], None).unwrap_err();
+    assert_eq!(e.status, Status::ConstraintCreationFailed);
+    assert!(s.create_rule(IndexKind::Existence, l, &[a], Some("ex")).unwrap());
+    let mut w = s.begin(false);
+    w.remove_label(n, l).unwrap();
+    w.commit().unwrap();
+    assert!(s.drop_constraint("nk").unwrap());
+    assert!(s.drop_constraint("ex").unwrap());
+    assert!(s.indexes().is_empty());
 }

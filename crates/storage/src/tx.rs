@@ -422,6 +422,12 @@ impl Transaction {
         Some(cands.into_iter().map(NodeId).collect())
     }
 
+    /// Waits until the named index (or every index) is online (see [`crate::Store::await_indexes`]).
+    /// Schema rules are not transactional, so this does not depend on the snapshot.
+    pub fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
+        self.core.await_indexes(name, timeout)
+    }
+
     /// The targets (label, property keys) with index data.
     pub(crate) fn indexed_targets(&self) -> Vec<Target> {
         let mut v = self.core.schema.read().pairs();
