@@ -1372,6 +1372,10 @@ impl<'a> Binder<'a> {
                 if let Some(label) = np.labels.first() {
                     take_conj(&mut conj, |e| is_label_check(e, s_slot, label));
                 }
+                let found = index_seek_for(&conj, s_slot, &np.labels, &bound, self.res);
+                let composite =
+                    matches!(&found, Some((_, _, Found::Seek(SeekRange::Composite { .. }))));
+                let seek = seek.filter(|_| !composite);
                 if let (Some((key, value)), Some(label)) = (seek, np.labels.first()) {
                     take_conj(&mut conj, |e| is_prop_eq(e, s_slot, key));
                     op = Op::NodeIndexSeek {
@@ -1381,9 +1385,7 @@ impl<'a> Binder<'a> {
                         key: key.clone(),
                         value: value.clone(),
                     };
-                } else if let Some((label, key, found)) =
-                    index_seek_for(&conj, s_slot, &np.labels, &bound, self.res)
-                {
+                } else if let Some((label, key, found)) = found {
                     // The predicates stay in `conj` (placed as a filter right above): the seek
                     // only narrows the candidates, so results are the scan's exactly.
                     if label != np.labels[0].name {
@@ -2705,9 +2707,9 @@ fn flip_cmp(op: CompareOp) -> CompareOp {
 }
 
 /// The best index seek for an unbound node `slot` with `labels`, from the conjuncts that
-/// constrain one of its properties by values already bound: equality, then `IN`, then
-/// two-sided ranges, then `STARTS WITH`, then one-sided ranges. Only `(label, key)` pairs with
-/// an index are considered. Returns `(label, key, seek)`.
+/// constrain its properties by values already bound: a composite index with an equality on
+/// every key, then single-property equality, `IN`, two-sided ranges, `STARTS WITH`, one-sided
+/// ranges. Only indexed `(label, keys)` are considered. Returns `(label, first key, seek)`.
 fn index_seek_for(
     conj: &[(PExpr, Option<Vec<Slot>>)],
     slot: Slot,
@@ -2794,20 +2796,33 @@ fn index_seek_for(
     }
     let mut best: Option<(u8, Name, Name, Found)> = None;
     for l in labels {
+        // A composite index whose every key has an equality.
+        for ks in res.indexes_on(&l.name).into_iter().filter(|ks| ks.len() > 1) {
+            let values: Option<Vec<PExpr>> = ks
+                .iter()
+                .map(|k| keys.iter().find(|(n, _)| **n == **k).and_then(|(_, p)| p.eq.clone()))
+                .collect();
+            if let (Some(values), None) = (values, &best) {
+                let names: Vec<Name> = ks.iter().map(|k| Name::from(k.as_str())).collect();
+                let first = names[0].clone();
+                let seek = SeekRange::Composite { keys: names, values };
+                best = Some((0, l.name.clone(), first, Found::Seek(seek)));
+            }
+        }
         for (k, p) in &keys {
             if !res.has_index(&l.name, k) {
                 continue;
             }
             let cand = if let Some(e) = &p.eq {
-                (0, Found::Eq(e.clone()))
+                (1, Found::Eq(e.clone()))
             } else if let Some(e) = &p.in_ {
-                (1, Found::Seek(SeekRange::In(e.clone())))
+                (2, Found::Seek(SeekRange::In(e.clone())))
             } else if let (Some(lo), Some(hi)) = (&p.lo, &p.hi) {
-                (2, Found::Seek(SeekRange::Range { lo: Some(lo.clone()), hi: Some(hi.clone()) }))
+                (3, Found::Seek(SeekRange::Range { lo: Some(lo.clone()), hi: Some(hi.clone()) }))
             } else if let Some(e) = &p.prefix {
-                (3, Found::Seek(SeekRange::Prefix(e.clone())))
+                (4, Found::Seek(SeekRange::Prefix(e.clone())))
             } else if p.lo.is_some() || p.hi.is_some() {
-                (4, Found::Seek(SeekRange::Range { lo: p.lo.clone(), hi: p.hi.clone() }))
+                (5, Found::Seek(SeekRange::Range { lo: p.lo.clone(), hi: p.hi.clone() }))
             } else {
                 continue;
             };

@@ -61,12 +61,17 @@ pub trait Resolver {
         let _ = lower_name;
         None
     }
-    /// Whether an index on `(label, property key)` exists, so range, prefix and `IN`
-    /// predicates may be planned as index seeks (equality seeks are always planned: they fall
-    /// back to a scan at run time).
+    /// The property-key lists of the indexes on `label` (one key, or several for a composite
+    /// index, in definition order), so range, prefix, `IN` and composite equality predicates
+    /// may be planned as index seeks (single-property equality seeks are always planned: they
+    /// fall back to a scan at run time).
+    fn indexes_on(&self, label: &str) -> Vec<Vec<String>> {
+        let _ = label;
+        Vec::new()
+    }
+    /// Whether a single-property index on `(label, key)` exists.
     fn has_index(&self, label: &str, key: &str) -> bool {
-        let _ = (label, key);
-        false
+        self.indexes_on(label).iter().any(|ks| ks.len() == 1 && ks[0] == key)
     }
 }
 

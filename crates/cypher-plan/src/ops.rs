@@ -254,6 +254,8 @@ pub enum SeekRange {
     Prefix(PExpr),
     /// `IN expr` (a list: one equality seek per element).
     In(PExpr),
+    /// Equality on every key of a composite index (`keys` in the index's order).
+    Composite { keys: Vec<Name>, values: Vec<PExpr> },
 }
 
 impl Op {
@@ -265,6 +267,7 @@ impl Op {
             Op::NodeScan { label: None, .. } => "AllNodesScan",
             Op::NodeIndexSeek { .. } => "NodeIndexSeek",
             Op::NodeIndexRangeSeek { seek: SeekRange::In(_), .. } => "NodeIndexSeek",
+            Op::NodeIndexRangeSeek { seek: SeekRange::Composite { .. }, .. } => "NodeIndexSeek",
             Op::NodeIndexRangeSeek { .. } => "NodeIndexSeekByRange",
             Op::NodeCountFromCountStore { .. } => "NodeCountFromCountStore",
             Op::RelationshipCountFromCountStore { .. } => "RelationshipCountFromCountStore",

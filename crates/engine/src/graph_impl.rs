@@ -126,6 +126,14 @@ impl Graph for TxGraph<'_> {
             _ => None,
         }
     }
+    fn index_seek_composite(
+        &self,
+        label: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<NodeId>> {
+        self.tx.index_seek_composite(label, keys, values)
+    }
     fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
         self.tx.await_indexes(name, timeout)
     }

@@ -539,8 +539,9 @@ impl Database {
         self.store().indexes()
     }
 
-    /// `(label, property)` names of every single-property node index (for the planner).
-    pub(crate) fn indexed_names(&self) -> Vec<(String, String)> {
+    /// `(label, property keys)` names of every index, populating or online (for the planner:
+    /// seeks fall back to scans until an index is online).
+    pub(crate) fn indexed_names(&self) -> Vec<(String, Vec<String>)> {
         use arbor_storage::TokenKind as K;
         let store = self.store();
         let indexes = store.indexes();
@@ -554,9 +555,11 @@ impl Database {
         };
         indexes
             .iter()
+            .filter(|ix| ix.kind.has_index())
             .filter_map(|ix| {
-                let [k] = ix.properties[..] else { return None };
-                Some((name(&labels, ix.label)?, name(&keys, k)?))
+                let ks: Option<Vec<String>> =
+                    ix.properties.iter().map(|k| name(&keys, *k)).collect();
+                Some((name(&labels, ix.label)?, ks?))
             })
             .collect()
     }

@@ -251,11 +251,18 @@ impl Database {
                 // [procedures hook] resolve CALLs against this database's registry.
                 let procs = self.inner.procedures.snapshot();
                 let indexed = self.indexed_names();
-                let has_index = |l: &str, k: &str| {
-                    indexed.iter().any(|(il, ik)| il.as_str() == l && ik.as_str() == k)
+                let indexes_on = |l: &str| {
+                    indexed
+                        .iter()
+                        .filter(|(il, _)| il.as_str() == l)
+                        .map(|(_, ks)| ks.clone())
+                        .collect()
                 };
                 let prepared = Arc::new(PreparedQuery::prepare_with_indexes(
-                    &other, text, &procs, &has_index,
+                    &other,
+                    text,
+                    &procs,
+                    &indexes_on,
                 )?);
                 let notes: Arc<[Notification]> = query_notifications(&other).into();
                 let mut plans = self.inner.plans.lock();

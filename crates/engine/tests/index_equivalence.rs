@@ -98,6 +98,11 @@ const QUERIES: &[&str] = &[
     "OPTIONAL MATCH (n:P) WHERE n.v > 1000 RETURN n",
     "MATCH (n:P) WHERE n.v > 90 OR n.v < -45 RETURN n.id",
     "MATCH (n:P) WHERE NOT n.v > 50 RETURN n.id",
+    "MATCH (n:P {v: 42, w: 2}) RETURN n.id",
+    "MATCH (n:P) WHERE n.w = 5 AND n.v = 's1' RETURN n.id",
+    "MATCH (n:P) WHERE n.w = 5.0 AND n.v = 48.0 RETURN n.id",
+    "MATCH (n:P) WHERE n.w = 1 AND n.v = [1, 1] RETURN n.id",
+    "UNWIND [[0, 0], [1, 'x'], [null, 2]] AS p MATCH (n:P {w: p[0], v: p[1]}) RETURN n.id",
 ];
 
 /// Queries whose evaluation may fail; both databases must fail the same way.
@@ -153,6 +158,7 @@ fn indexed_results_equal_scans() {
     run(&mut pb, "CREATE INDEX p_v FOR (n:P) ON (n.v)").unwrap();
     run(&mut pb, "CREATE INDEX FOR (n:Q) ON (n.v)").unwrap();
     run(&mut pb, "CREATE INDEX ON :P(w)").unwrap();
+    run(&mut pb, "CREATE INDEX p_wv FOR (n:P) ON (n.w, n.v)").unwrap();
     // Base data.
     setup(&mut pa, 0, 150);
     setup(&mut pb, 0, 150);

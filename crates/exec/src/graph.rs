@@ -102,6 +102,17 @@ pub trait Graph {
         let _ = (label, key, range);
         None
     }
+    /// Nodes with `label` whose properties `keys` equal `values` pairwise, if a composite
+    /// index on exactly `(label, keys)` answers; `None` makes the caller scan.
+    fn index_seek_composite(
+        &self,
+        label: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<NodeId>> {
+        let _ = (label, keys, values);
+        None
+    }
     /// Number of visible nodes (with the label, if given).
     fn count_nodes(&self, label: Option<TokenId>) -> u64;
 

@@ -33,7 +33,7 @@ use crate::runtime::{Builder, Ctx, Operator};
 struct ExecResolver<'a> {
     procs: &'a procs::Registry,
     used: std::cell::RefCell<Vec<procs::Procedure>>,
-    indexes: &'a dyn Fn(&str, &str) -> bool,
+    indexes: &'a dyn Fn(&str) -> Vec<Vec<String>>,
 }
 
 impl Resolver for ExecResolver<'_> {
@@ -51,8 +51,8 @@ impl Resolver for ExecResolver<'_> {
     fn scalar_arity(&self, lower_name: &str) -> Option<(usize, usize)> {
         functions::scalar_arity(lower_name)
     }
-    fn has_index(&self, label: &str, key: &str) -> bool {
-        (self.indexes)(label, key)
+    fn indexes_on(&self, label: &str) -> Vec<Vec<String>> {
+        (self.indexes)(label)
     }
 }
 
@@ -77,20 +77,21 @@ impl PreparedQuery {
         text: &str,
         procedures: &procs::Registry,
     ) -> Result<PreparedQuery> {
-        PreparedQuery::prepare_with_indexes(stmt, text, procedures, &|_, _| false)
+        PreparedQuery::prepare_with_indexes(stmt, text, procedures, &|_| Vec::new())
     }
 
-    /// As [`PreparedQuery::prepare_with`], planning range, prefix and `IN` predicates as index
-    /// seeks where `has_index(label, property)` says an index exists. (The plan stays correct
-    /// if the index goes away later: the seek then scans.)
+    /// As [`PreparedQuery::prepare_with`], planning range, prefix, `IN` and composite
+    /// equality predicates as index seeks where `indexes_on(label)` lists an index (its
+    /// property keys). The plan stays correct if the index goes away later or is not online
+    /// yet: the seek then scans.
     pub fn prepare_with_indexes(
         stmt: &Statement,
         text: &str,
         procedures: &procs::Registry,
-        has_index: &dyn Fn(&str, &str) -> bool,
+        indexes_on: &dyn Fn(&str) -> Vec<Vec<String>>,
     ) -> Result<PreparedQuery> {
         let resolver =
-            ExecResolver { procs: procedures, used: Default::default(), indexes: has_index };
+            ExecResolver { procs: procedures, used: Default::default(), indexes: indexes_on };
         let plan = arbor_cypher_plan::plan(stmt, text, &resolver)?;
         Ok(PreparedQuery { plan, procs: resolver.used.into_inner().into() })
     }

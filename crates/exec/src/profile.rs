@@ -96,6 +96,16 @@ impl Graph for Counting<'_> {
         self.hit();
         self.inner.count_rels_by_labels(start, ty, end)
     }
+    fn index_seek_composite(
+        &self,
+        label: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<NodeId>> {
+        let r = self.inner.index_seek_composite(label, keys, values);
+        self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
+        r
+    }
     fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
         self.inner.await_indexes(name, timeout)
     }

@@ -591,6 +591,26 @@ impl IndexRangeSeek {
                 Value::String(p) => ValueRange::Prefix(p.to_string()),
                 _ => return Ok(SeekPlan::Scan),
             },
+            SeekRange::Composite { keys, values } => {
+                let mut toks = Vec::with_capacity(keys.len());
+                for k in keys {
+                    match g.token_id(TokenKind::PropertyKey, k) {
+                        Some(t) => toks.push(t),
+                        None => return Ok(SeekPlan::Empty),
+                    }
+                }
+                let mut vals = Vec::with_capacity(values.len());
+                for e in values {
+                    match eval(e, r, ctx, g)? {
+                        Value::Null => return Ok(SeekPlan::Empty),
+                        v => vals.push(v),
+                    }
+                }
+                return Ok(match g.index_seek_composite(l, &toks, &vals) {
+                    Some(ids) => SeekPlan::Ids(ids),
+                    None => SeekPlan::Scan,
+                });
+            }
             SeekRange::In(e) => {
                 return Ok(match eval(e, r, ctx, g)? {
                     Value::Null => SeekPlan::Empty,
