@@ -339,6 +339,7 @@ fn reads_graph(op: &Op) -> bool {
         Op::NodeScan { .. }
         | Op::NodeIndexSeek { .. }
         | Op::NodeIndexRangeSeek { .. }
+        | Op::RelIndexSeek { .. }
         | Op::NodeCountFromCountStore { .. }
         | Op::RelationshipCountFromCountStore { .. }
         | Op::Expand { .. }
@@ -1344,7 +1345,7 @@ impl<'a> Binder<'a> {
                 continue;
             }
             // Choose where to start.
-            let start = ps
+            let node_start = ps
                 .nodes
                 .iter()
                 .position(|s| bound.contains(s))
@@ -1359,9 +1360,37 @@ impl<'a> Binder<'a> {
                         index_seek_for(&conj, ps.nodes[i], &node_pats[i].labels, &bound, self.res)
                             .is_some()
                     })
-                })
-                .or_else(|| (0..ps.nodes.len()).find(|&i| !node_pats[i].labels.is_empty()))
-                .unwrap_or(0);
+                });
+            // Else a relationship index seek, which binds a relationship and its two nodes.
+            let mut seeked_rel = None;
+            if node_start.is_none() {
+                if let Some((ri, ty, keys, values)) = rel_seek_for(&conj, el, ps, &bound, self.res)
+                {
+                    let (a, b, r) = (ps.nodes[ri], ps.nodes[ri + 1], ps.rels[ri]);
+                    op = Op::RelIndexSeek {
+                        input: Box::new(op),
+                        rel: r,
+                        start: a,
+                        end: b,
+                        dir: el.chain[ri].0.direction,
+                        ty,
+                        keys,
+                        values,
+                    };
+                    bound.insert(a);
+                    bound.insert(b);
+                    bound.insert(r);
+                    match_rels.push(r);
+                    op = place(op, &mut conj, &bound);
+                    seeked_rel = Some(ri);
+                }
+            }
+            let start = match seeked_rel {
+                Some(ri) => ri + 1,
+                None => node_start
+                    .or_else(|| (0..ps.nodes.len()).find(|&i| !node_pats[i].labels.is_empty()))
+                    .unwrap_or(0),
+            };
             let s_slot = ps.nodes[start];
             if !bound.contains(&s_slot) {
                 let np = node_pats[start];
@@ -1432,6 +1461,7 @@ impl<'a> Binder<'a> {
             let order: Vec<(usize, bool)> = (start..el.chain.len())
                 .map(|i| (i, false))
                 .chain((0..start).rev().map(|i| (i, true)))
+                .filter(|(i, _)| Some(*i) != seeked_rel)
                 .collect();
             for (i, backwards) in order {
                 let rp = &el.chain[i].0;
@@ -2679,6 +2709,49 @@ fn from_count_store(op: Op) -> Op {
         _ => {}
     }
     Op::Aggregate { input, keys, aggs }
+}
+
+/// A relationship index seek for a pattern part with nothing bound: the first single-type,
+/// fixed-length relationship with an equality on every key of one of its type's indexes.
+/// Returns `(chain position, type, keys, values)`.
+fn rel_seek_for(
+    conj: &[(PExpr, Option<Vec<Slot>>)],
+    el: &PatternElement,
+    ps: &PartSlots,
+    bound: &HashSet<Slot>,
+    res: &dyn Resolver,
+) -> Option<(usize, Name, Vec<Name>, Vec<PExpr>)> {
+    for (i, (rp, _)) in el.chain.iter().enumerate() {
+        let slot = ps.rels[i];
+        if rp.length.is_some() || rp.types.len() != 1 || ps.rels_pre[i] || bound.contains(&slot) {
+            continue;
+        }
+        let mut eqs: Vec<(Name, PExpr)> = Vec::new();
+        for (e, _) in conj {
+            if let PExpr::Compare(lhs, rest) = e {
+                if let [(CompareOp::Eq, rhs)] = &rest[..] {
+                    if let Some(k) = slot_prop(lhs, slot).filter(|_| deps_within(rhs, bound)) {
+                        eqs.push((k.clone(), rhs.clone()));
+                    } else if let Some(k) = slot_prop(rhs, slot).filter(|_| deps_within(lhs, bound))
+                    {
+                        eqs.push((k.clone(), (**lhs).clone()));
+                    }
+                }
+            }
+        }
+        let ty = &rp.types[0].name;
+        for ks in res.rel_indexes_on(ty) {
+            let values: Option<Vec<PExpr>> = ks
+                .iter()
+                .map(|k| eqs.iter().find(|(n, _)| **n == **k).map(|(_, v)| v.clone()))
+                .collect();
+            if let Some(values) = values {
+                let keys = ks.iter().map(|k| Name::from(k.as_str())).collect();
+                return Some((i, ty.clone(), keys, values));
+            }
+        }
+    }
+    None
 }
 
 /// An indexable predicate found for a start node.

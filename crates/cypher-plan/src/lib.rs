@@ -69,6 +69,11 @@ pub trait Resolver {
         let _ = label;
         Vec::new()
     }
+    /// The property-key lists of the relationship indexes on type `ty`.
+    fn rel_indexes_on(&self, ty: &str) -> Vec<Vec<String>> {
+        let _ = ty;
+        Vec::new()
+    }
     /// Whether a single-property index on `(label, key)` exists.
     fn has_index(&self, label: &str, key: &str) -> bool {
         self.indexes_on(label).iter().any(|ks| ks.len() == 1 && ks[0] == key)

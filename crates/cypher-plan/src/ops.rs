@@ -45,6 +45,19 @@ pub enum Op {
         key: Name,
         seek: SeekRange,
     },
+    /// Relationships of type `ty` whose `keys` equal `values` (a relationship index, else a
+    /// scan of the type), binding `rel` and its two nodes as the pattern orients them
+    /// (`start` is the pattern's left node; `Both` yields each orientation).
+    RelIndexSeek {
+        input: Box<Op>,
+        rel: Slot,
+        start: Slot,
+        end: Slot,
+        dir: Direction,
+        ty: Name,
+        keys: Vec<Name>,
+        values: Vec<PExpr>,
+    },
     /// `count(*)` of nodes (with the label, if given) from the count store, into `slot`: one
     /// row per input row (replaces an aggregation over a label scan).
     NodeCountFromCountStore {
@@ -269,6 +282,8 @@ impl Op {
             Op::NodeIndexRangeSeek { seek: SeekRange::In(_), .. } => "NodeIndexSeek",
             Op::NodeIndexRangeSeek { seek: SeekRange::Composite { .. }, .. } => "NodeIndexSeek",
             Op::NodeIndexRangeSeek { .. } => "NodeIndexSeekByRange",
+            Op::RelIndexSeek { dir: Direction::Both, .. } => "UndirectedRelationshipIndexSeek",
+            Op::RelIndexSeek { .. } => "DirectedRelationshipIndexSeek",
             Op::NodeCountFromCountStore { .. } => "NodeCountFromCountStore",
             Op::RelationshipCountFromCountStore { .. } => "RelationshipCountFromCountStore",
             Op::Expand { into: true, .. } => "Expand(Into)",
@@ -325,6 +340,7 @@ impl Op {
             | Op::NodeIndexSeek { input, .. }
             | Op::NodeIndexRangeSeek { input, .. }
             | Op::NodeCountFromCountStore { input, .. }
+            | Op::RelIndexSeek { input, .. }
             | Op::RelationshipCountFromCountStore { input, .. }
             | Op::Expand { input, .. }
             | Op::VarExpand { input, .. }

@@ -134,6 +134,14 @@ impl Graph for TxGraph<'_> {
     ) -> Option<Vec<NodeId>> {
         self.tx.index_seek_composite(label, keys, values)
     }
+    fn rel_index_seek(
+        &self,
+        ty: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<RelId>> {
+        self.tx.rel_index_seek(ty, keys, values)
+    }
     fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
         self.tx.await_indexes(name, timeout)
     }

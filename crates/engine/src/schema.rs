@@ -68,14 +68,18 @@ fn schema_in(
     use arbor_storage::TokenKind as K;
     match cmd {
         SchemaCommand::CreateIndex { name, if_not_exists, target, properties, .. } => {
-            let label = tx.get_or_create_token(K::Label, &node_label(target)?.name)?;
             let keys = property_tokens(tx, properties)?;
-            let created = store.create_rule(
-                IndexKind::Range,
-                label,
-                &keys,
-                name.as_ref().map(|n| &*n.name),
-            )?;
+            let name = name.as_ref().map(|n| &*n.name);
+            let created = match target {
+                SchemaTarget::Relationship { rel_type, .. } => {
+                    let ty = tx.get_or_create_token(K::RelType, &rel_type.name)?;
+                    store.create_rel_index(ty, &keys, name)?
+                }
+                SchemaTarget::Node { label, .. } => {
+                    let label = tx.get_or_create_token(K::Label, &label.name)?;
+                    store.create_rule(IndexKind::Range, label, &keys, name)?
+                }
+            };
             if created {
                 stats.indexes_added += 1;
             } else if !if_not_exists {
@@ -89,11 +93,18 @@ fn schema_in(
             let dropped = match (name, target) {
                 (Some(n), _) => store.drop_index(&n.name)?,
                 (None, Some((t, props))) => {
-                    let label = tx.token_id(K::Label, &node_label(t)?.name);
+                    let (label, rel) = match t {
+                        SchemaTarget::Node { label, .. } => {
+                            (tx.token_id(K::Label, &label.name), false)
+                        }
+                        SchemaTarget::Relationship { rel_type, .. } => {
+                            (tx.token_id(K::RelType, &rel_type.name), true)
+                        }
+                    };
                     let keys: Option<Vec<u32>> =
                         props.iter().map(|p| tx.token_id(K::PropertyKey, &p.name)).collect();
                     match (label, keys) {
-                        (Some(l), Some(k)) => drop_on(store, l, &k, IndexKind::Range)?,
+                        (Some(l), Some(k)) => drop_on(store, l, &k, IndexKind::Range, rel)?,
                         _ => false,
                     }
                 }
@@ -134,7 +145,7 @@ fn schema_in(
                     let keys: Option<Vec<u32>> =
                         props.iter().map(|p| tx.token_id(K::PropertyKey, &p.name)).collect();
                     match (label, keys) {
-                        (Some(l), Some(k)) => drop_on(store, l, &k, rule_kind(*kind))?,
+                        (Some(l), Some(k)) => drop_on(store, l, &k, rule_kind(*kind), false)?,
                         _ => false,
                     }
                 }
@@ -155,11 +166,10 @@ fn schema_in(
 
 /// Drops the index or constraint of `kind` on `(label, keys)`, found by its definition (the
 /// pre-5 `DROP INDEX ON :L(p)` / `DROP CONSTRAINT ON (n:L) ASSERT ...` forms).
-fn drop_on(store: &Store, label: u32, keys: &[u32], kind: IndexKind) -> Result<bool> {
-    let found = store
-        .indexes()
-        .into_iter()
-        .find(|ix| ix.kind == kind && ix.label == label && ix.properties == keys);
+fn drop_on(store: &Store, label: u32, keys: &[u32], kind: IndexKind, rel: bool) -> Result<bool> {
+    let found = store.indexes().into_iter().find(|ix| {
+        ix.kind == kind && ix.relationship == rel && ix.label == label && ix.properties == keys
+    });
     match found {
         Some(ix) if kind.is_constraint() => store.drop_constraint(&ix.name),
         Some(ix) => store.drop_index(&ix.name),
@@ -388,8 +398,12 @@ fn show_rows(
                             s(ix.state),
                             Value::Float(ix.population_percent),
                             s("RANGE"),
-                            s("NODE"),
-                            list_of(vec![name_of(K::Label, ix.label)]),
+                            s(if ix.relationship { "RELATIONSHIP" } else { "NODE" }),
+                            list_of(vec![if ix.relationship {
+                                name_of(K::RelType, ix.label)
+                            } else {
+                                name_of(K::Label, ix.label)
+                            }]),
                             list_of(
                                 ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect(),
                             ),
@@ -542,6 +556,15 @@ impl Database {
     /// `(label, property keys)` names of every index, populating or online (for the planner:
     /// seeks fall back to scans until an index is online).
     pub(crate) fn indexed_names(&self) -> Vec<(String, Vec<String>)> {
+        self.index_names(false)
+    }
+
+    /// `(type, property keys)` names of every relationship index (for the planner).
+    pub(crate) fn rel_indexed_names(&self) -> Vec<(String, Vec<String>)> {
+        self.index_names(true)
+    }
+
+    fn index_names(&self, rel: bool) -> Vec<(String, Vec<String>)> {
         use arbor_storage::TokenKind as K;
         let store = self.store();
         let indexes = store.indexes();
@@ -549,17 +572,18 @@ impl Database {
             return Vec::new();
         }
         let labels = store.tokens(K::Label);
+        let types = store.tokens(K::RelType);
         let keys = store.tokens(K::PropertyKey);
         let name = |list: &[(u32, String)], id: u32| {
             list.iter().find(|(i, _)| *i == id).map(|(_, n)| n.clone())
         };
         indexes
             .iter()
-            .filter(|ix| ix.kind.has_index())
+            .filter(|ix| ix.kind.has_index() && ix.relationship == rel)
             .filter_map(|ix| {
                 let ks: Option<Vec<String>> =
                     ix.properties.iter().map(|k| name(&keys, *k)).collect();
-                Some((name(&labels, ix.label)?, ks?))
+                Some((name(if rel { &types } else { &labels }, ix.label)?, ks?))
             })
             .collect()
     }

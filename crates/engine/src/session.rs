@@ -251,6 +251,14 @@ impl Database {
                 // [procedures hook] resolve CALLs against this database's registry.
                 let procs = self.inner.procedures.snapshot();
                 let indexed = self.indexed_names();
+                let rel_indexed = self.rel_indexed_names();
+                let rel_indexes_on = |t: &str| {
+                    rel_indexed
+                        .iter()
+                        .filter(|(it, _)| it.as_str() == t)
+                        .map(|(_, ks)| ks.clone())
+                        .collect()
+                };
                 let indexes_on = |l: &str| {
                     indexed
                         .iter()
@@ -263,6 +271,7 @@ impl Database {
                     text,
                     &procs,
                     &indexes_on,
+                    &rel_indexes_on,
                 )?);
                 let notes: Arc<[Notification]> = query_notifications(&other).into();
                 let mut plans = self.inner.plans.lock();

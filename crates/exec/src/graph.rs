@@ -113,6 +113,18 @@ pub trait Graph {
         let _ = (label, keys, values);
         None
     }
+    /// Relationships of type `ty` whose properties `keys` equal `values` pairwise, in id
+    /// order, if a relationship index on exactly `(ty, keys)` answers; `None` makes the caller
+    /// scan the type.
+    fn rel_index_seek(
+        &self,
+        ty: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<RelId>> {
+        let _ = (ty, keys, values);
+        None
+    }
     /// Number of visible nodes (with the label, if given).
     fn count_nodes(&self, label: Option<TokenId>) -> u64;
 

@@ -34,6 +34,7 @@ struct ExecResolver<'a> {
     procs: &'a procs::Registry,
     used: std::cell::RefCell<Vec<procs::Procedure>>,
     indexes: &'a dyn Fn(&str) -> Vec<Vec<String>>,
+    rel_indexes: &'a dyn Fn(&str) -> Vec<Vec<String>>,
 }
 
 impl Resolver for ExecResolver<'_> {
@@ -53,6 +54,9 @@ impl Resolver for ExecResolver<'_> {
     }
     fn indexes_on(&self, label: &str) -> Vec<Vec<String>> {
         (self.indexes)(label)
+    }
+    fn rel_indexes_on(&self, ty: &str) -> Vec<Vec<String>> {
+        (self.rel_indexes)(ty)
     }
 }
 
@@ -77,21 +81,28 @@ impl PreparedQuery {
         text: &str,
         procedures: &procs::Registry,
     ) -> Result<PreparedQuery> {
-        PreparedQuery::prepare_with_indexes(stmt, text, procedures, &|_| Vec::new())
+        PreparedQuery::prepare_with_indexes(stmt, text, procedures, &|_| Vec::new(), &|_| {
+            Vec::new()
+        })
     }
 
     /// As [`PreparedQuery::prepare_with`], planning range, prefix, `IN` and composite
     /// equality predicates as index seeks where `indexes_on(label)` lists an index (its
-    /// property keys). The plan stays correct if the index goes away later or is not online
+    /// property keys), and relationship equalities where `rel_indexes_on(type)` does. The plan stays correct if the index goes away later or is not online
     /// yet: the seek then scans.
     pub fn prepare_with_indexes(
         stmt: &Statement,
         text: &str,
         procedures: &procs::Registry,
         indexes_on: &dyn Fn(&str) -> Vec<Vec<String>>,
+        rel_indexes_on: &dyn Fn(&str) -> Vec<Vec<String>>,
     ) -> Result<PreparedQuery> {
-        let resolver =
-            ExecResolver { procs: procedures, used: Default::default(), indexes: indexes_on };
+        let resolver = ExecResolver {
+            procs: procedures,
+            used: Default::default(),
+            indexes: indexes_on,
+            rel_indexes: rel_indexes_on,
+        };
         let plan = arbor_cypher_plan::plan(stmt, text, &resolver)?;
         Ok(PreparedQuery { plan, procs: resolver.used.into_inner().into() })
     }
@@ -179,6 +190,10 @@ fn op_details(op: &Op) -> String {
         Op::NodeScan { label: Some(l), .. } => format!(":{l}"),
         Op::NodeIndexSeek { label, key, .. } | Op::NodeIndexRangeSeek { label, key, .. } => {
             format!(":{label}({key})")
+        }
+        Op::RelIndexSeek { ty, keys, .. } => {
+            let ks: Vec<&str> = keys.iter().map(|k| &**k).collect();
+            format!(":{ty}({})", ks.join(", "))
         }
         Op::Expand { types, .. } | Op::VarExpand { types, .. } if !types.is_empty() => {
             format!(":{}", types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("|"))

@@ -106,6 +106,16 @@ impl Graph for Counting<'_> {
         self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
         r
     }
+    fn rel_index_seek(
+        &self,
+        ty: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<RelId>> {
+        let r = self.inner.rel_index_seek(ty, keys, values);
+        self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
+        r
+    }
     fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
         self.inner.await_indexes(name, timeout)
     }
@@ -278,6 +288,7 @@ fn est(
                 Op::NodeCountFromCountStore { .. } | Op::RelationshipCountFromCountStore { .. } => {
                     i
                 }
+                Op::RelIndexSeek { .. } => i * 2.0,
                 Op::Filter { .. } => i * FILTER_SELECTIVITY,
                 Op::Aggregate { keys, .. } if keys.is_empty() => 1.0,
                 Op::Aggregate { .. } | Op::Distinct { .. } => i.sqrt().max(1.0).min(i),

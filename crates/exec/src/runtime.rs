@@ -199,6 +199,21 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             pos: 0,
             scan: None,
         }),
+        Op::RelIndexSeek { input, rel, start, end, dir, ty, keys, values } => {
+            Box::new(RelIndexSeek {
+                input: build(input, b),
+                rel: *rel,
+                start: *start,
+                end: *end,
+                dir: graph_dir(*dir),
+                ty: ty.clone(),
+                keys: keys.clone(),
+                values: values.clone(),
+                cur: None,
+                found: Vec::new(),
+                pos: 0,
+            })
+        }
         Op::NodeCountFromCountStore { input, slot, label } => Box::new(CountFromStore {
             input: build(input, b),
             slot: *slot,
@@ -682,6 +697,109 @@ impl Operator for IndexRangeSeek {
                     None => continue,
                 },
             }
+            self.cur = Some(r);
+        }
+    }
+}
+
+/// Relationships found by equality on their properties (a relationship index, else a scan
+/// of the type), each bound with its nodes in the pattern's orientation.
+struct RelIndexSeek {
+    input: Box<dyn Operator>,
+    rel: Slot,
+    start: Slot,
+    end: Slot,
+    dir: Dir,
+    ty: Name,
+    keys: Vec<Name>,
+    values: Vec<PExpr>,
+    cur: Option<Row>,
+    /// `(relationship, start-slot node, end-slot node)` for the current input row.
+    found: Vec<(RelId, NodeId, NodeId)>,
+    pos: usize,
+}
+
+impl RelIndexSeek {
+    fn resolve(&mut self, r: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<()> {
+        self.found.clear();
+        self.pos = 0;
+        let Some(ty) = g.token_id(TokenKind::RelType, &self.ty) else { return Ok(()) };
+        let mut keys = Vec::with_capacity(self.keys.len());
+        for k in &self.keys {
+            match g.token_id(TokenKind::PropertyKey, k) {
+                Some(t) => keys.push(t),
+                None => return Ok(()),
+            }
+        }
+        let mut vals = Vec::with_capacity(self.values.len());
+        for e in &self.values {
+            match eval(e, r, ctx, g)? {
+                Value::Null => return Ok(()),
+                v => vals.push(v),
+            }
+        }
+        let rels = match g.rel_index_seek(ty, &keys, &vals) {
+            Some(rels) => rels,
+            None => {
+                let mut out = Vec::new();
+                let mut from = RelId(0);
+                while let Some(id) = g.next_rel(&[ty], from) {
+                    from = RelId(id.0 + 1);
+                    ctx.check_interrupt()?;
+                    let all = keys.iter().zip(&vals).all(|(k, v)| {
+                        g.rel_property(id, *k).is_some_and(|p| equals(&p, v) == Some(true))
+                    });
+                    if all {
+                        out.push(id);
+                    }
+                }
+                out
+            }
+        };
+        for id in rels {
+            let Some((s, e, _)) = g.rel_info(id) else { continue };
+            let mut push = |a: NodeId, b: NodeId| {
+                if self.start != self.end || a == b {
+                    self.found.push((id, a, b));
+                }
+            };
+            match self.dir {
+                Dir::Outgoing => push(s, e),
+                Dir::Incoming => push(e, s),
+                Dir::Both => {
+                    push(s, e);
+                    // A self-loop matches an undirected pattern once.
+                    if s != e {
+                        push(e, s);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Operator for RelIndexSeek {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(cur) = &self.cur {
+                if let Some((r, a, b)) = self.found.get(self.pos).copied() {
+                    self.pos += 1;
+                    let mut row = cur.clone();
+                    row[self.rel] = Value::Relationship(r);
+                    row[self.start] = Value::Node(a);
+                    row[self.end] = Value::Node(b);
+                    return Ok(Some(row));
+                }
+                self.cur = None;
+            }
+            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+            ctx.check_interrupt()?;
+            self.resolve(&mut r, ctx, g)?;
             self.cur = Some(r);
         }
     }

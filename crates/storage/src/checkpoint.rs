@@ -122,10 +122,11 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
             e.str(&d.name);
             e.var(u64::from(d.label));
             e.var(u64::from(d.keys.first().copied().unwrap_or(0)));
-            if d.keys.len() == 1 && d.kind.code() <= 1 {
+            if d.keys.len() == 1 && d.kind.code() <= 1 && !d.rel {
                 e.u8(d.kind.code());
             } else {
-                e.u8(d.kind.code() | 0x80);
+                // Bit 6: a relationship index.
+                e.u8(d.kind.code() | 0x80 | if d.rel { 0x40 } else { 0 });
                 e.var(d.keys.len().saturating_sub(1) as u64);
                 for k in d.keys.iter().skip(1) {
                     e.var(u64::from(*k));
@@ -441,7 +442,8 @@ fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
             let label = d.var_u32()?;
             let mut keys = vec![d.var_u32()?];
             let code = d.u8()?;
-            let kind = IndexKind::from_code(code & 0x7f)
+            let rel = code & 0x40 != 0;
+            let kind = IndexKind::from_code(code & 0x3f)
                 .ok_or_else(|| corrupt(format!("unknown schema rule kind {code}")))?;
             if code & 0x80 != 0 {
                 let n = d.count(1)?;
@@ -450,7 +452,7 @@ fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
                 }
             }
             let progress = crate::schema::Progress::online();
-            defs.push(IndexDef { name, label, keys, kind, since: 0, progress });
+            defs.push(IndexDef { name, label, keys, kind, since: 0, progress, rel });
         }
         Ok((next_node, next_rel, tokens, defs))
     })?;
@@ -514,6 +516,7 @@ fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
     let base = builder.finish(&pairs);
     counts.rels = Core::rel_counts_of(&base).rels;
     *core.base.write() = Arc::new(base);
+    core.rebuild_rel_indexes();
     core.counts.write().apply(c, &counts);
     cs.gc_queue.clear();
     core.next_node.fetch_max(next_node.min(crate::codec::MAX_ID), Ordering::AcqRel);

@@ -391,7 +391,7 @@ pub(crate) enum Op {
     DelNode { id: u64 },
     PutRel { id: u64, start: u64, end: u64, ty: u32, props: Vec<(u32, Value)> },
     DelRel { id: u64 },
-    CreateIndex { name: String, label: u32, keys: Vec<u32>, kind: IndexKind },
+    CreateIndex { name: String, label: u32, keys: Vec<u32>, kind: IndexKind, rel: bool },
     DropIndex { name: String },
 }
 
@@ -402,7 +402,8 @@ pub(crate) const OP_PUT_REL: u8 = 4;
 pub(crate) const OP_DEL_REL: u8 = 5;
 pub(crate) const OP_CREATE_INDEX: u8 = 6;
 pub(crate) const OP_DROP_INDEX: u8 = 7;
-/// A schema rule of any kind with one or more keys (name, kind, label, key count, keys).
+/// A schema rule of any kind with one or more keys (name, kind code with bit 6 set for a
+/// relationship index, label or type, key count, keys).
 pub(crate) const OP_CREATE_RULE: u8 = 8;
 
 impl Enc {
@@ -434,10 +435,17 @@ impl Enc {
         self.u8(OP_DEL_REL);
         self.var(id);
     }
-    pub fn op_create_rule(&mut self, name: &str, kind: IndexKind, label: u32, keys: &[u32]) {
+    pub fn op_create_rule(
+        &mut self,
+        name: &str,
+        kind: IndexKind,
+        rel: bool,
+        label: u32,
+        keys: &[u32],
+    ) {
         self.u8(OP_CREATE_RULE);
         self.str(name);
-        self.u8(kind.code());
+        self.u8(kind.code() | if rel { 0x40 } else { 0 });
         self.var(u64::from(label));
         self.var(keys.len() as u64);
         for k in keys {
@@ -478,12 +486,13 @@ impl Dec<'_> {
                 let label = self.var_u32()?;
                 let keys = vec![self.var_u32()?];
                 let kind = if self.u8()? != 0 { IndexKind::Uniqueness } else { IndexKind::Range };
-                Op::CreateIndex { name, label, keys, kind }
+                Op::CreateIndex { name, label, keys, kind, rel: false }
             }
             OP_CREATE_RULE => {
                 let name = self.str()?.to_string();
                 let code = self.u8()?;
-                let kind = IndexKind::from_code(code).ok_or_else(|| {
+                let rel = code & 0x40 != 0;
+                let kind = IndexKind::from_code(code & 0x3f).ok_or_else(|| {
                     corrupt(format!("unknown schema rule kind {code} at byte {at}"))
                 })?;
                 let label = self.var_u32()?;
@@ -492,7 +501,7 @@ impl Dec<'_> {
                 for _ in 0..n {
                     keys.push(self.var_u32()?);
                 }
-                Op::CreateIndex { name, label, keys, kind }
+                Op::CreateIndex { name, label, keys, kind, rel }
             }
             OP_DROP_INDEX => Op::DropIndex { name: self.str()?.to_string() },
             t => return Err(corrupt(format!("unknown operation {t} at byte {at}"))),

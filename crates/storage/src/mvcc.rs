@@ -38,6 +38,16 @@ pub(crate) struct RelData {
     pub props: Vec<(u32, Value)>,
 }
 
+impl RelData {
+    /// The index key of properties `keys` if the relationship has type `ty`.
+    pub fn key_for(&self, ty: u32, keys: &[u32]) -> Option<IndexKey> {
+        if self.ty != ty {
+            return None;
+        }
+        target_key(keys, |k| prop_of(&self.props, k))
+    }
+}
+
 pub(crate) fn prop_of(props: &[(u32, Value)], key: u32) -> Option<&Value> {
     props.binary_search_by_key(&key, |(k, _)| *k).ok().map(|i| &props[i].1)
 }
@@ -683,18 +693,31 @@ impl Core {
         for (id, data) in nodes.iter().filter(|(_, d)| d.is_some()) {
             put_node(*id, data, &mut schema);
         }
+        let rel_targets: Vec<Target> = schema.rel_maps.keys().cloned().collect();
         for (id, data) in rels {
             base.mark_rel(*id);
-            let is_new = self
+            let (chain_was_empty, prev) = self
                 .rels
                 .write(*id, |slot| {
                     let slot = slot.get_or_insert_with(RelSlot::default);
                     let new = slot.chain.is_empty();
+                    let prev = slot.chain.last().and_then(|(_, d)| d.clone());
                     slot.chain.push((ts, data.clone()));
-                    new
+                    (new, prev)
                 })
-                .unwrap_or(false)
-                && !base.has_rel(*id);
+                .unwrap_or((false, None));
+            let is_new = chain_was_empty && !base.has_rel(*id);
+            if let (false, Some(r)) = (rel_targets.is_empty(), data) {
+                // The previous state: the newest delta version, else the base row.
+                let prev = prev.or_else(|| base.rel(*id).map(|b| Arc::new(b.to_data())));
+                for t in &rel_targets {
+                    if let Some(k) = r.key_for(t.0, &t.1) {
+                        if prev.as_ref().and_then(|p| p.key_for(t.0, &t.1)).as_ref() != Some(&k) {
+                            schema.rel_entry(t, k, *id, true);
+                        }
+                    }
+                }
+            }
             if let (true, Some(r)) = (is_new, data) {
                 base.mark_node(r.start);
                 base.mark_node(r.end);
@@ -874,7 +897,7 @@ impl Core {
         rels.dedup();
         let all_on_cur = base_h >= cur.ts;
         for id in rels {
-            self.gc_rel(id, horizon, base_h, all_on_cur && !cur.has_rel(id));
+            self.gc_rel(id, horizon, base_h, all_on_cur && !cur.has_rel(id), all_on_cur, &cur);
         }
         let pairs = self.schema.read().pairs();
         // Index entries of versions that only the base now holds may go if every live base
@@ -927,20 +950,50 @@ impl Core {
         self.rels.shrink();
     }
 
-    fn gc_rel(&self, id: u64, horizon: u64, base_h: u64, absent: bool) {
+    fn gc_rel(
+        &self,
+        id: u64,
+        horizon: u64,
+        base_h: u64,
+        absent: bool,
+        all_on_cur: bool,
+        cur: &Base,
+    ) {
         let removed = self
             .rels
             .write(id, |slot| {
-                let Some(s) = slot.as_mut() else { return (Vec::new(), false) };
+                let Some(s) = slot.as_mut() else { return (Vec::new(), false, Vec::new()) };
                 let removed = prune_chain(&mut s.chain, horizon, base_h, absent);
+                let remaining: Vec<Arc<RelData>> =
+                    s.chain.iter().filter_map(|(_, d)| d.clone()).collect();
                 let gone = s.chain.is_empty();
                 if gone {
                     *slot = None;
                 }
-                (removed, gone)
+                (removed, gone, remaining)
             })
             .unwrap_or_default();
-        let (removed, gone) = removed;
+        let (removed, gone, remaining) = removed;
+        // Relationship index entries only dropped versions needed: readers (all on the
+        // current base) see a remaining version or the current base row.
+        if all_on_cur && !removed.is_empty() && !self.schema.read().rel_maps.is_empty() {
+            let base_row = cur.rel(id).map(|b| b.to_data());
+            let mut schema = self.schema.write();
+            let targets: Vec<Target> = schema.rel_maps.keys().cloned().collect();
+            for t in &targets {
+                let keep = |k: &IndexKey| {
+                    remaining.iter().any(|r| r.key_for(t.0, &t.1).as_ref() == Some(k))
+                        || base_row.as_ref().and_then(|b| b.key_for(t.0, &t.1)).as_ref() == Some(k)
+                };
+                for d in removed.iter().flatten() {
+                    if let Some(k) = d.key_for(t.0, &t.1) {
+                        if !keep(&k) {
+                            schema.rel_entry(t, k, id, false);
+                        }
+                    }
+                }
+            }
+        }
         if !gone {
             return;
         }

@@ -91,6 +91,8 @@ pub struct IndexInfo {
     pub state: &'static str,
     /// Share of the existing nodes the population has indexed so far (100 when online).
     pub population_percent: f64,
+    /// A relationship property index: `label` is then the relationship type.
+    pub relationship: bool,
 }
 
 /// Progress of a background index population, shared by the rule and its builder thread.
@@ -137,6 +139,9 @@ pub(crate) struct IndexDef {
     pub since: u64,
     /// Whether the index is complete (seeks use only online indexes).
     pub progress: Arc<Progress>,
+    /// On relationships of type `label` (plain indexes only; kept in the delta only, see
+    /// `Schema::rel_maps`).
+    pub rel: bool,
 }
 
 impl IndexDef {
@@ -206,6 +211,9 @@ impl IdSet {
 pub(crate) struct Schema {
     pub defs: Vec<IndexDef>,
     pub maps: HashMap<Target, BTreeMap<IndexKey, IdSet>>,
+    /// Relationship property indexes, `(type, keys)`: complete in themselves (bases do not
+    /// index relationships), entries pruned only by relationship GC.
+    pub rel_maps: HashMap<Target, BTreeMap<IndexKey, IdSet>>,
     pub version: u64,
 }
 
@@ -215,7 +223,11 @@ impl Schema {
         self.defs
             .iter()
             .filter(|d| {
-                d.kind.has_index() && d.label == label && d.keys == keys && d.progress.is_online()
+                !d.rel
+                    && d.kind.has_index()
+                    && d.label == label
+                    && d.keys == keys
+                    && d.progress.is_online()
             })
             .map(|d| d.since)
             .min()
@@ -223,6 +235,24 @@ impl Schema {
 
     pub fn has_unique(&self) -> bool {
         self.defs.iter().any(|d| d.kind.unique())
+    }
+
+    /// Whether an online relationship index covers `(type, keys)`.
+    pub fn rel_indexed(&self, ty: u32, keys: &[u32]) -> bool {
+        self.defs.iter().any(|d| d.rel && d.label == ty && d.keys == keys && d.progress.is_online())
+    }
+
+    /// Adds or removes a relationship index entry.
+    pub fn rel_entry(&mut self, t: &Target, k: IndexKey, id: u64, add: bool) {
+        let Some(m) = self.rel_maps.get_mut(t) else { return };
+        if add {
+            m.entry(k).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
+        } else if let Some(set) = m.get_mut(&k) {
+            set.remove(id);
+            if set.is_empty() {
+                m.remove(&k);
+            }
+        }
     }
 
     /// Targets of the rules that forbid duplicates.
@@ -288,6 +318,7 @@ impl Schema {
                 properties: d.keys.clone(),
                 state: if d.progress.is_online() { "ONLINE" } else { "POPULATING" },
                 population_percent: d.progress.percent(),
+                relationship: d.rel,
             })
             .collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -300,8 +331,15 @@ impl Schema {
             return false;
         };
         let d = self.defs.remove(pos);
-        if !self.defs.iter().any(|o| o.kind.has_index() && o.label == d.label && o.keys == d.keys) {
-            self.maps.remove(&d.target());
+        let shared = |o: &IndexDef| {
+            o.rel == d.rel && o.kind.has_index() && o.label == d.label && o.keys == d.keys
+        };
+        if !self.defs.iter().any(shared) {
+            if d.rel {
+                self.rel_maps.remove(&d.target());
+            } else {
+                self.maps.remove(&d.target());
+            }
         }
         self.version += 1;
         true
@@ -309,14 +347,14 @@ impl Schema {
 }
 
 /// The default name of a rule: `index_<hash>` / `constraint_<hash>` over its definition.
-pub(crate) fn default_name(kind: IndexKind, label: u32, keys: &[u32]) -> String {
+pub(crate) fn default_name(kind: IndexKind, rel: bool, label: u32, keys: &[u32]) -> String {
     let prefix = if kind.is_constraint() { "constraint" } else { "index" };
-    let mut def = format!("{prefix}:{}:{label}", kind.code());
+    let mut def = format!("{prefix}:{}:{}{label}", kind.code(), if rel { "rel:" } else { "" });
     for k in keys {
         def.push_str(&format!(":{k}"));
     }
     // The original single-property forms keep their original names.
-    if keys.len() == 1 && kind.code() <= 1 {
+    if keys.len() == 1 && kind.code() <= 1 && !rel {
         def = format!("{prefix}:{label}:{}", keys[0]);
     }
     let h = crc32c::crc32c(def.as_bytes());
@@ -344,10 +382,11 @@ mod tests {
     #[test]
     fn names_are_stable_and_distinct() {
         let (r, u) = (IndexKind::Range, IndexKind::Uniqueness);
-        assert_eq!(default_name(r, 1, &[2]), default_name(r, 1, &[2]));
-        assert_ne!(default_name(r, 1, &[2]), default_name(u, 1, &[2]));
-        assert_ne!(default_name(r, 1, &[2, 3]), default_name(r, 1, &[3, 2]));
-        assert!(default_name(u, 1, &[2]).starts_with("constraint_"));
-        assert!(default_name(IndexKind::Existence, 1, &[2]).starts_with("constraint_"));
+        assert_eq!(default_name(r, false, 1, &[2]), default_name(r, false, 1, &[2]));
+        assert_ne!(default_name(r, false, 1, &[2]), default_name(u, false, 1, &[2]));
+        assert_ne!(default_name(r, false, 1, &[2, 3]), default_name(r, false, 1, &[3, 2]));
+        assert!(default_name(u, false, 1, &[2]).starts_with("constraint_"));
+        assert_ne!(default_name(r, true, 1, &[2]), default_name(r, false, 1, &[2]));
+        assert!(default_name(IndexKind::Existence, false, 1, &[2]).starts_with("constraint_"));
     }
 }

@@ -81,7 +81,7 @@ struct Life {
 }
 
 enum SchemaChange {
-    Create { name: Option<String>, label: u32, keys: Vec<u32>, kind: IndexKind },
+    Create { name: Option<String>, label: u32, keys: Vec<u32>, kind: IndexKind, rel: bool },
     Drop { name: String, constraint: bool },
 }
 
@@ -234,6 +234,31 @@ impl Store {
             label,
             keys: keys.to_vec(),
             kind,
+            rel: false,
+        })
+    }
+
+    /// Creates a relationship property index on relationships of type `ty` and one or more
+    /// property `keys`, used by equality seeks. Built before it is listed (online at once).
+    /// Returns `false` if an equivalent index exists.
+    pub fn create_rel_index(
+        &self,
+        ty: TokenId,
+        keys: &[TokenId],
+        name: Option<&str>,
+    ) -> Result<bool> {
+        let mut seen = keys.to_vec();
+        seen.sort_unstable();
+        seen.dedup();
+        if keys.is_empty() || seen.len() != keys.len() {
+            return Err(Error::argument("an index needs distinct properties"));
+        }
+        self.schema_change(SchemaChange::Create {
+            name: name.map(str::to_string),
+            label: ty,
+            keys: keys.to_vec(),
+            kind: IndexKind::Range,
+            rel: true,
         })
     }
 
@@ -264,19 +289,21 @@ impl Store {
             }
             let mut body = Enc::new();
             match change {
-                SchemaChange::Create { name, label, keys, kind } => {
-                    let name = name.unwrap_or_else(|| default_name(kind, label, &keys));
+                SchemaChange::Create { name, label, keys, kind, rel } => {
+                    let name = name.unwrap_or_else(|| default_name(kind, rel, label, &keys));
                     {
                         let s = core.schema.read();
                         if let Some(d) = s.defs.iter().find(|d| d.name == name) {
-                            if d.label == label && d.keys == keys && d.kind == kind {
+                            if d.label == label && d.keys == keys && d.kind == kind && d.rel == rel
+                            {
                                 return Ok(false);
                             }
                             return Err(Error::argument(format!(
                                 "There already exists an index or constraint called '{name}'."
                             )));
                         }
-                        let same = |d: &&IndexDef| d.label == label && d.keys == keys;
+                        let same =
+                            |d: &&IndexDef| d.rel == rel && d.label == label && d.keys == keys;
                         let equivalent = match kind {
                             // An index is implied by any rule with an index on the target.
                             IndexKind::Range => {
@@ -288,13 +315,15 @@ impl Store {
                             return Ok(false);
                         }
                     }
-                    core.check_rule_data(label, &keys, kind, &name)?;
-                    body.op_create_rule(&name, kind, label, &keys);
+                    if !rel {
+                        core.check_rule_data(label, &keys, kind, &name)?;
+                    }
+                    body.op_create_rule(&name, kind, rel, label, &keys);
                     // Constraints must see all data before they exist; indexes need not.
-                    let background = kind == IndexKind::Range && core.has_label_rows(label);
+                    let background = kind == IndexKind::Range && !rel && core.has_label_rows(label);
                     let progress =
                         if background { Arc::new(Progress::default()) } else { Progress::online() };
-                    let def = IndexDef { name, label, keys, kind, since: 0, progress };
+                    let def = IndexDef { name, label, keys, kind, since: 0, progress, rel };
                     if background {
                         populate = Some((def.target(), def.progress.clone()));
                     }
@@ -572,11 +601,11 @@ impl Core {
                     rels.push((id, Some(Arc::new(RelData { start, end, ty, props }))))
                 }
                 Op::DelRel { id } => rels.push((id, None)),
-                Op::CreateIndex { name, label, keys, kind } => {
+                Op::CreateIndex { name, label, keys, kind, rel } => {
                     let exists = self.schema.read().defs.iter().any(|x| x.name == name);
                     if !exists {
                         let progress = Progress::online();
-                        let def = IndexDef { name, label, keys, kind, since: 0, progress };
+                        let def = IndexDef { name, label, keys, kind, since: 0, progress, rel };
                         self.install_index(cs, def);
                     }
                 }
@@ -606,6 +635,10 @@ impl Core {
         build_now: bool,
     ) {
         let target = def.target();
+        if def.rel {
+            self.install_rel_index(def);
+            return;
+        }
         let mut map: BTreeMap<IndexKey, IdSet> = BTreeMap::new();
         // An existing map may still be populating: building again (a set union) keeps a rule
         // that is online at once from relying on it.
@@ -651,6 +684,65 @@ impl Core {
             }
         }
         s.defs.push(def);
+    }
+
+    /// Adds a relationship index, built from every retained version of the relationships of
+    /// its type (base rows and delta chains). Caller holds the commit mutex.
+    fn install_rel_index(&self, mut def: IndexDef) {
+        let target = def.target();
+        let map = self.rel_index_data(&def);
+        let mut s = self.schema.write();
+        s.version += 1;
+        def.since = s.version;
+        let m = s.rel_maps.entry(target).or_default();
+        for (k, ids) in map {
+            for id in ids.to_vec() {
+                m.entry(k.clone()).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
+            }
+        }
+        s.defs.push(def);
+    }
+
+    /// Rebuilds every relationship index from the base and delta (after a checkpoint is loaded:
+    /// its rules are installed before its relationships are).
+    pub(crate) fn rebuild_rel_indexes(&self) {
+        let defs: Vec<IndexDef> =
+            self.schema.read().defs.iter().filter(|d| d.rel).cloned().collect();
+        for def in defs {
+            let map = self.rel_index_data(&def);
+            self.schema.write().rel_maps.insert(def.target(), map);
+        }
+    }
+
+    fn rel_index_data(&self, def: &IndexDef) -> BTreeMap<IndexKey, IdSet> {
+        let mut map: BTreeMap<IndexKey, IdSet> = BTreeMap::new();
+        let mut add = |k: IndexKey, id: u64| {
+            map.entry(k).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
+        };
+        let base = self.base();
+        let mut cur = 0;
+        while let Some(id) = base.next_rel_of_types(&[def.label], cur) {
+            if let Some(k) = base.rel(id).and_then(|r| r.to_data().key_for(def.label, &def.keys)) {
+                add(k, id);
+            }
+            cur = id + 1;
+        }
+        let ids: Vec<u64> = self
+            .type_sets
+            .read()
+            .get(&def.label)
+            .map(|s| s.iter().copied().collect())
+            .unwrap_or_default();
+        for id in ids {
+            self.rels.read(id, |s| {
+                for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {
+                    if let Some(k) = d.key_for(def.label, &def.keys) {
+                        add(k, id);
+                    }
+                }
+            });
+        }
+        map
     }
 
     /// Whether any node (base or delta) may carry `label`.

@@ -13,7 +13,7 @@ use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 use crate::base::{Base, NodeRef, RelRef};
 use crate::codec::{Enc, MAX_ID};
 use crate::mvcc::{set_prop, Core, CountDelta, NodeData, RelData};
-use crate::schema::{IndexKind, Target};
+use crate::schema::{IdSet, IndexKind, Target};
 use crate::value::{check_storable, fmt_value, index_key, target_key, IndexKey, KeyRange};
 use crate::wal::WalMsg;
 use crate::{Dir, Edge, TokenId, TokenKind};
@@ -351,6 +351,42 @@ impl Transaction {
         }
         let key = target_key(keys, |k| keys.iter().position(|x| *x == k).map(|i| &values[i]));
         self.seek_exact(&(label, keys.to_vec()), key)
+    }
+
+    /// Relationships of type `ty` whose properties `keys` equal `values` pairwise (Cypher
+    /// equality), in id order; `None` if no relationship index covers exactly `(ty, keys)`.
+    pub fn rel_index_seek(
+        &self,
+        ty: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<RelId>> {
+        if keys.len() != values.len() || keys.is_empty() {
+            return None;
+        }
+        let schema = self.core.schema.read();
+        if !schema.rel_indexed(ty, keys) {
+            return None;
+        }
+        let key = target_key(keys, |k| keys.iter().position(|x| *x == k).map(|i| &values[i]));
+        let Some(key) = key else { return Some(Vec::new()) };
+        let t: Target = (ty, keys.to_vec());
+        let mut cands: Vec<u64> = schema
+            .rel_maps
+            .get(&t)
+            .and_then(|m| m.get(&key))
+            .map(IdSet::to_vec)
+            .unwrap_or_default();
+        drop(schema);
+        // This transaction's own writes are not in the shared index: all are candidates.
+        cands.extend(self.rels.keys().copied());
+        cands.sort_unstable();
+        cands.dedup();
+        cands.retain(|id| {
+            self.with_rel(*id, |r| r.to_data().key_for(ty, keys).as_ref() == Some(&key))
+                == Some(true)
+        });
+        Some(cands.into_iter().map(RelId).collect())
     }
 
     /// Visible nodes whose key for `t` is `k` (`None` key: nothing can match).
