@@ -67,10 +67,13 @@ fn schema_in(
 ) -> Result<()> {
     use arbor_storage::TokenKind as K;
     match cmd {
-        SchemaCommand::CreateIndex { name, if_not_exists, target, properties, .. } => {
+        SchemaCommand::CreateIndex { name, if_not_exists, target, properties, kind } => {
             let keys = property_tokens(tx, properties)?;
             let name = name.as_ref().map(|n| &*n.name);
             let created = match target {
+                // Label and type scans are always available (as Neo4j's default LOOKUP
+                // indexes are), so a LOOKUP index always exists already.
+                _ if *kind == arbor_cypher_syntax::ast::IndexKind::Lookup => false,
                 SchemaTarget::Relationship { rel_type, .. } => {
                     let ty = tx.get_or_create_token(K::RelType, &rel_type.name)?;
                     store.create_rel_index(ty, &keys, name)?

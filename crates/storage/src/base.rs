@@ -1137,7 +1137,7 @@ impl BaseBuilder {
         true
     }
 
-    /// Finishes the base, building equality indexes for `pairs`.
+    /// Finishes the base, building the node indexes for `pairs`.
     pub fn finish(self, pairs: &[Target]) -> Base {
         let BaseBuilder {
             ts,

@@ -2,7 +2,7 @@
 //! the checksums of the manifest, the checkpoint and every WAL record, and, on a read-only
 //! snapshot, that adjacency is symmetric (every relationship is listed exactly once at its start
 //! as outgoing and at its end as incoming, with matching endpoints), that node counts agree with
-//! scans, and that every equality index finds every node it should.
+//! scans, and that every online node index finds every node it should.
 
 use std::collections::HashMap;
 use std::fs;
