@@ -91,6 +91,8 @@ const QUERIES: &[&str] = &[
     "MATCH (n:P) WHERE n.v > 40 RETURN count(*)",
     "MATCH (n:P:Q) WHERE n.w > 5 RETURN n.id",
     "MATCH (n:Q:P) WHERE n.v > 5 RETURN n.id",
+    "MATCH (n:Q:P) WHERE n.w > 5 RETURN n.id, labels(n)",
+    "MATCH (n:Other:P) WHERE n.w > 5 RETURN n.id",
     "MATCH (m:P {id: 3}), (n:P) WHERE n.v > m.v RETURN n.id",
     "MATCH (n:P)-[:R]->(m:P) WHERE m.v > 50 RETURN n.id, m.id",
     "UNWIND [1, 30, 'a'] AS x MATCH (n:P) WHERE n.v < x RETURN x, n.id",
