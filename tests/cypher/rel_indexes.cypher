@@ -58,6 +58,19 @@ MATCH (x)-[r:U {p: 1}]->(y) RETURN x.id, y.id
 ----
 1 | 2
 
+query
+MATCH p = (x)-[r:T {p: 2}]->(y) RETURN length(p), x.id, [n IN nodes(p) | n.id]
+----
+1 | 3 | [3, 1]
+
+query
+MATCH (x)-[r:T {p: 2}]->(y)-[:T*1..2]->(z) RETURN x.id, z.id
+----
+3 | 1
+3 | 2
+3 | 2
+3 | 3
+
 statement ok
 CREATE INDEX rel_p IF NOT EXISTS FOR ()-[r:T]-() ON (r.p)
 
@@ -120,6 +133,19 @@ query
 MATCH (x)-[r:U {p: 1}]->(y) RETURN x.id, y.id
 ----
 1 | 2
+
+query
+MATCH p = (x)-[r:T {p: 2}]->(y) RETURN length(p), x.id, [n IN nodes(p) | n.id]
+----
+1 | 3 | [3, 1]
+
+query
+MATCH (x)-[r:T {p: 2}]->(y)-[:T*1..2]->(z) RETURN x.id, z.id
+----
+3 | 1
+3 | 2
+3 | 2
+3 | 3
 
 statement ok
 :begin
@@ -206,3 +232,16 @@ query
 MATCH (x)-[r:U {p: 1}]->(y) RETURN x.id, y.id
 ----
 1 | 2
+
+query
+MATCH p = (x)-[r:T {p: 2}]->(y) RETURN length(p), x.id, [n IN nodes(p) | n.id]
+----
+1 | 3 | [3, 1]
+
+query
+MATCH (x)-[r:T {p: 2}]->(y)-[:T*1..2]->(z) RETURN x.id, z.id
+----
+3 | 1
+3 | 2
+3 | 2
+3 | 3
