@@ -146,3 +146,42 @@ query
 SHOW INDEXES YIELD name, type, owningConstraint RETURN count(*)
 ----
 2
+
+# Relationship existence constraints (Neo4j 5 and pre-5 syntax).
+statement ok
+CREATE (a:RelC)-[:KNOWS {since: 2020}]->(b:RelC), (a)-[:LIKES]->(b)
+
+statement error Neo.ClientError.Schema.ConstraintCreationFailed
+CREATE CONSTRAINT likes_w FOR ()-[r:LIKES]-() REQUIRE r.w IS NOT NULL
+
+statement ok
+CREATE CONSTRAINT knows_since FOR ()-[r:KNOWS]-() REQUIRE r.since IS NOT NULL
+
+statement error Neo.ClientError.Schema.ConstraintCreationFailed
+CREATE CONSTRAINT ON ()-[r:LIKES]-() ASSERT exists(r.w)
+
+statement error Neo.ClientError.Schema.ConstraintValidationFailed
+MATCH (a:RelC), (b:RelC) WHERE a <> b CREATE (a)-[:KNOWS]->(b)
+
+statement error Neo.ClientError.Schema.ConstraintValidationFailed
+MATCH ()-[r:KNOWS]->() REMOVE r.since
+
+statement ok
+MATCH (a:RelC)-[r:KNOWS]->(b) CREATE (b)-[:KNOWS {since: 2024}]->(a)
+
+query
+MATCH ()-[r:KNOWS]->() RETURN r.since ORDER BY r.since
+----
+2020
+2024
+
+query
+SHOW CONSTRAINTS YIELD name, type, entityType, labelsOrTypes, properties WHERE name = 'knows_since' RETURN type, entityType, labelsOrTypes, properties
+----
+'RELATIONSHIP_PROPERTY_EXISTENCE' | 'RELATIONSHIP' | ['KNOWS'] | ['since']
+
+statement ok
+DROP CONSTRAINT ON ()-[r:KNOWS]-() ASSERT exists(r.since)
+
+statement ok
+MATCH ()-[r:KNOWS]->() REMOVE r.since

@@ -20,16 +20,6 @@ use crate::session::Database;
 
 type Rows = Vec<Vec<Value>>;
 
-fn node_label(target: &SchemaTarget) -> Result<&Ident> {
-    match target {
-        SchemaTarget::Node { label, .. } => Ok(label),
-        SchemaTarget::Relationship { .. } => Err(Error::new(
-            Status::SemanticError,
-            "indexes and constraints on relationships are not supported yet",
-        )),
-    }
-}
-
 /// Property tokens of a rule, created if missing.
 fn property_tokens(tx: &Transaction, props: &[Ident]) -> Result<Vec<u32>> {
     props
@@ -123,14 +113,27 @@ fn schema_in(
             }
         }
         SchemaCommand::CreateConstraint { name, if_not_exists, target, properties, kind } => {
-            let label = tx.get_or_create_token(K::Label, &node_label(target)?.name)?;
             let keys = property_tokens(tx, properties)?;
-            let created = store.create_rule(
-                rule_kind(*kind),
-                label,
-                &keys,
-                name.as_ref().map(|n| &*n.name),
-            )?;
+            let name = name.as_ref().map(|n| &*n.name);
+            let created = match (target, &keys[..]) {
+                (SchemaTarget::Relationship { rel_type, .. }, [key])
+                    if *kind == ConstraintKind::Exists =>
+                {
+                    let ty = tx.get_or_create_token(K::RelType, &rel_type.name)?;
+                    store.create_rel_existence_constraint(ty, *key, name)?
+                }
+                (SchemaTarget::Relationship { .. }, _) => {
+                    return Err(Error::new(
+                        Status::SemanticError,
+                        "only existence constraints on a single property are supported on \
+                         relationships",
+                    ))
+                }
+                (SchemaTarget::Node { label, .. }, _) => {
+                    let label = tx.get_or_create_token(K::Label, &label.name)?;
+                    store.create_rule(rule_kind(*kind), label, &keys, name)?
+                }
+            };
             if created {
                 stats.constraints_added += 1;
             } else if !if_not_exists {
@@ -144,11 +147,18 @@ fn schema_in(
             let dropped = match (name, definition) {
                 (Some(n), _) => store.drop_constraint(&n.name)?,
                 (None, Some((t, props, kind))) => {
-                    let label = tx.token_id(K::Label, &node_label(t)?.name);
+                    let (label, rel) = match t {
+                        SchemaTarget::Node { label, .. } => {
+                            (tx.token_id(K::Label, &label.name), false)
+                        }
+                        SchemaTarget::Relationship { rel_type, .. } => {
+                            (tx.token_id(K::RelType, &rel_type.name), true)
+                        }
+                    };
                     let keys: Option<Vec<u32>> =
                         props.iter().map(|p| tx.token_id(K::PropertyKey, &p.name)).collect();
                     match (label, keys) {
-                        (Some(l), Some(k)) => drop_on(store, l, &k, rule_kind(*kind), false)?,
+                        (Some(l), Some(k)) => drop_on(store, l, &k, rule_kind(*kind), rel)?,
                         _ => false,
                     }
                 }
@@ -437,9 +447,17 @@ fn show_rows(
                         vec![
                             Value::Int(i as i64 + 1),
                             s(&ix.name),
-                            s(ix.kind.type_name()),
-                            s("NODE"),
-                            list_of(vec![name_of(K::Label, ix.label)]),
+                            s(if ix.relationship && ix.kind == IndexKind::Existence {
+                                "RELATIONSHIP_PROPERTY_EXISTENCE"
+                            } else {
+                                ix.kind.type_name()
+                            }),
+                            s(if ix.relationship { "RELATIONSHIP" } else { "NODE" }),
+                            list_of(vec![if ix.relationship {
+                                name_of(K::RelType, ix.label)
+                            } else {
+                                name_of(K::Label, ix.label)
+                            }]),
                             list_of(
                                 ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect(),
                             ),

@@ -68,7 +68,7 @@
 //!   writes gets `None` from `count_rels` (callers count by scanning).
 //! * **Schema** (`schema.rs`). Rules on a label (or relationship type) and one or more
 //!   property keys: plain indexes (`RANGE`), uniqueness, node-key (unique + required) and
-//!   existence constraints. Index keys (`value.rs`) normalize Cypher equality (`1 == 1.0`) and
+//!   existence constraints (on nodes and relationships; the others on nodes only). Index keys (`value.rs`) normalize Cypher equality (`1 == 1.0`) and
 //!   order within a type the way Cypher compares (numbers across Int/Float, strings by code
 //!   point, temporals chronologically), so one ordered map answers equality, range, prefix and
 //!   `IN`; a composite key is the list of its values' keys (all present). Node index data lives

@@ -239,7 +239,9 @@ impl Schema {
 
     /// Whether an online relationship index covers `(type, keys)`.
     pub fn rel_indexed(&self, ty: u32, keys: &[u32]) -> bool {
-        self.defs.iter().any(|d| d.rel && d.label == ty && d.keys == keys && d.progress.is_online())
+        self.defs.iter().any(|d| {
+            d.rel && d.kind.has_index() && d.label == ty && d.keys == keys && d.progress.is_online()
+        })
     }
 
     /// Adds or removes a relationship index entry.
@@ -262,7 +264,20 @@ impl Schema {
 
     /// Targets of the rules that require their keys.
     pub fn required_targets(&self) -> Vec<(Target, IndexKind)> {
-        self.defs.iter().filter(|d| d.kind.requires()).map(|d| (d.target(), d.kind)).collect()
+        self.defs
+            .iter()
+            .filter(|d| !d.rel && d.kind.requires())
+            .map(|d| (d.target(), d.kind))
+            .collect()
+    }
+
+    /// `(type, key)` of the relationship existence constraints.
+    pub fn rel_required(&self) -> Vec<(u32, u32)> {
+        self.defs
+            .iter()
+            .filter(|d| d.rel && d.kind == IndexKind::Existence)
+            .filter_map(|d| Some((d.label, *d.keys.first()?)))
+            .collect()
     }
 
     pub fn insert_entry(&mut self, t: &Target, k: IndexKey, id: u64) {

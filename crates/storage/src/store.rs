@@ -238,6 +238,24 @@ impl Store {
         })
     }
 
+    /// Creates an existence constraint on relationships of type `ty`: every one has property
+    /// `key`. Fails with `ConstraintCreationFailed` if an existing relationship lacks it;
+    /// `false` if it already exists.
+    pub fn create_rel_existence_constraint(
+        &self,
+        ty: TokenId,
+        key: TokenId,
+        name: Option<&str>,
+    ) -> Result<bool> {
+        self.schema_change(SchemaChange::Create {
+            name: name.map(str::to_string),
+            label: ty,
+            keys: vec![key],
+            kind: IndexKind::Existence,
+            rel: true,
+        })
+    }
+
     /// Creates a relationship property index on relationships of type `ty` and one or more
     /// property `keys`, used by equality seeks. Built before it is listed (online at once).
     /// Returns `false` if an equivalent index exists.
@@ -315,7 +333,9 @@ impl Store {
                             return Ok(false);
                         }
                     }
-                    if !rel {
+                    if rel {
+                        core.check_rel_rule_data(label, &keys, kind, &name)?;
+                    } else {
                         core.check_rule_data(label, &keys, kind, &name)?;
                     }
                     body.op_create_rule(&name, kind, rel, label, &keys);
@@ -635,8 +655,16 @@ impl Core {
         build_now: bool,
     ) {
         let target = def.target();
-        if def.rel {
+        if def.rel && def.kind.has_index() {
             self.install_rel_index(def);
+            return;
+        }
+        if !def.kind.has_index() {
+            // Existence constraints have no index data.
+            let mut s = self.schema.write();
+            s.version += 1;
+            def.since = s.version;
+            s.defs.push(def);
             return;
         }
         let mut map: BTreeMap<IndexKey, IdSet> = BTreeMap::new();
@@ -743,6 +771,59 @@ impl Core {
             });
         }
         map
+    }
+
+    /// Fails with `ConstraintCreationFailed` if a relationship of type `ty` lacks a key the
+    /// rule requires (relationship rules are existence constraints or plain indexes).
+    fn check_rel_rule_data(
+        &self,
+        ty: u32,
+        keys: &[u32],
+        kind: IndexKind,
+        name: &str,
+    ) -> Result<()> {
+        if kind == IndexKind::Range {
+            return Ok(());
+        }
+        if kind != IndexKind::Existence {
+            return Err(Error::new(
+                Status::ConstraintCreationFailed,
+                format!(
+                    "Unable to create Constraint( name='{name}' ): only existence constraints \
+                     are supported on relationships"
+                ),
+            ));
+        }
+        let mut ids: Vec<u64> =
+            self.type_sets.read().get(&ty).map(|s| s.iter().copied().collect()).unwrap_or_default();
+        let base = self.base();
+        let mut cur = 0;
+        while let Some(id) = base.next_rel_of_types(&[ty], cur) {
+            ids.push(id);
+            cur = id + 1;
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            let newest = match self.rels.read(id, |s| s.chain.last().map(|v| v.1.clone())).flatten()
+            {
+                Some(d) => d,
+                None => base.rel(id).map(|r| Arc::new(r.to_data())),
+            };
+            let Some(r) = newest else { continue };
+            if r.ty == ty && keys.iter().any(|k| crate::mvcc::prop_of(&r.props, *k).is_none()) {
+                let e = self.missing_rel_property(id, ty, keys[0]);
+                return Err(Error::new(
+                    Status::ConstraintCreationFailed,
+                    format!(
+                        "Unable to create Constraint( name='{name}', \
+                         type='RELATIONSHIP_PROPERTY_EXISTENCE' ): {}",
+                        e.message
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Whether any node (base or delta) may carry `label`.

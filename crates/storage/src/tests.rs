@@ -949,3 +949,40 @@ fn composite_unique_node_key_and_existence() {
     assert!(s.drop_constraint("ex").unwrap());
     assert!(s.indexes().is_empty());
 }
+
+#[test]
+fn schema_rules_survive_wal_replay_and_checkpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let (l, a, b, t) = (label(&s, "L"), key(&s, "a"), key(&s, "b"), rtype(&s, "T"));
+        s.create_rule(IndexKind::NodeKey, l, &[a, b], Some("nk")).unwrap();
+        s.create_rel_existence_constraint(t, a, Some("rex")).unwrap();
+        s.create_rel_index(t, &[b], Some("rix")).unwrap();
+        let mut w = s.begin(false);
+        let n = w.create_node(&[l], vec![(a, Value::Int(1)), (b, Value::Int(2))]).unwrap();
+        w.create_rel(n, n, t, vec![(a, Value::Int(1)), (b, Value::Int(9))]).unwrap();
+        w.commit().unwrap();
+        s.crash_for_test();
+    }
+    for round in 0..2 {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let (l, a, b, t) = (label(&s, "L"), key(&s, "a"), key(&s, "b"), rtype(&s, "T"));
+        let mut names: Vec<String> = s.indexes().into_iter().map(|i| i.name).collect();
+        names.sort();
+        assert_eq!(names, ["nk", "rex", "rix"], "round {round}");
+        let r = s.begin(true);
+        assert_eq!(r.rel_index_seek(t, &[b], &[Value::Float(9.0)]).map(|v| v.len()), Some(1));
+        drop(r);
+        let mut w = s.begin(false);
+        let n = w.create_node(&[l], vec![(a, Value::Int(1)), (b, Value::Int(3))]).unwrap();
+        w.create_rel(n, n, t, vec![]).unwrap();
+        let e = w.commit().unwrap_err();
+        assert_eq!(e.status, Status::ConstraintValidationFailed, "round {round}");
+        let mut w = s.begin(false);
+        w.create_node(&[l], vec![(a, Value::Int(1))]).unwrap();
+        assert_eq!(w.commit().unwrap_err().status, Status::ConstraintValidationFailed);
+        s.checkpoint().unwrap();
+        s.crash_for_test();
+    }
+}

@@ -1029,7 +1029,18 @@ impl Transaction {
     /// constrained label has the required properties. Caller holds the commit mutex (so a
     /// constraint created concurrently is either checked here or saw this commit's data).
     fn validate_required(&self) -> Result<()> {
-        let required = self.core.schema.read().required_targets();
+        let (required, rel_required) = {
+            let s = self.core.schema.read();
+            (s.required_targets(), s.rel_required())
+        };
+        for (id, w) in &self.rels {
+            let Some(r) = &w.data else { continue };
+            for (ty, key) in &rel_required {
+                if r.ty == *ty && crate::mvcc::prop_of(&r.props, *key).is_none() {
+                    return Err(self.core.missing_rel_property(*id, *ty, *key));
+                }
+            }
+        }
         if required.is_empty() {
             return Ok(());
         }
@@ -1108,6 +1119,17 @@ impl Core {
         Error::new(
             Status::ConstraintValidationFailed,
             format!("Node({existing}) already exists with label `{l}` and {what}"),
+        )
+    }
+
+    /// The constraint error Neo4j reports for a relationship lacking a required property.
+    pub(crate) fn missing_rel_property(&self, id: u64, ty: u32, key: u32) -> Error {
+        let t = self.tokens.read();
+        let tn = t.name(TokenKind::RelType, ty).map(|s| s.to_string()).unwrap_or_default();
+        let k = t.name(TokenKind::PropertyKey, key).map(|s| s.to_string()).unwrap_or_default();
+        Error::new(
+            Status::ConstraintValidationFailed,
+            format!("Relationship({id}) with type `{tn}` must have the property `{k}`"),
         )
     }
 
