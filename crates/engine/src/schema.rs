@@ -588,23 +588,15 @@ impl Database {
     fn index_names(&self, rel: bool) -> Vec<(String, Vec<String>)> {
         use arbor_storage::TokenKind as K;
         let store = self.store();
-        let indexes = store.indexes();
-        if indexes.is_empty() {
-            return Vec::new();
-        }
-        let labels = store.tokens(K::Label);
-        let types = store.tokens(K::RelType);
-        let keys = store.tokens(K::PropertyKey);
-        let name = |list: &[(u32, String)], id: u32| {
-            list.iter().find(|(i, _)| *i == id).map(|(_, n)| n.clone())
-        };
-        indexes
+        let owner = if rel { K::RelType } else { K::Label };
+        store
+            .indexes()
             .iter()
             .filter(|ix| ix.kind.has_index() && ix.relationship == rel)
             .filter_map(|ix| {
                 let ks: Option<Vec<String>> =
-                    ix.properties.iter().map(|k| name(&keys, *k)).collect();
-                Some((name(if rel { &types } else { &labels }, ix.label)?, ks?))
+                    ix.properties.iter().map(|k| store.token_name(K::PropertyKey, *k)).collect();
+                Some((store.token_name(owner, ix.label)?, ks?))
             })
             .collect()
     }

@@ -399,6 +399,8 @@ impl Transaction {
         self.base.index_lookup(t, &k, &mut cands);
         if since > self.schema_version {
             cands.extend(self.nodes.keys().copied());
+        } else if self.tx_index.is_empty() {
+            // Nothing written under an index (the common read-only case): no lookup needed.
         } else if let Some(own) = self.tx_index.get(&(t.clone(), k.clone())) {
             cands.extend(own.iter().copied());
         }
