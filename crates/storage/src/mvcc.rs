@@ -786,11 +786,25 @@ impl Core {
         rels: &[(u64, Option<Arc<RelData>>)],
         delta: &mut CountDelta,
     ) {
-        let old_labels = |id: u64| -> Vec<u32> {
-            self.node_newest(id).1.map(|d| d.labels.clone()).unwrap_or_default()
+        // Labels of the newest committed version (no copy of the properties).
+        let newest_labels = |id: u64| -> Option<Vec<u32>> {
+            let delta = self
+                .nodes
+                .read(id, |s| s.chain.last().map(|v| v.1.as_ref().map(|d| d.labels.clone())))
+                .flatten();
+            match delta {
+                Some(l) => l,
+                None => base.has_node(id).then(|| base.node_labels(id).to_vec()),
+            }
         };
-        let written: HashMap<u64, &Option<Arc<NodeData>>> =
-            nodes.iter().map(|(id, d)| (*id, d)).collect();
+        let old_labels = |id: u64| -> Vec<u32> { newest_labels(id).unwrap_or_default() };
+        // Only created relationships need the new labels of their endpoints.
+        let written: HashMap<u64, &Option<Arc<NodeData>>> = if rels.iter().any(|(_, d)| d.is_some())
+        {
+            nodes.iter().map(|(id, d)| (*id, d)).collect()
+        } else {
+            HashMap::new()
+        };
         let new_labels = |id: u64| -> Vec<u32> {
             match written.get(&id) {
                 Some(d) => d.as_ref().map(|d| d.labels.clone()).unwrap_or_default(),
@@ -811,14 +825,13 @@ impl Core {
         }
         for (id, data) in nodes {
             let Some(new) = data else { continue };
-            let Some(old) = self.node_newest(*id).1 else { continue };
-            if old.labels == new.labels {
+            let Some(old) = newest_labels(*id) else { continue };
+            if old == new.labels {
                 continue;
             }
             let added: Vec<u32> =
-                new.labels.iter().copied().filter(|l| !old.has_label(*l)).collect();
-            let removed: Vec<u32> =
-                old.labels.iter().copied().filter(|l| !new.has_label(*l)).collect();
+                new.labels.iter().copied().filter(|l| old.binary_search(l).is_err()).collect();
+            let removed: Vec<u32> = old.iter().copied().filter(|l| !new.has_label(*l)).collect();
             // Relationships of the node as committed (base CSR plus delta adjacency).
             let mut seen: HashSet<u64> = HashSet::new();
             let mut edges: Vec<(u64, u32, bool)> = Vec::new();
