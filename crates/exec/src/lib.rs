@@ -188,6 +188,14 @@ fn wrap_produce(child: Value, columns: &[String]) -> Value {
 fn op_details(op: &Op) -> String {
     match op {
         Op::NodeScan { label: Some(l), .. } => format!(":{l}"),
+        Op::NodeIndexRangeSeek {
+            label,
+            seek: arbor_cypher_plan::ops::SeekRange::Composite { keys, .. },
+            ..
+        } => {
+            let ks: Vec<&str> = keys.iter().map(|k| &**k).collect();
+            format!(":{label}({})", ks.join(", "))
+        }
         Op::NodeIndexSeek { label, key, .. } | Op::NodeIndexRangeSeek { label, key, .. } => {
             format!(":{label}({key})")
         }
