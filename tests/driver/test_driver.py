@@ -326,6 +326,27 @@ def test_summary_counters(driver):
         assert not summary.counters.contains_updates
 
 
+def test_schema_counters_and_constraint_errors(driver):
+    with driver.session() as s:
+        c = s.run("CREATE INDEX drv_idx IF NOT EXISTS FOR (n:DrvIx) ON (n.p)").consume().counters
+        assert c.indexes_added == 1 and c.contains_updates
+        s.run("CALL db.awaitIndexes(60)").consume()
+        c = s.run("CREATE CONSTRAINT drv_uniq FOR (n:DrvC) REQUIRE n.k IS UNIQUE").consume().counters
+        assert c.constraints_added == 1
+        s.run("CREATE (:DrvC {k: 1})").consume()
+        with pytest.raises(ClientError) as e:
+            s.run("CREATE (:DrvC {k: 1})").consume()
+        assert e.value.code == "Neo.ClientError.Schema.ConstraintValidationFailed"
+        with pytest.raises(ClientError) as e:
+            s.run("CREATE CONSTRAINT FOR (n:DrvC) REQUIRE n.missing IS NOT NULL").consume()
+        assert e.value.code == "Neo.ClientError.Schema.ConstraintCreationFailed"
+        rows = s.run("SHOW INDEXES YIELD name, state WHERE name = 'drv_idx' RETURN state").values()
+        assert rows == [["ONLINE"]]
+        assert s.run("DROP CONSTRAINT drv_uniq").consume().counters.constraints_removed == 1
+        assert s.run("DROP INDEX drv_idx").consume().counters.indexes_removed == 1
+        s.run("MATCH (n:DrvC) DELETE n").consume()
+
+
 def test_query_types_match_neo4j(driver):
     # Neo4j: a write that also returns rows is "rw"; a write that returns nothing is "w".
     with driver.session() as s:

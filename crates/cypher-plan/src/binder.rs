@@ -14,7 +14,7 @@ use arbor_model::{Error, Result, Status, Value};
 use crate::expr::{
     AggCall, ArithOp, Builtin, MapProjItem, PExpr, PathStep, Slot, StringOp, SubqueryKind,
 };
-use crate::ops::{CreateStep, Name, Op, SetOp};
+use crate::ops::{CreateStep, Name, Op, SeekRange, SetOp};
 use crate::{is_aggregate, Plan, Resolver};
 
 /// What the binder knows about a variable's type.
@@ -338,6 +338,10 @@ fn reads_graph(op: &Op) -> bool {
         Op::Eager { .. } => false,
         Op::NodeScan { .. }
         | Op::NodeIndexSeek { .. }
+        | Op::NodeIndexRangeSeek { .. }
+        | Op::RelIndexSeek { .. }
+        | Op::NodeCountFromCountStore { .. }
+        | Op::RelationshipCountFromCountStore { .. }
         | Op::Expand { .. }
         | Op::VarExpand { .. }
         | Op::ShortestPath { .. }
@@ -901,7 +905,7 @@ impl<'a> Binder<'a> {
             cols = c;
             sort_keys = sk;
             where_pred = wp;
-            op = Op::Aggregate { input: Box::new(op), keys, aggs: ctx.aggs };
+            op = from_count_store(Op::Aggregate { input: Box::new(op), keys, aggs: ctx.aggs });
             if !post.is_empty() {
                 op = Op::Project { input: Box::new(op), items: post };
             }
@@ -1341,7 +1345,7 @@ impl<'a> Binder<'a> {
                 continue;
             }
             // Choose where to start.
-            let start = ps
+            let node_start = ps
                 .nodes
                 .iter()
                 .position(|s| bound.contains(s))
@@ -1351,8 +1355,42 @@ impl<'a> Binder<'a> {
                             && node_props[pi][i].iter().any(|(_, v)| deps_within(v, &bound))
                     })
                 })
-                .or_else(|| (0..ps.nodes.len()).find(|&i| !node_pats[i].labels.is_empty()))
-                .unwrap_or(0);
+                .or_else(|| {
+                    (0..ps.nodes.len()).find(|&i| {
+                        index_seek_for(&conj, ps.nodes[i], &node_pats[i].labels, &bound, self.res)
+                            .is_some()
+                    })
+                });
+            // Else a relationship index seek, which binds a relationship and its two nodes.
+            let mut seeked_rel = None;
+            if node_start.is_none() {
+                if let Some((ri, ty, keys, values)) = rel_seek_for(&conj, el, ps, &bound, self.res)
+                {
+                    let (a, b, r) = (ps.nodes[ri], ps.nodes[ri + 1], ps.rels[ri]);
+                    op = Op::RelIndexSeek {
+                        input: Box::new(op),
+                        rel: r,
+                        start: a,
+                        end: b,
+                        dir: el.chain[ri].0.direction,
+                        ty,
+                        keys,
+                        values,
+                    };
+                    bound.insert(a);
+                    bound.insert(b);
+                    bound.insert(r);
+                    match_rels.push(r);
+                    op = place(op, &mut conj, &bound);
+                    seeked_rel = Some(ri);
+                }
+            }
+            let start = match seeked_rel {
+                Some(ri) => ri + 1,
+                None => node_start
+                    .or_else(|| (0..ps.nodes.len()).find(|&i| !node_pats[i].labels.is_empty()))
+                    .unwrap_or(0),
+            };
             let s_slot = ps.nodes[start];
             if !bound.contains(&s_slot) {
                 let np = node_pats[start];
@@ -1363,6 +1401,10 @@ impl<'a> Binder<'a> {
                 if let Some(label) = np.labels.first() {
                     take_conj(&mut conj, |e| is_label_check(e, s_slot, label));
                 }
+                let found = index_seek_for(&conj, s_slot, &np.labels, &bound, self.res);
+                let composite =
+                    matches!(&found, Some((_, _, Found::Seek(SeekRange::Composite { .. }))));
+                let seek = seek.filter(|_| !composite);
                 if let (Some((key, value)), Some(label)) = (seek, np.labels.first()) {
                     take_conj(&mut conj, |e| is_prop_eq(e, s_slot, key));
                     op = Op::NodeIndexSeek {
@@ -1371,6 +1413,39 @@ impl<'a> Binder<'a> {
                         label: name(label),
                         key: key.clone(),
                         value: value.clone(),
+                    };
+                } else if let Some((label, key, found)) = found {
+                    // The predicates stay in `conj` (placed as a filter right above): the seek
+                    // only narrows the candidates, so results are the scan's exactly.
+                    if label != np.labels[0].name {
+                        take_conj(&mut conj, |e| {
+                            matches!(e, PExpr::HasLabels(b, ls)
+                                if matches!(**b, PExpr::Slot(x) if x == s_slot)
+                                    && ls.len() == 1 && ls[0] == label)
+                        });
+                        push(
+                            PExpr::HasLabels(
+                                Box::new(PExpr::Slot(s_slot)),
+                                vec![np.labels[0].name.clone()],
+                            ),
+                            &mut conj,
+                        );
+                    }
+                    op = match found {
+                        Found::Eq(value) => Op::NodeIndexSeek {
+                            input: Box::new(op),
+                            slot: s_slot,
+                            label,
+                            key,
+                            value,
+                        },
+                        Found::Seek(seek) => Op::NodeIndexRangeSeek {
+                            input: Box::new(op),
+                            slot: s_slot,
+                            label,
+                            key,
+                            seek,
+                        },
                     };
                 } else {
                     op = Op::NodeScan {
@@ -1386,6 +1461,7 @@ impl<'a> Binder<'a> {
             let order: Vec<(usize, bool)> = (start..el.chain.len())
                 .map(|i| (i, false))
                 .chain((0..start).rev().map(|i| (i, true)))
+                .filter(|(i, _)| Some(*i) != seeked_rel)
                 .collect();
             for (i, backwards) in order {
                 let rp = &el.chain[i].0;
@@ -1826,7 +1902,8 @@ impl<'a> Binder<'a> {
         let mut bargs = Vec::new();
         match args {
             Some(a) => {
-                if a.len() != sig.inputs.len() {
+                let required = sig.inputs.len().saturating_sub(sig.optional);
+                if a.len() > sig.inputs.len() || a.len() < required {
                     return Err(self.syntax(
                         qn.span,
                         "InvalidNumberOfArguments",
@@ -1854,6 +1931,10 @@ impl<'a> Binder<'a> {
                         }
                     }
                     bargs.push(b);
+                }
+                // Left-out optional inputs.
+                while bargs.len() < sig.inputs.len() {
+                    bargs.push(PExpr::Const(Value::Null));
                 }
             }
             None => {
@@ -2550,6 +2631,280 @@ fn is_prop_eq(e: &PExpr, slot: Slot, key: &Name) -> bool {
         }
         _ => false,
     }
+}
+
+/// Answers `count(*)` (or `count(v)` of a pattern variable, never null) over a plain label
+/// scan, or over one single-type directed expansion from a scan with at most one label on
+/// either end, from the count store instead of scanning. Anything else is left as it is.
+fn from_count_store(op: Op) -> Op {
+    let Op::Aggregate { input, keys, aggs } = op else { return op };
+    let counted = |vars: &[Slot]| -> Option<Slot> {
+        match &aggs[..] {
+            [(out, call)] if keys.is_empty() && &*call.name == "count" && !call.distinct => {
+                let ok = call.count_star
+                    || matches!(&call.args[..], [PExpr::Slot(s)] if vars.contains(s));
+                ok.then_some(*out)
+            }
+            _ => None,
+        }
+    };
+    match &*input {
+        Op::NodeScan { input: arg, slot, label } if matches!(**arg, Op::Argument) => {
+            if let Some(out) = counted(&[*slot]) {
+                return Op::NodeCountFromCountStore {
+                    input: Box::new(Op::Argument),
+                    slot: out,
+                    label: label.clone(),
+                };
+            }
+        }
+        Op::Expand { .. } | Op::Filter { .. } => {
+            let (expand, end_label) = match &*input {
+                Op::Filter { input: e, pred: PExpr::HasLabels(b, ls) } if ls.len() == 1 => {
+                    match (&**e, &**b) {
+                        (Op::Expand { to, .. }, PExpr::Slot(s)) if s == to => {
+                            (&**e, Some(ls[0].clone()))
+                        }
+                        _ => return Op::Aggregate { input, keys, aggs },
+                    }
+                }
+                other => (other, None),
+            };
+            if let Op::Expand {
+                input: scan,
+                from,
+                rel,
+                to,
+                dir,
+                types,
+                into: false,
+                rel_bound: false,
+                unique_with,
+            } = expand
+            {
+                if let Op::NodeScan { input: arg, slot, label } = &**scan {
+                    let simple = matches!(**arg, Op::Argument)
+                        && slot == from
+                        && unique_with.is_empty()
+                        && types.len() <= 1
+                        && *dir != Direction::Both
+                        && !(label.is_some() && end_label.is_some());
+                    if let (true, Some(out)) = (simple, counted(&[*from, *rel, *to])) {
+                        let (start, end) = if *dir == Direction::Outgoing {
+                            (label.clone(), end_label)
+                        } else {
+                            (end_label, label.clone())
+                        };
+                        return Op::RelationshipCountFromCountStore {
+                            input: Box::new(Op::Argument),
+                            slot: out,
+                            start,
+                            ty: types.first().cloned(),
+                            end,
+                        };
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    Op::Aggregate { input, keys, aggs }
+}
+
+/// A relationship index seek for a pattern part with nothing bound: the first single-type,
+/// fixed-length relationship with an equality on every key of one of its type's indexes.
+/// Returns `(chain position, type, keys, values)`.
+fn rel_seek_for(
+    conj: &[(PExpr, Option<Vec<Slot>>)],
+    el: &PatternElement,
+    ps: &PartSlots,
+    bound: &HashSet<Slot>,
+    res: &dyn Resolver,
+) -> Option<(usize, Name, Vec<Name>, Vec<PExpr>)> {
+    for (i, (rp, _)) in el.chain.iter().enumerate() {
+        let slot = ps.rels[i];
+        if rp.length.is_some() || rp.types.len() != 1 || ps.rels_pre[i] || bound.contains(&slot) {
+            continue;
+        }
+        let mut eqs: Vec<(Name, PExpr)> = Vec::new();
+        for (e, _) in conj {
+            if let PExpr::Compare(lhs, rest) = e {
+                if let [(CompareOp::Eq, rhs)] = &rest[..] {
+                    if let Some(k) = slot_prop(lhs, slot).filter(|_| deps_within(rhs, bound)) {
+                        eqs.push((k.clone(), rhs.clone()));
+                    } else if let Some(k) = slot_prop(rhs, slot).filter(|_| deps_within(lhs, bound))
+                    {
+                        eqs.push((k.clone(), (**lhs).clone()));
+                    }
+                }
+            }
+        }
+        let ty = &rp.types[0].name;
+        for ks in res.rel_indexes_on(ty) {
+            let values: Option<Vec<PExpr>> = ks
+                .iter()
+                .map(|k| eqs.iter().find(|(n, _)| **n == **k).map(|(_, v)| v.clone()))
+                .collect();
+            if let Some(values) = values {
+                let keys = ks.iter().map(|k| Name::from(k.as_str())).collect();
+                return Some((i, ty.clone(), keys, values));
+            }
+        }
+    }
+    None
+}
+
+/// An indexable predicate found for a start node.
+enum Found {
+    /// `n.key = expr` in a WHERE: an exact equality seek.
+    Eq(PExpr),
+    Seek(SeekRange),
+}
+
+/// `Some(key)` if `e` is `slot.key`.
+fn slot_prop(e: &PExpr, slot: Slot) -> Option<&Name> {
+    match e {
+        PExpr::Property(b, k) if matches!(**b, PExpr::Slot(s) if s == slot) => Some(k),
+        _ => None,
+    }
+}
+
+fn flip_cmp(op: CompareOp) -> CompareOp {
+    match op {
+        CompareOp::Lt => CompareOp::Gt,
+        CompareOp::Le => CompareOp::Ge,
+        CompareOp::Gt => CompareOp::Lt,
+        CompareOp::Ge => CompareOp::Le,
+        other => other,
+    }
+}
+
+/// The best index seek for an unbound node `slot` with `labels`, from the conjuncts that
+/// constrain its properties by values already bound: a composite index with an equality on
+/// every key, then single-property equality, `IN`, two-sided ranges, `STARTS WITH`, one-sided
+/// ranges. Only indexed `(label, keys)` are considered. Returns `(label, first key, seek)`.
+fn index_seek_for(
+    conj: &[(PExpr, Option<Vec<Slot>>)],
+    slot: Slot,
+    labels: &[ast::Ident],
+    bound: &HashSet<Slot>,
+    res: &dyn Resolver,
+) -> Option<(Name, Name, Found)> {
+    #[derive(Default)]
+    struct Preds {
+        eq: Option<PExpr>,
+        in_: Option<PExpr>,
+        prefix: Option<PExpr>,
+        lo: Option<(PExpr, bool)>,
+        hi: Option<(PExpr, bool)>,
+    }
+    if labels.is_empty() {
+        return None;
+    }
+    let mut keys: Vec<(Name, Preds)> = Vec::new();
+    let mut add = |key: &Name, f: &mut dyn FnMut(&mut Preds)| {
+        let i = match keys.iter().position(|(k, _)| k == key) {
+            Some(i) => i,
+            None => {
+                keys.push((key.clone(), Preds::default()));
+                keys.len() - 1
+            }
+        };
+        f(&mut keys[i].1);
+    };
+    let bound_op = |p: &mut Preds, op: CompareOp, e: &PExpr| match op {
+        CompareOp::Eq => {
+            p.eq.get_or_insert_with(|| e.clone());
+        }
+        CompareOp::Gt | CompareOp::Ge => {
+            p.lo.get_or_insert_with(|| (e.clone(), op == CompareOp::Ge));
+        }
+        CompareOp::Lt | CompareOp::Le => {
+            p.hi.get_or_insert_with(|| (e.clone(), op == CompareOp::Le));
+        }
+        CompareOp::Ne => {}
+    };
+    for (e, _) in conj {
+        match e {
+            PExpr::Compare(lhs, rest) if rest.len() == 1 => {
+                let (op, rhs) = (rest[0].0, &rest[0].1);
+                if let Some(k) = slot_prop(lhs, slot).filter(|_| deps_within(rhs, bound)) {
+                    add(k, &mut |p| bound_op(p, op, rhs));
+                } else if let Some(k) = slot_prop(rhs, slot).filter(|_| deps_within(lhs, bound)) {
+                    add(k, &mut |p| bound_op(p, flip_cmp(op), lhs));
+                }
+            }
+            PExpr::Compare(a, rest) if rest.len() == 2 => {
+                let ((op1, mid), (op2, c)) = ((rest[0].0, &rest[0].1), (rest[1].0, &rest[1].1));
+                let ordering = |o: CompareOp| !matches!(o, CompareOp::Eq | CompareOp::Ne);
+                if let Some(k) = slot_prop(mid, slot) {
+                    if ordering(op1)
+                        && ordering(op2)
+                        && deps_within(a, bound)
+                        && deps_within(c, bound)
+                    {
+                        add(k, &mut |p| {
+                            bound_op(p, flip_cmp(op1), a);
+                            bound_op(p, op2, c);
+                        });
+                    }
+                }
+            }
+            PExpr::Str(StringOp::StartsWith, lhs, rhs) if deps_within(rhs, bound) => {
+                if let Some(k) = slot_prop(lhs, slot) {
+                    add(k, &mut |p| {
+                        p.prefix.get_or_insert_with(|| (**rhs).clone());
+                    });
+                }
+            }
+            PExpr::In(lhs, rhs) if deps_within(rhs, bound) => {
+                if let Some(k) = slot_prop(lhs, slot) {
+                    add(k, &mut |p| {
+                        p.in_.get_or_insert_with(|| (**rhs).clone());
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut best: Option<(u8, Name, Name, Found)> = None;
+    for l in labels {
+        // A composite index whose every key has an equality.
+        for ks in res.indexes_on(&l.name).into_iter().filter(|ks| ks.len() > 1) {
+            let values: Option<Vec<PExpr>> = ks
+                .iter()
+                .map(|k| keys.iter().find(|(n, _)| **n == **k).and_then(|(_, p)| p.eq.clone()))
+                .collect();
+            if let (Some(values), None) = (values, &best) {
+                let names: Vec<Name> = ks.iter().map(|k| Name::from(k.as_str())).collect();
+                let first = names[0].clone();
+                let seek = SeekRange::Composite { keys: names, values };
+                best = Some((0, l.name.clone(), first, Found::Seek(seek)));
+            }
+        }
+        for (k, p) in &keys {
+            if !res.has_index(&l.name, k) {
+                continue;
+            }
+            let cand = if let Some(e) = &p.eq {
+                (1, Found::Eq(e.clone()))
+            } else if let Some(e) = &p.in_ {
+                (2, Found::Seek(SeekRange::In(e.clone())))
+            } else if let (Some(lo), Some(hi)) = (&p.lo, &p.hi) {
+                (3, Found::Seek(SeekRange::Range { lo: Some(lo.clone()), hi: Some(hi.clone()) }))
+            } else if let Some(e) = &p.prefix {
+                (4, Found::Seek(SeekRange::Prefix(e.clone())))
+            } else if p.lo.is_some() || p.hi.is_some() {
+                (5, Found::Seek(SeekRange::Range { lo: p.lo.clone(), hi: p.hi.clone() }))
+            } else {
+                continue;
+            };
+            if best.as_ref().is_none_or(|b| cand.0 < b.0) {
+                best = Some((cand.0, l.name.clone(), k.clone(), cand.1));
+            }
+        }
+    }
+    best.map(|(_, l, k, f)| (l, k, f))
 }
 
 fn deps_within(e: &PExpr, bound: &HashSet<Slot>) -> bool {

@@ -31,6 +31,8 @@ pub struct ProcSig {
     pub name: String,
     pub inputs: Vec<(String, CypherType)>,
     pub outputs: Vec<(String, CypherType)>,
+    /// How many trailing inputs a call may leave out (they are passed as null).
+    pub optional: usize,
 }
 
 impl ProcSig {
@@ -58,6 +60,23 @@ pub trait Resolver {
     fn scalar_arity(&self, lower_name: &str) -> Option<(usize, usize)> {
         let _ = lower_name;
         None
+    }
+    /// The property-key lists of the indexes on `label` (one key, or several for a composite
+    /// index, in definition order), so range, prefix, `IN` and composite equality predicates
+    /// may be planned as index seeks (single-property equality seeks are always planned: they
+    /// fall back to a scan at run time).
+    fn indexes_on(&self, label: &str) -> Vec<Vec<String>> {
+        let _ = label;
+        Vec::new()
+    }
+    /// The property-key lists of the relationship indexes on type `ty`.
+    fn rel_indexes_on(&self, ty: &str) -> Vec<Vec<String>> {
+        let _ = ty;
+        Vec::new()
+    }
+    /// Whether a single-property index on `(label, key)` exists.
+    fn has_index(&self, label: &str, key: &str) -> bool {
+        self.indexes_on(label).iter().any(|ks| ks.len() == 1 && ks[0] == key)
     }
 }
 

@@ -34,6 +34,46 @@ pub enum Op {
         key: Name,
         value: PExpr,
     },
+    /// Nodes with `label` whose `key` may satisfy `seek` (a superset: the predicates it came
+    /// from stay in a `Filter` above). Uses `Graph::index_seek_range`/`index_seek` when they
+    /// answer, else yields every node with the label. Planned only when an index exists on
+    /// `(label, key)` at planning time.
+    NodeIndexRangeSeek {
+        input: Box<Op>,
+        slot: Slot,
+        label: Name,
+        key: Name,
+        seek: SeekRange,
+    },
+    /// Relationships of type `ty` whose `keys` equal `values` (a relationship index, else a
+    /// scan of the type), binding `rel` and its two nodes as the pattern orients them
+    /// (`start` is the pattern's left node; `Both` yields each orientation).
+    RelIndexSeek {
+        input: Box<Op>,
+        rel: Slot,
+        start: Slot,
+        end: Slot,
+        dir: Direction,
+        ty: Name,
+        keys: Vec<Name>,
+        values: Vec<PExpr>,
+    },
+    /// `count(*)` of nodes (with the label, if given) from the count store, into `slot`: one
+    /// row per input row (replaces an aggregation over a label scan).
+    NodeCountFromCountStore {
+        input: Box<Op>,
+        slot: Slot,
+        label: Option<Name>,
+    },
+    /// `count(*)` of relationships `(:start)-[:ty]->(:end)` (each part optional, at most one
+    /// label) from the count store, into `slot`.
+    RelationshipCountFromCountStore {
+        input: Box<Op>,
+        slot: Slot,
+        start: Option<Name>,
+        ty: Option<Name>,
+        end: Option<Name>,
+    },
     Expand {
         input: Box<Op>,
         from: Slot,
@@ -218,6 +258,19 @@ pub enum SetOp {
     RemoveLabels { target: PExpr, labels: Vec<Name> },
 }
 
+/// What a [`Op::NodeIndexRangeSeek`] looks up.
+#[derive(Clone, Debug)]
+pub enum SeekRange {
+    /// Bounds `(expr, inclusive)`; at least one is present.
+    Range { lo: Option<(PExpr, bool)>, hi: Option<(PExpr, bool)> },
+    /// `STARTS WITH expr`.
+    Prefix(PExpr),
+    /// `IN expr` (a list: one equality seek per element).
+    In(PExpr),
+    /// Equality on every key of a composite index (`keys` in the index's order).
+    Composite { keys: Vec<Name>, values: Vec<PExpr> },
+}
+
 impl Op {
     /// The operator's name as EXPLAIN/PROFILE show it.
     pub fn name(&self) -> &'static str {
@@ -226,6 +279,13 @@ impl Op {
             Op::NodeScan { label: Some(_), .. } => "NodeByLabelScan",
             Op::NodeScan { label: None, .. } => "AllNodesScan",
             Op::NodeIndexSeek { .. } => "NodeIndexSeek",
+            Op::NodeIndexRangeSeek { seek: SeekRange::In(_), .. } => "NodeIndexSeek",
+            Op::NodeIndexRangeSeek { seek: SeekRange::Composite { .. }, .. } => "NodeIndexSeek",
+            Op::NodeIndexRangeSeek { .. } => "NodeIndexSeekByRange",
+            Op::RelIndexSeek { dir: Direction::Both, .. } => "UndirectedRelationshipIndexSeek",
+            Op::RelIndexSeek { .. } => "DirectedRelationshipIndexSeek",
+            Op::NodeCountFromCountStore { .. } => "NodeCountFromCountStore",
+            Op::RelationshipCountFromCountStore { .. } => "RelationshipCountFromCountStore",
             Op::Expand { into: true, .. } => "Expand(Into)",
             Op::Expand { .. } => "Expand(All)",
             Op::VarExpand { .. } => "VarLengthExpand(All)",
@@ -278,6 +338,10 @@ impl Op {
             Op::Foreach { input, body, .. } => vec![input, body],
             Op::NodeScan { input, .. }
             | Op::NodeIndexSeek { input, .. }
+            | Op::NodeIndexRangeSeek { input, .. }
+            | Op::NodeCountFromCountStore { input, .. }
+            | Op::RelIndexSeek { input, .. }
+            | Op::RelationshipCountFromCountStore { input, .. }
             | Op::Expand { input, .. }
             | Op::VarExpand { input, .. }
             | Op::ShortestPath { input, .. }

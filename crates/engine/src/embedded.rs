@@ -427,7 +427,7 @@ impl Tx {
                 })
             }
             Prepared::Schema(cmd) => {
-                let (_, columns, rows) = crate::schema::run_schema(self.db.store(), &cmd)?;
+                let (_, columns, rows) = crate::schema::run_schema(&self.db, &cmd)?;
                 Ok(Rows { tx: &mut self.tx, columns, exec: None, rows: rows.into() })
             }
             Prepared::Show(cmd) => {

@@ -3,7 +3,7 @@
 //! Pure delegation; the two crates keep their own small `Dir`/`Edge`/`TokenKind` types so that
 //! neither depends on the other.
 
-use arbor_exec::graph::{Dir, Edge, Graph, TokenId, TokenKind};
+use arbor_exec::graph::{Dir, Edge, Graph, TokenId, TokenKind, ValueRange};
 use arbor_model::{NodeId, RelId, Result, Value};
 use arbor_storage as st;
 
@@ -94,6 +94,56 @@ impl Graph for TxGraph<'_> {
     }
     fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>> {
         self.tx.index_seek(label, key, value)
+    }
+    fn index_seek_range(
+        &self,
+        label: TokenId,
+        key: TokenId,
+        range: &ValueRange,
+    ) -> Option<Vec<NodeId>> {
+        match range {
+            ValueRange::Between { lo, hi } => self.tx.index_range(
+                label,
+                key,
+                lo.as_ref().map(|(v, i)| (v, *i)),
+                hi.as_ref().map(|(v, i)| (v, *i)),
+            ),
+            ValueRange::Prefix(p) => self.tx.index_prefix(label, key, p),
+        }
+    }
+    fn count_rels_by_labels(
+        &self,
+        start: Option<TokenId>,
+        ty: Option<TokenId>,
+        end: Option<TokenId>,
+    ) -> Option<u64> {
+        self.tx.count_rels(start, ty, end)
+    }
+    fn count_rels(&self, types: &[TokenId]) -> Option<u64> {
+        match types {
+            [] => self.tx.count_rels(None, None, None),
+            [t] => self.tx.count_rels(None, Some(*t), None),
+            _ => None,
+        }
+    }
+    fn index_seek_composite(
+        &self,
+        label: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<NodeId>> {
+        self.tx.index_seek_composite(label, keys, values)
+    }
+    fn rel_index_seek(
+        &self,
+        ty: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<RelId>> {
+        self.tx.rel_index_seek(ty, keys, values)
+    }
+    fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
+        self.tx.await_indexes(name, timeout)
     }
     fn count_nodes(&self, label: Option<TokenId>) -> u64 {
         self.tx.count_nodes(label)

@@ -20,32 +20,31 @@ use crate::session::Database;
 
 type Rows = Vec<Vec<Value>>;
 
-fn node_label(target: &SchemaTarget) -> Result<&Ident> {
-    match target {
-        SchemaTarget::Node { label, .. } => Ok(label),
-        SchemaTarget::Relationship { .. } => Err(Error::new(
-            Status::SemanticError,
-            "indexes and constraints on relationships are not supported yet",
-        )),
-    }
+/// Property tokens of a rule, created if missing.
+fn property_tokens(tx: &Transaction, props: &[Ident]) -> Result<Vec<u32>> {
+    props
+        .iter()
+        .map(|p| tx.get_or_create_token(arbor_storage::TokenKind::PropertyKey, &p.name))
+        .collect()
 }
 
-fn single_property(props: &[Ident]) -> Result<&Ident> {
-    match props {
-        [p] => Ok(p),
-        _ => Err(Error::new(
-            Status::SemanticError,
-            "composite indexes and constraints are not supported yet (one property only)",
-        )),
+fn rule_kind(kind: ConstraintKind) -> IndexKind {
+    match kind {
+        ConstraintKind::Unique => IndexKind::Uniqueness,
+        ConstraintKind::NodeKey => IndexKind::NodeKey,
+        ConstraintKind::Exists => IndexKind::Existence,
     }
 }
 
 /// Runs a schema command directly against the store (schema changes commit on their own).
-pub(crate) fn run_schema(store: &Store, cmd: &SchemaCommand) -> Result<(Stats, Vec<String>, Rows)> {
+/// Cached plans are dropped afterwards: they were planned against the old set of indexes.
+pub(crate) fn run_schema(db: &Database, cmd: &SchemaCommand) -> Result<(Stats, Vec<String>, Rows)> {
+    let store = db.store();
     let mut stats = Stats::default();
     let mut tx = store.begin(false);
     let result = schema_in(store, &mut tx, cmd, &mut stats);
     tx.rollback();
+    db.clear_plan_cache();
     result?;
     Ok((stats, Vec::new(), Vec::new()))
 }
@@ -58,16 +57,28 @@ fn schema_in(
 ) -> Result<()> {
     use arbor_storage::TokenKind as K;
     match cmd {
-        SchemaCommand::CreateIndex { name, if_not_exists, target, properties, .. } => {
-            let label = tx.get_or_create_token(K::Label, &node_label(target)?.name)?;
-            let key = tx.get_or_create_token(K::PropertyKey, &single_property(properties)?.name)?;
-            let created = store.create_index(label, key, name.as_ref().map(|n| &*n.name))?;
+        SchemaCommand::CreateIndex { name, if_not_exists, target, properties, kind } => {
+            let keys = property_tokens(tx, properties)?;
+            let name = name.as_ref().map(|n| &*n.name);
+            let created = match target {
+                // Label and type scans are always available (as Neo4j's default LOOKUP
+                // indexes are), so a LOOKUP index always exists already.
+                _ if *kind == arbor_cypher_syntax::ast::IndexKind::Lookup => false,
+                SchemaTarget::Relationship { rel_type, .. } => {
+                    let ty = tx.get_or_create_token(K::RelType, &rel_type.name)?;
+                    store.create_rel_index(ty, &keys, name)?
+                }
+                SchemaTarget::Node { label, .. } => {
+                    let label = tx.get_or_create_token(K::Label, &label.name)?;
+                    store.create_rule(IndexKind::Range, label, &keys, name)?
+                }
+            };
             if created {
                 stats.indexes_added += 1;
-            } else if !if_not_exists && name.is_some() {
+            } else if !if_not_exists {
                 return Err(Error::new(
-                    Status::SemanticError,
-                    "An equivalent index already exists",
+                    Status::EquivalentSchemaRule,
+                    "An equivalent index already exists.",
                 ));
             }
         }
@@ -75,10 +86,18 @@ fn schema_in(
             let dropped = match (name, target) {
                 (Some(n), _) => store.drop_index(&n.name)?,
                 (None, Some((t, props))) => {
-                    let label = tx.token_id(K::Label, &node_label(t)?.name);
-                    let key = tx.token_id(K::PropertyKey, &single_property(props)?.name);
-                    match (label, key) {
-                        (Some(l), Some(k)) => drop_on(store, l, k, IndexKind::Range)?,
+                    let (label, rel) = match t {
+                        SchemaTarget::Node { label, .. } => {
+                            (tx.token_id(K::Label, &label.name), false)
+                        }
+                        SchemaTarget::Relationship { rel_type, .. } => {
+                            (tx.token_id(K::RelType, &rel_type.name), true)
+                        }
+                    };
+                    let keys: Option<Vec<u32>> =
+                        props.iter().map(|p| tx.token_id(K::PropertyKey, &p.name)).collect();
+                    match (label, keys) {
+                        (Some(l), Some(k)) => drop_on(store, l, &k, IndexKind::Range, rel)?,
                         _ => false,
                     }
                 }
@@ -94,33 +113,52 @@ fn schema_in(
             }
         }
         SchemaCommand::CreateConstraint { name, if_not_exists, target, properties, kind } => {
-            if *kind != ConstraintKind::Unique {
-                return Err(Error::new(
-                    Status::SemanticError,
-                    "only uniqueness constraints are supported yet",
-                ));
-            }
-            let label = tx.get_or_create_token(K::Label, &node_label(target)?.name)?;
-            let key = tx.get_or_create_token(K::PropertyKey, &single_property(properties)?.name)?;
-            let created =
-                store.create_unique_constraint(label, key, name.as_ref().map(|n| &*n.name))?;
+            let keys = property_tokens(tx, properties)?;
+            let name = name.as_ref().map(|n| &*n.name);
+            let created = match (target, &keys[..]) {
+                (SchemaTarget::Relationship { rel_type, .. }, [key])
+                    if *kind == ConstraintKind::Exists =>
+                {
+                    let ty = tx.get_or_create_token(K::RelType, &rel_type.name)?;
+                    store.create_rel_existence_constraint(ty, *key, name)?
+                }
+                (SchemaTarget::Relationship { .. }, _) => {
+                    return Err(Error::new(
+                        Status::SemanticError,
+                        "only existence constraints on a single property are supported on \
+                         relationships",
+                    ))
+                }
+                (SchemaTarget::Node { label, .. }, _) => {
+                    let label = tx.get_or_create_token(K::Label, &label.name)?;
+                    store.create_rule(rule_kind(*kind), label, &keys, name)?
+                }
+            };
             if created {
                 stats.constraints_added += 1;
-            } else if !if_not_exists && name.is_some() {
+            } else if !if_not_exists {
                 return Err(Error::new(
-                    Status::SemanticError,
-                    "An equivalent constraint already exists",
+                    Status::EquivalentSchemaRule,
+                    "An equivalent constraint already exists.",
                 ));
             }
         }
         SchemaCommand::DropConstraint { name, if_exists, definition } => {
             let dropped = match (name, definition) {
                 (Some(n), _) => store.drop_constraint(&n.name)?,
-                (None, Some((t, props, _))) => {
-                    let label = tx.token_id(K::Label, &node_label(t)?.name);
-                    let key = tx.token_id(K::PropertyKey, &single_property(props)?.name);
-                    match (label, key) {
-                        (Some(l), Some(k)) => drop_on(store, l, k, IndexKind::Uniqueness)?,
+                (None, Some((t, props, kind))) => {
+                    let (label, rel) = match t {
+                        SchemaTarget::Node { label, .. } => {
+                            (tx.token_id(K::Label, &label.name), false)
+                        }
+                        SchemaTarget::Relationship { rel_type, .. } => {
+                            (tx.token_id(K::RelType, &rel_type.name), true)
+                        }
+                    };
+                    let keys: Option<Vec<u32>> =
+                        props.iter().map(|p| tx.token_id(K::PropertyKey, &p.name)).collect();
+                    match (label, keys) {
+                        (Some(l), Some(k)) => drop_on(store, l, &k, rule_kind(*kind), rel)?,
                         _ => false,
                     }
                 }
@@ -139,17 +177,16 @@ fn schema_in(
     Ok(())
 }
 
-/// Drops the index or constraint of `kind` on `(label, key)`, found by its definition (the pre-5
-/// `DROP INDEX ON :L(p)` / `DROP CONSTRAINT ON (n:L) ASSERT ...` forms).
-fn drop_on(store: &Store, label: u32, key: u32, kind: IndexKind) -> Result<bool> {
-    let found = store
-        .indexes()
-        .into_iter()
-        .find(|ix| ix.kind == kind && ix.label == label && ix.properties == [key]);
-    match (found, kind) {
-        (Some(ix), IndexKind::Range) => store.drop_index(&ix.name),
-        (Some(ix), IndexKind::Uniqueness) => store.drop_constraint(&ix.name),
-        (None, _) => Ok(false),
+/// Drops the index or constraint of `kind` on `(label, keys)`, found by its definition (the
+/// pre-5 `DROP INDEX ON :L(p)` / `DROP CONSTRAINT ON (n:L) ASSERT ...` forms).
+fn drop_on(store: &Store, label: u32, keys: &[u32], kind: IndexKind, rel: bool) -> Result<bool> {
+    let found = store.indexes().into_iter().find(|ix| {
+        ix.kind == kind && ix.relationship == rel && ix.label == label && ix.properties == keys
+    });
+    match found {
+        Some(ix) if kind.is_constraint() => store.drop_constraint(&ix.name),
+        Some(ix) => store.drop_index(&ix.name),
+        None => Ok(false),
     }
 }
 
@@ -365,25 +402,26 @@ fn show_rows(
                 ];
                 let rows = indexes
                     .iter()
+                    .filter(|ix| ix.kind.has_index())
                     .enumerate()
                     .map(|(i, ix)| {
                         vec![
                             Value::Int(i as i64 + 1),
                             s(&ix.name),
                             s(ix.state),
-                            Value::Float(100.0),
+                            Value::Float(ix.population_percent),
                             s("RANGE"),
-                            s("NODE"),
-                            list_of(vec![name_of(K::Label, ix.label)]),
+                            s(if ix.relationship { "RELATIONSHIP" } else { "NODE" }),
+                            list_of(vec![if ix.relationship {
+                                name_of(K::RelType, ix.label)
+                            } else {
+                                name_of(K::Label, ix.label)
+                            }]),
                             list_of(
                                 ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect(),
                             ),
                             s("range-1.0"),
-                            if ix.kind == IndexKind::Uniqueness {
-                                s(&ix.name)
-                            } else {
-                                Value::Null
-                            },
+                            if ix.kind.is_constraint() { s(&ix.name) } else { Value::Null },
                             Value::Null,
                             Value::Int(0),
                         ]
@@ -403,19 +441,27 @@ fn show_rows(
                 ];
                 let rows = indexes
                     .iter()
-                    .filter(|ix| ix.kind == IndexKind::Uniqueness)
+                    .filter(|ix| ix.kind.is_constraint())
                     .enumerate()
                     .map(|(i, ix)| {
                         vec![
                             Value::Int(i as i64 + 1),
                             s(&ix.name),
-                            s("UNIQUENESS"),
-                            s("NODE"),
-                            list_of(vec![name_of(K::Label, ix.label)]),
+                            s(if ix.relationship && ix.kind == IndexKind::Existence {
+                                "RELATIONSHIP_PROPERTY_EXISTENCE"
+                            } else {
+                                ix.kind.type_name()
+                            }),
+                            s(if ix.relationship { "RELATIONSHIP" } else { "NODE" }),
+                            list_of(vec![if ix.relationship {
+                                name_of(K::RelType, ix.label)
+                            } else {
+                                name_of(K::Label, ix.label)
+                            }]),
                             list_of(
                                 ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect(),
                             ),
-                            s(&ix.name),
+                            if ix.kind.has_index() { s(&ix.name) } else { Value::Null },
                             Value::Null,
                         ]
                     })
@@ -526,5 +572,32 @@ fn show_rows(
 impl Database {
     pub(crate) fn store_indexes(&self) -> Vec<arbor_storage::IndexInfo> {
         self.store().indexes()
+    }
+
+    /// `(label, property keys)` names of every index, populating or online (for the planner:
+    /// seeks fall back to scans until an index is online).
+    pub(crate) fn indexed_names(&self) -> Vec<(String, Vec<String>)> {
+        self.index_names(false)
+    }
+
+    /// `(type, property keys)` names of every relationship index (for the planner).
+    pub(crate) fn rel_indexed_names(&self) -> Vec<(String, Vec<String>)> {
+        self.index_names(true)
+    }
+
+    fn index_names(&self, rel: bool) -> Vec<(String, Vec<String>)> {
+        use arbor_storage::TokenKind as K;
+        let store = self.store();
+        let owner = if rel { K::RelType } else { K::Label };
+        store
+            .indexes()
+            .iter()
+            .filter(|ix| ix.kind.has_index() && ix.relationship == rel)
+            .filter_map(|ix| {
+                let ks: Option<Vec<String>> =
+                    ix.properties.iter().map(|k| store.token_name(K::PropertyKey, *k)).collect();
+                Some((store.token_name(owner, ix.label)?, ks?))
+            })
+            .collect()
     }
 }

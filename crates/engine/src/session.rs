@@ -257,7 +257,29 @@ impl Database {
             other => {
                 // [procedures hook] resolve CALLs against this database's registry.
                 let procs = self.inner.procedures.snapshot();
-                let prepared = Arc::new(PreparedQuery::prepare_with(&other, text, &procs)?);
+                let indexed = self.indexed_names();
+                let rel_indexed = self.rel_indexed_names();
+                let rel_indexes_on = |t: &str| {
+                    rel_indexed
+                        .iter()
+                        .filter(|(it, _)| it.as_str() == t)
+                        .map(|(_, ks)| ks.clone())
+                        .collect()
+                };
+                let indexes_on = |l: &str| {
+                    indexed
+                        .iter()
+                        .filter(|(il, _)| il.as_str() == l)
+                        .map(|(_, ks)| ks.clone())
+                        .collect()
+                };
+                let prepared = Arc::new(PreparedQuery::prepare_with_indexes(
+                    &other,
+                    text,
+                    &procs,
+                    &indexes_on,
+                    &rel_indexes_on,
+                )?);
                 let notes: Arc<[Notification]> = query_notifications(&other).into();
                 let mut plans = self.inner.plans.lock();
                 if plans.len() >= PLAN_CACHE_MAX {
@@ -567,7 +589,7 @@ impl Session {
         };
         let (fields, result) = match prepared {
             Prepared::Schema(cmd) => {
-                let (stats, fields, rows) = schema::run_schema(&self.db.inner.store, &cmd)?;
+                let (stats, fields, rows) = schema::run_schema(&self.db, &cmd)?;
                 (fields, OpenResult::rows(rows, QueryType::Schema, stats))
             }
             Prepared::Show(cmd) => {

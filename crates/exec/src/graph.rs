@@ -53,6 +53,15 @@ pub struct Stats {
     pub constraints_removed: u64,
 }
 
+/// What a range index seek asks for.
+#[derive(Clone, Debug)]
+pub enum ValueRange {
+    /// Values between the bounds (`(value, inclusive)`; `None` = unbounded, not both).
+    Between { lo: Option<(Value, bool)>, hi: Option<(Value, bool)> },
+    /// Strings starting with the prefix.
+    Prefix(String),
+}
+
 /// Read and write access to the graph as one transaction sees it: its snapshot plus its own
 /// writes. Reads of an entity deleted in this transaction return `None`/empty.
 pub trait Graph {
@@ -81,6 +90,41 @@ pub trait Graph {
     /// Nodes with `label` whose property `key` equals `value`, if an index can answer that;
     /// `None` when there is no usable index (the caller then scans).
     fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>>;
+    /// Nodes with `label` whose property `key` lies in `range` (Cypher comparison semantics),
+    /// in id order, if an index can answer that; `None` when there is no usable index or the
+    /// range's values are not of a type an index orders (the caller then scans).
+    fn index_seek_range(
+        &self,
+        label: TokenId,
+        key: TokenId,
+        range: &ValueRange,
+    ) -> Option<Vec<NodeId>> {
+        let _ = (label, key, range);
+        None
+    }
+    /// Nodes with `label` whose properties `keys` equal `values` pairwise, if a composite
+    /// index on exactly `(label, keys)` answers; `None` makes the caller scan.
+    fn index_seek_composite(
+        &self,
+        label: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<NodeId>> {
+        let _ = (label, keys, values);
+        None
+    }
+    /// Relationships of type `ty` whose properties `keys` equal `values` pairwise, in id
+    /// order, if a relationship index on exactly `(ty, keys)` answers; `None` makes the caller
+    /// scan the type.
+    fn rel_index_seek(
+        &self,
+        ty: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<RelId>> {
+        let _ = (ty, keys, values);
+        None
+    }
     /// Number of visible nodes (with the label, if given).
     fn count_nodes(&self, label: Option<TokenId>) -> u64;
 
@@ -124,6 +168,24 @@ pub trait Graph {
     fn count_rels(&self, types: &[TokenId]) -> Option<u64> {
         let _ = types;
         None
+    }
+    /// Number of visible relationships of type `ty` (any if `None`) from a node with label
+    /// `start` to a node with label `end` (any if `None`), if a count store answers it (at
+    /// most one label given); `None` makes the caller count by scanning.
+    fn count_rels_by_labels(
+        &self,
+        start: Option<TokenId>,
+        ty: Option<TokenId>,
+        end: Option<TokenId>,
+    ) -> Option<u64> {
+        let _ = (start, ty, end);
+        None
+    }
+    /// Waits until the named index (or every index) is online; the default has no
+    /// background population, so everything is always online.
+    fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
+        let _ = (name, timeout);
+        Ok(())
     }
     /// `CALL { ... } IN TRANSACTIONS`: commits the work done so far and continues in a fresh
     /// transaction. Returns whether it did; the default (`false`) keeps one transaction, which

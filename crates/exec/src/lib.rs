@@ -33,6 +33,8 @@ use crate::runtime::{Builder, Ctx, Operator};
 struct ExecResolver<'a> {
     procs: &'a procs::Registry,
     used: std::cell::RefCell<Vec<procs::Procedure>>,
+    indexes: &'a dyn Fn(&str) -> Vec<Vec<String>>,
+    rel_indexes: &'a dyn Fn(&str) -> Vec<Vec<String>>,
 }
 
 impl Resolver for ExecResolver<'_> {
@@ -49,6 +51,12 @@ impl Resolver for ExecResolver<'_> {
     }
     fn scalar_arity(&self, lower_name: &str) -> Option<(usize, usize)> {
         functions::scalar_arity(lower_name)
+    }
+    fn indexes_on(&self, label: &str) -> Vec<Vec<String>> {
+        (self.indexes)(label)
+    }
+    fn rel_indexes_on(&self, ty: &str) -> Vec<Vec<String>> {
+        (self.rel_indexes)(ty)
     }
 }
 
@@ -73,7 +81,28 @@ impl PreparedQuery {
         text: &str,
         procedures: &procs::Registry,
     ) -> Result<PreparedQuery> {
-        let resolver = ExecResolver { procs: procedures, used: Default::default() };
+        PreparedQuery::prepare_with_indexes(stmt, text, procedures, &|_| Vec::new(), &|_| {
+            Vec::new()
+        })
+    }
+
+    /// As [`PreparedQuery::prepare_with`], planning range, prefix, `IN` and composite
+    /// equality predicates as index seeks where `indexes_on(label)` lists an index (its
+    /// property keys), and relationship equalities where `rel_indexes_on(type)` does. The plan stays correct if the index goes away later or is not online
+    /// yet: the seek then scans.
+    pub fn prepare_with_indexes(
+        stmt: &Statement,
+        text: &str,
+        procedures: &procs::Registry,
+        indexes_on: &dyn Fn(&str) -> Vec<Vec<String>>,
+        rel_indexes_on: &dyn Fn(&str) -> Vec<Vec<String>>,
+    ) -> Result<PreparedQuery> {
+        let resolver = ExecResolver {
+            procs: procedures,
+            used: Default::default(),
+            indexes: indexes_on,
+            rel_indexes: rel_indexes_on,
+        };
         let plan = arbor_cypher_plan::plan(stmt, text, &resolver)?;
         Ok(PreparedQuery { plan, procs: resolver.used.into_inner().into() })
     }
@@ -159,7 +188,21 @@ fn wrap_produce(child: Value, columns: &[String]) -> Value {
 fn op_details(op: &Op) -> String {
     match op {
         Op::NodeScan { label: Some(l), .. } => format!(":{l}"),
-        Op::NodeIndexSeek { label, key, .. } => format!(":{label}({key})"),
+        Op::NodeIndexRangeSeek {
+            label,
+            seek: arbor_cypher_plan::ops::SeekRange::Composite { keys, .. },
+            ..
+        } => {
+            let ks: Vec<&str> = keys.iter().map(|k| &**k).collect();
+            format!(":{label}({})", ks.join(", "))
+        }
+        Op::NodeIndexSeek { label, key, .. } | Op::NodeIndexRangeSeek { label, key, .. } => {
+            format!(":{label}({key})")
+        }
+        Op::RelIndexSeek { ty, keys, .. } => {
+            let ks: Vec<&str> = keys.iter().map(|k| &**k).collect();
+            format!(":{ty}({})", ks.join(", "))
+        }
         Op::Expand { types, .. } | Op::VarExpand { types, .. } if !types.is_empty() => {
             format!(":{}", types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("|"))
         }

@@ -44,7 +44,7 @@ impl Procedure {
         body: impl Fn(&[Value], &mut dyn Graph) -> Result<Vec<Vec<Value>>> + Send + Sync + 'static,
     ) -> Procedure {
         Procedure {
-            sig: ProcSig { name: name.to_string(), inputs, outputs },
+            sig: ProcSig { name: name.to_string(), inputs, outputs, optional: 0 },
             description: description.to_string(),
             writes: false,
             body: Arc::new(body),
@@ -202,6 +202,43 @@ fn builtins() -> Vec<Procedure> {
             "Visualizes the schema of the data based on available statistics.",
             schema_visualization,
         ),
+        {
+            let mut p = Procedure::new(
+                "db.awaitIndexes",
+                vec![col("timeOutSeconds", T::Integer)],
+                vec![],
+                "Wait for all indexes to come online (for example: CALL db.awaitIndexes(300)).",
+                |args, g| {
+                    g.await_indexes(None, timeout_arg(args.first())?)?;
+                    Ok(Vec::new())
+                },
+            );
+            p.sig.optional = 1;
+            p
+        },
+        {
+            let mut p = Procedure::new(
+                "db.awaitIndex",
+                vec![col("indexName", T::String), col("timeOutSeconds", T::Integer)],
+                vec![],
+                "Wait for an index to come online (for example: CALL db.awaitIndex(\"MyIndex\", 300)).",
+                |args, g| {
+                    let name = match args.first() {
+                        Some(Value::String(s)) => s.to_string(),
+                        _ => {
+                            return Err(Error::new(
+                                Status::ArgumentError,
+                                "db.awaitIndex needs an index name",
+                            ))
+                        }
+                    };
+                    g.await_indexes(Some(&name), timeout_arg(args.get(1))?)?;
+                    Ok(Vec::new())
+                },
+            );
+            p.sig.optional = 1;
+            p
+        },
         Procedure::new(
             "db.ping",
             vec![],
@@ -210,6 +247,18 @@ fn builtins() -> Vec<Procedure> {
             |_, _| Ok(vec![vec![Value::Bool(true)]]),
         ),
     ]
+}
+
+/// The `timeOutSeconds` argument of the await procedures (default 300 s, as in Neo4j).
+fn timeout_arg(v: Option<&Value>) -> Result<std::time::Duration> {
+    match v {
+        None | Some(Value::Null) => Ok(std::time::Duration::from_secs(300)),
+        Some(Value::Int(n)) if *n >= 0 => Ok(std::time::Duration::from_secs(*n as u64)),
+        Some(other) => Err(Error::new(
+            Status::ArgumentError,
+            format!("timeOutSeconds must be a non-negative integer, got {other:?}"),
+        )),
+    }
 }
 
 /// The Neo4j version drivers and tools are told they talk to (`dbms.components()`): the Bolt

@@ -77,6 +77,48 @@ impl Graph for Counting<'_> {
         self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
         r
     }
+    fn index_seek_range(
+        &self,
+        label: TokenId,
+        key: TokenId,
+        range: &crate::graph::ValueRange,
+    ) -> Option<Vec<NodeId>> {
+        let r = self.inner.index_seek_range(label, key, range);
+        self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
+        r
+    }
+    fn count_rels_by_labels(
+        &self,
+        start: Option<TokenId>,
+        ty: Option<TokenId>,
+        end: Option<TokenId>,
+    ) -> Option<u64> {
+        self.hit();
+        self.inner.count_rels_by_labels(start, ty, end)
+    }
+    fn index_seek_composite(
+        &self,
+        label: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<NodeId>> {
+        let r = self.inner.index_seek_composite(label, keys, values);
+        self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
+        r
+    }
+    fn rel_index_seek(
+        &self,
+        ty: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<RelId>> {
+        let r = self.inner.rel_index_seek(ty, keys, values);
+        self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
+        r
+    }
+    fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
+        self.inner.await_indexes(name, timeout)
+    }
     fn count_nodes(&self, label: Option<TokenId>) -> u64 {
         self.hit();
         self.inner.count_nodes(label)
@@ -233,6 +275,9 @@ fn est(
                 Op::NodeIndexSeek { label, .. } => {
                     i * (label_count(label).unwrap_or(nodes) * 0.1).max(1.0)
                 }
+                Op::NodeIndexRangeSeek { label, .. } => {
+                    i * (label_count(label).unwrap_or(nodes) * FILTER_SELECTIVITY).max(1.0)
+                }
                 Op::Expand { into: true, .. } => i * degree.min(1.0),
                 Op::Expand { .. } => i * degree,
                 Op::VarExpand { max, .. } => {
@@ -240,6 +285,10 @@ fn est(
                     i * (1..=hops).map(|h| degree.powi(h)).sum::<f64>()
                 }
                 Op::ShortestPath { .. } => i,
+                Op::NodeCountFromCountStore { .. } | Op::RelationshipCountFromCountStore { .. } => {
+                    i
+                }
+                Op::RelIndexSeek { .. } => i * 2.0,
                 Op::Filter { .. } => i * FILTER_SELECTIVITY,
                 Op::Aggregate { keys, .. } if keys.is_empty() => 1.0,
                 Op::Aggregate { .. } | Op::Distinct { .. } => i.sqrt().max(1.0).min(i),

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use arbor_cypher_plan::expr::{AggCall, PExpr, Slot, SubqueryKind};
-use arbor_cypher_plan::ops::{CreateStep, Name, Op, SetOp};
+use arbor_cypher_plan::ops::{CreateStep, Name, Op, SeekRange, SetOp};
 use arbor_cypher_syntax::ast::Direction;
 use arbor_model::{
     equals, group_key, Error, GroupKey, NodeId, PathRef, RelId, Result, Status, Value,
@@ -23,7 +23,7 @@ use arbor_model::{
 
 use crate::eval::{self, eval, eval_pred};
 use crate::functions::{self, Accumulator};
-use crate::graph::{Dir, Edge, Graph, Stats, TokenId, TokenKind};
+use crate::graph::{Dir, Edge, Graph, Stats, TokenId, TokenKind, ValueRange};
 use crate::procs;
 
 pub(crate) type Row = Vec<Value>;
@@ -190,6 +190,44 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             ids: Vec::new(),
             pos: 0,
         }),
+        Op::NodeIndexRangeSeek { input, slot, label, key, seek } => Box::new(IndexRangeSeek {
+            input: build(input, b),
+            slot: *slot,
+            label: label.clone(),
+            key: key.clone(),
+            seek: seek.clone(),
+            cur: None,
+            ids: Vec::new(),
+            pos: 0,
+            scan: None,
+        }),
+        Op::RelIndexSeek { input, rel, start, end, dir, ty, keys, values } => {
+            Box::new(RelIndexSeek {
+                input: build(input, b),
+                rel: *rel,
+                start: *start,
+                end: *end,
+                dir: graph_dir(*dir),
+                ty: ty.clone(),
+                keys: keys.clone(),
+                values: values.clone(),
+                cur: None,
+                found: Vec::new(),
+                pos: 0,
+            })
+        }
+        Op::NodeCountFromCountStore { input, slot, label } => Box::new(CountFromStore {
+            input: build(input, b),
+            slot: *slot,
+            what: CountWhat::Nodes(label.clone()),
+        }),
+        Op::RelationshipCountFromCountStore { input, slot, start, ty, end } => {
+            Box::new(CountFromStore {
+                input: build(input, b),
+                slot: *slot,
+                what: CountWhat::Rels(start.clone(), ty.clone(), end.clone()),
+            })
+        }
         Op::Expand { input, from, rel, to, dir, types, into, rel_bound, unique_with } => {
             Box::new(Expand {
                 input: build(input, b),
@@ -514,6 +552,325 @@ impl Operator for IndexSeek {
             }
             self.cur = Some(r);
         }
+    }
+}
+
+/// Candidates for range, prefix and `IN` predicates from an index (a superset of the rows the
+/// filter above keeps), or every node with the label when no index answers.
+struct IndexRangeSeek {
+    input: Box<dyn Operator>,
+    slot: Slot,
+    label: Name,
+    key: Name,
+    seek: SeekRange,
+    cur: Option<Row>,
+    ids: Vec<NodeId>,
+    pos: usize,
+    /// Falling back to a label scan: `(label, next id)`.
+    scan: Option<(TokenId, u64)>,
+}
+
+/// What one input row's seek resolved to.
+enum SeekPlan {
+    /// Nothing can match (a null bound, a missing token).
+    Empty,
+    Ids(Vec<NodeId>),
+    Scan,
+}
+
+impl IndexRangeSeek {
+    fn resolve(&self, r: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<SeekPlan> {
+        let (Some(l), Some(k)) = (
+            g.token_id(TokenKind::Label, &self.label),
+            g.token_id(TokenKind::PropertyKey, &self.key),
+        ) else {
+            return Ok(SeekPlan::Empty);
+        };
+        let range = match &self.seek {
+            SeekRange::Range { lo, hi } => {
+                let mut bound =
+                    |b: &Option<(PExpr, bool)>| -> Result<Option<Option<(Value, bool)>>> {
+                        match b {
+                            None => Ok(Some(None)),
+                            Some((e, incl)) => match eval(e, r, ctx, g)? {
+                                // A comparison with null is null: no row passes the filter.
+                                Value::Null => Ok(None),
+                                v => Ok(Some(Some((v, *incl)))),
+                            },
+                        }
+                    };
+                let (Some(lo), Some(hi)) = (bound(lo)?, bound(hi)?) else {
+                    return Ok(SeekPlan::Empty);
+                };
+                ValueRange::Between { lo, hi }
+            }
+            SeekRange::Prefix(e) => match eval(e, r, ctx, g)? {
+                Value::Null => return Ok(SeekPlan::Empty),
+                Value::String(p) => ValueRange::Prefix(p.to_string()),
+                _ => return Ok(SeekPlan::Scan),
+            },
+            SeekRange::Composite { keys, values } => {
+                let mut toks = Vec::with_capacity(keys.len());
+                for k in keys {
+                    match g.token_id(TokenKind::PropertyKey, k) {
+                        Some(t) => toks.push(t),
+                        None => return Ok(SeekPlan::Empty),
+                    }
+                }
+                let mut vals = Vec::with_capacity(values.len());
+                for e in values {
+                    match eval(e, r, ctx, g)? {
+                        Value::Null => return Ok(SeekPlan::Empty),
+                        v => vals.push(v),
+                    }
+                }
+                return Ok(match g.index_seek_composite(l, &toks, &vals) {
+                    Some(ids) => SeekPlan::Ids(ids),
+                    None => SeekPlan::Scan,
+                });
+            }
+            SeekRange::In(e) => {
+                return Ok(match eval(e, r, ctx, g)? {
+                    Value::Null => SeekPlan::Empty,
+                    Value::List(items) => {
+                        let mut ids = Vec::new();
+                        for v in items.iter().filter(|v| !v.is_null()) {
+                            match g.index_seek(l, k, v) {
+                                Some(found) => ids.extend(found),
+                                None => return Ok(SeekPlan::Scan),
+                            }
+                        }
+                        ids.sort_unstable();
+                        ids.dedup();
+                        SeekPlan::Ids(ids)
+                    }
+                    // Not a list: the filter reports the type error.
+                    _ => SeekPlan::Scan,
+                });
+            }
+        };
+        Ok(match g.index_seek_range(l, k, &range) {
+            Some(ids) => SeekPlan::Ids(ids),
+            None => SeekPlan::Scan,
+        })
+    }
+}
+
+impl Operator for IndexRangeSeek {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+        self.scan = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(cur) = &self.cur {
+                let next = match &mut self.scan {
+                    Some((tok, from)) => {
+                        let n = g.next_node(Some(*tok), NodeId(*from));
+                        if let Some(id) = n {
+                            *from = id.0 + 1;
+                        }
+                        n
+                    }
+                    None => {
+                        let n = self.ids.get(self.pos).copied();
+                        self.pos += 1;
+                        n
+                    }
+                };
+                if let Some(id) = next {
+                    let mut row = cur.clone();
+                    row[self.slot] = Value::Node(id);
+                    return Ok(Some(row));
+                }
+                self.cur = None;
+                self.scan = None;
+            }
+            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+            ctx.check_interrupt()?;
+            self.ids.clear();
+            self.pos = 0;
+            self.scan = None;
+            match self.resolve(&mut r, ctx, g)? {
+                SeekPlan::Empty => continue,
+                SeekPlan::Ids(ids) => self.ids = ids,
+                SeekPlan::Scan => match g.token_id(TokenKind::Label, &self.label) {
+                    Some(t) => self.scan = Some((t, 0)),
+                    None => continue,
+                },
+            }
+            self.cur = Some(r);
+        }
+    }
+}
+
+/// Relationships found by equality on their properties (a relationship index, else a scan
+/// of the type), each bound with its nodes in the pattern's orientation.
+struct RelIndexSeek {
+    input: Box<dyn Operator>,
+    rel: Slot,
+    start: Slot,
+    end: Slot,
+    dir: Dir,
+    ty: Name,
+    keys: Vec<Name>,
+    values: Vec<PExpr>,
+    cur: Option<Row>,
+    /// `(relationship, start-slot node, end-slot node)` for the current input row.
+    found: Vec<(RelId, NodeId, NodeId)>,
+    pos: usize,
+}
+
+impl RelIndexSeek {
+    fn resolve(&mut self, r: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<()> {
+        self.found.clear();
+        self.pos = 0;
+        let Some(ty) = g.token_id(TokenKind::RelType, &self.ty) else { return Ok(()) };
+        let mut keys = Vec::with_capacity(self.keys.len());
+        for k in &self.keys {
+            match g.token_id(TokenKind::PropertyKey, k) {
+                Some(t) => keys.push(t),
+                None => return Ok(()),
+            }
+        }
+        let mut vals = Vec::with_capacity(self.values.len());
+        for e in &self.values {
+            match eval(e, r, ctx, g)? {
+                Value::Null => return Ok(()),
+                v => vals.push(v),
+            }
+        }
+        let rels = match g.rel_index_seek(ty, &keys, &vals) {
+            Some(rels) => rels,
+            None => {
+                let mut out = Vec::new();
+                let mut from = RelId(0);
+                while let Some(id) = g.next_rel(&[ty], from) {
+                    from = RelId(id.0 + 1);
+                    ctx.check_interrupt()?;
+                    let all = keys.iter().zip(&vals).all(|(k, v)| {
+                        g.rel_property(id, *k).is_some_and(|p| equals(&p, v) == Some(true))
+                    });
+                    if all {
+                        out.push(id);
+                    }
+                }
+                out
+            }
+        };
+        for id in rels {
+            let Some((s, e, _)) = g.rel_info(id) else { continue };
+            let mut push = |a: NodeId, b: NodeId| {
+                if self.start != self.end || a == b {
+                    self.found.push((id, a, b));
+                }
+            };
+            match self.dir {
+                Dir::Outgoing => push(s, e),
+                Dir::Incoming => push(e, s),
+                Dir::Both => {
+                    push(s, e);
+                    // A self-loop matches an undirected pattern once.
+                    if s != e {
+                        push(e, s);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Operator for RelIndexSeek {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(cur) = &self.cur {
+                if let Some((r, a, b)) = self.found.get(self.pos).copied() {
+                    self.pos += 1;
+                    let mut row = cur.clone();
+                    row[self.rel] = Value::Relationship(r);
+                    row[self.start] = Value::Node(a);
+                    row[self.end] = Value::Node(b);
+                    return Ok(Some(row));
+                }
+                self.cur = None;
+            }
+            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+            ctx.check_interrupt()?;
+            self.resolve(&mut r, ctx, g)?;
+            self.cur = Some(r);
+        }
+    }
+}
+
+enum CountWhat {
+    Nodes(Option<Name>),
+    Rels(Option<Name>, Option<Name>, Option<Name>),
+}
+
+/// A count answered by the graph's count store, one row per input row.
+struct CountFromStore {
+    input: Box<dyn Operator>,
+    slot: Slot,
+    what: CountWhat,
+}
+
+impl CountFromStore {
+    fn count(&self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<u64> {
+        // A name without a token matches nothing.
+        let tok = |kind: TokenKind, n: &Option<Name>| -> Option<Option<TokenId>> {
+            match n {
+                None => Some(None),
+                Some(n) => g.token_id(kind, n).map(Some),
+            }
+        };
+        match &self.what {
+            CountWhat::Nodes(l) => Ok(tok(TokenKind::Label, l).map_or(0, |l| g.count_nodes(l))),
+            CountWhat::Rels(s, t, e) => {
+                let (Some(s), Some(t), Some(e)) = (
+                    tok(TokenKind::Label, s),
+                    tok(TokenKind::RelType, t),
+                    tok(TokenKind::Label, e),
+                ) else {
+                    return Ok(0);
+                };
+                if let Some(n) = g.count_rels_by_labels(s, t, e) {
+                    return Ok(n);
+                }
+                // No count available (e.g. this transaction wrote): count the relationships.
+                let types: Vec<TokenId> = t.into_iter().collect();
+                let mut n = 0;
+                let mut from = RelId(0);
+                while let Some(r) = g.next_rel(&types, from) {
+                    from = RelId(r.0 + 1);
+                    ctx.check_interrupt()?;
+                    let Some((a, b, _)) = g.rel_info(r) else { continue };
+                    if s.is_none_or(|l| g.node_has_label(a, l))
+                        && e.is_none_or(|l| g.node_has_label(b, l))
+                    {
+                        n += 1;
+                    }
+                }
+                Ok(n)
+            }
+        }
+    }
+}
+
+impl Operator for CountFromStore {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+        let n = self.count(ctx, g)?;
+        r[self.slot] = Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
+        Ok(Some(r))
     }
 }
 

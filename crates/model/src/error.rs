@@ -20,6 +20,10 @@ pub enum Status {
     ParameterMissing,
     EntityNotFound,
     ConstraintValidationFailed,
+    /// Creating a constraint that existing data violates.
+    ConstraintCreationFailed,
+    /// Creating an index or constraint equivalent to an existing one (without `IF NOT EXISTS`).
+    EquivalentSchemaRule,
     /// Deleting a node that still has relationships.
     DeleteNodeWithRelationships,
     ProcedureNotFound,
@@ -56,6 +60,10 @@ impl Status {
             Status::DeleteNodeWithRelationships => {
                 "Neo.ClientError.Schema.ConstraintValidationFailed"
             }
+            Status::ConstraintCreationFailed => "Neo.ClientError.Schema.ConstraintCreationFailed",
+            Status::EquivalentSchemaRule => {
+                "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
+            }
             Status::ProcedureNotFound => "Neo.ClientError.Procedure.ProcedureNotFound",
             Status::FunctionNotFound => "Neo.ClientError.Statement.SyntaxError",
             Status::DatabaseNotFound => "Neo.ClientError.Database.DatabaseNotFound",
@@ -84,6 +92,8 @@ impl Status {
             Status::ParameterMissing => "42N51",
             Status::EntityNotFound => "22N00",
             Status::ConstraintValidationFailed | Status::DeleteNodeWithRelationships => "22N41",
+            Status::ConstraintCreationFailed => "22N66",
+            Status::EquivalentSchemaRule => "22N70",
             Status::ProcedureNotFound => "42N08",
             Status::DatabaseNotFound => "22000",
             Status::TransactionOutdated => "25N11",

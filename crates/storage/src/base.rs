@@ -8,7 +8,9 @@
 //!   entry), a relationship-id -> forward-position column (the start node is found by binary
 //!   search over the forward offsets, the end node and type are read at that position), and
 //!   property blobs by relationship id.
-//! * Equality indexes: per indexed `(label, key)`, node ids sorted by a 32-bit hash of the key.
+//! * Indexes: per indexed `(label, key)`, node ids sorted by a 32-bit hash of the key (equality
+//!   seeks), and, built on the first range or prefix seek, the same ids sorted by key value
+//!   (binary-searched by decoding the keyed property).
 //!
 //! Every integer column is [`Packed`]: constant, arithmetic sequence, or the narrowest of
 //! u8/u16/u32/u64. Bulk-loaded relationships created in start-node order therefore cost no bytes
@@ -26,13 +28,16 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use arbor_model::Value;
 
 use crate::codec::{Dec, Enc};
 use crate::mvcc::{NodeData, RelData};
-use crate::value::{index_key, IndexKey};
+use crate::schema::Target;
+#[cfg(test)]
+use crate::value::index_key;
+use crate::value::{target_key, IndexKey, KeyRange};
 
 // ------------------------------------------------------------------------------ packed integers
 
@@ -612,7 +617,7 @@ enum BaseIndex {
 }
 
 impl BaseIndex {
-    fn build(base: &Base, l: u32, k: u32) -> BaseIndex {
+    fn build(base: &Base, l: u32, k: &[u32]) -> BaseIndex {
         let keys = |f: &mut dyn FnMut(u32, u64)| {
             let mut cur = 0;
             while let Some(id) = base.next_with_label(l, cur) {
@@ -708,7 +713,10 @@ pub(crate) struct Base {
     /// The distinct relationship types present.
     rel_types: Vec<u32>,
     strings: Vec<Arc<str>>,
-    indexes: HashMap<(u32, u32), BaseIndex>,
+    indexes: HashMap<Target, BaseIndex>,
+    /// Per indexed pair, node ids in key order; built lazily by the first range seek (most
+    /// indexes only ever serve equality seeks, which the hash order answers).
+    ordered: HashMap<Target, OnceLock<Box<[u64]>>>,
     node_dirty: AtomicBits,
     rel_dirty: AtomicBits,
     stats: BaseStats,
@@ -749,11 +757,11 @@ impl NodeRef<'_> {
             NodeRef::Base(b, id) => blob_all(b.node_props.blob(*id), &b.strings),
         }
     }
-    pub fn key_for(&self, label: u32, key: u32) -> Option<IndexKey> {
+    pub fn key_for(&self, label: u32, keys: &[u32]) -> Option<IndexKey> {
         if !self.has_label(label) {
             return None;
         }
-        self.prop(key).as_ref().and_then(index_key)
+        target_key(keys, |k| self.prop(k))
     }
     pub fn to_data(self) -> NodeData {
         match self {
@@ -820,6 +828,14 @@ impl Base {
     fn labels_of(&self, id: u64) -> &[u32] {
         let code = self.label_code.get(id as usize) as usize;
         self.label_sets.get(code).map_or(&[], |s| &s[..])
+    }
+
+    /// Labels of a base node (empty for a hole).
+    pub fn node_labels(&self, id: u64) -> &[u32] {
+        if id >= self.node_end {
+            return &[];
+        }
+        self.labels_of(id)
     }
 
     pub fn has_node(&self, id: u64) -> bool {
@@ -936,14 +952,44 @@ impl Base {
     }
 
     /// Whether this base has an index on `(label, key)`.
-    pub fn indexes(&self, label: u32, key: u32) -> bool {
-        self.indexes.contains_key(&(label, key))
+    pub fn indexes(&self, t: &Target) -> bool {
+        self.indexes.contains_key(t)
     }
 
     /// Base nodes whose `(label, key)` value may equal `k` (a superset: hash matches).
-    pub fn index_lookup(&self, label: u32, key: u32, k: &IndexKey, out: &mut Vec<u64>) {
-        let Some(ix) = self.indexes.get(&(label, key)) else { return };
+    pub fn index_lookup(&self, t: &Target, k: &IndexKey, out: &mut Vec<u64>) {
+        let Some(ix) = self.indexes.get(t) else { return };
         ix.lookup(key_hash(k), out);
+    }
+
+    /// Base nodes whose `(label, key)` value lies in `r` (appended to `out`, in key order).
+    pub fn index_range(&self, t: &Target, r: &KeyRange, out: &mut Vec<u64>) {
+        let Some(cell) = self.ordered.get(t) else { return };
+        let (label, key) = (t.0, &t.1[..]);
+        let ids = cell.get_or_init(|| {
+            let mut v: Vec<(IndexKey, u64)> = Vec::new();
+            let mut cur = 0;
+            while let Some(id) = self.next_with_label(label, cur) {
+                if let Some(k) = self.node(id).and_then(|n| n.key_for(label, key)) {
+                    v.push((k, id));
+                }
+                cur = id + 1;
+            }
+            v.sort_unstable();
+            v.into_iter().map(|(_, id)| id).collect()
+        });
+        let key_of = |id: u64| self.node(id).and_then(|n| n.key_for(label, key));
+        let start = r.start();
+        let from = ids.partition_point(|id| key_of(*id).is_some_and(|k| k < start));
+        for &id in &ids[from..] {
+            let Some(k) = key_of(id) else { continue };
+            if r.past_end(&k) {
+                break;
+            }
+            if r.contains(&k) {
+                out.push(id);
+            }
+        }
     }
 }
 
@@ -1091,8 +1137,8 @@ impl BaseBuilder {
         true
     }
 
-    /// Finishes the base, building equality indexes for `pairs`.
-    pub fn finish(self, pairs: &[(u32, u32)]) -> Base {
+    /// Finishes the base, building the node indexes for `pairs`.
+    pub fn finish(self, pairs: &[Target]) -> Base {
         let BaseBuilder {
             ts,
             interner,
@@ -1279,13 +1325,15 @@ impl BaseBuilder {
             rel_types,
             strings,
             indexes: HashMap::new(),
+            ordered: HashMap::new(),
             node_dirty: AtomicBits::new(node_end),
             rel_dirty: AtomicBits::new(rel_end),
             stats: BaseStats::default(),
         };
-        for &(l, k) in pairs {
-            let ix = BaseIndex::build(&base, l, k);
-            base.indexes.insert((l, k), ix);
+        for t in pairs {
+            let ix = BaseIndex::build(&base, t.0, &t.1);
+            base.indexes.insert(t.clone(), ix);
+            base.ordered.insert(t.clone(), OnceLock::new());
         }
         base.stats = BaseStats {
             nodes: node_count,
@@ -1404,7 +1452,7 @@ mod tests {
         for (id, s, e, t) in rels {
             b.rel(id, s, e, t, if id == 2 { &[(9, Value::Bool(false))] } else { &[] });
         }
-        b.finish(&[(1, 0), (1, 3)])
+        b.finish(&[(1, vec![0]), (1, vec![3])])
     }
 
     #[test]
@@ -1443,10 +1491,10 @@ mod tests {
             assert_eq!(b.next_with_label(2, 0), Some(4));
             assert_eq!(b.next_with_label(1, 2), Some(3));
             let mut c = Vec::new();
-            b.index_lookup(1, 0, &index_key(&Value::Float(1000.0)).unwrap(), &mut c);
+            b.index_lookup(&(1, vec![0]), &index_key(&Value::Float(1000.0)).unwrap(), &mut c);
             assert_eq!(c, vec![1]);
             c.clear();
-            b.index_lookup(1, 3, &index_key(&Value::str("u0")).unwrap(), &mut c);
+            b.index_lookup(&(1, vec![3]), &index_key(&Value::str("u0")).unwrap(), &mut c);
             assert_eq!(c, vec![0]);
         }
     }

@@ -2,7 +2,7 @@
 //! verifies the checksums of the manifest, the checkpoint and every WAL record not covered by
 //! the checkpoint, and, on a read-only snapshot, that adjacency is symmetric (every relationship
 //! is listed exactly once at its start as outgoing and at its end as incoming, with matching
-//! endpoints), that node counts agree with scans, and that every equality index finds every
+//! endpoints), that node counts agree with scans, and that every online node index finds every
 //! node it should.
 
 use std::collections::HashMap;
@@ -13,7 +13,6 @@ use arbor_model::{NodeId, RelId, Result};
 use crate::checkpoint;
 use crate::mvcc::Core;
 use crate::tx::Transaction;
-use crate::value::index_key;
 use crate::wal;
 use crate::{Dir, Edge, TokenKind};
 
@@ -189,18 +188,19 @@ fn check_graph(tx: &Transaction, r: &mut CheckReport) {
             ));
         }
     }
-    let indexed = tx.indexed_pairs();
-    for (l, k) in indexed {
+    let indexed = tx.indexed_targets();
+    for t in indexed {
         let mut cur = NodeId(0);
-        while let Some(n) = tx.next_node(Some(l), cur) {
+        while let Some(n) = tx.next_node(Some(t.0), cur) {
             cur = NodeId(n.0 + 1);
-            let Some(v) = tx.node_property(n, k) else { continue };
-            if index_key(&v).is_none() {
+            let Some(key) = tx.with_node(n.0, |d| d.key_for(t.0, &t.1)).flatten() else {
                 continue;
-            }
+            };
+            // `None`: still populating in the background (not yet answering seeks).
+            let Some(found) = tx.seek_exact(&t, Some(key)) else { break };
             r.index_entries += 1;
-            if !tx.index_seek(l, k, &v).is_some_and(|ids| ids.contains(&n)) {
-                r.problem(format!("index on ({l}, {k}) does not find node {}", n.0));
+            if !found.contains(&n) {
+                r.problem(format!("index on ({}, {:?}) does not find node {}", t.0, t.1, n.0));
             }
         }
     }

@@ -24,7 +24,7 @@ use arbor_model::{Error, Result, Status, Value};
 use crate::base::BaseBuilder;
 use crate::codec::{corrupt, Dec, Enc};
 use crate::mvcc::{Core, CountDelta};
-use crate::schema::IndexDef;
+use crate::schema::{IndexDef, IndexKind};
 use crate::tx::Transaction;
 use crate::vfs::{Vfs, VfsFile, VfsRead};
 use crate::wal::{self, io_err, sync_dir};
@@ -121,10 +121,22 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
         let s = core.schema.read();
         e.var(s.defs.len() as u64);
         for d in &s.defs {
+            // name, label, first key, kind code; kinds beyond range/unique or more than one
+            // key set bit 7 of the code and append the remaining keys (count + keys), so
+            // single-key range/unique rules keep the original layout.
             e.str(&d.name);
             e.var(u64::from(d.label));
-            e.var(u64::from(d.key));
-            e.u8(u8::from(d.unique));
+            e.var(u64::from(d.keys.first().copied().unwrap_or(0)));
+            if d.keys.len() == 1 && d.kind.code() <= 1 && !d.rel {
+                e.u8(d.kind.code());
+            } else {
+                // Bit 6: a relationship index.
+                e.u8(d.kind.code() | 0x80 | if d.rel { 0x40 } else { 0 });
+                e.var(d.keys.len().saturating_sub(1) as u64);
+                for k in d.keys.iter().skip(1) {
+                    e.var(u64::from(*k));
+                }
+            }
         }
     }
     w.put(&e.buf)?;
@@ -449,9 +461,19 @@ fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
         for _ in 0..n {
             let name = d.str()?.to_string();
             let label = d.var_u32()?;
-            let key = d.var_u32()?;
-            let unique = d.u8()? != 0;
-            defs.push(IndexDef { name, label, key, unique, since: 0 });
+            let mut keys = vec![d.var_u32()?];
+            let code = d.u8()?;
+            let rel = code & 0x40 != 0;
+            let kind = IndexKind::from_code(code & 0x3f)
+                .ok_or_else(|| corrupt(format!("unknown schema rule kind {code}")))?;
+            if code & 0x80 != 0 {
+                let n = d.count(1)?;
+                for _ in 0..n {
+                    keys.push(d.var_u32()?);
+                }
+            }
+            let progress = crate::schema::Progress::online();
+            defs.push(IndexDef { name, label, keys, kind, since: 0, progress, rel });
         }
         Ok((next_node, next_rel, tokens, defs))
     })?;
@@ -513,7 +535,9 @@ fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
     st.finish()?;
     let pairs = core.schema.read().pairs();
     let base = builder.finish(&pairs);
+    counts.rels = Core::rel_counts_of(&base).rels;
     *core.base.write() = Arc::new(base);
+    core.rebuild_rel_indexes();
     core.counts.write().apply(c, &counts);
     cs.gc_queue.clear();
     core.next_node.fetch_max(next_node.min(crate::codec::MAX_ID), Ordering::AcqRel);

@@ -10,6 +10,7 @@ use arbor_model::{
 };
 use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
 
+use crate::schema::IndexKind;
 use crate::TokenKind;
 
 /// Ids decoded from disk above this bound are rejected (they would make tables allocate absurd
@@ -390,7 +391,7 @@ pub(crate) enum Op {
     DelNode { id: u64 },
     PutRel { id: u64, start: u64, end: u64, ty: u32, props: Vec<(u32, Value)> },
     DelRel { id: u64 },
-    CreateIndex { name: String, label: u32, key: u32, unique: bool },
+    CreateIndex { name: String, label: u32, keys: Vec<u32>, kind: IndexKind, rel: bool },
     DropIndex { name: String },
 }
 
@@ -401,6 +402,9 @@ pub(crate) const OP_PUT_REL: u8 = 4;
 pub(crate) const OP_DEL_REL: u8 = 5;
 pub(crate) const OP_CREATE_INDEX: u8 = 6;
 pub(crate) const OP_DROP_INDEX: u8 = 7;
+/// A schema rule of any kind with one or more keys (name, kind code with bit 6 set for a
+/// relationship index, label or type, key count, keys).
+pub(crate) const OP_CREATE_RULE: u8 = 8;
 
 impl Enc {
     pub fn op_token(&mut self, kind: TokenKind, id: u32, name: &str) {
@@ -431,12 +435,22 @@ impl Enc {
         self.u8(OP_DEL_REL);
         self.var(id);
     }
-    pub fn op_create_index(&mut self, name: &str, label: u32, key: u32, unique: bool) {
-        self.u8(OP_CREATE_INDEX);
+    pub fn op_create_rule(
+        &mut self,
+        name: &str,
+        kind: IndexKind,
+        rel: bool,
+        label: u32,
+        keys: &[u32],
+    ) {
+        self.u8(OP_CREATE_RULE);
         self.str(name);
+        self.u8(kind.code() | if rel { 0x40 } else { 0 });
         self.var(u64::from(label));
-        self.var(u64::from(key));
-        self.u8(u8::from(unique));
+        self.var(keys.len() as u64);
+        for k in keys {
+            self.var(u64::from(*k));
+        }
     }
     pub fn op_drop_index(&mut self, name: &str) {
         self.u8(OP_DROP_INDEX);
@@ -466,12 +480,29 @@ impl Dec<'_> {
                 props: self.props()?,
             },
             OP_DEL_REL => Op::DelRel { id: self.id()? },
-            OP_CREATE_INDEX => Op::CreateIndex {
-                name: self.str()?.to_string(),
-                label: self.var_u32()?,
-                key: self.var_u32()?,
-                unique: self.u8()? != 0,
-            },
+            // The original single-key form (range or unique), still read from old logs.
+            OP_CREATE_INDEX => {
+                let name = self.str()?.to_string();
+                let label = self.var_u32()?;
+                let keys = vec![self.var_u32()?];
+                let kind = if self.u8()? != 0 { IndexKind::Uniqueness } else { IndexKind::Range };
+                Op::CreateIndex { name, label, keys, kind, rel: false }
+            }
+            OP_CREATE_RULE => {
+                let name = self.str()?.to_string();
+                let code = self.u8()?;
+                let rel = code & 0x40 != 0;
+                let kind = IndexKind::from_code(code & 0x3f).ok_or_else(|| {
+                    corrupt(format!("unknown schema rule kind {code} at byte {at}"))
+                })?;
+                let label = self.var_u32()?;
+                let n = self.count(1)?;
+                let mut keys = Vec::with_capacity(n);
+                for _ in 0..n {
+                    keys.push(self.var_u32()?);
+                }
+                Op::CreateIndex { name, label, keys, kind, rel }
+            }
             OP_DROP_INDEX => Op::DropIndex { name: self.str()?.to_string() },
             t => return Err(corrupt(format!("unknown operation {t} at byte {at}"))),
         })

@@ -17,15 +17,17 @@
 //!   entry) plus a relationship id -> forward position column (start node by binary search over
 //!   the offsets, end and type read at that position). Relationships bulk-created in start-node
 //!   order have identity id columns, which cost nothing; one relationship type costs nothing per
-//!   entry. Equality indexes: `hash(key) << 32 | node id`, sorted (8 bytes per entry). Measured
-//!   on synthetic Pokec: ~12.6 bytes per relationship (both directions), ~3.4 per property
-//!   (see `BENCHMARKS.md`, section Memory).
+//!   entry. Node indexes: `hash(key) << 32 | node id`, sorted (8 bytes per entry) for equality
+//!   seeks, plus, built lazily at the first range/prefix seek, the ids sorted by key value
+//!   (8 bytes per entry, binary-searched by decoding the keyed property). Measured on synthetic
+//!   Pokec: ~12.6 bytes per relationship (both directions), ~3.4 per property (see
+//!   `BENCHMARKS.md`, section Memory).
 //! * **Delta** (`mvcc.rs`). Sparse sharded hash tables `id -> slot` holding only entities
 //!   written since the base was built: a version chain `Vec<(commit_ts, Option<Arc<Data>>)>`
 //!   (`None` = deletion, also of a base row) and, for nodes, append-only lists of relationships
 //!   created since the base (`(rel, other, type, creating ts)`), so creating relationships on
-//!   one node never conflicts. Label/type id sets and equality-index maps of the delta are
-//!   unversioned supersets; readers re-check.
+//!   one node never conflicts. Label/type id sets and index maps of the delta are unversioned
+//!   supersets; readers re-check.
 //! * **Dirty bits.** The base has one atomic bit per node and relationship, set (before the
 //!   commit becomes visible) when the delta gets a version or an adjacency entry for it. A read
 //!   of a clean base row never touches the delta tables.
@@ -50,12 +52,36 @@
 //! * **Commit.** Under one commit mutex: validate write-write conflicts (first committer wins:
 //!   an entity written by this transaction whose newest delta version is newer than the
 //!   snapshot fails with `TransactionOutdated`; base rows count as old), check unique
-//!   constraints against the newest state (delta + current base index), assign the commit ts,
+//!   constraints against the newest state (delta + current base index) and existence/node-key
+//!   constraints on the written nodes, compute relationship-count changes, assign the commit ts,
 //!   install the versions (invisible until published), and hand the redo record to the single
 //!   WAL writer thread. The writer writes a batch, issues one fdatasync for the batch (group
 //!   commit), then advances `visible_ts` (commits become visible in ts order and, in `Sync`
-//!   mode, only once durable) and acknowledges the waiters. Node counts are short per-label
-//!   histories `(ts, count)`, so `count_nodes` is O(log n) at any snapshot.
+//!   mode, only once durable) and acknowledges the waiters.
+//! * **Count store.** Node counts (total, per label) and relationship counts per
+//!   `(start label | any, type | any, end label | any)` (at most one label) are short histories
+//!   `(ts, count)`, so a count at any snapshot is a binary search. Relationship counts change
+//!   at commit (`Core::rel_count_delta`, from the newest state before the install): created
+//!   relationships count with their endpoints' new labels, deleted ones with the old, and a
+//!   node gaining or losing labels moves its surviving relationships between keys (O(degree)).
+//!   Recovery recomputes relationship counts from the loaded base. A transaction with own
+//!   writes gets `None` from `count_rels` (callers count by scanning).
+//! * **Schema** (`schema.rs`). Rules on a label (or relationship type) and one or more
+//!   property keys: plain indexes (`RANGE`), uniqueness, node-key (unique + required) and
+//!   existence constraints (on nodes and relationships; the others on nodes only). Index keys (`value.rs`) normalize Cypher equality (`1 == 1.0`) and
+//!   order within a type the way Cypher compares (numbers across Int/Float, strings by code
+//!   point, temporals chronologically), so one ordered map answers equality, range, prefix and
+//!   `IN`; a composite key is the list of its values' keys (all present). Node index data lives
+//!   in the delta (`BTreeMap<key, ids>` per target, every retained version's key) and the base
+//!   (above); relationship indexes live only in the delta (`rel_maps`, complete, pruned by
+//!   relationship GC). Seeks return exact, id-ordered results: delta ∪ base candidates ∪ this
+//!   transaction's own writes, re-checked against the snapshot. Schema changes are WAL records
+//!   ordered with data commits under the commit mutex. Constraints are validated against all
+//!   data before they exist (`ConstraintCreationFailed`); a plain node index on existing data
+//!   starts `POPULATING`: its (empty) map is installed at once, so later commits add their
+//!   entries, and a thread registered as a reader (pinning what it scans) adds the existing
+//!   rows, then flips it `ONLINE`; seeks ignore it until then. Recovery and checkpoint loading
+//!   build every index synchronously, so a crash during population recovers a complete index.
 //! * **Durability.** WAL records are `[len u32][crc32c u32][payload]` (little-endian), the payload
 //!   starting with the commit ts and carrying logical full-image redo (put/delete node or
 //!   relationship, schema operations, newly created tokens). Checkpoints serialize a snapshot

@@ -19,8 +19,8 @@ use rustc_hash::FxHashMap;
 
 use crate::base::{Base, NodeRef};
 use crate::codec::MAX_ID;
-use crate::schema::Schema;
-use crate::value::{index_key, IndexKey};
+use crate::schema::{Schema, Target};
+use crate::value::{target_key, IndexKey};
 use crate::TokenKind;
 
 /// A node's labels (sorted, unique) and properties (sorted by key, no nulls).
@@ -37,6 +37,16 @@ pub(crate) struct RelData {
     pub end: u64,
     pub ty: u32,
     pub props: Vec<(u32, Value)>,
+}
+
+impl RelData {
+    /// The index key of properties `keys` if the relationship has type `ty`.
+    pub fn key_for(&self, ty: u32, keys: &[u32]) -> Option<IndexKey> {
+        if self.ty != ty {
+            return None;
+        }
+        target_key(keys, |k| prop_of(&self.props, k))
+    }
 }
 
 pub(crate) fn prop_of(props: &[(u32, Value)], key: u32) -> Option<&Value> {
@@ -62,12 +72,13 @@ impl NodeData {
     pub fn prop(&self, key: u32) -> Option<&Value> {
         prop_of(&self.props, key)
     }
-    /// The index key of property `key` if the node has label `label`.
-    pub fn key_for(&self, label: u32, key: u32) -> Option<IndexKey> {
+    /// The index key of properties `keys` if the node has label `label` (see
+    /// [`crate::value::target_key`]).
+    pub fn key_for(&self, label: u32, keys: &[u32]) -> Option<IndexKey> {
         if !self.has_label(label) {
             return None;
         }
-        self.prop(key).and_then(index_key)
+        target_key(keys, |k| self.prop(k))
     }
 }
 
@@ -296,16 +307,39 @@ impl Tokens {
     }
 }
 
-/// Node-count changes of one transaction.
+/// "Any label" / "any type" in a relationship count key.
+pub(crate) const ANY: u32 = u32::MAX;
+
+/// Node-count changes of one transaction (and, computed at commit, relationship counts).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CountDelta {
     pub total: i64,
     pub labels: HashMap<u32, i64>,
+    /// `(start label, type, end label)` with [`ANY`] for "any"; at most one label is set.
+    pub rels: HashMap<(u32, u32, u32), i64>,
 }
 
 impl CountDelta {
     pub fn label(&mut self, l: u32, d: i64) {
         *self.labels.entry(l).or_insert(0) += d;
+    }
+
+    fn rel_key(&mut self, k: (u32, u32, u32), d: i64) {
+        *self.rels.entry(k).or_insert(0) += d;
+    }
+
+    /// One relationship of type `ty` from a node with labels `start` to one with `end`
+    /// appears (`d = 1`) or disappears (`d = -1`) in every count key it matches.
+    pub fn rel(&mut self, start: &[u32], ty: u32, end: &[u32], d: i64) {
+        for t in [ty, ANY] {
+            self.rel_key((ANY, t, ANY), d);
+            for l in start {
+                self.rel_key((*l, t, ANY), d);
+            }
+            for l in end {
+                self.rel_key((ANY, t, *l), d);
+            }
+        }
     }
 }
 
@@ -314,6 +348,7 @@ impl CountDelta {
 pub(crate) struct Counts {
     total: Vec<(u64, i64)>,
     labels: HashMap<u32, Vec<(u64, i64)>>,
+    rels: HashMap<(u32, u32, u32), Vec<(u64, i64)>>,
 }
 
 fn hist_at(h: &[(u64, i64)], ts: u64) -> i64 {
@@ -349,6 +384,10 @@ impl Counts {
             Some(l) => self.labels.get(&l).map_or(0, |h| hist_at(h, ts)),
         }
     }
+    /// Relationships matching `(start label, type, end label)` ([`ANY`] = any) at `ts`.
+    pub fn rels_at(&self, key: (u32, u32, u32), ts: u64) -> i64 {
+        self.rels.get(&key).map_or(0, |h| hist_at(h, ts))
+    }
     pub fn apply(&mut self, ts: u64, d: &CountDelta) {
         if d.total != 0 {
             hist_add(&mut self.total, ts, d.total);
@@ -358,10 +397,15 @@ impl Counts {
                 hist_add(self.labels.entry(*l).or_default(), ts, *n);
             }
         }
+        for (k, n) in &d.rels {
+            if *n != 0 {
+                hist_add(self.rels.entry(*k).or_default(), ts, *n);
+            }
+        }
     }
     fn prune(&mut self, horizon: u64) {
         hist_prune(&mut self.total, horizon);
-        for h in self.labels.values_mut() {
+        for h in self.labels.values_mut().chain(self.rels.values_mut()) {
             hist_prune(h, horizon);
         }
     }
@@ -640,6 +684,7 @@ impl Core {
     ) {
         let base = self.base();
         let mut delta = CountDelta::default();
+        self.rel_count_delta(&base, nodes, rels, &mut delta);
         let mut label_adds: Vec<(u32, u64)> = Vec::new();
         let mut type_adds: Vec<(u32, u64)> = Vec::new();
         let mut schema = self.schema.write();
@@ -676,10 +721,10 @@ impl Core {
                     delta.label(*l, -1);
                 }
             }
-            for (l, k) in &pairs {
-                if let Some(key) = n.key_for(*l, *k) {
-                    if p_ref.key_for(*l, *k).as_ref() != Some(&key) {
-                        schema.insert_entry(*l, *k, key, id);
+            for t in &pairs {
+                if let Some(key) = n.key_for(t.0, &t.1) {
+                    if p_ref.key_for(t.0, &t.1).as_ref() != Some(&key) {
+                        schema.insert_entry(t, key, id);
                     }
                 }
             }
@@ -687,18 +732,31 @@ impl Core {
         for (id, data) in nodes.iter().filter(|(_, d)| d.is_some()) {
             put_node(*id, data, &mut schema);
         }
+        let rel_targets: Vec<Target> = schema.rel_maps.keys().cloned().collect();
         for (id, data) in rels {
             base.mark_rel(*id);
-            let is_new = self
+            let (chain_was_empty, prev) = self
                 .rels
                 .write(*id, |slot| {
                     let slot = slot.get_or_insert_with(RelSlot::default);
                     let new = slot.chain.is_empty();
+                    let prev = slot.chain.last().and_then(|(_, d)| d.clone());
                     slot.chain.push((ts, data.clone()));
-                    new
+                    (new, prev)
                 })
-                .unwrap_or(false)
-                && !base.has_rel(*id);
+                .unwrap_or((false, None));
+            let is_new = chain_was_empty && !base.has_rel(*id);
+            if let (false, Some(r)) = (rel_targets.is_empty(), data) {
+                // The previous state: the newest delta version, else the base row.
+                let prev = prev.or_else(|| base.rel(*id).map(|b| Arc::new(b.to_data())));
+                for t in &rel_targets {
+                    if let Some(k) = r.key_for(t.0, &t.1) {
+                        if prev.as_ref().and_then(|p| p.key_for(t.0, &t.1)).as_ref() != Some(&k) {
+                            schema.rel_entry(t, k, *id, true);
+                        }
+                    }
+                }
+            }
             if let (true, Some(r)) = (is_new, data) {
                 base.mark_node(r.start);
                 base.mark_node(r.end);
@@ -756,6 +814,117 @@ impl Core {
         });
     }
 
+    /// Relationship-count changes of a commit, from the newest committed state before it
+    /// (caller holds the commit mutex, before installing): created relationships count with
+    /// their endpoints' new labels, deleted ones with the old, and relationships that stay
+    /// move between label keys when an endpoint gains or loses labels.
+    fn rel_count_delta(
+        &self,
+        base: &Base,
+        nodes: &[(u64, Option<Arc<NodeData>>)],
+        rels: &[(u64, Option<Arc<RelData>>)],
+        delta: &mut CountDelta,
+    ) {
+        // Labels of the newest committed version (no copy of the properties).
+        let newest_labels = |id: u64| -> Option<Vec<u32>> {
+            let delta = self
+                .nodes
+                .read(id, |s| s.chain.last().map(|v| v.1.as_ref().map(|d| d.labels.clone())))
+                .flatten();
+            match delta {
+                Some(l) => l,
+                None => base.has_node(id).then(|| base.node_labels(id).to_vec()),
+            }
+        };
+        let old_labels = |id: u64| -> Vec<u32> { newest_labels(id).unwrap_or_default() };
+        // Only created relationships need the new labels of their endpoints.
+        let written: HashMap<u64, &Option<Arc<NodeData>>> = if rels.iter().any(|(_, d)| d.is_some())
+        {
+            nodes.iter().map(|(id, d)| (*id, d)).collect()
+        } else {
+            HashMap::new()
+        };
+        let new_labels = |id: u64| -> Vec<u32> {
+            match written.get(&id) {
+                Some(d) => d.as_ref().map(|d| d.labels.clone()).unwrap_or_default(),
+                None => old_labels(id),
+            }
+        };
+        let mut deleted: HashSet<u64> = HashSet::new();
+        for (id, data) in rels {
+            let old = self.rel_newest(*id);
+            match (&old, data) {
+                (Some(o), None) => {
+                    deleted.insert(*id);
+                    delta.rel(&old_labels(o.0), o.2, &old_labels(o.1), -1);
+                }
+                (None, Some(r)) => delta.rel(&new_labels(r.start), r.ty, &new_labels(r.end), 1),
+                _ => {}
+            }
+        }
+        for (id, data) in nodes {
+            let Some(new) = data else { continue };
+            let Some(old) = newest_labels(*id) else { continue };
+            if old == new.labels {
+                continue;
+            }
+            let added: Vec<u32> =
+                new.labels.iter().copied().filter(|l| old.binary_search(l).is_err()).collect();
+            let removed: Vec<u32> = old.iter().copied().filter(|l| !new.has_label(*l)).collect();
+            // Relationships of the node as committed (base CSR plus delta adjacency).
+            let mut seen: HashSet<u64> = HashSet::new();
+            let mut edges: Vec<(u64, u32, bool)> = Vec::new();
+            base.edges(*id, true, true, |r, _, ty, out| {
+                if seen.insert(r.wrapping_mul(2) + u64::from(out)) {
+                    edges.push((r, ty, out));
+                }
+            });
+            self.nodes.read(*id, |s| {
+                for (a, out) in
+                    s.out.iter().map(|a| (a, true)).chain(s.inc.iter().map(|a| (a, false)))
+                {
+                    if seen.insert(a.rel.wrapping_mul(2) + u64::from(out)) {
+                        edges.push((a.rel, a.ty, out));
+                    }
+                }
+            });
+            for (r, ty, out) in edges {
+                if deleted.contains(&r) || !self.rel_newest_exists(r) {
+                    continue;
+                }
+                for t in [ty, ANY] {
+                    for (ls, d) in [(&added, 1), (&removed, -1)] {
+                        for l in ls {
+                            let k = if out { (*l, t, ANY) } else { (ANY, t, *l) };
+                            delta.rel_key(k, d);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `(start, end, type)` of the newest committed version of a relationship.
+    fn rel_newest(&self, id: u64) -> Option<(u64, u64, u32)> {
+        match self.rels.read(id, |s| s.chain.last().map(|v| v.1.clone())).flatten() {
+            Some(Some(r)) => Some((r.start, r.end, r.ty)),
+            Some(None) => None,
+            None => self.base().rel(id).map(|r| (r.start(), r.end(), r.ty())),
+        }
+    }
+
+    /// Relationship counts of everything in `base` (at recovery, after loading a checkpoint).
+    pub fn rel_counts_of(base: &Base) -> CountDelta {
+        let mut d = CountDelta::default();
+        for id in 0..base.rel_end {
+            if let Some(r) = base.rel(id) {
+                let (s, e) = (r.start(), r.end());
+                d.rel(base.node_labels(s), r.ty(), base.node_labels(e), 1);
+            }
+        }
+        d
+    }
+
     /// Prunes versions no live snapshot can see, folds versions every live base already holds,
     /// and drops the secondary entries only they justified. Caller holds the commit mutex.
     pub fn gc(&self, cs: &mut CommitState) {
@@ -780,13 +949,13 @@ impl Core {
         rels.dedup();
         let all_on_cur = base_h >= cur.ts;
         for id in rels {
-            self.gc_rel(id, horizon, base_h, all_on_cur && !cur.has_rel(id));
+            self.gc_rel(id, horizon, base_h, all_on_cur && !cur.has_rel(id), all_on_cur, &cur);
         }
         let pairs = self.schema.read().pairs();
         // Index entries of versions that only the base now holds may go if every live base
         // indexes the pair (otherwise the delta index is the only index of those rows).
-        let base_indexed: Vec<(u32, u32)> =
-            pairs.iter().copied().filter(|(l, k)| all_on_cur && cur.indexes(*l, *k)).collect();
+        let base_indexed: Vec<Target> =
+            pairs.iter().filter(|t| all_on_cur && cur.indexes(t)).cloned().collect();
         for id in nodes {
             self.gc_node(id, horizon, base_h, all_on_cur && !cur.has_node(id), &base_indexed);
         }
@@ -798,7 +967,7 @@ impl Core {
 
     /// After a fold: the delta's label, type and index sets keep only entities that still have
     /// delta slots (the base answers for the rest).
-    fn purge_secondary(&self, cur: &Base, pairs: &[(u32, u32)]) {
+    fn purge_secondary(&self, cur: &Base, pairs: &[Target]) {
         let has_node = |id: &u64| self.nodes.read(*id, |_| ()).is_some();
         let has_rel = |id: &u64| self.rels.read(*id, |_| ()).is_some();
         {
@@ -817,16 +986,15 @@ impl Core {
         }
         {
             let mut schema = self.schema.write();
-            for (l, k) in pairs {
-                if !cur.indexes(*l, *k) {
+            for t in pairs {
+                if !cur.indexes(t) {
                     continue;
                 }
-                if let Some(m) = schema.maps.get_mut(&(*l, *k)) {
+                if let Some(m) = schema.maps.get_mut(t) {
                     m.retain(|_, set| {
                         set.retain(has_node);
                         !set.is_empty()
                     });
-                    m.shrink_to_fit();
                 }
             }
         }
@@ -834,20 +1002,50 @@ impl Core {
         self.rels.shrink();
     }
 
-    fn gc_rel(&self, id: u64, horizon: u64, base_h: u64, absent: bool) {
+    fn gc_rel(
+        &self,
+        id: u64,
+        horizon: u64,
+        base_h: u64,
+        absent: bool,
+        all_on_cur: bool,
+        cur: &Base,
+    ) {
         let removed = self
             .rels
             .write(id, |slot| {
-                let Some(s) = slot.as_mut() else { return (Vec::new(), false) };
+                let Some(s) = slot.as_mut() else { return (Vec::new(), false, Vec::new()) };
                 let removed = prune_chain(&mut s.chain, horizon, base_h, absent);
+                let remaining: Vec<Arc<RelData>> =
+                    s.chain.iter().filter_map(|(_, d)| d.clone()).collect();
                 let gone = s.chain.is_empty();
                 if gone {
                     *slot = None;
                 }
-                (removed, gone)
+                (removed, gone, remaining)
             })
             .unwrap_or_default();
-        let (removed, gone) = removed;
+        let (removed, gone, remaining) = removed;
+        // Relationship index entries only dropped versions needed: readers (all on the
+        // current base) see a remaining version or the current base row.
+        if all_on_cur && !removed.is_empty() && !self.schema.read().rel_maps.is_empty() {
+            let base_row = cur.rel(id).map(|b| b.to_data());
+            let mut schema = self.schema.write();
+            let targets: Vec<Target> = schema.rel_maps.keys().cloned().collect();
+            for t in &targets {
+                let keep = |k: &IndexKey| {
+                    remaining.iter().any(|r| r.key_for(t.0, &t.1).as_ref() == Some(k))
+                        || base_row.as_ref().and_then(|b| b.key_for(t.0, &t.1)).as_ref() == Some(k)
+                };
+                for d in removed.iter().flatten() {
+                    if let Some(k) = d.key_for(t.0, &t.1) {
+                        if !keep(&k) {
+                            schema.rel_entry(t, k, id, false);
+                        }
+                    }
+                }
+            }
+        }
         if !gone {
             return;
         }
@@ -881,14 +1079,7 @@ impl Core {
         self.nodes.write(r.end, |s| detach(s, false));
     }
 
-    fn gc_node(
-        &self,
-        id: u64,
-        horizon: u64,
-        base_h: u64,
-        absent: bool,
-        base_indexed: &[(u32, u32)],
-    ) {
+    fn gc_node(&self, id: u64, horizon: u64, base_h: u64, absent: bool, base_indexed: &[Target]) {
         let Some((removed, remaining)) = self.nodes.write(id, |slot| {
             let Some(s) = slot.as_mut() else { return (Vec::new(), Vec::new()) };
             let removed = prune_chain(&mut s.chain, horizon, base_h, absent);
@@ -930,26 +1121,28 @@ impl Core {
                 }
             }
         }
-        // Index entries: if nothing remains in the delta, readers fall back to a base, which
-        // may only be relied on when every live base indexes the pair.
-        let pairs: Vec<(u32, u32)> = self.schema.read().pairs();
-        let mut stale: Vec<(u32, u32, IndexKey)> = Vec::new();
-        for (l, k) in &pairs {
-            if remaining.is_empty() && !absent && !base_indexed.contains(&(*l, *k)) {
+        // Index entries: a reader that finds no delta version at its snapshot falls back to a
+        // base, whose row is the newest dropped version; that may only be relied on when every
+        // live base indexes the target (otherwise the entries stay, as a re-checked superset,
+        // until a base indexes it).
+        let pairs: Vec<Target> = self.schema.read().pairs();
+        let mut stale: Vec<(Target, IndexKey)> = Vec::new();
+        for t in &pairs {
+            if !absent && !base_indexed.contains(t) {
                 continue;
             }
             for d in &removed {
-                if let Some(key) = d.key_for(*l, *k) {
-                    if !remaining.iter().any(|r| r.key_for(*l, *k).as_ref() == Some(&key)) {
-                        stale.push((*l, *k, key));
+                if let Some(key) = d.key_for(t.0, &t.1) {
+                    if !remaining.iter().any(|r| r.key_for(t.0, &t.1).as_ref() == Some(&key)) {
+                        stale.push((t.clone(), key));
                     }
                 }
             }
         }
         if !stale.is_empty() {
             let mut schema = self.schema.write();
-            for (l, k, key) in stale {
-                schema.remove_entry(l, k, &key, id);
+            for (t, key) in stale {
+                schema.remove_entry(&t, &key, id);
             }
         }
     }

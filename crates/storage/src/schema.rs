@@ -1,54 +1,153 @@
-//! Schema: equality indexes and unique constraints on `(label, property key)`.
+//! Schema: indexes (single-property and composite) and uniqueness, node-key and existence
+//! constraints on `(label, property keys)`.
 //!
 //! Index entries are not versioned: an entry `value -> node` is added whenever a committed
 //! version of the node carries that value, and only removed by GC once no retained version does.
 //! Lookups therefore return a superset which the caller re-checks against its snapshot.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
-use crate::value::IndexKey;
+use crate::value::{IndexKey, KeyRange};
 use crate::TokenId;
 
 /// What kind of schema rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IndexKind {
-    /// A plain (equality-capable) index, listed by Neo4j as type `RANGE`.
+    /// A plain index (equality, range and prefix seeks), listed by Neo4j as type `RANGE`.
     Range,
     /// A uniqueness constraint (with its own backing index).
     Uniqueness,
+    /// A node key: unique and every key present (with its own backing index).
+    NodeKey,
+    /// Every node with the label has the property (no index).
+    Existence,
 }
 
 impl IndexKind {
-    /// `RANGE` or `UNIQUENESS`, as `SHOW INDEXES`/`SHOW CONSTRAINTS` print it.
+    /// `RANGE`, `UNIQUENESS`, `NODE_KEY` or `NODE_PROPERTY_EXISTENCE`, as `SHOW INDEXES` /
+    /// `SHOW CONSTRAINTS` print it.
     pub fn type_name(self) -> &'static str {
         match self {
             IndexKind::Range => "RANGE",
             IndexKind::Uniqueness => "UNIQUENESS",
+            IndexKind::NodeKey => "NODE_KEY",
+            IndexKind::Existence => "NODE_PROPERTY_EXISTENCE",
         }
+    }
+
+    /// Whether this is a constraint (as opposed to a plain index).
+    pub fn is_constraint(self) -> bool {
+        self != IndexKind::Range
+    }
+
+    /// Whether the rule has index data (everything but existence constraints).
+    pub fn has_index(self) -> bool {
+        self != IndexKind::Existence
+    }
+
+    /// Whether the rule forbids two nodes sharing a key.
+    pub fn unique(self) -> bool {
+        matches!(self, IndexKind::Uniqueness | IndexKind::NodeKey)
+    }
+
+    /// Whether the rule requires every key to be present.
+    pub fn requires(self) -> bool {
+        matches!(self, IndexKind::NodeKey | IndexKind::Existence)
+    }
+
+    /// The byte stored in the WAL and checkpoints (0 and 1 are the original range/unique).
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            IndexKind::Range => 0,
+            IndexKind::Uniqueness => 1,
+            IndexKind::NodeKey => 2,
+            IndexKind::Existence => 3,
+        }
+    }
+
+    pub(crate) fn from_code(c: u8) -> Option<IndexKind> {
+        Some(match c {
+            0 => IndexKind::Range,
+            1 => IndexKind::Uniqueness,
+            2 => IndexKind::NodeKey,
+            3 => IndexKind::Existence,
+            _ => return None,
+        })
     }
 }
 
 /// A schema rule as listed to users.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct IndexInfo {
     pub name: String,
     pub kind: IndexKind,
     pub label: TokenId,
-    /// Property keys (exactly one in this version).
+    /// Property keys, in definition order.
     pub properties: Vec<TokenId>,
-    /// Always `"ONLINE"`: indexes are built synchronously.
+    /// `"POPULATING"` while an index on existing data is being built in the background, then
+    /// `"ONLINE"` (constraints and indexes created at recovery are built before they exist).
     pub state: &'static str,
+    /// Share of the existing nodes the population has indexed so far (100 when online).
+    pub population_percent: f64,
+    /// A relationship property index: `label` is then the relationship type.
+    pub relationship: bool,
 }
+
+/// Progress of a background index population, shared by the rule and its builder thread.
+#[derive(Debug, Default)]
+pub(crate) struct Progress {
+    pub online: AtomicBool,
+    pub done: AtomicU64,
+    pub total: AtomicU64,
+}
+
+impl Progress {
+    pub fn online() -> Arc<Progress> {
+        let p = Progress::default();
+        p.online.store(true, Ordering::Release);
+        Arc::new(p)
+    }
+    pub fn is_online(&self) -> bool {
+        self.online.load(Ordering::Acquire)
+    }
+    pub fn percent(&self) -> f64 {
+        if self.is_online() {
+            return 100.0;
+        }
+        let total = self.total.load(Ordering::Acquire);
+        if total == 0 {
+            return 0.0;
+        }
+        (self.done.load(Ordering::Acquire) as f64 * 100.0 / total as f64).min(99.9)
+    }
+}
+
+/// What an index covers: a label and one or more property keys (in definition order). A node
+/// has an entry when it has the label and every key; a composite key is a list of the values.
+pub(crate) type Target = (u32, Vec<u32>);
 
 #[derive(Clone, Debug)]
 pub(crate) struct IndexDef {
     pub name: String,
     pub label: u32,
-    pub key: u32,
-    pub unique: bool,
+    pub keys: Vec<u32>,
+    pub kind: IndexKind,
     /// Schema version at which the rule was created (transactions that started earlier did not
     /// track their own writes for it).
     pub since: u64,
+    /// Whether the index is complete (seeks use only online indexes).
+    pub progress: Arc<Progress>,
+    /// On relationships of type `label` (plain indexes only; kept in the delta only, see
+    /// `Schema::rel_maps`).
+    pub rel: bool,
+}
+
+impl IndexDef {
+    pub fn target(&self) -> Target {
+        (self.label, self.keys.clone())
+    }
 }
 
 /// A set of node ids: a sorted vector while small, a B-tree when a key is shared by many nodes.
@@ -111,28 +210,84 @@ impl IdSet {
 #[derive(Default)]
 pub(crate) struct Schema {
     pub defs: Vec<IndexDef>,
-    pub maps: HashMap<(u32, u32), HashMap<IndexKey, IdSet>>,
+    pub maps: HashMap<Target, BTreeMap<IndexKey, IdSet>>,
+    /// Relationship property indexes, `(type, keys)`: complete in themselves (bases do not
+    /// index relationships), entries pruned only by relationship GC.
+    pub rel_maps: HashMap<Target, BTreeMap<IndexKey, IdSet>>,
     pub version: u64,
 }
 
 impl Schema {
-    /// Earliest schema version at which `(label, key)` became indexed.
-    pub fn indexed_since(&self, label: u32, key: u32) -> Option<u64> {
-        self.defs.iter().filter(|d| d.label == label && d.key == key).map(|d| d.since).min()
+    /// Earliest schema version at which `target` became indexed.
+    pub fn indexed_since(&self, label: u32, keys: &[u32]) -> Option<u64> {
+        self.defs
+            .iter()
+            .filter(|d| {
+                !d.rel
+                    && d.kind.has_index()
+                    && d.label == label
+                    && d.keys == keys
+                    && d.progress.is_online()
+            })
+            .map(|d| d.since)
+            .min()
     }
 
     pub fn has_unique(&self) -> bool {
-        self.defs.iter().any(|d| d.unique)
+        self.defs.iter().any(|d| d.kind.unique())
     }
 
-    pub fn insert_entry(&mut self, label: u32, key: u32, k: IndexKey, id: u64) {
-        if let Some(m) = self.maps.get_mut(&(label, key)) {
+    /// Whether an online relationship index covers `(type, keys)`.
+    pub fn rel_indexed(&self, ty: u32, keys: &[u32]) -> bool {
+        self.defs.iter().any(|d| {
+            d.rel && d.kind.has_index() && d.label == ty && d.keys == keys && d.progress.is_online()
+        })
+    }
+
+    /// Adds or removes a relationship index entry.
+    pub fn rel_entry(&mut self, t: &Target, k: IndexKey, id: u64, add: bool) {
+        let Some(m) = self.rel_maps.get_mut(t) else { return };
+        if add {
+            m.entry(k).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
+        } else if let Some(set) = m.get_mut(&k) {
+            set.remove(id);
+            if set.is_empty() {
+                m.remove(&k);
+            }
+        }
+    }
+
+    /// Targets of the rules that forbid duplicates.
+    pub fn unique_targets(&self) -> Vec<Target> {
+        self.defs.iter().filter(|d| d.kind.unique()).map(IndexDef::target).collect()
+    }
+
+    /// Targets of the rules that require their keys.
+    pub fn required_targets(&self) -> Vec<(Target, IndexKind)> {
+        self.defs
+            .iter()
+            .filter(|d| !d.rel && d.kind.requires())
+            .map(|d| (d.target(), d.kind))
+            .collect()
+    }
+
+    /// `(type, key)` of the relationship existence constraints.
+    pub fn rel_required(&self) -> Vec<(u32, u32)> {
+        self.defs
+            .iter()
+            .filter(|d| d.rel && d.kind == IndexKind::Existence)
+            .filter_map(|d| Some((d.label, *d.keys.first()?)))
+            .collect()
+    }
+
+    pub fn insert_entry(&mut self, t: &Target, k: IndexKey, id: u64) {
+        if let Some(m) = self.maps.get_mut(t) {
             m.entry(k).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
         }
     }
 
-    pub fn remove_entry(&mut self, label: u32, key: u32, k: &IndexKey, id: u64) {
-        if let Some(m) = self.maps.get_mut(&(label, key)) {
+    pub fn remove_entry(&mut self, t: &Target, k: &IndexKey, id: u64) {
+        if let Some(m) = self.maps.get_mut(t) {
             if let Some(set) = m.get_mut(k) {
                 set.remove(id);
                 if set.is_empty() {
@@ -142,13 +297,29 @@ impl Schema {
         }
     }
 
-    pub fn lookup(&self, label: u32, key: u32, k: &IndexKey) -> Vec<u64> {
-        self.maps.get(&(label, key)).and_then(|m| m.get(k)).map(IdSet::to_vec).unwrap_or_default()
+    pub fn lookup(&self, t: &Target, k: &IndexKey) -> Vec<u64> {
+        self.maps.get(t).and_then(|m| m.get(k)).map(IdSet::to_vec).unwrap_or_default()
     }
 
-    /// The `(label, key)` pairs that have index data.
-    pub fn pairs(&self) -> Vec<(u32, u32)> {
-        self.maps.keys().copied().collect()
+    /// Ids of every entry whose key lies in `r` (appended to `out`, unsorted).
+    pub fn lookup_range(&self, t: &Target, r: &KeyRange, out: &mut Vec<u64>) {
+        let Some(m) = self.maps.get(t) else { return };
+        for (k, set) in m.range(r.start()..) {
+            if r.past_end(k) {
+                break;
+            }
+            if r.contains(k) {
+                match set {
+                    IdSet::Small(v) => out.extend_from_slice(v),
+                    IdSet::Large(s) => out.extend(s.iter().copied()),
+                }
+            }
+        }
+    }
+
+    /// The targets that have index data.
+    pub fn pairs(&self) -> Vec<Target> {
+        self.maps.keys().cloned().collect()
     }
 
     pub fn list(&self) -> Vec<IndexInfo> {
@@ -157,24 +328,33 @@ impl Schema {
             .iter()
             .map(|d| IndexInfo {
                 name: d.name.clone(),
-                kind: if d.unique { IndexKind::Uniqueness } else { IndexKind::Range },
+                kind: d.kind,
                 label: d.label,
-                properties: vec![d.key],
-                state: "ONLINE",
+                properties: d.keys.clone(),
+                state: if d.progress.is_online() { "ONLINE" } else { "POPULATING" },
+                population_percent: d.progress.percent(),
+                relationship: d.rel,
             })
             .collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
         out
     }
 
-    /// Drops a rule by name and, if no other rule uses its pair, the index data.
+    /// Drops a rule by name and, if no other rule uses its target, the index data.
     pub fn drop_def(&mut self, name: &str) -> bool {
         let Some(pos) = self.defs.iter().position(|d| d.name == name) else {
             return false;
         };
         let d = self.defs.remove(pos);
-        if !self.defs.iter().any(|o| o.label == d.label && o.key == d.key) {
-            self.maps.remove(&(d.label, d.key));
+        let shared = |o: &IndexDef| {
+            o.rel == d.rel && o.kind.has_index() && o.label == d.label && o.keys == d.keys
+        };
+        if !self.defs.iter().any(shared) {
+            if d.rel {
+                self.rel_maps.remove(&d.target());
+            } else {
+                self.maps.remove(&d.target());
+            }
         }
         self.version += 1;
         true
@@ -182,10 +362,18 @@ impl Schema {
 }
 
 /// The default name of a rule: `index_<hash>` / `constraint_<hash>` over its definition.
-pub(crate) fn default_name(unique: bool, label: u32, key: u32) -> String {
-    let kind = if unique { "constraint" } else { "index" };
-    let h = crc32c::crc32c(format!("{kind}:{label}:{key}").as_bytes());
-    format!("{kind}_{h:08x}")
+pub(crate) fn default_name(kind: IndexKind, rel: bool, label: u32, keys: &[u32]) -> String {
+    let prefix = if kind.is_constraint() { "constraint" } else { "index" };
+    let mut def = format!("{prefix}:{}:{}{label}", kind.code(), if rel { "rel:" } else { "" });
+    for k in keys {
+        def.push_str(&format!(":{k}"));
+    }
+    // The original single-property forms keep their original names.
+    if keys.len() == 1 && kind.code() <= 1 && !rel {
+        def = format!("{prefix}:{label}:{}", keys[0]);
+    }
+    let h = crc32c::crc32c(def.as_bytes());
+    format!("{prefix}_{h:08x}")
 }
 
 #[cfg(test)]
@@ -208,8 +396,12 @@ mod tests {
 
     #[test]
     fn names_are_stable_and_distinct() {
-        assert_eq!(default_name(false, 1, 2), default_name(false, 1, 2));
-        assert_ne!(default_name(false, 1, 2), default_name(true, 1, 2));
-        assert!(default_name(true, 1, 2).starts_with("constraint_"));
+        let (r, u) = (IndexKind::Range, IndexKind::Uniqueness);
+        assert_eq!(default_name(r, false, 1, &[2]), default_name(r, false, 1, &[2]));
+        assert_ne!(default_name(r, false, 1, &[2]), default_name(u, false, 1, &[2]));
+        assert_ne!(default_name(r, false, 1, &[2, 3]), default_name(r, false, 1, &[3, 2]));
+        assert!(default_name(u, false, 1, &[2]).starts_with("constraint_"));
+        assert_ne!(default_name(r, true, 1, &[2]), default_name(r, false, 1, &[2]));
+        assert!(default_name(IndexKind::Existence, false, 1, &[2]).starts_with("constraint_"));
     }
 }

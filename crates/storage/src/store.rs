@@ -2,7 +2,7 @@
 //! operations, checkpoints, background maintenance and shutdown.
 
 use std::any::Any;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -16,7 +16,7 @@ use parking_lot::Mutex;
 use crate::checkpoint;
 use crate::codec::{Dec, Enc, Op};
 use crate::mvcc::{CommitState, Core, NodeData, RelData};
-use crate::schema::{default_name, IdSet, IndexDef, IndexInfo};
+use crate::schema::{default_name, IdSet, IndexDef, IndexInfo, IndexKind, Progress, Target};
 use crate::tx::Transaction;
 use crate::value::{fmt_value, IndexKey};
 use crate::vfs::{RealFs, StickyDirSync, Vfs};
@@ -85,8 +85,8 @@ struct Life {
 }
 
 enum SchemaChange {
-    Create { name: Option<String>, label: u32, key: u32, unique: bool },
-    Drop { name: String, unique: bool },
+    Create { name: Option<String>, label: u32, keys: Vec<u32>, kind: IndexKind, rel: bool },
+    Drop { name: String, constraint: bool },
 }
 
 impl Store {
@@ -232,42 +232,106 @@ impl Store {
 
     // ---------------------------------------------------------------- schema
 
-    /// Creates an equality index on `(label, key)`. Returns `false` (and changes nothing) if an
+    /// Creates an index on `(label, key)`. Returns `false` (and changes nothing) if an
     /// index or constraint on that pair, or an equivalent rule with that name, already exists.
     /// A different rule with the same name is an `ArgumentError`.
     pub fn create_index(&self, label: TokenId, key: TokenId, name: Option<&str>) -> Result<bool> {
-        self.schema_change(SchemaChange::Create {
-            name: name.map(str::to_string),
-            label,
-            key,
-            unique: false,
-        })
+        self.create_rule(IndexKind::Range, label, &[key], name)
     }
 
     /// Creates a uniqueness constraint (with its backing index) on `(label, key)`. Fails with
-    /// `ConstraintValidationFailed` if existing nodes violate it; `false` if it already exists.
+    /// `ConstraintCreationFailed` if existing nodes violate it; `false` if it already exists.
     pub fn create_unique_constraint(
         &self,
         label: TokenId,
         key: TokenId,
         name: Option<&str>,
     ) -> Result<bool> {
+        self.create_rule(IndexKind::Uniqueness, label, &[key], name)
+    }
+
+    /// Creates a schema rule of any kind on `label` and one or more property `keys` (a
+    /// composite index or constraint when more than one; existence constraints take one key).
+    /// Returns `false` (and changes nothing) if an equivalent rule exists (for an index: any
+    /// rule with an index on the same target). Constraints fail with `ConstraintCreationFailed`
+    /// if existing nodes violate them.
+    pub fn create_rule(
+        &self,
+        kind: IndexKind,
+        label: TokenId,
+        keys: &[TokenId],
+        name: Option<&str>,
+    ) -> Result<bool> {
+        if keys.is_empty() || (kind == IndexKind::Existence && keys.len() != 1) {
+            return Err(Error::argument(
+                "an index or constraint needs one property (existence: exactly one)",
+            ));
+        }
+        let mut seen = keys.to_vec();
+        seen.sort_unstable();
+        seen.dedup();
+        if seen.len() != keys.len() {
+            return Err(Error::argument("a property may appear only once in a schema rule"));
+        }
         self.schema_change(SchemaChange::Create {
             name: name.map(str::to_string),
             label,
-            key,
-            unique: true,
+            keys: keys.to_vec(),
+            kind,
+            rel: false,
+        })
+    }
+
+    /// Creates an existence constraint on relationships of type `ty`: every one has property
+    /// `key`. Fails with `ConstraintCreationFailed` if an existing relationship lacks it;
+    /// `false` if it already exists.
+    pub fn create_rel_existence_constraint(
+        &self,
+        ty: TokenId,
+        key: TokenId,
+        name: Option<&str>,
+    ) -> Result<bool> {
+        self.schema_change(SchemaChange::Create {
+            name: name.map(str::to_string),
+            label: ty,
+            keys: vec![key],
+            kind: IndexKind::Existence,
+            rel: true,
+        })
+    }
+
+    /// Creates a relationship property index on relationships of type `ty` and one or more
+    /// property `keys`, used by equality seeks. Built before it is listed (online at once).
+    /// Returns `false` if an equivalent index exists.
+    pub fn create_rel_index(
+        &self,
+        ty: TokenId,
+        keys: &[TokenId],
+        name: Option<&str>,
+    ) -> Result<bool> {
+        let mut seen = keys.to_vec();
+        seen.sort_unstable();
+        seen.dedup();
+        if keys.is_empty() || seen.len() != keys.len() {
+            return Err(Error::argument("an index needs distinct properties"));
+        }
+        self.schema_change(SchemaChange::Create {
+            name: name.map(str::to_string),
+            label: ty,
+            keys: keys.to_vec(),
+            kind: IndexKind::Range,
+            rel: true,
         })
     }
 
     /// Drops a (non-constraint) index by name; `false` if there is none.
     pub fn drop_index(&self, name: &str) -> Result<bool> {
-        self.schema_change(SchemaChange::Drop { name: name.to_string(), unique: false })
+        self.schema_change(SchemaChange::Drop { name: name.to_string(), constraint: false })
     }
 
-    /// Drops a uniqueness constraint by name; `false` if there is none.
+    /// Drops a constraint by name; `false` if there is none.
     pub fn drop_constraint(&self, name: &str) -> Result<bool> {
-        self.schema_change(SchemaChange::Drop { name: name.to_string(), unique: true })
+        self.schema_change(SchemaChange::Drop { name: name.to_string(), constraint: true })
     }
 
     /// All indexes and constraints, by name.
@@ -277,6 +341,8 @@ impl Store {
 
     fn schema_change(&self, change: SchemaChange) -> Result<bool> {
         let core = &self.h.core;
+        // A plain index on existing data is filled in the background after the commit.
+        let mut populate: Option<(Target, Arc<Progress>)> = None;
         let ack = {
             let mut cs = core.commit.lock();
             core.clock.check()?;
@@ -285,34 +351,55 @@ impl Store {
             }
             let mut body = Enc::new();
             match change {
-                SchemaChange::Create { name, label, key, unique } => {
-                    let name = name.unwrap_or_else(|| default_name(unique, label, key));
+                SchemaChange::Create { name, label, keys, kind, rel } => {
+                    let name = name.unwrap_or_else(|| default_name(kind, rel, label, &keys));
                     {
                         let s = core.schema.read();
                         if let Some(d) = s.defs.iter().find(|d| d.name == name) {
-                            if d.label == label && d.key == key && d.unique == unique {
+                            if d.label == label && d.keys == keys && d.kind == kind && d.rel == rel
+                            {
                                 return Ok(false);
                             }
                             return Err(Error::argument(format!(
                                 "There already exists an index or constraint called '{name}'."
                             )));
                         }
-                        if s.defs
-                            .iter()
-                            .any(|d| d.label == label && d.key == key && (d.unique || !unique))
-                        {
+                        let same =
+                            |d: &&IndexDef| d.rel == rel && d.label == label && d.keys == keys;
+                        let equivalent = match kind {
+                            // An index is implied by any rule with an index on the target.
+                            IndexKind::Range => {
+                                s.defs.iter().filter(same).any(|d| d.kind.has_index())
+                            }
+                            _ => s.defs.iter().filter(same).any(|d| d.kind == kind),
+                        };
+                        if equivalent {
                             return Ok(false);
                         }
                     }
-                    if unique {
-                        core.check_unique_data(label, key, &name)?;
+                    if rel {
+                        core.check_rel_rule_data(label, &keys, kind, &name)?;
+                    } else {
+                        core.check_rule_data(label, &keys, kind, &name)?;
                     }
-                    body.op_create_index(&name, label, key, unique);
-                    core.install_index(&mut cs, IndexDef { name, label, key, unique, since: 0 });
+                    body.op_create_rule(&name, kind, rel, label, &keys);
+                    // Constraints must see all data before they exist; indexes need not.
+                    let background = kind == IndexKind::Range && !rel && core.has_label_rows(label);
+                    let progress =
+                        if background { Arc::new(Progress::default()) } else { Progress::online() };
+                    let def = IndexDef { name, label, keys, kind, since: 0, progress, rel };
+                    if background {
+                        populate = Some((def.target(), def.progress.clone()));
+                    }
+                    core.install_index_with(&mut cs, def, !background);
                 }
-                SchemaChange::Drop { name, unique } => {
+                SchemaChange::Drop { name, constraint } => {
                     let mut s = core.schema.write();
-                    if !s.defs.iter().any(|d| d.name == name && d.unique == unique) {
+                    if !s
+                        .defs
+                        .iter()
+                        .any(|d| d.name == name && d.kind.is_constraint() == constraint)
+                    {
                         return Ok(false);
                     }
                     s.drop_def(&name);
@@ -342,7 +429,25 @@ impl Store {
                 .map_err(|_| Error::new(Status::Io, "the log writer has stopped"))
                 .and_then(|r| r)?;
         }
+        if let Some((target, progress)) = populate {
+            let core = core.clone();
+            let spawned = std::thread::Builder::new()
+                .name("arbor-index-population".into())
+                .spawn(move || core.populate(&target, &progress));
+            if let Err(e) = spawned {
+                return Err(Error::new(
+                    Status::Internal,
+                    format!("cannot start the index population thread: {e}"),
+                ));
+            }
+        }
         Ok(true)
+    }
+
+    /// Waits until the named index (or every index, with `None`) is online; fails with an
+    /// `ArgumentError` for an unknown name or when `timeout` passes first.
+    pub fn await_indexes(&self, name: Option<&str>, timeout: Duration) -> Result<()> {
+        self.h.core.await_indexes(name, timeout)
     }
 
     // ---------------------------------------------------------------- maintenance
@@ -598,10 +703,12 @@ impl Core {
                     rels.push((id, Some(Arc::new(RelData { start, end, ty, props }))))
                 }
                 Op::DelRel { id } => rels.push((id, None)),
-                Op::CreateIndex { name, label, key, unique } => {
+                Op::CreateIndex { name, label, keys, kind, rel } => {
                     let exists = self.schema.read().defs.iter().any(|x| x.name == name);
                     if !exists {
-                        self.install_index(cs, IndexDef { name, label, key, unique, since: 0 });
+                        let progress = Progress::online();
+                        let def = IndexDef { name, label, keys, kind, since: 0, progress, rel };
+                        self.install_index(cs, def);
                     }
                 }
                 Op::DropIndex { name } => {
@@ -617,18 +724,44 @@ impl Core {
 
     /// Adds a schema rule, building its index from every retained version (old snapshots may
     /// seek through it too). Caller holds the commit mutex.
-    pub(crate) fn install_index(&self, _cs: &mut CommitState, mut def: IndexDef) {
-        let pair = (def.label, def.key);
-        let exists = self.schema.read().maps.contains_key(&pair);
-        let mut map: HashMap<IndexKey, IdSet> = HashMap::new();
-        if !exists {
-            // Base rows (kept in the delta index until the next base indexes the pair: a
+    pub(crate) fn install_index(&self, cs: &mut CommitState, def: IndexDef) {
+        self.install_index_with(cs, def, true);
+    }
+
+    /// As `install_index`; without `build_now` the index data starts empty (commits from now on
+    /// add their entries) and [`Core::populate`] fills in the existing rows.
+    pub(crate) fn install_index_with(
+        &self,
+        _cs: &mut CommitState,
+        mut def: IndexDef,
+        build_now: bool,
+    ) {
+        let target = def.target();
+        if def.rel && def.kind.has_index() {
+            self.install_rel_index(def);
+            return;
+        }
+        if !def.kind.has_index() {
+            // Existence constraints have no index data.
+            let mut s = self.schema.write();
+            s.version += 1;
+            def.since = s.version;
+            s.defs.push(def);
+            return;
+        }
+        let mut map: BTreeMap<IndexKey, IdSet> = BTreeMap::new();
+        // An existing map may still be populating: building again (a set union) keeps a rule
+        // that is online at once from relying on it.
+        let build = def.kind.has_index() && build_now;
+        if build {
+            let (label, keys) = (def.label, &def.keys[..]);
+            // Base rows (kept in the delta index until the next base indexes the target: a
             // transaction may still read an older base without that index)...
             let base = self.base();
             let mut ids: Vec<u64> = Vec::new();
             let mut cur = 0;
-            while let Some(id) = base.next_with_label(def.label, cur) {
-                if let Some(k) = base.node(id).and_then(|n| n.key_for(def.label, def.key)) {
+            while let Some(id) = base.next_with_label(label, cur) {
+                if let Some(k) = base.node(id).and_then(|n| n.key_for(label, keys)) {
                     map.entry(k).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
                 }
                 ids.push(id);
@@ -637,7 +770,7 @@ impl Core {
             // ...and every retained delta version: of those rows (the delta's label sets list
             // only nodes that gained the label since the base, not base rows that kept it) and
             // of the nodes in the delta's label set.
-            if let Some(s) = self.label_sets.read().get(&def.label) {
+            if let Some(s) = self.label_sets.read().get(&label) {
                 ids.extend(s.iter().copied());
             }
             ids.sort_unstable();
@@ -645,7 +778,7 @@ impl Core {
             for id in ids {
                 self.nodes.read(id, |s| {
                     for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {
-                        if let Some(k) = d.key_for(def.label, def.key) {
+                        if let Some(k) = d.key_for(label, keys) {
                             map.entry(k).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
                         }
                     }
@@ -655,14 +788,224 @@ impl Core {
         let mut s = self.schema.write();
         s.version += 1;
         def.since = s.version;
-        if !exists {
-            s.maps.insert(pair, map);
+        if def.kind.has_index() {
+            let m = s.maps.entry(target).or_default();
+            for (k, ids) in map {
+                for id in ids.to_vec() {
+                    m.entry(k.clone()).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
+                }
+            }
         }
         s.defs.push(def);
     }
 
-    /// Fails if two nodes with `label` share a value of `key` in the newest committed state.
-    fn check_unique_data(&self, label: u32, key: u32, name: &str) -> Result<()> {
+    /// Adds a relationship index, built from every retained version of the relationships of
+    /// its type (base rows and delta chains). Caller holds the commit mutex.
+    fn install_rel_index(&self, mut def: IndexDef) {
+        let target = def.target();
+        let map = self.rel_index_data(&def);
+        let mut s = self.schema.write();
+        s.version += 1;
+        def.since = s.version;
+        let m = s.rel_maps.entry(target).or_default();
+        for (k, ids) in map {
+            for id in ids.to_vec() {
+                m.entry(k.clone()).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
+            }
+        }
+        s.defs.push(def);
+    }
+
+    /// Rebuilds every relationship index from the base and delta (after a checkpoint is loaded:
+    /// its rules are installed before its relationships are).
+    pub(crate) fn rebuild_rel_indexes(&self) {
+        let defs: Vec<IndexDef> =
+            self.schema.read().defs.iter().filter(|d| d.rel).cloned().collect();
+        for def in defs {
+            let map = self.rel_index_data(&def);
+            self.schema.write().rel_maps.insert(def.target(), map);
+        }
+    }
+
+    fn rel_index_data(&self, def: &IndexDef) -> BTreeMap<IndexKey, IdSet> {
+        let mut map: BTreeMap<IndexKey, IdSet> = BTreeMap::new();
+        let mut add = |k: IndexKey, id: u64| {
+            map.entry(k).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
+        };
+        let base = self.base();
+        let mut cur = 0;
+        while let Some(id) = base.next_rel_of_types(&[def.label], cur) {
+            if let Some(k) = base.rel(id).and_then(|r| r.to_data().key_for(def.label, &def.keys)) {
+                add(k, id);
+            }
+            cur = id + 1;
+        }
+        let ids: Vec<u64> = self
+            .type_sets
+            .read()
+            .get(&def.label)
+            .map(|s| s.iter().copied().collect())
+            .unwrap_or_default();
+        for id in ids {
+            self.rels.read(id, |s| {
+                for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {
+                    if let Some(k) = d.key_for(def.label, &def.keys) {
+                        add(k, id);
+                    }
+                }
+            });
+        }
+        map
+    }
+
+    /// Fails with `ConstraintCreationFailed` if a relationship of type `ty` lacks a key the
+    /// rule requires (relationship rules are existence constraints or plain indexes).
+    fn check_rel_rule_data(
+        &self,
+        ty: u32,
+        keys: &[u32],
+        kind: IndexKind,
+        name: &str,
+    ) -> Result<()> {
+        if kind == IndexKind::Range {
+            return Ok(());
+        }
+        if kind != IndexKind::Existence {
+            return Err(Error::new(
+                Status::ConstraintCreationFailed,
+                format!(
+                    "Unable to create Constraint( name='{name}' ): only existence constraints \
+                     are supported on relationships"
+                ),
+            ));
+        }
+        let mut ids: Vec<u64> =
+            self.type_sets.read().get(&ty).map(|s| s.iter().copied().collect()).unwrap_or_default();
+        let base = self.base();
+        let mut cur = 0;
+        while let Some(id) = base.next_rel_of_types(&[ty], cur) {
+            ids.push(id);
+            cur = id + 1;
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            let newest = match self.rels.read(id, |s| s.chain.last().map(|v| v.1.clone())).flatten()
+            {
+                Some(d) => d,
+                None => base.rel(id).map(|r| Arc::new(r.to_data())),
+            };
+            let Some(r) = newest else { continue };
+            if r.ty == ty && keys.iter().any(|k| crate::mvcc::prop_of(&r.props, *k).is_none()) {
+                let e = self.missing_rel_property(id, ty, keys[0]);
+                return Err(Error::new(
+                    Status::ConstraintCreationFailed,
+                    format!(
+                        "Unable to create Constraint( name='{name}', \
+                         type='RELATIONSHIP_PROPERTY_EXISTENCE' ): {}",
+                        e.message
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether any node (base or delta) may carry `label`.
+    fn has_label_rows(&self, label: u32) -> bool {
+        self.base().next_with_label(label, 0).is_some()
+            || self.label_sets.read().get(&label).is_some_and(|s| !s.is_empty())
+    }
+
+    /// Fills a background index with the rows that existed when it was created (commits since
+    /// add their own entries), then marks it online. Runs as a registered reader, so the
+    /// versions and base it scans stay until it finishes; entries are a superset that seeks
+    /// re-check, so racing with commits and GC is harmless. Stops early if the rule is dropped.
+    pub(crate) fn populate(&self, target: &Target, progress: &Arc<Progress>) {
+        let (ts, base) = self.register();
+        let label = target.0;
+        let mut ids: Vec<u64> = self
+            .label_sets
+            .read()
+            .get(&label)
+            .map(|s| s.iter().copied().collect())
+            .unwrap_or_default();
+        let mut cur = 0;
+        while let Some(id) = base.next_with_label(label, cur) {
+            ids.push(id);
+            cur = id + 1;
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        progress.total.store(ids.len() as u64, Ordering::Release);
+        let alive = || self.schema.read().defs.iter().any(|d| Arc::ptr_eq(&d.progress, progress));
+        let mut entries: Vec<(IndexKey, u64)> = Vec::new();
+        for chunk in ids.chunks(4096) {
+            if !alive() {
+                break;
+            }
+            entries.clear();
+            for &id in chunk {
+                if let Some(k) = base.node(id).and_then(|n| n.key_for(label, &target.1)) {
+                    entries.push((k, id));
+                }
+                self.nodes.read(id, |s| {
+                    for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {
+                        if let Some(k) = d.key_for(label, &target.1) {
+                            entries.push((k, id));
+                        }
+                    }
+                });
+            }
+            {
+                let mut s = self.schema.write();
+                for (k, id) in entries.drain(..) {
+                    s.insert_entry(target, k, id);
+                }
+            }
+            progress.done.fetch_add(chunk.len() as u64, Ordering::AcqRel);
+        }
+        progress.online.store(true, Ordering::Release);
+        self.unregister(ts, base.ts);
+    }
+
+    /// See [`Store::await_indexes`].
+    pub(crate) fn await_indexes(&self, name: Option<&str>, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let pending: Vec<String> = {
+                let s = self.schema.read();
+                if let Some(n) = name {
+                    if !s.defs.iter().any(|d| d.name == n && d.kind.has_index()) {
+                        return Err(Error::argument(format!("No such index '{n}'")));
+                    }
+                }
+                s.defs
+                    .iter()
+                    .filter(|d| name.is_none_or(|n| d.name == n) && !d.progress.is_online())
+                    .map(|d| d.name.clone())
+                    .collect()
+            };
+            if pending.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(Error::argument(format!(
+                    "Timed out after {}s waiting for index population: {}",
+                    timeout.as_secs_f64(),
+                    pending.join(", ")
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Fails with `ConstraintCreationFailed` if the newest committed state violates the rule
+    /// about to be created (two nodes sharing a unique key, a node lacking a required key).
+    fn check_rule_data(&self, label: u32, keys: &[u32], kind: IndexKind, name: &str) -> Result<()> {
+        if !kind.is_constraint() {
+            return Ok(());
+        }
         let mut ids: Vec<u64> = self
             .label_sets
             .read()
@@ -677,25 +1020,68 @@ impl Core {
         }
         ids.sort_unstable();
         ids.dedup();
+        let (l, ks) = {
+            let t = self.tokens.read();
+            let l = t.name(TokenKind::Label, label).map(|s| s.to_string()).unwrap_or_default();
+            let ks: Vec<String> = keys
+                .iter()
+                .map(|k| {
+                    t.name(TokenKind::PropertyKey, *k).map(|s| s.to_string()).unwrap_or_default()
+                })
+                .collect();
+            (l, ks)
+        };
+        let schema_text = if ks.len() == 1 {
+            format!("(:{l} {{{}}})", ks[0])
+        } else {
+            format!("(:{l} {{{}}})", ks.join(", "))
+        };
+        let fail = |detail: String| {
+            Error::new(
+                Status::ConstraintCreationFailed,
+                format!(
+                    "Unable to create Constraint( name='{name}', type='{}', schema={schema_text} ): \
+                     {detail}",
+                    kind.type_name()
+                ),
+            )
+        };
         let mut seen: HashMap<IndexKey, u64> = HashMap::new();
         for id in ids {
             let Some(d) = self.node_newest(id).1 else { continue };
-            let Some(k) = d.key_for(label, key) else { continue };
-            if let Some(other) = seen.insert(k, id) {
-                let t = self.tokens.read();
-                let l = t.name(TokenKind::Label, label).map(|s| s.to_string()).unwrap_or_default();
-                let p =
-                    t.name(TokenKind::PropertyKey, key).map(|s| s.to_string()).unwrap_or_default();
-                let v = d.prop(key).cloned().unwrap_or(Value::Null);
-                return Err(Error::new(
-                    Status::ConstraintValidationFailed,
-                    format!(
-                        "Unable to create Constraint( name='{name}', type='UNIQUENESS', \
-                         schema=(:{l} {{{p}}}) ): Both Node({other}) and Node({id}) have the \
-                         label `{l}` and property `{p}` = {}",
-                        fmt_value(&v)
-                    ),
-                ));
+            if !d.has_label(label) {
+                continue;
+            }
+            if kind.requires() {
+                if let Some(i) = keys.iter().position(|k| d.prop(*k).is_none()) {
+                    return Err(fail(format!(
+                        "Node({id}) with label `{l}` must have the property `{}`",
+                        ks[i]
+                    )));
+                }
+            }
+            if kind.unique() {
+                let Some(k) = d.key_for(label, keys) else { continue };
+                if let Some(other) = seen.insert(k, id) {
+                    let vals: Vec<String> = keys
+                        .iter()
+                        .zip(&ks)
+                        .map(|(k, n)| {
+                            format!(
+                                "`{n}` = {}",
+                                fmt_value(&d.prop(*k).cloned().unwrap_or(Value::Null))
+                            )
+                        })
+                        .collect();
+                    let what = if ks.len() == 1 {
+                        format!("property {}", vals[0])
+                    } else {
+                        format!("properties {}", vals.join(", "))
+                    };
+                    return Err(fail(format!(
+                        "Both Node({other}) and Node({id}) have the label `{l}` and {what}"
+                    )));
+                }
             }
         }
         Ok(())

@@ -322,6 +322,7 @@ fn index_seek_unifies_numbers_and_sees_own_writes() {
     assert_eq!(s.begin(true).index_seek(u, id, &Value::Int(5)), None);
     assert!(s.create_index(u, id, None).unwrap());
     assert!(!s.create_index(u, id, None).unwrap());
+    s.await_indexes(None, Duration::from_secs(60)).unwrap();
     let info = s.indexes();
     assert_eq!(info.len(), 1);
     assert!(info[0].name.starts_with("index_"));
@@ -356,7 +357,7 @@ fn unique_constraints() {
     let dup = w.create_node(&[u], vec![(id, Value::str("alice"))]).unwrap();
     w.commit().unwrap();
     let e = s.create_unique_constraint(u, id, Some("uniq_user")).unwrap_err();
-    assert_eq!(e.status, Status::ConstraintValidationFailed);
+    assert_eq!(e.status, Status::ConstraintCreationFailed);
     assert!(s.indexes().is_empty());
     let mut w = s.begin(false);
     w.delete_node(dup).unwrap();
@@ -844,6 +845,8 @@ fn index_created_after_a_rebuild_sees_updates_of_base_nodes() {
     w.set_node_property(a, k, Value::Int(5)).unwrap();
     w.commit().unwrap();
     assert!(s.create_index(l, k, None).unwrap());
+    // Existing data: the index populates in the background.
+    s.await_indexes(None, std::time::Duration::from_secs(60)).unwrap();
     assert_eq!(s.begin(true).index_seek(l, k, &Value::Int(5)), Some(vec![a]));
     assert!(s.check().unwrap().is_ok());
 }
@@ -932,4 +935,161 @@ fn rebuild_does_not_resurrect_a_node_deleted_during_the_build() {
     assert_eq!(r.count_nodes(Some(l)), 1);
     drop(r);
     assert!(s.check().unwrap().is_ok());
+}
+
+/// Seeks and scans agree: every node with the label whose key is `v` (by brute force).
+fn scan_eq(tx: &Transaction, l: TokenId, k: TokenId, v: i64) -> Vec<NodeId> {
+    all_nodes(tx, Some(l))
+        .into_iter()
+        .map(NodeId)
+        .filter(|n| int(&tx.node_property(*n, k)) == Some(v))
+        .collect()
+}
+
+#[test]
+fn background_population_races_with_commits() {
+    let s = Store::in_memory();
+    let (l, k) = (label(&s, "L"), key(&s, "k"));
+    let mut w = s.begin(false);
+    let mut ids = Vec::new();
+    for i in 0..20_000i64 {
+        ids.push(w.create_node(&[l], vec![(k, Value::Int(i % 100))]).unwrap());
+    }
+    w.commit().unwrap();
+    s.compact().unwrap();
+    let mut w = s.begin(false);
+    for id in ids.iter().step_by(7) {
+        w.set_node_property(*id, k, Value::Int(1000)).unwrap();
+    }
+    w.commit().unwrap();
+    assert!(s.create_index(l, k, Some("ix")).unwrap());
+    // Commits keep going while the index fills.
+    for round in 0..20i64 {
+        let mut w = s.begin(false);
+        for id in ids.iter().skip(round as usize).step_by(97) {
+            w.set_node_property(*id, k, Value::Int(2000 + round)).unwrap();
+        }
+        w.create_node(&[l], vec![(k, Value::Int(3000 + round))]).unwrap();
+        w.commit().unwrap();
+        let r = s.begin(true);
+        // Not online yet: no index answers (callers scan); online: it answers exactly.
+        if let Some(found) = r.index_seek(l, k, &Value::Int(5)) {
+            assert_eq!(found, scan_eq(&r, l, k, 5));
+        }
+    }
+    s.await_indexes(Some("ix"), Duration::from_secs(60)).unwrap();
+    s.await_indexes(None, Duration::from_secs(60)).unwrap();
+    let info = &s.indexes()[0];
+    assert_eq!((info.state, info.population_percent), ("ONLINE", 100.0));
+    let r = s.begin(true);
+    for v in [0, 5, 99, 1000, 2003, 2019, 3007] {
+        assert_eq!(r.index_seek(l, k, &Value::Int(v)), Some(scan_eq(&r, l, k, v)), "value {v}");
+    }
+    let rep = s.check().unwrap();
+    assert!(rep.problems.is_empty(), "{:?}", rep.problems);
+    assert!(s.await_indexes(Some("nope"), Duration::from_secs(1)).is_err());
+}
+
+#[test]
+fn crash_during_population_recovers_a_complete_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids;
+    {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let (l, k) = (label(&s, "L"), key(&s, "k"));
+        let mut w = s.begin(false);
+        ids = (0..5_000i64)
+            .map(|i| w.create_node(&[l], vec![(k, Value::Int(i % 10))]).unwrap())
+            .collect::<Vec<_>>();
+        w.commit().unwrap();
+        s.checkpoint().unwrap();
+        assert!(s.create_index(l, k, Some("ix")).unwrap());
+        let mut w = s.begin(false);
+        w.set_node_property(ids[3], k, Value::Int(77)).unwrap();
+        w.commit().unwrap();
+        s.crash_for_test();
+    }
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    let (l, k) = (label(&s, "L"), key(&s, "k"));
+    assert_eq!(s.indexes()[0].state, "ONLINE");
+    let r = s.begin(true);
+    assert_eq!(r.index_seek(l, k, &Value::Int(77)), Some(vec![ids[3]]));
+    assert_eq!(r.index_seek(l, k, &Value::Int(4)), Some(scan_eq(&r, l, k, 4)));
+}
+
+#[test]
+fn composite_unique_node_key_and_existence() {
+    let s = Store::in_memory();
+    let (l, a, b) = (label(&s, "L"), key(&s, "a"), key(&s, "b"));
+    assert!(s.create_rule(IndexKind::NodeKey, l, &[a, b], Some("nk")).unwrap());
+    assert!(!s.create_rule(IndexKind::NodeKey, l, &[a, b], Some("nk")).unwrap());
+    let mut w = s.begin(false);
+    let n = w.create_node(&[l], vec![(a, Value::Int(1)), (b, Value::str("x"))]).unwrap();
+    // Same composite key (1 == 1.0): rejected at once, the transaction goes on.
+    let e = w.create_node(&[l], vec![(a, Value::Float(1.0)), (b, Value::str("x"))]).unwrap_err();
+    assert_eq!(e.status, Status::ConstraintValidationFailed);
+    w.create_node(&[l], vec![(a, Value::Int(1)), (b, Value::str("y"))]).unwrap();
+    w.commit().unwrap();
+    let r = s.begin(true);
+    assert_eq!(
+        r.index_seek_composite(l, &[a, b], &[Value::Float(1.0), Value::str("x")]),
+        Some(vec![n])
+    );
+    assert_eq!(r.index_seek_composite(l, &[b, a], &[Value::str("x"), Value::Int(1)]), None);
+    drop(r);
+    // A missing key fails at commit and leaves nothing behind.
+    let mut w = s.begin(false);
+    w.create_node(&[l], vec![(a, Value::Int(2))]).unwrap();
+    let e = w.commit().unwrap_err();
+    assert_eq!(e.status, Status::ConstraintValidationFailed);
+    assert!(e.message.contains("must have the properties (`a`, `b`)"), "{}", e.message);
+    assert_eq!(s.begin(true).count_nodes(Some(l)), 2);
+    // Existence on data that violates it cannot be created.
+    let c = key(&s, "c");
+    let e = s.create_rule(IndexKind::Existence, l, &[c], None).unwrap_err();
+    assert_eq!(e.status, Status::ConstraintCreationFailed);
+    assert!(s.create_rule(IndexKind::Existence, l, &[a], Some("ex")).unwrap());
+    let mut w = s.begin(false);
+    w.remove_label(n, l).unwrap();
+    w.commit().unwrap();
+    assert!(s.drop_constraint("nk").unwrap());
+    assert!(s.drop_constraint("ex").unwrap());
+    assert!(s.indexes().is_empty());
+}
+
+#[test]
+fn schema_rules_survive_wal_replay_and_checkpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let (l, a, b, t) = (label(&s, "L"), key(&s, "a"), key(&s, "b"), rtype(&s, "T"));
+        s.create_rule(IndexKind::NodeKey, l, &[a, b], Some("nk")).unwrap();
+        s.create_rel_existence_constraint(t, a, Some("rex")).unwrap();
+        s.create_rel_index(t, &[b], Some("rix")).unwrap();
+        let mut w = s.begin(false);
+        let n = w.create_node(&[l], vec![(a, Value::Int(1)), (b, Value::Int(2))]).unwrap();
+        w.create_rel(n, n, t, vec![(a, Value::Int(1)), (b, Value::Int(9))]).unwrap();
+        w.commit().unwrap();
+        s.crash_for_test();
+    }
+    for round in 0..2 {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let (l, a, b, t) = (label(&s, "L"), key(&s, "a"), key(&s, "b"), rtype(&s, "T"));
+        let mut names: Vec<String> = s.indexes().into_iter().map(|i| i.name).collect();
+        names.sort();
+        assert_eq!(names, ["nk", "rex", "rix"], "round {round}");
+        let r = s.begin(true);
+        assert_eq!(r.rel_index_seek(t, &[b], &[Value::Float(9.0)]).map(|v| v.len()), Some(1));
+        drop(r);
+        let mut w = s.begin(false);
+        let n = w.create_node(&[l], vec![(a, Value::Int(1)), (b, Value::Int(3))]).unwrap();
+        w.create_rel(n, n, t, vec![]).unwrap();
+        let e = w.commit().unwrap_err();
+        assert_eq!(e.status, Status::ConstraintValidationFailed, "round {round}");
+        let mut w = s.begin(false);
+        w.create_node(&[l], vec![(a, Value::Int(1))]).unwrap();
+        assert_eq!(w.commit().unwrap_err().status, Status::ConstraintValidationFailed);
+        s.checkpoint().unwrap();
+        s.crash_for_test();
+    }
 }

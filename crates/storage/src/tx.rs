@@ -13,7 +13,8 @@ use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 use crate::base::{Base, NodeRef, RelRef};
 use crate::codec::{Enc, MAX_ID};
 use crate::mvcc::{set_prop, Core, CountDelta, NodeData, RelData};
-use crate::value::{check_storable, fmt_value, index_key, IndexKey};
+use crate::schema::{IdSet, IndexKind, Target};
+use crate::value::{check_storable, fmt_value, index_key, target_key, IndexKey, KeyRange};
 use crate::wal::WalMsg;
 use crate::{Dir, Edge, TokenId, TokenKind};
 
@@ -73,7 +74,7 @@ pub struct Transaction {
     /// index keys written by this transaction.
     tx_labels: HashMap<u32, BTreeSet<u64>>,
     tx_types: HashMap<u32, BTreeSet<u64>>,
-    tx_index: HashMap<(u32, u32, IndexKey), Vec<u64>>,
+    tx_index: BTreeMap<(Target, IndexKey), Vec<u64>>,
     undo: Vec<Undo>,
     delta: CountDelta,
     /// Token tables as of `begin` (tokens are never removed): lookups need no shared lock.
@@ -135,7 +136,7 @@ impl Transaction {
             adj: HashMap::new(),
             tx_labels: HashMap::new(),
             tx_types: HashMap::new(),
-            tx_index: HashMap::new(),
+            tx_index: BTreeMap::new(),
             undo: Vec::new(),
             delta: CountDelta::default(),
         }
@@ -342,32 +343,165 @@ impl Transaction {
     /// Nodes with `label` whose property `key` equals `value` (Cypher equality, so `Int(5)`
     /// matches `Float(5.0)`), in id order; `None` if no index covers `(label, key)`.
     pub fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>> {
+        self.seek_exact(&(label, vec![key]), index_key(value))
+    }
+
+    /// Nodes with `label` whose properties `keys` equal `values` (pairwise), in id order;
+    /// `None` if no composite index covers exactly `(label, keys)` in that order.
+    pub fn index_seek_composite(
+        &self,
+        label: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<NodeId>> {
+        if keys.len() != values.len() || keys.is_empty() {
+            return None;
+        }
+        let key = target_key(keys, |k| keys.iter().position(|x| *x == k).map(|i| &values[i]));
+        self.seek_exact(&(label, keys.to_vec()), key)
+    }
+
+    /// Relationships of type `ty` whose properties `keys` equal `values` pairwise (Cypher
+    /// equality), in id order; `None` if no relationship index covers exactly `(ty, keys)`.
+    pub fn rel_index_seek(
+        &self,
+        ty: TokenId,
+        keys: &[TokenId],
+        values: &[Value],
+    ) -> Option<Vec<RelId>> {
+        if keys.len() != values.len() || keys.is_empty() {
+            return None;
+        }
         let schema = self.core.schema.read();
-        let since = schema.indexed_since(label, key)?;
-        let Some(k) = index_key(value) else { return Some(Vec::new()) };
-        let mut cands = schema.lookup(label, key, &k);
+        if !schema.rel_indexed(ty, keys) {
+            return None;
+        }
+        let key = target_key(keys, |k| keys.iter().position(|x| *x == k).map(|i| &values[i]));
+        let Some(key) = key else { return Some(Vec::new()) };
+        let t: Target = (ty, keys.to_vec());
+        let mut cands: Vec<u64> = schema
+            .rel_maps
+            .get(&t)
+            .and_then(|m| m.get(&key))
+            .map(IdSet::to_vec)
+            .unwrap_or_default();
         drop(schema);
-        self.base.index_lookup(label, key, &k, &mut cands);
+        // This transaction's own writes are not in the shared index: all are candidates.
+        cands.extend(self.rels.keys().copied());
+        cands.sort_unstable();
+        cands.dedup();
+        cands.retain(|id| {
+            self.with_rel(*id, |r| r.to_data().key_for(ty, keys).as_ref() == Some(&key))
+                == Some(true)
+        });
+        Some(cands.into_iter().map(RelId).collect())
+    }
+
+    /// Visible nodes whose key for `t` is `k` (`None` key: nothing can match).
+    pub(crate) fn seek_exact(&self, t: &Target, k: Option<IndexKey>) -> Option<Vec<NodeId>> {
+        let schema = self.core.schema.read();
+        let since = schema.indexed_since(t.0, &t.1)?;
+        let Some(k) = k else { return Some(Vec::new()) };
+        let mut cands = schema.lookup(t, &k);
+        drop(schema);
+        self.base.index_lookup(t, &k, &mut cands);
         if since > self.schema_version {
             cands.extend(self.nodes.keys().copied());
-        } else if let Some(own) = self.tx_index.get(&(label, key, k.clone())) {
+        } else if self.tx_index.is_empty() {
+            // Nothing written under an index (the common read-only case): no lookup needed.
+        } else if let Some(own) = self.tx_index.get(&(t.clone(), k.clone())) {
             cands.extend(own.iter().copied());
         }
         cands.sort_unstable();
         cands.dedup();
         cands.retain(|id| {
-            self.with_node(*id, |d| d.key_for(label, key) == Some(k.clone())) == Some(true)
+            self.with_node(*id, |d| d.key_for(t.0, &t.1) == Some(k.clone())) == Some(true)
         });
         Some(cands.into_iter().map(NodeId).collect())
     }
 
-    /// The `(label, key)` pairs with an equality index.
-    pub(crate) fn indexed_pairs(&self) -> Vec<(TokenId, TokenId)> {
-        let s = self.core.schema.read();
-        let mut v: Vec<(u32, u32)> = s.defs.iter().map(|d| (d.label, d.key)).collect();
+    /// Nodes with `label` whose property `key` lies between the bounds (`(value, inclusive)`,
+    /// `None` = unbounded; Cypher comparison semantics: numbers compare across Int and Float,
+    /// values of other types than the bounds' never match, NaN never matches), in id order.
+    /// `None` if no index covers `(label, key)` or the bounds are not of one type an index
+    /// orders (then the caller scans).
+    pub fn index_range(
+        &self,
+        label: TokenId,
+        key: TokenId,
+        lo: Option<(&Value, bool)>,
+        hi: Option<(&Value, bool)>,
+    ) -> Option<Vec<NodeId>> {
+        let r = KeyRange::between(lo, hi)?;
+        self.range_seek(&(label, vec![key]), &r)
+    }
+
+    /// Nodes with `label` whose property `key` is a string starting with `prefix`, in id
+    /// order; `None` if no index covers `(label, key)`.
+    pub fn index_prefix(&self, label: TokenId, key: TokenId, prefix: &str) -> Option<Vec<NodeId>> {
+        self.range_seek(&(label, vec![key]), &KeyRange::prefix(prefix))
+    }
+
+    fn range_seek(&self, t: &Target, r: &KeyRange) -> Option<Vec<NodeId>> {
+        let schema = self.core.schema.read();
+        let since = schema.indexed_since(t.0, &t.1)?;
+        let mut cands = Vec::new();
+        schema.lookup_range(t, r, &mut cands);
+        drop(schema);
+        self.base.index_range(t, r, &mut cands);
+        if since > self.schema_version {
+            cands.extend(self.nodes.keys().copied());
+        } else {
+            for ((tt, k), ids) in self.tx_index.range((t.clone(), r.start())..) {
+                if tt != t || r.past_end(k) {
+                    break;
+                }
+                cands.extend(ids.iter().copied());
+            }
+        }
+        cands.sort_unstable();
+        cands.dedup();
+        cands.retain(|id| {
+            self.with_node(*id, |d| d.key_for(t.0, &t.1).is_some_and(|k| r.contains(&k)))
+                == Some(true)
+        });
+        Some(cands.into_iter().map(NodeId).collect())
+    }
+
+    /// Waits until the named index (or every index) is online (see [`crate::Store::await_indexes`]).
+    /// Schema rules are not transactional, so this does not depend on the snapshot.
+    pub fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
+        self.core.await_indexes(name, timeout)
+    }
+
+    /// The targets (label, property keys) with index data.
+    pub(crate) fn indexed_targets(&self) -> Vec<Target> {
+        let mut v = self.core.schema.read().pairs();
         v.sort_unstable();
-        v.dedup();
         v
+    }
+
+    /// Number of visible relationships of type `ty` (any if `None`) from a node with label
+    /// `start` to one with `end` (any if `None`; at most one of the two labels may be given),
+    /// from the count store in O(log n). `None` when this transaction has written anything
+    /// (its own changes are not in the store's counts; the caller counts by scanning) or both
+    /// labels are given.
+    pub fn count_rels(
+        &self,
+        start: Option<TokenId>,
+        ty: Option<TokenId>,
+        end: Option<TokenId>,
+    ) -> Option<u64> {
+        if start.is_some() && end.is_some() {
+            return None;
+        }
+        if !self.nodes.is_empty() || !self.rels.is_empty() {
+            return None;
+        }
+        let any = crate::mvcc::ANY;
+        let key = (start.unwrap_or(any), ty.unwrap_or(any), end.unwrap_or(any));
+        let n = self.core.counts.read().rels_at(key, self.start_ts);
+        Some(n.max(0) as u64)
     }
 
     /// Number of visible nodes (with the label, if given).
@@ -504,28 +638,28 @@ impl Transaction {
         if schema.maps.is_empty() {
             return;
         }
-        for (l, k) in schema.pairs() {
-            if let Some(key) = d.key_for(l, k) {
-                self.tx_index.entry((l, k, key)).or_default().push(id);
+        for t in schema.maps.keys() {
+            if let Some(key) = d.key_for(t.0, &t.1) {
+                self.tx_index.entry((t.clone(), key)).or_default().push(id);
             }
         }
     }
 
-    /// Fails if giving node `id` the state `d` would duplicate a unique `(label, key)` value
-    /// visible to this transaction. (Commit re-checks against the newest committed state.)
+    /// Fails if giving node `id` the state `d` would duplicate a unique key visible to this
+    /// transaction. (Commit re-checks against the newest committed state.)
     fn check_unique(&self, id: u64, d: &NodeData) -> Result<()> {
-        let pairs: Vec<(u32, u32)> = {
+        let targets = {
             let schema = self.core.schema.read();
             if !schema.has_unique() {
                 return Ok(());
             }
-            schema.defs.iter().filter(|x| x.unique).map(|x| (x.label, x.key)).collect()
+            schema.unique_targets()
         };
-        for (l, k) in pairs {
-            if let Some(v) = d.key_for(l, k).and(d.prop(k)) {
-                let others = self.index_seek(l, k, v).unwrap_or_default();
+        for t in targets {
+            if let Some(key) = d.key_for(t.0, &t.1) {
+                let others = self.seek_exact(&t, Some(key)).unwrap_or_default();
                 if let Some(other) = others.into_iter().find(|o| o.0 != id) {
-                    return Err(self.core.unique_violation(other.0, l, k, v));
+                    return Err(self.core.unique_violation(other.0, &t, d));
                 }
             }
         }
@@ -783,6 +917,7 @@ impl Transaction {
             }
             self.validate()?;
             self.validate_unique()?;
+            self.validate_required()?;
             let ts = cs.next_ts;
             cs.next_ts += 1;
             let header = if durable { core.record_header(&mut cs, ts) } else { Vec::new() };
@@ -872,32 +1007,58 @@ impl Transaction {
     /// Unique constraints against the newest committed state (not the snapshot), so two
     /// concurrent transactions cannot both insert the same key. Caller holds the commit mutex.
     fn validate_unique(&self) -> Result<()> {
-        let pairs: Vec<(u32, u32)> = {
-            let schema = self.core.schema.read();
-            schema.defs.iter().filter(|x| x.unique).map(|x| (x.label, x.key)).collect()
-        };
-        if pairs.is_empty() {
+        let targets = self.core.schema.read().unique_targets();
+        if targets.is_empty() {
             return Ok(());
         }
-        let mut seen: HashMap<(u32, u32, IndexKey), u64> = HashMap::new();
+        let mut seen: HashMap<(Target, IndexKey), u64> = HashMap::new();
         for (id, w) in &self.nodes {
             let Some(d) = &w.data else { continue };
-            for (l, k) in &pairs {
-                let Some(key) = d.key_for(*l, *k) else { continue };
-                let v = d.prop(*k).cloned().unwrap_or(Value::Null);
-                if let Some(other) = seen.insert((*l, *k, key.clone()), *id) {
-                    return Err(self.core.unique_violation(other, *l, *k, &v));
+            for t in &targets {
+                let Some(key) = d.key_for(t.0, &t.1) else { continue };
+                if let Some(other) = seen.insert((t.clone(), key.clone()), *id) {
+                    return Err(self.core.unique_violation(other, t, d));
                 }
-                let mut cands = self.core.schema.read().lookup(*l, *k, &key);
-                self.core.base().index_lookup(*l, *k, &key, &mut cands);
+                let mut cands = self.core.schema.read().lookup(t, &key);
+                self.core.base().index_lookup(t, &key, &mut cands);
                 for c in cands {
                     if c == *id || self.nodes.contains_key(&c) {
                         continue;
                     }
                     let (_, nd) = self.core.node_newest(c);
-                    if nd.is_some_and(|nd| nd.key_for(*l, *k).as_ref() == Some(&key)) {
-                        return Err(self.core.unique_violation(c, *l, *k, &v));
+                    if nd.is_some_and(|nd| nd.key_for(t.0, &t.1).as_ref() == Some(&key)) {
+                        return Err(self.core.unique_violation(c, t, d));
                     }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Existence and node-key constraints: every node this transaction leaves with a
+    /// constrained label has the required properties. Caller holds the commit mutex (so a
+    /// constraint created concurrently is either checked here or saw this commit's data).
+    fn validate_required(&self) -> Result<()> {
+        let (required, rel_required) = {
+            let s = self.core.schema.read();
+            (s.required_targets(), s.rel_required())
+        };
+        for (id, w) in &self.rels {
+            let Some(r) = &w.data else { continue };
+            for (ty, key) in &rel_required {
+                if r.ty == *ty && crate::mvcc::prop_of(&r.props, *key).is_none() {
+                    return Err(self.core.missing_rel_property(*id, *ty, *key));
+                }
+            }
+        }
+        if required.is_empty() {
+            return Ok(());
+        }
+        for (id, w) in &self.nodes {
+            let Some(d) = &w.data else { continue };
+            for ((label, keys), kind) in &required {
+                if d.has_label(*label) && keys.iter().any(|k| d.prop(*k).is_none()) {
+                    return Err(self.core.missing_property(*id, *label, keys, *kind));
                 }
             }
         }
@@ -944,17 +1105,62 @@ fn encode_body(
 }
 
 impl Core {
-    /// The constraint error Neo4j reports for a duplicate key.
-    pub(crate) fn unique_violation(&self, existing: u64, label: u32, key: u32, v: &Value) -> Error {
+    fn names(&self, label: u32, keys: &[u32]) -> (String, Vec<String>) {
         let t = self.tokens.read();
         let l = t.name(TokenKind::Label, label).map(|s| s.to_string()).unwrap_or_default();
+        let ks = keys
+            .iter()
+            .map(|k| t.name(TokenKind::PropertyKey, *k).map(|s| s.to_string()).unwrap_or_default())
+            .collect();
+        (l, ks)
+    }
+
+    /// The constraint error Neo4j reports for a duplicate key (`d`: the offending node).
+    pub(crate) fn unique_violation(&self, existing: u64, t: &Target, d: &NodeData) -> Error {
+        let (l, ks) = self.names(t.0, &t.1);
+        let v = |k: u32| d.prop(k).map_or_else(|| "NULL".to_string(), fmt_value);
+        let what = if ks.len() == 1 {
+            format!("property `{}` = {}", ks[0], v(t.1[0]))
+        } else {
+            let parts: Vec<String> =
+                ks.iter().zip(&t.1).map(|(n, k)| format!("`{n}` = {}", v(*k))).collect();
+            format!("properties {}", parts.join(", "))
+        };
+        Error::new(
+            Status::ConstraintValidationFailed,
+            format!("Node({existing}) already exists with label `{l}` and {what}"),
+        )
+    }
+
+    /// The constraint error Neo4j reports for a relationship lacking a required property.
+    pub(crate) fn missing_rel_property(&self, id: u64, ty: u32, key: u32) -> Error {
+        let t = self.tokens.read();
+        let tn = t.name(TokenKind::RelType, ty).map(|s| s.to_string()).unwrap_or_default();
         let k = t.name(TokenKind::PropertyKey, key).map(|s| s.to_string()).unwrap_or_default();
         Error::new(
             Status::ConstraintValidationFailed,
-            format!(
-                "Node({existing}) already exists with label `{l}` and property `{k}` = {}",
-                fmt_value(v)
-            ),
+            format!("Relationship({id}) with type `{tn}` must have the property `{k}`"),
+        )
+    }
+
+    /// The constraint error Neo4j reports for a node lacking a required property.
+    pub(crate) fn missing_property(
+        &self,
+        id: u64,
+        label: u32,
+        keys: &[u32],
+        kind: IndexKind,
+    ) -> Error {
+        let (l, ks) = self.names(label, keys);
+        let what = if kind == IndexKind::Existence && ks.len() == 1 {
+            format!("property `{}`", ks[0])
+        } else {
+            let q: Vec<String> = ks.iter().map(|k| format!("`{k}`")).collect();
+            format!("properties ({})", q.join(", "))
+        };
+        Error::new(
+            Status::ConstraintValidationFailed,
+            format!("Node({id}) with label `{l}` must have the {what}"),
         )
     }
 

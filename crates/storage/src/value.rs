@@ -82,6 +82,169 @@ pub(crate) enum IndexKey {
     Point(u32, u64, u64, Option<u64>),
 }
 
+impl IndexKey {
+    /// The key's group: keys of one group are mutually comparable in Cypher (`<`, `>`, ...),
+    /// keys of different groups never are. Int and Float share the number group.
+    pub(crate) fn group(&self) -> u8 {
+        match self {
+            IndexKey::Bool(_) => 0,
+            IndexKey::Int(_) | IndexKey::Float(_) => 1,
+            IndexKey::Str(_) => 2,
+            IndexKey::Bytes(_) => 3,
+            IndexKey::List(_) => 4,
+            IndexKey::Date(_) => 5,
+            IndexKey::LocalTime(..) => 6,
+            IndexKey::Time(..) => 7,
+            IndexKey::LocalDateTime(..) => 8,
+            IndexKey::DateTime(..) => 9,
+            IndexKey::Duration(..) => 10,
+            IndexKey::Point(..) => 11,
+        }
+    }
+
+    /// Whether range scans over this key's group answer Cypher's `<`/`>` exactly: booleans,
+    /// numbers, strings and temporals whose key order is their chronological order. (Times with
+    /// offsets compare by UTC instant but are keyed by their local value; lists, durations and
+    /// points are left to scans.)
+    pub(crate) fn rangeable(&self) -> bool {
+        matches!(self.group(), 0 | 1 | 2 | 5 | 6 | 8 | 9)
+    }
+
+    /// The smallest key of a rangeable group.
+    pub(crate) fn group_min(group: u8) -> Option<IndexKey> {
+        Some(match group {
+            0 => IndexKey::Bool(false),
+            1 => IndexKey::Float(f64::NEG_INFINITY.to_bits()),
+            2 => IndexKey::Str(Arc::from("")),
+            5 => IndexKey::Date(i32::MIN),
+            6 => IndexKey::LocalTime(0, 0),
+            8 => IndexKey::LocalDateTime(i32::MIN, 0, 0),
+            9 => IndexKey::DateTime(i32::MIN, 0, 0),
+            _ => return None,
+        })
+    }
+}
+
+/// Keys are ordered by group, then within a group in Cypher's comparison order (numbers
+/// numerically across Int and Float, strings by code point, temporals chronologically); groups
+/// without a Cypher order (lists, points, ...) get an arbitrary but total structural order.
+/// Consistent with `Eq` because equal numbers share one normalized key.
+impl Ord for IndexKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        use std::cmp::Ordering;
+        use IndexKey as K;
+        match (self, other) {
+            (K::Int(a), K::Int(b)) => a.cmp(b),
+            (K::Float(a), K::Float(b)) => {
+                f64::from_bits(*a).partial_cmp(&f64::from_bits(*b)).unwrap_or(Ordering::Equal)
+            }
+            (K::Int(i), K::Float(f)) => {
+                arbor_model::ops::cmp_int_float(*i, f64::from_bits(*f)).unwrap_or(Ordering::Equal)
+            }
+            (K::Float(f), K::Int(i)) => arbor_model::ops::cmp_int_float(*i, f64::from_bits(*f))
+                .unwrap_or(Ordering::Equal)
+                .reverse(),
+            (K::Bool(a), K::Bool(b)) => a.cmp(b),
+            (K::Str(a), K::Str(b)) => a.cmp(b),
+            (K::Bytes(a), K::Bytes(b)) => a.cmp(b),
+            (K::List(a), K::List(b)) => a.cmp(b),
+            (K::Date(a), K::Date(b)) => a.cmp(b),
+            (K::LocalTime(a, b), K::LocalTime(c, d)) => (a, b).cmp(&(c, d)),
+            (K::Time(a, b, c), K::Time(d, e, f)) => (a, b, c).cmp(&(d, e, f)),
+            (K::LocalDateTime(a, b, c), K::LocalDateTime(d, e, f)) => (a, b, c).cmp(&(d, e, f)),
+            (K::DateTime(a, b, c), K::DateTime(d, e, f)) => (a, b, c).cmp(&(d, e, f)),
+            (K::Duration(a, b, c, d), K::Duration(e, f, g, h)) => (a, b, c, d).cmp(&(e, f, g, h)),
+            (K::Point(a, b, c, d), K::Point(e, f, g, h)) => (a, b, c, d).cmp(&(e, f, g, h)),
+            _ => self.group().cmp(&other.group()),
+        }
+    }
+}
+
+impl PartialOrd for IndexKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// A range of index keys inside one rangeable group, as a seek asks for it: `lo`/`hi` bounds
+/// (`None` = open to that end of the group) or a string prefix.
+#[derive(Clone, Debug)]
+pub(crate) struct KeyRange {
+    pub group: u8,
+    pub lo: Option<(IndexKey, bool)>,
+    pub hi: Option<(IndexKey, bool)>,
+    pub prefix: Option<Arc<str>>,
+}
+
+impl KeyRange {
+    /// `lo`/`hi` as values (`bool` = inclusive). `None` if an index cannot answer the range
+    /// exactly (unrangeable types, NaN, bounds of different groups: the caller scans); an empty
+    /// range when no stored value can satisfy it.
+    pub fn between(lo: Option<(&Value, bool)>, hi: Option<(&Value, bool)>) -> Option<KeyRange> {
+        let conv = |b: Option<(&Value, bool)>| -> Option<Option<(IndexKey, bool)>> {
+            match b {
+                None => Some(None),
+                Some((v, incl)) => {
+                    let k = index_key(v)?;
+                    if !k.rangeable() {
+                        return None;
+                    }
+                    Some(Some((k, incl)))
+                }
+            }
+        };
+        let lo = conv(lo)?;
+        let hi = conv(hi)?;
+        let group = match (&lo, &hi) {
+            (Some((a, _)), Some((b, _))) if a.group() != b.group() => return None,
+            (Some((a, _)), _) => a.group(),
+            (_, Some((b, _))) => b.group(),
+            (None, None) => return None,
+        };
+        Some(KeyRange { group, lo, hi, prefix: None })
+    }
+
+    /// Strings starting with `prefix`.
+    pub fn prefix(prefix: &str) -> KeyRange {
+        let p: Arc<str> = Arc::from(prefix);
+        KeyRange { group: 2, lo: Some((IndexKey::Str(p.clone()), true)), hi: None, prefix: Some(p) }
+    }
+
+    /// The smallest key the range may contain.
+    pub fn start(&self) -> IndexKey {
+        match &self.lo {
+            Some((k, _)) => k.clone(),
+            None => IndexKey::group_min(self.group).unwrap_or(IndexKey::Bool(false)),
+        }
+    }
+
+    /// Whether `k` lies past the end of the range (keys iterated in order from `start`).
+    pub fn past_end(&self, k: &IndexKey) -> bool {
+        if k.group() != self.group {
+            return true;
+        }
+        if let (Some(p), IndexKey::Str(s)) = (&self.prefix, k) {
+            if !s.starts_with(&**p) {
+                return true;
+            }
+        }
+        match &self.hi {
+            Some((h, true)) => k > h,
+            Some((h, false)) => k >= h,
+            None => false,
+        }
+    }
+
+    pub fn contains(&self, k: &IndexKey) -> bool {
+        let above_lo = match &self.lo {
+            Some((l, true)) => k >= l,
+            Some((l, false)) => k > l,
+            None => true,
+        };
+        above_lo && !self.past_end(k)
+    }
+}
+
 fn float_bits(f: f64) -> u64 {
     // -0.0 == 0.0 in Cypher.
     if f == 0.0 {
@@ -148,6 +311,24 @@ pub(crate) fn index_key(v: &Value) -> Option<IndexKey> {
         }
         _ => return None,
     })
+}
+
+/// The index key of a node's values for the keys of a target: the value's key for one
+/// property, the list of the values' keys for a composite (`None` if any is missing).
+pub(crate) fn target_key<V: std::borrow::Borrow<Value>>(
+    keys: &[u32],
+    mut prop: impl FnMut(u32) -> Option<V>,
+) -> Option<IndexKey> {
+    match keys {
+        [k] => index_key(prop(*k)?.borrow()),
+        _ => {
+            let mut out = Vec::with_capacity(keys.len());
+            for k in keys {
+                out.push(index_key(prop(*k)?.borrow())?);
+            }
+            Some(IndexKey::List(out))
+        }
+    }
 }
 
 /// Cypher equality of two stored values (`false` when either has no key).
