@@ -57,3 +57,15 @@ def server(tmp_path_factory):
 def driver(server):
     with GraphDatabase.driver(f"bolt://127.0.0.1:{server}", auth=None) as d:
         yield d
+
+
+@pytest.fixture(scope="session")
+def arbor_bin():
+    """The `arbor` binary under test (for tests that start their own servers)."""
+    return BIN
+
+
+@pytest.fixture(scope="session")
+def port_factory():
+    """Returns a function giving a free loopback port."""
+    return free_port

@@ -14,7 +14,6 @@ import pytest
 from neo4j import GraphDatabase
 from neo4j.exceptions import ServiceUnavailable
 
-from conftest import BIN, free_port
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +28,8 @@ def cert(tmp_path_factory):
     return crt, key
 
 
-def start(data, port, *extra):
-    proc = subprocess.Popen([BIN, "serve", "--data", str(data), "--listen", f"127.0.0.1:{port}", *extra],
+def start(binary, data, port, *extra):
+    proc = subprocess.Popen([binary, "serve", "--data", str(data), "--listen", f"127.0.0.1:{port}", *extra],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 30
     while True:
@@ -56,9 +55,9 @@ def stop(proc):
 
 
 @pytest.fixture(scope="module")
-def tls_required(tmp_path_factory, cert):
-    port = free_port()
-    proc = start(tmp_path_factory.mktemp("tls-req"), port, "--tls-cert", str(cert[0]), "--tls-key", str(cert[1]))
+def tls_required(tmp_path_factory, cert, arbor_bin, port_factory):
+    port = port_factory()
+    proc = start(arbor_bin, tmp_path_factory.mktemp("tls-req"), port, "--tls-cert", str(cert[0]), "--tls-key", str(cert[1]))
     yield port
     stop(proc)
 
@@ -99,9 +98,9 @@ def test_streaming_and_transactions_over_tls(tls_required):
             assert s.run("MATCH (n:TlsNode) RETURN collect(n.k) AS ks").single()["ks"] == [2]
 
 
-def test_optional_level_serves_both(tmp_path, cert):
-    port = free_port()
-    proc = start(tmp_path, port, "--tls-cert", str(cert[0]), "--tls-key", str(cert[1]), "--tls-level", "optional")
+def test_optional_level_serves_both(tmp_path, cert, arbor_bin, port_factory):
+    port = port_factory()
+    proc = start(arbor_bin, tmp_path, port, "--tls-cert", str(cert[0]), "--tls-key", str(cert[1]), "--tls-level", "optional")
     try:
         for uri in (f"bolt://127.0.0.1:{port}", f"bolt+ssc://127.0.0.1:{port}"):
             with GraphDatabase.driver(uri, auth=None) as d:
@@ -110,7 +109,7 @@ def test_optional_level_serves_both(tmp_path, cert):
         stop(proc)
 
 
-def test_bad_certificate_is_a_clear_startup_error(tmp_path, cert):
+def test_bad_certificate_is_a_clear_startup_error(tmp_path, cert, arbor_bin, port_factory):
     bogus = tmp_path / "bogus.crt"
     bogus.write_text("not a certificate\n")
     for args, expected in [
@@ -118,7 +117,7 @@ def test_bad_certificate_is_a_clear_startup_error(tmp_path, cert):
         (["--tls-cert", str(bogus), "--tls-key", str(cert[1])], "bogus.crt"),
         (["--tls-cert", str(cert[0]), "--tls-key", str(cert[0])], "bolt.crt"),
     ]:
-        r = subprocess.run([BIN, "serve", "--data", str(tmp_path / "d"), "--listen", f"127.0.0.1:{free_port()}",
+        r = subprocess.run([arbor_bin, "serve", "--data", str(tmp_path / "d"), "--listen", f"127.0.0.1:{port_factory()}",
                             *args], capture_output=True, timeout=30)
         assert r.returncode != 0
         assert expected in r.stderr.decode(errors="replace"), r.stderr
