@@ -125,6 +125,7 @@ impl Store {
                 return Err(io_err("cannot lock", &lock_path, e))
             }
         }
+        crate::bulk::refuse_incomplete(dir)?;
         let shared = Arc::new(WalShared::default());
         let persist = Persist {
             dir: dir.to_path_buf(),
