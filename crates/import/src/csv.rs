@@ -284,7 +284,7 @@ mod tests {
         assert_eq!(last_boundary(b"abc", b'"', false), None);
         assert_eq!(last_boundary(b"a\n\"b\nc", b'"', true), Some(2));
         assert_eq!(last_boundary(b"a\n\"b\nc\"\n", b'"', true), Some(8));
-        assert_eq!(first_boundary(b"\"a\nb\"\nc\n", b'"', true), Some(7));
+        assert_eq!(first_boundary(b"\"a\nb\"\nc\n", b'"', true), Some(6));
         assert_eq!(first_boundary(b"\"a\nb\"\nc\n", b'"', false), Some(3));
     }
 
