@@ -1112,3 +1112,6 @@ fn read_var(r: &mut impl Read) -> std::io::Result<u64> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
