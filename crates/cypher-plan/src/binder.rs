@@ -1826,7 +1826,8 @@ impl<'a> Binder<'a> {
         let mut bargs = Vec::new();
         match args {
             Some(a) => {
-                if a.len() != sig.inputs.len() {
+                let required = sig.inputs.len().saturating_sub(sig.optional_inputs);
+                if a.len() > sig.inputs.len() || a.len() < required {
                     return Err(self.syntax(
                         qn.span,
                         "InvalidNumberOfArguments",
@@ -1855,6 +1856,8 @@ impl<'a> Binder<'a> {
                     }
                     bargs.push(b);
                 }
+                // Left-out optional inputs are null (the procedure's default).
+                bargs.resize_with(sig.inputs.len(), || PExpr::Const(Value::Null));
             }
             None => {
                 if !standalone && !sig.inputs.is_empty() {

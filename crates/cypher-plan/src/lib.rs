@@ -31,6 +31,9 @@ pub struct ProcSig {
     pub name: String,
     pub inputs: Vec<(String, CypherType)>,
     pub outputs: Vec<(String, CypherType)>,
+    /// How many trailing inputs a call may leave out (they are passed as null, which the body
+    /// reads as its default), as APOC's `loadProperties = false` parameters.
+    pub optional_inputs: usize,
 }
 
 impl ProcSig {

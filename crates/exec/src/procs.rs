@@ -44,7 +44,7 @@ impl Procedure {
         body: impl Fn(&[Value], &mut dyn Graph) -> Result<Vec<Vec<Value>>> + Send + Sync + 'static,
     ) -> Procedure {
         Procedure {
-            sig: ProcSig { name: name.to_string(), inputs, outputs },
+            sig: ProcSig { name: name.to_string(), inputs, outputs, optional_inputs: 0 },
             description: description.to_string(),
             writes: false,
             body: Arc::new(body),
