@@ -442,6 +442,7 @@ fn for_each_row(
     let mut line = chunk.first_line;
     let mut rec = Record::default();
     let columns = ctx.plan.len();
+    let mut spare: Vec<(&str, bool)> = Vec::with_capacity(columns);
     while pos < data.len() {
         let start = pos;
         let Some(r) = ctx.splitter.next(data, &mut pos, &mut rec) else { break };
@@ -470,7 +471,7 @@ fn for_each_row(
             continue;
         }
         let mut ok = true;
-        let mut texts: Vec<(&str, bool)> = Vec::with_capacity(columns);
+        let mut texts: Vec<(&str, bool)> = recycle(std::mem::take(&mut spare));
         for (i, fl) in rec.fields.iter().take(columns).enumerate() {
             match std::str::from_utf8(rec.bytes(data, fl)) {
                 Ok(s) => texts.push((s, fl.quoted)),
@@ -492,7 +493,15 @@ fn for_each_row(
             texts.push(("", false));
         }
         f(this, &texts, bad);
+        spare = recycle(texts);
     }
+}
+
+/// Reuses a vector's allocation for borrows of a different lifetime (an in-place `collect`
+/// over an emptied vector keeps the buffer), so rows do not allocate.
+fn recycle<'b>(mut v: Vec<(&str, bool)>) -> Vec<(&'b str, bool)> {
+    v.clear();
+    v.into_iter().map(|_| ("", false)).collect()
 }
 
 /// Parsed nodes of one chunk, in input order.
