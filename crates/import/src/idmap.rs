@@ -40,7 +40,14 @@ impl IdType {
     /// The key of an id field's text, or why it is not a valid id.
     pub fn key(self, text: &str) -> Result<IdKey, String> {
         match self {
-            IdType::String => Ok(IdKey::Str(hash128(text.as_bytes()))),
+            // A canonical decimal string ("0", "17", not "017" or "+17") names exactly one
+            // integer, so it is keyed as that integer (in the integer table, which string keys
+            // never share): exported string ids are often numbers, and dense ones then get the
+            // direct table.
+            IdType::String => Ok(match canonical_decimal(text) {
+                Some(n) => IdKey::Int(n),
+                None => IdKey::Str(hash128(text.as_bytes())),
+            }),
             IdType::Integer | IdType::Actual => text
                 .trim()
                 .parse::<i64>()
@@ -48,6 +55,22 @@ impl IdType {
                 .map_err(|_| format!("id `{text}` is not an integer (--id-type={self:?})")),
         }
     }
+}
+
+/// The value of a canonical non-negative decimal of at most 18 digits.
+fn canonical_decimal(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    if b.is_empty() || b.len() > 18 || (b[0] == b'0' && b.len() > 1) {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + i64::from(c - b'0');
+    }
+    Some(v)
 }
 
 /// The keys are already well mixed (hashes) or need one multiply (integers).
@@ -327,6 +350,17 @@ mod tests {
         assert_eq!(IdType::Integer.key(" 7 "), Ok(IdKey::Int(7)));
         assert!(IdType::Integer.key("x7").unwrap_err().contains("not an integer"));
         assert_ne!(IdType::String.key("7"), IdType::String.key("07"));
+        assert_eq!(IdType::String.key("7"), Ok(IdKey::Int(7)));
+        assert!(matches!(IdType::String.key("07"), Ok(IdKey::Str(_))));
+        assert!(matches!(IdType::String.key(" 7"), Ok(IdKey::Str(_))));
+        assert!(matches!(IdType::String.key("-7"), Ok(IdKey::Str(_))));
+        assert!(matches!(IdType::String.key("1234567890123456789"), Ok(IdKey::Str(_))));
+        let mut m = IdMap::default();
+        let g = m.group("G");
+        m.insert(g, IdType::String.key("7").unwrap(), 0).unwrap();
+        m.insert(g, IdType::String.key("07").unwrap(), 1).unwrap();
+        assert_eq!(m.get(g, &IdType::String.key("07").unwrap()), Some(1));
+        assert_eq!(m.insert(g, IdType::String.key("7").unwrap(), 2), Err(0));
     }
 
     #[test]

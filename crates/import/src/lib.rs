@@ -537,6 +537,7 @@ fn parse_nodes(ctx: &RowCtx<'_>, chunk: &Chunk, cache: &mut HashMap<String, u32>
     let mut labels: Vec<u32> = Vec::new();
     let mut props: Vec<(u32, Value)> = Vec::new();
     let mut bad = Vec::new();
+    let mut last_label: Option<(String, u32)> = None;
     for_each_row(ctx, chunk, &mut bad, |line, texts, bad| {
         labels.clear();
         labels.extend_from_slice(&ctx.static_labels);
@@ -573,7 +574,15 @@ fn parse_nodes(ctx: &RowCtx<'_>, chunk: &Chunk, cache: &mut HashMap<String, u32>
                     for l in text.split(ctx.cfg.array_delimiter as char) {
                         let l = l.trim();
                         if !l.is_empty() {
-                            labels.push(ctx.labels.get_or_add(l, cache));
+                            let id = match &last_label {
+                                Some((name, id)) if name == l => *id,
+                                _ => {
+                                    let id = ctx.labels.get_or_add(l, cache);
+                                    last_label = Some((l.to_string(), id));
+                                    id
+                                }
+                            };
+                            labels.push(id);
                         }
                     }
                 }
@@ -627,6 +636,7 @@ fn parse_rels(ctx: &RowCtx<'_>, chunk: &Chunk, cache: &mut HashMap<String, u32>)
     };
     let mut props: Vec<(u32, Value)> = Vec::new();
     let mut bad = Vec::new();
+    let mut last_type: Option<(String, u32)> = None;
     let Some(idmap) = ctx.idmap else { return out };
     for_each_row(ctx, chunk, &mut bad, |line, texts, bad| {
         props.clear();
@@ -679,7 +689,15 @@ fn parse_rels(ctx: &RowCtx<'_>, chunk: &Chunk, cache: &mut HashMap<String, u32>)
             return;
         };
         let Some(e) = resolve(end, ctx.end_group, &ctx.end_group_name, "end") else { return };
-        let t = ctx.types.get_or_add(ty, cache);
+        // Types repeat from row to row: compare with the previous one before hashing.
+        let t = match &last_type {
+            Some((name, id)) if name == ty => *id,
+            _ => {
+                let id = ctx.types.get_or_add(ty, cache);
+                last_type = Some((ty.to_string(), id));
+                id
+            }
+        };
         out.rels.push((s, e, t));
         if has_props {
             out.prop_count += props.iter().filter(|(_, v)| !v.is_null()).count() as u64;
