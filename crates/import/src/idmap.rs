@@ -113,24 +113,47 @@ struct Map {
 
 const EMPTY: u32 = u32::MAX;
 
-/// Integer ids. Exported ids are usually small and dense (1..n, or a sequence per label), so
-/// they start in a direct table indexed by the id (4 bytes per slot, one memory access per
-/// lookup, which is what the relationship stage spends its time on), offset by the first id
-/// seen; an id below that, or one that would make the table less than half full, moves
-/// everything to a hash table.
+/// Integer ids. Exported ids are usually small and dense (1..n, or a sequence per label).
+/// While the ids of a group arrive as one ascending run onto consecutive nodes, the map is
+/// just that arithmetic (`Run`: no memory, no memory access per lookup, which is what the
+/// relationship stage spends its time on). Otherwise a direct table indexed by the id
+/// (4 bytes per slot, one memory access), offset by the first id seen; an id below that, or
+/// one that would make the table less than half full, moves everything to a hash table.
 enum IntMap {
+    Run { base: i64, first: u32, len: u32 },
     Dense { base: Option<i64>, slots: Vec<u32>, count: usize },
     Hash(HashMap<i64, u32, BuildHasherDefault<KeyHasher>>),
 }
 
 impl Default for IntMap {
     fn default() -> Self {
-        IntMap::Dense { base: None, slots: Vec::new(), count: 0 }
+        IntMap::Run { base: 0, first: 0, len: 0 }
     }
 }
 
 impl IntMap {
     fn insert(&mut self, id: i64, node: u32) -> Result<(), u32> {
+        if let IntMap::Run { base, first, len } = self {
+            if *len == 0 {
+                (*base, *first, *len) = (id, node, 1);
+                return Ok(());
+            }
+            let d = id.checked_sub(*base);
+            if d == Some(i64::from(*len))
+                && Some(node) == first.checked_add(*len)
+                && *len < u32::MAX
+            {
+                *len += 1;
+                return Ok(());
+            }
+            if let Some(d) = d.filter(|d| (0..i64::from(*len)).contains(d)) {
+                return Err(*first + d as u32);
+            }
+            // The run ends: materialize it as a table.
+            let slots: Vec<u32> = (0..*len).map(|i| *first + i).collect();
+            let count = slots.len();
+            *self = IntMap::Dense { base: Some(*base), slots, count };
+        }
         if let IntMap::Dense { base, slots, count } = self {
             let b = *base.get_or_insert(id);
             let fits = id
@@ -171,12 +194,16 @@ impl IntMap {
                     Ok(())
                 }
             },
-            IntMap::Dense { .. } => Ok(()),
+            _ => Ok(()),
         }
     }
 
     fn get(&self, id: i64) -> Option<u32> {
         match self {
+            IntMap::Run { base, first, len } => id
+                .checked_sub(*base)
+                .filter(|d| (0..i64::from(*len)).contains(d))
+                .map(|d| *first + d as u32),
             IntMap::Dense { base, slots, .. } => base
                 .and_then(|b| id.checked_sub(b))
                 .and_then(|d| usize::try_from(d).ok())
@@ -189,6 +216,7 @@ impl IntMap {
 
     fn bytes(&self) -> u64 {
         match self {
+            IntMap::Run { .. } => 0,
             IntMap::Dense { slots, .. } => slots.capacity() as u64 * 4,
             IntMap::Hash(map) => map.capacity() as u64 * 17,
         }
@@ -328,6 +356,27 @@ mod tests {
         assert_eq!(m.get(g, &IdKey::Int(-5)), Some(5000));
         assert_eq!(m.get(g, &IdKey::Int(1 << 40)), Some(5001));
         assert_eq!(m.get(g, &IdKey::Int(-6)), None);
+    }
+
+    #[test]
+    fn runs_cost_nothing_until_broken() {
+        let mut m = IdMap::default();
+        let g = m.group("G");
+        for i in 0..1000u32 {
+            m.insert(g, IdKey::Int(10 + i64::from(i)), 5 + i).unwrap();
+        }
+        assert_eq!(m.bytes(), 0);
+        assert_eq!(m.get(g, &IdKey::Int(10)), Some(5));
+        assert_eq!(m.get(g, &IdKey::Int(1009)), Some(1004));
+        assert_eq!(m.get(g, &IdKey::Int(1010)), None);
+        assert_eq!(m.get(g, &IdKey::Int(9)), None);
+        assert_eq!(m.insert(g, IdKey::Int(500), 77), Err(495));
+        // A gap ends the run; everything is still found.
+        m.insert(g, IdKey::Int(2000), 2000).unwrap();
+        assert!(m.bytes() > 0);
+        assert_eq!(m.get(g, &IdKey::Int(1009)), Some(1004));
+        assert_eq!(m.get(g, &IdKey::Int(2000)), Some(2000));
+        assert_eq!(m.insert(g, IdKey::Int(11), 1), Err(6));
     }
 
     #[test]
