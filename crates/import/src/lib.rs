@@ -16,9 +16,11 @@
 //! adjacency columns identities. Finally `arbor_storage::bulk::CheckpointWriter` writes the
 //! checkpoint and the manifest (see there for crash safety).
 //!
-//! Memory: the id map (4-8 bytes per node for dense integer ids, ~17 for sparse ones, ~25 for
-//! string ids), 12 bytes per relationship (24 while sorting), relationship properties when there
-//! are any (plus 4 bytes per relationship for the sort order). Node
+//! Memory: the id map (nothing for ascending id runs, 4-8 bytes per node for dense integer ids,
+//! ~17 for sparse ones, ~25 for string ids), 12 bytes per relationship (24 while sorting),
+//! relationship properties when there are any (plus 4 bytes per relationship for the sort
+//! order). Past `--max-off-heap-memory` the relationship triples spill to a work file and the
+//! linking stage sorts one start-node range at a time (`rel_budget`). Node
 //! records never stay in memory. The chunk queues hold at most `4 × threads` chunks.
 //!
 //! Bad input is handled in `report.rs`; value syntax in `values.rs`; headers in `header.rs`.
@@ -139,6 +141,10 @@ pub struct ImportSummary {
     pub store_bytes: u64,
     /// Each stage's name and duration.
     pub stages: Vec<(String, Duration)>,
+    /// Relationships that went to the spill file (past `--max-off-heap-memory`).
+    pub spilled_relationships: u64,
+    /// Start-node ranges the linking stage needed (1 when everything fit in memory).
+    pub link_passes: u32,
 }
 
 fn arg_err(msg: impl Into<String>) -> Error {
@@ -932,6 +938,14 @@ pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
     let mut rels: Vec<[u32; 3]> = Vec::new();
     let mut rel_props: Vec<u8> = Vec::new();
     let mut rel_prop_ends: Option<Vec<u64>> = None;
+    // Relationships per start node, for the counting sort.
+    let mut degree: Vec<u32> = vec![0; next_node as usize + 1];
+    // Past the memory budget, triples go to a spill file in input order (the in-memory tail
+    // follows them); linking then works in start-node ranges that fit the budget.
+    let rel_cap = rel_budget(cfg.max_memory, idmap.bytes());
+    let rel_spill_path = work.0.join("rels.bin");
+    let mut rel_spill: Option<BufWriter<File>> = None;
+    let mut spilled: u64 = 0;
     let mut stage = Stage::start("Relationships", rel_bytes, true, cfg.progress);
     for group in &cfg.relationships {
         let Some(first) = group.files.first() else { continue };
@@ -983,10 +997,32 @@ pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
             for b in &out.bad {
                 bad.record(b.1, file, b.0, &b.2)?;
             }
-            if rels.len() + out.rels.len() > u32::MAX as usize {
+            if spilled as usize + rels.len() + out.rels.len() > u32::MAX as usize {
                 return Err(arg_err("more than 4,294,967,295 relationships in one import"));
             }
+            for &(s, _, _) in &out.rels {
+                degree[s as usize] += 1;
+            }
             rels.extend(out.rels.iter().map(|&(s, e, t)| [s, e, t]));
+            if rels.len() >= rel_cap {
+                let f = match rel_spill.as_mut() {
+                    Some(f) => f,
+                    None => {
+                        let f = File::create(&rel_spill_path)
+                            .map_err(|e| io_err("cannot create", &rel_spill_path, e))?;
+                        rel_spill.insert(BufWriter::with_capacity(4 << 20, f))
+                    }
+                };
+                let mut bytes = Vec::with_capacity(rels.len() * 12);
+                for r in &rels {
+                    for v in r {
+                        bytes.extend_from_slice(&v.to_le_bytes());
+                    }
+                }
+                f.write_all(&bytes).map_err(|e| io_err("cannot write", &rel_spill_path, e))?;
+                spilled += rels.len() as u64;
+                rels.clear();
+            }
             if let Some(ends_col) = rel_prop_ends.as_mut() {
                 if out.prop_ends.is_empty() {
                     ends_col.extend(std::iter::repeat_n(rel_props.len() as u64, out.rels.len()));
@@ -1010,45 +1046,18 @@ pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
             &mut consume,
         )?;
     }
-    let rel_count = rels.len() as u64;
+    let rel_count = spilled + rels.len() as u64;
+    if let Some(mut f) = rel_spill.take() {
+        f.flush().map_err(|e| io_err("cannot write", &rel_spill_path, e))?;
+    }
     let took = stage.finish(&format!("{rel_count} relationships"));
     summary.stages.push(("relationships".to_string(), took));
     summary.relationships = rel_count;
     drop(idmap);
     bad.flush()?;
 
-    // ---- linking: order relationships by start node (stable)
-    let stage = Stage::start("Linking", rel_count, false, cfg.progress);
-    // A stable counting sort that scatters the triples (sequential reads, random writes,
-    // which the CPU overlaps far better than the random reads of a gather); the input
-    // positions are kept only when properties must be found by them.
-    let n = next_node as usize;
-    let mut sorted: Vec<[u32; 3]> = vec![[0; 3]; rels.len()];
-    let mut order: Vec<u32> =
-        if rel_prop_ends.is_some() { vec![0; rels.len()] } else { Vec::new() };
-    {
-        let mut pos: Vec<u32> = vec![0; n + 1];
-        for r in &rels {
-            pos[r[0] as usize + 1] += 1;
-        }
-        for i in 1..=n {
-            pos[i] += pos[i - 1];
-        }
-        for (i, r) in rels.iter().enumerate() {
-            let p = &mut pos[r[0] as usize];
-            sorted[*p as usize] = *r;
-            if let Some(o) = order.get_mut(*p as usize) {
-                *o = i as u32;
-            }
-            *p += 1;
-        }
-    }
-    drop(rels);
-    let took = stage.finish(&format!("{rel_count} relationships ordered by start node"));
-    summary.stages.push(("linking".to_string(), took));
-
     // ---- write the store
-    let mut stage = Stage::start("Writing store", next_node + rel_count, false, cfg.progress);
+    let mut stage = Stage::start("Writing nodes", next_node, false, cfg.progress);
     let header = BulkHeader {
         labels: labels.names(),
         rel_types: types.names(),
@@ -1073,29 +1082,94 @@ pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
         }
     }
     let _ = std::fs::remove_file(&spill_path);
-    for (new_id, r) in sorted.iter().enumerate() {
-        let props = match (&rel_prop_ends, order.get(new_id)) {
-            (Some(e), Some(&i)) => {
-                let i = i as usize;
-                let a = if i == 0 { 0 } else { e[i - 1] as usize };
-                let b = e[i] as usize;
-                if a == b {
-                    bulk::NO_PROPS
-                } else {
-                    &rel_props[a..b]
-                }
-            }
-            _ => bulk::NO_PROPS,
-        };
-        w.rel_raw(new_id as u64, u64::from(r[0]), u64::from(r[1]), r[2], props)?;
-        if new_id % 65536 == 65535 {
-            stage.advance(65536);
-        }
+    let took = stage.finish(&format!("{next_node} nodes written"));
+    summary.stages.push(("write nodes".to_string(), took));
+
+    // ---- linking: relationships in start-node order (a stable counting sort that scatters the
+    // triples: sequential reads, random writes, which the CPU overlaps far better than the
+    // random reads of a gather), one start-node range at a time when they were spilled.
+    let mut stage = Stage::start("Linking", rel_count, false, cfg.progress);
+    let n = next_node as usize;
+    let mut pos: Vec<u32> = vec![0; n + 1];
+    for i in 0..n {
+        pos[i + 1] = pos[i] + degree[i];
     }
+    drop(degree);
+    let cap = rel_cap.clamp(1, u32::MAX as usize) as u32;
+    let mut passes = 0u32;
+    let mut lo = 0usize;
+    while lo < n {
+        let from = pos[lo];
+        let mut hi = lo + pos[lo + 1..].partition_point(|p| p - from <= cap);
+        if hi == lo {
+            hi = lo + 1; // one node with more relationships than the budget
+        }
+        let len = (pos[hi] - from) as usize;
+        if len == 0 {
+            lo = hi;
+            continue;
+        }
+        passes += 1;
+        let mut sorted: Vec<[u32; 3]> = vec![[0; 3]; len];
+        let mut order: Vec<u32> = if rel_prop_ends.is_some() { vec![0; len] } else { Vec::new() };
+        let mut cursor: Vec<u32> = pos[lo..hi].iter().map(|p| p - from).collect();
+        let mut place = |i: u32, r: [u32; 3]| {
+            let s = r[0] as usize;
+            if s >= lo && s < hi {
+                let c = &mut cursor[s - lo];
+                sorted[*c as usize] = r;
+                if let Some(o) = order.get_mut(*c as usize) {
+                    *o = i;
+                }
+                *c += 1;
+            }
+        };
+        if spilled > 0 {
+            let f = File::open(&rel_spill_path)
+                .map_err(|e| io_err("cannot read", &rel_spill_path, e))?;
+            let mut r = BufReader::with_capacity(4 << 20, f);
+            let mut rec = [0u8; 12];
+            for i in 0..spilled {
+                r.read_exact(&mut rec).map_err(|e| io_err("cannot read", &rel_spill_path, e))?;
+                let word =
+                    |k: usize| u32::from_le_bytes([rec[k], rec[k + 1], rec[k + 2], rec[k + 3]]);
+                place(i as u32, [word(0), word(4), word(8)]);
+            }
+        }
+        for (j, r) in rels.iter().enumerate() {
+            place((spilled as usize + j) as u32, *r);
+        }
+        for (j, r) in sorted.iter().enumerate() {
+            let props = match (&rel_prop_ends, order.get(j)) {
+                (Some(e), Some(&i)) => {
+                    let i = i as usize;
+                    let a = if i == 0 { 0 } else { e[i - 1] as usize };
+                    let b = e[i] as usize;
+                    if a == b {
+                        bulk::NO_PROPS
+                    } else {
+                        &rel_props[a..b]
+                    }
+                }
+                _ => bulk::NO_PROPS,
+            };
+            w.rel_raw(u64::from(from) + j as u64, u64::from(r[0]), u64::from(r[1]), r[2], props)?;
+            if j % 65536 == 65535 {
+                stage.advance(65536);
+            }
+        }
+        lo = hi;
+    }
+    drop(rels);
+    let _ = std::fs::remove_file(&rel_spill_path);
+    summary.spilled_relationships = spilled;
+    summary.link_passes = passes;
+    let took = stage
+        .finish(&format!("{rel_count} relationships ordered by start node in {passes} pass(es)"));
+    summary.stages.push(("linking".to_string(), took));
     let written = w.finish()?;
     summary.store_bytes = written.bytes;
-    let took = stage.finish(&format!("{} checkpoint", human_bytes(written.bytes as f64)));
-    summary.stages.push(("write".to_string(), took));
+    say(format!("Store written: {} checkpoint", human_bytes(written.bytes as f64)));
     summary.bad_entries = bad.count;
     bad.flush()?;
     summary.elapsed = started.elapsed();
@@ -1118,6 +1192,19 @@ pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
         say(format!("Peak memory usage: {}", human_bytes(p as f64)));
     }
     Ok(summary)
+}
+
+/// How many relationship triples may be held in memory at once: half of what the budget leaves
+/// after the id map (the other half is the sorted copy made while linking); unlimited without
+/// a budget.
+fn rel_budget(max_memory: Option<u64>, idmap_bytes: u64) -> usize {
+    match max_memory {
+        None => usize::MAX,
+        Some(m) => {
+            let free = m.saturating_sub(idmap_bytes + (64 << 20));
+            usize::try_from(free / 2 / 12).unwrap_or(usize::MAX).max(1 << 12)
+        }
+    }
 }
 
 fn put_var(buf: &mut Vec<u8>, mut v: u64) {
