@@ -15,6 +15,8 @@ use crate::csv::last_boundary;
 
 /// Size of the blocks handed to parser threads (grown for longer records).
 pub const CHUNK: usize = 1 << 20;
+/// The longest record accepted.
+pub const MAX_RECORD: usize = 1 << 30;
 
 /// The character set of the input files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -250,8 +252,15 @@ pub fn chunks(
                 }
             }
             None => {
-                // One record longer than the block: read more.
-                target = data.len() * 2;
+                // One record longer than the block: read more, up to a limit (field offsets
+                // are 32-bit, and a runaway record is almost always an unterminated quote).
+                if data.len() >= MAX_RECORD {
+                    return Err(format!(
+                        "a record longer than {} MiB (an unterminated quote?)",
+                        MAX_RECORD >> 20
+                    ));
+                }
+                target = (data.len() * 2).min(MAX_RECORD);
                 carry = data;
             }
         }

@@ -261,6 +261,9 @@ fn take_first_record(r: &mut dyn Read, cfg: &ImportConfig) -> Result<(Vec<u8>, V
         if eof {
             return Ok((data, Vec::new()));
         }
+        if data.len() >= input::MAX_RECORD {
+            return Err("the header record is longer than 1 GiB (an unterminated quote?)".into());
+        }
         want *= 2;
     }
 }
