@@ -125,8 +125,8 @@ pub struct ImportArgs {
     /// Parser threads (old spelling: --processors). Default: the number of cores.
     #[arg(long, visible_alias = "processors", value_name = "N")]
     threads: Option<usize>,
-    /// Memory budget, e.g. `2G`, `512m` or `80%` of the machine's memory (reported against;
-    /// see the README for what is bounded).
+    /// Memory budget, e.g. `2G`, `512m` or `80%` of the machine's memory: relationship data
+    /// past it spills to disk (the id map stays in memory; see the README). Default: no limit.
     #[arg(long, value_name = "SIZE")]
     max_off_heap_memory: Option<String>,
     /// How ids are read: `string` (default), `integer` or `actual` (treated as integer).
