@@ -1071,16 +1071,36 @@ pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
     };
     let mut w = CheckpointWriter::create(&cfg.dest, &header, cfg.overwrite, cfg.sync)?;
     {
-        let f = File::open(&spill_path).map_err(|e| io_err("cannot read", &spill_path, e))?;
-        let mut r = BufReader::with_capacity(4 << 20, f);
-        let mut buf = Vec::new();
-        for id in 0..next_node {
-            let len = read_var(&mut r).map_err(|e| io_err("cannot read", &spill_path, e))?;
-            buf.resize(len as usize, 0);
-            r.read_exact(&mut buf).map_err(|e| io_err("cannot read", &spill_path, e))?;
-            w.node_raw(id, &buf)?;
-            if id % 65536 == 65535 {
-                stage.advance(65536);
+        // The spill file is `varint(len) record` per node; read it in large blocks.
+        let mut f = File::open(&spill_path).map_err(|e| io_err("cannot read", &spill_path, e))?;
+        let mut block: Vec<u8> = Vec::new();
+        let mut at = 0usize;
+        let mut id = 0u64;
+        let mut eof = false;
+        while id < next_node {
+            match decode_var(&block[at..]) {
+                Some((len, n)) if block.len() - at - n >= len as usize => {
+                    let rec = &block[at + n..at + n + len as usize];
+                    w.node_raw(id, rec)?;
+                    at += n + len as usize;
+                    id += 1;
+                    if id % 65536 == 0 {
+                        stage.advance(65536);
+                    }
+                }
+                _ => {
+                    if eof {
+                        return Err(Error::new(
+                            Status::Io,
+                            format!("{} is truncated", spill_path.display()),
+                        ));
+                    }
+                    block.drain(..at);
+                    at = 0;
+                    let want = (block.len() + (4 << 20)).max(block.capacity());
+                    eof = input::fill(&mut f, &mut block, want)
+                        .map_err(|e| io_err("cannot read", &spill_path, e))?;
+                }
             }
         }
     }
@@ -1218,21 +1238,16 @@ fn put_var(buf: &mut Vec<u8>, mut v: u64) {
     buf.push(v as u8);
 }
 
-fn read_var(r: &mut impl Read) -> std::io::Result<u64> {
+/// Decodes a LEB128 varint at the start of `b`: `(value, bytes used)`, `None` if incomplete.
+fn decode_var(b: &[u8]) -> Option<(u64, usize)> {
     let mut v = 0u64;
-    let mut shift = 0;
-    loop {
-        let mut b = [0u8; 1];
-        r.read_exact(&mut b)?;
-        v |= u64::from(b[0] & 0x7f) << shift;
-        if b[0] & 0x80 == 0 {
-            return Ok(v);
-        }
-        shift += 7;
-        if shift > 63 {
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "bad length"));
+    for (i, byte) in b.iter().enumerate().take(10) {
+        v |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Some((v, i + 1));
         }
     }
+    None
 }
 
 #[cfg(test)]
