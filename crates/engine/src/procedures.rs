@@ -289,11 +289,7 @@ fn warm(g: &mut dyn arbor_exec::graph::Graph, props: bool) -> Warmed {
 }
 
 fn per_page(count: u64, bytes: u64) -> i64 {
-    if bytes == 0 {
-        0
-    } else {
-        (count.saturating_mul(PAGE) / bytes) as i64
-    }
+    count.saturating_mul(PAGE).checked_div(bytes).unwrap_or(0) as i64
 }
 
 fn pages(bytes: u64) -> i64 {

@@ -1084,7 +1084,7 @@ pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
                     w.node_raw(id, rec)?;
                     at += n + len as usize;
                     id += 1;
-                    if id % 65536 == 0 {
+                    if id.is_multiple_of(65536) {
                         stage.advance(65536);
                     }
                 }
