@@ -810,6 +810,14 @@ pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
     say(String::new());
 
     std::fs::create_dir_all(&cfg.dest).map_err(|e| io_err("cannot create", &cfg.dest, e))?;
+    // Work directories left by killed imports are garbage.
+    if let Ok(entries) = std::fs::read_dir(&cfg.dest) {
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with("import-work-") {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
     let work = WorkDir(cfg.dest.join(format!("import-work-{}", std::process::id())));
     std::fs::create_dir_all(&work.0).map_err(|e| io_err("cannot create", &work.0, e))?;
     let mut bad = BadLog::create(
