@@ -1,11 +1,13 @@
 //! The `arbor` binary: `serve` (Bolt server over an embedded data directory), `shell` (run Cypher
-//! against a data directory in process), `passwd` (manage users for basic auth).
+//! against a data directory in process), `passwd` (manage users for basic auth), `import` (bulk
+//! CSV import, neo4j-admin compatible), `check`, `bench`.
 //!
 //! **Architecture Invariant:** this is the only crate that uses clap, anyhow and
 //! tracing-subscriber; everything it does is a thin call into `engine` and `bolt`.
 
 mod bench;
 mod config;
+mod import;
 mod mgbench;
 mod shell;
 
@@ -44,6 +46,8 @@ enum Command {
     Passwd(PasswdArgs),
     /// Verify a data directory: checksums, adjacency symmetry, counts, index consistency.
     Check(CheckArgs),
+    /// Bulk-import neo4j-admin style CSV files (plain, .gz, .zip) into a new data directory.
+    Import(Box<import::ImportArgs>),
     /// Run a benchmark in process (`arbor bench traversal`).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -114,7 +118,8 @@ struct PasswdArgs {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    // The old `--nodes:Label files` spelling of `arbor import` is rewritten before clap sees it.
+    let cli = Cli::parse_from(import::normalize_argv(std::env::args_os().collect()));
     init_logging();
     let result = match cli.command {
         Command::Serve(args) => serve(args),
@@ -123,6 +128,7 @@ fn main() {
         }
         Command::Passwd(args) => passwd(args),
         Command::Check(args) => check(args),
+        Command::Import(args) => import::run(*args),
         Command::Bench(cmd) => bench::run(cmd),
     };
     if let Err(e) = result {

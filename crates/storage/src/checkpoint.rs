@@ -30,14 +30,14 @@ use crate::vfs::{Vfs, VfsFile, VfsRead};
 use crate::wal::{self, io_err, sync_dir};
 use crate::{Durability, TokenKind};
 
-const CK_MAGIC: &[u8; 8] = b"ARBORCK1";
-const MF_MAGIC: &[u8; 8] = b"ARBORMF1";
+pub(crate) const CK_MAGIC: &[u8; 8] = b"ARBORCK1";
+pub(crate) const MF_MAGIC: &[u8; 8] = b"ARBORMF1";
 pub(crate) const MANIFEST: &str = "MANIFEST";
-const TAG_END: u8 = 0;
-const TAG_NODE: u8 = 1;
-const TAG_REL: u8 = 2;
+pub(crate) const TAG_END: u8 = 0;
+pub(crate) const TAG_NODE: u8 = 1;
+pub(crate) const TAG_REL: u8 = 2;
 
-fn checkpoint_name(ts: u64) -> String {
+pub(crate) fn checkpoint_name(ts: u64) -> String {
     format!("checkpoint-{ts:020}.arbor")
 }
 
@@ -56,7 +56,7 @@ impl CrcWriter {
 }
 
 /// Writes an atomic file: tmp, fsync, rename, fsync directory.
-fn write_atomic(vfs: &dyn Vfs, dir: &Path, name: &str, bytes: &[u8], sync: bool) -> Result<()> {
+pub(crate) fn write_atomic(vfs: &dyn Vfs, dir: &Path, name: &str, bytes: &[u8], sync: bool) -> Result<()> {
     let tmp = dir.join(format!("{name}.tmp"));
     let fin = dir.join(name);
     let mut f = vfs.create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;

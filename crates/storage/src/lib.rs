@@ -152,6 +152,7 @@
 //! The [`Transaction`] API is the stable boundary; the layout above is private.
 
 mod base;
+pub mod bulk;
 mod check;
 mod checkpoint;
 mod codec;

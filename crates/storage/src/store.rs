@@ -118,6 +118,7 @@ impl Store {
         let vfs: Arc<dyn Vfs> = Arc::new(StickyDirSync::new(vfs));
         vfs.create_dir_all(dir).map_err(|e| io_err("cannot create", dir, e))?;
         let lock_file = lock(&*vfs, dir, true)?;
+        crate::bulk::refuse_incomplete(dir)?;
         let shared = Arc::new(WalShared::default());
         let persist = Persist {
             vfs: vfs.clone(),
@@ -178,6 +179,7 @@ impl Store {
     /// [`Store::open_read_only`] over another file system.
     pub fn open_read_only_with_vfs(dir: &Path, vfs: Arc<dyn Vfs>) -> Result<Store> {
         let lock_file = lock(&*vfs, dir, false)?;
+        crate::bulk::refuse_incomplete(dir)?;
         let persist = Persist {
             vfs: vfs.clone(),
             read_only: true,

@@ -1,0 +1,504 @@
+//! Bulk creation of a store without transactions: what `arbor import` writes.
+//!
+//! The importer produces exactly what a checkpoint holds (tokens, schema rules, node records in
+//! ascending id order, then relationship records in ascending id order), so the result is a
+//! regular data directory: a `checkpoint-<ts>.arbor` file and a `MANIFEST` naming it, in the
+//! format of `checkpoint.rs` (whose encoders and constants this file reuses). Opening it is an
+//! ordinary recovery: the checkpoint streams into a base builder.
+//!
+//! Crash safety: [`CheckpointWriter::create`] first writes (and fsyncs) an `IMPORT-INCOMPLETE`
+//! marker into the destination, then removes any previous store files (only with `overwrite`),
+//! writes the checkpoint to a `.tmp` file, renames it, writes the `MANIFEST` atomically, and only
+//! then deletes the marker. [`Store::open`](crate::Store::open) refuses a directory holding the
+//! marker, so an import that stops or is killed at any point never leaves a store that opens as
+//! if it were complete. The store's `LOCK` is held throughout, so a running server's directory
+//! cannot be overwritten.
+//!
+//! Relationships fed in start-node order make the base's forward adjacency columns identities
+//! (free in memory and load time); the importer sorts them that way before writing.
+//!
+//! The writer trusts its caller for the contents of pre-encoded records (the `*_raw` methods take
+//! bytes from [`encode_labels`] / [`encode_props`]) but checks id order and end-node bounds, the
+//! invariants whose violation recovery would report as corruption.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use arbor_model::{Error, Result, Status, Value};
+
+use crate::checkpoint::{
+    checkpoint_name, write_atomic, CK_MAGIC, MANIFEST, MF_MAGIC, TAG_END, TAG_NODE, TAG_REL,
+};
+use crate::codec::{Enc, MAX_ID};
+use crate::vfs::RealFs;
+use crate::wal::{io_err, sync_dir};
+
+/// Name of the marker file present while an import is writing a data directory.
+pub const INCOMPLETE_MARKER: &str = "IMPORT-INCOMPLETE";
+
+/// The commit timestamp of an imported store's checkpoint (the first commit after it is 2).
+pub const IMPORT_TS: u64 = 1;
+
+/// An index or unique constraint to create with the store (built when the store is opened).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BulkIndex {
+    pub name: String,
+    pub label: u32,
+    pub key: u32,
+    pub unique: bool,
+}
+
+/// Everything a checkpoint states before its records. Token ids are positions in the lists.
+#[derive(Clone, Debug, Default)]
+pub struct BulkHeader {
+    pub labels: Vec<String>,
+    pub rel_types: Vec<String>,
+    pub property_keys: Vec<String>,
+    pub indexes: Vec<BulkIndex>,
+    /// One past the highest node id written.
+    pub next_node: u64,
+    /// One past the highest relationship id written.
+    pub next_rel: u64,
+}
+
+/// What [`CheckpointWriter::finish`] wrote.
+#[derive(Clone, Debug)]
+pub struct BulkSummary {
+    pub checkpoint: PathBuf,
+    pub bytes: u64,
+    pub nodes: u64,
+    pub relationships: u64,
+}
+
+/// Whether `dir` holds (part of) a store: a manifest, a checkpoint, a WAL segment, or the
+/// marker of an unfinished import. `LOCK` and `auth.toml` alone do not count.
+pub fn holds_store(dir: &Path) -> Result<bool> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(io_err("cannot list", dir, e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| io_err("cannot list", dir, e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if is_store_file(&name) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+fn is_store_file(name: &str) -> bool {
+    name == MANIFEST
+        || name == INCOMPLETE_MARKER
+        || name.starts_with("checkpoint-")
+        || (name.starts_with("wal-") && name.ends_with(".log"))
+        || name.ends_with(".tmp")
+}
+
+/// Fails if `dir` holds the marker of an import that did not finish.
+pub(crate) fn refuse_incomplete(dir: &Path) -> Result<()> {
+    if dir.join(INCOMPLETE_MARKER).exists() {
+        return Err(Error::new(
+            Status::Io,
+            format!(
+                "the store in {} is the result of an import that did not finish ({} is present); \
+                 run the import again with --overwrite-destination, or remove the directory",
+                dir.display(),
+                INCOMPLETE_MARKER
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Appends a label list in checkpoint encoding, sorting and deduplicating it first.
+pub fn encode_labels(buf: &mut Vec<u8>, labels: &mut Vec<u32>) {
+    labels.sort_unstable();
+    labels.dedup();
+    let mut e = Enc { buf: std::mem::take(buf) };
+    e.labels(labels);
+    *buf = e.buf;
+}
+
+/// Appends a property list in checkpoint encoding after normalizing it as a transaction would:
+/// nulls dropped, sorted by key, a repeated key keeping its last value. Values must be storable
+/// (see [`check_storable`](crate::check_storable)); the importer only produces storable ones.
+pub fn encode_props(buf: &mut Vec<u8>, props: &mut Vec<(u32, Value)>) {
+    props.retain(|(_, v)| !v.is_null());
+    // Stable sort keeps input order within a key, so "last wins" is the last of each run.
+    props.sort_by_key(|(k, _)| *k);
+    let mut i = 0;
+    while i + 1 < props.len() {
+        if props[i].0 == props[i + 1].0 {
+            props.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+    let mut e = Enc { buf: std::mem::take(buf) };
+    e.props(props);
+    *buf = e.buf;
+}
+
+/// The empty property list, pre-encoded.
+pub const NO_PROPS: &[u8] = &[0];
+
+/// Writes a new store's checkpoint and manifest (see the module doc).
+pub struct CheckpointWriter {
+    dir: PathBuf,
+    name: String,
+    tmp: PathBuf,
+    out: Option<BufWriter<File>>,
+    crc: u32,
+    bytes: u64,
+    next_node: u64,
+    next_rel: u64,
+    /// Ids written so far (checked ascending and below the header's bounds).
+    nodes: u64,
+    rels: u64,
+    last_node: Option<u64>,
+    last_rel: Option<u64>,
+    in_rels: bool,
+    scratch: Enc,
+    sync: bool,
+    done: bool,
+    _lock: File,
+}
+
+impl CheckpointWriter {
+    /// Prepares `dir` (created if missing) and starts the checkpoint. Refuses a directory that
+    /// holds a store unless `overwrite`, in which case the old store files are deleted (after
+    /// the incomplete-import marker is durable). `sync` = fsync files and directory.
+    pub fn create(
+        dir: &Path,
+        header: &BulkHeader,
+        overwrite: bool,
+        sync: bool,
+    ) -> Result<CheckpointWriter> {
+        if header.next_node > MAX_ID || header.next_rel > MAX_ID {
+            return Err(Error::new(Status::ArgumentError, "too many entities for one store"));
+        }
+        fs::create_dir_all(dir).map_err(|e| io_err("cannot create", dir, e))?;
+        let lock_path = dir.join("LOCK");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| io_err("cannot open", &lock_path, e))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(Error::new(
+                    Status::Io,
+                    format!("the store in {} is open (stop the server first)", dir.display()),
+                ))
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(io_err("cannot lock", &lock_path, e))
+            }
+        }
+        if holds_store(dir)? && !overwrite {
+            return Err(Error::new(
+                Status::ArgumentError,
+                format!(
+                    "{} already holds a database; use --overwrite-destination to replace it",
+                    dir.display()
+                ),
+            ));
+        }
+        write_atomic(&RealFs, dir, INCOMPLETE_MARKER, b"arbor import in progress\n", sync)?;
+        // The marker is durable: removing the old store can no longer expose a half state.
+        let entries = fs::read_dir(dir).map_err(|e| io_err("cannot list", dir, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| io_err("cannot list", dir, e))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if is_store_file(&name) && name != INCOMPLETE_MARKER {
+                let path = entry.path();
+                fs::remove_file(&path).map_err(|e| io_err("cannot remove", &path, e))?;
+            }
+        }
+        let name = checkpoint_name(IMPORT_TS);
+        let tmp = dir.join(format!("{name}.tmp"));
+        let file = File::create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
+        let mut w = CheckpointWriter {
+            dir: dir.to_path_buf(),
+            name,
+            tmp,
+            out: Some(BufWriter::with_capacity(4 << 20, file)),
+            crc: 0,
+            bytes: 0,
+            next_node: header.next_node,
+            next_rel: header.next_rel,
+            nodes: 0,
+            rels: 0,
+            last_node: None,
+            last_rel: None,
+            in_rels: false,
+            scratch: Enc::new(),
+            sync,
+            done: false,
+            _lock: lock,
+        };
+        w.raw_unchecked(CK_MAGIC, false)?;
+        let mut e = Enc::new();
+        e.u64(IMPORT_TS);
+        e.u64(header.next_node);
+        e.u64(header.next_rel);
+        for names in [&header.labels, &header.rel_types, &header.property_keys] {
+            e.var(names.len() as u64);
+            for n in names {
+                e.str(n);
+            }
+        }
+        e.var(header.indexes.len() as u64);
+        for ix in &header.indexes {
+            e.str(&ix.name);
+            e.var(u64::from(ix.label));
+            e.var(u64::from(ix.key));
+            e.u8(u8::from(ix.unique));
+        }
+        w.raw_unchecked(&e.buf, true)?;
+        Ok(w)
+    }
+
+    fn raw_unchecked(&mut self, bytes: &[u8], body: bool) -> Result<()> {
+        if body {
+            self.crc = crc32c::crc32c_append(self.crc, bytes);
+        }
+        self.bytes += bytes.len() as u64;
+        let Some(out) = self.out.as_mut() else {
+            return Err(Error::new(Status::Internal, "checkpoint writer already finished"));
+        };
+        out.write_all(bytes).map_err(|e| io_err("cannot write", &self.tmp, e))
+    }
+
+    fn flush_scratch(&mut self) -> Result<()> {
+        let buf = std::mem::take(&mut self.scratch.buf);
+        let r = self.raw_unchecked(&buf, true);
+        self.scratch.buf = buf;
+        self.scratch.buf.clear();
+        r
+    }
+
+    /// Writes a node whose labels and properties are already encoded (by [`encode_labels`]
+    /// followed by [`encode_props`]). Ids must ascend and come before any relationship.
+    pub fn node_raw(&mut self, id: u64, labels_and_props: &[u8]) -> Result<()> {
+        if self.in_rels || self.last_node.is_some_and(|l| id <= l) || id >= self.next_node {
+            return Err(Error::new(
+                Status::Internal,
+                format!("bulk node {id} out of order or beyond the header's bound"),
+            ));
+        }
+        self.last_node = Some(id);
+        self.nodes += 1;
+        self.scratch.u8(TAG_NODE);
+        self.scratch.var(id);
+        self.scratch.buf.extend_from_slice(labels_and_props);
+        if self.scratch.buf.len() >= 1 << 16 {
+            self.flush_scratch()?;
+        }
+        Ok(())
+    }
+
+    /// Writes a node from plain labels and properties (normalized here).
+    pub fn node(&mut self, id: u64, labels: &[u32], props: &[(u32, Value)]) -> Result<()> {
+        let mut buf = Vec::new();
+        encode_labels(&mut buf, &mut labels.to_vec());
+        encode_props(&mut buf, &mut props.to_vec());
+        self.node_raw(id, &buf)
+    }
+
+    /// Writes a relationship whose properties are already encoded ([`encode_props`], or
+    /// [`NO_PROPS`]). Ids must ascend; both ends must be written nodes' ids (the caller
+    /// guarantees they exist; here they are checked against the highest node written).
+    pub fn rel_raw(&mut self, id: u64, start: u64, end: u64, ty: u32, props: &[u8]) -> Result<()> {
+        let max = self.last_node;
+        if self.last_rel.is_some_and(|l| id <= l)
+            || id >= self.next_rel
+            || max.is_none_or(|m| start > m || end > m)
+        {
+            return Err(Error::new(
+                Status::Internal,
+                format!("bulk relationship {id} out of order or with an unknown end node"),
+            ));
+        }
+        self.in_rels = true;
+        self.last_rel = Some(id);
+        self.rels += 1;
+        self.scratch.u8(TAG_REL);
+        self.scratch.var(id);
+        self.scratch.var(start);
+        self.scratch.var(end);
+        self.scratch.var(u64::from(ty));
+        self.scratch.buf.extend_from_slice(props);
+        if self.scratch.buf.len() >= 1 << 16 {
+            self.flush_scratch()?;
+        }
+        Ok(())
+    }
+
+    /// Writes a relationship from plain properties (normalized here).
+    pub fn rel(
+        &mut self,
+        id: u64,
+        start: u64,
+        end: u64,
+        ty: u32,
+        props: &[(u32, Value)],
+    ) -> Result<()> {
+        let mut buf = Vec::new();
+        encode_props(&mut buf, &mut props.to_vec());
+        self.rel_raw(id, start, end, ty, &buf)
+    }
+
+    /// Bytes written so far (including buffered ones).
+    pub fn bytes_written(&self) -> u64 {
+        self.bytes + self.scratch.buf.len() as u64
+    }
+
+    /// Ends the checkpoint, makes it durable, writes the manifest, and removes the marker:
+    /// from here on the directory opens as the imported store.
+    pub fn finish(mut self) -> Result<BulkSummary> {
+        self.scratch.u8(TAG_END);
+        self.flush_scratch()?;
+        let crc = self.crc;
+        self.raw_unchecked(&crc.to_le_bytes(), false)?;
+        let Some(out) = self.out.take() else {
+            return Err(Error::new(Status::Internal, "checkpoint writer already finished"));
+        };
+        let file =
+            out.into_inner().map_err(|e| io_err("cannot write", &self.tmp, e.into_error()))?;
+        if self.sync {
+            file.sync_all().map_err(|e| io_err("cannot fsync", &self.tmp, e))?;
+        }
+        drop(file);
+        let fin = self.dir.join(&self.name);
+        fs::rename(&self.tmp, &fin).map_err(|e| io_err("cannot rename", &self.tmp, e))?;
+        let mut m = Enc::new();
+        m.buf.extend_from_slice(MF_MAGIC);
+        m.u64(IMPORT_TS);
+        m.str(&self.name);
+        m.u64(IMPORT_TS + 1);
+        let crc = crc32c::crc32c(&m.buf[8..]);
+        m.u32(crc);
+        write_atomic(&RealFs, &self.dir, MANIFEST, &m.buf, self.sync)?;
+        let marker = self.dir.join(INCOMPLETE_MARKER);
+        fs::remove_file(&marker).map_err(|e| io_err("cannot remove", &marker, e))?;
+        if self.sync {
+            sync_dir(&RealFs, &self.dir)?;
+        }
+        self.done = true;
+        Ok(BulkSummary {
+            checkpoint: fin,
+            bytes: self.bytes,
+            nodes: self.nodes,
+            relationships: self.rels,
+        })
+    }
+}
+
+impl Drop for CheckpointWriter {
+    fn drop(&mut self) {
+        if !self.done {
+            // The marker stays: the directory must not open as a (partial) store.
+            self.out = None;
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{NodeId, RelId, Store, StoreConfig, TokenKind};
+    use std::sync::Arc;
+
+    fn header(next_node: u64, next_rel: u64) -> BulkHeader {
+        BulkHeader {
+            labels: vec!["Person".into(), "City".into()],
+            rel_types: vec!["KNOWS".into(), "LIVES_IN".into()],
+            property_keys: vec!["name".into(), "age".into(), "since".into()],
+            indexes: vec![BulkIndex { name: "person_name".into(), label: 0, key: 0, unique: true }],
+            next_node,
+            next_rel,
+        }
+    }
+
+    #[test]
+    fn written_store_opens_with_everything() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = CheckpointWriter::create(dir.path(), &header(3, 3), false, false).unwrap();
+        w.node(0, &[0], &[(0, Value::String(Arc::from("ann"))), (1, Value::Int(30))]).unwrap();
+        w.node(1, &[0], &[(0, Value::String(Arc::from("bob")))]).unwrap();
+        w.node(2, &[1], &[(0, Value::String(Arc::from("Oslo"))), (1, Value::Null)]).unwrap();
+        w.rel(0, 0, 1, 0, &[(2, Value::Int(2020))]).unwrap();
+        w.rel(1, 0, 2, 1, &[]).unwrap();
+        w.rel(2, 1, 2, 1, &[]).unwrap();
+        let s = w.finish().unwrap();
+        assert_eq!((s.nodes, s.relationships), (3, 3));
+        assert!(!dir.path().join(INCOMPLETE_MARKER).exists());
+
+        let store = Store::open(dir.path(), StoreConfig::default()).unwrap();
+        assert_eq!(store.token_id(TokenKind::Label, "City"), Some(1));
+        assert_eq!(store.indexes().len(), 1);
+        let report = store.check().unwrap();
+        assert!(report.is_ok(), "{:?}", report.problems);
+        assert_eq!((report.nodes, report.relationships), (3, 3));
+        let tx = store.begin(true);
+        assert_eq!(format!("{:?}", tx.node_property(NodeId(0), 1)), "Some(Int(30))");
+        assert!(tx.node_property(NodeId(2), 1).is_none());
+        assert_eq!(format!("{:?}", tx.rel_property(RelId(0), 2)), "Some(Int(2020))");
+        drop(tx);
+        store.close().unwrap();
+    }
+
+    #[test]
+    fn refuses_existing_store_and_out_of_order_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = CheckpointWriter::create(dir.path(), &header(2, 0), false, false).unwrap();
+        w.node(1, &[], &[]).unwrap();
+        assert!(w.node(0, &[], &[]).is_err());
+        assert!(w.node(2, &[], &[]).is_err(), "beyond next_node");
+        assert!(w.rel_raw(0, 0, 1, 0, NO_PROPS).is_err(), "beyond next_rel");
+        w.finish().unwrap();
+        assert!(CheckpointWriter::create(dir.path(), &header(1, 0), false, false).is_err());
+        let w = CheckpointWriter::create(dir.path(), &header(1, 0), true, false).unwrap();
+        w.finish().unwrap();
+        let store = Store::open(dir.path(), StoreConfig::default()).unwrap();
+        assert_eq!(store.check().unwrap().nodes, 0);
+        store.close().unwrap();
+    }
+
+    #[test]
+    fn an_unfinished_import_never_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = CheckpointWriter::create(dir.path(), &header(1, 0), false, false).unwrap();
+        w.node(0, &[0], &[]).unwrap();
+        drop(w);
+        let err = Store::open(dir.path(), StoreConfig::default()).err().unwrap();
+        assert!(err.message.contains("did not finish"), "{}", err.message);
+        assert!(holds_store(dir.path()).unwrap());
+        let w = CheckpointWriter::create(dir.path(), &header(0, 0), true, false).unwrap();
+        w.finish().unwrap();
+        Store::open(dir.path(), StoreConfig::default()).unwrap().close().unwrap();
+    }
+
+    #[test]
+    fn props_are_normalized() {
+        let mut a = Vec::new();
+        let mut props =
+            vec![(2, Value::Int(1)), (1, Value::Null), (2, Value::Int(5)), (0, Value::Bool(true))];
+        encode_props(&mut a, &mut props);
+        assert_eq!(format!("{props:?}"), "[(0, Bool(true)), (2, Int(5))]");
+        let mut labels = vec![3, 1, 3];
+        let mut b = Vec::new();
+        encode_labels(&mut b, &mut labels);
+        assert_eq!(labels, vec![1, 3]);
+        assert_eq!(b, vec![2, 1, 3]);
+    }
+}
