@@ -96,7 +96,7 @@ pub use base::BaseStats;
 pub use check::CheckReport;
 pub use schema::{IndexInfo, IndexKind};
 pub use store::{MemoryStats, Store};
-pub use tx::{Savepoint, Transaction};
+pub use tx::{NodeHandle, Savepoint, Transaction};
 pub use value::check_storable;
 
 pub use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
