@@ -50,7 +50,13 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
         PExpr::Slot(s) => row.get(*s).cloned().unwrap_or(Value::Null),
         PExpr::Property(base, key) => {
             let b = eval(base, row, ctx, g)?;
-            property(&b, key, g)?
+            match b {
+                Value::Node(_) | Value::Relationship(_) => {
+                    let tok = ctx.token(&*g, TokenKind::PropertyKey, key);
+                    entity_property(&b, tok, g)?
+                }
+                _ => property(&b, key, g)?,
+            }
         }
         PExpr::List(xs) => {
             let mut out = Vec::with_capacity(xs.len());
@@ -171,7 +177,7 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
             match v {
                 Value::Null => Value::Null,
                 Value::Node(id) => Value::Bool(labels.iter().all(|l| {
-                    g.token_id(TokenKind::Label, l).is_some_and(|t| g.node_has_label(id, t))
+                    ctx.token(&*g, TokenKind::Label, l).is_some_and(|t| g.node_has_label(id, t))
                 })),
                 Value::Relationship(id) => {
                     let t =
@@ -423,11 +429,10 @@ fn deleted_err() -> Error {
         .with_detail("DeletedEntityAccess")
 }
 
-/// `base.key` for any value.
-pub(crate) fn property(base: &Value, key: &str, g: &dyn Graph) -> Result<Value> {
+/// `base.key` for a node or relationship whose key token (`None`: no such key) is known.
+fn entity_property(base: &Value, tok: Option<u32>, g: &dyn Graph) -> Result<Value> {
     Ok(match base {
-        Value::Null => Value::Null,
-        Value::Node(id) => match g.token_id(TokenKind::PropertyKey, key) {
+        Value::Node(id) => match tok {
             None => {
                 if g.node_deleted_in_tx(*id) {
                     return Err(deleted_err());
@@ -444,7 +449,7 @@ pub(crate) fn property(base: &Value, key: &str, g: &dyn Graph) -> Result<Value> 
                 }
             },
         },
-        Value::Relationship(id) => match g.token_id(TokenKind::PropertyKey, key) {
+        Value::Relationship(id) => match tok {
             None => Value::Null,
             Some(t) => match g.rel_property(*id, t) {
                 Some(v) => v,
@@ -456,6 +461,17 @@ pub(crate) fn property(base: &Value, key: &str, g: &dyn Graph) -> Result<Value> 
                 }
             },
         },
+        _ => Value::Null,
+    })
+}
+
+/// `base.key` for any value.
+pub(crate) fn property(base: &Value, key: &str, g: &dyn Graph) -> Result<Value> {
+    Ok(match base {
+        Value::Null => Value::Null,
+        Value::Node(_) | Value::Relationship(_) => {
+            return entity_property(base, g.token_id(TokenKind::PropertyKey, key), g)
+        }
         Value::Map(m) => m.get(key).cloned().unwrap_or(Value::Null),
         Value::NodeData(n) => n.properties.get(key).cloned().unwrap_or(Value::Null),
         Value::RelData(r) => r.properties.get(key).cloned().unwrap_or(Value::Null),
