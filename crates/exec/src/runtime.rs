@@ -776,8 +776,9 @@ impl VarExpand {
             if depth < max {
                 let (dir, types) = (self.dir, &self.tok_types);
                 let gr: &dyn Graph = g;
-                self.dfs
-                    .expand_top(|out| gr.for_each_edge(e.other, dir, types, &mut |x| out.push(x)));
+                self.dfs.expand_top(|_, out| {
+                    gr.for_each_edge(e.other, dir, types, &mut |x| out.push(x))
+                });
             }
             if depth >= self.min {
                 let list = (!self.list_unused).then(|| self.list_value(self.dfs.rels()));
@@ -843,7 +844,8 @@ impl Operator for VarExpand {
                 self.dfs.reset(from);
                 let (dir, types) = (self.dir, &self.tok_types);
                 let gr: &dyn Graph = g;
-                self.dfs.expand_top(|out| gr.for_each_edge(from, dir, types, &mut |x| out.push(x)));
+                self.dfs
+                    .expand_top(|_, out| gr.for_each_edge(from, dir, types, &mut |x| out.push(x)));
             }
             self.cur = Some(r);
         }

@@ -71,12 +71,13 @@ impl<E: Copy> DepthFirst<E> {
         self.frames.is_empty()
     }
 
-    /// Appends the pending relationships of the deepest node: `fill` pushes them onto the
-    /// pending stack (only push; they are tried in push order).
+    /// Sets the pending relationships of the deepest node (once per node): `fill` sees the
+    /// current path and pushes them onto the pending stack (only push; they are tried in push
+    /// order).
     #[inline]
-    pub fn expand_top(&mut self, fill: impl FnOnce(&mut Vec<E>)) {
+    pub fn expand_top(&mut self, fill: impl FnOnce(&[Frame], &mut Vec<E>)) {
         let before = self.edges.len();
-        fill(&mut self.edges);
+        fill(&self.frames, &mut self.edges);
         if let Some(top) = self.frames.last_mut() {
             // Frames pushed since the top's own range are gone, so its range ends here.
             top.cursor = before as u32;
@@ -180,7 +181,7 @@ mod tests {
         for _round in 0..2 {
             out.clear();
             dfs.reset(NodeId(0));
-            dfs.expand_top(|v| v.extend(g[0].iter().copied()));
+            dfs.expand_top(|_, v| v.extend(g[0].iter().copied()));
             while let Some((rel, other)) = dfs.next_edge() {
                 if dfs.path_has_rel(RelId(rel)) {
                     continue;
@@ -188,7 +189,7 @@ mod tests {
                 dfs.push(NodeId(other), RelId(rel));
                 out.push((dfs.rels().map(|r| r.0).collect(), other));
                 if dfs.depth() < max {
-                    dfs.expand_top(|v| v.extend(g[other as usize].iter().copied()));
+                    dfs.expand_top(|_, v| v.extend(g[other as usize].iter().copied()));
                 }
             }
             assert!(dfs.is_done());
@@ -225,7 +226,7 @@ mod tests {
     fn node_path_checks_see_the_current_path_only() {
         let mut dfs: DepthFirst<u64> = DepthFirst::default();
         dfs.reset(NodeId(7));
-        dfs.expand_top(|v| v.push(1));
+        dfs.expand_top(|_, v| v.push(1));
         assert_eq!(dfs.next_edge(), Some(1));
         dfs.push(NodeId(8), RelId(1));
         assert!(dfs.path_has_node(NodeId(7)) && dfs.path_has_node(NodeId(8)));
