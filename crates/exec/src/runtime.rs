@@ -51,8 +51,12 @@ pub(crate) struct Ctx {
     /// Token ids of names in the plan, by the address of the plan's `Arc<str>` (see
     /// [`Ctx::token`]).
     tokens: Vec<(usize, TokenKind, TokenId, Arc<str>)>,
+    /// Rows consumed by an operator, kept for reuse (see [`Ctx::row_like`]).
+    spare_rows: Vec<Row>,
 }
 
+/// Spare rows kept for reuse.
+const SPARE_ROWS: usize = 16;
 /// Names cached per execution; queries name few tokens, so a short linear scan beats hashing.
 const TOKEN_CACHE: usize = 16;
 
@@ -72,6 +76,29 @@ impl Ctx {
             time_ns: Vec::new(),
             estimates: None,
             tokens: Vec::new(),
+            spare_rows: Vec::new(),
+        }
+    }
+
+    /// A copy of `row`, in the memory of a row consumed earlier if there is one: an operator
+    /// producing many rows that are consumed at once (by an aggregation) then allocates no row
+    /// per result.
+    #[inline]
+    pub fn row_like(&mut self, row: &Row) -> Row {
+        match self.spare_rows.pop() {
+            Some(mut r) => {
+                r.clone_from(row);
+                r
+            }
+            None => row.clone(),
+        }
+    }
+
+    /// Gives back a row that is no longer needed (see [`Ctx::row_like`]).
+    #[inline]
+    pub fn recycle(&mut self, row: Row) {
+        if self.spare_rows.len() < SPARE_ROWS && row.capacity() > 0 {
+            self.spare_rows.push(row);
         }
     }
 
@@ -732,7 +759,7 @@ impl VarExpand {
                 return Ok(None);
             }
         }
-        Ok(Some(row.clone()))
+        Ok(Some(ctx.row_like(row)))
     }
 
     /// The next result for the current input row, if any.
@@ -992,6 +1019,7 @@ impl Operator for Filter {
             if eval_pred(&self.pred, &mut r, ctx, g)? {
                 return Ok(Some(r));
             }
+            ctx.recycle(r);
         }
         Ok(None)
     }
@@ -1058,8 +1086,11 @@ impl Operator for Aggregate {
                 for (_, e) in &self.keys {
                     kv.push(eval(e, &mut r, ctx, g)?);
                 }
+                // Without grouping keys there is one group: no key to hash per row.
                 let gk: Vec<GroupKey> = kv.iter().map(group_key).collect();
-                let gi = match index.get(&gk) {
+                let known =
+                    if gk.is_empty() && !groups.is_empty() { Some(&0) } else { index.get(&gk) };
+                let gi = match known {
                     Some(i) => *i,
                     None => {
                         let mut accs = Vec::with_capacity(self.aggs.len());
@@ -1082,6 +1113,7 @@ impl Operator for Aggregate {
                     }
                     groups[gi].1[ai].update(&args)?;
                 }
+                ctx.recycle(r);
             }
             if groups.is_empty() && self.keys.is_empty() {
                 let mut accs = Vec::new();
