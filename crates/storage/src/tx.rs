@@ -271,10 +271,11 @@ impl Transaction {
         // commit becomes visible, so a clean bit now is clean for this snapshot) and not
         // written by this transaction. The handle borrows the transaction, so the last part
         // cannot change while it lives.
-        let clean = !self.base.node_dirty(id.0)
-            && self.base.has_node(id.0)
-            && (self.nodes.is_empty() || !self.nodes.contains_key(&id.0));
-        NodeHandle { tx: self, id: id.0, clean }
+        let labels = self
+            .base
+            .clean_node_labels(id.0)
+            .filter(|_| self.nodes.is_empty() || !self.nodes.contains_key(&id.0));
+        NodeHandle { tx: self, id: id.0, clean: labels }
     }
 
     /// Calls `f` for every relationship of `node` in `dir` whose type is in `types` (all if
@@ -293,7 +294,7 @@ impl Transaction {
 
     fn edges_of(&self, h: NodeHandle<'_>, dir: Dir, types: &[TokenId], f: &mut impl FnMut(Edge)) {
         let node = h.id;
-        if !h.clean && self.with_node(node, |_| ()).is_none() {
+        if h.clean.is_none() && self.with_node(node, |_| ()).is_none() {
             return;
         }
         let want = |t: u32| types.is_empty() || types.contains(&t);
@@ -1022,8 +1023,9 @@ impl Core {
 pub struct NodeHandle<'t> {
     tx: &'t Transaction,
     id: u64,
-    /// A base row untouched by the delta and by this transaction (so it exists).
-    clean: bool,
+    /// For a base row untouched by the delta and by this transaction (so it exists): its
+    /// labels, read once.
+    clean: Option<&'t [TokenId]>,
 }
 
 impl NodeHandle<'_> {
@@ -1032,21 +1034,21 @@ impl NodeHandle<'_> {
     }
 
     pub fn exists(&self) -> bool {
-        self.clean || self.tx.node_exists(NodeId(self.id))
+        self.clean.is_some() || self.tx.node_exists(NodeId(self.id))
     }
 
     #[inline]
     pub fn has_label(&self, label: TokenId) -> bool {
-        if self.clean {
-            NodeRef::Base(&self.tx.base, self.id).has_label(label)
+        if let Some(labels) = self.clean {
+            labels.binary_search(&label).is_ok()
         } else {
             self.tx.node_has_label(NodeId(self.id), label)
         }
     }
 
     pub fn labels(&self) -> Vec<TokenId> {
-        if self.clean {
-            NodeRef::Base(&self.tx.base, self.id).labels().to_vec()
+        if let Some(labels) = self.clean {
+            labels.to_vec()
         } else {
             self.tx.node_labels(NodeId(self.id))
         }
@@ -1055,7 +1057,7 @@ impl NodeHandle<'_> {
     /// `None` if the node has no such property (or does not exist).
     #[inline]
     pub fn property(&self, key: TokenId) -> Option<Value> {
-        if self.clean {
+        if self.clean.is_some() {
             NodeRef::Base(&self.tx.base, self.id).prop(key)
         } else {
             self.tx.node_property(NodeId(self.id), key)
@@ -1071,6 +1073,6 @@ impl NodeHandle<'_> {
 
 impl std::fmt::Debug for NodeHandle<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "NodeHandle({}{})", self.id, if self.clean { ", clean" } else { "" })
+        write!(f, "NodeHandle({}{})", self.id, if self.clean.is_some() { ", clean" } else { "" })
     }
 }
