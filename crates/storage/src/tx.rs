@@ -316,7 +316,8 @@ impl Transaction {
             if want(ty) && (out || !skip_in(other)) {
                 // A base relationship with no delta version that this transaction did not
                 // write is visible as the base has it: no lookup needed.
-                let clean = !base.rel_dirty(rel) && !(rels_written && self.rels.contains_key(&rel));
+                let clean =
+                    !base.rel_dirty(rel) && (!rels_written || !self.rels.contains_key(&rel));
                 if clean || self.rel_visible(rel) {
                     f(edge(rel, other, out));
                 }
