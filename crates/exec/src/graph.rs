@@ -77,8 +77,7 @@ pub trait Graph {
     /// to `out`.
     fn node_edges(&self, node: NodeId, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>);
     /// Calls `f` for every relationship `node_edges` would append, in the same order. The
-    /// engine's implementation allocates nothing (this default collects into a `Vec` first);
-    /// variable-length expansion reads every node's relationships through it.
+    /// engine's implementation allocates nothing (this default collects into a `Vec` first).
     fn for_each_edge(&self, node: NodeId, dir: Dir, types: &[TokenId], f: &mut dyn FnMut(Edge)) {
         let mut v = Vec::new();
         self.node_edges(node, dir, types, &mut v);

@@ -745,7 +745,11 @@ impl VarExpand {
         if self.into && !matches!(row[self.to], Value::Node(n) if n == end) {
             return Ok(None);
         }
-        row[self.to] = Value::Node(end);
+        match &mut row[self.to] {
+            // The common case: the previous result's node; no value to drop.
+            Value::Node(n) => *n = end,
+            slot => *slot = Value::Node(end),
+        }
         if let Some(l) = list {
             row[self.rel] = l;
         }
@@ -803,9 +807,8 @@ impl VarExpand {
             if depth < max {
                 let (dir, types) = (self.dir, &self.tok_types);
                 let gr: &dyn Graph = g;
-                self.dfs.expand_top(|_, out| {
-                    gr.for_each_edge(e.other, dir, types, &mut |x| out.push(x))
-                });
+                // Appended straight onto the pending stack: one graph call per node.
+                self.dfs.expand_top(|_, out| gr.node_edges(e.other, dir, types, out));
             }
             if depth >= self.min {
                 let list = (!self.list_unused).then(|| self.list_value(self.dfs.rels()));
@@ -871,8 +874,7 @@ impl Operator for VarExpand {
                 self.dfs.reset(from);
                 let (dir, types) = (self.dir, &self.tok_types);
                 let gr: &dyn Graph = g;
-                self.dfs
-                    .expand_top(|_, out| gr.for_each_edge(from, dir, types, &mut |x| out.push(x)));
+                self.dfs.expand_top(|_, out| gr.node_edges(from, dir, types, out));
             }
             self.cur = Some(r);
         }

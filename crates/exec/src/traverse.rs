@@ -15,8 +15,8 @@
 //! **Allocation:** both stacks are bounded by depth × fanout and keep their capacity across
 //! [`reset`](DepthFirst::reset)s, so an owner that reuses one `DepthFirst` allocates nothing
 //! per step and, once warm, nothing per traversal. Edge lists are written straight into the
-//! pending stack by the graph (`Graph::for_each_edge` or a storage callback); no per-node
-//! buffer exists.
+//! pending stack by the graph (`Graph::node_edges`, which the engine implements by streaming
+//! the storage CSR, or a storage callback); no per-node buffer exists.
 //!
 //! The pending stack is generic over the edge type, so the engine stores its storage edges and
 //! `VarLengthExpand` stores [`crate::graph::Edge`]s; frames keep only what a path is made of.
