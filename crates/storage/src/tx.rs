@@ -245,16 +245,18 @@ impl Transaction {
     }
 
     pub fn node_labels(&self, id: NodeId) -> Vec<TokenId> {
-        self.with_node(id.0, |d| d.labels().to_vec()).unwrap_or_default()
+        self.node_handle(id).labels()
     }
 
+    #[inline]
     pub fn node_has_label(&self, id: NodeId, label: TokenId) -> bool {
-        self.with_node(id.0, |d| d.has_label(label)).unwrap_or(false)
+        self.node_handle(id).has_label(label)
     }
 
     /// `None` if the node has no such property (or does not exist).
+    #[inline]
     pub fn node_property(&self, id: NodeId, key: TokenId) -> Option<Value> {
-        self.with_node(id.0, |d| d.prop(key)).flatten()
+        self.node_handle(id).property(key)
     }
 
     /// Properties in key order.
@@ -1018,8 +1020,9 @@ impl Core {
 }
 
 /// A node of a transaction's snapshot, resolved once (see [`Transaction::node_handle`]).
-/// Reading a clean base row through it costs no delta or write-set lookup; anything else
-/// reads exactly as the transaction's own methods do.
+/// Reading a clean base row through it costs no delta or write-set lookup; anything else goes
+/// through the full lookup (own write, delta version, base row). The transaction's
+/// `node_has_label`, `node_property` and `node_labels` read through a handle too.
 #[derive(Clone, Copy)]
 pub struct NodeHandle<'t> {
     tx: &'t Transaction,
@@ -1043,7 +1046,7 @@ impl NodeHandle<'_> {
         if let Some(labels) = self.clean {
             labels.binary_search(&label).is_ok()
         } else {
-            self.tx.node_has_label(NodeId(self.id), label)
+            self.tx.with_node(self.id, |d| d.has_label(label)).unwrap_or(false)
         }
     }
 
@@ -1051,7 +1054,7 @@ impl NodeHandle<'_> {
         if let Some(labels) = self.clean {
             labels.to_vec()
         } else {
-            self.tx.node_labels(NodeId(self.id))
+            self.tx.with_node(self.id, |d| d.labels().to_vec()).unwrap_or_default()
         }
     }
 
@@ -1061,7 +1064,7 @@ impl NodeHandle<'_> {
         if self.clean.is_some() {
             NodeRef::Base(&self.tx.base, self.id).prop(key)
         } else {
-            self.tx.node_property(NodeId(self.id), key)
+            self.tx.with_node(self.id, |d| d.prop(key)).flatten()
         }
     }
 
