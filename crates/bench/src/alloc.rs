@@ -3,6 +3,11 @@
 //! (one relaxed atomic add). A binary opts in with
 //! `#[global_allocator] static A: arbor_bench::CountingAlloc = arbor_bench::CountingAlloc;`.
 //!
+//! Counting is off until a benchmark asks for it ([`is_installed`] or [`start_counting`]):
+//! until then an allocation costs one relaxed load of a flag that never changes, so a server
+//! (`arbor serve`) pays nothing measurable for having the counting allocator linked in (the
+//! shared atomic total alone cost a few percent of allocation-heavy query paths).
+//!
 //! A `realloc` counts its full new size, the way a garbage-collected runtime allocates a new
 //! array when a list grows: "bytes allocated" is comparable to the JVM's garbage per request.
 
@@ -12,7 +17,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 thread_local! {
     static THREAD_BYTES: Cell<u64> = const { Cell::new(0) };
@@ -21,12 +26,23 @@ thread_local! {
 
 static TOTAL_BYTES: AtomicU64 = AtomicU64::new(0);
 
+/// Whether allocations are being counted (off until a benchmark turns it on).
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+/// Turns counting on for the rest of the process (benchmarks call it before measuring).
+pub fn start_counting() {
+    COUNTING.store(true, Ordering::Relaxed);
+}
+
 /// The counting allocator (see the module documentation).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CountingAlloc;
 
 #[inline]
 fn record(bytes: usize) {
+    if !COUNTING.load(Ordering::Relaxed) {
+        return;
+    }
     // `try_with`: a thread's locals may already be gone while it frees its last memory.
     let _ = THREAD_BYTES.try_with(|c| c.set(c.get().wrapping_add(bytes as u64)));
     let _ = THREAD_CALLS.try_with(|c| c.set(c.get().wrapping_add(1)));
@@ -76,7 +92,8 @@ impl AllocCount {
     }
 }
 
-/// What the current thread has allocated so far (zero unless [`CountingAlloc`] is installed).
+/// What the current thread has allocated so far while counting was on (zero unless
+/// [`CountingAlloc`] is installed).
 pub fn thread_allocated() -> AllocCount {
     AllocCount {
         bytes: THREAD_BYTES.try_with(Cell::get).unwrap_or(0),
@@ -89,8 +106,10 @@ pub fn total_allocated_bytes() -> u64 {
     TOTAL_BYTES.load(Ordering::Relaxed)
 }
 
-/// Whether [`CountingAlloc`] is the process's global allocator (an allocation moves the counter).
+/// Turns counting on ([`start_counting`]) and reports whether [`CountingAlloc`] is the
+/// process's global allocator (an allocation moves the counter).
 pub fn is_installed() -> bool {
+    start_counting();
     let before = thread_allocated();
     let probe = std::hint::black_box(vec![0u8; 64]);
     drop(probe);
@@ -106,6 +125,14 @@ mod tests {
 
     #[test]
     fn counts_this_threads_allocations() {
+        // Off by default: nothing is counted before a benchmark asks (tests in this binary
+        // run in parallel, so only check that while no test has turned counting on).
+        if !COUNTING.load(Ordering::Relaxed) {
+            let before = thread_allocated();
+            drop(std::hint::black_box(vec![0u8; 4096]));
+            let after = thread_allocated().since(before);
+            assert!(after.bytes < 4096 || COUNTING.load(Ordering::Relaxed), "{after:?}");
+        }
         assert!(is_installed());
         let before = thread_allocated();
         let v: Vec<u64> = std::hint::black_box(Vec::with_capacity(1000));

@@ -21,7 +21,8 @@ use clap::{Parser, Subcommand};
 
 use crate::config::{AuthMode, FileConfig};
 
-/// Counts allocations (per thread, relaxed) so `arbor bench` can report bytes per run.
+/// Counts allocations (per thread, relaxed) so `arbor bench` can report bytes per run; off (one
+/// relaxed flag load per allocation) until a benchmark turns it on.
 #[global_allocator]
 static GLOBAL: arbor_bench::CountingAlloc = arbor_bench::CountingAlloc;
 

@@ -1335,6 +1335,8 @@ impl<'a> Binder<'a> {
         }
 
         let mut match_rels: Vec<Slot> = Vec::new();
+        // Relationships of the clause: each is kept distinct from the others (`unique_with`).
+        let rels_in_clause: usize = parts.iter().map(|p| p.element.chain.len()).sum();
         op = place(op, &mut conj, &bound);
         for (pi, (part, ps)) in parts.iter().zip(slots).enumerate() {
             let el = &part.element;
@@ -1503,6 +1505,9 @@ impl<'a> Binder<'a> {
                             rel_props: var_rel_props[pi][i].clone(),
                             reversed: backwards,
                             rel_bound: ps.rels_pre[i],
+                            list_unused: rp.variable.is_none()
+                                && ps.path.is_none()
+                                && rels_in_clause == 1,
                         };
                     }
                 }

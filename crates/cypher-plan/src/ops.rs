@@ -105,6 +105,10 @@ pub enum Op {
         reversed: bool,
         /// `rel` is already bound to a list of relationships: follow exactly those.
         rel_bound: bool,
+        /// Nothing reads the relationship list (an anonymous relationship, no path variable,
+        /// no other relationship in the clause to stay distinct from), so the expansion need
+        /// not build it; `rel` is then left as it was.
+        list_unused: bool,
     },
     /// Shortest path(s) between two bound nodes.
     ShortestPath {

@@ -40,6 +40,11 @@ fn dir_back(d: st::Dir) -> Dir {
     }
 }
 
+#[inline]
+fn edge(e: st::Edge) -> Edge {
+    Edge { rel: e.rel, other: e.other, dir: dir_back(e.dir) }
+}
+
 impl Graph for TxGraph<'_> {
     fn token_id(&self, k: TokenKind, name: &str) -> Option<TokenId> {
         self.tx.token_id(kind(k), name)
@@ -72,22 +77,10 @@ impl Graph for TxGraph<'_> {
         self.tx.node_properties(id)
     }
     fn node_edges(&self, node: NodeId, d: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
-        // A per-thread scratch buffer: expansions run once per row, so allocating here would
-        // cost an allocation per expanded node.
-        thread_local! {
-            static SCRATCH: std::cell::RefCell<Vec<st::Edge>> =
-                const { std::cell::RefCell::new(Vec::new()) };
-        }
-        SCRATCH.with(|scratch| {
-            let mut buf = scratch.borrow_mut();
-            buf.clear();
-            self.tx.node_edges(node, dir(d), types, &mut buf);
-            out.extend(buf.iter().map(|e| Edge {
-                rel: e.rel,
-                other: e.other,
-                dir: dir_back(e.dir),
-            }));
-        });
+        self.tx.for_each_edge(node, dir(d), types, |e| out.push(edge(e)));
+    }
+    fn for_each_edge(&self, node: NodeId, d: Dir, types: &[TokenId], f: &mut dyn FnMut(Edge)) {
+        self.tx.for_each_edge(node, dir(d), types, |e| f(edge(e)));
     }
     fn degree(&self, node: NodeId, d: Dir, types: &[TokenId]) -> u64 {
         self.tx.degree(node, dir(d), types)

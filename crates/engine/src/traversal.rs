@@ -9,11 +9,16 @@
 //!
 //! **Allocation:** a traversal allocates nothing per step beyond what it must remember:
 //! * depth-first keeps one stack of frames and one stack of pending relationships (both bounded
-//!   by depth × fanout);
+//!   by depth × fanout): the path stack [`arbor_exec::traverse::DepthFirst`], the same machinery
+//!   Cypher's variable-length expansion runs on;
 //! * breadth-first keeps every branch that is still to be expanded or is an ancestor of one, in
 //!   an arena (24 bytes per branch) that doubles as the queue;
 //! * node-global / relationship-global uniqueness use a bitset over the dense ids (one bit per id);
 //!   path uniqueness checks the current path and needs no memory.
+//!
+//! Storage reads allocate nothing either: a step resolves its end node once into a storage
+//! [`NodeHandle`](arbor_storage::NodeHandle) (a clean base row is then read straight from the
+//! base columns) and relationships are streamed from the CSR into the pending stack.
 //!
 //! All of that lives in a [`Workspace`]. [`TraversalDescription::traverse`] creates a fresh
 //! one; [`TraversalDescription::traverse_in`] reuses a caller's workspace so that repeated
@@ -76,8 +81,9 @@
 
 use std::borrow::BorrowMut;
 
+use arbor_exec::traverse::{DepthFirst, Frame};
 use arbor_model::{NodeId, RelId, Value};
-use arbor_storage::{Dir, Edge, TokenId, Transaction};
+use arbor_storage::{Dir, Edge, NodeHandle, TokenId, Transaction};
 
 use crate::embedded::{Label, PropertyKey, RelType, Tx};
 
@@ -233,60 +239,65 @@ impl Expander for TypeExpander {
     fn expand(&self, path: &Path<'_>, out: &mut Vec<Edge>) {
         let end = path.end;
         if self.rules.is_empty() {
-            path.tx.node_edges(end, Dir::Both, &[], out);
+            end.for_each_edge(Dir::Both, &[], |e| out.push(e));
             return;
         }
         for (dir, types) in &self.rules {
-            path.tx.node_edges(end, *dir, types, out);
+            end.for_each_edge(*dir, types, |e| out.push(e));
         }
     }
 }
 
 pub use arbor_storage::Dir as Direction;
 
-/// A node seen through a transaction: cheap to copy, reads on demand.
+/// A node seen through a transaction: cheap to copy, reads on demand. It is resolved once
+/// (a storage [`NodeHandle`]), so repeated reads of one node do not repeat the lookup.
 #[derive(Clone, Copy)]
 pub struct NodeRef<'t> {
-    tx: &'t Transaction,
-    id: NodeId,
+    h: NodeHandle<'t>,
 }
 
 impl<'t> NodeRef<'t> {
     pub(crate) fn new(tx: &'t Transaction, id: NodeId) -> NodeRef<'t> {
-        NodeRef { tx, id }
+        NodeRef { h: tx.node_handle(id) }
     }
 
     pub fn id(&self) -> NodeId {
-        self.id
+        self.h.id()
     }
 
+    #[inline]
     pub fn has_label(&self, label: Label) -> bool {
-        self.tx.node_has_label(self.id, label.0)
+        self.h.has_label(label.0)
     }
 
     pub fn labels(&self) -> Vec<Label> {
-        self.tx.node_labels(self.id).into_iter().map(Label).collect()
+        self.h.labels().into_iter().map(Label).collect()
     }
 
     /// The property's value; `None` if the node has no such property.
+    #[inline]
     pub fn property(&self, key: PropertyKey) -> Option<Value> {
-        self.tx.node_property(self.id, key.0)
+        self.h.property(key.0)
     }
 
     /// Appends the node's relationships in `dir` whose type is one of `types` (all if empty).
+    #[inline]
     pub fn relationships(&self, dir: Direction, types: &[RelType], out: &mut Vec<Edge>) {
-        with_type_ids(types, |ids| self.tx.node_edges(self.id, dir, ids, out));
+        with_type_ids(types, |ids| self.h.for_each_edge(dir, ids, |e| out.push(e)));
     }
 
     /// Number of relationships `relationships` would append.
     pub fn degree(&self, dir: Direction, types: &[RelType]) -> u64 {
-        with_type_ids(types, |ids| self.tx.degree(self.id, dir, ids))
+        let mut n = 0;
+        with_type_ids(types, |ids| self.h.for_each_edge(dir, ids, |_| n += 1));
+        n
     }
 }
 
 impl std::fmt::Debug for NodeRef<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "NodeRef({})", self.id.0)
+        write!(f, "NodeRef({})", self.h.id().0)
     }
 }
 
@@ -306,17 +317,6 @@ fn with_type_ids<R>(types: &[RelType], f: impl FnOnce(&[TokenId]) -> R) -> R {
 }
 
 // ------------------------------------------------------------------------------------ paths
-
-/// One step of a depth-first path: the node reached and the relationship used to reach it.
-#[derive(Clone, Copy, Debug)]
-struct Frame {
-    node: NodeId,
-    rel: RelId,
-    /// Range of this node's pending relationships in the workspace's edge stack.
-    edge_start: u32,
-    cursor: u32,
-    edge_end: u32,
-}
 
 /// One breadth-first branch: its end node, the relationship to it and its parent branch.
 #[derive(Clone, Copy, Debug)]
@@ -345,7 +345,8 @@ enum PathRepr<'a> {
 pub struct Path<'a> {
     tx: &'a Transaction,
     start: NodeId,
-    end: NodeId,
+    /// The end node, resolved once for the evaluator and the expander.
+    end: NodeHandle<'a>,
     len: u32,
     repr: PathRepr<'a>,
 }
@@ -363,8 +364,9 @@ impl<'a> Path<'a> {
         NodeRef::new(self.tx, self.start)
     }
 
+    #[inline]
     pub fn end_node(&self) -> NodeRef<'a> {
-        NodeRef::new(self.tx, self.end)
+        NodeRef { h: self.end }
     }
 
     /// Number of relationships.
@@ -497,7 +499,9 @@ impl BitSet {
 /// [`TraversalDescription::traverse_in`]) avoids all allocation once it has grown to size.
 #[derive(Default, Debug)]
 pub struct Workspace {
-    frames: Vec<Frame>,
+    /// Depth-first: the path stack.
+    dfs: DepthFirst<Edge>,
+    /// Breadth-first: the children of the branch being expanded.
     edges: Vec<Edge>,
     branches: Vec<Branch>,
     seen_nodes: BitSet,
@@ -506,7 +510,7 @@ pub struct Workspace {
 
 impl Workspace {
     fn reset(&mut self) {
-        self.frames.clear();
+        self.dfs.clear();
         self.edges.clear();
         self.branches.clear();
         self.seen_nodes.clear();
@@ -515,7 +519,7 @@ impl Workspace {
 
     /// Bytes of memory currently reserved (for reporting).
     pub fn capacity_bytes(&self) -> usize {
-        self.frames.capacity() * std::mem::size_of::<Frame>()
+        self.dfs.capacity_bytes()
             + self.edges.capacity() * std::mem::size_of::<Edge>()
             + self.branches.capacity() * std::mem::size_of::<Branch>()
             + (self.seen_nodes.words.capacity() + self.seen_rels.words.capacity()) * 8
@@ -691,7 +695,7 @@ impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V,
         }
         let ws: &Workspace = self.ws.borrow();
         Some(match self.td.order {
-            Order::DepthFirst => frames_path(self.tx, self.start, &ws.frames),
+            Order::DepthFirst => frames_path(self.tx, self.start, ws.dfs.frames()),
             Order::BreadthFirst => {
                 chain_path(self.tx, self.start, &ws.branches, ws.branches.len() as u32 - 1)
             }
@@ -717,7 +721,7 @@ impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V,
         self.td.max_depth.unwrap_or(EXPAND_FLAG - 1)
     }
 
-    /// Depth-first: moves to the next included path (the frames then hold it).
+    /// Depth-first: moves to the next included path (the path stack then holds it).
     fn advance_dfs(&mut self) -> bool {
         let max = self.max_depth();
         let tx = self.tx;
@@ -728,55 +732,32 @@ impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V,
         }
         if self.state == State::Start {
             self.state = State::Running;
-            ws.frames.push(Frame {
-                node: self.start,
-                rel: RelId(u64::MAX),
-                edge_start: 0,
-                cursor: 0,
-                edge_end: 0,
-            });
+            ws.dfs.reset(self.start);
             if td.uniqueness == Uniqueness::NodeGlobal {
                 ws.seen_nodes.insert(self.start.0);
             }
-            if visit_frame(td, tx, self.start, ws, max) {
+            if visit_top(td, tx, self.start, &mut ws.dfs, max) {
                 return true;
             }
         }
-        loop {
-            let Some(top) = ws.frames.last_mut() else {
-                self.state = State::Done;
-                return false;
-            };
-            if top.cursor >= top.edge_end {
-                let start = top.edge_start as usize;
-                ws.frames.pop();
-                ws.edges.truncate(start);
-                continue;
-            }
-            let e = ws.edges[top.cursor as usize];
-            top.cursor += 1;
+        while let Some(e) = ws.dfs.next_edge() {
             let ok = match td.uniqueness {
                 Uniqueness::None => true,
                 Uniqueness::NodeGlobal => ws.seen_nodes.insert(e.other.0),
                 Uniqueness::RelationshipGlobal => ws.seen_rels.insert(e.rel.0),
-                Uniqueness::NodePath => !ws.frames.iter().any(|f| f.node == e.other),
-                Uniqueness::RelationshipPath => !ws.frames[1..].iter().any(|f| f.rel == e.rel),
+                Uniqueness::NodePath => !ws.dfs.path_has_node(e.other),
+                Uniqueness::RelationshipPath => !ws.dfs.path_has_rel(e.rel),
             };
             if !ok {
                 continue;
             }
-            let at = ws.edges.len() as u32;
-            ws.frames.push(Frame {
-                node: e.other,
-                rel: e.rel,
-                edge_start: at,
-                cursor: at,
-                edge_end: at,
-            });
-            if visit_frame(td, tx, self.start, ws, max) {
+            ws.dfs.push(e.other, e.rel);
+            if visit_top(td, tx, self.start, &mut ws.dfs, max) {
                 return true;
             }
         }
+        self.state = State::Done;
+        false
     }
 
     /// Breadth-first: moves to the next included path (the last branch of the arena holds it).
@@ -871,32 +852,40 @@ impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V,
     }
 }
 
-/// Evaluates the path ending at the top frame; expands it if the evaluation continues.
+/// Evaluates the path ending at the deepest frame; expands it if the evaluation continues.
 /// Returns whether the path is included.
-fn visit_frame<E: Expander, V: Evaluator>(
+#[inline]
+fn visit_top<E: Expander, V: Evaluator>(
     td: &TraversalDescription<E, V>,
     tx: &Transaction,
     start: NodeId,
-    ws: &mut Workspace,
+    dfs: &mut DepthFirst<Edge>,
     max: u32,
 ) -> bool {
-    let depth = (ws.frames.len() - 1) as u32;
-    let path = frames_path(tx, start, &ws.frames);
-    let ev = td.evaluator.evaluate(&path);
+    let depth = dfs.depth() as u32;
+    // The end node is resolved once, for the evaluator and the expander.
+    let end = tx.node_handle(dfs.end().unwrap_or(start));
+    let ev = td.evaluator.evaluate(&frames_path_to(tx, start, dfs.frames(), end));
     if ev.continues() && depth < max {
-        let before = ws.edges.len();
-        td.expander.expand(&path, &mut ws.edges);
-        if let Some(top) = ws.frames.last_mut() {
-            top.edge_start = before as u32;
-            top.cursor = before as u32;
-            top.edge_end = ws.edges.len() as u32;
-        }
+        dfs.expand_top(|frames, out| {
+            td.expander.expand(&frames_path_to(tx, start, frames, end), out)
+        });
     }
     ev.includes()
 }
 
 fn frames_path<'a>(tx: &'a Transaction, start: NodeId, frames: &'a [Frame]) -> Path<'a> {
-    let end = frames.last().map_or(start, |f| f.node);
+    frames_path_to(tx, start, frames, tx.node_handle(frames.last().map_or(start, |f| f.node)))
+}
+
+/// The path of `frames`, whose last node is already resolved as `end`.
+#[inline]
+fn frames_path_to<'a>(
+    tx: &'a Transaction,
+    start: NodeId,
+    frames: &'a [Frame],
+    end: NodeHandle<'a>,
+) -> Path<'a> {
     Path {
         tx,
         start,
@@ -911,7 +900,7 @@ fn chain_path<'a>(tx: &'a Transaction, start: NodeId, arena: &'a [Branch], idx: 
     Path {
         tx,
         start,
-        end: NodeId(b.node),
+        end: tx.node_handle(NodeId(b.node)),
         len: b.depth_flags & !EXPAND_FLAG,
         repr: PathRepr::Chain { arena, idx },
     }
@@ -922,6 +911,6 @@ impl<E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Iterator for Traverser<
 
     /// The end node of the next included path.
     fn next(&mut self) -> Option<NodeId> {
-        self.next_path().map(|p| p.end)
+        self.next_path().map(|p| p.end.id())
     }
 }

@@ -40,7 +40,73 @@ pub(crate) fn eval_pred(
     ctx: &mut Ctx,
     g: &mut dyn Graph,
 ) -> Result<bool> {
-    Ok(matches!(eval(e, row, ctx, g)?, Value::Bool(true)))
+    Ok(pred3(e, None, row, ctx, g)? == Some(true))
+}
+
+/// A predicate's three-valued result, exactly as `truth(eval(e))` (with `what` naming the
+/// operator whose operand it is; `None` at the top of a filter, where anything but `true`
+/// simply fails). The shapes filters are made of (conjunctions, label tests and properties of
+/// a variable) are answered here directly, without building intermediate values through the
+/// general `eval`; everything else goes to `eval`.
+fn pred3(
+    e: &PExpr,
+    what: Option<&str>,
+    row: &mut Row,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+) -> Result<Option<bool>> {
+    match e {
+        PExpr::And(a, b) => {
+            let x = pred3(a, Some("AND"), row, ctx, g)?;
+            if x == Some(false) {
+                return Ok(Some(false));
+            }
+            let y = pred3(b, Some("AND"), row, ctx, g)?;
+            return Ok(match (x, y) {
+                (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            });
+        }
+        PExpr::HasLabels(a, labels) => {
+            if let PExpr::Slot(s) = **a {
+                match row.get(s) {
+                    Some(Value::Node(id)) => {
+                        let id = *id;
+                        return Ok(Some(labels.iter().all(|l| {
+                            ctx.token(&*g, TokenKind::Label, l)
+                                .is_some_and(|t| g.node_has_label(id, t))
+                        })));
+                    }
+                    Some(Value::Null) | None => return Ok(None),
+                    Some(_) => {}
+                }
+            }
+        }
+        PExpr::Property(a, key) => {
+            if let PExpr::Slot(s) = **a {
+                if let Some(b @ (Value::Node(_) | Value::Relationship(_))) = row.get(s) {
+                    let b = b.clone();
+                    let tok = ctx.token(&*g, TokenKind::PropertyKey, key);
+                    let v = entity_property(&b, tok, g)?;
+                    return pred_of(&v, what);
+                }
+            }
+        }
+        _ => {}
+    }
+    let v = eval(e, row, ctx, g)?;
+    pred_of(&v, what)
+}
+
+fn pred_of(v: &Value, what: Option<&str>) -> Result<Option<bool>> {
+    match what {
+        Some(w) => truth(v, w),
+        None => Ok(match v {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }),
+    }
 }
 
 pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Value> {
@@ -50,7 +116,13 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
         PExpr::Slot(s) => row.get(*s).cloned().unwrap_or(Value::Null),
         PExpr::Property(base, key) => {
             let b = eval(base, row, ctx, g)?;
-            property(&b, key, g)?
+            match b {
+                Value::Node(_) | Value::Relationship(_) => {
+                    let tok = ctx.token(&*g, TokenKind::PropertyKey, key);
+                    entity_property(&b, tok, g)?
+                }
+                _ => property(&b, key, g)?,
+            }
         }
         PExpr::List(xs) => {
             let mut out = Vec::with_capacity(xs.len());
@@ -171,7 +243,7 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
             match v {
                 Value::Null => Value::Null,
                 Value::Node(id) => Value::Bool(labels.iter().all(|l| {
-                    g.token_id(TokenKind::Label, l).is_some_and(|t| g.node_has_label(id, t))
+                    ctx.token(&*g, TokenKind::Label, l).is_some_and(|t| g.node_has_label(id, t))
                 })),
                 Value::Relationship(id) => {
                     let t =
@@ -423,11 +495,10 @@ fn deleted_err() -> Error {
         .with_detail("DeletedEntityAccess")
 }
 
-/// `base.key` for any value.
-pub(crate) fn property(base: &Value, key: &str, g: &dyn Graph) -> Result<Value> {
+/// `base.key` for a node or relationship whose key token (`None`: no such key) is known.
+fn entity_property(base: &Value, tok: Option<u32>, g: &dyn Graph) -> Result<Value> {
     Ok(match base {
-        Value::Null => Value::Null,
-        Value::Node(id) => match g.token_id(TokenKind::PropertyKey, key) {
+        Value::Node(id) => match tok {
             None => {
                 if g.node_deleted_in_tx(*id) {
                     return Err(deleted_err());
@@ -444,7 +515,7 @@ pub(crate) fn property(base: &Value, key: &str, g: &dyn Graph) -> Result<Value> 
                 }
             },
         },
-        Value::Relationship(id) => match g.token_id(TokenKind::PropertyKey, key) {
+        Value::Relationship(id) => match tok {
             None => Value::Null,
             Some(t) => match g.rel_property(*id, t) {
                 Some(v) => v,
@@ -456,6 +527,17 @@ pub(crate) fn property(base: &Value, key: &str, g: &dyn Graph) -> Result<Value> 
                 }
             },
         },
+        _ => Value::Null,
+    })
+}
+
+/// `base.key` for any value.
+pub(crate) fn property(base: &Value, key: &str, g: &dyn Graph) -> Result<Value> {
+    Ok(match base {
+        Value::Null => Value::Null,
+        Value::Node(_) | Value::Relationship(_) => {
+            return entity_property(base, g.token_id(TokenKind::PropertyKey, key), g)
+        }
         Value::Map(m) => m.get(key).cloned().unwrap_or(Value::Null),
         Value::NodeData(n) => n.properties.get(key).cloned().unwrap_or(Value::Null),
         Value::RelData(r) => r.properties.get(key).cloned().unwrap_or(Value::Null),

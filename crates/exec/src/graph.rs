@@ -85,6 +85,13 @@ pub trait Graph {
     /// Relationships of `node` in `dir` whose type is in `types` (all types if empty), appended
     /// to `out`.
     fn node_edges(&self, node: NodeId, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>);
+    /// Calls `f` for every relationship `node_edges` would append, in the same order. The
+    /// engine's implementation allocates nothing (this default collects into a `Vec` first).
+    fn for_each_edge(&self, node: NodeId, dir: Dir, types: &[TokenId], f: &mut dyn FnMut(Edge)) {
+        let mut v = Vec::new();
+        self.node_edges(node, dir, types, &mut v);
+        v.into_iter().for_each(f);
+    }
     /// Number of relationships as `node_edges` would list them.
     fn degree(&self, node: NodeId, dir: Dir, types: &[TokenId]) -> u64;
     /// Nodes with `label` whose property `key` equals `value`, if an index can answer that;

@@ -15,6 +15,7 @@ mod profile;
 mod runtime;
 mod temporal_access;
 pub mod testing;
+pub mod traverse;
 
 #[cfg(test)]
 mod tests;

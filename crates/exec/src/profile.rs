@@ -68,6 +68,14 @@ impl Graph for Counting<'_> {
         // One hit per relationship read, at least one for the lookup.
         self.hits.set(self.hits.get() + (out.len() - before).max(1) as u64);
     }
+    fn for_each_edge(&self, node: NodeId, dir: Dir, types: &[TokenId], f: &mut dyn FnMut(Edge)) {
+        let mut n = 0u64;
+        self.inner.for_each_edge(node, dir, types, &mut |e| {
+            n += 1;
+            f(e)
+        });
+        self.hits.set(self.hits.get() + n.max(1));
+    }
     fn degree(&self, node: NodeId, dir: Dir, types: &[TokenId]) -> u64 {
         self.hit();
         self.inner.degree(node, dir, types)

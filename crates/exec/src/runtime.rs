@@ -25,6 +25,7 @@ use crate::eval::{self, eval, eval_pred};
 use crate::functions::{self, Accumulator};
 use crate::graph::{Dir, Edge, Graph, Stats, TokenId, TokenKind, ValueRange};
 use crate::procs;
+use crate::traverse::DepthFirst;
 
 pub(crate) type Row = Vec<Value>;
 
@@ -49,7 +50,17 @@ pub(crate) struct Ctx {
     pub time_ns: Vec<u64>,
     /// PROFILE: row estimates per operator, computed at the first pull (needs the graph).
     pub estimates: Option<Vec<f64>>,
+    /// Token ids of names in the plan, by the address of the plan's `Arc<str>` (see
+    /// [`Ctx::token`]).
+    tokens: Vec<(usize, TokenKind, TokenId, Arc<str>)>,
+    /// Rows consumed by an operator, kept for reuse (see [`Ctx::row_like`]).
+    spare_rows: Vec<Row>,
 }
+
+/// Spare rows kept for reuse.
+const SPARE_ROWS: usize = 16;
+/// Names cached per execution; queries name few tokens, so a short linear scan beats hashing.
+const TOKEN_CACHE: usize = 16;
 
 impl Ctx {
     pub fn new(params: Vec<Value>, profile: bool) -> Ctx {
@@ -66,7 +77,49 @@ impl Ctx {
             hits: Vec::new(),
             time_ns: Vec::new(),
             estimates: None,
+            tokens: Vec::new(),
+            spare_rows: Vec::new(),
         }
+    }
+
+    /// A copy of `row`, in the memory of a row consumed earlier if there is one: an operator
+    /// producing many rows that are consumed at once (by an aggregation) then allocates no row
+    /// per result.
+    #[inline]
+    pub fn row_like(&mut self, row: &Row) -> Row {
+        match self.spare_rows.pop() {
+            Some(mut r) => {
+                r.clone_from(row);
+                r
+            }
+            None => row.clone(),
+        }
+    }
+
+    /// Gives back a row that is no longer needed (see [`Ctx::row_like`]).
+    #[inline]
+    pub fn recycle(&mut self, row: Row) {
+        if self.spare_rows.len() < SPARE_ROWS && row.capacity() > 0 {
+            self.spare_rows.push(row);
+        }
+    }
+
+    /// The token id of a name held by the plan, looked up in the graph once per execution
+    /// instead of once per row. Only found tokens are cached: a token never changes its id or
+    /// disappears, but a missing one may be created later in the statement. Entries are keyed
+    /// by the address of the plan's string and keep a reference to it, so the address cannot
+    /// be reused by another string while cached.
+    #[inline]
+    pub fn token(&mut self, g: &dyn Graph, kind: TokenKind, name: &Arc<str>) -> Option<TokenId> {
+        let addr = Arc::as_ptr(name) as *const u8 as usize;
+        if let Some(e) = self.tokens.iter().find(|e| e.0 == addr && e.1 == kind) {
+            return Some(e.2);
+        }
+        let t = g.token_id(kind, name)?;
+        if self.tokens.len() < TOKEN_CACHE {
+            self.tokens.push((addr, kind, t, name.clone()));
+        }
+        Some(t)
     }
 
     pub fn check_interrupt(&self) -> Result<()> {
@@ -171,6 +224,14 @@ impl Operator for Counted {
 
 fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
     match op {
+        // A filter right above a variable-length expansion runs inside it, on the expansion's
+        // working row: a path the filter rejects then costs no row. The expansion keeps its
+        // own PROFILE row count (its pre-order number is the next one).
+        Op::Filter { input, pred } if matches!(**input, Op::VarExpand { .. }) => {
+            let id = b.next_id;
+            b.next_id += 1;
+            Box::new(VarExpand::new(input, b, Some((pred.clone(), id))))
+        }
         Op::Argument => Box::new(Argument { row: None }),
         Op::NodeScan { input, slot, label } => Box::new(NodeScan {
             input: build(input, b),
@@ -244,38 +305,7 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
                 pos: 0,
             })
         }
-        Op::VarExpand {
-            input,
-            from,
-            rel,
-            to,
-            dir,
-            types,
-            min,
-            max,
-            into,
-            unique_with,
-            rel_props,
-            reversed,
-            rel_bound,
-        } => Box::new(VarExpand {
-            rel_bound: *rel_bound,
-            input: build(input, b),
-            from: *from,
-            rel: *rel,
-            to: *to,
-            dir: graph_dir(*dir),
-            types: types.clone(),
-            min: *min,
-            max: *max,
-            into: *into,
-            unique_with: unique_with.clone(),
-            rel_props: rel_props.clone(),
-            reversed: *reversed,
-            cur: None,
-            results: Vec::new(),
-            pos: 0,
-        }),
+        Op::VarExpand { .. } => Box::new(VarExpand::new(op, b, None)),
         Op::ShortestPath { input, from, to, path, rel, dir, types, min, max, all } => {
             Box::new(ShortestPath {
                 input: build(input, b),
@@ -931,6 +961,14 @@ impl Operator for Expand {
     }
 }
 
+/// `VarLengthExpand(All)`: every relationship-unique path of `min..=max` relationships from
+/// the node in `from`, produced lazily in depth-first pre-order over the shared path stack
+/// ([`crate::traverse::DepthFirst`]). Relationship isomorphism is checked against the frames
+/// of the current path (O(depth)); the relationship list is built only for a result that is
+/// produced and only when something reads it (`list_unused`); results are written into the
+/// input row in place and the row is cloned only when it leaves the operator (after a fused
+/// filter, if any). Its buffers are reused across input rows, so expansion allocates nothing
+/// per step.
 struct VarExpand {
     input: Box<dyn Operator>,
     from: Slot,
@@ -945,12 +983,69 @@ struct VarExpand {
     rel_props: Vec<(Name, PExpr)>,
     reversed: bool,
     rel_bound: bool,
+    list_unused: bool,
+    /// A filter fused into the expansion, and the expansion's own PROFILE operator number.
+    filter: Option<(PExpr, usize)>,
+    /// The input row being expanded; each result is written into it.
     cur: Option<Row>,
-    results: Vec<(Vec<RelId>, NodeId)>,
-    pos: usize,
+    dfs: DepthFirst<Edge>,
+    /// Resolved relationship types and property equalities for the current input row.
+    tok_types: Vec<TokenId>,
+    props: Vec<(TokenId, Value)>,
+    /// The zero-length path (`min == 0`) is still to be produced for the current input row.
+    zero_pending: bool,
+    /// `rel_bound`: the one path the bound list describes, still to be produced.
+    bound_result: Option<(Vec<RelId>, NodeId)>,
+    steps: u64,
 }
 
 impl VarExpand {
+    fn new(op: &Op, b: &mut Builder, filter: Option<(PExpr, usize)>) -> VarExpand {
+        let Op::VarExpand {
+            input,
+            from,
+            rel,
+            to,
+            dir,
+            types,
+            min,
+            max,
+            into,
+            unique_with,
+            rel_props,
+            reversed,
+            rel_bound,
+            list_unused,
+        } = op
+        else {
+            unreachable!("VarExpand::new is only called on Op::VarExpand")
+        };
+        VarExpand {
+            input: build(input, b),
+            from: *from,
+            rel: *rel,
+            to: *to,
+            dir: graph_dir(*dir),
+            types: types.clone(),
+            min: *min,
+            max: *max,
+            into: *into,
+            unique_with: unique_with.clone(),
+            rel_props: rel_props.clone(),
+            reversed: *reversed,
+            rel_bound: *rel_bound,
+            list_unused: *list_unused,
+            filter,
+            cur: None,
+            dfs: DepthFirst::default(),
+            tok_types: Vec::new(),
+            props: Vec::new(),
+            zero_pending: false,
+            bound_result: None,
+            steps: 0,
+        }
+    }
+
     /// Follows a bound list of relationships from `start` (as `expand` would have found it).
     fn follow(&self, start: NodeId, list: &Value, g: &dyn Graph) -> Option<(Vec<RelId>, NodeId)> {
         let Value::List(items) = list else { return None };
@@ -984,67 +1079,105 @@ impl VarExpand {
                 _ => return None,
             };
         }
-        // Results are in traversal order; `next` restores pattern order.
+        // In traversal order; `list_value` restores pattern order.
         Some((rels, cur))
     }
 
-    /// All paths from `start` (depth-first), as (relationships, end node).
-    fn expand(
+    /// The relationship list of a result, in pattern order.
+    fn list_value(&self, rels: impl DoubleEndedIterator<Item = RelId>) -> Value {
+        let mut list: Vec<Value> = rels.map(Value::Relationship).collect();
+        if self.reversed {
+            list.reverse();
+        }
+        Value::List(list)
+    }
+
+    /// Writes a result (end node, relationship list unless unused) into the working row and
+    /// returns the row to produce, or `None` if `into` or the fused filter rejects it.
+    fn output(
         &mut self,
-        start: NodeId,
-        types: &[TokenId],
-        props: &[(TokenId, Value)],
-        row: &Row,
-        ctx: &Ctx,
-        g: &dyn Graph,
-    ) -> Result<()> {
-        let max = self.max.unwrap_or(u64::MAX);
-        let mut path: Vec<RelId> = Vec::new();
-        // Stack of (edges of the node at this depth, next index).
-        let mut stack: Vec<(Vec<Edge>, usize)> = Vec::new();
-        if self.min == 0 {
-            self.results.push((Vec::new(), start));
+        end: NodeId,
+        list: Option<Value>,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<Option<Row>> {
+        let Some(row) = self.cur.as_mut() else { return Ok(None) };
+        if self.into && !matches!(row[self.to], Value::Node(n) if n == end) {
+            return Ok(None);
         }
-        if max == 0 {
-            return Ok(());
+        match &mut row[self.to] {
+            // The common case: the previous result's node; no value to drop.
+            Value::Node(n) => *n = end,
+            slot => *slot = Value::Node(end),
         }
-        let mut first = Vec::new();
-        g.node_edges(start, self.dir, types, &mut first);
-        stack.push((first, 0));
-        let mut steps = 0u64;
-        while let Some((edges, idx)) = stack.last_mut() {
-            let Some(e) = edges.get(*idx).copied() else {
-                stack.pop();
-                path.pop();
-                continue;
+        if let Some(l) = list {
+            row[self.rel] = l;
+        }
+        if let Some((pred, id)) = &self.filter {
+            if ctx.profile {
+                if let Some(c) = ctx.rows.get_mut(*id) {
+                    *c += 1;
+                }
+            }
+            if !eval_pred(pred, row, ctx, g)? {
+                return Ok(None);
+            }
+        }
+        Ok(Some(ctx.row_like(row)))
+    }
+
+    /// The next result for the current input row, if any.
+    fn advance(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        if let Some((rels, end)) = self.bound_result.take() {
+            let list = (!self.list_unused).then(|| self.list_value(rels.iter().copied()));
+            return self.output(end, list, ctx, g);
+        }
+        if self.zero_pending {
+            self.zero_pending = false;
+            let start = match self.cur.as_ref().map(|r| &r[self.from]) {
+                Some(Value::Node(n)) => *n,
+                _ => return Ok(None),
             };
-            *idx += 1;
-            steps += 1;
-            if steps.is_multiple_of(1024) {
+            let list = (!self.list_unused).then(|| Value::List(Vec::new()));
+            if let Some(row) = self.output(start, list, ctx, g)? {
+                return Ok(Some(row));
+            }
+        }
+        let max = self.max.unwrap_or(u64::MAX);
+        while let Some(e) = self.dfs.next_edge() {
+            self.steps += 1;
+            if self.steps.is_multiple_of(1024) {
                 ctx.check_interrupt()?;
             }
-            if path.contains(&e.rel) || rel_used(row, &self.unique_with, e.rel) {
+            if self.dfs.path_has_rel(e.rel) {
                 continue;
             }
-            if !props.iter().all(|(k, v)| {
+            if !self.unique_with.is_empty()
+                && self.cur.as_ref().is_some_and(|r| rel_used(r, &self.unique_with, e.rel))
+            {
+                continue;
+            }
+            if !self.props.iter().all(|(k, v)| {
                 g.rel_property(e.rel, *k).is_some_and(|p| equals(&p, v) == Some(true))
             }) {
                 continue;
             }
-            path.push(e.rel);
-            let depth = path.len() as u64;
-            if depth >= self.min {
-                self.results.push((path.clone(), e.other));
-            }
+            self.dfs.push(e.other, e.rel);
+            let depth = self.dfs.depth() as u64;
             if depth < max {
-                let mut next = Vec::new();
-                g.node_edges(e.other, self.dir, types, &mut next);
-                stack.push((next, 0));
-            } else {
-                path.pop();
+                let (dir, types) = (self.dir, &self.tok_types);
+                let gr: &dyn Graph = g;
+                // Appended straight onto the pending stack: one graph call per node.
+                self.dfs.expand_top(|_, out| gr.node_edges(e.other, dir, types, out));
+            }
+            if depth >= self.min {
+                let list = (!self.list_unused).then(|| self.list_value(self.dfs.rels()));
+                if let Some(row) = self.output(e.other, list, ctx, g)? {
+                    return Ok(Some(row));
+                }
             }
         }
-        Ok(())
+        Ok(None)
     }
 }
 
@@ -1052,23 +1185,14 @@ impl Operator for VarExpand {
     fn reset(&mut self, arg: &Row) {
         self.input.reset(arg);
         self.cur = None;
+        self.dfs.clear();
+        self.zero_pending = false;
+        self.bound_result = None;
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         loop {
-            if let Some(cur) = &self.cur {
-                while let Some((rels, end)) = self.results.get(self.pos) {
-                    self.pos += 1;
-                    if self.into && !matches!(cur[self.to], Value::Node(n) if n == *end) {
-                        continue;
-                    }
-                    let mut row = cur.clone();
-                    let mut list: Vec<Value> =
-                        rels.iter().map(|r| Value::Relationship(*r)).collect();
-                    if self.reversed {
-                        list.reverse();
-                    }
-                    row[self.rel] = Value::List(list);
-                    row[self.to] = Value::Node(*end);
+            if self.cur.is_some() {
+                if let Some(row) = self.advance(ctx, g)? {
                     return Ok(Some(row));
                 }
                 self.cur = None;
@@ -1076,39 +1200,42 @@ impl Operator for VarExpand {
             let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
             ctx.check_interrupt()?;
             let Value::Node(from) = r[self.from] else { continue };
+            self.dfs.clear();
+            self.zero_pending = false;
+            self.bound_result = None;
             if self.rel_bound {
-                self.results.clear();
-                self.pos = 0;
-                if let Some(p) = self.follow(from, &r[self.rel], g) {
-                    self.results.push(p);
-                }
+                self.bound_result = self.follow(from, &r[self.rel], g);
                 self.cur = Some(r);
                 continue;
             }
             let Some(types) = resolve_types(g, &self.types) else {
+                // No such type: only the zero-length path can match.
                 if self.min == 0 {
-                    self.results.clear();
-                    self.results.push((Vec::new(), from));
-                    self.pos = 0;
+                    self.zero_pending = true;
                     self.cur = Some(r);
                 }
                 continue;
             };
-            let mut props = Vec::new();
+            self.tok_types = types;
+            self.props.clear();
             let mut impossible = false;
-            for (k, e) in &self.rel_props.clone() {
-                let v = eval(e, &mut r, ctx, g)?;
-                match g.token_id(TokenKind::PropertyKey, k) {
-                    Some(t) => props.push((t, v)),
+            for i in 0..self.rel_props.len() {
+                let v = eval(&self.rel_props[i].1, &mut r, ctx, g)?;
+                match g.token_id(TokenKind::PropertyKey, &self.rel_props[i].0) {
+                    Some(t) => self.props.push((t, v)),
                     None => impossible = true,
                 }
             }
-            self.results.clear();
-            self.pos = 0;
             if impossible {
                 continue;
             }
-            self.expand(from, &types, &props, &r, ctx, g)?;
+            self.zero_pending = self.min == 0;
+            if self.max != Some(0) {
+                self.dfs.reset(from);
+                let (dir, types) = (self.dir, &self.tok_types);
+                let gr: &dyn Graph = g;
+                self.dfs.expand_top(|_, out| gr.node_edges(from, dir, types, out));
+            }
             self.cur = Some(r);
         }
     }
@@ -1254,6 +1381,7 @@ impl Operator for Filter {
             if eval_pred(&self.pred, &mut r, ctx, g)? {
                 return Ok(Some(r));
             }
+            ctx.recycle(r);
         }
         Ok(None)
     }
@@ -1361,6 +1489,7 @@ impl Operator for Aggregate {
                     }
                     groups[gi].1[ai].update(&args)?;
                 }
+                ctx.recycle(r);
             }
             if groups.is_empty() && self.keys.is_empty() {
                 let mut accs = Vec::new();

@@ -903,6 +903,20 @@ impl Base {
         Some((start, self.out_other.get(p), self.out_type.get(p) as u32, props))
     }
 
+    /// The labels of a base node that no delta version or adjacency shadows (`None`: missing
+    /// from the base or dirty), in one lookup of its label code.
+    #[inline]
+    pub fn clean_node_labels(&self, id: u64) -> Option<&[u32]> {
+        if id >= self.node_end || self.node_dirty.get(id) {
+            return None;
+        }
+        let code = self.label_code.get(id as usize) as usize;
+        if code == 0 {
+            return None;
+        }
+        self.label_sets.get(code).map(|s| &s[..])
+    }
+
     /// Whether a delta version may exist for the node (otherwise the base row is current).
     pub fn node_dirty(&self, id: u64) -> bool {
         id >= self.node_end || self.node_dirty.get(id)

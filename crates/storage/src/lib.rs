@@ -35,7 +35,10 @@
 //!   A transaction pins the current base (an `Arc`, with `base.ts <= start_ts`) and reads: own
 //!   write set, else the newest delta version `<= start_ts`, else its base. Base CSR entries are
 //!   filtered by the relationship's visibility (dirty bit fast path); delta adjacency entries
-//!   created at or before the transaction's base ts are skipped (its CSR has them).
+//!   created at or before the transaction's base ts are skipped (its CSR has them). Edge
+//!   iteration (`Transaction::for_each_edge`) streams CSR entries to the caller without
+//!   allocating, and a `NodeHandle` resolves a node once, so repeated reads of a clean base row
+//!   (labels, a property, relationships) touch only the base columns.
 //! * **Rebuild (fold).** At every checkpoint (file-backed) or [`Store::compact`] (also triggered
 //!   in the background when the delta exceeds ~200 k versions and a quarter of the base), a new
 //!   base is built from a read-only snapshot while readers and writers continue, then swapped in
@@ -181,7 +184,7 @@ pub use base::BaseStats;
 pub use check::CheckReport;
 pub use schema::{IndexInfo, IndexKind};
 pub use store::{MemoryStats, Store};
-pub use tx::{Savepoint, Transaction};
+pub use tx::{NodeHandle, Savepoint, Transaction};
 pub use value::check_storable;
 pub use vfs::{RealFs, Vfs, VfsFile, VfsRead};
 

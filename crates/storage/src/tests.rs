@@ -1093,3 +1093,82 @@ fn schema_rules_survive_wal_replay_and_checkpoints() {
         s.crash_for_test();
     }
 }
+
+/// A node handle reads a clean base row straight from the base and everything else (delta
+/// versions, the transaction's own writes, deleted or missing nodes) exactly as the
+/// transaction's own methods; `for_each_edge` lists what `node_edges` lists.
+#[test]
+fn node_handles_and_edge_streaming_follow_the_snapshot() {
+    let s = Store::in_memory();
+    let (a, b, k, t) = (label(&s, "A"), label(&s, "B"), key(&s, "k"), rtype(&s, "T"));
+    let mut w = s.begin(false);
+    let n0 = w.create_node(&[a], vec![(k, Value::Bool(true))]).unwrap();
+    let n1 = w.create_node(&[a], vec![]).unwrap();
+    let n2 = w.create_node(&[b], vec![]).unwrap();
+    w.create_rel(n0, n1, t, vec![]).unwrap();
+    w.create_rel(n0, n2, t, vec![]).unwrap();
+    w.create_rel(n1, n1, t, vec![]).unwrap();
+    let n3 = w.create_node(&[a, b], vec![(k, Value::Int(3))]).unwrap();
+    let r3 = w.create_rel(n3, n2, t, vec![]).unwrap();
+    w.commit().unwrap();
+    s.compact().unwrap();
+    // After the fold everything is base; then one more relationship and a property change
+    // land in the delta.
+    let mut w = s.begin(false);
+    let late = w.create_rel(n2, n0, t, vec![]).unwrap();
+    w.set_node_property(n1, k, Value::Int(5)).unwrap();
+    w.commit().unwrap();
+
+    let edges_via = |tx: &Transaction, n: NodeId, dir: Dir| {
+        let mut v = Vec::new();
+        tx.node_handle(n).for_each_edge(dir, &[], |e| v.push(e));
+        let mut w = Vec::new();
+        tx.node_edges(n, dir, &[], &mut w);
+        assert_eq!(v, w);
+        v
+    };
+    let r = s.begin(true);
+    // n3 is a clean base row (the fast path); n1 has a delta version, n0 a delta adjacency.
+    let h3 = r.node_handle(n3);
+    assert!(format!("{h3:?}").ends_with(", clean)"), "{h3:?}");
+    assert!(!format!("{:?}", r.node_handle(n1)).contains("clean"));
+    assert!(!format!("{:?}", r.node_handle(n0)).contains("clean"));
+    assert!(h3.exists() && h3.has_label(a) && h3.has_label(b));
+    assert_eq!(int(&h3.property(k)), Some(3));
+    assert_eq!(h3.labels(), vec![a, b]);
+    let out3 = edges_via(&r, n3, Dir::Both);
+    assert_eq!((out3.len(), out3[0].rel, out3[0].other), (1, r3, n2));
+    let h0 = r.node_handle(n0);
+    assert!(h0.exists() && h0.has_label(a) && !h0.has_label(b));
+    assert!(matches!(h0.property(k), Some(Value::Bool(true))));
+    assert_eq!(h0.labels(), vec![a]);
+    assert_eq!(edges_via(&r, n0, Dir::Outgoing).len(), 2);
+    // The relationship committed after the base is seen from both ends.
+    let inc = edges_via(&r, n0, Dir::Incoming);
+    assert_eq!(inc.iter().map(|e| e.rel).collect::<Vec<_>>(), vec![late]);
+    assert_eq!(int(&r.node_handle(n1).property(k)), Some(5));
+    // A self-loop is listed once with `Both`.
+    assert_eq!(edges_via(&r, n1, Dir::Both).iter().filter(|e| e.other == n1).count(), 1);
+
+    // Own writes: a new label, a deleted relationship, a created one and a deleted node.
+    let mut w = s.begin(false);
+    w.add_label(n0, b).unwrap();
+    let first = edges_via(&w, n0, Dir::Outgoing)[0].rel;
+    w.delete_rel(first).unwrap();
+    let own = w.create_rel(n0, n0, t, vec![]).unwrap();
+    let out: Vec<RelId> = edges_via(&w, n0, Dir::Outgoing).iter().map(|e| e.rel).collect();
+    assert!(!out.contains(&first) && out.contains(&own) && out.len() == 2, "{out:?}");
+    assert!(w.node_handle(n0).has_label(b));
+    w.delete_rel(late).unwrap();
+    for e in edges_via(&w, n2, Dir::Both) {
+        w.delete_rel(e.rel).unwrap();
+    }
+    w.delete_node(n2).unwrap();
+    let gone = w.node_handle(n2);
+    assert!(!gone.exists() && !gone.has_label(b) && gone.property(k).is_none());
+    assert!(edges_via(&w, n2, Dir::Both).is_empty());
+    assert!(!w.node_handle(NodeId(1 << 40)).exists());
+    // The reader's snapshot is untouched by all of that.
+    assert!(!r.node_handle(n0).has_label(b) && r.node_handle(n2).exists());
+    assert_eq!(edges_via(&r, n0, Dir::Outgoing).len(), 2);
+}

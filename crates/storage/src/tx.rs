@@ -254,16 +254,18 @@ impl Transaction {
     }
 
     pub fn node_labels(&self, id: NodeId) -> Vec<TokenId> {
-        self.with_node(id.0, |d| d.labels().to_vec()).unwrap_or_default()
+        self.node_handle(id).labels()
     }
 
+    #[inline]
     pub fn node_has_label(&self, id: NodeId, label: TokenId) -> bool {
-        self.with_node(id.0, |d| d.has_label(label)).unwrap_or(false)
+        self.node_handle(id).has_label(label)
     }
 
     /// `None` if the node has no such property (or does not exist).
+    #[inline]
     pub fn node_property(&self, id: NodeId, key: TokenId) -> Option<Value> {
-        self.with_node(id.0, |d| d.prop(key)).flatten()
+        self.node_handle(id).property(key)
     }
 
     /// Properties in key order.
@@ -271,8 +273,39 @@ impl Transaction {
         self.with_node(id.0, |d| d.props()).unwrap_or_default()
     }
 
-    fn for_each_edge(&self, node: u64, dir: Dir, types: &[TokenId], mut f: impl FnMut(Edge)) {
-        if self.with_node(node, |_| ()).is_none() {
+    /// A handle on the node for repeated reads (labels, properties, relationships) that
+    /// resolves once where the node is: a clean base row is then read straight from the base
+    /// columns. Never fails: a missing node gives a handle whose reads find nothing.
+    #[inline]
+    pub fn node_handle(&self, id: NodeId) -> NodeHandle<'_> {
+        // Clean: in this transaction's base, no delta version (dirty bits are set before a
+        // commit becomes visible, so a clean bit now is clean for this snapshot) and not
+        // written by this transaction. The handle borrows the transaction, so the last part
+        // cannot change while it lives.
+        let labels = self
+            .base
+            .clean_node_labels(id.0)
+            .filter(|_| self.nodes.is_empty() || !self.nodes.contains_key(&id.0));
+        NodeHandle { tx: self, id: id.0, clean: labels }
+    }
+
+    /// Calls `f` for every relationship of `node` in `dir` whose type is in `types` (all if
+    /// empty), without allocating: base CSR entries first (outgoing, then incoming), then
+    /// relationships committed after this transaction's base, then its own. With `Dir::Both`
+    /// a self-loop is reported once, as outgoing.
+    pub fn for_each_edge(
+        &self,
+        node: NodeId,
+        dir: Dir,
+        types: &[TokenId],
+        mut f: impl FnMut(Edge),
+    ) {
+        self.edges_of(self.node_handle(node), dir, types, &mut f);
+    }
+
+    fn edges_of(&self, h: NodeHandle<'_>, dir: Dir, types: &[TokenId], f: &mut impl FnMut(Edge)) {
+        let node = h.id;
+        if h.clean.is_none() && self.with_node(node, |_| ()).is_none() {
             return;
         }
         let want = |t: u32| types.is_empty() || types.contains(&t);
@@ -281,17 +314,38 @@ impl Transaction {
             Dir::Incoming => (false, true),
             Dir::Both => (true, true),
         };
+        let edge = |rel: u64, other: u64, out: bool| Edge {
+            rel: RelId(rel),
+            other: NodeId(other),
+            dir: if out { Dir::Outgoing } else { Dir::Incoming },
+        };
         // A self-loop is in both lists; with `Both` it is reported once, as outgoing.
         let skip_in = |other: u64| dir == Dir::Both && other == node;
-        let mut cands: Vec<(u64, u64, bool)> = Vec::new();
-        self.base.edges(node, want_out, want_in, |rel, other, ty, out| {
+        let base = &*self.base;
+        let rels_written = !self.rels.is_empty();
+        base.edges(node, want_out, want_in, |rel, other, ty, out| {
             if want(ty) && (out || !skip_in(other)) {
-                cands.push((rel, other, out));
+                // A base relationship with no delta version that this transaction did not
+                // write is visible as the base has it: no lookup needed.
+                let clean =
+                    !base.rel_dirty(rel) && (!rels_written || !self.rels.contains_key(&rel));
+                if clean || self.rel_visible(rel) {
+                    f(edge(rel, other, out));
+                }
             }
         });
-        if self.base.node_dirty(node) {
+        if base.node_dirty(node) {
             // Relationships created after this transaction's base (older ones are in its CSR).
-            let (b, s) = (self.base.ts, self.start_ts);
+            // They are copied out under the shard lock and checked after it is released (the
+            // check takes other locks, and `f` may read the store). The buffer is per thread
+            // and taken out while in use, so a nested call simply gets a fresh one.
+            thread_local! {
+                static DELTA_ADJ: std::cell::Cell<Vec<(u64, u64, bool)>> =
+                    const { std::cell::Cell::new(Vec::new()) };
+            }
+            let mut cands = DELTA_ADJ.try_with(|c| c.take()).unwrap_or_default();
+            cands.clear();
+            let (b, s) = (base.ts, self.start_ts);
             let fresh = |a: &&crate::mvcc::Adj| a.ts > b && a.ts <= s && want(a.ty);
             self.core.nodes.read(node, |slot| {
                 if want_out {
@@ -307,22 +361,19 @@ impl Transaction {
                     );
                 }
             });
+            for &(rel, other, out) in &cands {
+                if self.rel_visible(rel) {
+                    f(edge(rel, other, out));
+                }
+            }
+            let _ = DELTA_ADJ.try_with(|c| c.set(cands));
         }
         if let Some(own) = self.adj.get(&node) {
             for a in own {
                 let dir_ok = if a.out { want_out } else { want_in && !skip_in(a.other) };
-                if dir_ok && want(a.ty) {
-                    cands.push((a.rel, a.other, a.out));
+                if dir_ok && want(a.ty) && self.rel_visible(a.rel) {
+                    f(edge(a.rel, a.other, a.out));
                 }
-            }
-        }
-        for (rel, other, out) in cands {
-            if self.rel_visible(rel) {
-                f(Edge {
-                    rel: RelId(rel),
-                    other: NodeId(other),
-                    dir: if out { Dir::Outgoing } else { Dir::Incoming },
-                });
             }
         }
     }
@@ -330,13 +381,13 @@ impl Transaction {
     /// Relationships of `node` in `dir` whose type is in `types` (all if empty), appended to
     /// `out`. With `Dir::Both`, outgoing ones come first.
     pub fn node_edges(&self, node: NodeId, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
-        self.for_each_edge(node.0, dir, types, |e| out.push(e));
+        self.for_each_edge(node, dir, types, |e| out.push(e));
     }
 
     /// Number of relationships as `node_edges` would list them.
     pub fn degree(&self, node: NodeId, dir: Dir, types: &[TokenId]) -> u64 {
         let mut n = 0;
-        self.for_each_edge(node.0, dir, types, |_| n += 1);
+        self.for_each_edge(node, dir, types, |_| n += 1);
         n
     }
 
@@ -1179,5 +1230,67 @@ impl Core {
             cs.tokens_logged[kind.index()] = names.len();
         }
         e.buf
+    }
+}
+
+/// A node of a transaction's snapshot, resolved once (see [`Transaction::node_handle`]).
+/// Reading a clean base row through it costs no delta or write-set lookup; anything else goes
+/// through the full lookup (own write, delta version, base row). The transaction's
+/// `node_has_label`, `node_property` and `node_labels` read through a handle too.
+#[derive(Clone, Copy)]
+pub struct NodeHandle<'t> {
+    tx: &'t Transaction,
+    id: u64,
+    /// For a base row untouched by the delta and by this transaction (so it exists): its
+    /// labels, read once.
+    clean: Option<&'t [TokenId]>,
+}
+
+impl NodeHandle<'_> {
+    pub fn id(&self) -> NodeId {
+        NodeId(self.id)
+    }
+
+    pub fn exists(&self) -> bool {
+        self.clean.is_some() || self.tx.node_exists(NodeId(self.id))
+    }
+
+    #[inline]
+    pub fn has_label(&self, label: TokenId) -> bool {
+        if let Some(labels) = self.clean {
+            labels.binary_search(&label).is_ok()
+        } else {
+            self.tx.with_node(self.id, |d| d.has_label(label)).unwrap_or(false)
+        }
+    }
+
+    pub fn labels(&self) -> Vec<TokenId> {
+        if let Some(labels) = self.clean {
+            labels.to_vec()
+        } else {
+            self.tx.with_node(self.id, |d| d.labels().to_vec()).unwrap_or_default()
+        }
+    }
+
+    /// `None` if the node has no such property (or does not exist).
+    #[inline]
+    pub fn property(&self, key: TokenId) -> Option<Value> {
+        if self.clean.is_some() {
+            NodeRef::Base(&self.tx.base, self.id).prop(key)
+        } else {
+            self.tx.with_node(self.id, |d| d.prop(key)).flatten()
+        }
+    }
+
+    /// As [`Transaction::for_each_edge`].
+    #[inline]
+    pub fn for_each_edge(&self, dir: Dir, types: &[TokenId], mut f: impl FnMut(Edge)) {
+        self.tx.edges_of(*self, dir, types, &mut f);
+    }
+}
+
+impl std::fmt::Debug for NodeHandle<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NodeHandle({}{})", self.id, if self.clean.is_some() { ", clean" } else { "" })
     }
 }

@@ -27,7 +27,7 @@ pub fn new_accumulator(kind: AggKind, distinct: bool) -> Box<dyn Accumulator> {
         }
     };
     if distinct {
-        Box::new(Distinct { seen: HashSet::new(), inner })
+        Box::new(Distinct { seen: HashSet::new(), nodes: NodeSet::default(), inner })
     } else {
         inner
     }
@@ -36,7 +36,37 @@ pub fn new_accumulator(kind: AggKind, distinct: bool) -> Box<dyn Accumulator> {
 /// Filters repeated first arguments before the wrapped accumulator sees them.
 struct Distinct {
     seen: HashSet<GroupKey>,
+    /// Nodes, the common case (`count(DISTINCT n)`), by id: under grouping equivalence a node
+    /// (as an id or materialized) equals only the same node, so no generic value hashing.
+    nodes: NodeSet,
     inner: Box<dyn Accumulator>,
+}
+
+/// A set of node ids: a bitset over the dense low ids (one bit each), a hash set above.
+#[derive(Default)]
+struct NodeSet {
+    bits: Vec<u64>,
+    high: HashSet<u64>,
+}
+
+/// Ids below this go into the bitset (at most 16 MiB of bits).
+const NODE_BITS_LIMIT: u64 = 1 << 27;
+
+impl NodeSet {
+    /// Adds `id`; returns whether it was new.
+    fn insert(&mut self, id: u64) -> bool {
+        if id >= NODE_BITS_LIMIT {
+            return self.high.insert(id);
+        }
+        let w = (id / 64) as usize;
+        if w >= self.bits.len() {
+            self.bits.resize((w + 1).next_power_of_two(), 0);
+        }
+        let bit = 1u64 << (id % 64);
+        let new = self.bits[w] & bit == 0;
+        self.bits[w] |= bit;
+        new
+    }
 }
 
 impl Accumulator for Distinct {
@@ -45,7 +75,12 @@ impl Accumulator for Distinct {
         if v.is_null() {
             return Ok(());
         }
-        if self.seen.insert(group_key(v)) {
+        let new = match v {
+            Value::Node(id) => self.nodes.insert(id.0),
+            Value::NodeData(n) => self.nodes.insert(n.id.0),
+            other => self.seen.insert(group_key(other)),
+        };
+        if new {
             self.inner.update(args)
         } else {
             Ok(())

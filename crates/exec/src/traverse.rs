@@ -1,0 +1,237 @@
+//! The depth-first expansion core shared by Cypher's variable-length expansion
+//! (`VarLengthExpand`, in `runtime`) and the engine's native traversal framework
+//! (`arbor_engine::traversal`, depth-first order).
+//!
+//! It is a path stack: one [`Frame`] per node on the current path (the start node first), and
+//! one stack of pending relationships that holds, for every frame, the relationships still to
+//! be tried from its node. A step pops the next pending relationship of the deepest frame
+//! ([`DepthFirst::next_edge`]); the caller decides whether to follow it (uniqueness, filters),
+//! [`push`](DepthFirst::push)es the node it leads to, and, if it wants to go deeper, appends
+//! that node's relationships with [`expand_top`](DepthFirst::expand_top). Exhausted frames are
+//! popped lazily, so results come out in pre-order, one at a time, and the current path is
+//! always the frames themselves: checking relationship isomorphism or node-path uniqueness is
+//! a scan of at most `depth` frames, and nothing is materialized per step.
+//!
+//! **Allocation:** both stacks are bounded by depth × fanout and keep their capacity across
+//! [`reset`](DepthFirst::reset)s, so an owner that reuses one `DepthFirst` allocates nothing
+//! per step and, once warm, nothing per traversal. Edge lists are written straight into the
+//! pending stack by the graph (`Graph::node_edges`, which the engine implements by streaming
+//! the storage CSR, or a storage callback); no per-node buffer exists.
+//!
+//! The pending stack is generic over the edge type, so the engine stores its storage edges and
+//! `VarLengthExpand` stores [`crate::graph::Edge`]s; frames keep only what a path is made of.
+
+use arbor_model::{NodeId, RelId};
+
+/// One node of the current path, with the range of its pending relationships.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// The node reached.
+    pub node: NodeId,
+    /// The relationship that reached it (`RelId(u64::MAX)` for the start node).
+    pub rel: RelId,
+    /// Next pending relationship of this node (index into the pending stack).
+    cursor: u32,
+    /// End of this node's range in the pending stack.
+    edge_end: u32,
+}
+
+/// The relationship id a start frame carries.
+pub const NO_REL: RelId = RelId(u64::MAX);
+
+/// A depth-first path stack (see the module documentation).
+#[derive(Debug)]
+pub struct DepthFirst<E> {
+    frames: Vec<Frame>,
+    edges: Vec<E>,
+}
+
+impl<E> Default for DepthFirst<E> {
+    fn default() -> Self {
+        DepthFirst { frames: Vec::new(), edges: Vec::new() }
+    }
+}
+
+impl<E: Copy> DepthFirst<E> {
+    /// Starts over at `start` (depth 0, nothing pending), keeping the memory.
+    pub fn reset(&mut self, start: NodeId) {
+        self.frames.clear();
+        self.edges.clear();
+        self.frames.push(Frame { node: start, rel: NO_REL, cursor: 0, edge_end: 0 });
+    }
+
+    /// Empties the stack (the traversal is over until the next `reset`).
+    pub fn clear(&mut self) {
+        self.frames.clear();
+        self.edges.clear();
+    }
+
+    /// Whether the traversal is over (no frame left).
+    pub fn is_done(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    /// Sets the pending relationships of the deepest node (once per node): `fill` sees the
+    /// current path and pushes them onto the pending stack (only push; they are tried in push
+    /// order).
+    #[inline]
+    pub fn expand_top(&mut self, fill: impl FnOnce(&[Frame], &mut Vec<E>)) {
+        let before = self.edges.len();
+        fill(&self.frames, &mut self.edges);
+        if let Some(top) = self.frames.last_mut() {
+            // Frames pushed since the top's own range are gone, so its range ends here.
+            top.cursor = before as u32;
+            top.edge_end = self.edges.len() as u32;
+        } else {
+            self.edges.truncate(before);
+        }
+    }
+
+    /// The next relationship to try from the deepest node that still has one (popping the
+    /// exhausted frames above it); `None` when the traversal is over.
+    #[inline]
+    pub fn next_edge(&mut self) -> Option<E> {
+        loop {
+            let top = self.frames.last_mut()?;
+            if top.cursor < top.edge_end {
+                let e = self.edges[top.cursor as usize];
+                top.cursor += 1;
+                return Some(e);
+            }
+            self.pop();
+        }
+    }
+
+    /// Makes `node`, reached over `rel`, the end of the path (depth + 1). It has no pending
+    /// relationships until [`expand_top`](Self::expand_top).
+    #[inline]
+    pub fn push(&mut self, node: NodeId, rel: RelId) {
+        let at = self.edges.len() as u32;
+        self.frames.push(Frame { node, rel, cursor: at, edge_end: at });
+    }
+
+    /// Drops the deepest node and its pending relationships.
+    pub fn pop(&mut self) {
+        if let Some(top) = self.frames.pop() {
+            // Its range is the tail of the pending stack; the parent's range ends before it.
+            if let Some(parent) = self.frames.last() {
+                self.edges.truncate(parent.edge_end as usize);
+            } else {
+                self.edges.clear();
+            }
+            let _ = top;
+        }
+    }
+
+    /// Number of relationships on the current path.
+    #[inline]
+    pub fn depth(&self) -> usize {
+        self.frames.len().saturating_sub(1)
+    }
+
+    /// The node at the end of the current path.
+    pub fn end(&self) -> Option<NodeId> {
+        self.frames.last().map(|f| f.node)
+    }
+
+    /// The current path, start node first.
+    pub fn frames(&self) -> &[Frame] {
+        &self.frames
+    }
+
+    /// The relationships of the current path, first step first.
+    pub fn rels(&self) -> impl DoubleEndedIterator<Item = RelId> + ExactSizeIterator + '_ {
+        self.frames.iter().skip(1).map(|f| f.rel)
+    }
+
+    /// Whether `rel` is on the current path (O(depth)).
+    #[inline]
+    pub fn path_has_rel(&self, rel: RelId) -> bool {
+        self.frames.iter().skip(1).any(|f| f.rel == rel)
+    }
+
+    /// Whether `node` is on the current path (O(depth)).
+    #[inline]
+    pub fn path_has_node(&self, node: NodeId) -> bool {
+        self.frames.iter().any(|f| f.node == node)
+    }
+
+    /// Bytes reserved (for reporting).
+    pub fn capacity_bytes(&self) -> usize {
+        self.frames.capacity() * std::mem::size_of::<Frame>()
+            + self.edges.capacity() * std::mem::size_of::<E>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small directed graph as adjacency lists: node -> [(rel, other)].
+    fn graph() -> Vec<Vec<(u64, u64)>> {
+        // 0 -> 1 (r0), 0 -> 2 (r1), 1 -> 3 (r2), 2 -> 3 (r3), 3 -> 0 (r4): a cycle through 0.
+        vec![vec![(0, 1), (1, 2)], vec![(2, 3)], vec![(3, 3)], vec![(4, 0)]]
+    }
+
+    /// Every relationship-unique path from 0, as (rels, end), in the order the core yields.
+    fn all_paths(max: usize) -> Vec<(Vec<u64>, u64)> {
+        let g = graph();
+        let mut dfs: DepthFirst<(u64, u64)> = DepthFirst::default();
+        let mut out = Vec::new();
+        for _round in 0..2 {
+            out.clear();
+            dfs.reset(NodeId(0));
+            dfs.expand_top(|_, v| v.extend(g[0].iter().copied()));
+            while let Some((rel, other)) = dfs.next_edge() {
+                if dfs.path_has_rel(RelId(rel)) {
+                    continue;
+                }
+                dfs.push(NodeId(other), RelId(rel));
+                out.push((dfs.rels().map(|r| r.0).collect(), other));
+                if dfs.depth() < max {
+                    dfs.expand_top(|_, v| v.extend(g[other as usize].iter().copied()));
+                }
+            }
+            assert!(dfs.is_done());
+        }
+        out
+    }
+
+    #[test]
+    fn yields_relationship_unique_paths_in_pre_order() {
+        let got = all_paths(10);
+        let want: Vec<(Vec<u64>, u64)> = vec![
+            (vec![0], 1),
+            (vec![0, 2], 3),
+            (vec![0, 2, 4], 0),
+            (vec![0, 2, 4, 1], 2),
+            (vec![0, 2, 4, 1, 3], 3),
+            (vec![1], 2),
+            (vec![1, 3], 3),
+            (vec![1, 3, 4], 0),
+            (vec![1, 3, 4, 0], 1),
+            (vec![1, 3, 4, 0, 2], 3),
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn respects_a_maximum_depth() {
+        let got = all_paths(2);
+        let lens: Vec<usize> = got.iter().map(|(r, _)| r.len()).collect();
+        assert_eq!(lens, vec![1, 2, 1, 2]);
+    }
+
+    #[test]
+    fn node_path_checks_see_the_current_path_only() {
+        let mut dfs: DepthFirst<u64> = DepthFirst::default();
+        dfs.reset(NodeId(7));
+        dfs.expand_top(|_, v| v.push(1));
+        assert_eq!(dfs.next_edge(), Some(1));
+        dfs.push(NodeId(8), RelId(1));
+        assert!(dfs.path_has_node(NodeId(7)) && dfs.path_has_node(NodeId(8)));
+        assert!(dfs.path_has_rel(RelId(1)) && !dfs.path_has_rel(NO_REL));
+        assert_eq!(dfs.next_edge(), None);
+        assert!(dfs.is_done() && !dfs.path_has_node(NodeId(7)));
+    }
+}
