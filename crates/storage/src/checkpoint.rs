@@ -56,7 +56,13 @@ impl CrcWriter {
 }
 
 /// Writes an atomic file: tmp, fsync, rename, fsync directory.
-pub(crate) fn write_atomic(vfs: &dyn Vfs, dir: &Path, name: &str, bytes: &[u8], sync: bool) -> Result<()> {
+pub(crate) fn write_atomic(
+    vfs: &dyn Vfs,
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+    sync: bool,
+) -> Result<()> {
     let tmp = dir.join(format!("{name}.tmp"));
     let fin = dir.join(name);
     let mut f = vfs.create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
