@@ -514,7 +514,11 @@ impl Operator for NodeScan {
             match g.next_node(self.tok, NodeId(self.next_id)) {
                 Some(id) => {
                     self.next_id = id.0 + 1;
-                    let mut row = self.cur.clone().unwrap_or_default();
+                    // Reuses a row an aggregation consumed (no allocation per scanned node).
+                    let mut row = match &self.cur {
+                        Some(c) => ctx.row_like(c),
+                        None => Row::default(),
+                    };
                     row[self.slot] = Value::Node(id);
                     return Ok(Some(row));
                 }
