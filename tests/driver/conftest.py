@@ -20,6 +20,35 @@ def free_port():
         return s.getsockname()[1]
 
 
+def start_server(data, port, *extra):
+    """Starts `arbor serve` on `data` and a loopback `port` (extra flags appended); returns the
+    process once it accepts connections."""
+    proc = subprocess.Popen([BIN, "serve", "--data", str(data), "--listen", f"127.0.0.1:{port}", *extra],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 30
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError("server exited: " + proc.stderr.read().decode(errors="replace"))
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc
+        except OSError:
+            if time.time() > deadline:
+                proc.kill()
+                raise RuntimeError("server did not start listening")
+            time.sleep(0.05)
+
+
+def stop_server(proc):
+    """SIGTERM, and the server must exit cleanly (0) within 30 s."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        assert proc.wait(timeout=30) == 0, proc.stderr.read().decode(errors="replace")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """An `arbor serve` on a fresh data directory and a free loopback port; stopped with SIGTERM.
@@ -28,29 +57,10 @@ def server(tmp_path_factory):
     if os.environ.get("BOLT_TEST_PORT"):
         yield int(os.environ["BOLT_TEST_PORT"])
         return
-    data = tmp_path_factory.mktemp("driver-data")
     port = free_port()
-    proc = subprocess.Popen([BIN, "serve", "--data", str(data), "--listen", f"127.0.0.1:{port}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.time() + 30
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError("server exited: " + proc.stderr.read().decode(errors="replace"))
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            if time.time() > deadline:
-                proc.kill()
-                raise RuntimeError("server did not start listening")
-            time.sleep(0.05)
+    proc = start_server(tmp_path_factory.mktemp("driver-data"), port)
     yield port
-    proc.send_signal(signal.SIGTERM)
-    try:
-        assert proc.wait(timeout=30) == 0, proc.stderr.read().decode(errors="replace")
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    stop_server(proc)
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +71,14 @@ def driver(server):
 
 @pytest.fixture(scope="session")
 def arbor_bin():
-    """The `arbor` binary under test (for tests that start their own servers)."""
+    """The `arbor` binary under test (for tests that run it themselves)."""
     return BIN
+
+
+@pytest.fixture(scope="session")
+def servers():
+    """`(start_server, stop_server)`, for tests that start servers with their own flags."""
+    return start_server, stop_server
 
 
 @pytest.fixture(scope="session")

@@ -3,11 +3,7 @@ certificate the client trusts, plaintext refused when TLS is required and accept
 a large streamed result and a transaction over TLS, and clear start-up errors for a bad certificate.
 The certificate is made here with the openssl command-line tool (self-signed, for 127.0.0.1/localhost).
 """
-import os
-import signal
-import socket
 import subprocess
-import time
 
 import neo4j
 import pytest
@@ -28,36 +24,11 @@ def cert(tmp_path_factory):
     return crt, key
 
 
-def start(binary, data, port, *extra):
-    proc = subprocess.Popen([binary, "serve", "--data", str(data), "--listen", f"127.0.0.1:{port}", *extra],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.time() + 30
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError("server exited: " + proc.stderr.read().decode(errors="replace"))
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc
-        except OSError:
-            if time.time() > deadline:
-                proc.kill()
-                raise RuntimeError("server did not start listening")
-            time.sleep(0.05)
-
-
-def stop(proc):
-    proc.send_signal(signal.SIGTERM)
-    try:
-        assert proc.wait(timeout=30) == 0, proc.stderr.read().decode(errors="replace")
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-
-
 @pytest.fixture(scope="module")
-def tls_required(tmp_path_factory, cert, arbor_bin, port_factory):
+def tls_required(tmp_path_factory, cert, servers, port_factory):
+    start, stop = servers
     port = port_factory()
-    proc = start(arbor_bin, tmp_path_factory.mktemp("tls-req"), port, "--tls-cert", str(cert[0]), "--tls-key", str(cert[1]))
+    proc = start(tmp_path_factory.mktemp("tls-req"), port, "--tls-cert", str(cert[0]), "--tls-key", str(cert[1]))
     yield port
     stop(proc)
 
@@ -98,9 +69,10 @@ def test_streaming_and_transactions_over_tls(tls_required):
             assert s.run("MATCH (n:TlsNode) RETURN collect(n.k) AS ks").single()["ks"] == [2]
 
 
-def test_optional_level_serves_both(tmp_path, cert, arbor_bin, port_factory):
+def test_optional_level_serves_both(tmp_path, cert, servers, port_factory):
+    start, stop = servers
     port = port_factory()
-    proc = start(arbor_bin, tmp_path, port, "--tls-cert", str(cert[0]), "--tls-key", str(cert[1]), "--tls-level", "optional")
+    proc = start(tmp_path, port, "--tls-cert", str(cert[0]), "--tls-key", str(cert[1]), "--tls-level", "optional")
     try:
         for uri in (f"bolt://127.0.0.1:{port}", f"bolt+ssc://127.0.0.1:{port}"):
             with GraphDatabase.driver(uri, auth=None) as d:
