@@ -27,7 +27,7 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use arbor_model::Value;
@@ -373,21 +373,36 @@ impl Bits {
 /// A bitset that can be set concurrently (dirty bits).
 pub(crate) struct AtomicBits {
     words: Box<[AtomicU64]>,
+    /// Whether any bit was ever set. A freshly loaded base has none, and then every read is
+    /// answered by this one flag (shared, never written again once set) instead of a load from
+    /// the bit array per node or relationship on the traversal hot path.
+    any: AtomicBool,
 }
 
 impl AtomicBits {
     fn new(n: u64) -> AtomicBits {
-        AtomicBits { words: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect() }
+        AtomicBits {
+            words: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            any: AtomicBool::new(false),
+        }
     }
     pub fn set(&self, i: u64) {
         if let Some(w) = self.words.get((i / 64) as usize) {
+            // The flag is raised before the bit (both Release, and before the commit that needs
+            // them becomes visible), so a reader that sees the commit sees the flag.
+            if !self.any.load(Ordering::Relaxed) {
+                self.any.store(true, Ordering::Release);
+            }
             w.fetch_or(1 << (i % 64), Ordering::Release);
         }
     }
+    #[inline]
     pub fn get(&self, i: u64) -> bool {
-        self.words
-            .get((i / 64) as usize)
-            .is_some_and(|w| w.load(Ordering::Acquire) & (1 << (i % 64)) != 0)
+        self.any.load(Ordering::Acquire)
+            && self
+                .words
+                .get((i / 64) as usize)
+                .is_some_and(|w| w.load(Ordering::Acquire) & (1 << (i % 64)) != 0)
     }
 }
 
