@@ -583,6 +583,35 @@ mod tests {
     }
 
     #[test]
+    fn traverse_reuses_pooled_workspaces() {
+        let db = Database::in_memory();
+        let ids = diamond(&db);
+        let tx = db.begin_read().unwrap();
+        let e = tx.rel_type("E").unwrap();
+        let bfs = TraversalDescription::new()
+            .relationships(e, Dir::Outgoing)
+            .uniqueness(Uniqueness::NodePath)
+            .breadth_first();
+        let pool = db.traversal_pool();
+        assert_eq!(pool.idle().0, 0);
+        let first = ends(&bfs, &tx, ids[0]);
+        // Given back on drop, with the memory it grew.
+        let (idle, bytes) = pool.idle();
+        assert_eq!(idle, 1);
+        assert!(bytes > 0);
+        {
+            // Two traversals at once: the second gets a new workspace; both come back.
+            let mut a = bfs.traverse(&tx, ids[0]);
+            let mut b = bfs.traverse(&tx, ids[1]);
+            assert!(a.next().is_some() && b.next().is_some());
+            assert_eq!(pool.idle().0, 0);
+        }
+        assert_eq!(pool.idle().0, 2);
+        // A reused workspace starts clean: same answer again.
+        assert_eq!(ends(&bfs, &tx, ids[0]), first);
+    }
+
+    #[test]
     fn orders_and_uniqueness() {
         let db = Database::in_memory();
         let ids = diamond(&db);

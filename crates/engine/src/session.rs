@@ -151,6 +151,8 @@ pub(crate) struct DbInner {
     closed: AtomicBool,
     // [procedures hook] registry consulted by `prepare` (see procedures.rs).
     procedures: crate::procedures::Procedures,
+    /// Reused memory of embedded traversals (see `traversal::WorkspacePool`).
+    traversal_pool: crate::traversal::WorkspacePool,
 }
 
 /// An open database. Cheap to clone; all clones share one store.
@@ -160,6 +162,10 @@ pub struct Database {
 }
 
 impl Database {
+    pub(crate) fn traversal_pool(&self) -> &crate::traversal::WorkspacePool {
+        &self.inner.traversal_pool
+    }
+
     /// Opens (creating if needed) the database in `path`, recovering from its checkpoint and WAL.
     pub fn open(path: &Path, config: DatabaseConfig) -> Result<Database> {
         let store_config = StoreConfig {
@@ -196,6 +202,7 @@ impl Database {
                 plans: Mutex::new(HashMap::new()),
                 closed: AtomicBool::new(false),
                 procedures: Default::default(), // [procedures hook]
+                traversal_pool: Default::default(),
             }),
         };
         crate::procedures::install_test_hooks(&db); // [procedures hook]

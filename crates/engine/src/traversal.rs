@@ -20,9 +20,10 @@
 //! [`NodeHandle`](arbor_storage::NodeHandle) (a clean base row is then read straight from the
 //! base columns) and relationships are streamed from the CSR into the pending stack.
 //!
-//! All of that lives in a [`Workspace`]. [`TraversalDescription::traverse`] creates a fresh
-//! one; [`TraversalDescription::traverse_in`] reuses a caller's workspace so that repeated
-//! traversals reach a steady state with no allocation at all.
+//! All of that lives in a [`Workspace`]. [`TraversalDescription::traverse`] borrows one from the
+//! database's pool and gives it back when the traverser is dropped, so an application running
+//! many traversals (one per web request, say) reaches a steady state with no allocation at all;
+//! [`TraversalDescription::traverse_in`] uses a caller's own workspace instead.
 //!
 //! # Example: the traversal benchmark's traversal
 //!
@@ -79,7 +80,7 @@
 //! # Ok::<(), arbor_engine::Error>(())
 //! ```
 
-use std::borrow::BorrowMut;
+use std::borrow::{Borrow, BorrowMut};
 
 use arbor_exec::traverse::{DepthFirst, Frame};
 use arbor_model::{NodeId, RelId, Value};
@@ -527,6 +528,62 @@ impl Workspace {
     }
 }
 
+/// Workspaces a database keeps for [`TraversalDescription::traverse`], so that repeated
+/// traversals reuse their memory (a breadth-first arena can be tens of MB) instead of
+/// allocating and freeing it per call. Bounded: at most [`POOL_MAX`] idle workspaces, and a
+/// workspace that grew past [`POOL_KEEP_BYTES`] is freed rather than kept.
+#[derive(Default)]
+pub(crate) struct WorkspacePool {
+    idle: parking_lot::Mutex<Vec<Workspace>>,
+}
+
+const POOL_MAX: usize = 16;
+const POOL_KEEP_BYTES: usize = 256 << 20;
+
+impl WorkspacePool {
+    fn take(&self) -> PooledWorkspace<'_> {
+        let ws = self.idle.lock().pop().unwrap_or_default();
+        PooledWorkspace { ws, pool: self }
+    }
+
+    /// Idle workspaces and the bytes they hold (for tests and memory reporting).
+    pub(crate) fn idle(&self) -> (usize, usize) {
+        let idle = self.idle.lock();
+        (idle.len(), idle.iter().map(Workspace::capacity_bytes).sum())
+    }
+}
+
+/// A workspace on loan from a database's pool; it goes back when dropped.
+pub struct PooledWorkspace<'a> {
+    ws: Workspace,
+    pool: &'a WorkspacePool,
+}
+
+impl Borrow<Workspace> for PooledWorkspace<'_> {
+    fn borrow(&self) -> &Workspace {
+        &self.ws
+    }
+}
+
+impl BorrowMut<Workspace> for PooledWorkspace<'_> {
+    fn borrow_mut(&mut self) -> &mut Workspace {
+        &mut self.ws
+    }
+}
+
+impl Drop for PooledWorkspace<'_> {
+    fn drop(&mut self) {
+        if self.ws.capacity_bytes() > POOL_KEEP_BYTES {
+            return;
+        }
+        let ws = std::mem::take(&mut self.ws);
+        let mut idle = self.pool.idle.lock();
+        if idle.len() < POOL_MAX {
+            idle.push(ws);
+        }
+    }
+}
+
 // ----------------------------------------------------------------------------- description
 
 /// How to traverse: order, expander, evaluator, uniqueness and maximum depth. Reusable and
@@ -633,9 +690,15 @@ impl<E: Expander, V: Evaluator> TraversalDescription<E, V> {
         self.evaluator(FnEvaluator(f))
     }
 
-    /// Starts a lazy traversal from `start` with a fresh workspace.
-    pub fn traverse<'a>(&'a self, tx: &'a Tx, start: NodeId) -> Traverser<'a, E, V, Workspace> {
-        self.traverse_storage(tx.storage(), start, Workspace::default())
+    /// Starts a lazy traversal from `start` in a workspace borrowed from the database's pool
+    /// (returned when the traverser is dropped).
+    pub fn traverse<'a>(
+        &'a self,
+        tx: &'a Tx,
+        start: NodeId,
+    ) -> Traverser<'a, E, V, PooledWorkspace<'a>> {
+        let pool = tx.database().traversal_pool();
+        self.traverse_storage(tx.storage(), start, pool.take())
     }
 
     /// Starts a lazy traversal from `start` in a reused workspace.
