@@ -307,24 +307,29 @@ impl Case {
             checkpoint_wal_bytes: [2_000, 20_000, u64::MAX][rng.below(3) as usize],
             wal_segment_bytes: [400, 4_000, 1 << 20][rng.below(3) as usize],
         };
-        let (fault, skip) = match rng.below(8) {
+        let (fault, skip) = match rng.below(9) {
             0..=2 => (FaultKind::Crash, rng.below(150)),
             3 => (FaultKind::SyncFail, rng.below(40)),
             4 => (FaultKind::DirSyncFail, rng.below(8)),
             5 | 6 => (FaultKind::NoSpace, rng.below(60)),
+            7 => (FaultKind::OtherFail, rng.below(10)),
             _ => (FaultKind::RenameFail, rng.below(4)),
         };
         let close = rng.one_in(4);
         let process_restart = rng.one_in(3);
         let recovery_fault = rng.one_in(4).then(|| {
-            let kind = match rng.below(6) {
+            let kind = match rng.below(8) {
                 0..=1 => FaultKind::Crash,
                 2 => FaultKind::SyncFail,
                 3 => FaultKind::DirSyncFail,
                 4 => FaultKind::NoSpace,
+                5 => FaultKind::OtherFail,
+                6 => FaultKind::ReadFail,
                 _ => FaultKind::RenameFail,
             };
-            (kind, rng.below(12))
+            // Recovery reads only a handful of files (manifest, checkpoint, segments).
+            let skip = if kind == FaultKind::ReadFail { rng.below(4) } else { rng.below(12) };
+            (kind, skip)
         });
         Case { seed, threads, config, fault, skip, close, process_restart, recovery_fault }
     }
@@ -533,6 +538,10 @@ fn run_case(case: &Case, fs: &SimFs, stats: &mut Stats) {
         // segment): the next one must still find everything.
         fs.arm(kind, skip);
         if let Ok(store) = Store::open_with_vfs(dir, case.config.clone(), Arc::new(fs.clone())) {
+            // A recovery that hit a fault either fails or opens everything: never a store
+            // with part of the acknowledged data (say, a checkpoint or a log segment it could
+            // not read taken for missing).
+            verify(&writers, &extract(&store));
             store.crash_for_test();
         }
         fs.restart();
@@ -733,4 +742,48 @@ fn async_background_fsync_failure_stops_commits() {
     }
     assert!(commit_node(&s, 3).is_err(), "a commit after a failed background fsync");
     s.crash_for_test();
+}
+
+/// An unreadable file during recovery (checkpoint, manifest or log segment): the open fails
+/// with an error naming the file, changes nothing, and a later open finds everything.
+#[test]
+fn unreadable_files_fail_recovery_cleanly() {
+    let config = quiet_config(Durability::Sync, 300);
+    let fs = SimFs::new(7);
+    let s = open_sim(&fs, &config);
+    setup_tokens(&s);
+    let mut acked: Vec<u64> = (0..5).map(|v| commit_node(&s, v).unwrap().0).collect();
+    s.close().unwrap(); // a checkpoint and a manifest
+    drop(s);
+    let s = open_sim(&fs, &config);
+    acked.extend((5..12).map(|v| commit_node(&s, v).unwrap().0)); // several log segments
+    s.crash_for_test();
+    drop(s);
+    fs.restart();
+    let mut failures = 0;
+    for skip in 0.. {
+        let before = fs.snapshot();
+        fs.arm(FaultKind::ReadFail, skip);
+        let res = Store::open_with_vfs(Path::new(DIR), config.clone(), Arc::new(fs.clone()));
+        let struck = fs.log().iter().filter(|l| l.starts_with("ReadFail")).count() > failures;
+        fs.disarm();
+        match res {
+            Err(e) => {
+                assert!(struck, "open failed without a fault: {e}");
+                failures += 1;
+                let msg = e.to_string();
+                assert!(msg.contains(DIR), "the error names no file: {msg}");
+                assert!(fs.snapshot() == before, "a failed recovery changed files: {msg}");
+            }
+            Ok(store) => {
+                assert!(!struck, "a read failed and the open still succeeded");
+                let got: Vec<u64> =
+                    extract(&store).remove(&0).unwrap_or_default().nodes.into_keys().collect();
+                assert_eq!(got, acked);
+                store.crash_for_test();
+                break;
+            }
+        }
+    }
+    assert!(failures >= 3, "expected the manifest, checkpoint and a segment to be read");
 }

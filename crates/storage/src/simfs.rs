@@ -84,16 +84,23 @@ pub(crate) enum FaultKind {
     NoSpace,
     /// A rename fails.
     RenameFail,
+    /// Creating, truncating or removing a file fails (`EIO`), changing nothing.
+    OtherFail,
+    /// Reading a file fails (`EIO`): a bad sector under the checkpoint or the log during
+    /// recovery. Reads are not mutating operations, so only this kind counts them.
+    ReadFail,
 }
 
 impl FaultKind {
     fn matches(self, op: OpKind) -> bool {
         match self {
-            FaultKind::Crash => true,
+            FaultKind::Crash => op != OpKind::Read,
             FaultKind::SyncFail => op == OpKind::Sync,
             FaultKind::DirSyncFail => op == OpKind::SyncDir,
             FaultKind::NoSpace => op == OpKind::Write,
             FaultKind::RenameFail => op == OpKind::Rename,
+            FaultKind::OtherFail => op == OpKind::Other,
+            FaultKind::ReadFail => op == OpKind::Read,
         }
     }
 }
@@ -106,6 +113,11 @@ enum OpKind {
     Rename,
     /// Create, remove, truncate.
     Other,
+    Read,
+}
+
+fn eio(what: String) -> io::Error {
+    io::Error::other(format!("simulated EIO: {what}"))
 }
 
 #[derive(Clone, Debug)]
@@ -294,14 +306,20 @@ impl State {
         match self.lookup(path) {
             Ok(ino) if !truncate => Ok(ino),
             Ok(ino) => {
-                self.fault(epoch, OpKind::Other, &|| format!("truncate {}", path.display()))?;
+                let what = || format!("truncate {}", path.display());
+                if self.fault(epoch, OpKind::Other, &what)? {
+                    return Err(eio(what()));
+                }
                 let i = self.inodes.entry(ino).or_default();
                 i.visible.clear();
                 i.pending.push(Pending::SetLen(0));
                 Ok(ino)
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                self.fault(epoch, OpKind::Other, &|| format!("create {}", path.display()))?;
+                let what = || format!("create {}", path.display());
+                if self.fault(epoch, OpKind::Other, &what)? {
+                    return Err(eio(what()));
+                }
                 let (dir, name) = split(path)?;
                 let ino = self.next_ino;
                 self.next_ino += 1;
@@ -474,7 +492,10 @@ impl VfsFile for SimFile {
     fn set_len(&mut self, len: u64) -> io::Result<()> {
         let mut s = self.s.lock();
         let path = &self.path;
-        s.fault(self.epoch, OpKind::Other, &|| format!("truncate {}", path.display()))?;
+        let what = || format!("truncate {}", path.display());
+        if s.fault(self.epoch, OpKind::Other, &what)? {
+            return Err(eio(what()));
+        }
         let i = s.inodes.entry(self.ino).or_default();
         let p = Pending::SetLen(len);
         apply(&mut i.visible, &p, None);
@@ -560,9 +581,12 @@ impl Vfs for SimFs {
         Ok(Box::new(SimRead(io::Cursor::new(self.read(path)?))))
     }
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        let s = self.s.lock();
+        let mut s = self.s.lock();
         let epoch = s.epoch;
-        s.alive(epoch)?;
+        let what = || format!("read {}", path.display());
+        if s.fault(epoch, OpKind::Read, &what)? {
+            return Err(eio(what()));
+        }
         let ino = s.lookup(path)?;
         Ok(s.inodes.get(&ino).map(|i| i.visible.clone()).unwrap_or_default())
     }
@@ -587,7 +611,10 @@ impl Vfs for SimFs {
     fn remove_file(&self, path: &Path) -> io::Result<()> {
         let mut s = self.s.lock();
         let epoch = s.epoch;
-        s.fault(epoch, OpKind::Other, &|| format!("remove {}", path.display()))?;
+        let what = || format!("remove {}", path.display());
+        if s.fault(epoch, OpKind::Other, &what)? {
+            return Err(eio(what()));
+        }
         s.lookup(path)?;
         let (dir, name) = split(path)?;
         s.dir_op(&dir, vec![(name, None)])
