@@ -67,7 +67,7 @@ pub(crate) fn check(core: &Arc<Core>) -> Result<CheckReport> {
         }
         let segments = wal::list_segments(vfs, &p.dir)?;
         let mut last_ts = 0;
-        for (i, (_, path)) in segments.iter().enumerate() {
+        'segments: for (i, (_, path)) in segments.iter().enumerate() {
             // Wholly covered by the checkpoint: garbage recovery does not read (its deletion
             // may not have reached the disk).
             if wal::covered(&segments, i, checkpoint_ts) {
@@ -83,22 +83,22 @@ pub(crate) fn check(core: &Arc<Core>) -> Result<CheckReport> {
             };
             let mut pos = 0;
             while pos < data.len() {
-                let Some((payload, next)) = wal::record_at(&data, pos) else {
-                    // The active segment may end in a record being written right now.
-                    let later = (pos + 1..data.len()).any(|q| wal::record_at(&data, q).is_some());
-                    if i + 1 < segments.len() || later {
-                        r.problem(format!(
-                            "WAL file {} has a bad record at byte {pos}",
+                let Some(rec) = wal::parse_record(&data, pos) else {
+                    // The log may end in an unsynced tail (a record being written right now, or
+                    // one torn by a crash); damage to a record declared durable is a problem.
+                    let missing = (last_ts + 1).max(segments[i].0);
+                    match wal::durable_claimed_after(vfs, &segments, i, &data, pos, missing) {
+                        Ok(false) => {}
+                        Ok(true) => r.problem(format!(
+                            "WAL file {} has a bad record at byte {pos} (commit {missing}, which                              later records say was durable)",
                             path.display()
-                        ));
+                        )),
+                        Err(e) => r.problem(e.message),
                     }
-                    break;
+                    break 'segments;
                 };
-                let ts = payload.get(..8).map_or(0, |b| {
-                    let mut a = [0u8; 8];
-                    a.copy_from_slice(b);
-                    u64::from_le_bytes(a)
-                });
+                let ts = rec.ts;
+                let next = rec.next;
                 if ts <= last_ts {
                     r.problem(format!(
                         "WAL file {} byte {pos}: commit ts {ts} after {last_ts}",

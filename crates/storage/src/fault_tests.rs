@@ -365,9 +365,9 @@ fn dump(fs: &SimFs) -> String {
             continue;
         }
         let mut pos = 0;
-        while let Some((payload, next)) = crate::wal::record_at(&data, pos) {
-            let ts = u64::from_le_bytes(payload[..8].try_into().unwrap());
-            let mut d = crate::codec::Dec::new(&payload[8..]);
+        while let Some(rec) = crate::wal::parse_record(&data, pos) {
+            let (ts, next) = (rec.ts, rec.next);
+            let mut d = crate::codec::Dec::new(rec.ops);
             let mut ops = Vec::new();
             while !d.is_empty() {
                 match d.op() {
@@ -379,7 +379,7 @@ fn dump(fs: &SimFs) -> String {
                     }
                 }
             }
-            let _ = writeln!(out, "  @{pos} ts {ts}: {}", ops.join("; "));
+            let _ = writeln!(out, "  @{pos} ts {ts} (durable {}): {}", rec.durable, ops.join("; "));
             pos = next;
         }
         if pos < data.len() {

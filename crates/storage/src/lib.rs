@@ -86,13 +86,15 @@
 //!   rows, then flips it `ONLINE`; seeks ignore it until then. Recovery and checkpoint loading
 //!   build every index synchronously, so a crash during population recovers a complete index.
 //! * **Durability.** WAL records are `[len u32][crc32c u32][payload]` (little-endian), the payload
-//!   starting with the commit ts and carrying logical full-image redo (put/delete node or
+//!   starting with the commit ts and the durability watermark (see `wal.rs`), then logical
+//!   full-image redo (put/delete node or
 //!   relationship, schema operations, newly created tokens). Checkpoints serialize a snapshot
 //!   into `checkpoint-<ts>.arbor` (tmp + fsync + rename + directory fsync) while building the
 //!   new base from the same scan, then an atomic `MANIFEST`; covered WAL segments are deleted.
 //!   Recovery streams the manifest's checkpoint (1 MiB chunks, CRC checked incrementally)
 //!   straight into a base builder (no per-entity objects, nothing versioned) and replays newer
-//!   WAL records into the delta; a torn tail is truncated, corruption elsewhere is an error.
+//!   WAL records into the delta; a torn unsynced tail (even one with a hole) is truncated,
+//!   damage to a record declared durable is an error.
 //!   Commit timestamps in the log are dense, so a gap (a lost segment) is an error too;
 //!   segments wholly covered by the checkpoint are not read (their deletion is not fsynced).
 //!   If anything was replayed, a writable open then takes a checkpoint and starts a fresh

@@ -267,14 +267,40 @@ impl State {
             let Some(ino) = self.inodes.get(&id) else { continue };
             let mut data = ino.durable.clone();
             let k = self.rng.prefix(ino.pending.len());
-            for (i, p) in ino.pending[..k].iter().enumerate() {
-                let tear = match p {
-                    Pending::Write { bytes, .. } if i + 1 == k && self.rng.one_in(2) => {
-                        Some(self.rng.below(bytes.len() as u64 + 1) as usize)
+            // The writes after the last size change are not ordered by anything: the page
+            // cache writes pages back in any order, so a crash may keep a later write and lose
+            // an earlier one (a hole of zeros in an appended log), each possibly torn.
+            let unordered_from = ino
+                .pending
+                .iter()
+                .rposition(|p| matches!(p, Pending::SetLen(_)))
+                .map_or(0, |i| i + 1);
+            if k > unordered_from && self.rng.one_in(3) {
+                for p in &ino.pending[..unordered_from] {
+                    apply(&mut data, p, None);
+                }
+                for p in &ino.pending[unordered_from..] {
+                    if self.rng.one_in(2) {
+                        continue;
                     }
-                    _ => None,
-                };
-                apply(&mut data, p, tear);
+                    let tear = match p {
+                        Pending::Write { bytes, .. } if self.rng.one_in(4) => {
+                            Some(self.rng.below(bytes.len() as u64 + 1) as usize)
+                        }
+                        _ => None,
+                    };
+                    apply(&mut data, p, tear);
+                }
+            } else {
+                for (i, p) in ino.pending[..k].iter().enumerate() {
+                    let tear = match p {
+                        Pending::Write { bytes, .. } if i + 1 == k && self.rng.one_in(2) => {
+                            Some(self.rng.below(bytes.len() as u64 + 1) as usize)
+                        }
+                        _ => None,
+                    };
+                    apply(&mut data, p, tear);
+                }
             }
             inodes.insert(id, Inode { visible: data.clone(), durable: data, pending: Vec::new() });
         }

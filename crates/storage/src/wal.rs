@@ -5,6 +5,14 @@
 //! the commit ts (`u64`) followed by redo operations (see `codec`). Segments are named
 //! `wal-<first ts, 20 digits>.log`; every record in a segment has a ts `>=` its name and `<` the
 //! next segment's name.
+//!
+//! Records written since the durability watermark was introduced set the top bit of `len`
+//! ([`DURABLE_MARK`]) and carry, right after the ts, the last commit ts this log had made durable
+//! (fsynced) when the record was written. Recovery needs it to tell the two kinds of damage
+//! apart: the page cache writes a batch's pages back in any order, so after a power loss the
+//! unsynced tail may have a hole (a bad record followed by intact ones), which is simply the end
+//! of the log; whereas a bad record that a later intact record declares durable was damaged
+//! after its fsync, and that is corruption.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,6 +31,8 @@ use crate::Durability;
 
 /// Largest record accepted when reading (a cap on allocations driven by file content).
 pub(crate) const MAX_RECORD: usize = 1 << 30;
+/// Top bit of a record's `len`: the payload carries the durability watermark after the ts.
+const DURABLE_MARK: u32 = 1 << 31;
 const ASYNC_SYNC_EVERY: Duration = Duration::from_millis(10);
 
 pub(crate) enum WalMsg {
@@ -75,13 +85,67 @@ pub(crate) fn list_segments(vfs: &dyn Vfs, dir: &Path) -> Result<Vec<(u64, PathB
 /// Parses the record at `pos`: `Some((payload, next pos))` if it is complete and its CRC holds.
 pub(crate) fn record_at(data: &[u8], pos: usize) -> Option<(&[u8], usize)> {
     let head = data.get(pos..pos.checked_add(8)?)?;
-    let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    let len = (u32::from_le_bytes([head[0], head[1], head[2], head[3]]) & !DURABLE_MARK) as usize;
     let crc = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
     if !(8..=MAX_RECORD).contains(&len) {
         return None;
     }
     let payload = data.get(pos + 8..(pos + 8).checked_add(len)?)?;
     (crc32c::crc32c(payload) == crc).then_some((payload, pos + 8 + len))
+}
+
+/// One intact log record.
+pub(crate) struct Record<'a> {
+    pub ts: u64,
+    /// The last commit ts already durable when this record was written (`u64::MAX` for records
+    /// from before the watermark: damage before one of them is always corruption).
+    pub durable: u64,
+    /// The redo operations.
+    pub ops: &'a [u8],
+    /// Where the next record starts.
+    pub next: usize,
+}
+
+/// Parses the record at `pos` (see [`record_at`]) into its fields.
+pub(crate) fn parse_record(data: &[u8], pos: usize) -> Option<Record<'_>> {
+    let (payload, next) = record_at(data, pos)?;
+    let marked = data[pos + 3] & 0x80 != 0;
+    let word = |at: usize| -> Option<u64> {
+        Some(u64::from_le_bytes(payload.get(at..at + 8)?.try_into().ok()?))
+    };
+    let ts = word(0)?;
+    if marked {
+        Some(Record { ts, durable: word(8)?, ops: &payload[16..], next })
+    } else {
+        Some(Record { ts, durable: u64::MAX, ops: &payload[8..], next })
+    }
+}
+
+/// After a bad record at `pos` of `segments[i]` (whose content is `data`), where the commit
+/// `missing` should have been: whether an intact record after it, in this segment or a later
+/// one, says that `missing` had been made durable (then the damage is corruption, not a torn
+/// unsynced tail). Every byte offset is tried, as a hole hides where the next record starts.
+pub(crate) fn durable_claimed_after(
+    vfs: &dyn Vfs,
+    segments: &[(u64, PathBuf)],
+    i: usize,
+    data: &[u8],
+    pos: usize,
+    missing: u64,
+) -> Result<bool> {
+    let claims = |d: &[u8], from: usize| {
+        (from..d.len()).any(|p| parse_record(d, p).is_some_and(|r| r.durable >= missing))
+    };
+    if claims(data, pos + 1) {
+        return Ok(true);
+    }
+    for (_, path) in &segments[i + 1..] {
+        let d = vfs.read(path).map_err(|e| io_err("cannot read", path, e))?;
+        if claims(&d, 0) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Whether every record of `segments[i]` has a ts `<= upto` (the next segment starts at or
@@ -91,12 +155,14 @@ pub(crate) fn covered(segments: &[(u64, PathBuf)], i: usize, upto: u64) -> bool 
 }
 
 /// Replays every intact record of every segment not [`covered`] by `checkpoint_ts`, in order,
-/// through `f(ts, payload)`. A bad record at the very end of the last segment (a torn write) is
-/// cut off (with `repair`; a read-only open only stops there); a bad record anywhere else is a
-/// `Corruption` error naming the file and byte offset. Covered segments are not read: they are
-/// garbage whose deletion may not have been durable, and one may end in a torn write (a
-/// segment whose unsynced tail was lost, then covered by the checkpoint taken at recovery).
-/// Returns the segment list (covered ones included) and the last ts seen.
+/// through `f(ts, ops)`. The first bad record ends the log unless a later intact record declares
+/// it durable (see [`durable_claimed_after`]), which is a `Corruption` error naming the file and
+/// byte offset. With `repair` the end is made real: the segment is truncated there and later
+/// segments (which hold only commits that never became durable) are deleted; a read-only open
+/// only stops there. Covered segments are not read: they are garbage whose deletion may not
+/// have been durable, and one may end in a torn write (a segment whose unsynced tail was lost,
+/// then covered by the checkpoint taken at recovery). Returns the segments that remain
+/// (covered ones included) and the last ts seen.
 pub(crate) fn replay(
     vfs: &dyn Vfs,
     dir: &Path,
@@ -104,51 +170,53 @@ pub(crate) fn replay(
     checkpoint_ts: u64,
     mut f: impl FnMut(u64, &[u8]) -> Result<()>,
 ) -> Result<(Vec<(u64, PathBuf)>, u64)> {
-    let segments = list_segments(vfs, dir)?;
+    let mut segments = list_segments(vfs, dir)?;
     let mut last_ts = 0u64;
-    for (i, (_, path)) in segments.iter().enumerate() {
+    for i in 0..segments.len() {
         if covered(&segments, i, checkpoint_ts) {
             continue;
         }
+        let (first_ts, path) = &segments[i];
         let data = vfs.read(path).map_err(|e| io_err("cannot read", path, e))?;
-        let is_last = i + 1 == segments.len();
         let mut pos = 0usize;
         while pos < data.len() {
-            let Some((payload, next)) = record_at(&data, pos) else {
-                let later_valid = (pos + 1..data.len()).any(|p| record_at(&data, p).is_some());
-                if !is_last || later_valid {
+            let Some(rec) = parse_record(&data, pos) else {
+                let missing = (last_ts + 1).max(*first_ts);
+                if durable_claimed_after(vfs, &segments, i, &data, pos, missing)? {
                     return Err(corrupt(format!(
-                        "WAL file {} is corrupt at byte {pos}: bad record followed by more data",
+                        "WAL file {} is corrupt at byte {pos}: a bad record where commit {missing}                          was, which later records say was durable",
                         path.display()
                     )));
                 }
+                let later = segments.len() - i - 1;
                 tracing::warn!(
-                    "discarding torn WAL tail of {} at byte {pos} ({} bytes)",
+                    "the log ends in an unsynced tail: discarding {} bytes of {} from byte {pos}                      and {later} later segment(s)",
+                    data.len() - pos,
                     path.display(),
-                    data.len() - pos
                 );
                 if repair {
                     let mut file =
                         vfs.open_append(path).map_err(|e| io_err("cannot open", path, e))?;
                     file.set_len(pos as u64).map_err(|e| io_err("cannot truncate", path, e))?;
                     file.sync_all().map_err(|e| io_err("cannot sync", path, e))?;
+                    if later > 0 {
+                        for (_, p) in segments.drain(i + 1..) {
+                            vfs.remove_file(&p).map_err(|e| io_err("cannot remove", &p, e))?;
+                        }
+                        sync_dir(vfs, dir)?;
+                    }
                 }
-                break;
+                return Ok((segments, last_ts));
             };
             let ctx = |msg: &str| {
                 corrupt(format!("WAL file {} is corrupt at byte {pos}: {msg}", path.display()))
             };
-            let ts_bytes: [u8; 8] = payload
-                .get(..8)
-                .and_then(|b| b.try_into().ok())
-                .ok_or_else(|| ctx("short record"))?;
-            let ts = u64::from_le_bytes(ts_bytes);
-            if ts <= last_ts {
-                return Err(ctx(&format!("commit ts {ts} after {last_ts}")));
+            if rec.ts <= last_ts {
+                return Err(ctx(&format!("commit ts {} after {last_ts}", rec.ts)));
             }
-            f(ts, &payload[8..]).map_err(|e| ctx(&e.message))?;
-            last_ts = ts;
-            pos = next;
+            f(rec.ts, rec.ops).map_err(|e| ctx(&e.message))?;
+            last_ts = rec.ts;
+            pos = rec.next;
         }
     }
     Ok((segments, last_ts))
@@ -180,6 +248,10 @@ struct Writer {
     failed: Option<Error>,
     shared: Arc<WalShared>,
     clock: Arc<Clock>,
+    /// The last commit ts appended, and the last one an fsync has made durable (written into
+    /// every record as the watermark).
+    appended_ts: u64,
+    durable_ts: u64,
 }
 
 /// Opens the segment for `next_ts` and starts the writer thread.
@@ -221,6 +293,10 @@ pub(crate) fn start(
         failed: None,
         shared,
         clock,
+        appended_ts: next_ts.saturating_sub(1),
+        // Everything recovery found is durable (it checkpoints what it replayed), except
+        // without fsyncs at all.
+        durable_ts: if durability == Durability::Off { 0 } else { next_ts.saturating_sub(1) },
     };
     let (tx, rx) = crossbeam_channel::unbounded();
     let handle = std::thread::Builder::new()
@@ -338,7 +414,11 @@ impl Writer {
     }
 
     fn append(&mut self, ts: u64, header: &[u8], body: &[u8]) -> Result<()> {
-        let len = header.len() + body.len();
+        // `header` starts with the ts; the watermark goes right after it.
+        let (ts_bytes, tokens) = header.split_at_checked(8).ok_or_else(|| {
+            Error::internal(format!("log record header of {} bytes", header.len()))
+        })?;
+        let len = header.len() + 8 + body.len();
         if len > MAX_RECORD {
             return Err(Error::new(Status::MemoryExhausted, "transaction too large for the log"));
         }
@@ -347,11 +427,17 @@ impl Writer {
             self.flush_buf()?;
             self.rotate(ts)?;
         }
-        let crc = crc32c::crc32c_append(crc32c::crc32c(header), body);
-        self.buf.extend_from_slice(&(len as u32).to_le_bytes());
+        let durable = self.durable_ts.to_le_bytes();
+        let mut crc = crc32c::crc32c(ts_bytes);
+        for part in [&durable[..], tokens, body] {
+            crc = crc32c::crc32c_append(crc, part);
+        }
+        self.buf.extend_from_slice(&(len as u32 | DURABLE_MARK).to_le_bytes());
         self.buf.extend_from_slice(&crc.to_le_bytes());
-        self.buf.extend_from_slice(header);
-        self.buf.extend_from_slice(body);
+        for part in [ts_bytes, &durable[..], tokens, body] {
+            self.buf.extend_from_slice(part);
+        }
+        self.appended_ts = ts;
         Ok(())
     }
 
@@ -377,6 +463,10 @@ impl Writer {
             ));
         }
         self.file.sync_data().map_err(|e| io_err("cannot fsync", &self.path, e))?;
+        // Only what was written out is synced (`flush_buf` runs before every sync).
+        if self.buf.is_empty() {
+            self.durable_ts = self.appended_ts;
+        }
         self.shared.syncs.fetch_add(1, Ordering::Relaxed);
         self.unsynced = false;
         self.last_sync = Instant::now();
@@ -407,6 +497,69 @@ mod tests {
         out.extend_from_slice(&crc32c::crc32c(&payload).to_le_bytes());
         out.extend_from_slice(&payload);
         out
+    }
+
+    /// A record with the durability watermark, as the writer makes them.
+    fn rec2(ts: u64, durable: u64, extra: &[u8]) -> Vec<u8> {
+        let mut payload = ts.to_le_bytes().to_vec();
+        payload.extend_from_slice(&durable.to_le_bytes());
+        payload.extend_from_slice(extra);
+        let mut out = (payload.len() as u32 | DURABLE_MARK).to_le_bytes().to_vec();
+        out.extend_from_slice(&crc32c::crc32c(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    fn replayed(dir: &Path, repair: bool) -> Result<Vec<u64>> {
+        let mut seen = Vec::new();
+        replay(&crate::vfs::RealFs, dir, repair, 0, |ts, ops| {
+            assert_eq!(ops, b"x");
+            seen.push(ts);
+            Ok(())
+        })?;
+        Ok(seen)
+    }
+
+    #[test]
+    fn a_hole_in_the_unsynced_tail_ends_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let (p1, p2) = (dir.path().join(segment_name(1)), dir.path().join(segment_name(5)));
+        // Commits 1-2 synced; 3 lost (zeros) while 4 reached the disk; the next segment has 5
+        // and 6, written before any further fsync.
+        let mut data = rec2(1, 0, b"x");
+        data.extend(rec2(2, 0, b"x"));
+        let hole = data.len();
+        data.extend(vec![0u8; rec2(3, 2, b"x").len()]);
+        data.extend(rec2(4, 2, b"x"));
+        std::fs::write(&p1, &data).unwrap();
+        std::fs::write(&p2, [rec2(5, 2, b"x"), rec2(6, 2, b"x")].concat()).unwrap();
+        // A read-only replay stops at the hole and changes nothing.
+        assert_eq!(replayed(dir.path(), false).unwrap(), vec![1, 2]);
+        assert!(p2.exists());
+        // Repair makes that the end: truncated at the hole, later segment gone.
+        assert_eq!(replayed(dir.path(), true).unwrap(), vec![1, 2]);
+        assert_eq!(std::fs::metadata(&p1).unwrap().len() as usize, hole);
+        assert!(!p2.exists());
+        assert_eq!(replayed(dir.path(), true).unwrap(), vec![1, 2]);
+    }
+
+    #[test]
+    fn damage_to_a_record_declared_durable_is_corruption() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(segment_name(1));
+        let mut data = rec2(1, 0, b"x");
+        let second = data.len();
+        data.extend(rec2(2, 1, b"x"));
+        // Written after an fsync that covered commit 2.
+        data.extend(rec2(3, 2, b"x"));
+        data[second + 12] ^= 0x55;
+        std::fs::write(&path, &data).unwrap();
+        for repair in [false, true] {
+            let err = replayed(dir.path(), repair).unwrap_err();
+            assert_eq!(err.status, Status::Corruption);
+            assert!(err.message.contains(&format!("byte {second}")), "{}", err.message);
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), data, "a failed recovery changed the log");
     }
 
     #[test]
