@@ -28,7 +28,7 @@ use crate::schema::{IndexDef, IndexKind};
 use crate::tx::Transaction;
 use crate::vfs::{Vfs, VfsFile, VfsRead};
 use crate::wal::{self, io_err, sync_dir};
-use crate::{Durability, TokenKind};
+use crate::TokenKind;
 
 pub(crate) const CK_MAGIC: &[u8; 8] = b"ARBORCK1";
 pub(crate) const MF_MAGIC: &[u8; 8] = b"ARBORMF1";
@@ -101,7 +101,8 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
         *p.last_checkpoint_at.lock() = Instant::now();
         return Ok(None);
     }
-    let sync = p.config.durability != Durability::Off;
+    // Synced whatever the durability mode (`Durability::Off` only skips the per-commit fsync):
+    // a manifest naming a checkpoint that never reached the disk would lose the whole store.
     let name = checkpoint_name(c);
     let tmp = p.dir.join(format!("{name}.tmp"));
     let file = vfs.create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
@@ -124,6 +125,15 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
         }
     }
     {
+        // The schema as of `c`: a schema change with a later ts may already be installed but
+        // not yet durable (and may still fail). Then skip this round; the next one catches up.
+        let cs = core.commit.lock();
+        if cs.last_schema_ts > c {
+            drop(cs);
+            drop(w);
+            let _ = vfs.remove_file(&tmp);
+            return Ok(None);
+        }
         let s = core.schema.read();
         e.var(s.defs.len() as u64);
         for d in &s.defs {
@@ -152,14 +162,10 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
     let crc = w.crc;
     w.out.write_all(&crc.to_le_bytes()).map_err(|e| io_err("cannot write", &tmp, e))?;
     let mut file = w.out.into_inner().map_err(|e| io_err("cannot write", &tmp, e.into_error()))?;
-    if sync {
-        file.sync_all().map_err(|e| io_err("cannot fsync", &tmp, e))?;
-    }
+    file.sync_all().map_err(|e| io_err("cannot fsync", &tmp, e))?;
     drop(file);
     vfs.rename(&tmp, &p.dir.join(&name)).map_err(|e| io_err("cannot rename", &tmp, e))?;
-    if sync {
-        sync_dir(vfs, &p.dir)?;
-    }
+    sync_dir(vfs, &p.dir)?;
 
     let first_wal = p.wal.segments.lock().first().map_or(c + 1, |s| s.0);
     let mut m = Enc::new();
@@ -169,7 +175,7 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
     m.u64(first_wal);
     let crc = crc32c::crc32c(&m.buf[8..]);
     m.u32(crc);
-    write_atomic(vfs, &p.dir, MANIFEST, &m.buf, sync)?;
+    write_atomic(vfs, &p.dir, MANIFEST, &m.buf, true)?;
 
     // The new checkpoint is durable and referenced: older files are garbage.
     if let Ok(names) = vfs.list_dir(&p.dir) {

@@ -298,7 +298,11 @@ impl Case {
             Err(_) => 1 + rng.below(3) as u32,
         };
         let config = StoreConfig {
-            durability: if rng.one_in(6) { Durability::Async } else { Durability::Sync },
+            durability: match rng.below(12) {
+                0 | 1 => Durability::Async,
+                2 => Durability::Off,
+                _ => Durability::Sync,
+            },
             checkpoint_interval: if rng.one_in(4) {
                 Duration::from_millis(5)
             } else {
@@ -384,6 +388,15 @@ fn dump(fs: &SimFs) -> String {
         }
         if pos < data.len() {
             let _ = writeln!(out, "  @{pos}: {} bytes of torn tail", data.len() - pos);
+            for p in pos + 1..data.len() {
+                if let Some(r) = crate::wal::parse_record(&data, p) {
+                    let _ = writeln!(
+                        out,
+                        "    intact after it @{p}: ts {} durable {}",
+                        r.ts, r.durable
+                    );
+                }
+            }
         }
     }
     out
@@ -443,7 +456,7 @@ fn more_writes(case: &Case, store: &Store, writers: &[Writer]) -> Writer {
     let owner = writers.iter().map(|w| w.owner).max().unwrap_or(0) + 1;
     let h = writer(store, owner, case.seed ^ (0xABCD + u64::from(owner)), 8, Graph::default());
     assert!(h.error.is_none(), "a write after recovery failed: {:?}", h.error);
-    // `Async` acknowledges before the fsync; a clean close makes everything durable.
+    // `Async` and `Off` acknowledge before any fsync; a clean close makes everything durable.
     if case.config.durability != Durability::Sync {
         store.close().unwrap();
     }
@@ -533,6 +546,9 @@ fn run_case(case: &Case, fs: &SimFs, stats: &mut Stats) {
         stats.process_restarts += 1;
     }
     fs.restart();
+    if std::env::var_os("ARBOR_SIMFS_TRACE").is_some() {
+        eprintln!("---- after the restart\n{}", dump(fs));
+    }
     if let Some((kind, skip)) = case.recovery_fault {
         // Recovery itself is interrupted (it truncates a torn tail, checkpoints, creates a
         // segment): the next one must still find everything.
@@ -587,6 +603,9 @@ fn run(seed: u64, stats: &mut Stats) {
     let res =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(&case, &fs, stats)));
     if let Err(e) = res {
+        if std::env::var_os("ARBOR_SIMFS_TRACE").is_some() {
+            eprintln!("{}", dump(&fs));
+        }
         let msg = e
             .downcast_ref::<String>()
             .cloned()

@@ -486,6 +486,10 @@ pub(crate) struct CommitState {
     pub gc_queue: VecDeque<Dirty>,
     /// Versions installed since the current base was built (drives compaction).
     pub delta_versions: u64,
+    /// The commit ts of the latest schema change. The schema is not versioned: a change is in
+    /// `Core::schema` from the moment its ts is assigned, so a checkpoint of an older snapshot
+    /// must not copy it (see `checkpoint_with`).
+    pub last_schema_ts: u64,
 }
 
 /// Live transactions: their snapshot timestamps and the timestamps of the bases they read,
@@ -555,6 +559,7 @@ impl Core {
                 closed: false,
                 gc_queue: VecDeque::new(),
                 delta_versions: 0,
+                last_schema_ts: 0,
             }),
             persist,
         }

@@ -410,6 +410,7 @@ impl Store {
             }
             let ts = cs.next_ts;
             cs.next_ts += 1;
+            cs.last_schema_ts = ts;
             if core.persist.is_some() {
                 let header = core.record_header(&mut cs, ts);
                 let Some(w) = &cs.wal else {

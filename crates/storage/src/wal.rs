@@ -7,7 +7,7 @@
 //! next segment's name.
 //!
 //! Records written since the durability watermark was introduced set the top bit of `len`
-//! ([`DURABLE_MARK`]) and carry, right after the ts, the last commit ts this log had made durable
+//! ([`DURABLE_MARK`]; their CRC then covers the length word as well) and carry, right after the ts, the last commit ts this log had made durable
 //! (fsynced) when the record was written. Recovery needs it to tell the two kinds of damage
 //! apart: the page cache writes a batch's pages back in any order, so after a power loss the
 //! unsynced tail may have a hole (a bad record followed by intact ones), which is simply the end
@@ -85,13 +85,21 @@ pub(crate) fn list_segments(vfs: &dyn Vfs, dir: &Path) -> Result<Vec<(u64, PathB
 /// Parses the record at `pos`: `Some((payload, next pos))` if it is complete and its CRC holds.
 pub(crate) fn record_at(data: &[u8], pos: usize) -> Option<(&[u8], usize)> {
     let head = data.get(pos..pos.checked_add(8)?)?;
-    let len = (u32::from_le_bytes([head[0], head[1], head[2], head[3]]) & !DURABLE_MARK) as usize;
+    let raw = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+    let len = (raw & !DURABLE_MARK) as usize;
     let crc = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
     if !(8..=MAX_RECORD).contains(&len) {
         return None;
     }
     let payload = data.get(pos + 8..(pos + 8).checked_add(len)?)?;
-    (crc32c::crc32c(payload) == crc).then_some((payload, pos + 8 + len))
+    // A marked record's CRC covers its length word too, so losing the mark (a torn write
+    // ending inside the header) cannot turn it into an intact unmarked record.
+    let want = if raw & DURABLE_MARK != 0 {
+        crc32c::crc32c_append(crc32c::crc32c(&head[..4]), payload)
+    } else {
+        crc32c::crc32c(payload)
+    };
+    (want == crc).then_some((payload, pos + 8 + len))
 }
 
 /// One intact log record.
@@ -180,39 +188,38 @@ pub(crate) fn replay(
         let data = vfs.read(path).map_err(|e| io_err("cannot read", path, e))?;
         let mut pos = 0usize;
         while pos < data.len() {
-            let Some(rec) = parse_record(&data, pos) else {
-                let missing = (last_ts + 1).max(*first_ts);
-                if durable_claimed_after(vfs, &segments, i, &data, pos, missing)? {
-                    return Err(corrupt(format!(
-                        "WAL file {} is corrupt at byte {pos}: a bad record where commit {missing}                          was, which later records say was durable",
-                        path.display()
-                    )));
-                }
-                let later = segments.len() - i - 1;
-                tracing::warn!(
-                    "the log ends in an unsynced tail: discarding {} bytes of {} from byte {pos}                      and {later} later segment(s)",
-                    data.len() - pos,
-                    path.display(),
-                );
-                if repair {
-                    let mut file =
-                        vfs.open_append(path).map_err(|e| io_err("cannot open", path, e))?;
-                    file.set_len(pos as u64).map_err(|e| io_err("cannot truncate", path, e))?;
-                    file.sync_all().map_err(|e| io_err("cannot sync", path, e))?;
-                    if later > 0 {
-                        for (_, p) in segments.drain(i + 1..) {
-                            vfs.remove_file(&p).map_err(|e| io_err("cannot remove", &p, e))?;
-                        }
-                        sync_dir(vfs, dir)?;
-                    }
-                }
-                return Ok((segments, last_ts));
-            };
             let ctx = |msg: &str| {
                 corrupt(format!("WAL file {} is corrupt at byte {pos}: {msg}", path.display()))
             };
+            let Some(rec) = parse_record(&data, pos) else {
+                let missing = (last_ts + 1).max(*first_ts);
+                if durable_claimed_after(vfs, &segments, i, &data, pos, missing)? {
+                    return Err(ctx(&format!(
+                        "a bad record where commit {missing} was, which later records say was \
+                         durable"
+                    )));
+                }
+                end_log(vfs, dir, &mut segments, i, pos, data.len(), repair)?;
+                return Ok((segments, last_ts));
+            };
             if rec.ts <= last_ts {
                 return Err(ctx(&format!("commit ts {} after {last_ts}", rec.ts)));
+            }
+            // Commit timestamps are dense: a gap is a lost segment (one whose directory entry
+            // never became durable, say). Lost before it was durable, it is the end of the log;
+            // otherwise replaying past it would mix states.
+            let expected = last_ts.max(checkpoint_ts) + 1;
+            if rec.ts > expected {
+                if rec.durable >= expected
+                    || durable_claimed_after(vfs, &segments, i, &data, pos, expected)?
+                {
+                    return Err(ctx(&format!(
+                        "commits {expected} to {} are missing from the log (a lost segment?)",
+                        rec.ts - 1
+                    )));
+                }
+                end_log(vfs, dir, &mut segments, i, pos, data.len(), repair)?;
+                return Ok((segments, last_ts));
             }
             f(rec.ts, rec.ops).map_err(|e| ctx(&e.message))?;
             last_ts = rec.ts;
@@ -220,6 +227,45 @@ pub(crate) fn replay(
         }
     }
     Ok((segments, last_ts))
+}
+
+/// The log ends at byte `pos` of `segments[i]` (a torn or lost unsynced tail): with `repair`
+/// the segment is truncated there and later segments are deleted (and dropped from the list).
+fn end_log(
+    vfs: &dyn Vfs,
+    dir: &Path,
+    segments: &mut Vec<(u64, PathBuf)>,
+    i: usize,
+    pos: usize,
+    len: usize,
+    repair: bool,
+) -> Result<()> {
+    let path = segments[i].1.clone();
+    let later = segments.len() - i - 1;
+    tracing::warn!(
+        "the log ends in an unsynced tail: discarding {} bytes of {} from byte {pos} and {later} \
+         later segment(s)",
+        len - pos,
+        path.display(),
+    );
+    if !repair {
+        return Ok(());
+    }
+    // A segment left with no record goes too: its name would set the next commit ts past
+    // the end of the log (a gap the next recovery would see).
+    let first_gone = if pos == 0 { i } else { i + 1 };
+    if pos > 0 {
+        let mut file = vfs.open_append(&path).map_err(|e| io_err("cannot open", &path, e))?;
+        file.set_len(pos as u64).map_err(|e| io_err("cannot truncate", &path, e))?;
+        file.sync_all().map_err(|e| io_err("cannot sync", &path, e))?;
+    }
+    if first_gone < segments.len() {
+        for (_, p) in segments.drain(first_gone..) {
+            vfs.remove_file(&p).map_err(|e| io_err("cannot remove", &p, e))?;
+        }
+        sync_dir(vfs, dir)?;
+    }
+    Ok(())
 }
 
 /// Deletes segments whose records all have ts `<= upto` (never the active one).
@@ -428,11 +474,12 @@ impl Writer {
             self.rotate(ts)?;
         }
         let durable = self.durable_ts.to_le_bytes();
-        let mut crc = crc32c::crc32c(ts_bytes);
-        for part in [&durable[..], tokens, body] {
+        let head = (len as u32 | DURABLE_MARK).to_le_bytes();
+        let mut crc = crc32c::crc32c(&head);
+        for part in [ts_bytes, &durable[..], tokens, body] {
             crc = crc32c::crc32c_append(crc, part);
         }
-        self.buf.extend_from_slice(&(len as u32 | DURABLE_MARK).to_le_bytes());
+        self.buf.extend_from_slice(&head);
         self.buf.extend_from_slice(&crc.to_le_bytes());
         for part in [ts_bytes, &durable[..], tokens, body] {
             self.buf.extend_from_slice(part);
@@ -505,7 +552,8 @@ mod tests {
         payload.extend_from_slice(&durable.to_le_bytes());
         payload.extend_from_slice(extra);
         let mut out = (payload.len() as u32 | DURABLE_MARK).to_le_bytes().to_vec();
-        out.extend_from_slice(&crc32c::crc32c(&payload).to_le_bytes());
+        let crc = crc32c::crc32c_append(crc32c::crc32c(&out), &payload);
+        out.extend_from_slice(&crc.to_le_bytes());
         out.extend_from_slice(&payload);
         out
     }
@@ -541,6 +589,24 @@ mod tests {
         assert_eq!(std::fs::metadata(&p1).unwrap().len() as usize, hole);
         assert!(!p2.exists());
         assert_eq!(replayed(dir.path(), true).unwrap(), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_lost_segment_ends_the_log_unless_later_records_say_it_was_durable() {
+        let dir = tempfile::tempdir().unwrap();
+        let (p1, p5) = (dir.path().join(segment_name(1)), dir.path().join(segment_name(5)));
+        std::fs::write(&p1, [rec2(1, 0, b"x"), rec2(2, 0, b"x")].concat()).unwrap();
+        // The segment with commits 3 and 4 never reached the disk (no fsync at all).
+        std::fs::write(&p5, [rec2(5, 0, b"x"), rec2(6, 0, b"x")].concat()).unwrap();
+        assert_eq!(replayed(dir.path(), false).unwrap(), vec![1, 2]);
+        assert_eq!(replayed(dir.path(), true).unwrap(), vec![1, 2]);
+        assert!(!p5.exists());
+        // Commit 6 was written after an fsync covering 4: the gap is a lost durable segment.
+        std::fs::write(&p5, [rec2(5, 0, b"x"), rec2(6, 4, b"x")].concat()).unwrap();
+        let err = replayed(dir.path(), true).unwrap_err();
+        assert_eq!(err.status, Status::Corruption);
+        assert!(err.message.contains("commits 3 to 4 are missing"), "{}", err.message);
+        assert!(p5.exists());
     }
 
     #[test]
