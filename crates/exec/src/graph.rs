@@ -132,6 +132,19 @@ pub trait Graph {
         let _ = (ty, keys, values);
         None
     }
+    /// Relationships of type `ty` whose property `key` lies in `range` (Cypher comparison
+    /// semantics), in id order, if a relationship index on exactly `(ty, [key])` answers;
+    /// `None` when there is no usable index or the range's values are not of a type an index
+    /// orders (the caller then scans the type).
+    fn rel_index_seek_range(
+        &self,
+        ty: TokenId,
+        key: TokenId,
+        range: &ValueRange,
+    ) -> Option<Vec<RelId>> {
+        let _ = (ty, key, range);
+        None
+    }
     /// Number of visible nodes (with the label, if given).
     fn count_nodes(&self, label: Option<TokenId>) -> u64;
 

@@ -124,6 +124,16 @@ impl Graph for Counting<'_> {
         self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
         r
     }
+    fn rel_index_seek_range(
+        &self,
+        ty: TokenId,
+        key: TokenId,
+        range: &crate::graph::ValueRange,
+    ) -> Option<Vec<RelId>> {
+        let r = self.inner.rel_index_seek_range(ty, key, range);
+        self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
+        r
+    }
     fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
         self.inner.await_indexes(name, timeout)
     }

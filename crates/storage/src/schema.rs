@@ -303,17 +303,16 @@ impl Schema {
 
     /// Ids of every entry whose key lies in `r` (appended to `out`, unsorted).
     pub fn lookup_range(&self, t: &Target, r: &KeyRange, out: &mut Vec<u64>) {
-        let Some(m) = self.maps.get(t) else { return };
-        for (k, set) in m.range(r.start()..) {
-            if r.past_end(k) {
-                break;
-            }
-            if r.contains(k) {
-                match set {
-                    IdSet::Small(v) => out.extend_from_slice(v),
-                    IdSet::Large(s) => out.extend(s.iter().copied()),
-                }
-            }
+        if let Some(m) = self.maps.get(t) {
+            range_ids(m, r, out);
+        }
+    }
+
+    /// Relationship ids of every entry of the relationship index `t` whose key lies in `r`
+    /// (appended to `out`, unsorted).
+    pub fn rel_lookup_range(&self, t: &Target, r: &KeyRange, out: &mut Vec<u64>) {
+        if let Some(m) = self.rel_maps.get(t) {
+            range_ids(m, r, out);
         }
     }
 
@@ -358,6 +357,21 @@ impl Schema {
         }
         self.version += 1;
         true
+    }
+}
+
+/// Appends the ids of every entry of `m` whose key lies in `r`.
+fn range_ids(m: &BTreeMap<IndexKey, IdSet>, r: &KeyRange, out: &mut Vec<u64>) {
+    for (k, set) in m.range(r.start()..) {
+        if r.past_end(k) {
+            break;
+        }
+        if r.contains(k) {
+            match set {
+                IdSet::Small(v) => out.extend_from_slice(v),
+                IdSet::Large(s) => out.extend(s.iter().copied()),
+            }
+        }
     }
 }
 

@@ -1080,6 +1080,14 @@ fn schema_rules_survive_wal_replay_and_checkpoints() {
         assert_eq!(names, ["nk", "rex", "rix"], "round {round}");
         let r = s.begin(true);
         assert_eq!(r.rel_index_seek(t, &[b], &[Value::Float(9.0)]).map(|v| v.len()), Some(1));
+        let nine = Value::Int(9);
+        let len = |v: Option<Vec<crate::RelId>>| v.map(|v| v.len());
+        assert_eq!(len(r.rel_index_range(t, b, Some((&nine, true)), None)), Some(1));
+        assert_eq!(len(r.rel_index_range(t, b, Some((&nine, false)), None)), Some(0));
+        assert_eq!(len(r.rel_index_range(t, b, None, Some((&Value::Float(9.5), false)))), Some(1));
+        assert_eq!(len(r.rel_index_prefix(t, b, "")), Some(0));
+        // No index on `(T, a)` (only an existence constraint): the caller scans.
+        assert_eq!(len(r.rel_index_range(t, a, Some((&nine, true)), None)), None);
         drop(r);
         let mut w = s.begin(false);
         let n = w.create_node(&[l], vec![(a, Value::Int(1)), (b, Value::Int(3))]).unwrap();

@@ -448,6 +448,48 @@ impl Transaction {
         Some(cands.into_iter().map(RelId).collect())
     }
 
+    /// Relationships of type `ty` whose property `key` lies between the bounds (same
+    /// semantics as [`Transaction::index_range`]), in id order; `None` if no online
+    /// relationship index covers exactly `(ty, [key])` or the bounds are not of one type an
+    /// index orders (then the caller scans the type).
+    pub fn rel_index_range(
+        &self,
+        ty: TokenId,
+        key: TokenId,
+        lo: Option<(&Value, bool)>,
+        hi: Option<(&Value, bool)>,
+    ) -> Option<Vec<RelId>> {
+        let r = KeyRange::between(lo, hi)?;
+        self.rel_range_seek(ty, key, &r)
+    }
+
+    /// Relationships of type `ty` whose property `key` is a string starting with `prefix`, in
+    /// id order; `None` if no online relationship index covers exactly `(ty, [key])`.
+    pub fn rel_index_prefix(&self, ty: TokenId, key: TokenId, prefix: &str) -> Option<Vec<RelId>> {
+        self.rel_range_seek(ty, key, &KeyRange::prefix(prefix))
+    }
+
+    fn rel_range_seek(&self, ty: TokenId, key: TokenId, r: &KeyRange) -> Option<Vec<RelId>> {
+        let keys = [key];
+        let schema = self.core.schema.read();
+        if !schema.rel_indexed(ty, &keys) {
+            return None;
+        }
+        let mut cands = Vec::new();
+        schema.rel_lookup_range(&(ty, keys.to_vec()), r, &mut cands);
+        drop(schema);
+        // This transaction's own writes are not in the shared index: all are candidates.
+        cands.extend(self.rels.keys().copied());
+        cands.sort_unstable();
+        cands.dedup();
+        cands.retain(|id| {
+            self.with_rel(*id, |rel| {
+                rel.to_data().key_for(ty, &keys).is_some_and(|k| r.contains(&k))
+            }) == Some(true)
+        });
+        Some(cands.into_iter().map(RelId).collect())
+    }
+
     /// Visible nodes whose key for `t` is `k` (`None` key: nothing can match).
     pub(crate) fn seek_exact(&self, t: &Target, k: Option<IndexKey>) -> Option<Vec<NodeId>> {
         let schema = self.core.schema.read();
