@@ -1,5 +1,5 @@
-//! Schema: indexes (single-property and composite) and uniqueness, node-key and existence
-//! constraints on `(label, property keys)`.
+//! Schema: indexes (single-property and composite) and uniqueness, key and existence
+//! constraints on `(label, property keys)` or, for relationships, `(type, property keys)`.
 //!
 //! Index entries are not versioned: an entry `value -> node` is added whenever a committed
 //! version of the node carries that value, and only removed by GC once no retained version does.
@@ -19,7 +19,8 @@ pub enum IndexKind {
     Range,
     /// A uniqueness constraint (with its own backing index).
     Uniqueness,
-    /// A node key: unique and every key present (with its own backing index).
+    /// A node key: unique and every key present (with its own backing index). On
+    /// relationships (`rel`), a relationship key.
     NodeKey,
     /// Every node with the label has the property (no index).
     Existence,
@@ -27,13 +28,24 @@ pub enum IndexKind {
 
 impl IndexKind {
     /// `RANGE`, `UNIQUENESS`, `NODE_KEY` or `NODE_PROPERTY_EXISTENCE`, as `SHOW INDEXES` /
-    /// `SHOW CONSTRAINTS` print it.
+    /// `SHOW CONSTRAINTS` print it for a node rule (see [`IndexKind::rel_type_name`]).
     pub fn type_name(self) -> &'static str {
         match self {
             IndexKind::Range => "RANGE",
             IndexKind::Uniqueness => "UNIQUENESS",
             IndexKind::NodeKey => "NODE_KEY",
             IndexKind::Existence => "NODE_PROPERTY_EXISTENCE",
+        }
+    }
+
+    /// The `SHOW CONSTRAINTS` type of a relationship rule: `RELATIONSHIP_UNIQUENESS`,
+    /// `RELATIONSHIP_KEY` or `RELATIONSHIP_PROPERTY_EXISTENCE` (`RANGE` for an index).
+    pub fn rel_type_name(self) -> &'static str {
+        match self {
+            IndexKind::Range => "RANGE",
+            IndexKind::Uniqueness => "RELATIONSHIP_UNIQUENESS",
+            IndexKind::NodeKey => "RELATIONSHIP_KEY",
+            IndexKind::Existence => "RELATIONSHIP_PROPERTY_EXISTENCE",
         }
     }
 
@@ -139,7 +151,7 @@ pub(crate) struct IndexDef {
     pub since: u64,
     /// Whether the index is complete (seeks use only online indexes).
     pub progress: Arc<Progress>,
-    /// On relationships of type `label` (plain indexes only; kept in the delta only, see
+    /// On relationships of type `label` (index data kept in the delta only, see
     /// `Schema::rel_maps`).
     pub rel: bool,
 }
@@ -233,8 +245,9 @@ impl Schema {
             .min()
     }
 
+    /// Whether any node rule forbids duplicates.
     pub fn has_unique(&self) -> bool {
-        self.defs.iter().any(|d| d.kind.unique())
+        self.defs.iter().any(|d| !d.rel && d.kind.unique())
     }
 
     /// Whether an online relationship index covers `(type, keys)`.
@@ -257,9 +270,20 @@ impl Schema {
         }
     }
 
-    /// Targets of the rules that forbid duplicates.
+    /// Targets of the node rules that forbid duplicates.
     pub fn unique_targets(&self) -> Vec<Target> {
-        self.defs.iter().filter(|d| d.kind.unique()).map(IndexDef::target).collect()
+        self.defs.iter().filter(|d| !d.rel && d.kind.unique()).map(IndexDef::target).collect()
+    }
+
+    /// `(type, keys)` of the relationship rules that forbid duplicates (uniqueness and key).
+    pub fn rel_unique_targets(&self) -> Vec<Target> {
+        self.defs.iter().filter(|d| d.rel && d.kind.unique()).map(IndexDef::target).collect()
+    }
+
+    /// Visible-or-not candidates for relationships of target `t` with key `k` (the shared
+    /// index only; a superset the caller re-checks).
+    pub fn rel_lookup(&self, t: &Target, k: &IndexKey) -> Vec<u64> {
+        self.rel_maps.get(t).and_then(|m| m.get(k)).map(IdSet::to_vec).unwrap_or_default()
     }
 
     /// Targets of the rules that require their keys.
@@ -271,12 +295,13 @@ impl Schema {
             .collect()
     }
 
-    /// `(type, key)` of the relationship existence constraints.
-    pub fn rel_required(&self) -> Vec<(u32, u32)> {
+    /// `(type, keys)` and kind of the relationship rules that require their keys (existence
+    /// and relationship key constraints).
+    pub fn rel_required(&self) -> Vec<(Target, IndexKind)> {
         self.defs
             .iter()
-            .filter(|d| d.rel && d.kind == IndexKind::Existence)
-            .filter_map(|d| Some((d.label, *d.keys.first()?)))
+            .filter(|d| d.rel && d.kind.requires())
+            .map(|d| (d.target(), d.kind))
             .collect()
     }
 

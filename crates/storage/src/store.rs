@@ -302,6 +302,42 @@ impl Store {
         })
     }
 
+    /// Creates a constraint of `kind` (uniqueness, key or existence) on relationships of type
+    /// `ty` and one or more property `keys` (existence: exactly one). Uniqueness and key
+    /// constraints get their own backing index, used by seeks. Returns `false` (and changes
+    /// nothing) if an equivalent rule exists; fails with `ConstraintCreationFailed` if existing
+    /// relationships violate it, `IndexAlreadyExists` / `ConstraintAlreadyExists` if another
+    /// rule on the same schema is in the way (as Neo4j).
+    pub fn create_rel_constraint(
+        &self,
+        kind: IndexKind,
+        ty: TokenId,
+        keys: &[TokenId],
+        name: Option<&str>,
+    ) -> Result<bool> {
+        if !kind.is_constraint() {
+            return self.create_rel_index(ty, keys, name);
+        }
+        if keys.is_empty() || (kind == IndexKind::Existence && keys.len() != 1) {
+            return Err(Error::argument(
+                "a constraint needs one property (existence: exactly one)",
+            ));
+        }
+        let mut seen = keys.to_vec();
+        seen.sort_unstable();
+        seen.dedup();
+        if seen.len() != keys.len() {
+            return Err(Error::argument("a property may appear only once in a schema rule"));
+        }
+        self.schema_change(SchemaChange::Create {
+            name: name.map(str::to_string),
+            label: ty,
+            keys: keys.to_vec(),
+            kind,
+            rel: true,
+        })
+    }
+
     /// Creates a relationship property index on relationships of type `ty` and one or more
     /// property `keys`, used by equality seeks. Built before it is listed (online at once).
     /// Returns `false` if an equivalent index exists.
@@ -368,15 +404,49 @@ impl Store {
                         }
                         let same =
                             |d: &&IndexDef| d.rel == rel && d.label == label && d.keys == keys;
-                        let equivalent = match kind {
-                            // An index is implied by any rule with an index on the target.
-                            IndexKind::Range => {
-                                s.defs.iter().filter(same).any(|d| d.kind.has_index())
+                        let schema_text = || core.schema_text(rel, label, &keys);
+                        // Neo4j's rules: one index-backed rule per schema. An index next to a
+                        // uniqueness/key constraint, a second index, a constraint next to an
+                        // index, a key next to a uniqueness constraint (and the reverse) are
+                        // refused; only the same kind under another name is "equivalent"
+                        // (`false`: the caller decides whether IF NOT EXISTS allows it).
+                        for d in s.defs.iter().filter(same) {
+                            match (kind, d.kind) {
+                                (k, o) if k == o => return Ok(false),
+                                (IndexKind::Existence, _) | (_, IndexKind::Existence) => {}
+                                (IndexKind::Range, _) => {
+                                    return Err(Error::new(
+                                        Status::ConstraintAlreadyExists,
+                                        format!(
+                                            "There is a uniqueness constraint on {}, so an index \
+                                             is already created that matches this.",
+                                            schema_text()
+                                        ),
+                                    ))
+                                }
+                                (_, IndexKind::Range) => {
+                                    return Err(Error::new(
+                                        Status::IndexAlreadyExists,
+                                        format!(
+                                            "There already exists an index {}. A constraint \
+                                             cannot be created until the index has been dropped.",
+                                            schema_text()
+                                        ),
+                                    ))
+                                }
+                                (_, o) => {
+                                    return Err(Error::new(
+                                        Status::ConstraintAlreadyExists,
+                                        format!(
+                                            "Constraint already exists: Constraint( name='{}', \
+                                             type='{}', schema={} )",
+                                            d.name,
+                                            if rel { o.rel_type_name() } else { o.type_name() },
+                                            schema_text()
+                                        ),
+                                    ))
+                                }
                             }
-                            _ => s.defs.iter().filter(same).any(|d| d.kind == kind),
-                        };
-                        if equivalent {
-                            return Ok(false);
                         }
                     }
                     if rel {
@@ -860,8 +930,18 @@ impl Core {
         map
     }
 
-    /// Fails with `ConstraintCreationFailed` if a relationship of type `ty` lacks a key the
-    /// rule requires (relationship rules are existence constraints or plain indexes).
+    /// The newest committed state of relationship `id` (delta chain, else base row); `None`
+    /// if it is deleted or never existed.
+    pub(crate) fn rel_newest_data(&self, id: u64) -> Option<Arc<RelData>> {
+        match self.rels.read(id, |s| s.chain.last().map(|v| v.1.clone())).flatten() {
+            Some(d) => d,
+            None => self.base().rel(id).map(|r| Arc::new(r.to_data())),
+        }
+    }
+
+    /// Fails with `ConstraintCreationFailed` if the newest committed state violates the
+    /// relationship rule about to be created: a relationship of type `ty` lacking a key the
+    /// rule requires (existence, key), or two sharing a unique key (uniqueness, key).
     fn check_rel_rule_data(
         &self,
         ty: u32,
@@ -872,15 +952,32 @@ impl Core {
         if kind == IndexKind::Range {
             return Ok(());
         }
-        if kind != IndexKind::Existence {
-            return Err(Error::new(
+        let (tn, ks) = {
+            let t = self.tokens.read();
+            let tn = t.name(TokenKind::RelType, ty).map(|s| s.to_string()).unwrap_or_default();
+            let ks: Vec<String> = keys
+                .iter()
+                .map(|k| {
+                    t.name(TokenKind::PropertyKey, *k).map(|s| s.to_string()).unwrap_or_default()
+                })
+                .collect();
+            (tn, ks)
+        };
+        let type_text = match kind {
+            IndexKind::Uniqueness => "RELATIONSHIP UNIQUENESS",
+            IndexKind::NodeKey => "RELATIONSHIP KEY",
+            _ => "RELATIONSHIP_PROPERTY_EXISTENCE",
+        };
+        let fail = |detail: String| {
+            Error::new(
                 Status::ConstraintCreationFailed,
                 format!(
-                    "Unable to create Constraint( name='{name}' ): only existence constraints \
-                     are supported on relationships"
+                    "Unable to create Constraint( name='{name}', type='{type_text}', \
+                     schema=()-[:{tn} {{{}}}]-() ):\n{detail}",
+                    ks.join(", ")
                 ),
-            ));
-        }
+            )
+        };
         let mut ids: Vec<u64> =
             self.type_sets.read().get(&ty).map(|s| s.iter().copied().collect()).unwrap_or_default();
         let base = self.base();
@@ -891,26 +988,56 @@ impl Core {
         }
         ids.sort_unstable();
         ids.dedup();
+        let mut seen: HashMap<IndexKey, u64> = HashMap::new();
         for id in ids {
-            let newest = match self.rels.read(id, |s| s.chain.last().map(|v| v.1.clone())).flatten()
+            let Some(r) = self.rel_newest_data(id) else { continue };
+            if r.ty != ty {
+                continue;
+            }
+            if kind.requires() && keys.iter().any(|k| crate::mvcc::prop_of(&r.props, *k).is_none())
             {
-                Some(d) => d,
-                None => base.rel(id).map(|r| Arc::new(r.to_data())),
-            };
-            let Some(r) = newest else { continue };
-            if r.ty == ty && keys.iter().any(|k| crate::mvcc::prop_of(&r.props, *k).is_none()) {
-                let e = self.missing_rel_property(id, ty, keys[0]);
-                return Err(Error::new(
-                    Status::ConstraintCreationFailed,
-                    format!(
-                        "Unable to create Constraint( name='{name}', \
-                         type='RELATIONSHIP_PROPERTY_EXISTENCE' ): {}",
-                        e.message
-                    ),
-                ));
+                return Err(fail(self.missing_rel_property(id, ty, keys, kind).message));
+            }
+            if kind.unique() {
+                let Some(k) = r.key_for(ty, keys) else { continue };
+                if let Some(other) = seen.insert(k, id) {
+                    let vals: Vec<String> = keys
+                        .iter()
+                        .zip(&ks)
+                        .map(|(k, n)| {
+                            let v = crate::mvcc::prop_of(&r.props, *k).cloned();
+                            format!("`{n}` = {}", fmt_value(&v.unwrap_or(Value::Null)))
+                        })
+                        .collect();
+                    let what = if ks.len() == 1 {
+                        format!("property {}", vals[0])
+                    } else {
+                        format!("properties {}", vals.join(", "))
+                    };
+                    return Err(fail(format!(
+                        "Both Relationship({other}) and Relationship({id}) have the type `{tn}` \
+                         and {what}. Note that only the first found violation is shown."
+                    )));
+                }
             }
         }
         Ok(())
+    }
+
+    /// A rule's schema as Neo4j prints it in messages: `(:L {a, b})` or `()-[:T {a}]-()`.
+    fn schema_text(&self, rel: bool, label: u32, keys: &[u32]) -> String {
+        let t = self.tokens.read();
+        let kind = if rel { TokenKind::RelType } else { TokenKind::Label };
+        let l = t.name(kind, label).map(|s| s.to_string()).unwrap_or_default();
+        let ks: Vec<String> = keys
+            .iter()
+            .map(|k| t.name(TokenKind::PropertyKey, *k).map(|s| s.to_string()).unwrap_or_default())
+            .collect();
+        if rel {
+            format!("()-[:{l} {{{}}}]-()", ks.join(", "))
+        } else {
+            format!("(:{l} {{{}}})", ks.join(", "))
+        }
     }
 
     /// Whether any node (base or delta) may carry `label`.
