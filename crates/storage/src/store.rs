@@ -380,7 +380,7 @@ impl Store {
     fn schema_change(&self, change: SchemaChange) -> Result<bool> {
         let core = &self.h.core;
         // A plain index on existing data is filled in the background after the commit.
-        let mut populate: Option<(Target, Arc<Progress>)> = None;
+        let mut populate: Option<(Target, Arc<Progress>, bool)> = None;
         let ack = {
             let mut cs = core.commit.lock();
             core.clock.check()?;
@@ -456,12 +456,13 @@ impl Store {
                     }
                     body.op_create_rule(&name, kind, rel, label, &keys);
                     // Constraints must see all data before they exist; indexes need not.
-                    let background = kind == IndexKind::Range && !rel && core.has_label_rows(label);
+                    let background = kind == IndexKind::Range
+                        && if rel { core.has_type_rows(label) } else { core.has_label_rows(label) };
                     let progress =
                         if background { Arc::new(Progress::default()) } else { Progress::online() };
                     let def = IndexDef { name, label, keys, kind, since: 0, progress, rel };
                     if background {
-                        populate = Some((def.target(), def.progress.clone()));
+                        populate = Some((def.target(), def.progress.clone(), rel));
                     }
                     core.install_index_with(&mut cs, def, !background);
                 }
@@ -501,11 +502,11 @@ impl Store {
                 .map_err(|_| Error::new(Status::Io, "the log writer has stopped"))
                 .and_then(|r| r)?;
         }
-        if let Some((target, progress)) = populate {
+        if let Some((target, progress, rel)) = populate {
             let core = core.clone();
             let spawned = std::thread::Builder::new()
                 .name("arbor-index-population".into())
-                .spawn(move || core.populate(&target, &progress));
+                .spawn(move || core.populate(&target, &progress, rel));
             if let Err(e) = spawned {
                 return Err(Error::new(
                     Status::Internal,
@@ -810,7 +811,7 @@ impl Core {
     ) {
         let target = def.target();
         if def.rel && def.kind.has_index() {
-            self.install_rel_index(def);
+            self.install_rel_index(def, build_now);
             return;
         }
         if !def.kind.has_index() {
@@ -872,10 +873,12 @@ impl Core {
     }
 
     /// Adds a relationship index, built from every retained version of the relationships of
-    /// its type (base rows and delta chains). Caller holds the commit mutex.
-    fn install_rel_index(&self, mut def: IndexDef) {
+    /// its type (base rows and delta chains), or without `build_now` empty (commits from now on
+    /// add their entries; [`Core::populate`] adds the existing rows). Caller holds the commit
+    /// mutex.
+    fn install_rel_index(&self, mut def: IndexDef, build_now: bool) {
         let target = def.target();
-        let map = self.rel_index_data(&def);
+        let map = if build_now { self.rel_index_data(&def) } else { BTreeMap::new() };
         let mut s = self.schema.write();
         s.version += 1;
         def.since = s.version;
@@ -1046,11 +1049,22 @@ impl Core {
             || self.label_sets.read().get(&label).is_some_and(|s| !s.is_empty())
     }
 
+    /// Whether any relationship (base or delta) may have type `ty`.
+    fn has_type_rows(&self, ty: u32) -> bool {
+        self.base().next_rel_of_types(&[ty], 0).is_some()
+            || self.type_sets.read().get(&ty).is_some_and(|s| !s.is_empty())
+    }
+
     /// Fills a background index with the rows that existed when it was created (commits since
     /// add their own entries), then marks it online. Runs as a registered reader, so the
     /// versions and base it scans stay until it finishes; entries are a superset that seeks
     /// re-check, so racing with commits and GC is harmless. Stops early if the rule is dropped.
-    pub(crate) fn populate(&self, target: &Target, progress: &Arc<Progress>) {
+    /// `rel`: a relationship index on `(type, keys)`.
+    pub(crate) fn populate(&self, target: &Target, progress: &Arc<Progress>, rel: bool) {
+        if rel {
+            self.populate_rel(target, progress);
+            return;
+        }
         let (ts, base) = self.register();
         let label = target.0;
         let mut ids: Vec<u64> = self
@@ -1090,6 +1104,52 @@ impl Core {
                 let mut s = self.schema.write();
                 for (k, id) in entries.drain(..) {
                     s.insert_entry(target, k, id);
+                }
+            }
+            progress.done.fetch_add(chunk.len() as u64, Ordering::AcqRel);
+        }
+        progress.online.store(true, Ordering::Release);
+        self.unregister(ts, base.ts);
+    }
+
+    /// [`Core::populate`] for a relationship index: every relationship of the type in the base
+    /// and the delta, each retained version's key.
+    fn populate_rel(&self, target: &Target, progress: &Arc<Progress>) {
+        let (ts, base) = self.register();
+        let ty = target.0;
+        let mut ids: Vec<u64> =
+            self.type_sets.read().get(&ty).map(|s| s.iter().copied().collect()).unwrap_or_default();
+        let mut cur = 0;
+        while let Some(id) = base.next_rel_of_types(&[ty], cur) {
+            ids.push(id);
+            cur = id + 1;
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        progress.total.store(ids.len() as u64, Ordering::Release);
+        let alive = || self.schema.read().defs.iter().any(|d| Arc::ptr_eq(&d.progress, progress));
+        let mut entries: Vec<(IndexKey, u64)> = Vec::new();
+        for chunk in ids.chunks(4096) {
+            if !alive() {
+                break;
+            }
+            entries.clear();
+            for &id in chunk {
+                if let Some(k) = base.rel(id).and_then(|r| r.to_data().key_for(ty, &target.1)) {
+                    entries.push((k, id));
+                }
+                self.rels.read(id, |s| {
+                    for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {
+                        if let Some(k) = d.key_for(ty, &target.1) {
+                            entries.push((k, id));
+                        }
+                    }
+                });
+            }
+            {
+                let mut s = self.schema.write();
+                for (k, id) in entries.drain(..) {
+                    s.rel_entry(target, k, id, true);
                 }
             }
             progress.done.fetch_add(chunk.len() as u64, Ordering::AcqRel);

@@ -990,6 +990,86 @@ fn background_population_races_with_commits() {
     assert!(s.await_indexes(Some("nope"), Duration::from_secs(1)).is_err());
 }
 
+/// Relationships of type `t` with `k = v`, by scanning.
+fn scan_rel_eq(tx: &Transaction, t: TokenId, k: TokenId, v: i64) -> Vec<RelId> {
+    let mut out = Vec::new();
+    let mut from = RelId(0);
+    while let Some(id) = tx.next_rel(&[t], from) {
+        from = RelId(id.0 + 1);
+        if int(&tx.rel_property(id, k)) == Some(v) {
+            out.push(id);
+        }
+    }
+    out
+}
+
+#[test]
+fn relationship_index_populates_in_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let rels;
+    {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let (t, u, k) = (rtype(&s, "T"), rtype(&s, "U"), key(&s, "k"));
+        let mut w = s.begin(false);
+        let n = w.create_node(&[], vec![]).unwrap();
+        let m = w.create_node(&[], vec![]).unwrap();
+        let mut ids = Vec::new();
+        for i in 0..20_000i64 {
+            ids.push(w.create_rel(n, m, t, vec![(k, Value::Int(i % 100))]).unwrap());
+            if i % 10 == 0 {
+                w.create_rel(m, n, u, vec![(k, Value::Int(5))]).unwrap();
+            }
+        }
+        w.commit().unwrap();
+        s.checkpoint().unwrap();
+        let mut w = s.begin(false);
+        for id in ids.iter().step_by(7) {
+            w.set_rel_property(*id, k, Value::Int(1000)).unwrap();
+        }
+        w.commit().unwrap();
+        // Returns before the index is complete; writers are not held up meanwhile.
+        assert!(s.create_rel_index(t, &[k], Some("rix")).unwrap());
+        for round in 0..20i64 {
+            let mut w = s.begin(false);
+            for id in ids.iter().skip(round as usize).step_by(97) {
+                w.set_rel_property(*id, k, Value::Int(2000 + round)).unwrap();
+            }
+            w.create_rel(n, n, t, vec![(k, Value::Int(3000 + round))]).unwrap();
+            w.delete_rel(ids[19_000 + round as usize]).unwrap();
+            w.commit().unwrap();
+            let r = s.begin(true);
+            // Not online yet: no index answers (callers scan); online: it answers exactly.
+            if let Some(found) = r.rel_index_seek(t, &[k], &[Value::Int(5)]) {
+                assert_eq!(found, scan_rel_eq(&r, t, k, 5));
+            }
+        }
+        s.await_indexes(Some("rix"), Duration::from_secs(60)).unwrap();
+        let info = &s.indexes()[0];
+        assert_eq!((info.state, info.population_percent), ("ONLINE", 100.0));
+        let r = s.begin(true);
+        for v in [0, 5, 99, 1000, 2003, 2019, 3007] {
+            let want = scan_rel_eq(&r, t, k, v);
+            assert_eq!(r.rel_index_seek(t, &[k], &[Value::Int(v)]), Some(want), "value {v}");
+        }
+        let hi = Value::Int(3000);
+        let above = r.rel_index_range(t, k, Some((&hi, false)), None).unwrap();
+        assert_eq!(above.len(), 19);
+        drop(r);
+        // A crash right after creating another one: recovery builds it completely.
+        let ku = key(&s, "k");
+        assert!(s.create_rel_index(u, &[ku], Some("uix")).unwrap());
+        rels = ids;
+        s.crash_for_test();
+    }
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    let (t, u, k) = (rtype(&s, "T"), rtype(&s, "U"), key(&s, "k"));
+    assert!(s.indexes().iter().all(|i| i.state == "ONLINE"));
+    let r = s.begin(true);
+    assert_eq!(r.rel_index_seek(u, &[k], &[Value::Int(5)]).map(|v| v.len()), Some(2000));
+    assert_eq!(r.rel_index_seek(t, &[k], &[Value::Int(1)]), Some(scan_rel_eq(&r, t, k, 1)));
+    assert!(r.rel_exists(rels[0]));
+}
+
 #[test]
 fn crash_during_population_recovers_a_complete_index() {
     let dir = tempfile::tempdir().unwrap();
