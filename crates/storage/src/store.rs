@@ -339,8 +339,10 @@ impl Store {
     }
 
     /// Creates a relationship property index on relationships of type `ty` and one or more
-    /// property `keys`, used by equality seeks. Built before it is listed (online at once).
-    /// Returns `false` if an equivalent index exists.
+    /// property `keys`, used by equality, range, prefix and `IN` seeks. On existing
+    /// relationships it populates in the background (`POPULATING`, then `ONLINE`). Returns
+    /// `false` if an equivalent index exists; fails with `ConstraintAlreadyExists` where a
+    /// uniqueness or key constraint on the same schema exists.
     pub fn create_rel_index(
         &self,
         ty: TokenId,
