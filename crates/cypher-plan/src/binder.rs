@@ -1406,8 +1406,14 @@ impl<'a> Binder<'a> {
                     take_conj(&mut conj, |e| is_label_check(e, s_slot, label));
                 }
                 let found = index_seek_for(&conj, s_slot, &np.labels, &bound, self.res);
-                let composite =
-                    matches!(&found, Some((_, _, Found::Seek(SeekRange::Composite { .. }))));
+                let composite = matches!(
+                    &found,
+                    Some((
+                        _,
+                        _,
+                        Found::Seek(SeekRange::Composite { .. } | SeekRange::CompositeRange { .. })
+                    ))
+                );
                 let seek = seek.filter(|_| !composite);
                 if let (Some((key, value)), Some(label)) = (seek, np.labels.first()) {
                     take_conj(&mut conj, |e| is_prop_eq(e, s_slot, key));
@@ -2921,6 +2927,14 @@ fn index_seek_for(
                 let first = names[0].clone();
                 let seek = SeekRange::Composite { keys: names, values };
                 best = Some((0, l.name.clone(), first, Found::Seek(seek)));
+            } else if let Some((rank, seek)) = composite_range(&ks, &keys) {
+                // Neo4j's rule: equalities on a prefix of the keys, a range or prefix on the
+                // next, and a predicate on every later key (the index has only nodes with
+                // all of its keys).
+                if best.as_ref().is_none_or(|b| rank < b.0) {
+                    let first = Name::from(ks[0].as_str());
+                    best = Some((rank, l.name.clone(), first, Found::Seek(seek)));
+                }
             }
         }
         for (k, p) in &keys {
@@ -2940,6 +2954,38 @@ fn index_seek_for(
         }
     }
     best.map(|(_, l, k, f)| (l, k, f))
+}
+
+/// A range seek on the composite index `ks` from the predicates per key, with its rank (as
+/// `index_seek_for` ranks): `None` unless equalities cover a prefix of the keys, the next key
+/// has a range or `STARTS WITH`, and every later key has a predicate that only an indexed
+/// value can pass (not `IS NOT NULL`: NaN has no index key, so a node with a NaN is not in
+/// the index although its property exists).
+fn composite_range(ks: &[String], preds: &[(Name, Preds)]) -> Option<(u8, SeekRange)> {
+    let pred = |k: &String| preds.iter().find(|(n, _)| **n == **k).map(|(_, p)| p);
+    let n_eq = ks.iter().take_while(|k| pred(k).is_some_and(|p| p.eq.is_some())).count();
+    let p = pred(ks.get(n_eq)?)?;
+    let (rank, range) = match p.range_seek()? {
+        (_, SeekRange::In(_)) => return None,
+        other => other,
+    };
+    let later_exist = ks[n_eq + 1..].iter().all(|k| {
+        pred(k).is_some_and(|p| {
+            p.eq.is_some()
+                || p.in_.is_some()
+                || p.prefix.is_some()
+                || p.lo.is_some()
+                || p.hi.is_some()
+        })
+    });
+    if !later_exist {
+        return None;
+    }
+    let values = ks[..n_eq].iter().filter_map(|k| pred(k).and_then(|p| p.eq.clone())).collect();
+    let keys = ks.iter().map(|k| Name::from(k.as_str())).collect();
+    // Equalities in front make it about as selective as an equality seek.
+    let rank = if n_eq > 0 { 1 } else { rank };
+    Some((rank, SeekRange::CompositeRange { keys, values, range: Box::new(range) }))
 }
 
 fn deps_within(e: &PExpr, bound: &HashSet<Slot>) -> bool {

@@ -276,6 +276,10 @@ pub enum SeekRange {
     In(PExpr),
     /// Equality on every key of a composite index (`keys` in the index's order).
     Composite { keys: Vec<Name>, values: Vec<PExpr> },
+    /// A composite index (`keys` in its order): equality on the first `values.len()` keys and
+    /// `range` (`Range` or `Prefix`) on the next; every later key has some predicate in the
+    /// filter above (the index holds only nodes with all its keys).
+    CompositeRange { keys: Vec<Name>, values: Vec<PExpr>, range: Box<SeekRange> },
 }
 
 impl Op {
@@ -287,7 +291,10 @@ impl Op {
             Op::NodeScan { label: None, .. } => "AllNodesScan",
             Op::NodeIndexSeek { .. } => "NodeIndexSeek",
             Op::NodeIndexRangeSeek { seek: SeekRange::In(_), .. } => "NodeIndexSeek",
-            Op::NodeIndexRangeSeek { seek: SeekRange::Composite { .. }, .. } => "NodeIndexSeek",
+            Op::NodeIndexRangeSeek {
+                seek: SeekRange::Composite { .. } | SeekRange::CompositeRange { .. },
+                ..
+            } => "NodeIndexSeek",
             Op::NodeIndexRangeSeek { .. } => "NodeIndexSeekByRange",
             Op::RelIndexSeek {
                 dir: Direction::Both,

@@ -120,6 +120,19 @@ pub trait Graph {
         let _ = (label, keys, values);
         None
     }
+    /// Nodes with `label` whose composite index on exactly `keys` has values equal to `eq`
+    /// for the first `eq.len()` keys and, for the next key, a value in `range`, in id order, if
+    /// that index answers; `None` makes the caller scan.
+    fn index_seek_composite_range(
+        &self,
+        label: TokenId,
+        keys: &[TokenId],
+        eq: &[Value],
+        range: &ValueRange,
+    ) -> Option<Vec<NodeId>> {
+        let _ = (label, keys, eq, range);
+        None
+    }
     /// Relationships of type `ty` whose properties `keys` equal `values` pairwise, in id
     /// order, if a relationship index on exactly `(ty, keys)` answers; `None` makes the caller
     /// scan the type.

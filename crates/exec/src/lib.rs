@@ -192,7 +192,9 @@ fn op_details(op: &Op) -> String {
         Op::NodeScan { label: Some(l), .. } => format!(":{l}"),
         Op::NodeIndexRangeSeek {
             label,
-            seek: arbor_cypher_plan::ops::SeekRange::Composite { keys, .. },
+            seek:
+                arbor_cypher_plan::ops::SeekRange::Composite { keys, .. }
+                | arbor_cypher_plan::ops::SeekRange::CompositeRange { keys, .. },
             ..
         } => {
             let ks: Vec<&str> = keys.iter().map(|k| &**k).collect();

@@ -649,6 +649,31 @@ impl IndexRangeSeek {
                     None => SeekPlan::Scan,
                 });
             }
+            SeekRange::CompositeRange { keys, values, range } => {
+                let mut toks = Vec::with_capacity(keys.len());
+                for k in keys {
+                    match g.token_id(TokenKind::PropertyKey, k) {
+                        Some(t) => toks.push(t),
+                        None => return Ok(SeekPlan::Empty),
+                    }
+                }
+                let mut vals = Vec::with_capacity(values.len());
+                for e in values {
+                    match eval(e, r, ctx, g)? {
+                        Value::Null => return Ok(SeekPlan::Empty),
+                        v => vals.push(v),
+                    }
+                }
+                let range = match eval_value_range(range, r, ctx, g)? {
+                    Some(Some(range)) => range,
+                    Some(None) => return Ok(SeekPlan::Empty),
+                    None => return Ok(SeekPlan::Scan),
+                };
+                return Ok(match g.index_seek_composite_range(l, &toks, &vals, &range) {
+                    Some(ids) => SeekPlan::Ids(ids),
+                    None => SeekPlan::Scan,
+                });
+            }
             SeekRange::In(e) => {
                 return Ok(match eval(e, r, ctx, g)? {
                     Value::Null => SeekPlan::Empty,
@@ -707,7 +732,7 @@ fn eval_value_range(
             Value::String(p) => Some(Some(ValueRange::Prefix(p.to_string()))),
             _ => None,
         },
-        SeekRange::In(_) | SeekRange::Composite { .. } => None,
+        SeekRange::In(_) | SeekRange::Composite { .. } | SeekRange::CompositeRange { .. } => None,
     })
 }
 

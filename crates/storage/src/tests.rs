@@ -1339,3 +1339,60 @@ fn relationship_unique_and_key_constraints() {
     let e = s.create_rel_constraint(IndexKind::Uniqueness, t, &[a, b], None).unwrap_err();
     assert_eq!(e.status, Status::ConstraintAlreadyExists);
 }
+
+/// Composite index ranges: equality on a prefix of the keys and a range or string prefix on
+/// the next, answered from the delta, the base and the transaction's own writes.
+#[test]
+fn composite_index_ranges() {
+    let s = Store::in_memory();
+    let (l, a, b) = (label(&s, "L"), key(&s, "a"), key(&s, "b"));
+    assert!(s.create_rule(IndexKind::Range, l, &[a, b], Some("ab")).unwrap());
+    let mut w = s.begin(false);
+    let mut ids = Vec::new();
+    for i in 0..60i64 {
+        let bv = if i % 5 == 0 { Value::str(&format!("s{i}")) } else { Value::Int(i) };
+        ids.push(w.create_node(&[l], vec![(a, Value::Int(i % 3)), (b, bv)]).unwrap());
+    }
+    w.create_node(&[l], vec![(a, Value::Int(1))]).unwrap();
+    w.commit().unwrap();
+    let check = |tx: &Transaction, when: &str| {
+        let (one, ten, fifty) = (Value::Int(1), Value::Int(10), Value::Float(50.0));
+        let got = tx
+            .index_composite_range(
+                l,
+                &[a, b],
+                &[one.clone()],
+                Some((&ten, false)),
+                Some((&fifty, true)),
+                None,
+            )
+            .unwrap();
+        let want: Vec<NodeId> = (0..60i64)
+            .filter(|i| i % 3 == 1 && i % 5 != 0 && *i > 10 && *i <= 50)
+            .map(|i| ids[i as usize])
+            .collect();
+        assert_eq!(got, want, "{when}");
+        let got =
+            tx.index_composite_range(l, &[a, b], &[], Some((&one, true)), None, None).unwrap();
+        let want: Vec<NodeId> =
+            (0..60i64).filter(|i| i % 3 >= 1).map(|i| ids[i as usize]).collect();
+        assert_eq!(got, want, "{when}");
+        let got =
+            tx.index_composite_range(l, &[a, b], &[Value::Int(0)], None, None, Some("s1")).unwrap();
+        assert_eq!(got, vec![ids[15]], "{when}");
+        let nan = Value::Float(f64::NAN);
+        assert_eq!(
+            tx.index_composite_range(l, &[a, b], &[nan], None, None, Some("")),
+            Some(vec![])
+        );
+        assert_eq!(tx.index_composite_range(l, &[b, a], &[], Some((&one, true)), None, None), None);
+    };
+    check(&s.begin(true), "delta");
+    s.compact().unwrap();
+    check(&s.begin(true), "base");
+    let mut w = s.begin(false);
+    let extra = w.create_node(&[l], vec![(a, Value::Int(0)), (b, Value::str("s1x"))]).unwrap();
+    let got =
+        w.index_composite_range(l, &[a, b], &[Value::Int(0)], None, None, Some("s1")).unwrap();
+    assert_eq!(got, vec![ids[15], extra]);
+}

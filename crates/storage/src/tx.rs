@@ -549,6 +549,36 @@ impl Transaction {
         self.range_seek(&(label, vec![key]), &KeyRange::prefix(prefix))
     }
 
+    /// Nodes with `label` whose composite index on exactly `keys` holds values equal to `eq`
+    /// (pairwise) for the first `eq.len()` keys and, for the next key, a value between the
+    /// bounds (as [`Transaction::index_range`]) or, with `prefix`, a string starting with it;
+    /// in id order. `None` if no such index is online, `eq` leaves no key for the range, or
+    /// the bounds are not of one type an index orders (the caller scans).
+    pub fn index_composite_range(
+        &self,
+        label: TokenId,
+        keys: &[TokenId],
+        eq: &[Value],
+        lo: Option<(&Value, bool)>,
+        hi: Option<(&Value, bool)>,
+        prefix: Option<&str>,
+    ) -> Option<Vec<NodeId>> {
+        if keys.len() < 2 || eq.len() >= keys.len() {
+            return None;
+        }
+        let r = match prefix {
+            Some(p) => KeyRange::prefix(p),
+            None => KeyRange::between(lo, hi)?,
+        };
+        let t: Target = (label, keys.to_vec());
+        let eq: Option<Vec<IndexKey>> = eq.iter().map(index_key).collect();
+        let Some(eq) = eq else {
+            // An equality value nothing stored can equal (null, NaN).
+            return self.core.schema.read().indexed_since(label, keys).map(|_| Vec::new());
+        };
+        self.range_seek(&t, &r.after(eq))
+    }
+
     fn range_seek(&self, t: &Target, r: &KeyRange) -> Option<Vec<NodeId>> {
         let schema = self.core.schema.read();
         let since = schema.indexed_since(t.0, &t.1)?;
