@@ -87,8 +87,12 @@
 //!   again at commit against the newest committed state, under the commit mutex, so concurrent
 //!   transactions cannot both insert a key. Schema changes are WAL records
 //!   ordered with data commits under the commit mutex. Constraints are validated against all
-//!   data before they exist (`ConstraintCreationFailed`), synchronously under the commit
-//!   mutex (writers wait for the scan). A plain index (node or relationship) on existing data
+//!   data before they are logged (`ConstraintCreationFailed`, the rule removed): installed
+//!   and enforced on commits under the mutex, their index filled and the data checked by the
+//!   creating thread without it (writers go on), then under the mutex again the keys the
+//!   complete index holds more than once are re-checked (a duplicate of an existing row can
+//!   slip past a commit while the index fills) and the record is logged; until then
+//!   checkpoints leave the rule out. A plain index (node or relationship) on existing data
 //!   starts `POPULATING`: its (empty) map is installed at once, so later commits add their
 //!   entries, and a thread registered as a reader (pinning what it scans) adds the existing
 //!   rows, then flips it `ONLINE`; seeks ignore it until then. Recovery and checkpoint loading

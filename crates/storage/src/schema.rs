@@ -5,7 +5,7 @@
 //! version of the node carries that value, and only removed by GC once no retained version does.
 //! Lookups therefore return a superset which the caller re-checks against its snapshot.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -227,6 +227,9 @@ pub(crate) struct Schema {
     /// index relationships), entries pruned only by relationship GC.
     pub rel_maps: HashMap<Target, BTreeMap<IndexKey, IdSet>>,
     pub version: u64,
+    /// Names of constraints installed (and enforced) but still being validated against the
+    /// existing data: not logged yet, so checkpoints leave them out.
+    pub pending: HashSet<String>,
 }
 
 impl Schema {

@@ -383,7 +383,9 @@ impl Store {
         let core = &self.h.core;
         // A plain index on existing data is filled in the background after the commit.
         let mut populate: Option<(Target, Arc<Progress>, bool)> = None;
-        let ack = {
+        // A constraint installed but not yet validated nor logged.
+        let mut validate: Option<IndexDef> = None;
+        let ack = 'locked: {
             let mut cs = core.commit.lock();
             core.clock.check()?;
             if cs.closed {
@@ -451,10 +453,19 @@ impl Store {
                             }
                         }
                     }
-                    if rel {
-                        core.check_rel_rule_data(label, &keys, kind, &name)?;
-                    } else {
-                        core.check_rule_data(label, &keys, kind, &name)?;
+                    if kind.is_constraint() {
+                        // Validated against the data after the mutex is released (see
+                        // `finish_constraint`); enforced on commits from now on.
+                        let progress = if kind.has_index() {
+                            Arc::new(Progress::default())
+                        } else {
+                            Progress::online()
+                        };
+                        let def = IndexDef { name, label, keys, kind, since: 0, progress, rel };
+                        core.schema.write().pending.insert(def.name.clone());
+                        core.install_index_with(&mut cs, def.clone(), false);
+                        validate = Some(def);
+                        break 'locked None;
                     }
                     body.op_create_rule(&name, kind, rel, label, &keys);
                     // Constraints must see all data before they exist; indexes need not.
@@ -481,24 +492,11 @@ impl Store {
                     body.op_drop_index(&name);
                 }
             }
-            let ts = cs.next_ts;
-            cs.next_ts += 1;
-            if core.persist.is_some() {
-                let header = core.record_header(&mut cs, ts);
-                let Some(w) = &cs.wal else {
-                    return Err(Error::new(Status::Io, "the log writer has stopped"));
-                };
-                let (atx, arx) = crossbeam_channel::bounded(1);
-                if w.send(WalMsg::Commit { ts, header, body: body.buf, ack: Some(atx) }).is_err() {
-                    core.clock.fail("the log writer has stopped".into());
-                    return Err(Error::new(Status::Io, "the log writer has stopped"));
-                }
-                Some(arx)
-            } else {
-                core.clock.publish(ts);
-                None
-            }
+            core.log_schema(&mut cs, body)?
         };
+        if let Some(def) = validate {
+            return self.finish_constraint(def);
+        }
         if let Some(arx) = ack {
             arx.recv()
                 .map_err(|_| Error::new(Status::Io, "the log writer has stopped"))
@@ -515,6 +513,69 @@ impl Store {
                     format!("cannot start the index population thread: {e}"),
                 ));
             }
+        }
+        Ok(true)
+    }
+
+    /// Validates a constraint `schema_change` installed (enforced by commits since, not
+    /// logged, `pending`) without holding the commit mutex, then logs it. Writers go on
+    /// meanwhile: their commits are checked against the rule, though against an index that
+    /// is still filling, so a duplicate of an existing row can slip in; that is why the
+    /// uniqueness is checked again at the end, under the mutex, over the keys the complete
+    /// index holds more than once (O(index size), no property reads). Any violation removes
+    /// the rule and fails with `ConstraintCreationFailed`; nothing was logged, so a crash
+    /// before the log record leaves no trace of it (checkpoints skip pending rules).
+    fn finish_constraint(&self, def: IndexDef) -> Result<bool> {
+        let core = &self.h.core;
+        let target = def.target();
+        if def.kind.has_index() {
+            core.populate(&target, &def.progress, def.rel);
+        }
+        let mut result = if def.rel {
+            core.check_rel_rule_data(def.label, &def.keys, def.kind, &def.name)
+        } else {
+            core.check_rule_data(def.label, &def.keys, def.kind, &def.name)
+        };
+        let ack = {
+            let mut cs = core.commit.lock();
+            let present = core
+                .schema
+                .read()
+                .defs
+                .iter()
+                .any(|d| d.name == def.name && Arc::ptr_eq(&d.progress, &def.progress));
+            if !present {
+                core.schema.write().pending.remove(&def.name);
+                return Err(Error::new(
+                    Status::ConstraintCreationFailed,
+                    format!(
+                        "Unable to create Constraint( name='{}' ): it was dropped while being \
+                         created",
+                        def.name
+                    ),
+                ));
+            }
+            if result.is_ok() && def.kind.unique() {
+                result = core.recheck_unique(&def);
+            }
+            if let Err(e) = result.and_then(|()| core.clock.check()) {
+                let mut s = core.schema.write();
+                s.pending.remove(&def.name);
+                s.drop_def(&def.name);
+                return Err(e);
+            }
+            if cs.closed {
+                return Err(Error::new(Status::Io, "the store is closed"));
+            }
+            let mut body = Enc::new();
+            body.op_create_rule(&def.name, def.kind, def.rel, def.label, &def.keys);
+            core.schema.write().pending.remove(&def.name);
+            core.log_schema(&mut cs, body)?
+        };
+        if let Some(arx) = ack {
+            arx.recv()
+                .map_err(|_| Error::new(Status::Io, "the log writer has stopped"))
+                .and_then(|r| r)?;
         }
         Ok(true)
     }
@@ -1049,6 +1110,75 @@ impl Core {
     fn has_label_rows(&self, label: u32) -> bool {
         self.base().next_with_label(label, 0).is_some()
             || self.label_sets.read().get(&label).is_some_and(|s| !s.is_empty())
+    }
+
+    /// Writes a schema record (`body`) at the next commit ts; the receiver acknowledges its
+    /// durability (`None` for an in-memory store). Caller holds the commit mutex.
+    fn log_schema(
+        &self,
+        cs: &mut CommitState,
+        body: Enc,
+    ) -> Result<Option<crossbeam_channel::Receiver<Result<()>>>> {
+        let ts = cs.next_ts;
+        cs.next_ts += 1;
+        if self.persist.is_none() {
+            self.clock.publish(ts);
+            return Ok(None);
+        }
+        let header = self.record_header(cs, ts);
+        let Some(w) = &cs.wal else {
+            return Err(Error::new(Status::Io, "the log writer has stopped"));
+        };
+        let (atx, arx) = crossbeam_channel::bounded(1);
+        if w.send(WalMsg::Commit { ts, header, body: body.buf, ack: Some(atx) }).is_err() {
+            self.clock.fail("the log writer has stopped".into());
+            return Err(Error::new(Status::Io, "the log writer has stopped"));
+        }
+        Ok(Some(arx))
+    }
+
+    /// The final uniqueness check of a constraint being created (see
+    /// `Store::finish_constraint`): every key its complete index holds for more than one
+    /// entity is re-checked against the newest committed states; a real duplicate gets the
+    /// full check's error (naming both). Caller holds the commit mutex.
+    fn recheck_unique(&self, def: &IndexDef) -> Result<()> {
+        let t = def.target();
+        if !def.rel && self.base().indexes(&t) {
+            // A base built meanwhile took over part of the entries: check everything.
+            return self.check_rule_data(def.label, &def.keys, def.kind, &def.name);
+        }
+        let shared: Vec<(IndexKey, Vec<u64>)> = {
+            let s = self.schema.read();
+            let map = if def.rel { s.rel_maps.get(&t) } else { s.maps.get(&t) };
+            map.map(|m| {
+                m.iter()
+                    .filter(|(_, ids)| !matches!(ids, IdSet::Small(v) if v.len() < 2))
+                    .map(|(k, ids)| (k.clone(), ids.to_vec()))
+                    .collect()
+            })
+            .unwrap_or_default()
+        };
+        for (k, ids) in shared {
+            let holders = ids
+                .iter()
+                .filter(|id| {
+                    let key = if def.rel {
+                        self.rel_newest_data(**id).and_then(|r| r.key_for(def.label, &def.keys))
+                    } else {
+                        self.node_newest(**id).1.and_then(|n| n.key_for(def.label, &def.keys))
+                    };
+                    key.as_ref() == Some(&k)
+                })
+                .count();
+            if holders > 1 {
+                return if def.rel {
+                    self.check_rel_rule_data(def.label, &def.keys, def.kind, &def.name)
+                } else {
+                    self.check_rule_data(def.label, &def.keys, def.kind, &def.name)
+                };
+            }
+        }
+        Ok(())
     }
 
     /// Whether any relationship (base or delta) may have type `ty`.

@@ -1396,3 +1396,61 @@ fn composite_index_ranges() {
         w.index_composite_range(l, &[a, b], &[Value::Int(0)], None, None, Some("s1")).unwrap();
     assert_eq!(got, vec![ids[15], extra]);
 }
+
+/// Constraint creation validates without holding the commit mutex: writers commit meanwhile,
+/// and whatever the interleaving, either the constraint exists and no two entities share a
+/// key, or creation failed with `ConstraintCreationFailed` and left no rule behind.
+#[test]
+fn constraint_creation_races_with_writers() {
+    for (round, dup_at) in [(0, 0usize), (1, 3), (2, 40), (3, usize::MAX)] {
+        let s = std::sync::Arc::new(Store::in_memory());
+        let (l, k, t) = (label(&s, "L"), key(&s, "k"), rtype(&s, "T"));
+        let mut w = s.begin(false);
+        let hub = w.create_node(&[], vec![]).unwrap();
+        for i in 0..20_000i64 {
+            w.create_node(&[l], vec![(k, Value::Int(i))]).unwrap();
+            w.create_rel(hub, hub, t, vec![(k, Value::Int(i))]).unwrap();
+        }
+        w.commit().unwrap();
+        if round % 2 == 1 {
+            s.compact().unwrap();
+        }
+        let writer = {
+            let s = s.clone();
+            std::thread::spawn(move || {
+                let mut committed = 0;
+                for i in 0..60usize {
+                    let v = if i == dup_at { 7 } else { 100_000 + i as i64 };
+                    let mut w = s.begin(false);
+                    w.create_node(&[l], vec![(k, Value::Int(v))]).unwrap();
+                    w.create_rel(hub, hub, t, vec![(k, Value::Int(v))]).unwrap();
+                    if w.commit().is_ok() {
+                        committed += 1;
+                    }
+                }
+                committed
+            })
+        };
+        let node = s.create_rule(IndexKind::Uniqueness, l, &[k], Some("nu"));
+        let rel = s.create_rel_constraint(IndexKind::Uniqueness, t, &[k], Some("ru"));
+        let committed = writer.join().unwrap();
+        assert!(committed >= 59, "round {round}: {committed}");
+        let r = s.begin(true);
+        let nodes_with_7 = scan_eq(&r, l, k, 7).len();
+        let rels_with_7 = scan_rel_eq(&r, t, k, 7).len();
+        for (res, name, n) in [(node, "nu", nodes_with_7), (rel, "ru", rels_with_7)] {
+            let listed = s.indexes().iter().any(|i| i.name == name);
+            match res {
+                Ok(true) => assert!(listed && n == 1, "round {round} {name}: {n}"),
+                Ok(false) => panic!("round {round} {name}: not created"),
+                Err(e) => {
+                    assert_eq!(e.status, Status::ConstraintCreationFailed, "{}", e.message);
+                    assert!(!listed && n == 2, "round {round} {name}: {n}");
+                }
+            }
+        }
+        if dup_at == usize::MAX {
+            assert!(s.indexes().len() == 2, "round {round}");
+        }
+    }
+}
