@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Index seeks and the count store against scans, through the official Python driver.
 
-Starts Arbor on a free loopback port, loads N nodes `(:P {v, s})` (v a float in [0, 1000), s a
-string) and M relationships `(:P)-[:R {w}]->(:P)`, then times each query QUERIES times after
+Starts Arbor on a free loopback port, loads N nodes `(:P {v, s})` (v in [0, 1000), s a string;
+also labelled Q with v made integral) and M relationships `(:P)-[:R {w}]->(:P)`, then times each query QUERIES times after
 WARMUP untimed runs, first without indexes (label scan + filter, counting by expansion for the
-counts a scan answers) and then with `:P(v)`, `:P(s)` and `()-[:R]-()(w)` indexes (awaited).
+counts a scan answers) and then with `:P(v)`, `:P(s)`, `()-[:R]-()(w)` and composite `:Q(v, id)` indexes (awaited).
 Both runs must return the same rows. Prints a markdown table with p50/mean per query and mode.
 
 usage: python3 bench/index_seeks.py [--nodes 100000] [--queries 200] [--warmup 20]
@@ -33,6 +33,12 @@ QUERIES = [
      lambda r: {"l": ["s%03d%d" % (r.randint(0, 999), r.randint(0, 9)) for _ in range(10)]}),
     ("rel {w: x}", "MATCH (a)-[r:R {w: $w}]->(b) RETURN count(*) AS c",
      lambda r: {"w": r.randint(0, 99999)}),
+    ("rel w in [x, x+100)", "MATCH (a)-[r:R]->(b) WHERE $x <= r.w < $x + 100 RETURN count(*) AS c",
+     lambda r: {"x": r.randint(0, 99899)}),
+    ("rel w IN 10 values", "MATCH (a)-[r:R]-(b) WHERE r.w IN $l RETURN count(*) AS c",
+     lambda r: {"l": [r.randint(0, 99999) for _ in range(10)]}),
+    ("composite v = x AND id > y", "MATCH (n:Q) WHERE n.v = $x AND n.id > $y RETURN count(*) AS c",
+     lambda r: {"x": float(r.randint(0, 999)), "y": r.randint(0, 99999)}),
     ("count (:P)-[:R]->()", "MATCH (:P)-[:R]->() RETURN count(*) AS c", lambda r: {}),
 ]
 # The scan run answers the count with an expansion (the same count, forced past the count store).
@@ -82,10 +88,13 @@ def main():
                           {"n": args.nodes}).consume()
                     s.run("MATCH (a:P) WITH a, (a.id * 31 + 7) % $n AS j MATCH (b:P {id: j}) "
                           "CREATE (a)-[:R {w: a.id}]->(b)", {"n": args.nodes}).consume()
+                    # Q: integral v (100 nodes per value) for the composite (v, id) index.
+                    s.run("MATCH (n:P) SET n:Q, n.v = floor(n.v)").consume()
                     plain = run_all(s, args.queries, args.warmup, True)
                     s.run("CREATE INDEX FOR (n:P) ON (n.v)").consume()
                     s.run("CREATE INDEX FOR (n:P) ON (n.s)").consume()
                     s.run("CREATE INDEX FOR ()-[r:R]-() ON (r.w)").consume()
+                    s.run("CREATE INDEX FOR (n:Q) ON (n.v, n.id)").consume()
                     s.run("CALL db.awaitIndexes(600)").consume()
                     indexed = run_all(s, args.queries, args.warmup, False)
         finally:

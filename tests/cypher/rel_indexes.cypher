@@ -74,6 +74,10 @@ MATCH (x)-[r:T {p: 2}]->(y)-[:T*1..2]->(z) RETURN x.id, z.id
 statement ok
 CREATE INDEX rel_p IF NOT EXISTS FOR ()-[r:T]-() ON (r.p)
 
+# On existing relationships it populates in the background.
+statement ok
+CALL db.awaitIndexes()
+
 query
 SHOW INDEXES YIELD name, entityType, labelsOrTypes, properties, state RETURN name, entityType, labelsOrTypes, properties, state
 ----

@@ -339,7 +339,7 @@ def test_schema_counters_and_constraint_errors(driver):
         assert e.value.code == "Neo.ClientError.Schema.ConstraintValidationFailed"
         with pytest.raises(ClientError) as e:
             s.run("CREATE CONSTRAINT FOR (n:DrvC) REQUIRE n.missing IS NOT NULL").consume()
-        assert e.value.code == "Neo.ClientError.Schema.ConstraintCreationFailed"
+        assert e.value.code == "Neo.DatabaseError.Schema.ConstraintCreationFailed"
         rows = s.run("SHOW INDEXES YIELD name, state WHERE name = 'drv_idx' RETURN state").values()
         assert rows == [["ONLINE"]]
         assert s.run("DROP CONSTRAINT drv_uniq").consume().counters.constraints_removed == 1

@@ -1366,7 +1366,8 @@ impl<'a> Binder<'a> {
             // Else a relationship index seek, which binds a relationship and its two nodes.
             let mut seeked_rel = None;
             if node_start.is_none() {
-                if let Some((ri, ty, keys, values)) = rel_seek_for(&conj, el, ps, &bound, self.res)
+                if let Some((ri, ty, keys, values, range)) =
+                    rel_seek_for(&conj, el, ps, &bound, self.res)
                 {
                     let (a, b, r) = (ps.nodes[ri], ps.nodes[ri + 1], ps.rels[ri]);
                     op = Op::RelIndexSeek {
@@ -1378,6 +1379,7 @@ impl<'a> Binder<'a> {
                         ty,
                         keys,
                         values,
+                        range,
                     };
                     bound.insert(a);
                     bound.insert(b);
@@ -1404,8 +1406,14 @@ impl<'a> Binder<'a> {
                     take_conj(&mut conj, |e| is_label_check(e, s_slot, label));
                 }
                 let found = index_seek_for(&conj, s_slot, &np.labels, &bound, self.res);
-                let composite =
-                    matches!(&found, Some((_, _, Found::Seek(SeekRange::Composite { .. }))));
+                let composite = matches!(
+                    &found,
+                    Some((
+                        _,
+                        _,
+                        Found::Seek(SeekRange::Composite { .. } | SeekRange::CompositeRange { .. })
+                    ))
+                );
                 let seek = seek.filter(|_| !composite);
                 if let (Some((key, value)), Some(label)) = (seek, np.labels.first()) {
                     take_conj(&mut conj, |e| is_prop_eq(e, s_slot, key));
@@ -2717,95 +2725,86 @@ fn from_count_store(op: Op) -> Op {
 }
 
 /// A relationship index seek for a pattern part with nothing bound: the first single-type,
-/// fixed-length relationship with an equality on every key of one of its type's indexes.
-/// Returns `(chain position, type, keys, values)`.
+/// fixed-length relationship with an equality on every key of one of its type's indexes, else
+/// the first with an `IN`, two-sided range, `STARTS WITH` or one-sided range on the key of a
+/// single-property index of its type (in that order of preference). Returns `(chain position,
+/// type, keys, equality values, range)`: with a range, `keys` is its one key and `values` is
+/// empty.
+#[allow(clippy::type_complexity)]
 fn rel_seek_for(
     conj: &[(PExpr, Option<Vec<Slot>>)],
     el: &PatternElement,
     ps: &PartSlots,
     bound: &HashSet<Slot>,
     res: &dyn Resolver,
-) -> Option<(usize, Name, Vec<Name>, Vec<PExpr>)> {
+) -> Option<(usize, Name, Vec<Name>, Vec<PExpr>, Option<SeekRange>)> {
+    let mut ranged: Option<(u8, usize, Name, Name, SeekRange)> = None;
     for (i, (rp, _)) in el.chain.iter().enumerate() {
         let slot = ps.rels[i];
         if rp.length.is_some() || rp.types.len() != 1 || ps.rels_pre[i] || bound.contains(&slot) {
             continue;
         }
-        let mut eqs: Vec<(Name, PExpr)> = Vec::new();
-        for (e, _) in conj {
-            if let PExpr::Compare(lhs, rest) = e {
-                if let [(CompareOp::Eq, rhs)] = &rest[..] {
-                    if let Some(k) = slot_prop(lhs, slot).filter(|_| deps_within(rhs, bound)) {
-                        eqs.push((k.clone(), rhs.clone()));
-                    } else if let Some(k) = slot_prop(rhs, slot).filter(|_| deps_within(lhs, bound))
-                    {
-                        eqs.push((k.clone(), (**lhs).clone()));
-                    }
-                }
-            }
-        }
+        let preds = gather_preds(conj, slot, bound);
         let ty = &rp.types[0].name;
-        for ks in res.rel_indexes_on(ty) {
+        let indexes = res.rel_indexes_on(ty);
+        for ks in &indexes {
             let values: Option<Vec<PExpr>> = ks
                 .iter()
-                .map(|k| eqs.iter().find(|(n, _)| **n == **k).map(|(_, v)| v.clone()))
+                .map(|k| preds.iter().find(|(n, _)| **n == **k).and_then(|(_, p)| p.eq.clone()))
                 .collect();
             if let Some(values) = values {
                 let keys = ks.iter().map(|k| Name::from(k.as_str())).collect();
-                return Some((i, ty.clone(), keys, values));
+                return Some((i, ty.clone(), keys, values, None));
+            }
+        }
+        for ks in indexes.iter().filter(|ks| ks.len() == 1) {
+            let Some((_, p)) = preds.iter().find(|(n, _)| **n == *ks[0]) else { continue };
+            if let Some((rank, seek)) = p.range_seek() {
+                if ranged.as_ref().is_none_or(|b| rank < b.0) {
+                    ranged = Some((rank, i, ty.clone(), Name::from(ks[0].as_str()), seek));
+                }
             }
         }
     }
-    None
+    ranged.map(|(_, i, ty, key, seek)| (i, ty, vec![key], Vec::new(), Some(seek)))
 }
 
-/// An indexable predicate found for a start node.
-enum Found {
-    /// `n.key = expr` in a WHERE: an exact equality seek.
-    Eq(PExpr),
-    Seek(SeekRange),
+/// The predicates of one property key of one entity that an index could answer (the first of
+/// each kind found).
+#[derive(Default)]
+struct Preds {
+    eq: Option<PExpr>,
+    in_: Option<PExpr>,
+    prefix: Option<PExpr>,
+    lo: Option<(PExpr, bool)>,
+    hi: Option<(PExpr, bool)>,
 }
 
-/// `Some(key)` if `e` is `slot.key`.
-fn slot_prop(e: &PExpr, slot: Slot) -> Option<&Name> {
-    match e {
-        PExpr::Property(b, k) if matches!(**b, PExpr::Slot(s) if s == slot) => Some(k),
-        _ => None,
+impl Preds {
+    /// The best non-equality seek these predicates allow, ranked (lower is better): `IN`,
+    /// two-sided range, `STARTS WITH`, one-sided range.
+    fn range_seek(&self) -> Option<(u8, SeekRange)> {
+        if let Some(e) = &self.in_ {
+            Some((2, SeekRange::In(e.clone())))
+        } else if let (Some(lo), Some(hi)) = (&self.lo, &self.hi) {
+            Some((3, SeekRange::Range { lo: Some(lo.clone()), hi: Some(hi.clone()) }))
+        } else if let Some(e) = &self.prefix {
+            Some((4, SeekRange::Prefix(e.clone())))
+        } else if self.lo.is_some() || self.hi.is_some() {
+            Some((5, SeekRange::Range { lo: self.lo.clone(), hi: self.hi.clone() }))
+        } else {
+            None
+        }
     }
 }
 
-fn flip_cmp(op: CompareOp) -> CompareOp {
-    match op {
-        CompareOp::Lt => CompareOp::Gt,
-        CompareOp::Le => CompareOp::Ge,
-        CompareOp::Gt => CompareOp::Lt,
-        CompareOp::Ge => CompareOp::Le,
-        other => other,
-    }
-}
-
-/// The best index seek for an unbound node `slot` with `labels`, from the conjuncts that
-/// constrain its properties by values already bound: a composite index with an equality on
-/// every key, then single-property equality, `IN`, two-sided ranges, `STARTS WITH`, one-sided
-/// ranges. Only indexed `(label, keys)` are considered. Returns `(label, first key, seek)`.
-fn index_seek_for(
+/// The indexable predicates on properties of `slot` (node or relationship) among the
+/// conjuncts, per property key, whose other side depends only on `bound` slots.
+fn gather_preds(
     conj: &[(PExpr, Option<Vec<Slot>>)],
     slot: Slot,
-    labels: &[ast::Ident],
     bound: &HashSet<Slot>,
-    res: &dyn Resolver,
-) -> Option<(Name, Name, Found)> {
-    #[derive(Default)]
-    struct Preds {
-        eq: Option<PExpr>,
-        in_: Option<PExpr>,
-        prefix: Option<PExpr>,
-        lo: Option<(PExpr, bool)>,
-        hi: Option<(PExpr, bool)>,
-    }
-    if labels.is_empty() {
-        return None;
-    }
+) -> Vec<(Name, Preds)> {
     let mut keys: Vec<(Name, Preds)> = Vec::new();
     let mut add = |key: &Name, f: &mut dyn FnMut(&mut Preds)| {
         let i = match keys.iter().position(|(k, _)| k == key) {
@@ -2872,6 +2871,49 @@ fn index_seek_for(
             _ => {}
         }
     }
+    keys
+}
+
+/// An indexable predicate found for a start node.
+enum Found {
+    /// `n.key = expr` in a WHERE: an exact equality seek.
+    Eq(PExpr),
+    Seek(SeekRange),
+}
+
+/// `Some(key)` if `e` is `slot.key`.
+fn slot_prop(e: &PExpr, slot: Slot) -> Option<&Name> {
+    match e {
+        PExpr::Property(b, k) if matches!(**b, PExpr::Slot(s) if s == slot) => Some(k),
+        _ => None,
+    }
+}
+
+fn flip_cmp(op: CompareOp) -> CompareOp {
+    match op {
+        CompareOp::Lt => CompareOp::Gt,
+        CompareOp::Le => CompareOp::Ge,
+        CompareOp::Gt => CompareOp::Lt,
+        CompareOp::Ge => CompareOp::Le,
+        other => other,
+    }
+}
+
+/// The best index seek for an unbound node `slot` with `labels`, from the conjuncts that
+/// constrain its properties by values already bound: a composite index with an equality on
+/// every key, then single-property equality, `IN`, two-sided ranges, `STARTS WITH`, one-sided
+/// ranges. Only indexed `(label, keys)` are considered. Returns `(label, first key, seek)`.
+fn index_seek_for(
+    conj: &[(PExpr, Option<Vec<Slot>>)],
+    slot: Slot,
+    labels: &[ast::Ident],
+    bound: &HashSet<Slot>,
+    res: &dyn Resolver,
+) -> Option<(Name, Name, Found)> {
+    if labels.is_empty() {
+        return None;
+    }
+    let keys = gather_preds(conj, slot, bound);
     let mut best: Option<(u8, Name, Name, Found)> = None;
     for l in labels {
         // A composite index whose every key has an equality.
@@ -2885,6 +2927,14 @@ fn index_seek_for(
                 let first = names[0].clone();
                 let seek = SeekRange::Composite { keys: names, values };
                 best = Some((0, l.name.clone(), first, Found::Seek(seek)));
+            } else if let Some((rank, seek)) = composite_range(&ks, &keys) {
+                // Neo4j's rule: equalities on a prefix of the keys, a range or prefix on the
+                // next, and a predicate on every later key (the index has only nodes with
+                // all of its keys).
+                if best.as_ref().is_none_or(|b| rank < b.0) {
+                    let first = Name::from(ks[0].as_str());
+                    best = Some((rank, l.name.clone(), first, Found::Seek(seek)));
+                }
             }
         }
         for (k, p) in &keys {
@@ -2893,14 +2943,8 @@ fn index_seek_for(
             }
             let cand = if let Some(e) = &p.eq {
                 (1, Found::Eq(e.clone()))
-            } else if let Some(e) = &p.in_ {
-                (2, Found::Seek(SeekRange::In(e.clone())))
-            } else if let (Some(lo), Some(hi)) = (&p.lo, &p.hi) {
-                (3, Found::Seek(SeekRange::Range { lo: Some(lo.clone()), hi: Some(hi.clone()) }))
-            } else if let Some(e) = &p.prefix {
-                (4, Found::Seek(SeekRange::Prefix(e.clone())))
-            } else if p.lo.is_some() || p.hi.is_some() {
-                (5, Found::Seek(SeekRange::Range { lo: p.lo.clone(), hi: p.hi.clone() }))
+            } else if let Some((rank, seek)) = p.range_seek() {
+                (rank, Found::Seek(seek))
             } else {
                 continue;
             };
@@ -2910,6 +2954,38 @@ fn index_seek_for(
         }
     }
     best.map(|(_, l, k, f)| (l, k, f))
+}
+
+/// A range seek on the composite index `ks` from the predicates per key, with its rank (as
+/// `index_seek_for` ranks): `None` unless equalities cover a prefix of the keys, the next key
+/// has a range or `STARTS WITH`, and every later key has a predicate that only an indexed
+/// value can pass (not `IS NOT NULL`: NaN has no index key, so a node with a NaN is not in
+/// the index although its property exists).
+fn composite_range(ks: &[String], preds: &[(Name, Preds)]) -> Option<(u8, SeekRange)> {
+    let pred = |k: &String| preds.iter().find(|(n, _)| **n == **k).map(|(_, p)| p);
+    let n_eq = ks.iter().take_while(|k| pred(k).is_some_and(|p| p.eq.is_some())).count();
+    let p = pred(ks.get(n_eq)?)?;
+    let (rank, range) = match p.range_seek()? {
+        (_, SeekRange::In(_)) => return None,
+        other => other,
+    };
+    let later_exist = ks[n_eq + 1..].iter().all(|k| {
+        pred(k).is_some_and(|p| {
+            p.eq.is_some()
+                || p.in_.is_some()
+                || p.prefix.is_some()
+                || p.lo.is_some()
+                || p.hi.is_some()
+        })
+    });
+    if !later_exist {
+        return None;
+    }
+    let values = ks[..n_eq].iter().filter_map(|k| pred(k).and_then(|p| p.eq.clone())).collect();
+    let keys = ks.iter().map(|k| Name::from(k.as_str())).collect();
+    // Equalities in front make it about as selective as an equality seek.
+    let rank = if n_eq > 0 { 1 } else { rank };
+    Some((rank, SeekRange::CompositeRange { keys, values, range: Box::new(range) }))
 }
 
 fn deps_within(e: &PExpr, bound: &HashSet<Slot>) -> bool {

@@ -47,7 +47,9 @@ pub enum Op {
     },
     /// Relationships of type `ty` whose `keys` equal `values` (a relationship index, else a
     /// scan of the type), binding `rel` and its two nodes as the pattern orients them
-    /// (`start` is the pattern's left node; `Both` yields each orientation).
+    /// (`start` is the pattern's left node; `Both` yields each orientation). With `range`
+    /// (`Range`, `Prefix` or `In`; never `Composite`), `keys` is its single key, `values` is
+    /// empty, and the seek yields a superset the predicates in a `Filter` above narrow down.
     RelIndexSeek {
         input: Box<Op>,
         rel: Slot,
@@ -57,6 +59,7 @@ pub enum Op {
         ty: Name,
         keys: Vec<Name>,
         values: Vec<PExpr>,
+        range: Option<SeekRange>,
     },
     /// `count(*)` of nodes (with the label, if given) from the count store, into `slot`: one
     /// row per input row (replaces an aggregation over a label scan).
@@ -273,6 +276,10 @@ pub enum SeekRange {
     In(PExpr),
     /// Equality on every key of a composite index (`keys` in the index's order).
     Composite { keys: Vec<Name>, values: Vec<PExpr> },
+    /// A composite index (`keys` in its order): equality on the first `values.len()` keys and
+    /// `range` (`Range` or `Prefix`) on the next; every later key has some predicate in the
+    /// filter above (the index holds only nodes with all its keys).
+    CompositeRange { keys: Vec<Name>, values: Vec<PExpr>, range: Box<SeekRange> },
 }
 
 impl Op {
@@ -284,8 +291,20 @@ impl Op {
             Op::NodeScan { label: None, .. } => "AllNodesScan",
             Op::NodeIndexSeek { .. } => "NodeIndexSeek",
             Op::NodeIndexRangeSeek { seek: SeekRange::In(_), .. } => "NodeIndexSeek",
-            Op::NodeIndexRangeSeek { seek: SeekRange::Composite { .. }, .. } => "NodeIndexSeek",
+            Op::NodeIndexRangeSeek {
+                seek: SeekRange::Composite { .. } | SeekRange::CompositeRange { .. },
+                ..
+            } => "NodeIndexSeek",
             Op::NodeIndexRangeSeek { .. } => "NodeIndexSeekByRange",
+            Op::RelIndexSeek {
+                dir: Direction::Both,
+                range: Some(SeekRange::Range { .. } | SeekRange::Prefix(_)),
+                ..
+            } => "UndirectedRelationshipIndexSeekByRange",
+            Op::RelIndexSeek {
+                range: Some(SeekRange::Range { .. } | SeekRange::Prefix(_)),
+                ..
+            } => "DirectedRelationshipIndexSeekByRange",
             Op::RelIndexSeek { dir: Direction::Both, .. } => "UndirectedRelationshipIndexSeek",
             Op::RelIndexSeek { .. } => "DirectedRelationshipIndexSeek",
             Op::NodeCountFromCountStore { .. } => "NodeCountFromCountStore",

@@ -711,12 +711,40 @@ fn schema_commands() {
         ("CREATE CONSTRAINT ON (n:L) ASSERT n.p IS UNIQUE", ConstraintKind::Unique, 1),
         ("CREATE CONSTRAINT ON (n:L) ASSERT exists(n.p)", ConstraintKind::Exists, 1),
         ("CREATE CONSTRAINT ON (n:L) ASSERT (n.a, n.b) IS NODE KEY", ConstraintKind::NodeKey, 2),
+        ("CREATE CONSTRAINT FOR ()-[r:T]-() REQUIRE r.p IS UNIQUE", ConstraintKind::Unique, 1),
+        ("CREATE CONSTRAINT FOR ()-[r:T]-() REQUIRE r.p IS REL UNIQUE", ConstraintKind::Unique, 1),
+        (
+            "CREATE CONSTRAINT FOR ()-[r:T]-() REQUIRE (r.p, r.q) IS RELATIONSHIP KEY",
+            ConstraintKind::NodeKey,
+            2,
+        ),
+        ("CREATE CONSTRAINT FOR ()-[r:T]-() REQUIRE r.p IS REL KEY", ConstraintKind::NodeKey, 1),
+        ("CREATE CONSTRAINT FOR (n:L) REQUIRE n.p IS NODE UNIQUE", ConstraintKind::Unique, 1),
     ] {
         let SchemaCommand::CreateConstraint { kind, properties, .. } = schema(text) else {
             panic!("{text}")
         };
         assert_eq!(kind, want, "{text}");
         assert_eq!(properties.len(), nprops, "{text}");
+    }
+    // The entity spelled in the kind must match the pattern (Neo4j: a syntax error at it).
+    for (text, msg) in [
+        (
+            "CREATE CONSTRAINT bad FOR ()-[r:T]-() REQUIRE r.q IS NODE KEY",
+            "'IS NODE KEY' does not allow relationship patterns",
+        ),
+        (
+            "CREATE CONSTRAINT bad FOR (n:N) REQUIRE n.q IS REL KEY",
+            "'IS RELATIONSHIP KEY' does not allow node patterns",
+        ),
+        (
+            "CREATE CONSTRAINT bad FOR (n:N) REQUIRE n.q IS RELATIONSHIP UNIQUE",
+            "'IS RELATIONSHIP UNIQUE' does not allow node patterns",
+        ),
+    ] {
+        let e = parse(text).unwrap_err();
+        assert!(e.message.contains(msg), "{text}: {}", e.message);
+        assert!(e.message.contains("column 27"), "{text}: {}", e.message);
     }
     let SchemaCommand::DropConstraint { name: Some(_), if_exists: true, definition: None } =
         schema("DROP CONSTRAINT c IF EXISTS")

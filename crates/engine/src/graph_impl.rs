@@ -135,6 +135,43 @@ impl Graph for TxGraph<'_> {
     ) -> Option<Vec<RelId>> {
         self.tx.rel_index_seek(ty, keys, values)
     }
+    fn index_seek_composite_range(
+        &self,
+        label: TokenId,
+        keys: &[TokenId],
+        eq: &[Value],
+        range: &ValueRange,
+    ) -> Option<Vec<NodeId>> {
+        match range {
+            ValueRange::Between { lo, hi } => self.tx.index_composite_range(
+                label,
+                keys,
+                eq,
+                lo.as_ref().map(|(v, i)| (v, *i)),
+                hi.as_ref().map(|(v, i)| (v, *i)),
+                None,
+            ),
+            ValueRange::Prefix(p) => {
+                self.tx.index_composite_range(label, keys, eq, None, None, Some(p))
+            }
+        }
+    }
+    fn rel_index_seek_range(
+        &self,
+        ty: TokenId,
+        key: TokenId,
+        range: &ValueRange,
+    ) -> Option<Vec<RelId>> {
+        match range {
+            ValueRange::Between { lo, hi } => self.tx.rel_index_range(
+                ty,
+                key,
+                lo.as_ref().map(|(v, i)| (v, *i)),
+                hi.as_ref().map(|(v, i)| (v, *i)),
+            ),
+            ValueRange::Prefix(p) => self.tx.rel_index_prefix(ty, key, p),
+        }
+    }
     fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
         self.tx.await_indexes(name, timeout)
     }

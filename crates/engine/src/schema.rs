@@ -63,23 +63,33 @@ fn schema_in(
             let created = match target {
                 // Label and type scans are always available (as Neo4j's default LOOKUP
                 // indexes are), so a LOOKUP index always exists already.
-                _ if *kind == arbor_cypher_syntax::ast::IndexKind::Lookup => false,
+                _ if *kind == arbor_cypher_syntax::ast::IndexKind::Lookup => Ok(false),
                 SchemaTarget::Relationship { rel_type, .. } => {
                     let ty = tx.get_or_create_token(K::RelType, &rel_type.name)?;
-                    store.create_rel_index(ty, &keys, name)?
+                    store.create_rel_index(ty, &keys, name)
                 }
                 SchemaTarget::Node { label, .. } => {
                     let label = tx.get_or_create_token(K::Label, &label.name)?;
-                    store.create_rule(IndexKind::Range, label, &keys, name)?
+                    store.create_rule(IndexKind::Range, label, &keys, name)
                 }
+            };
+            let created = match created {
+                // Neo4j: IF NOT EXISTS also accepts an index a constraint already provides.
+                Err(e)
+                    if *if_not_exists
+                        && matches!(
+                            e.status,
+                            Status::ConstraintAlreadyExists | Status::IndexAlreadyExists
+                        ) =>
+                {
+                    false
+                }
+                other => other?,
             };
             if created {
                 stats.indexes_added += 1;
             } else if !if_not_exists {
-                return Err(Error::new(
-                    Status::EquivalentSchemaRule,
-                    "An equivalent index already exists.",
-                ));
+                return Err(already_exists(store, name, false, target, properties));
             }
         }
         SchemaCommand::DropIndex { name, if_exists, target } => {
@@ -115,21 +125,12 @@ fn schema_in(
         SchemaCommand::CreateConstraint { name, if_not_exists, target, properties, kind } => {
             let keys = property_tokens(tx, properties)?;
             let name = name.as_ref().map(|n| &*n.name);
-            let created = match (target, &keys[..]) {
-                (SchemaTarget::Relationship { rel_type, .. }, [key])
-                    if *kind == ConstraintKind::Exists =>
-                {
+            let created = match target {
+                SchemaTarget::Relationship { rel_type, .. } => {
                     let ty = tx.get_or_create_token(K::RelType, &rel_type.name)?;
-                    store.create_rel_existence_constraint(ty, *key, name)?
+                    store.create_rel_constraint(rule_kind(*kind), ty, &keys, name)?
                 }
-                (SchemaTarget::Relationship { .. }, _) => {
-                    return Err(Error::new(
-                        Status::SemanticError,
-                        "only existence constraints on a single property are supported on \
-                         relationships",
-                    ))
-                }
-                (SchemaTarget::Node { label, .. }, _) => {
+                SchemaTarget::Node { label, .. } => {
                     let label = tx.get_or_create_token(K::Label, &label.name)?;
                     store.create_rule(rule_kind(*kind), label, &keys, name)?
                 }
@@ -137,10 +138,7 @@ fn schema_in(
             if created {
                 stats.constraints_added += 1;
             } else if !if_not_exists {
-                return Err(Error::new(
-                    Status::EquivalentSchemaRule,
-                    "An equivalent constraint already exists.",
-                ));
+                return Err(already_exists(store, name, true, target, properties));
             }
         }
         SchemaCommand::DropConstraint { name, if_exists, definition } => {
@@ -175,6 +173,41 @@ fn schema_in(
         }
     }
     Ok(())
+}
+
+/// The error for creating a rule equivalent to an existing one without `IF NOT EXISTS`, as
+/// Neo4j words it: `EquivalentSchemaRuleAlreadyExists` when the existing rule has the name
+/// asked for (or none was given), else `IndexAlreadyExists` / `ConstraintAlreadyExists`.
+fn already_exists(
+    store: &Store,
+    name: Option<&str>,
+    constraint: bool,
+    target: &SchemaTarget,
+    properties: &[Ident],
+) -> Error {
+    let what = if constraint { "constraint" } else { "index" };
+    let named_other = name.is_some_and(|n| !store.indexes().iter().any(|ix| ix.name == n));
+    if !named_other {
+        return Error::new(
+            Status::EquivalentSchemaRule,
+            format!("An equivalent {what} already exists."),
+        );
+    }
+    let props: Vec<&str> = properties.iter().map(|p| &*p.name).collect();
+    let schema = match target {
+        SchemaTarget::Node { label, .. } => format!("(:{} {{{}}})", label.name, props.join(", ")),
+        SchemaTarget::Relationship { rel_type, .. } => {
+            format!("()-[:{} {{{}}}]-()", rel_type.name, props.join(", "))
+        }
+    };
+    if constraint {
+        Error::new(
+            Status::ConstraintAlreadyExists,
+            format!("Constraint already exists on {schema}."),
+        )
+    } else {
+        Error::new(Status::IndexAlreadyExists, format!("There already exists an index {schema}."))
+    }
 }
 
 /// Drops the index or constraint of `kind` on `(label, keys)`, found by its definition (the
@@ -447,8 +480,8 @@ fn show_rows(
                         vec![
                             Value::Int(i as i64 + 1),
                             s(&ix.name),
-                            s(if ix.relationship && ix.kind == IndexKind::Existence {
-                                "RELATIONSHIP_PROPERTY_EXISTENCE"
+                            s(if ix.relationship {
+                                ix.kind.rel_type_name()
                             } else {
                                 ix.kind.type_name()
                             }),

@@ -120,6 +120,19 @@ pub trait Graph {
         let _ = (label, keys, values);
         None
     }
+    /// Nodes with `label` whose composite index on exactly `keys` has values equal to `eq`
+    /// for the first `eq.len()` keys and, for the next key, a value in `range`, in id order, if
+    /// that index answers; `None` makes the caller scan.
+    fn index_seek_composite_range(
+        &self,
+        label: TokenId,
+        keys: &[TokenId],
+        eq: &[Value],
+        range: &ValueRange,
+    ) -> Option<Vec<NodeId>> {
+        let _ = (label, keys, eq, range);
+        None
+    }
     /// Relationships of type `ty` whose properties `keys` equal `values` pairwise, in id
     /// order, if a relationship index on exactly `(ty, keys)` answers; `None` makes the caller
     /// scan the type.
@@ -130,6 +143,19 @@ pub trait Graph {
         values: &[Value],
     ) -> Option<Vec<RelId>> {
         let _ = (ty, keys, values);
+        None
+    }
+    /// Relationships of type `ty` whose property `key` lies in `range` (Cypher comparison
+    /// semantics), in id order, if a relationship index on exactly `(ty, [key])` answers;
+    /// `None` when there is no usable index or the range's values are not of a type an index
+    /// orders (the caller then scans the type).
+    fn rel_index_seek_range(
+        &self,
+        ty: TokenId,
+        key: TokenId,
+        range: &ValueRange,
+    ) -> Option<Vec<RelId>> {
+        let _ = (ty, key, range);
         None
     }
     /// Number of visible nodes (with the label, if given).

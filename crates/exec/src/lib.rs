@@ -89,7 +89,8 @@ impl PreparedQuery {
 
     /// As [`PreparedQuery::prepare_with`], planning range, prefix, `IN` and composite
     /// equality predicates as index seeks where `indexes_on(label)` lists an index (its
-    /// property keys), and relationship equalities where `rel_indexes_on(type)` does. The plan stays correct if the index goes away later or is not online
+    /// property keys), and relationship equality, range, prefix and `IN` predicates where
+    /// `rel_indexes_on(type)` does. The plan stays correct if the index goes away later or is not online
     /// yet: the seek then scans.
     pub fn prepare_with_indexes(
         stmt: &Statement,
@@ -191,7 +192,9 @@ fn op_details(op: &Op) -> String {
         Op::NodeScan { label: Some(l), .. } => format!(":{l}"),
         Op::NodeIndexRangeSeek {
             label,
-            seek: arbor_cypher_plan::ops::SeekRange::Composite { keys, .. },
+            seek:
+                arbor_cypher_plan::ops::SeekRange::Composite { keys, .. }
+                | arbor_cypher_plan::ops::SeekRange::CompositeRange { keys, .. },
             ..
         } => {
             let ks: Vec<&str> = keys.iter().map(|k| &**k).collect();

@@ -124,6 +124,27 @@ impl Graph for Counting<'_> {
         self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
         r
     }
+    fn index_seek_composite_range(
+        &self,
+        label: TokenId,
+        keys: &[TokenId],
+        eq: &[Value],
+        range: &crate::graph::ValueRange,
+    ) -> Option<Vec<NodeId>> {
+        let r = self.inner.index_seek_composite_range(label, keys, eq, range);
+        self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
+        r
+    }
+    fn rel_index_seek_range(
+        &self,
+        ty: TokenId,
+        key: TokenId,
+        range: &crate::graph::ValueRange,
+    ) -> Option<Vec<RelId>> {
+        let r = self.inner.rel_index_seek_range(ty, key, range);
+        self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
+        r
+    }
     fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
         self.inner.await_indexes(name, timeout)
     }

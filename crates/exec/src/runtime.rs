@@ -262,7 +262,7 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             pos: 0,
             scan: None,
         }),
-        Op::RelIndexSeek { input, rel, start, end, dir, ty, keys, values } => {
+        Op::RelIndexSeek { input, rel, start, end, dir, ty, keys, values, range } => {
             Box::new(RelIndexSeek {
                 input: build(input, b),
                 rel: *rel,
@@ -272,6 +272,7 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
                 ty: ty.clone(),
                 keys: keys.clone(),
                 values: values.clone(),
+                range: range.clone(),
                 cur: None,
                 found: Vec::new(),
                 pos: 0,
@@ -621,28 +622,13 @@ impl IndexRangeSeek {
             return Ok(SeekPlan::Empty);
         };
         let range = match &self.seek {
-            SeekRange::Range { lo, hi } => {
-                let mut bound =
-                    |b: &Option<(PExpr, bool)>| -> Result<Option<Option<(Value, bool)>>> {
-                        match b {
-                            None => Ok(Some(None)),
-                            Some((e, incl)) => match eval(e, r, ctx, g)? {
-                                // A comparison with null is null: no row passes the filter.
-                                Value::Null => Ok(None),
-                                v => Ok(Some(Some((v, *incl)))),
-                            },
-                        }
-                    };
-                let (Some(lo), Some(hi)) = (bound(lo)?, bound(hi)?) else {
-                    return Ok(SeekPlan::Empty);
-                };
-                ValueRange::Between { lo, hi }
+            SeekRange::Range { .. } | SeekRange::Prefix(_) => {
+                match eval_value_range(&self.seek, r, ctx, g)? {
+                    Some(Some(range)) => range,
+                    Some(None) => return Ok(SeekPlan::Empty),
+                    None => return Ok(SeekPlan::Scan),
+                }
             }
-            SeekRange::Prefix(e) => match eval(e, r, ctx, g)? {
-                Value::Null => return Ok(SeekPlan::Empty),
-                Value::String(p) => ValueRange::Prefix(p.to_string()),
-                _ => return Ok(SeekPlan::Scan),
-            },
             SeekRange::Composite { keys, values } => {
                 let mut toks = Vec::with_capacity(keys.len());
                 for k in keys {
@@ -659,6 +645,31 @@ impl IndexRangeSeek {
                     }
                 }
                 return Ok(match g.index_seek_composite(l, &toks, &vals) {
+                    Some(ids) => SeekPlan::Ids(ids),
+                    None => SeekPlan::Scan,
+                });
+            }
+            SeekRange::CompositeRange { keys, values, range } => {
+                let mut toks = Vec::with_capacity(keys.len());
+                for k in keys {
+                    match g.token_id(TokenKind::PropertyKey, k) {
+                        Some(t) => toks.push(t),
+                        None => return Ok(SeekPlan::Empty),
+                    }
+                }
+                let mut vals = Vec::with_capacity(values.len());
+                for e in values {
+                    match eval(e, r, ctx, g)? {
+                        Value::Null => return Ok(SeekPlan::Empty),
+                        v => vals.push(v),
+                    }
+                }
+                let range = match eval_value_range(range, r, ctx, g)? {
+                    Some(Some(range)) => range,
+                    Some(None) => return Ok(SeekPlan::Empty),
+                    None => return Ok(SeekPlan::Scan),
+                };
+                return Ok(match g.index_seek_composite_range(l, &toks, &vals, &range) {
                     Some(ids) => SeekPlan::Ids(ids),
                     None => SeekPlan::Scan,
                 });
@@ -688,6 +699,41 @@ impl IndexRangeSeek {
             None => SeekPlan::Scan,
         })
     }
+}
+
+/// The value range of a `Range` or `Prefix` seek for one row: `Some(None)` when nothing can
+/// match (a null bound: the comparison is null), `None` when no index can answer it (a prefix
+/// that is not a string, or another kind of seek: the caller scans and the filter decides).
+fn eval_value_range(
+    seek: &SeekRange,
+    r: &mut Row,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+) -> Result<Option<Option<ValueRange>>> {
+    Ok(match seek {
+        SeekRange::Range { lo, hi } => {
+            let mut bound = |b: &Option<(PExpr, bool)>| -> Result<Option<Option<(Value, bool)>>> {
+                match b {
+                    None => Ok(Some(None)),
+                    Some((e, incl)) => match eval(e, r, ctx, g)? {
+                        // A comparison with null is null: no row passes the filter.
+                        Value::Null => Ok(None),
+                        v => Ok(Some(Some((v, *incl)))),
+                    },
+                }
+            };
+            let (Some(lo), Some(hi)) = (bound(lo)?, bound(hi)?) else {
+                return Ok(Some(None));
+            };
+            Some(Some(ValueRange::Between { lo, hi }))
+        }
+        SeekRange::Prefix(e) => match eval(e, r, ctx, g)? {
+            Value::Null => Some(None),
+            Value::String(p) => Some(Some(ValueRange::Prefix(p.to_string()))),
+            _ => None,
+        },
+        SeekRange::In(_) | SeekRange::Composite { .. } | SeekRange::CompositeRange { .. } => None,
+    })
 }
 
 impl Operator for IndexRangeSeek {
@@ -750,6 +796,9 @@ struct RelIndexSeek {
     ty: Name,
     keys: Vec<Name>,
     values: Vec<PExpr>,
+    /// A range, prefix or `IN` seek on the single key instead of equalities (candidates: the
+    /// filter above keeps the matching ones).
+    range: Option<SeekRange>,
     cur: Option<Row>,
     /// `(relationship, start-slot node, end-slot node)` for the current input row.
     found: Vec<(RelId, NodeId, NodeId)>,
@@ -775,8 +824,50 @@ impl RelIndexSeek {
                 v => vals.push(v),
             }
         }
-        let rels = match g.rel_index_seek(ty, &keys, &vals) {
+        let seeked = match (&self.range, keys.first()) {
+            (None, _) => g.rel_index_seek(ty, &keys, &vals),
+            (Some(SeekRange::In(e)), Some(k)) => match eval(e, r, ctx, g)? {
+                Value::Null => return Ok(()),
+                Value::List(items) => {
+                    let mut ids = Some(Vec::new());
+                    for v in items.iter().filter(|v| !v.is_null()) {
+                        match (g.rel_index_seek(ty, &[*k], std::slice::from_ref(v)), &mut ids) {
+                            (Some(found), Some(ids)) => ids.extend(found),
+                            _ => {
+                                ids = None;
+                                break;
+                            }
+                        }
+                    }
+                    ids.map(|mut ids| {
+                        ids.sort_unstable();
+                        ids.dedup();
+                        ids
+                    })
+                }
+                // Not a list: the filter above reports the type error.
+                _ => None,
+            },
+            (Some(seek), Some(k)) => match eval_value_range(seek, r, ctx, g)? {
+                Some(Some(range)) => g.rel_index_seek_range(ty, *k, &range),
+                Some(None) => return Ok(()),
+                None => None,
+            },
+            (Some(_), None) => None,
+        };
+        let rels = match seeked {
             Some(rels) => rels,
+            // No index answers a range: every relationship of the type is a candidate.
+            None if self.range.is_some() => {
+                let mut out = Vec::new();
+                let mut from = RelId(0);
+                while let Some(id) = g.next_rel(&[ty], from) {
+                    from = RelId(id.0 + 1);
+                    ctx.check_interrupt()?;
+                    out.push(id);
+                }
+                out
+            }
             None => {
                 let mut out = Vec::new();
                 let mut from = RelId(0);

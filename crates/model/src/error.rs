@@ -24,6 +24,11 @@ pub enum Status {
     ConstraintCreationFailed,
     /// Creating an index or constraint equivalent to an existing one (without `IF NOT EXISTS`).
     EquivalentSchemaRule,
+    /// Creating an index or constraint where an index on the same schema exists (a constraint
+    /// would need its own backing index; a second index of another name is redundant).
+    IndexAlreadyExists,
+    /// Creating an index or constraint where a constraint on the same schema exists.
+    ConstraintAlreadyExists,
     /// Deleting a node that still has relationships.
     DeleteNodeWithRelationships,
     ProcedureNotFound,
@@ -60,10 +65,13 @@ impl Status {
             Status::DeleteNodeWithRelationships => {
                 "Neo.ClientError.Schema.ConstraintValidationFailed"
             }
-            Status::ConstraintCreationFailed => "Neo.ClientError.Schema.ConstraintCreationFailed",
+            // Neo4j 5 classifies this one as a database error.
+            Status::ConstraintCreationFailed => "Neo.DatabaseError.Schema.ConstraintCreationFailed",
             Status::EquivalentSchemaRule => {
                 "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
             }
+            Status::IndexAlreadyExists => "Neo.ClientError.Schema.IndexAlreadyExists",
+            Status::ConstraintAlreadyExists => "Neo.ClientError.Schema.ConstraintAlreadyExists",
             Status::ProcedureNotFound => "Neo.ClientError.Procedure.ProcedureNotFound",
             Status::FunctionNotFound => "Neo.ClientError.Statement.SyntaxError",
             Status::DatabaseNotFound => "Neo.ClientError.Database.DatabaseNotFound",
@@ -94,6 +102,8 @@ impl Status {
             Status::ConstraintValidationFailed | Status::DeleteNodeWithRelationships => "22N41",
             Status::ConstraintCreationFailed => "22N66",
             Status::EquivalentSchemaRule => "22N70",
+            // What Neo4j 5.26 sends for both (its generic schema-rule failure).
+            Status::IndexAlreadyExists | Status::ConstraintAlreadyExists => "50N42",
             Status::ProcedureNotFound => "42N08",
             Status::DatabaseNotFound => "22000",
             Status::TransactionOutdated => "25N11",

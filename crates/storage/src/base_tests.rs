@@ -209,6 +209,11 @@ fn indexes_and_constraints_cover_base_rows() {
     // Duplicate names in the base: the constraint cannot be created.
     let e = s.create_unique_constraint(t.user, t.name, None).unwrap_err();
     assert_eq!(e.status, Status::ConstraintCreationFailed);
+    // Neo4j refuses a constraint where an index on the same schema exists.
+    let e = s.create_unique_constraint(t.user, t.age, None).unwrap_err();
+    assert_eq!(e.status, Status::IndexAlreadyExists);
+    let name = s.indexes().into_iter().find(|i| i.properties == [t.age]).unwrap().name;
+    assert!(s.drop_index(&name).unwrap());
     assert!(s.create_unique_constraint(t.user, t.age, None).unwrap());
     let mut w = s.begin(false);
     let e = w.create_node(&[t.user], vec![(t.age, Value::Int(2))]).unwrap_err();

@@ -135,8 +135,11 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
             return Ok(None);
         }
         let s = core.schema.read();
-        e.var(s.defs.len() as u64);
-        for d in &s.defs {
+        // Constraints still being validated are not logged yet either (see
+        // `Store::finish_constraint`).
+        let defs: Vec<&IndexDef> = s.defs.iter().filter(|d| !s.pending.contains(&d.name)).collect();
+        e.var(defs.len() as u64);
+        for d in defs {
             // name, label, first key, kind code; kinds beyond range/unique or more than one
             // key set bit 7 of the code and append the remaining keys (count + keys), so
             // single-key range/unique rules keep the original layout.

@@ -70,17 +70,29 @@
 //!   Recovery recomputes relationship counts from the loaded base. A transaction with own
 //!   writes gets `None` from `count_rels` (callers count by scanning).
 //! * **Schema** (`schema.rs`). Rules on a label (or relationship type) and one or more
-//!   property keys: plain indexes (`RANGE`), uniqueness, node-key (unique + required) and
-//!   existence constraints (on nodes and relationships; the others on nodes only). Index keys (`value.rs`) normalize Cypher equality (`1 == 1.0`) and
+//!   property keys: plain indexes (`RANGE`), uniqueness, key (unique + required) and existence
+//!   constraints, on nodes and on relationships. Index keys (`value.rs`) normalize Cypher
+//!   equality (`1 == 1.0`) and
 //!   order within a type the way Cypher compares (numbers across Int/Float, strings by code
 //!   point, temporals chronologically), so one ordered map answers equality, range, prefix and
 //!   `IN`; a composite key is the list of its values' keys (all present). Node index data lives
 //!   in the delta (`BTreeMap<key, ids>` per target, every retained version's key) and the base
-//!   (above); relationship indexes live only in the delta (`rel_maps`, complete, pruned by
-//!   relationship GC). Seeks return exact, id-ordered results: delta ∪ base candidates ∪ this
-//!   transaction's own writes, re-checked against the snapshot. Schema changes are WAL records
+//!   (above); relationship indexes (plain or backing a constraint) live only in the delta
+//!   (`rel_maps`, the same ordered maps, complete, pruned by relationship GC). Seeks return
+//!   exact, id-ordered results: delta ∪ base candidates ∪ this transaction's own writes,
+//!   re-checked against the snapshot. One index-backed rule per schema, as in Neo4j: an index
+//!   next to a uniqueness/key constraint (`ConstraintAlreadyExists`), a constraint next to an
+//!   index (`IndexAlreadyExists`), a key next to a uniqueness constraint are refused. Unique
+//!   keys are checked when a statement writes them (against the snapshot and own writes) and
+//!   again at commit against the newest committed state, under the commit mutex, so concurrent
+//!   transactions cannot both insert a key. Schema changes are WAL records
 //!   ordered with data commits under the commit mutex. Constraints are validated against all
-//!   data before they exist (`ConstraintCreationFailed`); a plain node index on existing data
+//!   data before they are logged (`ConstraintCreationFailed`, the rule removed): installed
+//!   and enforced on commits under the mutex, their index filled and the data checked by the
+//!   creating thread without it (writers go on), then under the mutex again the keys the
+//!   complete index holds more than once are re-checked (a duplicate of an existing row can
+//!   slip past a commit while the index fills) and the record is logged; until then
+//!   checkpoints leave the rule out. A plain index (node or relationship) on existing data
 //!   starts `POPULATING`: its (empty) map is installed at once, so later commits add their
 //!   entries, and a thread registered as a reader (pinning what it scans) adds the existing
 //!   rows, then flips it `ONLINE`; seeks ignore it until then. Recovery and checkpoint loading

@@ -1,11 +1,11 @@
-//! Schema: indexes (single-property and composite) and uniqueness, node-key and existence
-//! constraints on `(label, property keys)`.
+//! Schema: indexes (single-property and composite) and uniqueness, key and existence
+//! constraints on `(label, property keys)` or, for relationships, `(type, property keys)`.
 //!
 //! Index entries are not versioned: an entry `value -> node` is added whenever a committed
 //! version of the node carries that value, and only removed by GC once no retained version does.
 //! Lookups therefore return a superset which the caller re-checks against its snapshot.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -19,7 +19,8 @@ pub enum IndexKind {
     Range,
     /// A uniqueness constraint (with its own backing index).
     Uniqueness,
-    /// A node key: unique and every key present (with its own backing index).
+    /// A node key: unique and every key present (with its own backing index). On
+    /// relationships (`rel`), a relationship key.
     NodeKey,
     /// Every node with the label has the property (no index).
     Existence,
@@ -27,13 +28,24 @@ pub enum IndexKind {
 
 impl IndexKind {
     /// `RANGE`, `UNIQUENESS`, `NODE_KEY` or `NODE_PROPERTY_EXISTENCE`, as `SHOW INDEXES` /
-    /// `SHOW CONSTRAINTS` print it.
+    /// `SHOW CONSTRAINTS` print it for a node rule (see [`IndexKind::rel_type_name`]).
     pub fn type_name(self) -> &'static str {
         match self {
             IndexKind::Range => "RANGE",
             IndexKind::Uniqueness => "UNIQUENESS",
             IndexKind::NodeKey => "NODE_KEY",
             IndexKind::Existence => "NODE_PROPERTY_EXISTENCE",
+        }
+    }
+
+    /// The `SHOW CONSTRAINTS` type of a relationship rule: `RELATIONSHIP_UNIQUENESS`,
+    /// `RELATIONSHIP_KEY` or `RELATIONSHIP_PROPERTY_EXISTENCE` (`RANGE` for an index).
+    pub fn rel_type_name(self) -> &'static str {
+        match self {
+            IndexKind::Range => "RANGE",
+            IndexKind::Uniqueness => "RELATIONSHIP_UNIQUENESS",
+            IndexKind::NodeKey => "RELATIONSHIP_KEY",
+            IndexKind::Existence => "RELATIONSHIP_PROPERTY_EXISTENCE",
         }
     }
 
@@ -139,7 +151,7 @@ pub(crate) struct IndexDef {
     pub since: u64,
     /// Whether the index is complete (seeks use only online indexes).
     pub progress: Arc<Progress>,
-    /// On relationships of type `label` (plain indexes only; kept in the delta only, see
+    /// On relationships of type `label` (index data kept in the delta only, see
     /// `Schema::rel_maps`).
     pub rel: bool,
 }
@@ -215,6 +227,9 @@ pub(crate) struct Schema {
     /// index relationships), entries pruned only by relationship GC.
     pub rel_maps: HashMap<Target, BTreeMap<IndexKey, IdSet>>,
     pub version: u64,
+    /// Names of constraints installed (and enforced) but still being validated against the
+    /// existing data: not logged yet, so checkpoints leave them out.
+    pub pending: HashSet<String>,
 }
 
 impl Schema {
@@ -233,8 +248,9 @@ impl Schema {
             .min()
     }
 
+    /// Whether any node rule forbids duplicates.
     pub fn has_unique(&self) -> bool {
-        self.defs.iter().any(|d| d.kind.unique())
+        self.defs.iter().any(|d| !d.rel && d.kind.unique())
     }
 
     /// Whether an online relationship index covers `(type, keys)`.
@@ -257,9 +273,20 @@ impl Schema {
         }
     }
 
-    /// Targets of the rules that forbid duplicates.
+    /// Targets of the node rules that forbid duplicates.
     pub fn unique_targets(&self) -> Vec<Target> {
-        self.defs.iter().filter(|d| d.kind.unique()).map(IndexDef::target).collect()
+        self.defs.iter().filter(|d| !d.rel && d.kind.unique()).map(IndexDef::target).collect()
+    }
+
+    /// `(type, keys)` of the relationship rules that forbid duplicates (uniqueness and key).
+    pub fn rel_unique_targets(&self) -> Vec<Target> {
+        self.defs.iter().filter(|d| d.rel && d.kind.unique()).map(IndexDef::target).collect()
+    }
+
+    /// Visible-or-not candidates for relationships of target `t` with key `k` (the shared
+    /// index only; a superset the caller re-checks).
+    pub fn rel_lookup(&self, t: &Target, k: &IndexKey) -> Vec<u64> {
+        self.rel_maps.get(t).and_then(|m| m.get(k)).map(IdSet::to_vec).unwrap_or_default()
     }
 
     /// Targets of the rules that require their keys.
@@ -271,12 +298,13 @@ impl Schema {
             .collect()
     }
 
-    /// `(type, key)` of the relationship existence constraints.
-    pub fn rel_required(&self) -> Vec<(u32, u32)> {
+    /// `(type, keys)` and kind of the relationship rules that require their keys (existence
+    /// and relationship key constraints).
+    pub fn rel_required(&self) -> Vec<(Target, IndexKind)> {
         self.defs
             .iter()
-            .filter(|d| d.rel && d.kind == IndexKind::Existence)
-            .filter_map(|d| Some((d.label, *d.keys.first()?)))
+            .filter(|d| d.rel && d.kind.requires())
+            .map(|d| (d.target(), d.kind))
             .collect()
     }
 
@@ -303,17 +331,16 @@ impl Schema {
 
     /// Ids of every entry whose key lies in `r` (appended to `out`, unsorted).
     pub fn lookup_range(&self, t: &Target, r: &KeyRange, out: &mut Vec<u64>) {
-        let Some(m) = self.maps.get(t) else { return };
-        for (k, set) in m.range(r.start()..) {
-            if r.past_end(k) {
-                break;
-            }
-            if r.contains(k) {
-                match set {
-                    IdSet::Small(v) => out.extend_from_slice(v),
-                    IdSet::Large(s) => out.extend(s.iter().copied()),
-                }
-            }
+        if let Some(m) = self.maps.get(t) {
+            range_ids(m, r, out);
+        }
+    }
+
+    /// Relationship ids of every entry of the relationship index `t` whose key lies in `r`
+    /// (appended to `out`, unsorted).
+    pub fn rel_lookup_range(&self, t: &Target, r: &KeyRange, out: &mut Vec<u64>) {
+        if let Some(m) = self.rel_maps.get(t) {
+            range_ids(m, r, out);
         }
     }
 
@@ -358,6 +385,21 @@ impl Schema {
         }
         self.version += 1;
         true
+    }
+}
+
+/// Appends the ids of every entry of `m` whose key lies in `r`.
+fn range_ids(m: &BTreeMap<IndexKey, IdSet>, r: &KeyRange, out: &mut Vec<u64>) {
+    for (k, set) in m.range(r.start()..) {
+        if r.past_end(k) {
+            break;
+        }
+        if r.contains(k) {
+            match set {
+                IdSet::Small(v) => out.extend_from_slice(v),
+                IdSet::Large(s) => out.extend(s.iter().copied()),
+            }
+        }
     }
 }
 

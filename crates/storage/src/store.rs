@@ -302,9 +302,47 @@ impl Store {
         })
     }
 
+    /// Creates a constraint of `kind` (uniqueness, key or existence) on relationships of type
+    /// `ty` and one or more property `keys` (existence: exactly one). Uniqueness and key
+    /// constraints get their own backing index, used by seeks. Returns `false` (and changes
+    /// nothing) if an equivalent rule exists; fails with `ConstraintCreationFailed` if existing
+    /// relationships violate it, `IndexAlreadyExists` / `ConstraintAlreadyExists` if another
+    /// rule on the same schema is in the way (as Neo4j).
+    pub fn create_rel_constraint(
+        &self,
+        kind: IndexKind,
+        ty: TokenId,
+        keys: &[TokenId],
+        name: Option<&str>,
+    ) -> Result<bool> {
+        if !kind.is_constraint() {
+            return self.create_rel_index(ty, keys, name);
+        }
+        if keys.is_empty() || (kind == IndexKind::Existence && keys.len() != 1) {
+            return Err(Error::argument(
+                "a constraint needs one property (existence: exactly one)",
+            ));
+        }
+        let mut seen = keys.to_vec();
+        seen.sort_unstable();
+        seen.dedup();
+        if seen.len() != keys.len() {
+            return Err(Error::argument("a property may appear only once in a schema rule"));
+        }
+        self.schema_change(SchemaChange::Create {
+            name: name.map(str::to_string),
+            label: ty,
+            keys: keys.to_vec(),
+            kind,
+            rel: true,
+        })
+    }
+
     /// Creates a relationship property index on relationships of type `ty` and one or more
-    /// property `keys`, used by equality seeks. Built before it is listed (online at once).
-    /// Returns `false` if an equivalent index exists.
+    /// property `keys`, used by equality, range, prefix and `IN` seeks. On existing
+    /// relationships it populates in the background (`POPULATING`, then `ONLINE`). Returns
+    /// `false` if an equivalent index exists; fails with `ConstraintAlreadyExists` where a
+    /// uniqueness or key constraint on the same schema exists.
     pub fn create_rel_index(
         &self,
         ty: TokenId,
@@ -344,8 +382,10 @@ impl Store {
     fn schema_change(&self, change: SchemaChange) -> Result<bool> {
         let core = &self.h.core;
         // A plain index on existing data is filled in the background after the commit.
-        let mut populate: Option<(Target, Arc<Progress>)> = None;
-        let ack = {
+        let mut populate: Option<(Target, Arc<Progress>, bool)> = None;
+        // A constraint installed but not yet validated nor logged.
+        let mut validate: Option<IndexDef> = None;
+        let ack = 'locked: {
             let mut cs = core.commit.lock();
             core.clock.check()?;
             if cs.closed {
@@ -368,30 +408,74 @@ impl Store {
                         }
                         let same =
                             |d: &&IndexDef| d.rel == rel && d.label == label && d.keys == keys;
-                        let equivalent = match kind {
-                            // An index is implied by any rule with an index on the target.
-                            IndexKind::Range => {
-                                s.defs.iter().filter(same).any(|d| d.kind.has_index())
+                        let schema_text = || core.schema_text(rel, label, &keys);
+                        // Neo4j's rules: one index-backed rule per schema. An index next to a
+                        // uniqueness/key constraint, a second index, a constraint next to an
+                        // index, a key next to a uniqueness constraint (and the reverse) are
+                        // refused; only the same kind under another name is "equivalent"
+                        // (`false`: the caller decides whether IF NOT EXISTS allows it).
+                        for d in s.defs.iter().filter(same) {
+                            match (kind, d.kind) {
+                                (k, o) if k == o => return Ok(false),
+                                (IndexKind::Existence, _) | (_, IndexKind::Existence) => {}
+                                (IndexKind::Range, _) => {
+                                    return Err(Error::new(
+                                        Status::ConstraintAlreadyExists,
+                                        format!(
+                                            "There is a uniqueness constraint on {}, so an index \
+                                             is already created that matches this.",
+                                            schema_text()
+                                        ),
+                                    ))
+                                }
+                                (_, IndexKind::Range) => {
+                                    return Err(Error::new(
+                                        Status::IndexAlreadyExists,
+                                        format!(
+                                            "There already exists an index {}. A constraint \
+                                             cannot be created until the index has been dropped.",
+                                            schema_text()
+                                        ),
+                                    ))
+                                }
+                                (_, o) => {
+                                    return Err(Error::new(
+                                        Status::ConstraintAlreadyExists,
+                                        format!(
+                                            "Constraint already exists: Constraint( name='{}', \
+                                             type='{}', schema={} )",
+                                            d.name,
+                                            if rel { o.rel_type_name() } else { o.type_name() },
+                                            schema_text()
+                                        ),
+                                    ))
+                                }
                             }
-                            _ => s.defs.iter().filter(same).any(|d| d.kind == kind),
-                        };
-                        if equivalent {
-                            return Ok(false);
                         }
                     }
-                    if rel {
-                        core.check_rel_rule_data(label, &keys, kind, &name)?;
-                    } else {
-                        core.check_rule_data(label, &keys, kind, &name)?;
+                    if kind.is_constraint() {
+                        // Validated against the data after the mutex is released (see
+                        // `finish_constraint`); enforced on commits from now on.
+                        let progress = if kind.has_index() {
+                            Arc::new(Progress::default())
+                        } else {
+                            Progress::online()
+                        };
+                        let def = IndexDef { name, label, keys, kind, since: 0, progress, rel };
+                        core.schema.write().pending.insert(def.name.clone());
+                        core.install_index_with(&mut cs, def.clone(), false);
+                        validate = Some(def);
+                        break 'locked None;
                     }
                     body.op_create_rule(&name, kind, rel, label, &keys);
                     // Constraints must see all data before they exist; indexes need not.
-                    let background = kind == IndexKind::Range && !rel && core.has_label_rows(label);
+                    let background = kind == IndexKind::Range
+                        && if rel { core.has_type_rows(label) } else { core.has_label_rows(label) };
                     let progress =
                         if background { Arc::new(Progress::default()) } else { Progress::online() };
                     let def = IndexDef { name, label, keys, kind, since: 0, progress, rel };
                     if background {
-                        populate = Some((def.target(), def.progress.clone()));
+                        populate = Some((def.target(), def.progress.clone(), rel));
                     }
                     core.install_index_with(&mut cs, def, !background);
                 }
@@ -408,41 +492,90 @@ impl Store {
                     body.op_drop_index(&name);
                 }
             }
-            let ts = cs.next_ts;
-            cs.next_ts += 1;
-            cs.last_schema_ts = ts;
-            if core.persist.is_some() {
-                let header = core.record_header(&mut cs, ts);
-                let Some(w) = &cs.wal else {
-                    return Err(Error::new(Status::Io, "the log writer has stopped"));
-                };
-                let (atx, arx) = crossbeam_channel::bounded(1);
-                if w.send(WalMsg::Commit { ts, header, body: body.buf, ack: Some(atx) }).is_err() {
-                    core.clock.fail("the log writer has stopped".into());
-                    return Err(Error::new(Status::Io, "the log writer has stopped"));
-                }
-                Some(arx)
-            } else {
-                core.clock.publish(ts);
-                None
-            }
+            core.log_schema(&mut cs, body)?
         };
+        if let Some(def) = validate {
+            return self.finish_constraint(def);
+        }
         if let Some(arx) = ack {
             arx.recv()
                 .map_err(|_| Error::new(Status::Io, "the log writer has stopped"))
                 .and_then(|r| r)?;
         }
-        if let Some((target, progress)) = populate {
+        if let Some((target, progress, rel)) = populate {
             let core = core.clone();
             let spawned = std::thread::Builder::new()
                 .name("arbor-index-population".into())
-                .spawn(move || core.populate(&target, &progress));
+                .spawn(move || core.populate(&target, &progress, rel));
             if let Err(e) = spawned {
                 return Err(Error::new(
                     Status::Internal,
                     format!("cannot start the index population thread: {e}"),
                 ));
             }
+        }
+        Ok(true)
+    }
+
+    /// Validates a constraint `schema_change` installed (enforced by commits since, not
+    /// logged, `pending`) without holding the commit mutex, then logs it. Writers go on
+    /// meanwhile: their commits are checked against the rule, though against an index that
+    /// is still filling, so a duplicate of an existing row can slip in; that is why the
+    /// uniqueness is checked again at the end, under the mutex, over the keys the complete
+    /// index holds more than once (O(index size), no property reads). Any violation removes
+    /// the rule and fails with `ConstraintCreationFailed`; nothing was logged, so a crash
+    /// before the log record leaves no trace of it (checkpoints skip pending rules).
+    fn finish_constraint(&self, def: IndexDef) -> Result<bool> {
+        let core = &self.h.core;
+        let target = def.target();
+        if def.kind.has_index() {
+            core.populate(&target, &def.progress, def.rel);
+        }
+        let mut result = if def.rel {
+            core.check_rel_rule_data(def.label, &def.keys, def.kind, &def.name)
+        } else {
+            core.check_rule_data(def.label, &def.keys, def.kind, &def.name)
+        };
+        let ack = {
+            let mut cs = core.commit.lock();
+            let present = core
+                .schema
+                .read()
+                .defs
+                .iter()
+                .any(|d| d.name == def.name && Arc::ptr_eq(&d.progress, &def.progress));
+            if !present {
+                core.schema.write().pending.remove(&def.name);
+                return Err(Error::new(
+                    Status::ConstraintCreationFailed,
+                    format!(
+                        "Unable to create Constraint( name='{}' ): it was dropped while being \
+                         created",
+                        def.name
+                    ),
+                ));
+            }
+            if result.is_ok() && def.kind.unique() {
+                result = core.recheck_unique(&def);
+            }
+            if let Err(e) = result.and_then(|()| core.clock.check()) {
+                let mut s = core.schema.write();
+                s.pending.remove(&def.name);
+                s.drop_def(&def.name);
+                return Err(e);
+            }
+            if cs.closed {
+                return Err(Error::new(Status::Io, "the store is closed"));
+            }
+            let mut body = Enc::new();
+            body.op_create_rule(&def.name, def.kind, def.rel, def.label, &def.keys);
+            core.schema.write().pending.remove(&def.name);
+            core.log_schema(&mut cs, body)?
+        };
+        if let Some(arx) = ack {
+            arx.recv()
+                .map_err(|_| Error::new(Status::Io, "the log writer has stopped"))
+                .and_then(|r| r)?;
         }
         Ok(true)
     }
@@ -741,7 +874,7 @@ impl Core {
     ) {
         let target = def.target();
         if def.rel && def.kind.has_index() {
-            self.install_rel_index(def);
+            self.install_rel_index(def, build_now);
             return;
         }
         if !def.kind.has_index() {
@@ -803,10 +936,12 @@ impl Core {
     }
 
     /// Adds a relationship index, built from every retained version of the relationships of
-    /// its type (base rows and delta chains). Caller holds the commit mutex.
-    fn install_rel_index(&self, mut def: IndexDef) {
+    /// its type (base rows and delta chains), or without `build_now` empty (commits from now on
+    /// add their entries; [`Core::populate`] adds the existing rows). Caller holds the commit
+    /// mutex.
+    fn install_rel_index(&self, mut def: IndexDef, build_now: bool) {
         let target = def.target();
-        let map = self.rel_index_data(&def);
+        let map = if build_now { self.rel_index_data(&def) } else { BTreeMap::new() };
         let mut s = self.schema.write();
         s.version += 1;
         def.since = s.version;
@@ -861,8 +996,18 @@ impl Core {
         map
     }
 
-    /// Fails with `ConstraintCreationFailed` if a relationship of type `ty` lacks a key the
-    /// rule requires (relationship rules are existence constraints or plain indexes).
+    /// The newest committed state of relationship `id` (delta chain, else base row); `None`
+    /// if it is deleted or never existed.
+    pub(crate) fn rel_newest_data(&self, id: u64) -> Option<Arc<RelData>> {
+        match self.rels.read(id, |s| s.chain.last().map(|v| v.1.clone())).flatten() {
+            Some(d) => d,
+            None => self.base().rel(id).map(|r| Arc::new(r.to_data())),
+        }
+    }
+
+    /// Fails with `ConstraintCreationFailed` if the newest committed state violates the
+    /// relationship rule about to be created: a relationship of type `ty` lacking a key the
+    /// rule requires (existence, key), or two sharing a unique key (uniqueness, key).
     fn check_rel_rule_data(
         &self,
         ty: u32,
@@ -873,15 +1018,32 @@ impl Core {
         if kind == IndexKind::Range {
             return Ok(());
         }
-        if kind != IndexKind::Existence {
-            return Err(Error::new(
+        let (tn, ks) = {
+            let t = self.tokens.read();
+            let tn = t.name(TokenKind::RelType, ty).map(|s| s.to_string()).unwrap_or_default();
+            let ks: Vec<String> = keys
+                .iter()
+                .map(|k| {
+                    t.name(TokenKind::PropertyKey, *k).map(|s| s.to_string()).unwrap_or_default()
+                })
+                .collect();
+            (tn, ks)
+        };
+        let type_text = match kind {
+            IndexKind::Uniqueness => "RELATIONSHIP UNIQUENESS",
+            IndexKind::NodeKey => "RELATIONSHIP KEY",
+            _ => "RELATIONSHIP_PROPERTY_EXISTENCE",
+        };
+        let fail = |detail: String| {
+            Error::new(
                 Status::ConstraintCreationFailed,
                 format!(
-                    "Unable to create Constraint( name='{name}' ): only existence constraints \
-                     are supported on relationships"
+                    "Unable to create Constraint( name='{name}', type='{type_text}', \
+                     schema=()-[:{tn} {{{}}}]-() ):\n{detail}",
+                    ks.join(", ")
                 ),
-            ));
-        }
+            )
+        };
         let mut ids: Vec<u64> =
             self.type_sets.read().get(&ty).map(|s| s.iter().copied().collect()).unwrap_or_default();
         let base = self.base();
@@ -892,26 +1054,56 @@ impl Core {
         }
         ids.sort_unstable();
         ids.dedup();
+        let mut seen: HashMap<IndexKey, u64> = HashMap::new();
         for id in ids {
-            let newest = match self.rels.read(id, |s| s.chain.last().map(|v| v.1.clone())).flatten()
+            let Some(r) = self.rel_newest_data(id) else { continue };
+            if r.ty != ty {
+                continue;
+            }
+            if kind.requires() && keys.iter().any(|k| crate::mvcc::prop_of(&r.props, *k).is_none())
             {
-                Some(d) => d,
-                None => base.rel(id).map(|r| Arc::new(r.to_data())),
-            };
-            let Some(r) = newest else { continue };
-            if r.ty == ty && keys.iter().any(|k| crate::mvcc::prop_of(&r.props, *k).is_none()) {
-                let e = self.missing_rel_property(id, ty, keys[0]);
-                return Err(Error::new(
-                    Status::ConstraintCreationFailed,
-                    format!(
-                        "Unable to create Constraint( name='{name}', \
-                         type='RELATIONSHIP_PROPERTY_EXISTENCE' ): {}",
-                        e.message
-                    ),
-                ));
+                return Err(fail(self.missing_rel_property(id, ty, keys, kind).message));
+            }
+            if kind.unique() {
+                let Some(k) = r.key_for(ty, keys) else { continue };
+                if let Some(other) = seen.insert(k, id) {
+                    let vals: Vec<String> = keys
+                        .iter()
+                        .zip(&ks)
+                        .map(|(k, n)| {
+                            let v = crate::mvcc::prop_of(&r.props, *k).cloned();
+                            format!("`{n}` = {}", fmt_value(&v.unwrap_or(Value::Null)))
+                        })
+                        .collect();
+                    let what = if ks.len() == 1 {
+                        format!("property {}", vals[0])
+                    } else {
+                        format!("properties {}", vals.join(", "))
+                    };
+                    return Err(fail(format!(
+                        "Both Relationship({other}) and Relationship({id}) have the type `{tn}` \
+                         and {what}. Note that only the first found violation is shown."
+                    )));
+                }
             }
         }
         Ok(())
+    }
+
+    /// A rule's schema as Neo4j prints it in messages: `(:L {a, b})` or `()-[:T {a}]-()`.
+    fn schema_text(&self, rel: bool, label: u32, keys: &[u32]) -> String {
+        let t = self.tokens.read();
+        let kind = if rel { TokenKind::RelType } else { TokenKind::Label };
+        let l = t.name(kind, label).map(|s| s.to_string()).unwrap_or_default();
+        let ks: Vec<String> = keys
+            .iter()
+            .map(|k| t.name(TokenKind::PropertyKey, *k).map(|s| s.to_string()).unwrap_or_default())
+            .collect();
+        if rel {
+            format!("()-[:{l} {{{}}}]-()", ks.join(", "))
+        } else {
+            format!("(:{l} {{{}}})", ks.join(", "))
+        }
     }
 
     /// Whether any node (base or delta) may carry `label`.
@@ -920,11 +1112,92 @@ impl Core {
             || self.label_sets.read().get(&label).is_some_and(|s| !s.is_empty())
     }
 
+    /// Writes a schema record (`body`) at the next commit ts; the receiver acknowledges its
+    /// durability (`None` for an in-memory store). Caller holds the commit mutex.
+    fn log_schema(
+        &self,
+        cs: &mut CommitState,
+        body: Enc,
+    ) -> Result<Option<crossbeam_channel::Receiver<Result<()>>>> {
+        let ts = cs.next_ts;
+        cs.next_ts += 1;
+        cs.last_schema_ts = ts;
+        if self.persist.is_none() {
+            self.clock.publish(ts);
+            return Ok(None);
+        }
+        let header = self.record_header(cs, ts);
+        let Some(w) = &cs.wal else {
+            return Err(Error::new(Status::Io, "the log writer has stopped"));
+        };
+        let (atx, arx) = crossbeam_channel::bounded(1);
+        if w.send(WalMsg::Commit { ts, header, body: body.buf, ack: Some(atx) }).is_err() {
+            self.clock.fail("the log writer has stopped".into());
+            return Err(Error::new(Status::Io, "the log writer has stopped"));
+        }
+        Ok(Some(arx))
+    }
+
+    /// The final uniqueness check of a constraint being created (see
+    /// `Store::finish_constraint`): every key its complete index holds for more than one
+    /// entity is re-checked against the newest committed states; a real duplicate gets the
+    /// full check's error (naming both). Caller holds the commit mutex.
+    fn recheck_unique(&self, def: &IndexDef) -> Result<()> {
+        let t = def.target();
+        if !def.rel && self.base().indexes(&t) {
+            // A base built meanwhile took over part of the entries: check everything.
+            return self.check_rule_data(def.label, &def.keys, def.kind, &def.name);
+        }
+        let shared: Vec<(IndexKey, Vec<u64>)> = {
+            let s = self.schema.read();
+            let map = if def.rel { s.rel_maps.get(&t) } else { s.maps.get(&t) };
+            map.map(|m| {
+                m.iter()
+                    .filter(|(_, ids)| !matches!(ids, IdSet::Small(v) if v.len() < 2))
+                    .map(|(k, ids)| (k.clone(), ids.to_vec()))
+                    .collect()
+            })
+            .unwrap_or_default()
+        };
+        for (k, ids) in shared {
+            let holders = ids
+                .iter()
+                .filter(|id| {
+                    let key = if def.rel {
+                        self.rel_newest_data(**id).and_then(|r| r.key_for(def.label, &def.keys))
+                    } else {
+                        self.node_newest(**id).1.and_then(|n| n.key_for(def.label, &def.keys))
+                    };
+                    key.as_ref() == Some(&k)
+                })
+                .count();
+            if holders > 1 {
+                return if def.rel {
+                    self.check_rel_rule_data(def.label, &def.keys, def.kind, &def.name)
+                } else {
+                    self.check_rule_data(def.label, &def.keys, def.kind, &def.name)
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether any relationship (base or delta) may have type `ty`.
+    fn has_type_rows(&self, ty: u32) -> bool {
+        self.base().next_rel_of_types(&[ty], 0).is_some()
+            || self.type_sets.read().get(&ty).is_some_and(|s| !s.is_empty())
+    }
+
     /// Fills a background index with the rows that existed when it was created (commits since
     /// add their own entries), then marks it online. Runs as a registered reader, so the
     /// versions and base it scans stay until it finishes; entries are a superset that seeks
     /// re-check, so racing with commits and GC is harmless. Stops early if the rule is dropped.
-    pub(crate) fn populate(&self, target: &Target, progress: &Arc<Progress>) {
+    /// `rel`: a relationship index on `(type, keys)`.
+    pub(crate) fn populate(&self, target: &Target, progress: &Arc<Progress>, rel: bool) {
+        if rel {
+            self.populate_rel(target, progress);
+            return;
+        }
         let (ts, base) = self.register();
         let label = target.0;
         let mut ids: Vec<u64> = self
@@ -964,6 +1237,52 @@ impl Core {
                 let mut s = self.schema.write();
                 for (k, id) in entries.drain(..) {
                     s.insert_entry(target, k, id);
+                }
+            }
+            progress.done.fetch_add(chunk.len() as u64, Ordering::AcqRel);
+        }
+        progress.online.store(true, Ordering::Release);
+        self.unregister(ts, base.ts);
+    }
+
+    /// [`Core::populate`] for a relationship index: every relationship of the type in the base
+    /// and the delta, each retained version's key.
+    fn populate_rel(&self, target: &Target, progress: &Arc<Progress>) {
+        let (ts, base) = self.register();
+        let ty = target.0;
+        let mut ids: Vec<u64> =
+            self.type_sets.read().get(&ty).map(|s| s.iter().copied().collect()).unwrap_or_default();
+        let mut cur = 0;
+        while let Some(id) = base.next_rel_of_types(&[ty], cur) {
+            ids.push(id);
+            cur = id + 1;
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        progress.total.store(ids.len() as u64, Ordering::Release);
+        let alive = || self.schema.read().defs.iter().any(|d| Arc::ptr_eq(&d.progress, progress));
+        let mut entries: Vec<(IndexKey, u64)> = Vec::new();
+        for chunk in ids.chunks(4096) {
+            if !alive() {
+                break;
+            }
+            entries.clear();
+            for &id in chunk {
+                if let Some(k) = base.rel(id).and_then(|r| r.to_data().key_for(ty, &target.1)) {
+                    entries.push((k, id));
+                }
+                self.rels.read(id, |s| {
+                    for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {
+                        if let Some(k) = d.key_for(ty, &target.1) {
+                            entries.push((k, id));
+                        }
+                    }
+                });
+            }
+            {
+                let mut s = self.schema.write();
+                for (k, id) in entries.drain(..) {
+                    s.rel_entry(target, k, id, true);
                 }
             }
             progress.done.fetch_add(chunk.len() as u64, Ordering::AcqRel);

@@ -990,6 +990,86 @@ fn background_population_races_with_commits() {
     assert!(s.await_indexes(Some("nope"), Duration::from_secs(1)).is_err());
 }
 
+/// Relationships of type `t` with `k = v`, by scanning.
+fn scan_rel_eq(tx: &Transaction, t: TokenId, k: TokenId, v: i64) -> Vec<RelId> {
+    let mut out = Vec::new();
+    let mut from = RelId(0);
+    while let Some(id) = tx.next_rel(&[t], from) {
+        from = RelId(id.0 + 1);
+        if int(&tx.rel_property(id, k)) == Some(v) {
+            out.push(id);
+        }
+    }
+    out
+}
+
+#[test]
+fn relationship_index_populates_in_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let rels;
+    {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let (t, u, k) = (rtype(&s, "T"), rtype(&s, "U"), key(&s, "k"));
+        let mut w = s.begin(false);
+        let n = w.create_node(&[], vec![]).unwrap();
+        let m = w.create_node(&[], vec![]).unwrap();
+        let mut ids = Vec::new();
+        for i in 0..20_000i64 {
+            ids.push(w.create_rel(n, m, t, vec![(k, Value::Int(i % 100))]).unwrap());
+            if i % 10 == 0 {
+                w.create_rel(m, n, u, vec![(k, Value::Int(5))]).unwrap();
+            }
+        }
+        w.commit().unwrap();
+        s.checkpoint().unwrap();
+        let mut w = s.begin(false);
+        for id in ids.iter().step_by(7) {
+            w.set_rel_property(*id, k, Value::Int(1000)).unwrap();
+        }
+        w.commit().unwrap();
+        // Returns before the index is complete; writers are not held up meanwhile.
+        assert!(s.create_rel_index(t, &[k], Some("rix")).unwrap());
+        for round in 0..20i64 {
+            let mut w = s.begin(false);
+            for id in ids.iter().skip(round as usize).step_by(97) {
+                w.set_rel_property(*id, k, Value::Int(2000 + round)).unwrap();
+            }
+            w.create_rel(n, n, t, vec![(k, Value::Int(3000 + round))]).unwrap();
+            w.delete_rel(ids[19_000 + round as usize]).unwrap();
+            w.commit().unwrap();
+            let r = s.begin(true);
+            // Not online yet: no index answers (callers scan); online: it answers exactly.
+            if let Some(found) = r.rel_index_seek(t, &[k], &[Value::Int(5)]) {
+                assert_eq!(found, scan_rel_eq(&r, t, k, 5));
+            }
+        }
+        s.await_indexes(Some("rix"), Duration::from_secs(60)).unwrap();
+        let info = &s.indexes()[0];
+        assert_eq!((info.state, info.population_percent), ("ONLINE", 100.0));
+        let r = s.begin(true);
+        for v in [0, 5, 99, 1000, 2003, 2019, 3007] {
+            let want = scan_rel_eq(&r, t, k, v);
+            assert_eq!(r.rel_index_seek(t, &[k], &[Value::Int(v)]), Some(want), "value {v}");
+        }
+        let hi = Value::Int(3000);
+        let above = r.rel_index_range(t, k, Some((&hi, false)), None).unwrap();
+        assert_eq!(above.len(), 19);
+        drop(r);
+        // A crash right after creating another one: recovery builds it completely.
+        let ku = key(&s, "k");
+        assert!(s.create_rel_index(u, &[ku], Some("uix")).unwrap());
+        rels = ids;
+        s.crash_for_test();
+    }
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    let (t, u, k) = (rtype(&s, "T"), rtype(&s, "U"), key(&s, "k"));
+    assert!(s.indexes().iter().all(|i| i.state == "ONLINE"));
+    let r = s.begin(true);
+    assert_eq!(r.rel_index_seek(u, &[k], &[Value::Int(5)]).map(|v| v.len()), Some(2000));
+    assert_eq!(r.rel_index_seek(t, &[k], &[Value::Int(1)]), Some(scan_rel_eq(&r, t, k, 1)));
+    assert!(r.rel_exists(rels[0]));
+}
+
 #[test]
 fn crash_during_population_recovers_a_complete_index() {
     let dir = tempfile::tempdir().unwrap();
@@ -1080,6 +1160,14 @@ fn schema_rules_survive_wal_replay_and_checkpoints() {
         assert_eq!(names, ["nk", "rex", "rix"], "round {round}");
         let r = s.begin(true);
         assert_eq!(r.rel_index_seek(t, &[b], &[Value::Float(9.0)]).map(|v| v.len()), Some(1));
+        let nine = Value::Int(9);
+        let len = |v: Option<Vec<crate::RelId>>| v.map(|v| v.len());
+        assert_eq!(len(r.rel_index_range(t, b, Some((&nine, true)), None)), Some(1));
+        assert_eq!(len(r.rel_index_range(t, b, Some((&nine, false)), None)), Some(0));
+        assert_eq!(len(r.rel_index_range(t, b, None, Some((&Value::Float(9.5), false)))), Some(1));
+        assert_eq!(len(r.rel_index_prefix(t, b, "")), Some(0));
+        // No index on `(T, a)` (only an existence constraint): the caller scans.
+        assert_eq!(len(r.rel_index_range(t, a, Some((&nine, true)), None)), None);
         drop(r);
         let mut w = s.begin(false);
         let n = w.create_node(&[l], vec![(a, Value::Int(1)), (b, Value::Int(3))]).unwrap();
@@ -1171,4 +1259,198 @@ fn node_handles_and_edge_streaming_follow_the_snapshot() {
     // The reader's snapshot is untouched by all of that.
     assert!(!r.node_handle(n0).has_label(b) && r.node_handle(n2).exists());
     assert_eq!(edges_via(&r, n0, Dir::Outgoing).len(), 2);
+}
+
+/// Relationship uniqueness and key constraints: refused on violating data, enforced at the
+/// statement and, against concurrent commits, at commit; kept across WAL replay and
+/// checkpoints; their backing index answers seeks.
+#[test]
+fn relationship_unique_and_key_constraints() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let (t, a, b) = (rtype(&s, "T"), key(&s, "a"), key(&s, "b"));
+        let mut w = s.begin(false);
+        let n = w.create_node(&[], vec![]).unwrap();
+        w.create_rel(n, n, t, vec![(a, Value::Int(1))]).unwrap();
+        w.create_rel(n, n, t, vec![(a, Value::Float(1.0))]).unwrap();
+        w.commit().unwrap();
+        let e = s.create_rel_constraint(IndexKind::Uniqueness, t, &[a], Some("u")).unwrap_err();
+        assert_eq!(e.status, Status::ConstraintCreationFailed);
+        assert!(e.message.contains("Both Relationship(0) and Relationship(1)"), "{}", e.message);
+        let e = s.create_rel_constraint(IndexKind::NodeKey, t, &[b], Some("k")).unwrap_err();
+        assert_eq!(e.status, Status::ConstraintCreationFailed);
+        assert!(e.message.contains("must have the properties (`b`)"), "{}", e.message);
+        let mut w = s.begin(false);
+        w.set_rel_property(RelId(1), a, Value::Int(2)).unwrap();
+        w.commit().unwrap();
+        assert!(s.create_rel_constraint(IndexKind::Uniqueness, t, &[a], Some("u")).unwrap());
+        // Two transactions, each fine on its own snapshot: the second committer fails.
+        let mut w1 = s.begin(false);
+        let mut w2 = s.begin(false);
+        w1.create_rel(n, n, t, vec![(a, Value::Int(5))]).unwrap();
+        w2.create_rel(n, n, t, vec![(a, Value::Float(5.0))]).unwrap();
+        w1.commit().unwrap();
+        let e = w2.commit().unwrap_err();
+        assert_eq!(e.status, Status::ConstraintValidationFailed);
+        assert!(
+            e.message.contains("already exists with type `T` and property `a` = 5"),
+            "{}",
+            e.message
+        );
+        let r = s.begin(true);
+        assert_eq!(r.rel_index_seek(t, &[a], &[Value::Int(5)]).map(|v| v.len()), Some(1));
+        drop(r);
+        s.crash_for_test();
+    }
+    for round in 0..2 {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let (t, a) = (rtype(&s, "T"), key(&s, "a"));
+        let mut w = s.begin(false);
+        let e = w.create_rel(NodeId(0), NodeId(0), t, vec![(a, Value::Int(2))]).unwrap_err();
+        assert_eq!(e.status, Status::ConstraintValidationFailed, "round {round}");
+        let e = w.set_rel_property(RelId(0), a, Value::Int(5)).unwrap_err();
+        assert_eq!(e.status, Status::ConstraintValidationFailed, "round {round}");
+        w.rollback();
+        s.checkpoint().unwrap();
+        s.crash_for_test();
+    }
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    let (t, a, b) = (rtype(&s, "T"), key(&s, "a"), key(&s, "b"));
+    assert!(s.drop_constraint("u").unwrap());
+    let mut w = s.begin(false);
+    w.create_rel(NodeId(0), NodeId(0), t, vec![(a, Value::Int(2))]).unwrap();
+    w.commit().unwrap();
+    // A composite key: every key required, the pair unique.
+    let mut w = s.begin(false);
+    for r in 0..4 {
+        w.set_rel_property(RelId(r), b, Value::Int(r as i64)).unwrap();
+    }
+    w.commit().unwrap();
+    assert!(s.create_rel_constraint(IndexKind::NodeKey, t, &[a, b], Some("k")).unwrap());
+    let mut w = s.begin(false);
+    w.create_rel(NodeId(0), NodeId(0), t, vec![(a, Value::Int(9))]).unwrap();
+    let e = w.commit().unwrap_err();
+    assert_eq!(e.status, Status::ConstraintValidationFailed);
+    assert!(e.message.contains("must have the properties (`a`, `b`)"), "{}", e.message);
+    // Refused next to the key: a plain index and a uniqueness constraint on the same schema.
+    let e = s.create_rel_index(t, &[a, b], None).unwrap_err();
+    assert_eq!(e.status, Status::ConstraintAlreadyExists);
+    let e = s.create_rel_constraint(IndexKind::Uniqueness, t, &[a, b], None).unwrap_err();
+    assert_eq!(e.status, Status::ConstraintAlreadyExists);
+}
+
+/// Composite index ranges: equality on a prefix of the keys and a range or string prefix on
+/// the next, answered from the delta, the base and the transaction's own writes.
+#[test]
+fn composite_index_ranges() {
+    let s = Store::in_memory();
+    let (l, a, b) = (label(&s, "L"), key(&s, "a"), key(&s, "b"));
+    assert!(s.create_rule(IndexKind::Range, l, &[a, b], Some("ab")).unwrap());
+    let mut w = s.begin(false);
+    let mut ids = Vec::new();
+    for i in 0..60i64 {
+        let bv = if i % 5 == 0 { Value::str(&format!("s{i}")) } else { Value::Int(i) };
+        ids.push(w.create_node(&[l], vec![(a, Value::Int(i % 3)), (b, bv)]).unwrap());
+    }
+    w.create_node(&[l], vec![(a, Value::Int(1))]).unwrap();
+    w.commit().unwrap();
+    let check = |tx: &Transaction, when: &str| {
+        let (one, ten, fifty) = (Value::Int(1), Value::Int(10), Value::Float(50.0));
+        let got = tx
+            .index_composite_range(
+                l,
+                &[a, b],
+                &[one.clone()],
+                Some((&ten, false)),
+                Some((&fifty, true)),
+                None,
+            )
+            .unwrap();
+        let want: Vec<NodeId> = (0..60i64)
+            .filter(|i| i % 3 == 1 && i % 5 != 0 && *i > 10 && *i <= 50)
+            .map(|i| ids[i as usize])
+            .collect();
+        assert_eq!(got, want, "{when}");
+        let got =
+            tx.index_composite_range(l, &[a, b], &[], Some((&one, true)), None, None).unwrap();
+        let want: Vec<NodeId> =
+            (0..60i64).filter(|i| i % 3 >= 1).map(|i| ids[i as usize]).collect();
+        assert_eq!(got, want, "{when}");
+        let got =
+            tx.index_composite_range(l, &[a, b], &[Value::Int(0)], None, None, Some("s1")).unwrap();
+        assert_eq!(got, vec![ids[15]], "{when}");
+        let nan = Value::Float(f64::NAN);
+        assert_eq!(
+            tx.index_composite_range(l, &[a, b], &[nan], None, None, Some("")),
+            Some(vec![])
+        );
+        assert_eq!(tx.index_composite_range(l, &[b, a], &[], Some((&one, true)), None, None), None);
+    };
+    check(&s.begin(true), "delta");
+    s.compact().unwrap();
+    check(&s.begin(true), "base");
+    let mut w = s.begin(false);
+    let extra = w.create_node(&[l], vec![(a, Value::Int(0)), (b, Value::str("s1x"))]).unwrap();
+    let got =
+        w.index_composite_range(l, &[a, b], &[Value::Int(0)], None, None, Some("s1")).unwrap();
+    assert_eq!(got, vec![ids[15], extra]);
+}
+
+/// Constraint creation validates without holding the commit mutex: writers commit meanwhile,
+/// and whatever the interleaving, either the constraint exists and no two entities share a
+/// key, or creation failed with `ConstraintCreationFailed` and left no rule behind.
+#[test]
+fn constraint_creation_races_with_writers() {
+    for (round, dup_at) in [(0, 0usize), (1, 3), (2, 40), (3, usize::MAX)] {
+        let s = std::sync::Arc::new(Store::in_memory());
+        let (l, k, t) = (label(&s, "L"), key(&s, "k"), rtype(&s, "T"));
+        let mut w = s.begin(false);
+        let hub = w.create_node(&[], vec![]).unwrap();
+        for i in 0..20_000i64 {
+            w.create_node(&[l], vec![(k, Value::Int(i))]).unwrap();
+            w.create_rel(hub, hub, t, vec![(k, Value::Int(i))]).unwrap();
+        }
+        w.commit().unwrap();
+        if round % 2 == 1 {
+            s.compact().unwrap();
+        }
+        let writer = {
+            let s = s.clone();
+            std::thread::spawn(move || {
+                let mut committed = 0;
+                for i in 0..60usize {
+                    let v = if i == dup_at { 7 } else { 100_000 + i as i64 };
+                    let mut w = s.begin(false);
+                    w.create_node(&[l], vec![(k, Value::Int(v))]).unwrap();
+                    w.create_rel(hub, hub, t, vec![(k, Value::Int(v))]).unwrap();
+                    if w.commit().is_ok() {
+                        committed += 1;
+                    }
+                }
+                committed
+            })
+        };
+        let node = s.create_rule(IndexKind::Uniqueness, l, &[k], Some("nu"));
+        let rel = s.create_rel_constraint(IndexKind::Uniqueness, t, &[k], Some("ru"));
+        let committed = writer.join().unwrap();
+        assert!(committed >= 59, "round {round}: {committed}");
+        let r = s.begin(true);
+        let nodes_with_7 = scan_eq(&r, l, k, 7).len();
+        let rels_with_7 = scan_rel_eq(&r, t, k, 7).len();
+        for (res, name, n) in [(node, "nu", nodes_with_7), (rel, "ru", rels_with_7)] {
+            let listed = s.indexes().iter().any(|i| i.name == name);
+            match res {
+                Ok(true) => assert!(listed && n == 1, "round {round} {name}: {n}"),
+                Ok(false) => panic!("round {round} {name}: not created"),
+                Err(e) => {
+                    assert_eq!(e.status, Status::ConstraintCreationFailed, "{}", e.message);
+                    assert!(!listed && n == 2, "round {round} {name}: {n}");
+                }
+            }
+        }
+        if dup_at == usize::MAX {
+            assert!(s.indexes().len() == 2, "round {round}");
+        }
+    }
 }

@@ -13,7 +13,7 @@ use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 use crate::base::{Base, NodeRef, RelRef};
 use crate::codec::{Enc, MAX_ID};
 use crate::mvcc::{set_prop, Core, CountDelta, NodeData, RelData};
-use crate::schema::{IdSet, IndexKind, Target};
+use crate::schema::{IndexKind, Target};
 use crate::value::{check_storable, fmt_value, index_key, target_key, IndexKey, KeyRange};
 use crate::wal::WalMsg;
 use crate::{Dir, Edge, TokenId, TokenKind};
@@ -427,23 +427,79 @@ impl Transaction {
         if !schema.rel_indexed(ty, keys) {
             return None;
         }
+        drop(schema);
         let key = target_key(keys, |k| keys.iter().position(|x| *x == k).map(|i| &values[i]));
         let Some(key) = key else { return Some(Vec::new()) };
-        let t: Target = (ty, keys.to_vec());
-        let mut cands: Vec<u64> = schema
-            .rel_maps
-            .get(&t)
-            .and_then(|m| m.get(&key))
-            .map(IdSet::to_vec)
-            .unwrap_or_default();
+        Some(self.rel_seek_key(&(ty, keys.to_vec()), &key).into_iter().map(RelId).collect())
+    }
+
+    /// Visible relationships whose key for the relationship index `t` is `key`, in id order.
+    fn rel_seek_key(&self, t: &Target, key: &IndexKey) -> Vec<u64> {
+        let mut cands = self.core.schema.read().rel_lookup(t, key);
+        // This transaction's own writes are not in the shared index: all are candidates.
+        cands.extend(self.rels.keys().copied());
+        cands.sort_unstable();
+        cands.dedup();
+        cands.retain(|id| {
+            self.with_rel(*id, |r| r.to_data().key_for(t.0, &t.1).as_ref() == Some(key))
+                == Some(true)
+        });
+        cands
+    }
+
+    /// Fails if giving relationship `id` the state `r` would duplicate a key of a relationship
+    /// uniqueness or key constraint visible to this transaction (so the statement fails, as in
+    /// Neo4j; commit re-checks against the newest committed state).
+    fn check_rel_unique(&self, id: u64, r: &RelData) -> Result<()> {
+        let targets = self.core.schema.read().rel_unique_targets();
+        for t in targets.iter().filter(|t| t.0 == r.ty) {
+            if let Some(key) = r.key_for(t.0, &t.1) {
+                if let Some(other) = self.rel_seek_key(t, &key).into_iter().find(|o| *o != id) {
+                    return Err(self.core.rel_unique_violation(other, t, r));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Relationships of type `ty` whose property `key` lies between the bounds (same
+    /// semantics as [`Transaction::index_range`]), in id order; `None` if no online
+    /// relationship index covers exactly `(ty, [key])` or the bounds are not of one type an
+    /// index orders (then the caller scans the type).
+    pub fn rel_index_range(
+        &self,
+        ty: TokenId,
+        key: TokenId,
+        lo: Option<(&Value, bool)>,
+        hi: Option<(&Value, bool)>,
+    ) -> Option<Vec<RelId>> {
+        let r = KeyRange::between(lo, hi)?;
+        self.rel_range_seek(ty, key, &r)
+    }
+
+    /// Relationships of type `ty` whose property `key` is a string starting with `prefix`, in
+    /// id order; `None` if no online relationship index covers exactly `(ty, [key])`.
+    pub fn rel_index_prefix(&self, ty: TokenId, key: TokenId, prefix: &str) -> Option<Vec<RelId>> {
+        self.rel_range_seek(ty, key, &KeyRange::prefix(prefix))
+    }
+
+    fn rel_range_seek(&self, ty: TokenId, key: TokenId, r: &KeyRange) -> Option<Vec<RelId>> {
+        let keys = [key];
+        let schema = self.core.schema.read();
+        if !schema.rel_indexed(ty, &keys) {
+            return None;
+        }
+        let mut cands = Vec::new();
+        schema.rel_lookup_range(&(ty, keys.to_vec()), r, &mut cands);
         drop(schema);
         // This transaction's own writes are not in the shared index: all are candidates.
         cands.extend(self.rels.keys().copied());
         cands.sort_unstable();
         cands.dedup();
         cands.retain(|id| {
-            self.with_rel(*id, |r| r.to_data().key_for(ty, keys).as_ref() == Some(&key))
-                == Some(true)
+            self.with_rel(*id, |rel| {
+                rel.to_data().key_for(ty, &keys).is_some_and(|k| r.contains(&k))
+            }) == Some(true)
         });
         Some(cands.into_iter().map(RelId).collect())
     }
@@ -491,6 +547,36 @@ impl Transaction {
     /// order; `None` if no index covers `(label, key)`.
     pub fn index_prefix(&self, label: TokenId, key: TokenId, prefix: &str) -> Option<Vec<NodeId>> {
         self.range_seek(&(label, vec![key]), &KeyRange::prefix(prefix))
+    }
+
+    /// Nodes with `label` whose composite index on exactly `keys` holds values equal to `eq`
+    /// (pairwise) for the first `eq.len()` keys and, for the next key, a value between the
+    /// bounds (as [`Transaction::index_range`]) or, with `prefix`, a string starting with it;
+    /// in id order. `None` if no such index is online, `eq` leaves no key for the range, or
+    /// the bounds are not of one type an index orders (the caller scans).
+    pub fn index_composite_range(
+        &self,
+        label: TokenId,
+        keys: &[TokenId],
+        eq: &[Value],
+        lo: Option<(&Value, bool)>,
+        hi: Option<(&Value, bool)>,
+        prefix: Option<&str>,
+    ) -> Option<Vec<NodeId>> {
+        if keys.len() < 2 || eq.len() >= keys.len() {
+            return None;
+        }
+        let r = match prefix {
+            Some(p) => KeyRange::prefix(p),
+            None => KeyRange::between(lo, hi)?,
+        };
+        let t: Target = (label, keys.to_vec());
+        let eq: Option<Vec<IndexKey>> = eq.iter().map(index_key).collect();
+        let Some(eq) = eq else {
+            // An equality value nothing stored can equal (null, NaN).
+            return self.core.schema.read().indexed_since(label, keys).map(|_| Vec::new());
+        };
+        self.range_seek(&t, &r.after(eq))
     }
 
     fn range_seek(&self, t: &Target, r: &KeyRange) -> Option<Vec<NodeId>> {
@@ -761,6 +847,7 @@ impl Transaction {
             return Err(Error::new(Status::MemoryExhausted, "relationship id space exhausted"));
         }
         let data = RelData { start: start.0, end: end.0, ty: rel_type, props };
+        self.check_rel_unique(id, &data)?;
         self.put_rel(id, Some(Arc::new(data)), true);
         self.adj.entry(start.0).or_default().push(TxAdj {
             rel: id,
@@ -814,6 +901,7 @@ impl Transaction {
         let cur = self.rel_for_write(id.0)?;
         let mut r = (*cur).clone();
         set_prop(&mut r.props, key, value);
+        self.check_rel_unique(id.0, &r)?;
         self.put_rel(id.0, Some(Arc::new(r)), false);
         Ok(())
     }
@@ -1058,6 +1146,7 @@ impl Transaction {
     /// Unique constraints against the newest committed state (not the snapshot), so two
     /// concurrent transactions cannot both insert the same key. Caller holds the commit mutex.
     fn validate_unique(&self) -> Result<()> {
+        self.validate_rel_unique()?;
         let targets = self.core.schema.read().unique_targets();
         if targets.is_empty() {
             return Ok(());
@@ -1086,6 +1175,36 @@ impl Transaction {
         Ok(())
     }
 
+    /// Relationship uniqueness and key constraints against the newest committed state (as
+    /// `validate_unique` for nodes). Caller holds the commit mutex.
+    fn validate_rel_unique(&self) -> Result<()> {
+        let targets = self.core.schema.read().rel_unique_targets();
+        if targets.is_empty() {
+            return Ok(());
+        }
+        let mut seen: HashMap<(Target, IndexKey), u64> = HashMap::new();
+        for (id, w) in &self.rels {
+            let Some(r) = &w.data else { continue };
+            for t in targets.iter().filter(|t| t.0 == r.ty) {
+                let Some(key) = r.key_for(t.0, &t.1) else { continue };
+                if let Some(other) = seen.insert((t.clone(), key.clone()), *id) {
+                    return Err(self.core.rel_unique_violation(other, t, r));
+                }
+                let cands = self.core.schema.read().rel_lookup(t, &key);
+                for c in cands {
+                    if c == *id || self.rels.contains_key(&c) {
+                        continue;
+                    }
+                    let newest = self.core.rel_newest_data(c);
+                    if newest.is_some_and(|o| o.key_for(t.0, &t.1).as_ref() == Some(&key)) {
+                        return Err(self.core.rel_unique_violation(c, t, r));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Existence and node-key constraints: every node this transaction leaves with a
     /// constrained label has the required properties. Caller holds the commit mutex (so a
     /// constraint created concurrently is either checked here or saw this commit's data).
@@ -1096,9 +1215,10 @@ impl Transaction {
         };
         for (id, w) in &self.rels {
             let Some(r) = &w.data else { continue };
-            for (ty, key) in &rel_required {
-                if r.ty == *ty && crate::mvcc::prop_of(&r.props, *key).is_none() {
-                    return Err(self.core.missing_rel_property(*id, *ty, *key));
+            for ((ty, keys), kind) in &rel_required {
+                if r.ty == *ty && keys.iter().any(|k| crate::mvcc::prop_of(&r.props, *k).is_none())
+                {
+                    return Err(self.core.missing_rel_property(*id, *ty, keys, *kind));
                 }
             }
         }
@@ -1183,14 +1303,53 @@ impl Core {
         )
     }
 
-    /// The constraint error Neo4j reports for a relationship lacking a required property.
-    pub(crate) fn missing_rel_property(&self, id: u64, ty: u32, key: u32) -> Error {
-        let t = self.tokens.read();
-        let tn = t.name(TokenKind::RelType, ty).map(|s| s.to_string()).unwrap_or_default();
-        let k = t.name(TokenKind::PropertyKey, key).map(|s| s.to_string()).unwrap_or_default();
+    /// The constraint error Neo4j reports for a duplicate relationship key (`r`: the
+    /// offending relationship).
+    pub(crate) fn rel_unique_violation(&self, existing: u64, t: &Target, r: &RelData) -> Error {
+        let tn = {
+            let tokens = self.tokens.read();
+            tokens.name(TokenKind::RelType, t.0).map(|s| s.to_string()).unwrap_or_default()
+        };
+        let (_, ks) = self.names(t.0, &t.1);
+        let v = |k: u32| {
+            crate::mvcc::prop_of(&r.props, k).map_or_else(|| "NULL".to_string(), fmt_value)
+        };
+        let what = if ks.len() == 1 {
+            format!("property `{}` = {}", ks[0], v(t.1[0]))
+        } else {
+            let parts: Vec<String> =
+                ks.iter().zip(&t.1).map(|(n, k)| format!("`{n}` = {}", v(*k))).collect();
+            format!("properties {}", parts.join(", "))
+        };
         Error::new(
             Status::ConstraintValidationFailed,
-            format!("Relationship({id}) with type `{tn}` must have the property `{k}`"),
+            format!("Relationship({existing}) already exists with type `{tn}` and {what}"),
+        )
+    }
+
+    /// The constraint error Neo4j reports for a relationship lacking a required property
+    /// (`keys`: the constraint's keys; a key constraint names them all).
+    pub(crate) fn missing_rel_property(
+        &self,
+        id: u64,
+        ty: u32,
+        keys: &[u32],
+        kind: IndexKind,
+    ) -> Error {
+        let tn = {
+            let tokens = self.tokens.read();
+            tokens.name(TokenKind::RelType, ty).map(|s| s.to_string()).unwrap_or_default()
+        };
+        let (_, ks) = self.names(ty, keys);
+        let what = if kind == IndexKind::Existence && ks.len() == 1 {
+            format!("property `{}`", ks[0])
+        } else {
+            let q: Vec<String> = ks.iter().map(|k| format!("`{k}`")).collect();
+            format!("properties ({})", q.join(", "))
+        };
+        Error::new(
+            Status::ConstraintValidationFailed,
+            format!("Relationship({id}) with type `{tn}` must have the {what}"),
         )
     }
 

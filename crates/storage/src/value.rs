@@ -167,13 +167,17 @@ impl PartialOrd for IndexKey {
 }
 
 /// A range of index keys inside one rangeable group, as a seek asks for it: `lo`/`hi` bounds
-/// (`None` = open to that end of the group) or a string prefix.
+/// (`None` = open to that end of the group) or a string prefix. With a non-empty `eq` it is a
+/// range over composite keys: the first `eq.len()` values equal `eq` and the next one lies in
+/// the range (composite keys are lists ordered element by element, so these are contiguous);
+/// `Some(vec![])` is a range on a composite key's first value.
 #[derive(Clone, Debug)]
 pub(crate) struct KeyRange {
     pub group: u8,
     pub lo: Option<(IndexKey, bool)>,
     pub hi: Option<(IndexKey, bool)>,
     pub prefix: Option<Arc<str>>,
+    pub eq: Option<Vec<IndexKey>>,
 }
 
 impl KeyRange {
@@ -201,25 +205,65 @@ impl KeyRange {
             (_, Some((b, _))) => b.group(),
             (None, None) => return None,
         };
-        Some(KeyRange { group, lo, hi, prefix: None })
+        Some(KeyRange { group, lo, hi, prefix: None, eq: None })
     }
 
     /// Strings starting with `prefix`.
     pub fn prefix(prefix: &str) -> KeyRange {
         let p: Arc<str> = Arc::from(prefix);
-        KeyRange { group: 2, lo: Some((IndexKey::Str(p.clone()), true)), hi: None, prefix: Some(p) }
+        KeyRange {
+            group: 2,
+            lo: Some((IndexKey::Str(p.clone()), true)),
+            hi: None,
+            prefix: Some(p),
+            eq: None,
+        }
+    }
+
+    /// This range on the element after `eq` of composite keys (see the type's doc).
+    pub fn after(mut self, eq: Vec<IndexKey>) -> KeyRange {
+        self.eq = Some(eq);
+        self
     }
 
     /// The smallest key the range may contain.
     pub fn start(&self) -> IndexKey {
-        match &self.lo {
+        let first = match &self.lo {
             Some((k, _)) => k.clone(),
             None => IndexKey::group_min(self.group).unwrap_or(IndexKey::Bool(false)),
+        };
+        let Some(eq) = &self.eq else { return first };
+        // A list sorts after every proper prefix of it.
+        let mut v = eq.clone();
+        v.push(first);
+        IndexKey::List(v)
+    }
+
+    /// For a composite range: the element of `k` the range applies to, `None` when `k` does
+    /// not start with `eq` (past the end, since iteration starts at `start`).
+    fn element<'k>(&self, k: &'k IndexKey, eq: &[IndexKey]) -> Option<&'k IndexKey> {
+        match k {
+            IndexKey::List(v) if v.len() > eq.len() && v[..eq.len()] == *eq => v.get(eq.len()),
+            _ => None,
         }
     }
 
     /// Whether `k` lies past the end of the range (keys iterated in order from `start`).
     pub fn past_end(&self, k: &IndexKey) -> bool {
+        match &self.eq {
+            None => self.past_end_of(k),
+            Some(eq) => self.element(k, eq).is_none_or(|e| self.past_end_of(e)),
+        }
+    }
+
+    pub fn contains(&self, k: &IndexKey) -> bool {
+        match &self.eq {
+            None => self.contains_value(k),
+            Some(eq) => self.element(k, eq).is_some_and(|e| self.contains_value(e)),
+        }
+    }
+
+    fn past_end_of(&self, k: &IndexKey) -> bool {
         if k.group() != self.group {
             return true;
         }
@@ -235,13 +279,13 @@ impl KeyRange {
         }
     }
 
-    pub fn contains(&self, k: &IndexKey) -> bool {
+    fn contains_value(&self, k: &IndexKey) -> bool {
         let above_lo = match &self.lo {
             Some((l, true)) => k >= l,
             Some((l, false)) => k > l,
             None => true,
         };
-        above_lo && !self.past_end(k)
+        above_lo && !self.past_end_of(k)
     }
 }
 

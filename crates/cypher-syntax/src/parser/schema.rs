@@ -121,9 +121,10 @@ impl<'a> Parser<'a> {
     fn create_constraint(&mut self) -> PResult<SchemaCommand> {
         if self.is_kw("ON") && self.is_sym_n(1, "(") {
             self.bump();
+            let at = self.cur_span().start;
             let target = self.schema_target(false)?;
             self.expect_kw("ASSERT")?;
-            let (properties, kind) = self.constraint_body()?;
+            let (properties, kind) = self.constraint_body(&target, at)?;
             return Ok(SchemaCommand::CreateConstraint {
                 name: None,
                 if_not_exists: false,
@@ -134,15 +135,15 @@ impl<'a> Parser<'a> {
         }
         let name = self.schema_name()?;
         let if_not_exists = self.if_not_exists()?;
-        let target = if self.eat_kw("FOR") || self.eat_kw("ON") {
-            self.schema_target(false)?
-        } else {
+        if !(self.eat_kw("FOR") || self.eat_kw("ON")) {
             return Err(self.unexpected("FOR"));
-        };
+        }
+        let at = self.cur_span().start;
+        let target = self.schema_target(false)?;
         if !(self.eat_kw("REQUIRE") || self.eat_kw("ASSERT")) {
             return Err(self.unexpected("REQUIRE"));
         }
-        let (properties, kind) = self.constraint_body()?;
+        let (properties, kind) = self.constraint_body(&target, at)?;
         self.skip_options()?;
         Ok(SchemaCommand::CreateConstraint { name, if_not_exists, target, properties, kind })
     }
@@ -165,9 +166,10 @@ impl<'a> Parser<'a> {
         }
         if self.eat_kw("CONSTRAINT") {
             if self.eat_kw("ON") {
+                let at = self.cur_span().start;
                 let target = self.schema_target(false)?;
                 self.expect_kw("ASSERT")?;
-                let (properties, kind) = self.constraint_body()?;
+                let (properties, kind) = self.constraint_body(&target, at)?;
                 return Ok(SchemaCommand::DropConstraint {
                     name: None,
                     if_exists: false,
@@ -285,8 +287,15 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// After `REQUIRE` / `ASSERT`.
-    fn constraint_body(&mut self) -> PResult<(Vec<Ident>, ConstraintKind)> {
+    /// After `REQUIRE` / `ASSERT`, for `target` (which starts at offset `at`). `IS NODE KEY` /
+    /// `IS NODE UNIQUE` name nodes and `IS REL[ATIONSHIP] KEY|UNIQUE` relationships: the other
+    /// kind of pattern is a syntax error at the pattern, as in Neo4j. `IS KEY` (without the
+    /// entity) is a key constraint on whichever the pattern is.
+    fn constraint_body(
+        &mut self,
+        target: &SchemaTarget,
+        at: usize,
+    ) -> PResult<(Vec<Ident>, ConstraintKind)> {
         if self.is_kw("exists") && self.is_sym_n(1, "(") {
             self.bump();
             self.bump();
@@ -304,14 +313,27 @@ impl<'a> Parser<'a> {
         self.expect_kw("IS")?;
         let kind = if self.eat_kw("UNIQUE") {
             ConstraintKind::Unique
-        } else if self.eat_kw("NODE") || self.eat_kw("REL") || self.eat_kw("RELATIONSHIP") {
-            if self.eat_kw("KEY") {
+        } else if self.is_kw("NODE") || self.is_kw("REL") || self.is_kw("RELATIONSHIP") {
+            let node = self.is_kw("NODE");
+            self.bump();
+            let kind = if self.eat_kw("KEY") {
                 ConstraintKind::NodeKey
             } else if self.eat_kw("UNIQUE") {
                 ConstraintKind::Unique
             } else {
                 return Err(self.unexpected("KEY or UNIQUE"));
+            };
+            let rel_target = matches!(target, SchemaTarget::Relationship { .. });
+            if node == rel_target {
+                let spelled = match (node, kind) {
+                    (true, ConstraintKind::NodeKey) => "'IS NODE KEY' does not allow relationship",
+                    (true, _) => "'IS NODE UNIQUE' does not allow relationship",
+                    (false, ConstraintKind::NodeKey) => "'IS RELATIONSHIP KEY' does not allow node",
+                    (false, _) => "'IS RELATIONSHIP UNIQUE' does not allow node",
+                };
+                return Err(self.error_at(at, &format!("{spelled} patterns")));
             }
+            kind
         } else if self.eat_kw("KEY") {
             ConstraintKind::NodeKey
         } else if self.eat_kw("NOT") {
