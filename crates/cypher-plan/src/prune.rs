@@ -24,7 +24,7 @@
 //! Anything else (a label or property predicate on an intermediate node sits in a `Filter`
 //! between the hops and stops the chain; a named path reads every slot) keeps the plain plan.
 
-use crate::expr::Slot;
+use crate::expr::{MapProjItem, PExpr, Slot};
 use crate::ops::Op;
 use arbor_cypher_syntax::ast::Direction;
 
@@ -53,11 +53,11 @@ fn walk(op: &mut Op) {
                 let mut used = Vec::new();
                 let mut ok = true;
                 for (_, e) in keys.iter() {
-                    ok &= e.deps(&mut used);
+                    ok &= !random(e) && e.deps(&mut used);
                 }
                 for (_, a) in aggs.iter() {
                     for e in &a.args {
-                        ok &= e.deps(&mut used);
+                        ok &= !random(e) && e.deps(&mut used);
                     }
                 }
                 if ok {
@@ -114,14 +114,14 @@ fn try_prune(mut op: &mut Op, mut used: Vec<Slot>) {
     loop {
         match op {
             Op::Filter { input, pred } => {
-                if !pred.deps(&mut used) {
+                if random(pred) || !pred.deps(&mut used) {
                     return;
                 }
                 op = input;
             }
             Op::Project { input, items } => {
                 for (_, e) in items.iter() {
-                    if !e.deps(&mut used) {
+                    if random(e) || !e.deps(&mut used) {
                         return;
                     }
                 }
@@ -240,4 +240,52 @@ fn prune_chain(op: &mut Op, used: &[Slot]) -> Option<Op> {
         max: Some(k as u64),
         unique_with: outer,
     })
+}
+
+/// Whether `e` calls a random function: evaluated once per end node instead of once per
+/// path, it would draw differently (e.g. `WHERE rand() < 0.5` keeps an end reached by many
+/// paths more often in the plain plan), so such expressions keep the plain plan.
+fn random(e: &PExpr) -> bool {
+    let any = |es: &[PExpr]| es.iter().any(random);
+    match e {
+        PExpr::Const(_) | PExpr::Param(_) | PExpr::Slot(_) | PExpr::Path(_) => false,
+        // Sub-plans are not analysed; `deps` already refuses them.
+        PExpr::Subquery { .. } => true,
+        PExpr::Scalar { name, args, .. } => {
+            name.eq_ignore_ascii_case("rand") || name.eq_ignore_ascii_case("randomuuid") || any(args)
+        }
+        PExpr::Property(a, _)
+        | PExpr::Not(a)
+        | PExpr::Neg(a)
+        | PExpr::Plus(a)
+        | PExpr::IsNull(a, _)
+        | PExpr::HasLabels(a, _) => random(a),
+        PExpr::List(es) | PExpr::Builtin(_, es) => any(es),
+        PExpr::Map(es) => es.iter().any(|(_, e)| random(e)),
+        PExpr::And(a, b)
+        | PExpr::Or(a, b)
+        | PExpr::Xor(a, b)
+        | PExpr::Arith(_, a, b)
+        | PExpr::In(a, b)
+        | PExpr::Str(_, a, b)
+        | PExpr::Index(a, b) => random(a) || random(b),
+        PExpr::Compare(a, rest) => random(a) || rest.iter().any(|(_, e)| random(e)),
+        PExpr::Slice(a, b, c) => {
+            random(a) || b.as_deref().is_some_and(random) || c.as_deref().is_some_and(random)
+        }
+        PExpr::Case { operand, whens, else_ } => {
+            operand.as_deref().is_some_and(random)
+                || whens.iter().any(|(w, t)| random(w) || random(t))
+                || else_.as_deref().is_some_and(random)
+        }
+        PExpr::ListComp { list, filter, map, .. } => {
+            random(list) || filter.as_deref().is_some_and(random) || map.as_deref().is_some_and(random)
+        }
+        PExpr::Quantified { list, filter, .. } => random(list) || random(filter),
+        PExpr::Reduce { init, list, expr, .. } => random(init) || random(list) || random(expr),
+        PExpr::MapProjection { base, items } => {
+            random(base)
+                || items.iter().any(|i| matches!(i, MapProjItem::Literal(_, e) if random(e)))
+        }
+    }
 }
