@@ -154,6 +154,7 @@ pub(crate) fn plan_statement(stmt: &Statement, text: &str, res: &dyn Resolver) -
         pred_ctx: false,
     };
     let (root, _, cols) = b.plan_query(query, &Scope::default(), true)?;
+    let root = crate::prune::rewrite(root);
     let cols = cols.unwrap_or_default();
     Ok(Plan {
         root,
@@ -344,6 +345,7 @@ fn reads_graph(op: &Op) -> bool {
         | Op::RelationshipCountFromCountStore { .. }
         | Op::Expand { .. }
         | Op::VarExpand { .. }
+        | Op::PruningVarExpand { .. }
         | Op::ShortestPath { .. }
         | Op::Merge { .. }
         | Op::ProcedureCall { .. }

@@ -13,6 +13,7 @@
 mod binder;
 pub mod expr;
 pub mod ops;
+mod prune;
 pub mod types;
 
 use std::sync::Arc;

@@ -113,6 +113,23 @@ pub enum Op {
         /// not build it; `rel` is then left as it was.
         list_unused: bool,
     },
+    /// The distinct end nodes of the relationship-unique paths of `min..=max` relationships
+    /// from `from` (Neo4j's pruning `VarLengthExpand`): each end node once per input row, in
+    /// `to`. Planned by [`crate::prune`] in place of a variable-length expansion or a chain of
+    /// anonymous single-hop expansions when nothing above reads the paths, only values of the
+    /// end node that a `Distinct` deduplicates, so trails need not be enumerated one by one.
+    PruningVarExpand {
+        input: Box<Op>,
+        from: Slot,
+        to: Slot,
+        dir: Direction,
+        types: Vec<Name>,
+        min: u64,
+        max: Option<u64>,
+        /// Relationship slots (single or list) of the same MATCH outside the expansion: no
+        /// path may use them.
+        unique_with: Vec<Slot>,
+    },
     /// Shortest path(s) between two bound nodes.
     ShortestPath {
         input: Box<Op>,
@@ -312,6 +329,7 @@ impl Op {
             Op::Expand { into: true, .. } => "Expand(Into)",
             Op::Expand { .. } => "Expand(All)",
             Op::VarExpand { .. } => "VarLengthExpand(All)",
+            Op::PruningVarExpand { .. } => "VarLengthExpand(Pruning)",
             Op::ShortestPath { .. } => "ShortestPath",
             Op::Filter { .. } => "Filter",
             Op::Project { .. } => "Projection",
@@ -367,6 +385,7 @@ impl Op {
             | Op::RelationshipCountFromCountStore { input, .. }
             | Op::Expand { input, .. }
             | Op::VarExpand { input, .. }
+            | Op::PruningVarExpand { input, .. }
             | Op::ShortestPath { input, .. }
             | Op::Filter { input, .. }
             | Op::Project { input, .. }

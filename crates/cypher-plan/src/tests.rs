@@ -147,3 +147,37 @@ fn limit_over_writes_drains_its_input() {
     let p = plan_of("UNWIND [1] AS x RETURN x LIMIT 0");
     assert!(matches!(p.root, Op::Limit { exhaust: false, .. }), "{:?}", p.root);
 }
+
+#[test]
+fn pruning_expansion_shapes() {
+    let cases = [
+        (
+            "MATCH (s:User {id: $id})-->()-->()-->(n:User) RETURN DISTINCT n.id",
+            "Distinct(Projection(Filter(VarLengthExpand(Pruning)(NodeIndexSeek(Argument)))))",
+        ),
+        (
+            "MATCH (s:User {id: $id})-->()-->()-->()-->(n:User) WHERE n.age >= 18 RETURN DISTINCT n.id",
+            "Distinct(Projection(Filter(VarLengthExpand(Pruning)(NodeIndexSeek(Argument)))))",
+        ),
+        (
+            "MATCH (s:User {id: $id})-[*1..2]->(n:User) WHERE n.age >= 18 RETURN DISTINCT n.id, n",
+            "Distinct(Projection(Filter(VarLengthExpand(Pruning)(NodeIndexSeek(Argument)))))",
+        ),
+        (
+            "MATCH (a)-[*1..3]->(b) RETURN count(DISTINCT b)",
+            "EagerAggregation(VarLengthExpand(Pruning)(AllNodesScan(Argument)))",
+        ),
+        // The paths are read: plain expansions.
+        (
+            "MATCH (s:User {id: $id})-->()-[r]->(n:User) RETURN DISTINCT n.id, r",
+            "Distinct(Projection(Filter(Expand(All)(Expand(All)(NodeIndexSeek(Argument))))))",
+        ),
+        (
+            "MATCH (s:User {id: $id})-[*1..2]->(n:User) RETURN n.id",
+            "Projection(Filter(VarLengthExpand(All)(NodeIndexSeek(Argument))))",
+        ),
+    ];
+    for (q, want) in cases {
+        assert_eq!(shape(&plan_of(q).root), want, "{q}");
+    }
+}

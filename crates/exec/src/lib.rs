@@ -19,6 +19,8 @@ pub mod traverse;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod prune_tests;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -207,7 +209,11 @@ fn op_details(op: &Op) -> String {
             let ks: Vec<&str> = keys.iter().map(|k| &**k).collect();
             format!(":{ty}({})", ks.join(", "))
         }
-        Op::Expand { types, .. } | Op::VarExpand { types, .. } if !types.is_empty() => {
+        Op::Expand { types, .. }
+        | Op::VarExpand { types, .. }
+        | Op::PruningVarExpand { types, .. }
+            if !types.is_empty() =>
+        {
             format!(":{}", types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("|"))
         }
         Op::ProcedureCall { name, .. } => name.to_string(),

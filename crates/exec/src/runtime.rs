@@ -307,6 +307,28 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             })
         }
         Op::VarExpand { .. } => Box::new(VarExpand::new(op, b, None)),
+        Op::PruningVarExpand { input, from, to, dir, types, min, max, unique_with } => {
+            Box::new(PruningVarExpand {
+                input: build(input, b),
+                from: *from,
+                to: *to,
+                dir: graph_dir(*dir),
+                types: types.clone(),
+                min: *min,
+                max: *max,
+                unique_with: unique_with.clone(),
+                cur: None,
+                ends: Vec::new(),
+                pos: 0,
+                emitted: FxHashSet::default(),
+                pending: FxHashMap::default(),
+                dfs: DepthFirst::default(),
+                frontier: Vec::new(),
+                next_frontier: Vec::new(),
+                visited: FxHashSet::default(),
+                steps: 0,
+            })
+        }
         Op::ShortestPath { input, from, to, path, rel, dir, types, min, max, all } => {
             Box::new(ShortestPath {
                 input: build(input, b),
@@ -1330,6 +1352,229 @@ impl Operator for VarExpand {
                 let (dir, types) = (self.dir, &self.tok_types);
                 let gr: &dyn Graph = g;
                 self.dfs.expand_top(|_, out| gr.node_edges(from, dir, types, out));
+            }
+            self.cur = Some(r);
+        }
+    }
+}
+
+/// `VarLengthExpand(Pruning)`: the distinct end nodes of the relationship-unique paths
+/// (trails) of `min..=max` relationships from `from`, each once per input row (planned by the
+/// planner's `prune` pass only where nothing above reads more than the end node).
+///
+/// Two strategies, both exact under trail semantics:
+///
+/// - **Breadth-first** (one direction, `min <= 1`, any `max`): a node other than the start is
+///   the end of a trail of at most `max` relationships iff its distance is at most `max` (a
+///   shortest walk repeats no node, so no relationship); the start is an end iff `min == 0` or
+///   a relationship leads back to it from a node at distance below `max` (a closed walk
+///   through the start contains a directed cycle through it, which is a trail). O(V + E).
+/// - **Depth-first with last-hop pruning** (otherwise, `max` bounded): the trails of up to
+///   `max - 1` relationships are enumerated, but the last hop is not. Whether relationship
+///   `e` out of node `c` extends the current trail depends only on whether `e` is on it, so
+///   per node the relationships not yet followed are remembered: the first visit of `c`
+///   emits every end except over the (at most `max - 1`) relationships on the current trail,
+///   which stay pending; a later visit only retries the pending ones. Q11-style 4-hop
+///   patterns then cost the 3-hop trails plus one pass over each reached node's
+///   relationships instead of one row per 4-hop trail.
+///
+/// Ends are collected per input row and produced from a buffer.
+struct PruningVarExpand {
+    input: Box<dyn Operator>,
+    from: Slot,
+    to: Slot,
+    dir: Dir,
+    types: Vec<Name>,
+    min: u64,
+    max: Option<u64>,
+    unique_with: Vec<Slot>,
+    cur: Option<Row>,
+    ends: Vec<NodeId>,
+    pos: usize,
+    emitted: FxHashSet<NodeId>,
+    /// Depth-first mode: per node whose last hop was taken, the relationships (and their
+    /// ends) not followed yet because the trail visiting it used them.
+    pending: FxHashMap<NodeId, Vec<Edge>>,
+    dfs: DepthFirst<Edge>,
+    frontier: Vec<NodeId>,
+    next_frontier: Vec<NodeId>,
+    visited: FxHashSet<NodeId>,
+    steps: u64,
+}
+
+impl PruningVarExpand {
+    fn emit(emitted: &mut FxHashSet<NodeId>, ends: &mut Vec<NodeId>, n: NodeId) {
+        if emitted.insert(n) {
+            ends.push(n);
+        }
+    }
+
+    /// Fills `ends` for the start node `s` of input row `row`.
+    fn compute(
+        &mut self,
+        s: NodeId,
+        row: &Row,
+        types: &[TokenId],
+        ctx: &mut Ctx,
+        g: &dyn Graph,
+    ) -> Result<()> {
+        self.ends.clear();
+        self.pos = 0;
+        self.emitted.clear();
+        if self.min == 0 {
+            Self::emit(&mut self.emitted, &mut self.ends, s);
+        }
+        if self.max == Some(0) {
+            return Ok(());
+        }
+        // Usually empty (no allocation): a copy frees `self` for the helpers below.
+        let outer = self.unique_with.clone();
+        let excluded = |r: RelId| !outer.is_empty() && rel_used(row, &outer, r);
+        if self.dir != Dir::Both && self.min <= 1 {
+            // Breadth-first: level by level up to `max`.
+            self.visited.clear();
+            self.visited.insert(s);
+            self.frontier.clear();
+            self.frontier.push(s);
+            let mut depth = 0u64;
+            while !self.frontier.is_empty() && self.max.is_none_or(|m| depth < m) {
+                depth += 1;
+                self.next_frontier.clear();
+                for i in 0..self.frontier.len() {
+                    self.steps += 1;
+                    if self.steps.is_multiple_of(1024) {
+                        ctx.check_interrupt()?;
+                    }
+                    let u = self.frontier[i];
+                    let (visited, next, emitted, ends) = (
+                        &mut self.visited,
+                        &mut self.next_frontier,
+                        &mut self.emitted,
+                        &mut self.ends,
+                    );
+                    g.for_each_edge(u, self.dir, types, &mut |e: Edge| {
+                        if excluded(e.rel) {
+                            return;
+                        }
+                        if e.other == s {
+                            // A cycle back to the start of at most `depth` relationships.
+                            Self::emit(emitted, ends, s);
+                        } else if visited.insert(e.other) {
+                            Self::emit(emitted, ends, e.other);
+                            next.push(e.other);
+                        }
+                    });
+                }
+                std::mem::swap(&mut self.frontier, &mut self.next_frontier);
+            }
+            return Ok(());
+        }
+        let Some(max) = self.max else {
+            return Err(Error::internal("pruning expansion without a bound in depth-first mode"));
+        };
+        self.pending.clear();
+        self.dfs.reset(s);
+        let min = self.min;
+        // Whether a node at depth `d` takes last hops / is expanded further.
+        let last_hop = |d: u64| d < max && d + 1 >= min;
+        if last_hop(0) {
+            self.take_last_hop(s, types, &excluded, g);
+        }
+        if max > 1 {
+            let (dir, dfs) = (self.dir, &mut self.dfs);
+            dfs.expand_top(|_, out| g.node_edges(s, dir, types, out));
+        }
+        while let Some(e) = self.dfs.next_edge() {
+            self.steps += 1;
+            if self.steps.is_multiple_of(1024) {
+                ctx.check_interrupt()?;
+            }
+            if self.dfs.path_has_rel(e.rel) || excluded(e.rel) {
+                continue;
+            }
+            self.dfs.push(e.other, e.rel);
+            let d = self.dfs.depth() as u64;
+            if last_hop(d) {
+                self.take_last_hop(e.other, types, &excluded, g);
+            }
+            if d + 1 < max {
+                let (dir, dfs) = (self.dir, &mut self.dfs);
+                dfs.expand_top(|_, out| g.node_edges(e.other, dir, types, out));
+            }
+        }
+        Ok(())
+    }
+
+    /// Emits the ends of the current trail extended by one relationship out of `c` (the
+    /// trail's end), skipping what an earlier visit of `c` already emitted.
+    fn take_last_hop(
+        &mut self,
+        c: NodeId,
+        types: &[TokenId],
+        excluded: &dyn Fn(RelId) -> bool,
+        g: &dyn Graph,
+    ) {
+        let (dfs, emitted, ends) = (&self.dfs, &mut self.emitted, &mut self.ends);
+        match self.pending.get_mut(&c) {
+            Some(left) => left.retain(|e| {
+                if dfs.path_has_rel(e.rel) {
+                    true
+                } else {
+                    Self::emit(emitted, ends, e.other);
+                    false
+                }
+            }),
+            None => {
+                let mut left = Vec::new();
+                g.for_each_edge(c, self.dir, types, &mut |e: Edge| {
+                    if excluded(e.rel) {
+                        // Outside the path's control: never usable.
+                    } else if dfs.path_has_rel(e.rel) {
+                        left.push(e);
+                    } else {
+                        Self::emit(emitted, ends, e.other);
+                    }
+                });
+                self.pending.insert(c, left);
+            }
+        }
+    }
+}
+
+impl Operator for PruningVarExpand {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+        self.ends.clear();
+        self.pos = 0;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(cur) = &self.cur {
+                if let Some(&end) = self.ends.get(self.pos) {
+                    self.pos += 1;
+                    let mut row = ctx.row_like(cur);
+                    row[self.to] = Value::Node(end);
+                    return Ok(Some(row));
+                }
+                if let Some(r) = self.cur.take() {
+                    ctx.recycle(r);
+                }
+            }
+            let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
+            ctx.check_interrupt()?;
+            let Value::Node(from) = r[self.from] else { continue };
+            let types = resolve_types(g, &self.types);
+            match types {
+                Some(types) => self.compute(from, &r, &types, ctx, g)?,
+                None => {
+                    // No such type: only the zero-length path can match.
+                    self.ends.clear();
+                    self.pos = 0;
+                    if self.min == 0 {
+                        self.ends.push(from);
+                    }
+                }
             }
             self.cur = Some(r);
         }
