@@ -546,7 +546,8 @@ impl WorkspacePool {
         PooledWorkspace { ws, pool: self }
     }
 
-    /// Idle workspaces and the bytes they hold (for tests and memory reporting).
+    /// Idle workspaces and the bytes they hold.
+    #[cfg(test)]
     pub(crate) fn idle(&self) -> (usize, usize) {
         let idle = self.idle.lock();
         (idle.len(), idle.iter().map(Workspace::capacity_bytes).sum())
