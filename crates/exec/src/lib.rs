@@ -300,7 +300,8 @@ impl Execution {
             )
             .with_detail("MissingParameter"));
         }
-        let root = runtime::build(&q.plan.root, &mut Builder { next_id: 0 });
+        let root =
+            runtime::build(&q.plan.root, &mut Builder { next_id: 0, read_only: !q.plan.is_write });
         let mut ctx = Ctx::new(values, q.plan.profile);
         ctx.procs = q.procs.clone();
         let n = count_ops(&q.plan.root);
