@@ -1,7 +1,7 @@
-//! Batched node scans and aggregations fused with their scan must not change results: every
-//! query here runs twice, plainly (read-only, so scans fetch ids in batches and an aggregation
-//! over a scan drives it itself) and under `PROFILE` (which counts rows per operator and so
-//! runs the plain row-at-a-time operators, with one `next_node` call per node). Data lives in
+//! Aggregations fused with their node scan (ids fetched in batches) and the property-read memo
+//! of read-only statements must not change results: every query here runs twice, plainly and
+//! under `PROFILE` (which counts rows per operator and so runs the plain row-at-a-time
+//! operators, with one `next_node` call per node). Data lives in
 //! the compact base (after a checkpoint), in the delta (committed since, with label changes
 //! and deletions), in an open transaction's own uncommitted writes, and after recovery; there
 //! are more nodes than one scan batch holds.

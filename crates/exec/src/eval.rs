@@ -121,7 +121,30 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
                 match row.get(s) {
                     Some(&Value::Node(id)) => {
                         let tok = ctx.token(&*g, TokenKind::PropertyKey, key);
-                        return entity_property(&Value::Node(id), tok, g);
+                        if !ctx.read_only {
+                            return entity_property(&Value::Node(id), tok, g);
+                        }
+                        let Some(t) = tok else {
+                            return entity_property(&Value::Node(id), tok, g);
+                        };
+                        if let Some((n, k, v)) = &ctx.last_prop {
+                            if *n == id && *k == t {
+                                return Ok(v.clone());
+                            }
+                        }
+                        let v = entity_property(&Value::Node(id), tok, g)?;
+                        // Only values that are cheap to copy are remembered.
+                        if matches!(
+                            v,
+                            Value::Null
+                                | Value::Bool(_)
+                                | Value::Int(_)
+                                | Value::Float(_)
+                                | Value::String(_)
+                        ) {
+                            ctx.last_prop = Some((id, t, v.clone()));
+                        }
+                        return Ok(v);
                     }
                     Some(&Value::Relationship(id)) => {
                         let tok = ctx.token(&*g, TokenKind::PropertyKey, key);

@@ -55,6 +55,13 @@ pub(crate) struct Ctx {
     tokens: Vec<(usize, TokenKind, TokenId, Arc<str>)>,
     /// Rows consumed by an operator, kept for reuse (see [`Ctx::row_like`]).
     spare_rows: Vec<Row>,
+    /// Set for statements that never write: the graph then cannot change during one call of
+    /// `Execution::next` (another statement of the transaction may run between calls, so
+    /// each call starts with `last_prop` cleared), and the last node property read may be
+    /// answered again from `last_prop` (a filter and a grouping key, or several aggregates,
+    /// reading the same `n.key` of one row).
+    pub read_only: bool,
+    pub last_prop: Option<(NodeId, TokenId, Value)>,
 }
 
 /// Spare rows kept for reuse.
@@ -79,6 +86,8 @@ impl Ctx {
             estimates: None,
             tokens: Vec::new(),
             spare_rows: Vec::new(),
+            read_only: false,
+            last_prop: None,
         }
     }
 
@@ -177,13 +186,15 @@ pub(crate) trait Operator: Send {
 
 pub(crate) struct Builder {
     pub next_id: usize,
-    /// The statement never writes, so the graph cannot change while it runs: scans may then
-    /// fetch node ids in batches ([`Graph::next_nodes`]). Subquery plans are built with
-    /// `false` (conservatively, they are not checked separately).
+    /// The statement never writes, so the graph cannot change while one call of
+    /// `Execution::next` runs (another statement of the same transaction may run between two
+    /// calls): an aggregation, which consumes its whole input in one call, may then drive a
+    /// node scan itself with ids fetched in batches ([`Graph::next_nodes`]). Subquery plans
+    /// are built with `false` (conservatively, they are not checked separately).
     pub read_only: bool,
 }
 
-/// Node ids a batched scan fetches per call.
+/// Node ids a fused scan fetches per call.
 const SCAN_BATCH: usize = 256;
 
 /// Builds the operator tree for a plan. Operators get pre-order numbers for PROFILE.
@@ -247,9 +258,6 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             cur: None,
             next_id: 0,
             tok: None,
-            batch: b.read_only.then(Vec::new),
-            pos: 0,
-            done: false,
         }),
         Op::NodeIndexSeek { input, slot, label, key, value } => Box::new(IndexSeek {
             input: build(input, b),
@@ -501,11 +509,6 @@ struct NodeScan {
     cur: Option<Row>,
     next_id: u64,
     tok: Option<TokenId>,
-    /// In read-only statements: ids fetched ahead (`batch[pos..]` not yet produced), and
-    /// whether the last fetch ended the scan.
-    batch: Option<Vec<NodeId>>,
-    pos: usize,
-    done: bool,
 }
 
 impl Operator for NodeScan {
@@ -526,31 +529,9 @@ impl Operator for NodeScan {
                     }
                 }
                 self.cur = Some(r);
-                self.pos = 0;
-                self.done = false;
-                if let Some(b) = &mut self.batch {
-                    b.clear();
-                }
             }
-            let next = match &mut self.batch {
-                None => {
-                    ctx.check_interrupt()?;
-                    g.next_node(self.tok, NodeId(self.next_id))
-                }
-                Some(b) => {
-                    if self.pos == b.len() && !self.done {
-                        ctx.check_interrupt()?;
-                        b.clear();
-                        self.pos = 0;
-                        g.next_nodes(self.tok, NodeId(self.next_id), SCAN_BATCH, b);
-                        self.done = b.len() < SCAN_BATCH;
-                    }
-                    let id = b.get(self.pos).copied();
-                    self.pos += 1;
-                    id
-                }
-            };
-            match next {
+            ctx.check_interrupt()?;
+            match g.next_node(self.tok, NodeId(self.next_id)) {
                 Some(id) => {
                     self.next_id = id.0 + 1;
                     // Reuses a row an aggregation consumed (no allocation per scanned node).
