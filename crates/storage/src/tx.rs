@@ -81,6 +81,16 @@ pub struct Transaction {
     tokens: Arc<crate::mvcc::Tokens>,
 }
 
+/// The smaller of two optional ids, `None` only if both are.
+#[inline]
+fn min_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
 fn outdated(kind: &str, id: u64) -> Error {
     Error::new(
         Status::TransactionOutdated,
@@ -297,7 +307,9 @@ impl Transaction {
                 committed_more = committed.len() == max;
             }
             let c = committed.get(ci).copied();
-            let Some(cand) = [c, own_next, base_next].into_iter().flatten().min() else {
+            // (Plain comparisons: collecting the three into an array and taking its minimum
+            // costs a store-forwarding stall per node.)
+            let Some(cand) = min_opt(min_opt(c, own_next), base_next) else {
                 return;
             };
             if c == Some(cand) {
