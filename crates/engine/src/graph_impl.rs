@@ -61,6 +61,9 @@ impl Graph for TxGraph<'_> {
     fn next_node(&self, label: Option<TokenId>, from: NodeId) -> Option<NodeId> {
         self.tx.next_node(label, from)
     }
+    fn next_nodes(&self, label: Option<TokenId>, from: NodeId, max: usize, out: &mut Vec<NodeId>) {
+        self.tx.next_nodes(label, from, max, out)
+    }
     fn node_exists(&self, id: NodeId) -> bool {
         self.tx.node_exists(id)
     }

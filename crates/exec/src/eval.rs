@@ -115,6 +115,44 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
         PExpr::Param(i) => ctx.params.get(*i).cloned().unwrap_or(Value::Null),
         PExpr::Slot(s) => row.get(*s).cloned().unwrap_or(Value::Null),
         PExpr::Property(base, key) => {
+            // `n.key` on a node or relationship in a slot (the common case): read the id in
+            // place, without copying the value or recursing.
+            if let PExpr::Slot(s) = **base {
+                match row.get(s) {
+                    Some(&Value::Node(id)) => {
+                        let tok = ctx.token(&*g, TokenKind::PropertyKey, key);
+                        if !ctx.read_only {
+                            return entity_property(&Value::Node(id), tok, g);
+                        }
+                        let Some(t) = tok else {
+                            return entity_property(&Value::Node(id), tok, g);
+                        };
+                        if let Some((n, k, v)) = &ctx.last_prop {
+                            if *n == id && *k == t {
+                                return Ok(v.clone());
+                            }
+                        }
+                        let v = entity_property(&Value::Node(id), tok, g)?;
+                        // Only values that are cheap to copy are remembered.
+                        if matches!(
+                            v,
+                            Value::Null
+                                | Value::Bool(_)
+                                | Value::Int(_)
+                                | Value::Float(_)
+                                | Value::String(_)
+                        ) {
+                            ctx.last_prop = Some((id, t, v.clone()));
+                        }
+                        return Ok(v);
+                    }
+                    Some(&Value::Relationship(id)) => {
+                        let tok = ctx.token(&*g, TokenKind::PropertyKey, key);
+                        return entity_property(&Value::Relationship(id), tok, g);
+                    }
+                    _ => {}
+                }
+            }
             let b = eval(base, row, ctx, g)?;
             match b {
                 Value::Node(_) | Value::Relationship(_) => {

@@ -76,6 +76,19 @@ pub trait Graph {
     // ---- nodes ----
     /// The first visible node with id `>= from` (and the label, if given), in id order.
     fn next_node(&self, label: Option<TokenId>, from: NodeId) -> Option<NodeId>;
+    /// Appends to `out` the visible nodes with id `>= from` (and the label, if given), in id
+    /// order, stopping after `max` of them; fewer than `max` means the scan is complete. The
+    /// same nodes as repeated `next_node` calls; the engine's implementation does the
+    /// per-call work (locks, label lookup) once per batch. Only valid while the graph does
+    /// not change, i.e. in read-only statements.
+    fn next_nodes(&self, label: Option<TokenId>, from: NodeId, max: usize, out: &mut Vec<NodeId>) {
+        let mut cur = from;
+        for _ in 0..max {
+            let Some(id) = self.next_node(label, cur) else { return };
+            out.push(id);
+            cur = NodeId(id.0 + 1);
+        }
+    }
     fn node_exists(&self, id: NodeId) -> bool;
     fn node_labels(&self, id: NodeId) -> Vec<TokenId>;
     fn node_has_label(&self, id: NodeId, label: TokenId) -> bool;

@@ -309,9 +309,12 @@ impl Execution {
             )
             .with_detail("MissingParameter"));
         }
-        let root = runtime::build(&q.plan.root, &mut Builder { next_id: 0 });
+        let root =
+            runtime::build(&q.plan.root, &mut Builder { next_id: 0, read_only: !q.plan.is_write });
         let mut ctx = Ctx::new(values, q.plan.profile);
         ctx.procs = q.procs.clone();
+        // PROFILE runs without the memo: it is the row-at-a-time reference in tests.
+        ctx.read_only = !q.plan.is_write && !q.plan.profile;
         let n = count_ops(&q.plan.root);
         ctx.rows = vec![0; n];
         if q.plan.profile {
@@ -329,6 +332,8 @@ impl Execution {
             return Ok(None);
         }
         arbor_model::temporal_build::set_statement_time(Some(self.statement_time));
+        // Another statement of the transaction may have written since the last call.
+        self.ctx.last_prop = None;
         let row = self.next_row(g);
         arbor_model::temporal_build::set_statement_time(None);
         row

@@ -55,6 +55,13 @@ pub(crate) struct Ctx {
     tokens: Vec<(usize, TokenKind, TokenId, Arc<str>)>,
     /// Rows consumed by an operator, kept for reuse (see [`Ctx::row_like`]).
     spare_rows: Vec<Row>,
+    /// Set for statements that never write: the graph then cannot change during one call of
+    /// `Execution::next` (another statement of the transaction may run between calls, so
+    /// each call starts with `last_prop` cleared), and the last node property read may be
+    /// answered again from `last_prop` (a filter and a grouping key, or several aggregates,
+    /// reading the same `n.key` of one row).
+    pub read_only: bool,
+    pub last_prop: Option<(NodeId, TokenId, Value)>,
 }
 
 /// Spare rows kept for reuse.
@@ -79,6 +86,8 @@ impl Ctx {
             estimates: None,
             tokens: Vec::new(),
             spare_rows: Vec::new(),
+            read_only: false,
+            last_prop: None,
         }
     }
 
@@ -154,7 +163,7 @@ impl Ctx {
         let key = Arc::as_ptr(plan) as usize;
         let mut op = match self.subplans.remove(&key) {
             Some(op) => op,
-            None => build(plan, &mut Builder { next_id: usize::MAX / 2 }),
+            None => build(plan, &mut Builder { next_id: usize::MAX / 2, read_only: false }),
         };
         op.reset(row);
         let r = {
@@ -177,7 +186,16 @@ pub(crate) trait Operator: Send {
 
 pub(crate) struct Builder {
     pub next_id: usize,
+    /// The statement never writes, so the graph cannot change while one call of
+    /// `Execution::next` runs (another statement of the same transaction may run between two
+    /// calls): an aggregation, which consumes its whole input in one call, may then drive a
+    /// node scan itself with ids fetched in batches ([`Graph::next_nodes`]). Subquery plans
+    /// are built with `false` (conservatively, they are not checked separately).
+    pub read_only: bool,
 }
+
+/// Node ids a fused scan fetches per call.
+const SCAN_BATCH: usize = 256;
 
 /// Builds the operator tree for a plan. Operators get pre-order numbers for PROFILE.
 pub(crate) fn build(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
@@ -353,6 +371,8 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             Box::new(Project { input: build(input, b), items: items.clone() })
         }
         Op::Aggregate { input, keys, aggs } => Box::new(Aggregate {
+            scan: if b.read_only { FusedScan::of(input) } else { None },
+            reuse: reused_args(aggs),
             input: build(input, b),
             keys: keys.clone(),
             aggs: aggs.clone(),
@@ -1757,10 +1777,64 @@ impl Operator for Project {
 
 struct Aggregate {
     input: Box<dyn Operator>,
+    /// Set when the input is a node scan (with an optional filter) of the argument row in a
+    /// read-only statement: the aggregation then drives the scan itself (see [`FusedScan`]).
+    scan: Option<FusedScan>,
+    /// Per aggregate: the earlier aggregate whose (single) argument is the same property read
+    /// (`min(n.x), max(n.x)`), evaluated once per row and shared.
+    reuse: Vec<Option<usize>>,
     keys: Vec<(Slot, PExpr)>,
     aggs: Vec<(Slot, AggCall)>,
     arg: Row,
     out: Option<std::vec::IntoIter<Row>>,
+}
+
+/// A node scan, optionally filtered, feeding an aggregation directly: ids are fetched in
+/// batches and each node is written into one working row that is filtered and aggregated in
+/// place, so no row is copied, produced or recycled per node and no operator is called per
+/// node. Equivalent to `Aggregate(Filter(NodeScan(Argument)))` pulled row by row, which still
+/// runs under PROFILE (it counts rows per operator).
+struct FusedScan {
+    slot: Slot,
+    label: Option<Name>,
+    pred: Option<PExpr>,
+}
+
+impl FusedScan {
+    fn of(input: &Op) -> Option<FusedScan> {
+        let (scan, pred) = match input {
+            Op::Filter { input, pred } => (&**input, Some(pred.clone())),
+            other => (other, None),
+        };
+        match scan {
+            Op::NodeScan { input, slot, label } if matches!(**input, Op::Argument) => {
+                Some(FusedScan { slot: *slot, label: label.clone(), pred })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// For each aggregate, the first earlier one whose single argument is the same property read of
+/// the same slot. Only property reads are shared: they give the same value twice within a row,
+/// which a general expression (`rand()`) need not.
+fn reused_args(aggs: &[(Slot, AggCall)]) -> Vec<Option<usize>> {
+    let prop = |c: &AggCall| match c.args.as_slice() {
+        [PExpr::Property(b, k)] if !c.count_star => match **b {
+            PExpr::Slot(s) => Some((s, k.clone())),
+            _ => None,
+        },
+        _ => None,
+    };
+    let props: Vec<_> = aggs.iter().map(|(_, c)| prop(c)).collect();
+    props
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let p = p.as_ref()?;
+            props[..i].iter().position(|q| q.as_ref() == Some(p))
+        })
+        .collect()
 }
 
 /// One group: its key values and one accumulator per aggregate.
@@ -1772,6 +1846,143 @@ fn new_acc(call: &AggCall) -> Result<Box<dyn Accumulator>> {
     Ok(functions::new_accumulator(kind, call.distinct))
 }
 
+fn new_accs(aggs: &[(Slot, AggCall)]) -> Result<Vec<Box<dyn Accumulator>>> {
+    let mut accs = Vec::with_capacity(aggs.len());
+    for (_, call) in aggs {
+        accs.push(new_acc(call)?);
+    }
+    Ok(accs)
+}
+
+/// The groups of one aggregation run. Buffers are reused across rows: a key is only allocated
+/// when it starts a new group, and one grouping key (the common case) is hashed on its own,
+/// not as a one-element vector.
+#[derive(Default)]
+struct Groups {
+    index: FxHashMap<Vec<GroupKey>, usize>,
+    index1: FxHashMap<GroupKey, usize>,
+    groups: Vec<Group>,
+    args: Vec<Value>,
+    /// Each aggregate's argument in the current row, kept where a later one reuses it.
+    shared: Vec<Value>,
+    kv: Vec<Value>,
+    gk: Vec<GroupKey>,
+}
+
+impl Groups {
+    fn add(
+        &mut self,
+        keys: &[(Slot, PExpr)],
+        aggs: &[(Slot, AggCall)],
+        reuse: &[Option<usize>],
+        r: &mut Row,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<()> {
+        let gi = match keys {
+            [] => {
+                // Global aggregation: one group, no hashing.
+                if self.groups.is_empty() {
+                    self.groups.push((Vec::new(), new_accs(aggs)?));
+                }
+                0
+            }
+            [(_, e)] => {
+                let v = eval(e, r, ctx, g)?;
+                let k = group_key(&v);
+                match self.index1.get(&k) {
+                    Some(i) => *i,
+                    None => {
+                        self.groups.push((vec![v], new_accs(aggs)?));
+                        self.index1.insert(k, self.groups.len() - 1);
+                        self.groups.len() - 1
+                    }
+                }
+            }
+            _ => {
+                self.kv.clear();
+                for (_, e) in keys {
+                    let v = eval(e, r, ctx, g)?;
+                    self.kv.push(v);
+                }
+                self.gk.clear();
+                self.gk.extend(self.kv.iter().map(group_key));
+                match self.index.get(&self.gk) {
+                    Some(i) => *i,
+                    None => {
+                        self.groups.push((std::mem::take(&mut self.kv), new_accs(aggs)?));
+                        self.index.insert(std::mem::take(&mut self.gk), self.groups.len() - 1);
+                        self.groups.len() - 1
+                    }
+                }
+            }
+        };
+        for (ai, (_, call)) in aggs.iter().enumerate() {
+            self.args.clear();
+            if call.count_star {
+                self.args.push(Value::Bool(true));
+            } else if let Some(Some(j)) = reuse.get(ai) {
+                let v = self.shared.get(*j).cloned().unwrap_or(Value::Null);
+                self.args.push(v);
+            } else {
+                for a in &call.args {
+                    let v = eval(a, r, ctx, g)?;
+                    self.args.push(v);
+                }
+            }
+            if reuse.iter().any(|j| *j == Some(ai)) {
+                if self.shared.len() < aggs.len() {
+                    self.shared.resize(aggs.len(), Value::Null);
+                }
+                self.shared[ai] = self.args.first().cloned().unwrap_or(Value::Null);
+            }
+            self.groups[gi].1[ai].update(&self.args)?;
+        }
+        Ok(())
+    }
+}
+
+impl Aggregate {
+    /// Runs the fused scan into `groups` (see [`FusedScan`]).
+    fn scan_into(
+        &self,
+        scan: &FusedScan,
+        groups: &mut Groups,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<()> {
+        let tok = match &scan.label {
+            None => None,
+            Some(l) => match g.token_id(TokenKind::Label, l) {
+                Some(t) => Some(t),
+                // No such label: the scan is empty.
+                None => return Ok(()),
+            },
+        };
+        let mut row = self.arg.clone();
+        let mut ids = Vec::with_capacity(SCAN_BATCH);
+        let mut from = NodeId(0);
+        loop {
+            ctx.check_interrupt()?;
+            ids.clear();
+            g.next_nodes(tok, from, SCAN_BATCH, &mut ids);
+            for id in &ids {
+                row[scan.slot] = Value::Node(*id);
+                if let Some(p) = &scan.pred {
+                    if !eval_pred(p, &mut row, ctx, g)? {
+                        continue;
+                    }
+                }
+                groups.add(&self.keys, &self.aggs, &self.reuse, &mut row, ctx, g)?;
+            }
+            match ids.last() {
+                Some(last) if ids.len() == SCAN_BATCH => from = NodeId(last.0 + 1),
+                _ => return Ok(()),
+            }
+        }
+    }
+}
+
 impl Operator for Aggregate {
     fn reset(&mut self, arg: &Row) {
         self.input.reset(arg);
@@ -1780,63 +1991,19 @@ impl Operator for Aggregate {
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         if self.out.is_none() {
-            // Fast hashing, and key buffers reused across rows: a key is only allocated when
-            // it starts a new group.
-            let mut index: FxHashMap<Vec<GroupKey>, usize> = FxHashMap::default();
-            let mut groups: Vec<Group> = Vec::new();
-            let mut args = Vec::new();
-            let mut kv: Vec<Value> = Vec::with_capacity(self.keys.len());
-            let mut gk: Vec<GroupKey> = Vec::with_capacity(self.keys.len());
-            while let Some(mut r) = self.input.next(ctx, g)? {
-                let gi = if self.keys.is_empty() {
-                    // Global aggregation: one group, no hashing.
-                    if groups.is_empty() {
-                        let mut accs = Vec::with_capacity(self.aggs.len());
-                        for (_, call) in &self.aggs {
-                            accs.push(new_acc(call)?);
-                        }
-                        groups.push((Vec::new(), accs));
+            let mut groups = Groups::default();
+            match &self.scan {
+                Some(scan) if !ctx.profile => self.scan_into(scan, &mut groups, ctx, g)?,
+                _ => {
+                    while let Some(mut r) = self.input.next(ctx, g)? {
+                        groups.add(&self.keys, &self.aggs, &self.reuse, &mut r, ctx, g)?;
+                        ctx.recycle(r);
                     }
-                    0
-                } else {
-                    kv.clear();
-                    for (_, e) in &self.keys {
-                        kv.push(eval(e, &mut r, ctx, g)?);
-                    }
-                    gk.clear();
-                    gk.extend(kv.iter().map(group_key));
-                    match index.get(&gk) {
-                        Some(i) => *i,
-                        None => {
-                            let mut accs = Vec::with_capacity(self.aggs.len());
-                            for (_, call) in &self.aggs {
-                                accs.push(new_acc(call)?);
-                            }
-                            groups.push((std::mem::take(&mut kv), accs));
-                            index.insert(std::mem::take(&mut gk), groups.len() - 1);
-                            groups.len() - 1
-                        }
-                    }
-                };
-                for (ai, (_, call)) in self.aggs.iter().enumerate() {
-                    args.clear();
-                    if call.count_star {
-                        args.push(Value::Bool(true));
-                    } else {
-                        for a in &call.args {
-                            args.push(eval(a, &mut r, ctx, g)?);
-                        }
-                    }
-                    groups[gi].1[ai].update(&args)?;
                 }
-                ctx.recycle(r);
             }
+            let mut groups = groups.groups;
             if groups.is_empty() && self.keys.is_empty() {
-                let mut accs = Vec::new();
-                for (_, call) in &self.aggs {
-                    accs.push(new_acc(call)?);
-                }
-                groups.push((Vec::new(), accs));
+                groups.push((Vec::new(), new_accs(&self.aggs)?));
             }
             let mut rows = Vec::with_capacity(groups.len());
             for (kv, mut accs) in groups {

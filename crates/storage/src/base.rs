@@ -969,6 +969,13 @@ impl Base {
         self.label_bits.get(&label)?.next_from(from).filter(|id| *id < self.node_end)
     }
 
+    /// The base nodes that have `label` in the base (a superset of the visible ones: dirty
+    /// rows must still be checked), and the end of the base's id range; for scans that walk
+    /// the bits themselves instead of looking the label up per node.
+    pub fn label_bits(&self, label: u32) -> Option<(&Bits, u64)> {
+        self.label_bits.get(&label).map(|b| (b, self.node_end))
+    }
+
     /// The first base relationship `>= from` whose type is one of `types`.
     pub fn next_rel_of_types(&self, types: &[u32], from: u64) -> Option<u64> {
         if !types.iter().any(|t| self.rel_types.contains(t)) {

@@ -224,7 +224,19 @@ impl<'a> Dec<'a> {
     pub fn f64(&mut self) -> Result<f64> {
         Ok(f64::from_le_bytes(self.arr()?))
     }
+    /// An unsigned varint. The one-byte case (small ints, property headers, interned string
+    /// ids) is inlined: property reads decode several per value.
+    #[inline]
     pub fn var(&mut self) -> Result<u64> {
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(b));
+            }
+        }
+        self.var_long()
+    }
+    fn var_long(&mut self) -> Result<u64> {
         let mut v: u64 = 0;
         for shift in (0..64).step_by(7) {
             let b = self.u8()?;

@@ -407,6 +407,31 @@ fn check_view(tx: &Transaction, g: &Graph) {
         assert_eq!(ids, expect, "label scan {l}");
         assert_eq!(tx.count_nodes(Some(l)), expect.len() as u64, "count {l}");
     }
+    // Batched scans (small batches, so batch boundaries fall everywhere) give the same ids.
+    for label in std::iter::once(None).chain((0..LABELS).map(Some)) {
+        let expect: Vec<u64> = g
+            .nodes
+            .iter()
+            .filter(|(_, (ls, _))| label.is_none_or(|l| ls.contains(&l)))
+            .map(|(id, _)| *id)
+            .collect();
+        for max in [1, 2, 3, 7] {
+            let mut ids = Vec::new();
+            let mut batch = Vec::new();
+            let mut cur = NodeId(0);
+            loop {
+                batch.clear();
+                tx.next_nodes(label, cur, max, &mut batch);
+                assert!(batch.len() <= max);
+                ids.extend(batch.iter().map(|n| n.0));
+                match batch.last() {
+                    Some(last) if batch.len() == max => cur = NodeId(last.0 + 1),
+                    _ => break,
+                }
+            }
+            assert_eq!(ids, expect, "batched scan {label:?} by {max}");
+        }
+    }
     for (id, (ls, props)) in &g.nodes {
         let n = NodeId(*id);
         assert_eq!(tx.node_labels(n), ls.iter().copied().collect::<Vec<_>>());

@@ -81,6 +81,16 @@ pub struct Transaction {
     tokens: Arc<crate::mvcc::Tokens>,
 }
 
+/// The smaller of two optional ids, `None` only if both are.
+#[inline]
+fn min_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
 fn outdated(kind: &str, id: u64) -> Error {
     Error::new(
         Status::TransactionOutdated,
@@ -246,6 +256,76 @@ impl Transaction {
                 }
                 cur = cand + 1;
             },
+        }
+    }
+
+    /// Appends to `out` the visible nodes with id `>= from` (and the label, if given), in id
+    /// order, stopping after `max` of them; fewer than `max` appended means the scan is
+    /// complete. Gives exactly what repeated [`next_node`](Self::next_node) calls give, but
+    /// takes the committed label set's lock and looks the label up once per batch instead of
+    /// once per node.
+    pub fn next_nodes(
+        &self,
+        label: Option<TokenId>,
+        from: NodeId,
+        max: usize,
+        out: &mut Vec<NodeId>,
+    ) {
+        let mut cur = from.0;
+        let mut left = max;
+        let Some(l) = label else {
+            let end = self.core.next_node.load(Ordering::Acquire);
+            while cur < end && left > 0 {
+                if self.node_exists(NodeId(cur)) {
+                    out.push(NodeId(cur));
+                    left -= 1;
+                }
+                cur += 1;
+            }
+            return;
+        };
+        // Candidates come from three sorted sources: nodes labelled by commits after the base
+        // (copied out in chunks, so no lock is held while rows are checked), this
+        // transaction's own labels, and the base's label bits. Each candidate is then checked
+        // against the version this transaction sees, as `next_node` does.
+        let own = self.tx_labels.get(&l);
+        let bits = self.base.label_bits(l);
+        let mut committed: Vec<u64> = Vec::new();
+        let mut ci = 0;
+        // Whether `committed` may be missing ids past its last one (it was cut at `max`).
+        let mut committed_more = true;
+        let mut own_next = own.and_then(|s| s.range(cur..).next().copied());
+        let mut base_next = bits.and_then(|(b, end)| b.next_from(cur).filter(|id| *id < end));
+        while left > 0 {
+            if ci == committed.len() && committed_more {
+                committed.clear();
+                ci = 0;
+                let sets = self.core.label_sets.read();
+                if let Some(s) = sets.get(&l) {
+                    committed.extend(s.range(cur..).take(max));
+                }
+                committed_more = committed.len() == max;
+            }
+            let c = committed.get(ci).copied();
+            // (Plain comparisons: collecting the three into an array and taking its minimum
+            // costs a store-forwarding stall per node.)
+            let Some(cand) = min_opt(min_opt(c, own_next), base_next) else {
+                return;
+            };
+            if c == Some(cand) {
+                ci += 1;
+            }
+            if own_next == Some(cand) {
+                own_next = own.and_then(|s| s.range(cand + 1..).next().copied());
+            }
+            if base_next == Some(cand) {
+                base_next = bits.and_then(|(b, end)| b.next_from(cand + 1).filter(|id| *id < end));
+            }
+            cur = cand + 1;
+            if self.node_has_label(NodeId(cand), l) {
+                out.push(NodeId(cand));
+                left -= 1;
+            }
         }
     }
 
