@@ -115,6 +115,15 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
         PExpr::Param(i) => ctx.params.get(*i).cloned().unwrap_or(Value::Null),
         PExpr::Slot(s) => row.get(*s).cloned().unwrap_or(Value::Null),
         PExpr::Property(base, key) => {
+            // `r.key` on a map (or materialized entity) in a row slot: read it in place, as
+            // cloning the whole map for one of its values costs a map per access.
+            if let PExpr::Slot(s) = **base {
+                if let Some(b @ (Value::Map(_) | Value::NodeData(_) | Value::RelData(_))) =
+                    row.get(s)
+                {
+                    return property(b, key, g);
+                }
+            }
             let b = eval(base, row, ctx, g)?;
             match b {
                 Value::Node(_) | Value::Relationship(_) => {

@@ -284,12 +284,13 @@ pub struct Execution {
 
 impl Execution {
     /// Fails with ParameterMissing if a parameter the query uses is absent.
-    pub fn start(q: Arc<PreparedQuery>, params: PropertyMap) -> Result<Execution> {
+    pub fn start(q: Arc<PreparedQuery>, mut params: PropertyMap) -> Result<Execution> {
         let mut values = Vec::with_capacity(q.plan.params.len());
         let mut missing = Vec::new();
+        // Moved, not cloned: a 10,000-row `$batch` is the whole request.
         for p in &q.plan.params {
-            match params.get(&**p) {
-                Some(v) => values.push(v.clone()),
+            match params.remove(&**p) {
+                Some(v) => values.push(v),
                 None => missing.push(p.to_string()),
             }
         }
@@ -300,7 +301,8 @@ impl Execution {
             )
             .with_detail("MissingParameter"));
         }
-        let root = runtime::build(&q.plan.root, &mut Builder { next_id: 0 });
+        let take_unwind = runtime::unwind_taking_param(&q.plan);
+        let root = runtime::build(&q.plan.root, &mut Builder { next_id: 0, take_unwind });
         let mut ctx = Ctx::new(values, q.plan.profile);
         ctx.procs = q.procs.clone();
         let n = count_ops(&q.plan.root);
