@@ -302,7 +302,16 @@ pub fn run(o: &CopyOptions, mut on_record: impl FnMut(&CopyRecord)) -> Result<Ve
                 std::fs::remove_dir_all(&dst_dir)
                     .map_err(|e| Error::new(Status::Io, format!("{}: {e}", dst_dir.display())))?;
             }
-            let target = Server::start(kind, &dst_dir, o.start_timeout)?;
+            let target = match Server::start(kind, &dst_dir, o.start_timeout) {
+                Ok(t) => t,
+                // Another process on this machine can take the free port we picked before the
+                // server binds it (seen with Neo4j's 17687-17699 range): start once more afresh.
+                Err(e) => {
+                    log(o, &format!("{}: target did not start ({e}); retrying", kind.name()));
+                    let _ = std::fs::remove_dir_all(&dst_dir);
+                    Server::start(kind, &dst_dir, o.start_timeout)?
+                }
+            };
             log(o, &format!("{}: {}", kind.name(), s.name()));
             let base_rss = metrics::rss_kib(std::process::id()).unwrap_or(0);
             metrics::reset_self_peak_rss();
