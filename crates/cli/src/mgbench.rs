@@ -307,11 +307,14 @@ pub fn copy(a: CopyArgs) -> anyhow::Result<()> {
     let load0 = metrics::load_average();
     let records = copy::run(&o, |r| {
         eprintln!(
-            "[copy] {:>5} {:<15} {:>8.2} s  {:>9.0} nodes/s  client peak {:>6.0} MiB (base {:.0})  {}",
+            "[copy] {:>5} {:<15} {:>8.2} s  {:>9.0} nodes/s  CPU s client {:.1} source {:.1} target {:.1}  client peak {:>6.0} MiB (base {:.0})  {}",
             r.target,
             r.strategy.name(),
             r.seconds,
             r.nodes as f64 / r.seconds.max(1e-9),
+            r.client_cpu_seconds,
+            r.source_cpu_seconds,
+            r.target_cpu_seconds,
             r.client_peak_rss_kib as f64 / 1024.0,
             r.client_base_rss_kib as f64 / 1024.0,
             if r.ok() { "verified".to_string() } else { format!("FAILED {:?}", r.error) }

@@ -148,6 +148,7 @@ pub(crate) fn plan_statement(stmt: &Statement, text: &str, res: &dyn Resolver) -
         res,
         nslots: 0,
         params: Vec::new(),
+        param_uses: Vec::new(),
         write: false,
         read: false,
         agg: None,
@@ -162,6 +163,7 @@ pub(crate) fn plan_statement(stmt: &Statement, text: &str, res: &dyn Resolver) -
         column_slots: cols.iter().map(|(_, s)| *s).collect(),
         num_slots: b.nslots,
         params: b.params,
+        param_uses: b.param_uses,
         is_write: b.write,
         is_read: b.read,
         explain,
@@ -174,6 +176,8 @@ struct Binder<'a> {
     res: &'a dyn Resolver,
     nslots: usize,
     params: Vec<Arc<str>>,
+    /// How many parameter expressions were bound per parameter (see [`Plan::param_uses`]).
+    param_uses: Vec<u32>,
     write: bool,
     read: bool,
     agg: Option<AggCtx>,
@@ -424,9 +428,13 @@ impl<'a> Binder<'a> {
 
     fn param(&mut self, name: &Arc<str>) -> usize {
         if let Some(i) = self.params.iter().position(|p| p == name) {
+            if let Some(u) = self.param_uses.get_mut(i) {
+                *u += 1;
+            }
             return i;
         }
         self.params.push(name.clone());
+        self.param_uses.push(1);
         self.params.len() - 1
     }
 

@@ -92,6 +92,10 @@ pub struct Plan {
     pub num_slots: usize,
     /// Parameter names the query uses, indexed by [`PExpr::Param`].
     pub params: Vec<Arc<str>>,
+    /// Per parameter, how many `PExpr::Param` the binder made for it. A parameter used once
+    /// can be moved out of the execution's parameters by its only reader (the executor does
+    /// this for a top-level `UNWIND $list`, so a batch is not copied).
+    pub param_uses: Vec<u32>,
     pub is_write: bool,
     pub is_read: bool,
     pub explain: bool,

@@ -150,6 +150,11 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
                         let tok = ctx.token(&*g, TokenKind::PropertyKey, key);
                         return entity_property(&Value::Relationship(id), tok, g);
                     }
+                    // `r.key` on a map (or materialized entity): read it in place, as cloning
+                    // the whole map for one of its values costs a map per access.
+                    Some(b @ (Value::Map(_) | Value::NodeData(_) | Value::RelData(_))) => {
+                        return property(b, key, g);
+                    }
                     _ => {}
                 }
             }

@@ -293,12 +293,13 @@ pub struct Execution {
 
 impl Execution {
     /// Fails with ParameterMissing if a parameter the query uses is absent.
-    pub fn start(q: Arc<PreparedQuery>, params: PropertyMap) -> Result<Execution> {
+    pub fn start(q: Arc<PreparedQuery>, mut params: PropertyMap) -> Result<Execution> {
         let mut values = Vec::with_capacity(q.plan.params.len());
         let mut missing = Vec::new();
+        // Moved, not cloned: a 10,000-row `$batch` is the whole request.
         for p in &q.plan.params {
-            match params.get(&**p) {
-                Some(v) => values.push(v.clone()),
+            match params.remove(&**p) {
+                Some(v) => values.push(v),
                 None => missing.push(p.to_string()),
             }
         }
@@ -309,8 +310,11 @@ impl Execution {
             )
             .with_detail("MissingParameter"));
         }
-        let root =
-            runtime::build(&q.plan.root, &mut Builder { next_id: 0, read_only: !q.plan.is_write });
+        let take_unwind = runtime::unwind_taking_param(&q.plan);
+        let root = runtime::build(
+            &q.plan.root,
+            &mut Builder { next_id: 0, read_only: !q.plan.is_write, take_unwind },
+        );
         let mut ctx = Ctx::new(values, q.plan.profile);
         ctx.procs = q.procs.clone();
         // PROFILE runs without the memo: it is the row-at-a-time reference in tests.

@@ -131,6 +131,25 @@ impl Ctx {
         Some(t)
     }
 
+    /// [`Ctx::token`] for writes: creates the token when it does not exist yet (tokens are
+    /// global and survive a rollback, so caching a created id is safe).
+    pub fn token_or_create(
+        &mut self,
+        g: &mut dyn Graph,
+        kind: TokenKind,
+        name: &Arc<str>,
+    ) -> Result<TokenId> {
+        if let Some(t) = self.token(g, kind, name) {
+            return Ok(t);
+        }
+        let t = g.get_or_create_token(kind, name)?;
+        let addr = Arc::as_ptr(name) as *const u8 as usize;
+        if self.tokens.len() < TOKEN_CACHE {
+            self.tokens.push((addr, kind, t, name.clone()));
+        }
+        Ok(t)
+    }
+
     pub fn check_interrupt(&self) -> Result<()> {
         if let Some(f) = &self.interrupt {
             if f.load(AtomicOrdering::Relaxed) {
@@ -163,7 +182,10 @@ impl Ctx {
         let key = Arc::as_ptr(plan) as usize;
         let mut op = match self.subplans.remove(&key) {
             Some(op) => op,
-            None => build(plan, &mut Builder { next_id: usize::MAX / 2, read_only: false }),
+            None => build(
+                plan,
+                &mut Builder { next_id: usize::MAX / 2, read_only: false, take_unwind: None },
+            ),
         };
         op.reset(row);
         let r = {
@@ -192,6 +214,29 @@ pub(crate) struct Builder {
     /// node scan itself with ids fetched in batches ([`Graph::next_nodes`]). Subquery plans
     /// are built with `false` (conservatively, they are not checked separately).
     pub read_only: bool,
+    /// Address of the one `Unwind` allowed to move its parameter list out of the execution's
+    /// parameters instead of copying it (see [`unwind_taking_param`]).
+    pub take_unwind: Option<usize>,
+}
+
+/// Finds the `UNWIND $list` whose list may be moved out of the parameters rather than copied:
+/// the parameter is read nowhere else in the plan, and the `Unwind` runs exactly once (it sits
+/// on the root's input chain, where no operator resets its input, directly over the top-level
+/// `Argument`, which yields one row). This is the batched-write shape
+/// `UNWIND $batch AS r CREATE ...`, where copying the list would copy the whole request.
+pub(crate) fn unwind_taking_param(plan: &arbor_cypher_plan::Plan) -> Option<usize> {
+    let mut op = &plan.root;
+    loop {
+        if let Op::Unwind { input, expr: PExpr::Param(i), .. } = op {
+            let once = plan.param_uses.get(*i) == Some(&1);
+            return (once && matches!(**input, Op::Argument)).then_some(op as *const Op as usize);
+        }
+        if matches!(op, Op::Union { .. } | Op::Argument) {
+            return None;
+        }
+        // The first child is always the operator's input stream, pulled once from start to end.
+        op = op.children().into_iter().next()?;
+    }
 }
 
 /// Node ids a fused scan fetches per call.
@@ -409,6 +454,10 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             arg: Vec::new(),
         }),
         Op::Unwind { input, expr, slot } => Box::new(Unwind {
+            take: match expr {
+                PExpr::Param(i) if b.take_unwind == Some(op as *const Op as usize) => Some(*i),
+                _ => None,
+            },
             input: build(input, b),
             expr: expr.clone(),
             slot: *slot,
@@ -2149,6 +2198,8 @@ impl Operator for SkipLimit {
 
 struct Unwind {
     input: Box<dyn Operator>,
+    /// The parameter to move out of `Ctx::params` instead of evaluating (copying) `expr`.
+    take: Option<usize>,
     expr: PExpr,
     slot: Slot,
     cur: Option<Row>,
@@ -2171,7 +2222,10 @@ impl Operator for Unwind {
                 self.cur = None;
             }
             let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
-            let v = eval(&self.expr, &mut r, ctx, g)?;
+            let v = match self.take.and_then(|i| ctx.params.get_mut(i)) {
+                Some(p) => std::mem::replace(p, Value::Null),
+                None => eval(&self.expr, &mut r, ctx, g)?,
+            };
             self.items = match v {
                 Value::List(items) => items.into_iter(),
                 Value::Null => Vec::new().into_iter(),
@@ -2444,6 +2498,27 @@ fn prop_list(
     merge: bool,
 ) -> Result<Vec<(TokenId, Value)>> {
     let Some(e) = e else { return Ok(Vec::new()) };
+    if let PExpr::Map(items) = e {
+        // A map literal (`CREATE (:L {a: r.a, ...})`): evaluate each value straight into the
+        // property list, with the key tokens cached per execution, instead of building a map
+        // with owned keys and looking every key up by name for every row. MERGE keeps the
+        // map path (its null error names the first null key in key order), and so does a
+        // literal repeating a key (the map keeps the last value, nulls included).
+        let distinct =
+            items.iter().enumerate().all(|(i, (k, _))| items[..i].iter().all(|(o, _)| o != k));
+        if !merge && distinct {
+            let mut out = Vec::with_capacity(items.len());
+            for (k, x) in items {
+                let v = eval(x, row, ctx, g)?;
+                if v.is_null() {
+                    continue;
+                }
+                let t = ctx.token_or_create(g, TokenKind::PropertyKey, k)?;
+                out.push((t, storable(v)?));
+            }
+            return Ok(out);
+        }
+    }
     let m = match eval(e, row, ctx, g)? {
         Value::Map(m) => m,
         Value::Null => return Ok(Vec::new()),

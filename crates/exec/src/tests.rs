@@ -782,3 +782,65 @@ fn var_length_expansion_lazily_on_the_path_stack() {
     assert!(matches!(find("Filter"), Some(Value::Int(2))), "{rows:?}");
     assert!(matches!(find("VarLengthExpand(All)"), Some(Value::Int(4))), "{rows:?}");
 }
+
+fn batch_param(n: i64) -> Value {
+    let rows = (1..=n)
+        .map(|i| {
+            let mut m = PropertyMap::new();
+            m.insert("id".into(), Value::Int(i));
+            m.insert("name".into(), Value::str(&format!("n{i}")));
+            m.insert("gone".into(), Value::Null);
+            Value::Map(m)
+        })
+        .collect();
+    Value::List(rows)
+}
+
+#[test]
+fn batched_create_moves_the_list_and_keeps_its_values() {
+    let mut g = MemGraph::new();
+    let b = batch_param(3);
+    // The batch shape: the UNWIND takes `$batch` out of the parameters.
+    let (_, _, stats) = run_q(
+        &mut g,
+        "UNWIND $batch AS r CREATE (:I {id: r.id, name: r.name, gone: r.gone})",
+        &[("batch", b.clone())],
+    )
+    .unwrap();
+    assert_eq!(stats.nodes_created, 3);
+    assert_eq!(stats.properties_set, 6, "null values are not set");
+    check(
+        &mut g,
+        "MATCH (n:I) RETURN n.id, n.name, keys(n) ORDER BY n.id",
+        &[],
+        &["1 | 'n1' | ['id', 'name']", "2 | 'n2' | ['id', 'name']", "3 | 'n3' | ['id', 'name']"],
+    );
+    // The same parameter read again after the UNWIND must still be there.
+    let (_, rows, _) = run_q(
+        &mut g,
+        "UNWIND $batch AS r CREATE (:J {id: r.id}) RETURN size($batch) AS s",
+        &[("batch", b.clone())],
+    )
+    .unwrap();
+    assert_eq!(rows, vec!["3", "3", "3"]);
+    // An UNWIND that runs once per outer row must see the whole list every time.
+    let (_, _, stats) = run_q(
+        &mut g,
+        "UNWIND [1, 2] AS x CALL { WITH x UNWIND $batch AS r CREATE (:K {id: r.id, x: x}) }",
+        &[("batch", b)],
+    )
+    .unwrap();
+    assert_eq!(stats.nodes_created, 6);
+    check(&mut g, "MATCH (n:K) RETURN count(*), sum(n.id), sum(n.x)", &[], &["6 | 12 | 9"]);
+}
+
+#[test]
+fn map_literal_properties_keep_map_semantics() {
+    let mut g = MemGraph::new();
+    // A repeated key keeps its last value, a null one included.
+    exec(&mut g, "CREATE (:D {a: 1, a: 2}), (:E {a: 1, a: null})");
+    check(&mut g, "MATCH (n:D) RETURN n.a", &[], &["2"]);
+    check(&mut g, "MATCH (n:E) RETURN keys(n)", &[], &["[]"]);
+    // Values that cannot be stored are still refused.
+    check_err(&mut g, "CREATE (:F {a: {b: 1}})", Status::TypeError, None);
+}

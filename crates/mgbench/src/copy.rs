@@ -72,6 +72,10 @@ pub struct CopyRecord {
     pub client_peak_rss_kib: u64,
     pub client_base_rss_kib: u64,
     pub client_cpu_seconds: f64,
+    /// CPU seconds the source and the target server used during the copy (what the servers
+    /// cost, independent of how loaded the machine was).
+    pub source_cpu_seconds: f64,
+    pub target_cpu_seconds: f64,
     pub copied: usize,
     pub checksum_ok: bool,
     pub error: Option<String>,
@@ -298,15 +302,26 @@ pub fn run(o: &CopyOptions, mut on_record: impl FnMut(&CopyRecord)) -> Result<Ve
                 std::fs::remove_dir_all(&dst_dir)
                     .map_err(|e| Error::new(Status::Io, format!("{}: {e}", dst_dir.display())))?;
             }
-            let target = Server::start(kind, &dst_dir, o.start_timeout)?;
+            let target = match Server::start(kind, &dst_dir, o.start_timeout) {
+                Ok(t) => t,
+                // Another process on this machine can take the free port we picked before the
+                // server binds it (seen with Neo4j's 17687-17699 range): start once more afresh.
+                Err(e) => {
+                    log(o, &format!("{}: target did not start ({e}); retrying", kind.name()));
+                    let _ = std::fs::remove_dir_all(&dst_dir);
+                    Server::start(kind, &dst_dir, o.start_timeout)?
+                }
+            };
             log(o, &format!("{}: {}", kind.name(), s.name()));
             let base_rss = metrics::rss_kib(std::process::id()).unwrap_or(0);
             metrics::reset_self_peak_rss();
             let cpu0 = metrics::self_cpu_seconds().unwrap_or(0.0);
+            let (src0, dst0) = (source.stats().cpu_seconds, target.stats().cpu_seconds);
             let t = Instant::now();
             let res = copy(s, &source.uri, &target.uri, o);
             let seconds = t.elapsed().as_secs_f64();
             let cpu = metrics::self_cpu_seconds().unwrap_or(0.0) - cpu0;
+            let (src1, dst1) = (source.stats().cpu_seconds, target.stats().cpu_seconds);
             let peak = metrics::self_peak_rss_kib().unwrap_or(0);
             let (copied, sum) = match &res {
                 Ok(()) => check_target(&target.uri)?,
@@ -322,6 +337,8 @@ pub fn run(o: &CopyOptions, mut on_record: impl FnMut(&CopyRecord)) -> Result<Ve
                 client_peak_rss_kib: peak,
                 client_base_rss_kib: base_rss,
                 client_cpu_seconds: cpu,
+                source_cpu_seconds: src1 - src0,
+                target_cpu_seconds: dst1 - dst0,
                 copied,
                 checksum_ok: sum == want,
                 error: res.err().map(|e| e.to_string()),
@@ -347,6 +364,8 @@ pub fn to_json(records: &[CopyRecord], meta: Json) -> String {
                 .with("client_peak_rss_mib", r.client_peak_rss_kib as f64 / 1024.0)
                 .with("client_base_rss_mib", r.client_base_rss_kib as f64 / 1024.0)
                 .with("client_cpu_seconds", r.client_cpu_seconds)
+                .with("source_cpu_seconds", r.source_cpu_seconds)
+                .with("target_cpu_seconds", r.target_cpu_seconds)
                 .with("copied", r.copied)
                 .with("checksum_ok", r.checksum_ok)
                 .with("error", r.error.clone())
@@ -361,7 +380,7 @@ pub fn to_markdown(records: &[CopyRecord], header: &str) -> String {
     let both =
         records.iter().any(|r| r.target == "arbor") && records.iter().any(|r| r.target == "neo4j");
     if both {
-        s.push_str("| strategy | Arbor s | Neo4j s | speed-up | Arbor client peak / base RSS MiB | Neo4j client peak / base RSS MiB | verified (A / N) | goal (>= 5x) |\n|---|---|---|---|---|---|---|---|\n");
+        s.push_str("| strategy | Arbor s | Neo4j s | speed-up | Arbor client peak / base RSS MiB | Neo4j client peak / base RSS MiB | server CPU s source + target (A / N) | verified (A / N) | goal (>= 5x) |\n|---|---|---|---|---|---|---|---|---|\n");
         for st in Strategy::ALL {
             let a = records.iter().find(|r| r.target == "arbor" && r.strategy == st);
             let n = records.iter().find(|r| r.target == "neo4j" && r.strategy == st);
@@ -369,7 +388,7 @@ pub fn to_markdown(records: &[CopyRecord], header: &str) -> String {
             let ratio = n.seconds / a.seconds.max(1e-9);
             let _ = writeln!(
                 s,
-                "| {} | {:.2} | {:.2} | {ratio:.1}x | {:.0} / {:.0} | {:.0} / {:.0} | {} / {} | {} |",
+                "| {} | {:.2} | {:.2} | {ratio:.1}x | {:.0} / {:.0} | {:.0} / {:.0} | {:.1} + {:.1} / {:.1} + {:.1} | {} / {} | {} |",
                 st.name(),
                 a.seconds,
                 n.seconds,
@@ -377,6 +396,10 @@ pub fn to_markdown(records: &[CopyRecord], header: &str) -> String {
                 a.client_base_rss_kib as f64 / 1024.0,
                 n.client_peak_rss_kib as f64 / 1024.0,
                 n.client_base_rss_kib as f64 / 1024.0,
+                a.source_cpu_seconds,
+                a.target_cpu_seconds,
+                n.source_cpu_seconds,
+                n.target_cpu_seconds,
                 if a.ok() { "ok" } else { "**FAIL**" },
                 if n.ok() { "ok" } else { "**FAIL**" },
                 if ratio >= 5.0 && a.ok() { "met" } else { "**missed**" },

@@ -38,9 +38,13 @@ pub struct MemoryStats {
 /// How often the background thread collects garbage and checks checkpoint triggers.
 const MAINTENANCE_EVERY: Duration = Duration::from_millis(50);
 /// The delta is folded into a new base (by a checkpoint, or a compaction for an in-memory
-/// store) once it holds this many versions and more than a quarter of the base's size: the
-/// delta costs ~100-200 bytes per entity, the base ~10-20.
+/// store) once it holds this many versions and more than [`COMPACT_DELTA_SHARE`] of the base's
+/// size: the delta costs ~100-200 bytes per entity, the base ~10-20.
 const COMPACT_MIN_DELTA: u64 = 200_000;
+/// The fold rebuilds the whole base, so the delta may grow to half the base before one (a
+/// quarter made inserting 1,000,000 nodes into an empty store rebuild 3,000,000 in five folds,
+/// a third of the server's CPU in the data-copy benchmark; half makes it 2,100,000 in four).
+const COMPACT_DELTA_SHARE: u64 = 2;
 
 /// File-backed configuration and state.
 pub(crate) struct Persist {
@@ -726,7 +730,8 @@ fn spawn_background(core: Arc<Core>) -> Option<(Sender<()>, JoinHandle<()>)> {
                 core.gc(&mut cs);
                 let base = core.base.read();
                 let s = base.stats();
-                cs.delta_versions > COMPACT_MIN_DELTA.max((s.nodes + s.relationships) / 4)
+                cs.delta_versions
+                    > COMPACT_MIN_DELTA.max((s.nodes + s.relationships) / COMPACT_DELTA_SHARE)
             };
             let Some(p) = &core.persist else {
                 if delta_big {

@@ -117,6 +117,14 @@ fn rel_not_found(id: u64) -> Error {
 
 /// Validates, drops nulls, sorts by key; a repeated key keeps its last value.
 fn normalize_props(props: Vec<(u32, Value)>) -> Result<Vec<(u32, Value)>> {
+    // The common case (keys already ascending and distinct, no nulls) keeps the caller's
+    // vector: no second allocation per created entity.
+    if props.iter().all(|(_, v)| !v.is_null()) && props.windows(2).all(|w| w[0].0 < w[1].0) {
+        for (_, v) in &props {
+            check_storable(v)?;
+        }
+        return Ok(props);
+    }
     let mut out: Vec<(u32, Value)> = Vec::with_capacity(props.len());
     for (k, v) in props {
         if v.is_null() {
