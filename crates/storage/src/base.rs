@@ -695,6 +695,8 @@ pub struct BaseStats {
     pub node_property_bytes: u64,
     pub rel_bytes: u64,
     pub rel_property_bytes: u64,
+    /// Hash-ordered index id arrays; in [`crate::Store::memory_stats`] also the value-ordered
+    /// arrays range seeks have built so far (8 B per entry).
     pub index_bytes: u64,
     pub interned_strings: u64,
 }
@@ -838,6 +840,12 @@ impl Base {
 
     pub fn stats(&self) -> &BaseStats {
         &self.stats
+    }
+
+    /// Bytes of the value-ordered id arrays built so far (each on its index's first range
+    /// seek; not in `stats`, which is fixed when the base is built).
+    pub fn ordered_bytes(&self) -> u64 {
+        self.ordered.values().filter_map(|c| c.get()).map(|ids| ids.len() as u64 * 8).sum()
     }
 
     fn labels_of(&self, id: u64) -> &[u32] {

@@ -294,6 +294,8 @@ fn check_reports_healthy_stores_and_damaged_files() {
     let t = tokens(&s);
     let (n, _) = ring(&s, &t, 6);
     s.create_index(t.user, t.age, None).unwrap();
+    // It populates in the background; the counts below are of the complete index.
+    s.await_indexes(None, Duration::from_secs(60)).unwrap();
     s.checkpoint().unwrap();
     let mut w = s.begin(false);
     w.set_node_property(n[1], t.age, Value::Int(10)).unwrap();

@@ -610,9 +610,11 @@ impl Store {
     pub fn memory_stats(&self) -> MemoryStats {
         let core = &self.h.core;
         let base = core.base();
+        let mut stats = base.stats().clone();
+        stats.index_bytes += base.ordered_bytes();
         MemoryStats {
             base_ts: base.ts,
-            base: base.stats().clone(),
+            base: stats,
             delta_nodes: core.nodes.len() as u64,
             delta_rels: core.rels.len() as u64,
         }

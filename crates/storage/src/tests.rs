@@ -1454,3 +1454,22 @@ fn constraint_creation_races_with_writers() {
         }
     }
 }
+
+/// The value-ordered id array a base builds on its first range seek shows in `memory_stats`.
+#[test]
+fn memory_stats_count_value_ordered_arrays() {
+    let s = Store::in_memory();
+    let (l, k) = (label(&s, "L"), key(&s, "k"));
+    assert!(s.create_index(l, k, None).unwrap());
+    let mut w = s.begin(false);
+    for i in 0..1000i64 {
+        w.create_node(&[l], vec![(k, Value::Int(i))]).unwrap();
+    }
+    w.commit().unwrap();
+    s.compact().unwrap();
+    let before = s.memory_stats().base.index_bytes;
+    let r = s.begin(true);
+    let lo = Value::Int(990);
+    assert_eq!(r.index_range(l, k, Some((&lo, false)), None).map(|v| v.len()), Some(9));
+    assert_eq!(s.memory_stats().base.index_bytes, before + 1000 * 8);
+}
