@@ -252,7 +252,9 @@ fn random(e: &PExpr) -> bool {
         // Sub-plans are not analysed; `deps` already refuses them.
         PExpr::Subquery { .. } => true,
         PExpr::Scalar { name, args, .. } => {
-            name.eq_ignore_ascii_case("rand") || name.eq_ignore_ascii_case("randomuuid") || any(args)
+            name.eq_ignore_ascii_case("rand")
+                || name.eq_ignore_ascii_case("randomuuid")
+                || any(args)
         }
         PExpr::Property(a, _)
         | PExpr::Not(a)
@@ -279,7 +281,9 @@ fn random(e: &PExpr) -> bool {
                 || else_.as_deref().is_some_and(random)
         }
         PExpr::ListComp { list, filter, map, .. } => {
-            random(list) || filter.as_deref().is_some_and(random) || map.as_deref().is_some_and(random)
+            random(list)
+                || filter.as_deref().is_some_and(random)
+                || map.as_deref().is_some_and(random)
         }
         PExpr::Quantified { list, filter, .. } => random(list) || random(filter),
         PExpr::Reduce { init, list, expr, .. } => random(init) || random(list) || random(expr),

@@ -18,9 +18,9 @@ pub mod testing;
 pub mod traverse;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod prune_tests;
+#[cfg(test)]
+mod tests;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
