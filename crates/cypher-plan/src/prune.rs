@@ -243,7 +243,7 @@ fn prune_chain(op: &mut Op, used: &[Slot]) -> Option<Op> {
 }
 
 /// Whether `e` calls a random function: evaluated once per end node instead of once per
-/// path, it would draw differently (e.g. `WHERE rand() < 0.5` keeps an end reached by many
+/// path, it would draw differently (e.g. `WHERE n.x < rand()` keeps an end reached by many
 /// paths more often in the plain plan), so such expressions keep the plain plan.
 fn random(e: &PExpr) -> bool {
     let any = |es: &[PExpr]| es.iter().any(random);
