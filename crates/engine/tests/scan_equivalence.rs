@@ -118,7 +118,7 @@ fn suspended_read_sees_later_writes_of_its_transaction() {
     let mut answers = Vec::new();
     for prefix in ["", "PROFILE "] {
         s.begin(TxConfig::default()).unwrap();
-        let q = format!("{prefix}MATCH (n:U) RETURN n.id, n.age, n.age");
+        let q = format!("{prefix}MATCH (n:U) RETURN n.id, n.age, n.age AS again");
         let qid = s.run(&q, Default::default(), TxConfig::default()).unwrap().qid;
         let mut rows = Vec::new();
         let mut sink = |row: Vec<Value>| {
