@@ -10,6 +10,7 @@
 mod eval;
 pub mod functions;
 pub mod graph;
+mod nodeset;
 pub mod procs;
 mod profile;
 mod runtime;

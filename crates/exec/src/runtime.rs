@@ -14,6 +14,8 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::nodeset::NodeSet;
+
 use arbor_cypher_plan::expr::{AggCall, PExpr, Slot, SubqueryKind};
 use arbor_cypher_plan::ops::{CreateStep, Name, Op, SeekRange, SetOp};
 use arbor_cypher_syntax::ast::Direction;
@@ -295,6 +297,12 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             b.next_id += 1;
             Box::new(VarExpand::new(input, b, Some((pred.clone(), id))))
         }
+        // Likewise for the pruning expansion: an end the filter rejects costs no row.
+        Op::Filter { input, pred } if matches!(**input, Op::PruningVarExpand { .. }) => {
+            let id = b.next_id;
+            b.next_id += 1;
+            Box::new(PruningVarExpand::new(input, b, Some((pred.clone(), id))))
+        }
         Op::Argument => Box::new(Argument { row: None }),
         Op::NodeScan { input, slot, label } => Box::new(NodeScan {
             input: build(input, b),
@@ -370,28 +378,7 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             })
         }
         Op::VarExpand { .. } => Box::new(VarExpand::new(op, b, None)),
-        Op::PruningVarExpand { input, from, to, dir, types, min, max, unique_with } => {
-            Box::new(PruningVarExpand {
-                input: build(input, b),
-                from: *from,
-                to: *to,
-                dir: graph_dir(*dir),
-                types: types.clone(),
-                min: *min,
-                max: *max,
-                unique_with: unique_with.clone(),
-                cur: None,
-                ends: Vec::new(),
-                pos: 0,
-                emitted: FxHashSet::default(),
-                pending: FxHashMap::default(),
-                dfs: DepthFirst::default(),
-                frontier: Vec::new(),
-                next_frontier: Vec::new(),
-                visited: FxHashSet::default(),
-                steps: 0,
-            })
-        }
+        Op::PruningVarExpand { .. } => Box::new(PruningVarExpand::new(op, b, None)),
         Op::ShortestPath { input, from, to, path, rel, dir, types, min, max, all } => {
             Box::new(ShortestPath {
                 input: build(input, b),
@@ -1457,23 +1444,96 @@ struct PruningVarExpand {
     min: u64,
     max: Option<u64>,
     unique_with: Vec<Slot>,
+    /// A `Filter` right above, evaluated on the working row (see `build_inner`).
+    filter: Option<(PExpr, usize)>,
     cur: Option<Row>,
     ends: Vec<NodeId>,
     pos: usize,
-    emitted: FxHashSet<NodeId>,
+    emitted: NodeSet,
     /// Depth-first mode: per node whose last hop was taken, the relationships (and their
     /// ends) not followed yet because the trail visiting it used them.
     pending: FxHashMap<NodeId, Vec<Edge>>,
     dfs: DepthFirst<Edge>,
     frontier: Vec<NodeId>,
     next_frontier: Vec<NodeId>,
-    visited: FxHashSet<NodeId>,
+    visited: NodeSet,
     steps: u64,
+    /// Reachability mode (one direction, `min <= 1`, no upper bound): the nodes still to
+    /// expand, depth-first. Ends stream out as they are found (`ends` then holds only the
+    /// newly reached neighbours of one node), so memory is the visited set plus this stack,
+    /// not a level of the graph. `None` in the other modes.
+    stack: Option<Vec<NodeId>>,
+    /// The relationship types of the current input row, resolved.
+    types_buf: Vec<TokenId>,
 }
 
 impl PruningVarExpand {
-    fn emit(emitted: &mut FxHashSet<NodeId>, ends: &mut Vec<NodeId>, n: NodeId) {
-        if emitted.insert(n) {
+    fn new(op: &Op, b: &mut Builder, filter: Option<(PExpr, usize)>) -> PruningVarExpand {
+        let Op::PruningVarExpand { input, from, to, dir, types, min, max, unique_with } = op else {
+            unreachable!("PruningVarExpand::new on another operator")
+        };
+        PruningVarExpand {
+            input: build(input, b),
+            from: *from,
+            to: *to,
+            dir: graph_dir(*dir),
+            types: types.clone(),
+            min: *min,
+            max: *max,
+            unique_with: unique_with.clone(),
+            filter,
+            cur: None,
+            ends: Vec::new(),
+            pos: 0,
+            emitted: NodeSet::default(),
+            pending: FxHashMap::default(),
+            dfs: DepthFirst::default(),
+            frontier: Vec::new(),
+            next_frontier: Vec::new(),
+            visited: NodeSet::default(),
+            steps: 0,
+            stack: None,
+            types_buf: Vec::new(),
+        }
+    }
+
+    /// Reachability mode applies: ends are exactly the nodes reachable in one or more hops
+    /// (every reachable node has a simple path to it, which is a trail), plus the start if a
+    /// cycle leads back to it, so a depth-first search over nodes finds them, in any order.
+    fn streams(&self) -> bool {
+        self.dir != Dir::Both && self.min <= 1 && self.max.is_none()
+    }
+
+    /// Reachability mode: expands the next node of the stack into `ends`; false when done.
+    fn stream_step(&mut self, ctx: &mut Ctx, g: &dyn Graph) -> Result<bool> {
+        let (Some(cur), Some(stack)) = (&self.cur, &mut self.stack) else { return Ok(false) };
+        let Value::Node(s) = cur[self.from] else { return Ok(false) };
+        let Some(u) = stack.pop() else { return Ok(false) };
+        self.steps += 1;
+        if self.steps.is_multiple_of(1024) {
+            ctx.check_interrupt()?;
+        }
+        self.ends.clear();
+        self.pos = 0;
+        let (visited, emitted, ends, outer) =
+            (&mut self.visited, &mut self.emitted, &mut self.ends, &self.unique_with);
+        g.for_each_edge(u, self.dir, &self.types_buf, &mut |e: Edge| {
+            if !outer.is_empty() && rel_used(cur, outer, e.rel) {
+                return;
+            }
+            if e.other == s {
+                // A cycle back to the start.
+                Self::emit(emitted, ends, s);
+            } else if visited.insert(e.other.0) {
+                ends.push(e.other);
+                stack.push(e.other);
+            }
+        });
+        Ok(true)
+    }
+
+    fn emit(emitted: &mut NodeSet, ends: &mut Vec<NodeId>, n: NodeId) {
+        if emitted.insert(n.0) {
             ends.push(n);
         }
     }
@@ -1502,7 +1562,7 @@ impl PruningVarExpand {
         if self.dir != Dir::Both && self.min <= 1 {
             // Breadth-first: level by level up to `max`.
             self.visited.clear();
-            self.visited.insert(s);
+            self.visited.insert(s.0);
             self.frontier.clear();
             self.frontier.push(s);
             let mut depth = 0u64;
@@ -1528,8 +1588,10 @@ impl PruningVarExpand {
                         if e.other == s {
                             // A cycle back to the start of at most `depth` relationships.
                             Self::emit(emitted, ends, s);
-                        } else if visited.insert(e.other) {
-                            Self::emit(emitted, ends, e.other);
+                        } else if visited.insert(e.other.0) {
+                            // First visit: not emitted before (only the start, which is
+                            // visited from the outset, goes through `emitted`).
+                            ends.push(e.other);
                             next.push(e.other);
                         }
                     });
@@ -1619,12 +1681,32 @@ impl Operator for PruningVarExpand {
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         loop {
-            if let Some(cur) = &self.cur {
-                if let Some(&end) = self.ends.get(self.pos) {
+            if let Some(cur) = &mut self.cur {
+                let mut found = None;
+                while let Some(&end) = self.ends.get(self.pos) {
                     self.pos += 1;
-                    let mut row = ctx.row_like(cur);
-                    row[self.to] = Value::Node(end);
-                    return Ok(Some(row));
+                    match &mut cur[self.to] {
+                        Value::Node(n) => *n = end,
+                        slot => *slot = Value::Node(end),
+                    }
+                    if let Some((pred, id)) = &self.filter {
+                        if ctx.profile {
+                            if let Some(c) = ctx.rows.get_mut(*id) {
+                                *c += 1;
+                            }
+                        }
+                        if !eval_pred(pred, cur, ctx, g)? {
+                            continue;
+                        }
+                    }
+                    found = Some(ctx.row_like(cur));
+                    break;
+                }
+                if found.is_some() {
+                    return Ok(found);
+                }
+                if self.stream_step(ctx, &*g)? {
+                    continue;
                 }
                 if let Some(r) = self.cur.take() {
                     ctx.recycle(r);
@@ -1634,6 +1716,26 @@ impl Operator for PruningVarExpand {
             ctx.check_interrupt()?;
             let Value::Node(from) = r[self.from] else { continue };
             let types = resolve_types(g, &self.types);
+            if let (Some(types), true) = (&types, self.streams()) {
+                self.types_buf.clear();
+                self.types_buf.extend_from_slice(types);
+                self.ends.clear();
+                self.pos = 0;
+                self.emitted.clear();
+                if self.min == 0 {
+                    Self::emit(&mut self.emitted, &mut self.ends, from);
+                }
+                self.visited.clear();
+                self.visited.insert(from.0);
+                let stack = self.stack.get_or_insert_with(Vec::new);
+                stack.clear();
+                stack.push(from);
+                self.cur = Some(r);
+                continue;
+            }
+            if let Some(stack) = &mut self.stack {
+                stack.clear();
+            }
             match types {
                 Some(types) => self.compute(from, &r, &types, ctx, g)?,
                 None => {

@@ -27,7 +27,11 @@ pub fn new_accumulator(kind: AggKind, distinct: bool) -> Box<dyn Accumulator> {
         }
     };
     if distinct {
-        Box::new(Distinct { seen: HashSet::new(), nodes: NodeSet::default(), inner })
+        Box::new(Distinct {
+            seen: HashSet::new(),
+            nodes: crate::nodeset::NodeSet::default(),
+            inner,
+        })
     } else {
         inner
     }
@@ -38,35 +42,8 @@ struct Distinct {
     seen: HashSet<GroupKey>,
     /// Nodes, the common case (`count(DISTINCT n)`), by id: under grouping equivalence a node
     /// (as an id or materialized) equals only the same node, so no generic value hashing.
-    nodes: NodeSet,
+    nodes: crate::nodeset::NodeSet,
     inner: Box<dyn Accumulator>,
-}
-
-/// A set of node ids: a bitset over the dense low ids (one bit each), a hash set above.
-#[derive(Default)]
-struct NodeSet {
-    bits: Vec<u64>,
-    high: HashSet<u64>,
-}
-
-/// Ids below this go into the bitset (at most 16 MiB of bits).
-const NODE_BITS_LIMIT: u64 = 1 << 27;
-
-impl NodeSet {
-    /// Adds `id`; returns whether it was new.
-    fn insert(&mut self, id: u64) -> bool {
-        if id >= NODE_BITS_LIMIT {
-            return self.high.insert(id);
-        }
-        let w = (id / 64) as usize;
-        if w >= self.bits.len() {
-            self.bits.resize((w + 1).next_power_of_two(), 0);
-        }
-        let bit = 1u64 << (id % 64);
-        let new = self.bits[w] & bit == 0;
-        self.bits[w] |= bit;
-        new
-    }
 }
 
 impl Accumulator for Distinct {
