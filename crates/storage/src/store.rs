@@ -1201,20 +1201,21 @@ impl Core {
     /// re-check, so racing with commits and GC is harmless. Stops early if the rule is dropped.
     /// `rel`: a relationship index on `(type, keys)`.
     pub(crate) fn populate(&self, target: &Target, progress: &Arc<Progress>, rel: bool) {
-        if rel {
-            self.populate_rel(target, progress);
-            return;
-        }
         let (ts, base) = self.register();
-        let label = target.0;
-        let mut ids: Vec<u64> = self
-            .label_sets
-            .read()
-            .get(&label)
+        let key = target.0;
+        // Every candidate id: the delta's members of the label/type, then the base's.
+        let mut ids: Vec<u64> = if rel { self.type_sets.read() } else { self.label_sets.read() }
+            .get(&key)
             .map(|s| s.iter().copied().collect())
             .unwrap_or_default();
         let mut cur = 0;
-        while let Some(id) = base.next_with_label(label, cur) {
+        loop {
+            let next = if rel {
+                base.next_rel_of_types(&[key], cur)
+            } else {
+                base.next_with_label(key, cur)
+            };
+            let Some(id) = next else { break };
             ids.push(id);
             cur = id + 1;
         }
@@ -1229,67 +1230,36 @@ impl Core {
             }
             entries.clear();
             for &id in chunk {
-                if let Some(k) = base.node(id).and_then(|n| n.key_for(label, &target.1)) {
-                    entries.push((k, id));
-                }
-                self.nodes.read(id, |s| {
-                    for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {
-                        if let Some(k) = d.key_for(label, &target.1) {
-                            entries.push((k, id));
-                        }
+                // The base row's key and each retained delta version's.
+                let mut add = |k: Option<IndexKey>| {
+                    if let Some(k) = k {
+                        entries.push((k, id));
                     }
-                });
+                };
+                if rel {
+                    add(base.rel(id).and_then(|r| r.to_data().key_for(key, &target.1)));
+                    self.rels.read(id, |s| {
+                        for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {
+                            add(d.key_for(key, &target.1));
+                        }
+                    });
+                } else {
+                    add(base.node(id).and_then(|n| n.key_for(key, &target.1)));
+                    self.nodes.read(id, |s| {
+                        for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {
+                            add(d.key_for(key, &target.1));
+                        }
+                    });
+                }
             }
             {
                 let mut s = self.schema.write();
                 for (k, id) in entries.drain(..) {
-                    s.insert_entry(target, k, id);
-                }
-            }
-            progress.done.fetch_add(chunk.len() as u64, Ordering::AcqRel);
-        }
-        progress.online.store(true, Ordering::Release);
-        self.unregister(ts, base.ts);
-    }
-
-    /// [`Core::populate`] for a relationship index: every relationship of the type in the base
-    /// and the delta, each retained version's key.
-    fn populate_rel(&self, target: &Target, progress: &Arc<Progress>) {
-        let (ts, base) = self.register();
-        let ty = target.0;
-        let mut ids: Vec<u64> =
-            self.type_sets.read().get(&ty).map(|s| s.iter().copied().collect()).unwrap_or_default();
-        let mut cur = 0;
-        while let Some(id) = base.next_rel_of_types(&[ty], cur) {
-            ids.push(id);
-            cur = id + 1;
-        }
-        ids.sort_unstable();
-        ids.dedup();
-        progress.total.store(ids.len() as u64, Ordering::Release);
-        let alive = || self.schema.read().defs.iter().any(|d| Arc::ptr_eq(&d.progress, progress));
-        let mut entries: Vec<(IndexKey, u64)> = Vec::new();
-        for chunk in ids.chunks(4096) {
-            if !alive() {
-                break;
-            }
-            entries.clear();
-            for &id in chunk {
-                if let Some(k) = base.rel(id).and_then(|r| r.to_data().key_for(ty, &target.1)) {
-                    entries.push((k, id));
-                }
-                self.rels.read(id, |s| {
-                    for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {
-                        if let Some(k) = d.key_for(ty, &target.1) {
-                            entries.push((k, id));
-                        }
+                    if rel {
+                        s.rel_entry(target, k, id, true);
+                    } else {
+                        s.insert_entry(target, k, id);
                     }
-                });
-            }
-            {
-                let mut s = self.schema.write();
-                for (k, id) in entries.drain(..) {
-                    s.rel_entry(target, k, id, true);
                 }
             }
             progress.done.fetch_add(chunk.len() as u64, Ordering::AcqRel);
