@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use arbor_cypher_plan::expr::{
-    ArithOp, Builtin, MapProjItem, PExpr, PathStep, StringOp, SubqueryKind,
+    ArithOp, Builtin, MapProjItem, PExpr, PathStep, Slot, StringOp, SubqueryKind,
 };
 use arbor_cypher_syntax::ast::{CompareOp, Quantifier};
 use arbor_model::ops as vops;
@@ -97,6 +97,123 @@ fn pred3(
     }
     let v = eval(e, row, ctx, g)?;
     pred_of(&v, what)
+}
+
+/// A filter compiled once per operator for per-row hot loops (the filters fused into
+/// expansions): its conjuncts in source order, with the shapes such filters are made of
+/// (`n:L`, `n.key` used as a boolean) answered with token ids resolved once, and everything
+/// else handed to `pred3`. Same results and the same errors as [`eval_pred`]: a conjunct is
+/// evaluated only if none before it was false, and a value of another type than expected
+/// falls back to `pred3` on that conjunct.
+pub(crate) struct CompiledPred {
+    conj: Vec<Conj>,
+    /// The operator the conjuncts are operands of, for type errors (`None` for one conjunct,
+    /// as at the top of a filter).
+    what: Option<&'static str>,
+}
+
+enum ConjKind {
+    /// `slot:L1:L2...`; a token is cached once found (tokens are never removed).
+    Labels {
+        slot: Slot,
+        labels: Vec<(Arc<str>, Option<u32>)>,
+    },
+    /// `slot.key` as a boolean.
+    Prop {
+        slot: Slot,
+        key: Arc<str>,
+        tok: Option<u32>,
+    },
+    Other,
+}
+
+struct Conj {
+    kind: ConjKind,
+    expr: PExpr,
+}
+
+impl CompiledPred {
+    pub(crate) fn new(e: PExpr) -> CompiledPred {
+        fn flatten(e: PExpr, out: &mut Vec<PExpr>) {
+            match e {
+                PExpr::And(a, b) => {
+                    flatten(*a, out);
+                    flatten(*b, out);
+                }
+                other => out.push(other),
+            }
+        }
+        let mut parts = Vec::new();
+        flatten(e, &mut parts);
+        let what = (parts.len() > 1).then_some("AND");
+        let conj = parts
+            .into_iter()
+            .map(|expr| {
+                let kind = match &expr {
+                    PExpr::HasLabels(a, labels) => match **a {
+                        PExpr::Slot(slot) => ConjKind::Labels {
+                            slot,
+                            labels: labels.iter().map(|l| (l.clone(), None)).collect(),
+                        },
+                        _ => ConjKind::Other,
+                    },
+                    PExpr::Property(a, key) => match **a {
+                        PExpr::Slot(slot) => ConjKind::Prop { slot, key: key.clone(), tok: None },
+                        _ => ConjKind::Other,
+                    },
+                    _ => ConjKind::Other,
+                };
+                Conj { kind, expr }
+            })
+            .collect();
+        CompiledPred { conj, what }
+    }
+
+    /// Whether the row passes (only `true` does).
+    pub(crate) fn test(&mut self, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<bool> {
+        let what = self.what;
+        let mut all_true = true;
+        for c in &mut self.conj {
+            let r = match &mut c.kind {
+                ConjKind::Labels { slot, labels } => match row.get(*slot) {
+                    Some(Value::Node(id)) => {
+                        let id = *id;
+                        let gr: &dyn Graph = g;
+                        Some(labels.iter_mut().all(|(name, tok)| {
+                            if tok.is_none() {
+                                *tok = gr.token_id(TokenKind::Label, name);
+                            }
+                            tok.is_some_and(|t| gr.node_has_label(id, t))
+                        }))
+                    }
+                    Some(Value::Null) | None => None,
+                    Some(_) => pred3(&c.expr, what, row, ctx, g)?,
+                },
+                ConjKind::Prop { slot, key, tok } => match row.get(*slot) {
+                    Some(Value::Node(id)) => {
+                        let id = *id;
+                        if tok.is_none() {
+                            *tok = g.token_id(TokenKind::PropertyKey, key);
+                        }
+                        match tok.and_then(|t| g.node_property(id, t)) {
+                            Some(Value::Bool(b)) => Some(b),
+                            Some(v) => pred_of(&v, what)?,
+                            None if g.node_deleted_in_tx(id) => return Err(deleted_err()),
+                            None => None,
+                        }
+                    }
+                    _ => pred3(&c.expr, what, row, ctx, g)?,
+                },
+                ConjKind::Other => pred3(&c.expr, what, row, ctx, g)?,
+            };
+            match r {
+                Some(false) => return Ok(false),
+                Some(true) => {}
+                None => all_true = false,
+            }
+        }
+        Ok(all_true)
+    }
 }
 
 fn pred_of(v: &Value, what: Option<&str>) -> Result<Option<bool>> {

@@ -23,7 +23,7 @@ use arbor_model::{
     equals, group_key, Error, GroupKey, NodeId, PathRef, RelId, Result, Status, Value,
 };
 
-use crate::eval::{self, eval, eval_pred};
+use crate::eval::{self, eval, eval_pred, CompiledPred};
 use crate::functions::{self, Accumulator};
 use crate::graph::{Dir, Edge, Graph, Stats, TokenId, TokenKind, ValueRange};
 use crate::procs;
@@ -1158,7 +1158,7 @@ struct VarExpand {
     rel_bound: bool,
     list_unused: bool,
     /// A filter fused into the expansion, and the expansion's own PROFILE operator number.
-    filter: Option<(PExpr, usize)>,
+    filter: Option<(CompiledPred, usize)>,
     /// The input row being expanded; each result is written into it.
     cur: Option<Row>,
     dfs: DepthFirst<Edge>,
@@ -1208,7 +1208,7 @@ impl VarExpand {
             reversed: *reversed,
             rel_bound: *rel_bound,
             list_unused: *list_unused,
-            filter,
+            filter: filter.map(|(p, id)| (CompiledPred::new(p), id)),
             cur: None,
             dfs: DepthFirst::default(),
             tok_types: Vec::new(),
@@ -1286,13 +1286,13 @@ impl VarExpand {
         if let Some(l) = list {
             row[self.rel] = l;
         }
-        if let Some((pred, id)) = &self.filter {
+        if let Some((pred, id)) = &mut self.filter {
             if ctx.profile {
                 if let Some(c) = ctx.rows.get_mut(*id) {
                     *c += 1;
                 }
             }
-            if !eval_pred(pred, row, ctx, g)? {
+            if !pred.test(row, ctx, g)? {
                 return Ok(None);
             }
         }
@@ -1445,7 +1445,7 @@ struct PruningVarExpand {
     max: Option<u64>,
     unique_with: Vec<Slot>,
     /// A `Filter` right above, evaluated on the working row (see `build_inner`).
-    filter: Option<(PExpr, usize)>,
+    filter: Option<(CompiledPred, usize)>,
     cur: Option<Row>,
     ends: Vec<NodeId>,
     pos: usize,
@@ -1481,7 +1481,7 @@ impl PruningVarExpand {
             min: *min,
             max: *max,
             unique_with: unique_with.clone(),
-            filter,
+            filter: filter.map(|(p, id)| (CompiledPred::new(p), id)),
             cur: None,
             ends: Vec::new(),
             pos: 0,
@@ -1689,13 +1689,13 @@ impl Operator for PruningVarExpand {
                         Value::Node(n) => *n = end,
                         slot => *slot = Value::Node(end),
                     }
-                    if let Some((pred, id)) = &self.filter {
+                    if let Some((pred, id)) = &mut self.filter {
                         if ctx.profile {
                             if let Some(c) = ctx.rows.get_mut(*id) {
                                 *c += 1;
                             }
                         }
-                        if !eval_pred(pred, cur, ctx, g)? {
+                        if !pred.test(cur, ctx, g)? {
                             continue;
                         }
                     }
