@@ -113,7 +113,14 @@ pub(crate) struct CompiledPred {
 }
 
 enum ConjKind {
-    /// `slot:L1:L2...`; a token is cached once found (tokens are never removed).
+    /// `slot:L` (the common case, without a loop); a token is cached once found (tokens are
+    /// never removed).
+    Label {
+        slot: Slot,
+        name: Arc<str>,
+        tok: Option<u32>,
+    },
+    /// `slot:L1:L2...`.
     Labels {
         slot: Slot,
         labels: Vec<(Arc<str>, Option<u32>)>,
@@ -151,6 +158,9 @@ impl CompiledPred {
             .map(|expr| {
                 let kind = match &expr {
                     PExpr::HasLabels(a, labels) => match **a {
+                        PExpr::Slot(slot) if labels.len() == 1 => {
+                            ConjKind::Label { slot, name: labels[0].clone(), tok: None }
+                        }
                         PExpr::Slot(slot) => ConjKind::Labels {
                             slot,
                             labels: labels.iter().map(|l| (l.clone(), None)).collect(),
@@ -175,6 +185,17 @@ impl CompiledPred {
         let mut all_true = true;
         for c in &mut self.conj {
             let r = match &mut c.kind {
+                ConjKind::Label { slot, name, tok } => match row.get(*slot) {
+                    Some(Value::Node(id)) => {
+                        let id = *id;
+                        if tok.is_none() {
+                            *tok = g.token_id(TokenKind::Label, name);
+                        }
+                        Some(tok.is_some_and(|t| g.node_has_label(id, t)))
+                    }
+                    Some(Value::Null) | None => None,
+                    Some(_) => pred3(&c.expr, what, row, ctx, g)?,
+                },
                 ConjKind::Labels { slot, labels } => match row.get(*slot) {
                     Some(Value::Node(id)) => {
                         let id = *id;

@@ -1267,6 +1267,7 @@ impl VarExpand {
 
     /// Writes a result (end node, relationship list unless unused) into the working row and
     /// returns the row to produce, or `None` if `into` or the fused filter rejects it.
+    #[inline]
     fn output(
         &mut self,
         end: NodeId,
