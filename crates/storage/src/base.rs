@@ -853,6 +853,19 @@ impl Base {
         self.label_sets.get(code).map_or(&[], |s| &s[..])
     }
 
+    /// The code of a base node's label set (`usize::MAX` past the end); see [`Base::label_set`].
+    pub(crate) fn node_label_code(&self, id: u64) -> usize {
+        if id >= self.node_end {
+            return usize::MAX;
+        }
+        self.label_code.get(id as usize) as usize
+    }
+
+    /// The label set a [`Base::node_label_code`] stands for (empty for an unknown code).
+    pub(crate) fn label_set(&self, code: usize) -> &[u32] {
+        self.label_sets.get(code).map_or(&[], |s| &s[..])
+    }
+
     /// Labels of a base node (empty for a hole).
     pub fn node_labels(&self, id: u64) -> &[u32] {
         if id >= self.node_end {

@@ -314,9 +314,9 @@ pub(crate) const ANY: u32 = u32::MAX;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CountDelta {
     pub total: i64,
-    pub labels: HashMap<u32, i64>,
+    pub labels: FxHashMap<u32, i64>,
     /// `(start label, type, end label)` with [`ANY`] for "any"; at most one label is set.
-    pub rels: HashMap<(u32, u32, u32), i64>,
+    pub rels: FxHashMap<(u32, u32, u32), i64>,
 }
 
 impl CountDelta {
@@ -920,12 +920,19 @@ impl Core {
 
     /// Relationship counts of everything in `base` (at recovery, after loading a checkpoint).
     pub fn rel_counts_of(base: &Base) -> CountDelta {
-        let mut d = CountDelta::default();
+        // Counted per (start label set, type, end label set) first: a graph has few such
+        // combinations, so each relationship costs one small-map update instead of one per
+        // count key it matches.
+        let mut by_sets: FxHashMap<(usize, u32, usize), i64> = FxHashMap::default();
         for id in 0..base.rel_end {
             if let Some(r) = base.rel(id) {
-                let (s, e) = (r.start(), r.end());
-                d.rel(base.node_labels(s), r.ty(), base.node_labels(e), 1);
+                let k = (base.node_label_code(r.start()), r.ty(), base.node_label_code(r.end()));
+                *by_sets.entry(k).or_insert(0) += 1;
             }
+        }
+        let mut d = CountDelta::default();
+        for ((s, ty, e), n) in by_sets {
+            d.rel(base.label_set(s), ty, base.label_set(e), n);
         }
         d
     }
