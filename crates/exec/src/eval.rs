@@ -106,10 +106,19 @@ fn pred3(
 /// evaluated only if none before it was false, and a value of another type than expected
 /// falls back to `pred3` on that conjunct.
 pub(crate) struct CompiledPred {
+    /// The filter as written: the reference `test` is checked against.
+    #[cfg(test)]
+    whole: PExpr,
     conj: Vec<Conj>,
     /// The operator the conjuncts are operands of, for type errors (`None` for one conjunct,
     /// as at the top of a filter).
     what: Option<&'static str>,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests set this to run every compiled filter through the general evaluator instead.
+    pub(crate) static GENERAL_PREDICATES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 enum ConjKind {
@@ -124,6 +133,14 @@ enum ConjKind {
     Labels {
         slot: Slot,
         labels: Vec<(Arc<str>, Option<u32>)>,
+    },
+    /// `slot.key <op> c` with `c` a literal or a parameter (`n.age >= 18`).
+    Cmp {
+        slot: Slot,
+        key: Arc<str>,
+        tok: Option<u32>,
+        op: CompareOp,
+        rhs: PExpr,
     },
     /// `slot.key` as a boolean.
     Prop {
@@ -141,6 +158,8 @@ struct Conj {
 
 impl CompiledPred {
     pub(crate) fn new(e: PExpr) -> CompiledPred {
+        #[cfg(test)]
+        let whole = e.clone();
         fn flatten(e: PExpr, out: &mut Vec<PExpr>) {
             match e {
                 PExpr::And(a, b) => {
@@ -171,16 +190,41 @@ impl CompiledPred {
                         PExpr::Slot(slot) => ConjKind::Prop { slot, key: key.clone(), tok: None },
                         _ => ConjKind::Other,
                     },
+                    PExpr::Compare(a, rest) => match (&**a, rest.as_slice()) {
+                        (
+                            PExpr::Property(b, key),
+                            [(op, rhs @ (PExpr::Const(_) | PExpr::Param(_)))],
+                        ) => match **b {
+                            PExpr::Slot(slot) => ConjKind::Cmp {
+                                slot,
+                                key: key.clone(),
+                                tok: None,
+                                op: *op,
+                                rhs: rhs.clone(),
+                            },
+                            _ => ConjKind::Other,
+                        },
+                        _ => ConjKind::Other,
+                    },
                     _ => ConjKind::Other,
                 };
                 Conj { kind, expr }
             })
             .collect();
-        CompiledPred { conj, what }
+        CompiledPred {
+            #[cfg(test)]
+            whole,
+            conj,
+            what,
+        }
     }
 
     /// Whether the row passes (only `true` does).
     pub(crate) fn test(&mut self, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<bool> {
+        #[cfg(test)]
+        if GENERAL_PREDICATES.with(|f| f.get()) {
+            return eval_pred(&self.whole, row, ctx, g);
+        }
         let what = self.what;
         let mut all_true = true;
         for c in &mut self.conj {
@@ -209,6 +253,24 @@ impl CompiledPred {
                     }
                     Some(Value::Null) | None => None,
                     Some(_) => pred3(&c.expr, what, row, ctx, g)?,
+                },
+                ConjKind::Cmp { slot, key, tok, op, rhs } => match row.get(*slot) {
+                    Some(Value::Node(id)) => {
+                        let id = *id;
+                        if tok.is_none() {
+                            *tok = g.token_id(TokenKind::PropertyKey, key);
+                        }
+                        let left = match tok.and_then(|t| g.node_property(id, t)) {
+                            Some(v) => v,
+                            None if g.node_deleted_in_tx(id) => return Err(deleted_err()),
+                            None => Value::Null,
+                        };
+                        match rhs {
+                            PExpr::Const(v) => compare(*op, &left, v),
+                            rhs => compare(*op, &left, &eval(rhs, row, ctx, g)?),
+                        }
+                    }
+                    _ => pred3(&c.expr, what, row, ctx, g)?,
                 },
                 ConjKind::Prop { slot, key, tok } => match row.get(*slot) {
                     Some(Value::Node(id)) => {

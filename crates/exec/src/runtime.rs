@@ -23,7 +23,7 @@ use arbor_model::{
     equals, group_key, Error, GroupKey, NodeId, PathRef, RelId, Result, Status, Value,
 };
 
-use crate::eval::{self, eval, eval_pred, CompiledPred};
+use crate::eval::{self, eval, CompiledPred};
 use crate::functions::{self, Accumulator};
 use crate::graph::{Dir, Edge, Graph, Stats, TokenId, TokenKind, ValueRange};
 use crate::procs;
@@ -397,7 +397,7 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             })
         }
         Op::Filter { input, pred } => {
-            Box::new(Filter { input: build(input, b), pred: pred.clone() })
+            Box::new(Filter { input: build(input, b), pred: CompiledPred::new(pred.clone()) })
         }
         Op::Project { input, items } => {
             Box::new(Project { input: build(input, b), items: items.clone() })
@@ -1881,7 +1881,7 @@ impl Operator for ShortestPath {
 
 struct Filter {
     input: Box<dyn Operator>,
-    pred: PExpr,
+    pred: CompiledPred,
 }
 
 impl Operator for Filter {
@@ -1890,7 +1890,7 @@ impl Operator for Filter {
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         while let Some(mut r) = self.input.next(ctx, g)? {
-            if eval_pred(&self.pred, &mut r, ctx, g)? {
+            if self.pred.test(&mut r, ctx, g)? {
                 return Ok(Some(r));
             }
             ctx.recycle(r);
@@ -2111,6 +2111,7 @@ impl Aggregate {
                 None => return Ok(()),
             },
         };
+        let mut pred = scan.pred.clone().map(CompiledPred::new);
         let mut row = self.arg.clone();
         let mut ids = Vec::with_capacity(SCAN_BATCH);
         let mut from = NodeId(0);
@@ -2120,8 +2121,8 @@ impl Aggregate {
             g.next_nodes(tok, from, SCAN_BATCH, &mut ids);
             for id in &ids {
                 row[scan.slot] = Value::Node(*id);
-                if let Some(p) = &scan.pred {
-                    if !eval_pred(p, &mut row, ctx, g)? {
+                if let Some(p) = &mut pred {
+                    if !p.test(&mut row, ctx, g)? {
                         continue;
                     }
                 }
