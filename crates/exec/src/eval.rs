@@ -230,41 +230,21 @@ impl CompiledPred {
         for c in &mut self.conj {
             let r = match &mut c.kind {
                 ConjKind::Label { slot, name, tok } => match row.get(*slot) {
-                    Some(Value::Node(id)) => {
-                        let id = *id;
-                        if tok.is_none() {
-                            *tok = g.token_id(TokenKind::Label, name);
-                        }
-                        Some(tok.is_some_and(|t| g.node_has_label(id, t)))
-                    }
+                    Some(Value::Node(id)) => Some(has_label(g, *id, name, tok)),
                     Some(Value::Null) | None => None,
                     Some(_) => pred3(&c.expr, what, row, ctx, g)?,
                 },
                 ConjKind::Labels { slot, labels } => match row.get(*slot) {
                     Some(Value::Node(id)) => {
-                        let id = *id;
-                        let gr: &dyn Graph = g;
-                        Some(labels.iter_mut().all(|(name, tok)| {
-                            if tok.is_none() {
-                                *tok = gr.token_id(TokenKind::Label, name);
-                            }
-                            tok.is_some_and(|t| gr.node_has_label(id, t))
-                        }))
+                        let (id, gr): (NodeId, &dyn Graph) = (*id, g);
+                        Some(labels.iter_mut().all(|(name, tok)| has_label(gr, id, name, tok)))
                     }
                     Some(Value::Null) | None => None,
                     Some(_) => pred3(&c.expr, what, row, ctx, g)?,
                 },
                 ConjKind::Cmp { slot, key, tok, op, rhs } => match row.get(*slot) {
                     Some(Value::Node(id)) => {
-                        let id = *id;
-                        if tok.is_none() {
-                            *tok = g.token_id(TokenKind::PropertyKey, key);
-                        }
-                        let left = match tok.and_then(|t| g.node_property(id, t)) {
-                            Some(v) => v,
-                            None if g.node_deleted_in_tx(id) => return Err(deleted_err()),
-                            None => Value::Null,
-                        };
+                        let left = node_prop(g, *id, key, tok)?;
                         match rhs {
                             PExpr::Const(v) => compare(*op, &left, v),
                             rhs => compare(*op, &left, &eval(rhs, row, ctx, g)?),
@@ -273,18 +253,10 @@ impl CompiledPred {
                     _ => pred3(&c.expr, what, row, ctx, g)?,
                 },
                 ConjKind::Prop { slot, key, tok } => match row.get(*slot) {
-                    Some(Value::Node(id)) => {
-                        let id = *id;
-                        if tok.is_none() {
-                            *tok = g.token_id(TokenKind::PropertyKey, key);
-                        }
-                        match tok.and_then(|t| g.node_property(id, t)) {
-                            Some(Value::Bool(b)) => Some(b),
-                            Some(v) => pred_of(&v, what)?,
-                            None if g.node_deleted_in_tx(id) => return Err(deleted_err()),
-                            None => None,
-                        }
-                    }
+                    Some(Value::Node(id)) => match node_prop(g, *id, key, tok)? {
+                        Value::Bool(b) => Some(b),
+                        v => pred_of(&v, what)?,
+                    },
                     _ => pred3(&c.expr, what, row, ctx, g)?,
                 },
                 ConjKind::Other => pred3(&c.expr, what, row, ctx, g)?,
@@ -296,6 +268,29 @@ impl CompiledPred {
             }
         }
         Ok(all_true)
+    }
+}
+
+/// `id:name`, the token looked up until found and then kept (tokens are never removed).
+#[inline]
+fn has_label(g: &dyn Graph, id: NodeId, name: &str, tok: &mut Option<u32>) -> bool {
+    if tok.is_none() {
+        *tok = g.token_id(TokenKind::Label, name);
+    }
+    tok.is_some_and(|t| g.node_has_label(id, t))
+}
+
+/// `id.key` as `eval` reads it (null when missing, an error when the node was deleted in this
+/// transaction), the token cached as in [`has_label`].
+#[inline]
+fn node_prop(g: &dyn Graph, id: NodeId, key: &str, tok: &mut Option<u32>) -> Result<Value> {
+    if tok.is_none() {
+        *tok = g.token_id(TokenKind::PropertyKey, key);
+    }
+    match tok.and_then(|t| g.node_property(id, t)) {
+        Some(v) => Ok(v),
+        None if g.node_deleted_in_tx(id) => Err(deleted_err()),
+        None => Ok(Value::Null),
     }
 }
 
