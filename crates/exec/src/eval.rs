@@ -228,38 +228,27 @@ impl CompiledPred {
         let what = self.what;
         let mut all_true = true;
         for c in &mut self.conj {
-            let r = match &mut c.kind {
+            // The common shapes on a node (or null) inline; the rest, and these on other
+            // values, in `test_other`.
+            let fast = match &mut c.kind {
                 ConjKind::Label { slot, name, tok } => match row.get(*slot) {
-                    Some(Value::Node(id)) => Some(has_label(g, *id, name, tok)),
-                    Some(Value::Null) | None => None,
-                    Some(_) => pred3(&c.expr, what, row, ctx, g)?,
-                },
-                ConjKind::Labels { slot, labels } => match row.get(*slot) {
-                    Some(Value::Node(id)) => {
-                        let (id, gr): (NodeId, &dyn Graph) = (*id, g);
-                        Some(labels.iter_mut().all(|(name, tok)| has_label(gr, id, name, tok)))
-                    }
-                    Some(Value::Null) | None => None,
-                    Some(_) => pred3(&c.expr, what, row, ctx, g)?,
-                },
-                ConjKind::Cmp { slot, key, tok, op, rhs } => match row.get(*slot) {
-                    Some(Value::Node(id)) => {
-                        let left = node_prop(g, *id, key, tok)?;
-                        match rhs {
-                            PExpr::Const(v) => compare(*op, &left, v),
-                            rhs => compare(*op, &left, &eval(rhs, row, ctx, g)?),
-                        }
-                    }
-                    _ => pred3(&c.expr, what, row, ctx, g)?,
+                    Some(Value::Node(id)) => Some(Some(has_label(g, *id, name, tok))),
+                    Some(Value::Null) | None => Some(None),
+                    Some(_) => None,
                 },
                 ConjKind::Prop { slot, key, tok } => match row.get(*slot) {
                     Some(Value::Node(id)) => match node_prop(g, *id, key, tok)? {
-                        Value::Bool(b) => Some(b),
-                        v => pred_of(&v, what)?,
+                        Value::Bool(b) => Some(Some(b)),
+                        Value::Null => Some(None),
+                        _ => None,
                     },
-                    _ => pred3(&c.expr, what, row, ctx, g)?,
+                    _ => None,
                 },
-                ConjKind::Other => pred3(&c.expr, what, row, ctx, g)?,
+                _ => None,
+            };
+            let r = match fast {
+                Some(r) => r,
+                None => c.test_other(what, row, ctx, g)?,
             };
             match r {
                 Some(false) => return Ok(false),
@@ -268,6 +257,41 @@ impl CompiledPred {
             }
         }
         Ok(all_true)
+    }
+}
+
+impl Conj {
+    /// The conjuncts `CompiledPred::test` does not answer inline (kept out of its loop so the
+    /// common ones stay small).
+    #[inline(never)]
+    fn test_other(
+        &mut self,
+        what: Option<&str>,
+        row: &mut Row,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<Option<bool>> {
+        Ok(match &mut self.kind {
+            ConjKind::Labels { slot, labels } => match row.get(*slot) {
+                Some(Value::Node(id)) => {
+                    let (id, gr): (NodeId, &dyn Graph) = (*id, g);
+                    Some(labels.iter_mut().all(|(name, tok)| has_label(gr, id, name, tok)))
+                }
+                Some(Value::Null) | None => None,
+                Some(_) => pred3(&self.expr, what, row, ctx, g)?,
+            },
+            ConjKind::Cmp { slot, key, tok, op, rhs } => match row.get(*slot) {
+                Some(Value::Node(id)) => {
+                    let left = node_prop(g, *id, key, tok)?;
+                    match rhs {
+                        PExpr::Const(v) => compare(*op, &left, v),
+                        rhs => compare(*op, &left, &eval(rhs, row, ctx, g)?),
+                    }
+                }
+                _ => pred3(&self.expr, what, row, ctx, g)?,
+            },
+            _ => pred3(&self.expr, what, row, ctx, g)?,
+        })
     }
 }
 
