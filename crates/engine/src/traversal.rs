@@ -12,7 +12,7 @@
 //!   by depth × fanout): the path stack [`arbor_exec::traverse::DepthFirst`], the same machinery
 //!   Cypher's variable-length expansion runs on;
 //! * breadth-first keeps every branch that is still to be expanded or is an ancestor of one, in
-//!   an arena (24 bytes per branch) that doubles as the queue;
+//!   an arena (24 bytes per branch, in fixed-size chunks) that doubles as the queue;
 //! * node-global / relationship-global uniqueness use a bitset over the dense ids (one bit per id);
 //!   path uniqueness checks the current path and needs no memory.
 //!
@@ -332,12 +332,64 @@ struct Branch {
 const EXPAND_FLAG: u32 = 1 << 31;
 const NO_PARENT: u32 = u32::MAX;
 
+/// Branches per arena chunk (384 KiB).
+const CHUNK_BITS: u32 = 14;
+const CHUNK: usize = 1 << CHUNK_BITS;
+
+/// The breadth-first arena: branches in fixed-size chunks, so growing it never copies what
+/// is there (a doubling vector would allocate about twice its final size over a traversal and
+/// briefly hold old and new buffers together); chunks are kept across `clear`.
+#[derive(Default, Debug)]
+struct Arena {
+    chunks: Vec<Box<[Branch]>>,
+    len: usize,
+}
+
+impl Arena {
+    #[inline]
+    fn get(&self, idx: usize) -> Option<&Branch> {
+        if idx >= self.len {
+            return None;
+        }
+        self.chunks.get(idx >> CHUNK_BITS)?.get(idx & (CHUNK - 1))
+    }
+
+    #[inline]
+    fn get_mut(&mut self, idx: usize) -> Option<&mut Branch> {
+        if idx >= self.len {
+            return None;
+        }
+        self.chunks.get_mut(idx >> CHUNK_BITS)?.get_mut(idx & (CHUNK - 1))
+    }
+
+    fn push(&mut self, b: Branch) {
+        let (c, i) = (self.len >> CHUNK_BITS, self.len & (CHUNK - 1));
+        if c == self.chunks.len() {
+            self.chunks.push(vec![b; CHUNK].into_boxed_slice());
+        }
+        self.chunks[c][i] = b;
+        self.len += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    fn capacity_bytes(&self) -> usize {
+        self.chunks.len() * CHUNK * std::mem::size_of::<Branch>()
+    }
+}
+
 #[derive(Clone, Copy)]
 enum PathRepr<'a> {
     /// Depth-first: the frames from the start node to the end node.
     Frames(&'a [Frame]),
     /// Breadth-first: branch `idx` of the arena and its ancestors.
-    Chain { arena: &'a [Branch], idx: u32 },
+    Chain { arena: &'a Arena, idx: u32 },
 }
 
 /// A path from the traversal's start node to the node it is at, borrowed from the traversal:
@@ -427,7 +479,7 @@ pub struct StepsRev<'a>(StepsInner<'a>);
 
 enum StepsInner<'a> {
     Frames(std::iter::Rev<std::slice::Iter<'a, Frame>>),
-    Chain { arena: &'a [Branch], idx: u32 },
+    Chain { arena: &'a Arena, idx: u32 },
 }
 
 impl Iterator for StepsRev<'_> {
@@ -504,7 +556,7 @@ pub struct Workspace {
     dfs: DepthFirst<Edge>,
     /// Breadth-first: the children of the branch being expanded.
     edges: Vec<Edge>,
-    branches: Vec<Branch>,
+    branches: Arena,
     seen_nodes: BitSet,
     seen_rels: BitSet,
 }
@@ -522,7 +574,7 @@ impl Workspace {
     pub fn capacity_bytes(&self) -> usize {
         self.dfs.capacity_bytes()
             + self.edges.capacity() * std::mem::size_of::<Edge>()
-            + self.branches.capacity() * std::mem::size_of::<Branch>()
+            + self.branches.capacity_bytes()
             + (self.seen_nodes.words.capacity() + self.seen_rels.words.capacity()) * 8
             + (self.seen_nodes.dirty.capacity() + self.seen_rels.dirty.capacity()) * 4
     }
@@ -845,7 +897,9 @@ impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V,
                 });
                 let ev = td.evaluator.evaluate(&chain_path(tx, self.start, &ws.branches, 0));
                 if ev.continues() && max > 0 {
-                    ws.branches[0].depth_flags |= EXPAND_FLAG;
+                    if let Some(b) = ws.branches.get_mut(0) {
+                        b.depth_flags |= EXPAND_FLAG;
+                    }
                 }
                 // The edges of the branch at `cursor` are expanded lazily below.
                 self.cursor = 0;
@@ -860,7 +914,9 @@ impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V,
         loop {
             if let Some(e) = ws.edges.pop() {
                 let parent = (self.cursor - 1) as u32;
-                let depth = (ws.branches[parent as usize].depth_flags & !EXPAND_FLAG) + 1;
+                let depth =
+                    ws.branches.get(parent as usize).map_or(0, |b| b.depth_flags & !EXPAND_FLAG)
+                        + 1;
                 let ok = match td.uniqueness {
                     Uniqueness::None => true,
                     Uniqueness::NodeGlobal => ws.seen_nodes.insert(e.other.0),
@@ -889,7 +945,9 @@ impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V,
                 });
                 let ev = td.evaluator.evaluate(&chain_path(tx, self.start, &ws.branches, idx));
                 if ev.continues() && depth < max {
-                    ws.branches[idx as usize].depth_flags |= EXPAND_FLAG;
+                    if let Some(b) = ws.branches.get_mut(idx as usize) {
+                        b.depth_flags |= EXPAND_FLAG;
+                    }
                 }
                 if ev.includes() {
                     return true;
@@ -959,8 +1017,13 @@ fn frames_path_to<'a>(
     }
 }
 
-fn chain_path<'a>(tx: &'a Transaction, start: NodeId, arena: &'a [Branch], idx: u32) -> Path<'a> {
-    let b = arena[idx as usize];
+fn chain_path<'a>(tx: &'a Transaction, start: NodeId, arena: &'a Arena, idx: u32) -> Path<'a> {
+    let b = arena.get(idx as usize).copied().unwrap_or(Branch {
+        node: start.0,
+        rel: u64::MAX,
+        parent: NO_PARENT,
+        depth_flags: 0,
+    });
     Path {
         tx,
         start,
