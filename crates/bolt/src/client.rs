@@ -101,6 +101,8 @@ pub struct Client {
     /// A FAILURE was seen and not yet cleared by RESET.
     needs_reset: bool,
     broken: bool,
+    /// The buffer replies are read into, reused for every message.
+    msg: Vec<u8>,
 }
 
 impl std::fmt::Debug for Client {
@@ -218,6 +220,7 @@ impl Client {
             server_agent: String::new(),
             needs_reset: false,
             broken: false,
+            msg: Vec::new(),
         };
         client.hello(config)?;
         Ok(client)
@@ -306,8 +309,16 @@ impl Client {
     }
 
     fn recv(&mut self) -> Result<Reply> {
-        let msg = match self.reader.read_message(&|| false) {
-            Ok(m) => m,
+        // One buffer per connection: records are decoded before the next one is read.
+        let mut msg = std::mem::take(&mut self.msg);
+        let reply = self.recv_in(&mut msg);
+        self.msg = msg;
+        reply
+    }
+
+    fn recv_in(&mut self, msg: &mut Vec<u8>) -> Result<Reply> {
+        match self.reader.read_message_into(msg, &|| false) {
+            Ok(()) => {}
             Err(e) => {
                 self.broken = true;
                 return Err(match e {
@@ -321,8 +332,8 @@ impl Client {
                     ReadError::Stopped => Error::new(Status::Io, "read stopped"),
                 });
             }
-        };
-        let mut dec = Decoder::new(&msg);
+        }
+        let mut dec = Decoder::new(msg);
         let (fields, t) = match dec.header().map_err(decode_err)? {
             Header::Struct { fields, tag } => (fields, tag),
             other => return Err(protocol_error(format!("reply is a {}", other.type_name()))),
@@ -714,8 +725,23 @@ fn result_props(dec: &mut Decoder<'_>) -> std::result::Result<PropertyMap, Decod
 fn decode_node(dec: &mut Decoder<'_>, fields: usize) -> std::result::Result<NodeData, DecodeError> {
     want_fields("Node", fields, &[3, 4])?;
     let id = entity_id(dec.int()?, "node")?;
-    let labels = match decode_result_value(dec)? {
-        Value::List(items) => crate::message::string_list("Node labels", items)?,
+    // Labels straight into strings (no intermediate list of values).
+    let labels = match dec.header()? {
+        Header::List(len) => {
+            let mut labels = Vec::with_capacity(len);
+            for _ in 0..len {
+                match dec.header()? {
+                    Header::String(n) => labels.push(dec.string_body(n)?.to_owned()),
+                    other => {
+                        return Err(DecodeError::malformed(format!(
+                            "Node labels must contain Strings, got {}",
+                            other.type_name()
+                        )))
+                    }
+                }
+            }
+            labels
+        }
         other => return Err(DecodeError::malformed(format!("labels are a {}", other.type_name()))),
     };
     let properties = result_props(dec)?;
