@@ -941,11 +941,14 @@ fn node_data(id: NodeId, g: &dyn Graph, names: &mut TokenNames) -> arbor_model::
     let mut labels: Vec<String> =
         g.node_labels(id).into_iter().filter_map(|t| names.name(g, TokenKind::Label, t)).collect();
     labels.sort();
-    let properties = g
-        .node_properties(id)
-        .into_iter()
-        .filter_map(|(k, v)| names.name(g, TokenKind::PropertyKey, k).map(|n| (n, v)))
-        .collect();
+    // Inserted one by one: for the few properties of a node this is cheaper than `collect`,
+    // which buffers, sorts and bulk-builds (keys are distinct, so the result is the same).
+    let mut properties = PropertyMap::new();
+    for (k, v) in g.node_properties(id) {
+        if let Some(n) = names.name(g, TokenKind::PropertyKey, k) {
+            properties.insert(n, v);
+        }
+    }
     arbor_model::NodeData { id, labels, properties }
 }
 
