@@ -292,10 +292,18 @@ impl Server {
                     ));
                 }
             }
+            let log_text = ready_line_in.and_then(|log| std::fs::read_to_string(log).ok());
+            // A JVM whose Bolt connector cannot bind may log it and stay up without ever
+            // printing READY: that is a lost port too, not something to wait out.
+            if log_text.as_deref().is_some_and(|t| t.contains("Address already in use")) {
+                let tail = self.log_tail();
+                return Err(Error::new(
+                    Status::Io,
+                    format!("{PORT_LOST}: server at {} could not bind{tail}", self.uri),
+                ));
+            }
             let line_ok = match ready_line_in {
-                Some(log) => std::fs::read_to_string(log)
-                    .map(|t| t.contains("NEO4J_ANCHOR_READY"))
-                    .unwrap_or(false),
+                Some(_) => log_text.is_some_and(|t| t.contains("NEO4J_ANCHOR_READY")),
                 None => true,
             };
             if line_ok {
@@ -451,6 +459,35 @@ mod tests {
         let _ = other.wait();
         drop(l);
         assert_eq!(listens_on(std::process::id(), port), None);
+    }
+
+    #[test]
+    fn a_neo4j_that_cannot_bind_and_stays_up_is_retried() {
+        let dir = std::env::temp_dir().join(format!("arbor-mgbench-bind-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Like the anchor when its port was taken: logs the bind error, never READY, stays up.
+        let script = dir.join("fake-anchor.sh");
+        let ports = dir.join("ports.txt");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\necho \"$3\" >> '{}'\necho 'java.net.BindException: Address already in use'\nexec sleep 30\n",
+                ports.display()
+            ),
+        )
+        .unwrap();
+        Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+        let kind = ServerKind::Neo4j { anchor: script, heap: "1g".into() };
+        let t = Instant::now();
+        let err = match Server::start(&kind, &dir.join("data"), Duration::from_secs(60)) {
+            Ok(_) => panic!("a server that cannot bind cannot be ready"),
+            Err(e) => e,
+        };
+        assert!(t.elapsed() < Duration::from_secs(30), "noticed before the timeout");
+        assert!(err.message.contains("3 attempts"), "{}", err.message);
+        let tried = std::fs::read_to_string(&ports).unwrap();
+        assert_eq!(tried.lines().count(), START_ATTEMPTS, "{tried}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
