@@ -54,13 +54,14 @@ impl Outcome {
 
 /// Runs one query with retries on transient errors; returns the answer and the retry count.
 /// Every record is decoded as a driver would, then dropped: the answer keeps the records'
-/// bytes (`raw`, when the client captures them) for [`decode_answers`]. Holding thousands of
+/// bytes (`raw`; this turns the client's capture on) for [`decode_answers`]. Holding thousands of
 /// decoded values per query instead grew the client's heap during the timed run, and the
 /// page faults and allocator work of the first run of a process (Arbor's, in a default run)
 /// took CPU from the server under test.
 pub fn execute_one(client: &mut Client, q: &Query) -> (Answer, usize) {
     let params = q.params();
     let mut retries = 0;
+    client.capture_records(true);
     loop {
         let _ = client.take_captured(); // a failed attempt's records
         match client.run_with(q.spec.cypher, &params, |_row| Ok(())) {
@@ -121,7 +122,6 @@ pub fn run(uri: &str, config: &ClientConfig, queries: &[Query], workers: usize) 
             let mut done: Vec<(usize, f64, Answer)> = Vec::new();
             let mut retries = 0;
             if let Some(c) = client.as_mut() {
-                c.capture_records(true);
                 loop {
                     let i = cursor.fetch_add(1, Ordering::Relaxed);
                     let Some(q) = queries.get(i) else { break };
