@@ -101,6 +101,10 @@ pub struct Client {
     /// A FAILURE was seen and not yet cleared by RESET.
     needs_reset: bool,
     broken: bool,
+    /// The buffer replies are read into, reused for every message.
+    msg: Vec<u8>,
+    /// When set, every RECORD message is also appended here (see [`Client::capture_records`]).
+    captured: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -218,6 +222,8 @@ impl Client {
             server_agent: String::new(),
             needs_reset: false,
             broken: false,
+            msg: Vec::new(),
+            captured: None,
         };
         client.hello(config)?;
         Ok(client)
@@ -306,8 +312,16 @@ impl Client {
     }
 
     fn recv(&mut self) -> Result<Reply> {
-        let msg = match self.reader.read_message(&|| false) {
-            Ok(m) => m,
+        // One buffer per connection: records are decoded before the next one is read.
+        let mut msg = std::mem::take(&mut self.msg);
+        let reply = self.recv_in(&mut msg);
+        self.msg = msg;
+        reply
+    }
+
+    fn recv_in(&mut self, msg: &mut Vec<u8>) -> Result<Reply> {
+        match self.reader.read_message_into(msg, &|| false) {
+            Ok(()) => {}
             Err(e) => {
                 self.broken = true;
                 return Err(match e {
@@ -321,8 +335,8 @@ impl Client {
                     ReadError::Stopped => Error::new(Status::Io, "read stopped"),
                 });
             }
-        };
-        let mut dec = Decoder::new(&msg);
+        }
+        let mut dec = Decoder::new(msg);
         let (fields, t) = match dec.header().map_err(decode_err)? {
             Header::Struct { fields, tag } => (fields, tag),
             other => return Err(protocol_error(format!("reply is a {}", other.type_name()))),
@@ -349,12 +363,18 @@ impl Client {
                     Reply::Failure(failure_error(&meta))
                 }
             }
-            tag::RECORD => match decode_result_value(&mut dec).map_err(decode_err)? {
-                Value::List(v) => Reply::Record(v),
-                other => {
-                    return Err(protocol_error(format!("RECORD holds a {}", other.type_name())))
+            tag::RECORD => {
+                if let Some(c) = self.captured.as_mut() {
+                    c.extend_from_slice(&(msg.len() as u32).to_le_bytes());
+                    c.extend_from_slice(msg);
                 }
-            },
+                match decode_result_value(&mut dec).map_err(decode_err)? {
+                    Value::List(v) => Reply::Record(v),
+                    other => {
+                        return Err(protocol_error(format!("RECORD holds a {}", other.type_name())))
+                    }
+                }
+            }
             tag::IGNORED => Reply::Ignored,
             other => return Err(protocol_error(format!("unknown reply tag 0x{other:02X}"))),
         };
@@ -396,6 +416,23 @@ impl Client {
                 Ok(_) => n -= 1,
                 Err(_) => return,
             }
+        }
+    }
+
+    /// Starts (`true`) or stops keeping a copy of every RECORD message received, as the bytes
+    /// came off the wire. Records are still decoded as usual; [`decode_captured`] turns the
+    /// copy back into rows later. A benchmark keeps answers this way for verification after
+    /// the timed run: a few compact buffers instead of thousands of decoded values per query,
+    /// whose allocation would grow the client's heap (page faults) during the measurement.
+    pub fn capture_records(&mut self, on: bool) {
+        self.captured = if on { Some(self.captured.take().unwrap_or_default()) } else { None };
+    }
+
+    /// The RECORD messages captured since the last call (empty when capture is off).
+    pub fn take_captured(&mut self) -> Vec<u8> {
+        match self.captured.as_mut() {
+            Some(c) => std::mem::take(c),
+            None => Vec::new(),
         }
     }
 
@@ -644,6 +681,32 @@ fn client_handshake(stream: &mut TcpStream) -> Result<Version> {
 
 // ---- decoding of result values (entities included) ---------------------------------------------
 
+/// Decodes the RECORD messages of [`Client::take_captured`] into rows.
+pub fn decode_captured(mut bytes: &[u8]) -> Result<Vec<Vec<Value>>> {
+    let mut rows = Vec::new();
+    while !bytes.is_empty() {
+        let Some((len, rest)) = bytes.split_first_chunk::<4>() else {
+            return Err(protocol_error("captured records: truncated length"));
+        };
+        let len = u32::from_le_bytes(*len) as usize;
+        if rest.len() < len {
+            return Err(protocol_error("captured records: truncated message"));
+        }
+        let (msg, rest) = rest.split_at(len);
+        bytes = rest;
+        let mut dec = Decoder::new(msg);
+        match dec.header().map_err(decode_err)? {
+            Header::Struct { tag: tag::RECORD, .. } => {}
+            other => return Err(protocol_error(format!("captured a {}", other.type_name()))),
+        }
+        match decode_result_value(&mut dec).map_err(decode_err)? {
+            Value::List(v) => rows.push(v),
+            other => return Err(protocol_error(format!("RECORD holds a {}", other.type_name()))),
+        }
+    }
+    Ok(rows)
+}
+
 /// Decodes one value of a reply: like [`values::decode_value`] but also nodes, relationships
 /// and paths, which servers send in records.
 pub fn decode_result_value(dec: &mut Decoder<'_>) -> std::result::Result<Value, DecodeError> {
@@ -714,8 +777,23 @@ fn result_props(dec: &mut Decoder<'_>) -> std::result::Result<PropertyMap, Decod
 fn decode_node(dec: &mut Decoder<'_>, fields: usize) -> std::result::Result<NodeData, DecodeError> {
     want_fields("Node", fields, &[3, 4])?;
     let id = entity_id(dec.int()?, "node")?;
-    let labels = match decode_result_value(dec)? {
-        Value::List(items) => crate::message::string_list("Node labels", items)?,
+    // Labels straight into strings (no intermediate list of values).
+    let labels = match dec.header()? {
+        Header::List(len) => {
+            let mut labels = Vec::with_capacity(len);
+            for _ in 0..len {
+                match dec.header()? {
+                    Header::String(n) => labels.push(dec.string_body(n)?.to_owned()),
+                    other => {
+                        return Err(DecodeError::malformed(format!(
+                            "Node labels must contain Strings, got {}",
+                            other.type_name()
+                        )))
+                    }
+                }
+            }
+            labels
+        }
         other => return Err(DecodeError::malformed(format!("labels are a {}", other.type_name()))),
     };
     let properties = result_props(dec)?;
@@ -963,6 +1041,31 @@ mod tests {
         let Value::PathData(p) = &r.records[0][0] else { panic!("not a path") };
         assert_eq!(p.nodes[0].id, b.id);
         assert_eq!((p.rels[0].start, p.rels[0].end), (a.id, b.id));
+    }
+
+    #[test]
+    fn captured_records_decode_to_the_same_rows() {
+        let s = TestServer::start(None);
+        let mut c = connect(&s);
+        let q =
+            "UNWIND range(1, 50) AS i CREATE (n:A {k: i, s: 'x' + i}) RETURN i, n, [n.k, {m: n.s}]";
+        c.capture_records(true);
+        let r = c.run_all(q, &PropertyMap::new()).unwrap();
+        let captured = c.take_captured();
+        let again = decode_captured(&captured).unwrap();
+        assert_eq!(r.records.len(), 50);
+        assert_eq!(again.len(), r.records.len());
+        for (a, b) in again.iter().zip(&r.records) {
+            assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        }
+        // Taken means gone; with capture off nothing is kept.
+        assert!(c.take_captured().is_empty());
+        c.capture_records(false);
+        c.run_all("RETURN 1", &PropertyMap::new()).unwrap();
+        assert!(c.take_captured().is_empty());
+        // A damaged copy is an error, not a panic.
+        assert!(decode_captured(&captured[..captured.len() - 1]).is_err());
+        assert!(decode_captured(&[9, 0, 0, 0, 1]).is_err());
     }
 
     #[test]

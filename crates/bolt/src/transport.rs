@@ -106,6 +106,18 @@ impl<R: Read> MessageReader<R> {
     /// Reads the next message, skipping NOOP chunks.
     pub fn read_message(&mut self, stop: &dyn Fn() -> bool) -> Result<Vec<u8>, ReadError> {
         let mut msg = Vec::new();
+        self.read_message_into(&mut msg, stop)?;
+        Ok(msg)
+    }
+
+    /// [`Self::read_message`] into `msg` (cleared first), so a caller that decodes each message
+    /// before reading the next (the client) reuses one buffer instead of allocating per record.
+    pub fn read_message_into(
+        &mut self,
+        msg: &mut Vec<u8>,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<(), ReadError> {
+        msg.clear();
         loop {
             let mut header = [0u8; 2];
             self.read_exact(&mut header, msg.is_empty(), stop)?;
@@ -114,7 +126,7 @@ impl<R: Read> MessageReader<R> {
                 if msg.is_empty() {
                     continue; // NOOP keep-alive chunk
                 }
-                return Ok(msg);
+                return Ok(());
             }
             if msg.len() + len > self.max_message {
                 return Err(ReadError::TooLarge { max: self.max_message });

@@ -61,6 +61,31 @@ pub fn rel_element_id(id: u64) -> String {
     format!("r:{id}")
 }
 
+/// Writes `{prefix}:{id}` (the text of [`node_element_id`] / [`rel_element_id`]) as a
+/// PackStream string without building a `String`: every node of a result carries one.
+fn write_element_id(buf: &mut Vec<u8>, prefix: u8, id: u64) -> Result<(), TooLarge> {
+    let mut text = [0u8; 22]; // "n:" + at most 20 digits
+    let mut digits = [0u8; 20];
+    let mut n = id;
+    let mut len = 0;
+    loop {
+        digits[len] = b'0' + (n % 10) as u8;
+        len += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    text[0] = prefix;
+    text[1] = b':';
+    for i in 0..len {
+        text[2 + i] = digits[len - 1 - i];
+    }
+    // Only ASCII digits and the prefix were written.
+    let s = std::str::from_utf8(&text[..2 + len]).unwrap_or_default();
+    ps::write_string(buf, s)
+}
+
 /// Entity ids are u64 inside Arbor and signed 64-bit on the wire; ids never get near 2^63.
 fn wire_id(id: u64) -> i64 {
     i64::try_from(id).unwrap_or(i64::MAX)
@@ -178,7 +203,7 @@ fn encode_node(buf: &mut Vec<u8>, n: &NodeData, d: Dialect) -> Result<(), TooLar
     }
     encode_map(buf, &n.properties, d)?;
     if d.element_ids {
-        ps::write_string(buf, &node_element_id(n.id.0))?;
+        write_element_id(buf, b'n', n.id.0)?;
     }
     Ok(())
 }
@@ -191,9 +216,9 @@ fn encode_relationship(buf: &mut Vec<u8>, r: &RelData, d: Dialect) -> Result<(),
     ps::write_string(buf, &r.rel_type)?;
     encode_map(buf, &r.properties, d)?;
     if d.element_ids {
-        ps::write_string(buf, &rel_element_id(r.id.0))?;
-        ps::write_string(buf, &node_element_id(r.start.0))?;
-        ps::write_string(buf, &node_element_id(r.end.0))?;
+        write_element_id(buf, b'r', r.id.0)?;
+        write_element_id(buf, b'n', r.start.0)?;
+        write_element_id(buf, b'n', r.end.0)?;
     }
     Ok(())
 }
@@ -765,6 +790,19 @@ mod tests {
         match dec(&b).unwrap() {
             Value::Duration(d) => assert_eq!((d.seconds, d.nanos), (0, 999_999_999)),
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn element_ids_are_written_as_their_text() {
+        for id in [0u64, 7, 10, 12345, 1 << 40, u64::MAX] {
+            for (prefix, text) in [(b'n', node_element_id(id)), (b'r', rel_element_id(id))] {
+                let mut fast = Vec::new();
+                write_element_id(&mut fast, prefix, id).unwrap();
+                let mut slow = Vec::new();
+                ps::write_string(&mut slow, &text).unwrap();
+                assert_eq!(fast, slow, "{text}");
+            }
         }
     }
 }

@@ -15,7 +15,7 @@ use arbor_model::{
     compare_op, equals, CmpOp, Error, NodeId, PathRef, PropertyMap, RelId, Result, Status, Value,
 };
 
-use crate::graph::{Graph, TokenKind};
+use crate::graph::{Graph, TokenId, TokenKind};
 use crate::runtime::{Ctx, Row};
 
 fn type_err(msg: impl Into<String>) -> Error {
@@ -1102,45 +1102,87 @@ pub(crate) fn order_keys(a: &[Value], b: &[Value], desc: &[bool]) -> Ordering {
     Ordering::Equal
 }
 
+/// Token names seen while materializing one execution's results. A row of whole nodes names
+/// the same few labels and property keys over and over; asking the graph each time takes the
+/// store's token lock (shared by every connection) per property. Token ids are never reused
+/// and a token's name never changes, so a name once found stays right for the execution.
+#[derive(Default)]
+pub(crate) struct TokenNames {
+    by_kind: [Vec<Option<String>>; 3],
+}
+
+/// Token ids above this are resolved without caching (the cache is a dense vector).
+const MAX_CACHED_TOKEN: usize = 1 << 16;
+
+impl TokenNames {
+    fn name(&mut self, g: &dyn Graph, kind: TokenKind, t: TokenId) -> Option<String> {
+        let i = t as usize;
+        if i >= MAX_CACHED_TOKEN {
+            return g.token_name(kind, t);
+        }
+        let names = &mut self.by_kind[match kind {
+            TokenKind::Label => 0,
+            TokenKind::RelType => 1,
+            TokenKind::PropertyKey => 2,
+        }];
+        if let Some(Some(n)) = names.get(i) {
+            return Some(n.clone());
+        }
+        let n = g.token_name(kind, t)?;
+        if names.len() <= i {
+            names.resize(i + 1, None);
+        }
+        names[i] = Some(n.clone());
+        Some(n)
+    }
+}
+
 /// Converts entity references (also inside lists, maps and paths) into materialized values.
-pub(crate) fn materialize(v: Value, g: &dyn Graph) -> Value {
+pub(crate) fn materialize(v: Value, g: &dyn Graph, names: &mut TokenNames) -> Value {
     match v {
-        Value::Node(id) => Value::NodeData(Arc::new(node_data(id, g))),
-        Value::Relationship(id) => Value::RelData(Arc::new(rel_data(id, g))),
+        Value::Node(id) => Value::NodeData(Arc::new(node_data(id, g, names))),
+        Value::Relationship(id) => Value::RelData(Arc::new(rel_data(id, g, names))),
         Value::Path(p) => Value::PathData(Arc::new(arbor_model::PathData {
-            nodes: p.nodes.iter().map(|n| node_data(*n, g)).collect(),
-            rels: p.rels.iter().map(|r| rel_data(*r, g)).collect(),
+            nodes: p.nodes.iter().map(|n| node_data(*n, g, names)).collect(),
+            rels: p.rels.iter().map(|r| rel_data(*r, g, names)).collect(),
         })),
-        Value::List(items) => Value::List(items.into_iter().map(|x| materialize(x, g)).collect()),
-        Value::Map(m) => Value::Map(m.into_iter().map(|(k, x)| (k, materialize(x, g))).collect()),
+        Value::List(items) => {
+            Value::List(items.into_iter().map(|x| materialize(x, g, names)).collect())
+        }
+        Value::Map(m) => {
+            Value::Map(m.into_iter().map(|(k, x)| (k, materialize(x, g, names))).collect())
+        }
         other => other,
     }
 }
 
-fn node_data(id: NodeId, g: &dyn Graph) -> arbor_model::NodeData {
+fn node_data(id: NodeId, g: &dyn Graph, names: &mut TokenNames) -> arbor_model::NodeData {
     let mut labels: Vec<String> =
-        g.node_labels(id).into_iter().filter_map(|t| g.token_name(TokenKind::Label, t)).collect();
+        g.node_labels(id).into_iter().filter_map(|t| names.name(g, TokenKind::Label, t)).collect();
     labels.sort();
-    let properties = g
-        .node_properties(id)
-        .into_iter()
-        .filter_map(|(k, v)| g.token_name(TokenKind::PropertyKey, k).map(|n| (n, v)))
-        .collect();
+    // Inserted one by one: for the few properties of a node this is cheaper than `collect`,
+    // which buffers, sorts and bulk-builds (keys are distinct, so the result is the same).
+    let mut properties = PropertyMap::new();
+    for (k, v) in g.node_properties(id) {
+        if let Some(n) = names.name(g, TokenKind::PropertyKey, k) {
+            properties.insert(n, v);
+        }
+    }
     arbor_model::NodeData { id, labels, properties }
 }
 
-fn rel_data(id: RelId, g: &dyn Graph) -> arbor_model::RelData {
+fn rel_data(id: RelId, g: &dyn Graph, names: &mut TokenNames) -> arbor_model::RelData {
     let (start, end, t) = g.rel_info(id).unwrap_or((NodeId(0), NodeId(0), 0));
     let properties = g
         .rel_properties(id)
         .into_iter()
-        .filter_map(|(k, v)| g.token_name(TokenKind::PropertyKey, k).map(|n| (n, v)))
+        .filter_map(|(k, v)| names.name(g, TokenKind::PropertyKey, k).map(|n| (n, v)))
         .collect();
     arbor_model::RelData {
         id,
         start,
         end,
-        rel_type: g.token_name(TokenKind::RelType, t).unwrap_or_default(),
+        rel_type: names.name(g, TokenKind::RelType, t).unwrap_or_default(),
         properties,
     }
 }

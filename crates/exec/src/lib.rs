@@ -290,6 +290,8 @@ pub struct Execution {
     done: bool,
     /// "Now" for every temporal function in this statement (Cypher pins the clock per statement).
     statement_time: chrono::NaiveDateTime,
+    /// Token names of materialized results, cached for this execution.
+    names: eval::TokenNames,
 }
 
 impl Execution {
@@ -327,7 +329,15 @@ impl Execution {
             ctx.time_ns = vec![0; n];
         }
         let statement_time = chrono::Utc::now().naive_utc();
-        Ok(Execution { q, root, ctx, started: false, done: false, statement_time })
+        Ok(Execution {
+            q,
+            root,
+            ctx,
+            started: false,
+            done: false,
+            statement_time,
+            names: eval::TokenNames::default(),
+        })
     }
 
     /// The next result row, with entities materialized (`Value::NodeData`/`RelData`/`PathData`,
@@ -369,12 +379,13 @@ impl Execution {
                 // No RETURN: run to completion, yield nothing.
                 continue;
             }
+            let names = &mut self.names;
             let out = self
                 .q
                 .plan
                 .column_slots
                 .iter()
-                .map(|s| eval::materialize(row[*s].clone(), g))
+                .map(|s| eval::materialize(row[*s].clone(), g, names))
                 .collect();
             return Ok(Some(out));
         }

@@ -101,6 +101,9 @@ const CASES: &[(&str, &str)] = &[
     ("-->()-->()-->(n)", "RETURN count(DISTINCT n.x), min(n.id), max(n.id)"),
     ("-[*1..3]->(n)", "RETURN DISTINCT n.id"),
     ("-[*1..2]->(n:N)", "WITH n WHERE n.x >= 1 RETURN DISTINCT n.id, n"),
+    // mgBench Q15: the node and a property of it (distinct per end node).
+    ("-[*1..2]->(n:N)", "RETURN DISTINCT n.id, n"),
+    ("-->()-->(n:N)", "RETURN DISTINCT n, n.x, n.id + 1"),
     ("-[*0..2]->(n)", "RETURN DISTINCT n.id"),
     ("-[*2..3]->(n)", "RETURN DISTINCT n.id"),
     ("-[*3..3]-(n)", "RETURN DISTINCT n.id"),

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::Instant;
 
-use arbor_bolt::client::{is_transient, Client, ClientConfig};
+use arbor_bolt::client::{decode_captured, is_transient, Client, ClientConfig};
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 
 use crate::metrics;
@@ -20,7 +20,10 @@ pub const MAX_RETRIES: usize = 50;
 /// The answer of one query, kept for verification after the timed run.
 #[derive(Debug, Default)]
 pub struct Answer {
+    /// Decoded after the timed run from the captured RECORD messages (see [`run`]).
     pub rows: Vec<Vec<Value>>,
+    /// The RECORD messages as received (`Client::capture_records`), until decoded into `rows`.
+    pub raw: Vec<u8>,
     pub summary: PropertyMap,
     /// Set when the query failed even after retries.
     pub error: Option<String>,
@@ -50,18 +53,39 @@ impl Outcome {
 }
 
 /// Runs one query with retries on transient errors; returns the answer and the retry count.
+/// Every record is decoded as a driver would, then dropped: the answer keeps the records'
+/// bytes (`raw`; this turns the client's capture on) for [`decode_answers`]. Holding thousands of
+/// decoded values per query instead grew the client's heap during the timed run, and the
+/// page faults and allocator work of the first run of a process (Arbor's, in a default run)
+/// took CPU from the server under test.
 pub fn execute_one(client: &mut Client, q: &Query) -> (Answer, usize) {
     let params = q.params();
     let mut retries = 0;
+    client.capture_records(true);
     loop {
-        match client.run_all(q.spec.cypher, &params) {
-            Ok(r) => return (Answer { rows: r.records, summary: r.summary, error: None }, retries),
+        let _ = client.take_captured(); // a failed attempt's records
+        match client.run_with(q.spec.cypher, &params, |_row| Ok(())) {
+            Ok((_, summary)) => {
+                let raw = client.take_captured();
+                return (Answer { raw, summary, ..Answer::default() }, retries);
+            }
             Err(e) if is_transient(&e) && retries < MAX_RETRIES && !client.is_broken() => {
                 retries += 1;
             }
             Err(e) => {
                 return (Answer { error: Some(e.to_string()), ..Answer::default() }, retries);
             }
+        }
+    }
+}
+
+/// Decodes the captured records of every answer into its `rows` (after the timed run).
+/// Bytes that do not decode make the answer an error (they were decoded once already).
+pub fn decode_answers(answers: &mut [Answer]) {
+    for a in answers.iter_mut().filter(|a| a.error.is_none()) {
+        match decode_captured(&std::mem::take(&mut a.raw)) {
+            Ok(rows) => a.rows = rows,
+            Err(e) => a.error = Some(format!("decoding the captured records: {e}")),
         }
     }
 }
@@ -132,6 +156,7 @@ pub fn run(uri: &str, config: &ClientConfig, queries: &[Query], workers: usize) 
     }
     out.wall_seconds = wall.elapsed().as_secs_f64();
     out.client_cpu_seconds = metrics::self_cpu_seconds().unwrap_or(0.0) - cpu0;
+    decode_answers(&mut out.answers);
     if let Some(e) = connect_error.lock().ok().and_then(|mut s| s.take()) {
         return Err(Error::new(e.status, format!("a worker could not connect: {}", e.message)));
     }

@@ -65,17 +65,76 @@ fn io(what: &str, e: impl std::fmt::Display) -> Error {
     Error::new(Status::Io, format!("{what}: {e}"))
 }
 
+/// Attempts at starting a server process, each on a newly probed port.
+pub const START_ATTEMPTS: usize = 3;
+
+/// Marks a start failure caused by losing the port (the process exited before it was ready, or
+/// another process answers on the port): worth another attempt on another port.
+const PORT_LOST: &str = "server port lost";
+
 /// A free TCP port on the loopback interface (Neo4j: the anchor's 17687-17699 range first).
 pub fn free_port(prefer: Option<std::ops::RangeInclusive<u16>>) -> Result<u16> {
+    free_port_except(prefer, &[])
+}
+
+/// [`free_port`], skipping the ports in `except` (those a failed start already tried).
+fn free_port_except(prefer: Option<std::ops::RangeInclusive<u16>>, except: &[u16]) -> Result<u16> {
     if let Some(range) = prefer {
         for p in range {
-            if TcpListener::bind(("127.0.0.1", p)).is_ok() {
+            if !except.contains(&p) && TcpListener::bind(("127.0.0.1", p)).is_ok() {
                 return Ok(p);
             }
         }
     }
-    let l = TcpListener::bind("127.0.0.1:0").map_err(|e| io("finding a free port", e))?;
-    Ok(l.local_addr().map_err(|e| io("finding a free port", e))?.port())
+    for _ in 0..16 {
+        let l = TcpListener::bind("127.0.0.1:0").map_err(|e| io("finding a free port", e))?;
+        let p = l.local_addr().map_err(|e| io("finding a free port", e))?.port();
+        if !except.contains(&p) {
+            return Ok(p);
+        }
+    }
+    Err(Error::new(Status::Io, "finding a free port: the system keeps handing out tried ports"))
+}
+
+/// Whether process `pid` owns the socket listening on TCP `port` (`/proc/net/tcp{,6}` give the
+/// listening socket's inode, `/proc/PID/fd` the process's sockets). `None` when `/proc` cannot
+/// tell (not Linux, no permission, or no listener at all).
+pub fn listens_on(pid: u32, port: u16) -> Option<bool> {
+    let mut inodes: Vec<String> = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else { continue };
+        inodes.extend(listening_inodes(&text, port));
+    }
+    if inodes.is_empty() {
+        return None;
+    }
+    let fds = std::fs::read_dir(Path::new("/proc").join(pid.to_string()).join("fd")).ok()?;
+    for fd in fds.flatten() {
+        if let Ok(target) = std::fs::read_link(fd.path()) {
+            let t = target.to_string_lossy();
+            if let Some(inode) = t.strip_prefix("socket:[").and_then(|r| r.strip_suffix(']')) {
+                if inodes.iter().any(|i| i == inode) {
+                    return Some(true);
+                }
+            }
+        }
+    }
+    Some(false)
+}
+
+/// The inodes of the sockets listening (state `0A`) on local `port` in a `/proc/net/tcp`
+/// table: `sl local_address rem_address st ... uid timeout inode`, addresses as `HEX:PORT`.
+fn listening_inodes(table: &str, port: u16) -> Vec<String> {
+    let want = format!("{port:04X}");
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let local_port = f.get(1)?.rsplit(':').next()?;
+            (local_port == want && *f.get(3)? == "0A").then(|| f.get(9).map(|s| s.to_string()))?
+        })
+        .collect()
 }
 
 impl Server {
@@ -84,7 +143,7 @@ impl Server {
     pub fn start(kind: &ServerKind, data: &Path, timeout: Duration) -> Result<Server> {
         match kind {
             ServerKind::External { uri, pid } => {
-                let server = Server {
+                let mut server = Server {
                     uri: uri.clone(),
                     pid: pid.unwrap_or(0),
                     child: None,
@@ -114,7 +173,7 @@ impl Server {
                 let handle = std::thread::spawn(move || {
                     let _ = arbor_bolt::serve_listener(listener, db2, config, flag);
                 });
-                let server = Server {
+                let mut server = Server {
                     uri: format!("bolt://{addr}"),
                     pid: std::process::id(),
                     child: None,
@@ -126,83 +185,125 @@ impl Server {
                 Ok(server)
             }
             ServerKind::Arbor { binary, durability } => {
-                let port = free_port(None)?;
                 std::fs::create_dir_all(data).map_err(|e| io("creating the data dir", e))?;
-                let log = data.with_extension("log");
-                let out = File::create(&log).map_err(|e| io("creating the server log", e))?;
-                let err = out.try_clone().map_err(|e| io("server log", e))?;
-                let mut cmd = Command::new(binary);
-                cmd.arg("serve").arg("--data").arg(data);
-                cmd.arg("--listen").arg(format!("127.0.0.1:{port}"));
-                if let Some(d) = durability {
-                    cmd.arg("--durability").arg(d);
-                }
-                cmd.env("ARBOR_LOG", "warn");
-                let child = cmd
-                    .stdin(Stdio::null())
-                    .stdout(out)
-                    .stderr(err)
-                    .spawn()
-                    .map_err(|e| io(&format!("starting {}", binary.display()), e))?;
-                let mut server = Server {
-                    uri: format!("bolt://127.0.0.1:{port}"),
-                    pid: child.id(),
-                    child: Some(child),
-                    in_process: None,
-                    cpu_at_start: 0.0,
-                    log: Some(log),
-                };
-                if let Err(e) = server.wait_ready(timeout, None) {
-                    server.kill();
-                    return Err(e);
-                }
-                Ok(server)
+                Server::start_child(kind, data, timeout, |port| {
+                    let mut cmd = Command::new(binary);
+                    cmd.arg("serve").arg("--data").arg(data);
+                    cmd.arg("--listen").arg(format!("127.0.0.1:{port}"));
+                    if let Some(d) = durability {
+                        cmd.arg("--durability").arg(d);
+                    }
+                    cmd.env("ARBOR_LOG", "warn");
+                    cmd
+                })
             }
             ServerKind::Neo4j { anchor, heap } => {
-                let port = free_port(Some(17687..=17699))?;
-                let log = data.with_extension("log");
-                let out = File::create(&log).map_err(|e| io("creating the server log", e))?;
-                let err = out.try_clone().map_err(|e| io("server log", e))?;
-                let child = Command::new(anchor)
-                    .arg("serve")
-                    .arg("--port")
-                    .arg(port.to_string())
-                    .arg("--data")
-                    .arg(data)
-                    .arg("--heap")
-                    .arg(heap)
-                    .stdin(Stdio::null())
-                    .stdout(out)
-                    .stderr(err)
-                    .spawn()
-                    .map_err(|e| io(&format!("starting {}", anchor.display()), e))?;
-                let mut server = Server {
-                    uri: format!("bolt://127.0.0.1:{port}"),
-                    pid: child.id(),
-                    child: Some(child),
-                    in_process: None,
-                    cpu_at_start: 0.0,
-                    log: Some(log.clone()),
-                };
-                // The anchor prints a READY line once the database is online (the port opens
-                // earlier than that).
-                if let Err(e) = server.wait_ready(timeout, Some(&log)) {
-                    server.kill();
-                    return Err(e);
-                }
-                Ok(server)
+                Server::start_child(kind, data, timeout, |port| {
+                    let mut cmd = Command::new(anchor);
+                    cmd.arg("serve").arg("--port").arg(port.to_string());
+                    cmd.arg("--data").arg(data).arg("--heap").arg(heap);
+                    cmd
+                })
             }
         }
     }
 
-    fn wait_ready(&self, timeout: Duration, ready_line_in: Option<&Path>) -> Result<()> {
+    /// Starts a server process built by `command(port)` on a free port and waits until it is
+    /// ready. Between our port probe and the server's bind another process on the machine can
+    /// take the port (other benchmarks pick from the same ranges), so a server that exits
+    /// before it is ready, or whose port turns out to be held by someone else, is stopped and
+    /// started again on another port, up to [`START_ATTEMPTS`] times.
+    fn start_child(
+        kind: &ServerKind,
+        data: &Path,
+        timeout: Duration,
+        command: impl Fn(u16) -> Command,
+    ) -> Result<Server> {
+        let (program, prefer, ready_line) = match kind {
+            ServerKind::Arbor { binary, .. } => (binary.as_path(), None, false),
+            // The anchor prints a READY line once the database is online (the port opens
+            // earlier than that).
+            ServerKind::Neo4j { anchor, .. } => (anchor.as_path(), Some(17687..=17699), true),
+            _ => return Err(Error::new(Status::Internal, "start_child is for server processes")),
+        };
+        let log = data.with_extension("log");
+        let mut tried: Vec<u16> = Vec::new();
+        let mut failures: Vec<String> = Vec::new();
+        for _ in 0..START_ATTEMPTS {
+            let port = free_port_except(prefer.clone(), &tried)?;
+            tried.push(port);
+            let out = File::create(&log).map_err(|e| io("creating the server log", e))?;
+            let err = out.try_clone().map_err(|e| io("server log", e))?;
+            let child = command(port)
+                .stdin(Stdio::null())
+                .stdout(out)
+                .stderr(err)
+                .spawn()
+                .map_err(|e| io(&format!("starting {}", program.display()), e))?;
+            let mut server = Server {
+                uri: format!("bolt://127.0.0.1:{port}"),
+                pid: child.id(),
+                child: Some(child),
+                in_process: None,
+                cpu_at_start: 0.0,
+                log: Some(log.clone()),
+            };
+            match server.wait_ready(timeout, ready_line.then_some(log.as_path())) {
+                Ok(()) => return Ok(server),
+                Err(e) => {
+                    server.kill();
+                    // Only a lost port is worth another attempt; a server that was alive but
+                    // never became ready (timeout) would fail the same way again.
+                    if !e.message.contains(PORT_LOST) {
+                        return Err(e);
+                    }
+                    failures.push(format!("port {port}: {}", e.message));
+                }
+            }
+        }
+        Err(Error::new(
+            Status::Io,
+            format!(
+                "{} did not start after {START_ATTEMPTS} attempts on different ports:\n{}",
+                program.display(),
+                failures.join("\n")
+            ),
+        ))
+    }
+
+    /// Waits until the server answers `RETURN 1` (after its READY line in `ready_line_in`, if
+    /// given). For a child process, fails early with [`PORT_LOST`] in the message when the
+    /// process exits before that, or when the port is answered by a socket the process does
+    /// not own (someone else bound it first; our server will fail to bind).
+    fn wait_ready(&mut self, timeout: Duration, ready_line_in: Option<&Path>) -> Result<()> {
         let deadline = Instant::now() + timeout;
         let mut last = String::from("not started");
+        let port = self.uri.rsplit(':').next().and_then(|p| p.parse::<u16>().ok());
         loop {
+            if let Some(child) = self.child.as_mut() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    let tail = self.log_tail();
+                    return Err(Error::new(
+                        Status::Io,
+                        format!(
+                            "{PORT_LOST}: server at {} exited ({status}) before it was ready{tail}",
+                            self.uri
+                        ),
+                    ));
+                }
+            }
+            let log_text = ready_line_in.and_then(|log| std::fs::read_to_string(log).ok());
+            // A JVM whose Bolt connector cannot bind may log it and stay up without ever
+            // printing READY: that is a lost port too, not something to wait out.
+            if log_text.as_deref().is_some_and(|t| t.contains("Address already in use")) {
+                let tail = self.log_tail();
+                return Err(Error::new(
+                    Status::Io,
+                    format!("{PORT_LOST}: server at {} could not bind{tail}", self.uri),
+                ));
+            }
             let line_ok = match ready_line_in {
-                Some(log) => std::fs::read_to_string(log)
-                    .map(|t| t.contains("NEO4J_ANCHOR_READY"))
-                    .unwrap_or(false),
+                Some(_) => log_text.is_some_and(|t| t.contains("NEO4J_ANCHOR_READY")),
                 None => true,
             };
             if line_ok {
@@ -210,7 +311,22 @@ impl Server {
                     ClientConfig { timeout: Some(Duration::from_secs(5)), ..Default::default() };
                 match Client::connect(&self.uri, &cfg) {
                     Ok(mut c) => match c.run_all("RETURN 1", &Default::default()) {
-                        Ok(_) => return Ok(()),
+                        Ok(_) => {
+                            let ours = match (self.child.as_ref(), port) {
+                                (Some(_), Some(port)) => listens_on(self.pid, port),
+                                _ => None,
+                            };
+                            if ours == Some(false) {
+                                return Err(Error::new(
+                                    Status::Io,
+                                    format!(
+                                        "{PORT_LOST}: {} is answered by another process, not pid {}",
+                                        self.uri, self.pid
+                                    ),
+                                ));
+                            }
+                            return Ok(());
+                        }
                         Err(e) => last = e.to_string(),
                     },
                     Err(e) => last = e.to_string(),
@@ -311,4 +427,108 @@ pub fn restore(src: &Path, dst: &Path) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listening_inodes_reads_the_proc_table() {
+        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0
+   1: 0100007F:1F90 0100007F:D431 01 00000000:00000000 00:00000000 00000000  1000        0 4343 1 0
+   2: 0100007F:1F91 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 4444 1 0
+";
+        // Only the listener on 8080 (0x1F90), not the established connection from it.
+        assert_eq!(listening_inodes(table, 8080), vec!["4242".to_string()]);
+        assert!(listening_inodes(table, 8082).is_empty());
+    }
+
+    #[test]
+    fn listens_on_tells_our_listener_from_another_process() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        if std::fs::metadata("/proc/net/tcp").is_err() {
+            return; // not Linux: nothing to check
+        }
+        assert_eq!(listens_on(std::process::id(), port), Some(true));
+        let mut other = Command::new("sleep").arg("5").spawn().unwrap();
+        assert_eq!(listens_on(other.id(), port), Some(false));
+        let _ = other.kill();
+        let _ = other.wait();
+        drop(l);
+        assert_eq!(listens_on(std::process::id(), port), None);
+    }
+
+    #[test]
+    fn a_neo4j_that_cannot_bind_and_stays_up_is_retried() {
+        let dir = std::env::temp_dir().join(format!("arbor-mgbench-bind-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Like the anchor when its port was taken: logs the bind error, never READY, stays up.
+        let script = dir.join("fake-anchor.sh");
+        let ports = dir.join("ports.txt");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\necho \"$3\" >> '{}'\necho 'java.net.BindException: Address already in use'\nexec sleep 30\n",
+                ports.display()
+            ),
+        )
+        .unwrap();
+        Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+        let kind = ServerKind::Neo4j { anchor: script, heap: "1g".into() };
+        let t = Instant::now();
+        let err = match Server::start(&kind, &dir.join("data"), Duration::from_secs(60)) {
+            Ok(_) => panic!("a server that cannot bind cannot be ready"),
+            Err(e) => e,
+        };
+        assert!(t.elapsed() < Duration::from_secs(30), "noticed before the timeout");
+        assert!(err.message.contains("3 attempts"), "{}", err.message);
+        let tried = std::fs::read_to_string(&ports).unwrap();
+        assert_eq!(tried.lines().count(), START_ATTEMPTS, "{tried}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn free_port_except_skips_tried_ports() {
+        let first = free_port_except(Some(40000..=40100), &[]).unwrap();
+        let second = free_port_except(Some(40000..=40100), &[first]).unwrap();
+        assert_ne!(first, second);
+    }
+
+    #[test]
+    fn a_server_that_exits_at_once_is_retried_on_new_ports_then_reported() {
+        let dir = std::env::temp_dir().join(format!("arbor-mgbench-start-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // A "server" that records its port argument and exits, like one that lost its port.
+        let script = dir.join("fake-server.sh");
+        let ports = dir.join("ports.txt");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\necho \"$5\" >> '{}'\necho 'Address already in use' >&2\nexit 1\n",
+                ports.display()
+            ),
+        )
+        .unwrap();
+        Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+        let kind = ServerKind::Arbor { binary: script, durability: None };
+        let t = Instant::now();
+        let err = match Server::start(&kind, &dir.join("data"), Duration::from_secs(60)) {
+            Ok(_) => panic!("a server that exits cannot be ready"),
+            Err(e) => e,
+        };
+        assert!(t.elapsed() < Duration::from_secs(30), "exit must be noticed before the timeout");
+        assert!(err.message.contains("3 attempts"), "{}", err.message);
+        assert!(err.message.contains("Address already in use"), "{}", err.message);
+        let tried = std::fs::read_to_string(&ports).unwrap();
+        let tried: Vec<&str> = tried.lines().collect();
+        assert_eq!(tried.len(), START_ATTEMPTS, "{tried:?}");
+        let mut distinct = tried.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), START_ATTEMPTS, "every attempt on another port: {tried:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
