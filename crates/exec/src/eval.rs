@@ -237,7 +237,7 @@ impl CompiledPred {
                     Some(_) => None,
                 },
                 ConjKind::Prop { slot, key, tok } => match row.get(*slot) {
-                    Some(Value::Node(id)) => match node_prop(g, *id, key, tok)? {
+                    Some(Value::Node(id)) => match node_prop(ctx, g, *id, key, tok)? {
                         Value::Bool(b) => Some(Some(b)),
                         Value::Null => Some(None),
                         _ => None,
@@ -282,7 +282,7 @@ impl Conj {
             },
             ConjKind::Cmp { slot, key, tok, op, rhs } => match row.get(*slot) {
                 Some(Value::Node(id)) => {
-                    let left = node_prop(g, *id, key, tok)?;
+                    let left = node_prop(ctx, g, *id, key, tok)?;
                     match rhs {
                         PExpr::Const(v) => compare(*op, &left, v),
                         rhs => compare(*op, &left, &eval(rhs, row, ctx, g)?),
@@ -305,17 +305,44 @@ fn has_label(g: &dyn Graph, id: NodeId, name: &str, tok: &mut Option<u32>) -> bo
 }
 
 /// `id.key` as `eval` reads it (null when missing, an error when the node was deleted in this
-/// transaction), the token cached as in [`has_label`].
+/// transaction, and through the same one-entry memo `ctx.last_prop` in read-only statements,
+/// so a filter and a grouping key on `n.key` read it once), the token cached as in
+/// [`has_label`].
 #[inline]
-fn node_prop(g: &dyn Graph, id: NodeId, key: &str, tok: &mut Option<u32>) -> Result<Value> {
+fn node_prop(
+    ctx: &mut Ctx,
+    g: &dyn Graph,
+    id: NodeId,
+    key: &str,
+    tok: &mut Option<u32>,
+) -> Result<Value> {
     if tok.is_none() {
         *tok = g.token_id(TokenKind::PropertyKey, key);
     }
-    match tok.and_then(|t| g.node_property(id, t)) {
-        Some(v) => Ok(v),
-        None if g.node_deleted_in_tx(id) => Err(deleted_err()),
-        None => Ok(Value::Null),
+    let Some(t) = *tok else {
+        return if g.node_deleted_in_tx(id) { Err(deleted_err()) } else { Ok(Value::Null) };
+    };
+    if ctx.read_only {
+        if let Some((n, k, v)) = &ctx.last_prop {
+            if *n == id && *k == t {
+                return Ok(v.clone());
+            }
+        }
     }
+    let v = match g.node_property(id, t) {
+        Some(v) => v,
+        None if g.node_deleted_in_tx(id) => return Err(deleted_err()),
+        None => Value::Null,
+    };
+    if ctx.read_only
+        && matches!(
+            v,
+            Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::String(_)
+        )
+    {
+        ctx.last_prop = Some((id, t, v.clone()));
+    }
+    Ok(v)
 }
 
 fn pred_of(v: &Value, what: Option<&str>) -> Result<Option<bool>> {
