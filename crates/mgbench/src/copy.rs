@@ -4,8 +4,10 @@
 //! memory.
 //!
 //! Strategies:
-//! - `single`: one thread; read the whole source result (`PULL` all into memory), then write it
-//!   in `UNWIND $batch CREATE` batches. Client memory grows with N.
+//! - `single`: one thread with two connections; reads the source result (`RUN` + `PULL` all)
+//!   and writes it in `UNWIND $batch CREATE` batches, one write in flight at a time: batch k's
+//!   write is sent without waiting, batch k+1 is read from the source stream meanwhile, then
+//!   k's reply is awaited. Client memory: two batches (TCP flow control holds the source back).
 //! - `reader-writers`: one reader streams the source result (`PULL` all, record by record) into
 //!   a bounded queue of batches; N writer threads, each with its own connection, drain it.
 //! - `streaming`: the reader asks for exactly one batch at a time (`PULL n`) and only when the
@@ -135,9 +137,29 @@ fn to_map(row: Vec<Value>) -> Value {
     Value::Map(keys.iter().map(|k| k.to_string()).zip(row).collect())
 }
 
-fn write_batch(c: &mut Client, rows: Vec<Value>) -> Result<()> {
+fn batch_params(rows: Vec<Value>) -> PropertyMap {
     let mut p = PropertyMap::new();
     p.insert("batch".into(), Value::List(rows));
+    p
+}
+
+/// Waits for the write sent by `send_run_all(WRITE, p)`, sending it again on a transient error.
+fn finish_write(c: &mut Client, p: &PropertyMap) -> Result<()> {
+    let mut tries = 0;
+    loop {
+        match c.finish_run_all() {
+            Ok(_) => return Ok(()),
+            Err(e) if is_transient(&e) && tries < 50 && !c.is_broken() => {
+                tries += 1;
+                c.send_run_all(WRITE, p)?;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn write_batch(c: &mut Client, rows: Vec<Value>) -> Result<()> {
+    let p = batch_params(rows);
     let mut tries = 0;
     loop {
         match c.run_all(WRITE, &p) {
@@ -208,19 +230,30 @@ pub fn copy(strategy: Strategy, src: &str, dst: &str, o: &CopyOptions) -> Result
     let mut reader = Client::connect(src, &ClientConfig::default())?;
     match strategy {
         Strategy::Single => {
-            let all = reader.run_all(READ, &PropertyMap::new())?.records;
+            // One thread, two connections, pipelined: batch k's write is on the wire (the
+            // target executes and commits it) while this thread decodes batch k+1 from the
+            // source's PULL-all stream; then it waits for k's reply and sends k+1.
             let mut w = Client::connect(dst, &ClientConfig::default())?;
-            let mut rows = Vec::with_capacity(batch);
-            for r in all {
-                rows.push(to_map(r));
-                if rows.len() == batch {
-                    write_batch(&mut w, std::mem::take(&mut rows))?;
+            reader.open_stream(READ, &PropertyMap::new())?;
+            let mut in_flight: Option<PropertyMap> = None;
+            loop {
+                let mut rows = Vec::with_capacity(batch);
+                while rows.len() < batch {
+                    match reader.next_record()? {
+                        Some(r) => rows.push(to_map(r)),
+                        None => break,
+                    }
                 }
+                if let Some(p) = in_flight.take() {
+                    finish_write(&mut w, &p)?;
+                }
+                if rows.is_empty() {
+                    return Ok(());
+                }
+                let p = batch_params(rows);
+                w.send_run_all(WRITE, &p)?;
+                in_flight = Some(p);
             }
-            if !rows.is_empty() {
-                write_batch(&mut w, rows)?;
-            }
-            Ok(())
         }
         Strategy::ReaderWriters => {
             let (tx, rx) = crossbeam_channel::bounded::<Vec<Value>>(o.queue.max(1));
