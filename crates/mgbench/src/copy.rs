@@ -132,42 +132,35 @@ fn expected_checksum(n: usize) -> u64 {
     (1..=n as i64).fold(0u64, |acc, i| acc.wrapping_add(row_hash(&item(i))))
 }
 
-fn to_map(row: Vec<Value>) -> Value {
-    let keys = ["id", "name", "value", "score", "flag"];
-    Value::Map(keys.iter().map(|k| k.to_string()).zip(row).collect())
+/// The target's parameter: `$batch`, a list of maps with these keys (in `READ`'s column
+/// order), encoded straight from the records (`Client::send_run_rows`).
+const KEYS: [&str; 5] = ["id", "name", "value", "score", "flag"];
+
+type Rows = Vec<Vec<Value>>;
+
+/// Sends one batch write without waiting for its reply.
+fn send_write(c: &mut Client, rows: &[Vec<Value>]) -> Result<()> {
+    c.send_run_rows(WRITE, "batch", &KEYS, rows)
 }
 
-fn batch_params(rows: Vec<Value>) -> PropertyMap {
-    let mut p = PropertyMap::new();
-    p.insert("batch".into(), Value::List(rows));
-    p
-}
-
-/// Waits for the write sent by `send_run_all(WRITE, p)`, sending it again on a transient error.
-fn finish_write(c: &mut Client, p: &PropertyMap) -> Result<()> {
+/// Waits for the write sent by [`send_write`], sending it again on a transient error.
+fn finish_write(c: &mut Client, rows: &[Vec<Value>]) -> Result<()> {
     let mut tries = 0;
     loop {
         match c.finish_run_all() {
             Ok(_) => return Ok(()),
             Err(e) if is_transient(&e) && tries < 50 && !c.is_broken() => {
                 tries += 1;
-                c.send_run_all(WRITE, p)?;
+                send_write(c, rows)?;
             }
             Err(e) => return Err(e),
         }
     }
 }
 
-fn write_batch(c: &mut Client, rows: Vec<Value>) -> Result<()> {
-    let p = batch_params(rows);
-    let mut tries = 0;
-    loop {
-        match c.run_all(WRITE, &p) {
-            Ok(_) => return Ok(()),
-            Err(e) if is_transient(&e) && tries < 50 => tries += 1,
-            Err(e) => return Err(e),
-        }
-    }
+fn write_batch(c: &mut Client, rows: &[Vec<Value>]) -> Result<()> {
+    send_write(c, rows)?;
+    finish_write(c, rows)
 }
 
 /// Creates the source nodes (1..=n) in batches.
@@ -175,8 +168,8 @@ pub fn populate(c: &mut Client, n: usize, batch: usize) -> Result<()> {
     let mut i = 1i64;
     while i <= n as i64 {
         let hi = (i + batch as i64 - 1).min(n as i64);
-        let rows = (i..=hi).map(|j| to_map(item(j).to_vec())).collect();
-        write_batch(c, rows)?;
+        let rows: Rows = (i..=hi).map(|j| item(j).to_vec()).collect();
+        write_batch(c, &rows)?;
         i = hi + 1;
     }
     Ok(())
@@ -197,7 +190,7 @@ pub fn check_target(uri: &str) -> Result<(usize, u64)> {
 fn spawn_writers(
     uri: &str,
     writers: usize,
-    rx: crossbeam_channel::Receiver<Vec<Value>>,
+    rx: crossbeam_channel::Receiver<Rows>,
 ) -> Result<Vec<std::thread::JoinHandle<Result<()>>>> {
     let mut handles = Vec::new();
     for _ in 0..writers.max(1) {
@@ -205,7 +198,7 @@ fn spawn_writers(
         let rx = rx.clone();
         handles.push(std::thread::spawn(move || {
             for batch in rx.iter() {
-                write_batch(&mut c, batch)?;
+                write_batch(&mut c, &batch)?;
             }
             Ok(())
         }));
@@ -235,12 +228,12 @@ pub fn copy(strategy: Strategy, src: &str, dst: &str, o: &CopyOptions) -> Result
             // source's PULL-all stream; then it waits for k's reply and sends k+1.
             let mut w = Client::connect(dst, &ClientConfig::default())?;
             reader.open_stream(READ, &PropertyMap::new())?;
-            let mut in_flight: Option<PropertyMap> = None;
+            let mut in_flight: Option<Rows> = None;
             loop {
                 let mut rows = Vec::with_capacity(batch);
                 while rows.len() < batch {
                     match reader.next_record()? {
-                        Some(r) => rows.push(to_map(r)),
+                        Some(r) => rows.push(r),
                         None => break,
                     }
                 }
@@ -250,17 +243,16 @@ pub fn copy(strategy: Strategy, src: &str, dst: &str, o: &CopyOptions) -> Result
                 if rows.is_empty() {
                     return Ok(());
                 }
-                let p = batch_params(rows);
-                w.send_run_all(WRITE, &p)?;
-                in_flight = Some(p);
+                send_write(&mut w, &rows)?;
+                in_flight = Some(rows);
             }
         }
         Strategy::ReaderWriters => {
-            let (tx, rx) = crossbeam_channel::bounded::<Vec<Value>>(o.queue.max(1));
+            let (tx, rx) = crossbeam_channel::bounded::<Rows>(o.queue.max(1));
             let handles = spawn_writers(dst, o.writers, rx)?;
             let mut rows = Vec::with_capacity(batch);
             let read = reader.run_with(READ, &PropertyMap::new(), |r| {
-                rows.push(to_map(r));
+                rows.push(r);
                 if rows.len() == batch {
                     tx.send(std::mem::replace(&mut rows, Vec::with_capacity(batch)))
                         .map_err(|_| Error::new(Status::Internal, "all writers stopped"))?;
@@ -275,7 +267,7 @@ pub fn copy(strategy: Strategy, src: &str, dst: &str, o: &CopyOptions) -> Result
             read.and(written)
         }
         Strategy::Streaming => {
-            let (tx, rx) = crossbeam_channel::bounded::<Vec<Value>>(o.queue.max(1));
+            let (tx, rx) = crossbeam_channel::bounded::<Rows>(o.queue.max(1));
             let handles = spawn_writers(dst, o.writers, rx)?;
             let result = (|| {
                 reader.run(READ, &PropertyMap::new())?;
@@ -283,7 +275,7 @@ pub fn copy(strategy: Strategy, src: &str, dst: &str, o: &CopyOptions) -> Result
                     // `send` blocks while the queue is full, so the next PULL (and the server's
                     // work for it) waits for the writers: back-pressure end to end.
                     let b = reader.pull(batch as i64, -1)?;
-                    let rows: Vec<Value> = b.records.into_iter().map(to_map).collect();
+                    let rows = b.records;
                     if !rows.is_empty() {
                         tx.send(rows)
                             .map_err(|_| Error::new(Status::Internal, "all writers stopped"))?;
