@@ -5,15 +5,17 @@
 //!
 //! Strategies:
 //! - `single`: one thread with two connections; reads the source result (`RUN` + `PULL` all)
-//!   and writes it in `UNWIND $batch CREATE` batches, one write in flight at a time: batch k's
-//!   write is sent without waiting, batch k+1 is read from the source stream meanwhile, then
-//!   k's reply is awaited. Client memory: two batches (TCP flow control holds the source back).
+//!   and writes it in `UNWIND $batch CREATE` batches pipelined on the target's connection (two
+//!   writes sent before the first reply is awaited; the next batch is read from the source
+//!   stream while they run). Client memory: three batches (TCP flow control holds the source
+//!   back).
 //! - `reader-writers`: one reader streams the source result (`PULL` all, record by record) into
 //!   a bounded queue of batches; N writer threads, each with its own connection, drain it.
 //! - `streaming`: the reader asks for exactly one batch at a time (`PULL n`) and only when the
 //!   bounded queue has room, so neither the server nor the client ever holds more than
 //!   (queue + writers + 1) batches: memory bounded by the batch size, not by N.
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -138,6 +140,9 @@ const KEYS: [&str; 5] = ["id", "name", "value", "score", "flag"];
 
 type Rows = Vec<Vec<Value>>;
 
+/// Writes the `single` strategy keeps on the target's connection at once.
+const SINGLE_IN_FLIGHT: usize = 2;
+
 /// Sends one batch write without waiting for its reply.
 fn send_write(c: &mut Client, rows: &[Vec<Value>]) -> Result<()> {
     c.send_run_rows(WRITE, "batch", &KEYS, rows)
@@ -223,28 +228,48 @@ pub fn copy(strategy: Strategy, src: &str, dst: &str, o: &CopyOptions) -> Result
     let mut reader = Client::connect(src, &ClientConfig::default())?;
     match strategy {
         Strategy::Single => {
-            // One thread, two connections, pipelined: batch k's write is on the wire (the
-            // target executes and commits it) while this thread decodes batch k+1 from the
-            // source's PULL-all stream; then it waits for k's reply and sends k+1.
+            // One thread, two connections, pipelined: up to `SINGLE_IN_FLIGHT` writes are on
+            // the target's connection (it executes and commits one while the next is already
+            // in its socket, so it never waits for this thread), and while they run this
+            // thread decodes the next batch from the source's PULL-all stream.
             let mut w = Client::connect(dst, &ClientConfig::default())?;
             reader.open_stream(READ, &PropertyMap::new())?;
-            let mut in_flight: Option<Rows> = None;
+            let mut in_flight: VecDeque<Rows> = VecDeque::new();
+            let mut source_done = false;
+            let mut tries = 0;
             loop {
-                let mut rows = Vec::with_capacity(batch);
-                while rows.len() < batch {
-                    match reader.next_record()? {
-                        Some(r) => rows.push(r),
-                        None => break,
+                while !source_done && in_flight.len() < SINGLE_IN_FLIGHT {
+                    let mut rows = Vec::with_capacity(batch);
+                    while rows.len() < batch {
+                        match reader.next_record()? {
+                            Some(r) => rows.push(r),
+                            None => break,
+                        }
+                    }
+                    if rows.is_empty() {
+                        source_done = true;
+                    } else {
+                        send_write(&mut w, &rows)?;
+                        in_flight.push_back(rows);
                     }
                 }
-                if let Some(p) = in_flight.take() {
-                    finish_write(&mut w, &p)?;
-                }
-                if rows.is_empty() {
+                if in_flight.is_empty() {
                     return Ok(());
                 }
-                send_write(&mut w, &rows)?;
-                in_flight = Some(rows);
+                match w.finish_run_all() {
+                    Ok(_) => {
+                        in_flight.pop_front();
+                    }
+                    Err(e) if is_transient(&e) && tries < 50 && !w.is_broken() => {
+                        // The server ignored what was pipelined after the failure and the
+                        // client has reset the connection: send all of it again, in order.
+                        tries += 1;
+                        for rows in &in_flight {
+                            send_write(&mut w, rows)?;
+                        }
+                    }
+                    Err(e) => return Err(e),
+                }
             }
         }
         Strategy::ReaderWriters => {
