@@ -98,11 +98,11 @@ pub struct Client {
     version: Version,
     dialect: Dialect,
     server_agent: String,
+    /// A stream opened by [`Client::open_stream`] has records left to read.
+    streaming: bool,
     /// A FAILURE was seen and not yet cleared by RESET.
     needs_reset: bool,
     broken: bool,
-    /// A stream opened by [`Client::open_stream`] has records left to read.
-    streaming: bool,
 }
 
 impl std::fmt::Debug for Client {
@@ -218,9 +218,9 @@ impl Client {
             version,
             dialect,
             server_agent: String::new(),
+            streaming: false,
             needs_reset: false,
             broken: false,
-            streaming: false,
         };
         client.hello(config)?;
         Ok(client)
