@@ -98,6 +98,8 @@ pub struct Client {
     version: Version,
     dialect: Dialect,
     server_agent: String,
+    /// A stream opened by [`Client::open_stream`] has records left to read.
+    streaming: bool,
     /// A FAILURE was seen and not yet cleared by RESET.
     needs_reset: bool,
     broken: bool,
@@ -220,6 +222,7 @@ impl Client {
             version,
             dialect,
             server_agent: String::new(),
+            streaming: false,
             needs_reset: false,
             broken: false,
             msg: Vec::new(),
@@ -455,22 +458,89 @@ impl Client {
         &mut self,
         query: &str,
         params: &PropertyMap,
-        mut on_row: impl FnMut(Vec<Value>) -> Result<()>,
+        on_row: impl FnMut(Vec<Value>) -> Result<()>,
     ) -> Result<(Vec<String>, PropertyMap)> {
+        self.send_run_all(query, params)?;
+        self.finish_run_with(on_row)
+    }
+
+    /// Sends `RUN` + `PULL` all and returns without reading any reply, so one thread can keep
+    /// several connections busy (write to one server while reading another). Read the replies
+    /// with [`Client::finish_run_all`] or [`Client::finish_run_with`] before sending anything
+    /// else on this connection.
+    pub fn send_run_all(&mut self, query: &str, params: &PropertyMap) -> Result<()> {
         self.send_run(query, params, &PropertyMap::new())?;
         self.send_n(tag::PULL, -1, -1)?;
-        self.flush()?;
-        let header = match self.recv()? {
-            Reply::Success(m) => run_header(&m),
+        self.flush()
+    }
+
+    /// Like [`Client::send_run_all`] with one parameter `name` holding a list of maps, written
+    /// straight from `rows` (map `i` is `{keys[0]: rows[i][0], keys[1]: rows[i][1], ...}`)
+    /// without building a map per row: a copy that streams records from one server into
+    /// another spends most of its client time on those maps otherwise. The server receives
+    /// exactly what `send_run_all` with the equivalent `PropertyMap` would send.
+    pub fn send_run_rows(
+        &mut self,
+        query: &str,
+        name: &str,
+        keys: &[&str],
+        rows: &[Vec<Value>],
+    ) -> Result<()> {
+        let d = self.dialect;
+        self.writer
+            .message(|buf| {
+                ps::write_struct_header(buf, 3, tag::RUN);
+                ps::write_string(buf, query)?;
+                ps::write_map_header(buf, 1)?;
+                ps::write_string(buf, name)?;
+                ps::write_list_header(buf, rows.len())?;
+                for row in rows {
+                    ps::write_map_header(buf, keys.len().min(row.len()))?;
+                    for (k, v) in keys.iter().zip(row) {
+                        ps::write_string(buf, k)?;
+                        encode_value(buf, v, d)?;
+                    }
+                }
+                encode_map(buf, &PropertyMap::new(), d)
+            })
+            .map_err(|_| Error::argument("query or parameters too large for PackStream"))?;
+        self.send_n(tag::PULL, -1, -1)?;
+        self.flush()
+    }
+
+    /// Reads the replies of a [`Client::send_run_all`], collecting the records.
+    pub fn finish_run_all(&mut self) -> Result<QueryResult> {
+        let mut records = Vec::new();
+        let (fields, summary) = self.finish_run_with(|row| {
+            records.push(row);
+            Ok(())
+        })?;
+        Ok(QueryResult { fields, records, summary })
+    }
+
+    /// Reads the `RUN` reply of a pipelined `RUN` + `PULL`; on a failure the `PULL`'s reply is
+    /// drained and the connection recovered.
+    fn finish_run_header(&mut self) -> Result<RunHeader> {
+        match self.recv()? {
+            Reply::Success(m) => Ok(run_header(&m)),
             Reply::Failure(e) => {
                 self.drain(1);
-                return Err(self.recover(e));
+                Err(self.recover(e))
             }
             Reply::Ignored | Reply::Record(_) => {
                 self.drain(1);
-                return Err(self.recover(protocol_error("unexpected reply to RUN")));
+                Err(self.recover(protocol_error("unexpected reply to RUN")))
             }
-        };
+        }
+    }
+
+    /// Reads the replies of a [`Client::send_run_all`], handing each record to `on_row` (see
+    /// [`Client::run_with`]).
+    pub fn finish_run_with(
+        &mut self,
+        mut on_row: impl FnMut(Vec<Value>) -> Result<()>,
+    ) -> Result<(Vec<String>, PropertyMap)> {
+        let header = self.finish_run_header()?;
         let mut row_error = None;
         loop {
             match self.recv()? {
@@ -490,6 +560,35 @@ impl Client {
                 Reply::Failure(e) => return Err(self.recover(e)),
                 Reply::Ignored => return Err(self.recover(protocol_error("PULL was IGNORED"))),
             }
+        }
+    }
+
+    /// `RUN` + `PULL` all, returning after the `RUN` reply: the records are then read one at a
+    /// time with [`Client::next_record`] (the server streams them; TCP flow control holds it
+    /// back while the caller is busy elsewhere). Read the stream to its end before sending
+    /// anything else on this connection.
+    pub fn open_stream(&mut self, query: &str, params: &PropertyMap) -> Result<RunHeader> {
+        self.send_run_all(query, params)?;
+        let header = self.finish_run_header()?;
+        self.streaming = true;
+        Ok(header)
+    }
+
+    /// The next record of the stream opened by [`Client::open_stream`]; `None` once the
+    /// stream has ended (or when none is open).
+    pub fn next_record(&mut self) -> Result<Option<Vec<Value>>> {
+        if !self.streaming {
+            return Ok(None);
+        }
+        let reply = self.recv();
+        if !matches!(reply, Ok(Reply::Record(_))) {
+            self.streaming = false;
+        }
+        match reply? {
+            Reply::Record(r) => Ok(Some(r)),
+            Reply::Success(_) => Ok(None),
+            Reply::Failure(e) => Err(self.recover(e)),
+            Reply::Ignored => Err(self.recover(protocol_error("PULL was IGNORED"))),
         }
     }
 
@@ -577,6 +676,7 @@ impl Client {
             match self.recv()? {
                 Reply::Success(_) => {
                     self.needs_reset = false;
+                    self.streaming = false;
                     return Ok(());
                 }
                 Reply::Failure(e) => return Err(e),

@@ -4,14 +4,18 @@
 //! memory.
 //!
 //! Strategies:
-//! - `single`: one thread; read the whole source result (`PULL` all into memory), then write it
-//!   in `UNWIND $batch CREATE` batches. Client memory grows with N.
+//! - `single`: one thread with two connections; reads the source result (`RUN` + `PULL` all)
+//!   and writes it in `UNWIND $batch CREATE` batches pipelined on the target's connection (two
+//!   writes sent before the first reply is awaited; the next batch is read from the source
+//!   stream while they run). Client memory: three batches (TCP flow control holds the source
+//!   back).
 //! - `reader-writers`: one reader streams the source result (`PULL` all, record by record) into
 //!   a bounded queue of batches; N writer threads, each with its own connection, drain it.
 //! - `streaming`: the reader asks for exactly one batch at a time (`PULL n`) and only when the
 //!   bounded queue has room, so neither the server nor the client ever holds more than
 //!   (queue + writers + 1) batches: memory bounded by the batch size, not by N.
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -130,22 +134,38 @@ fn expected_checksum(n: usize) -> u64 {
     (1..=n as i64).fold(0u64, |acc, i| acc.wrapping_add(row_hash(&item(i))))
 }
 
-fn to_map(row: Vec<Value>) -> Value {
-    let keys = ["id", "name", "value", "score", "flag"];
-    Value::Map(keys.iter().map(|k| k.to_string()).zip(row).collect())
+/// The target's parameter: `$batch`, a list of maps with these keys (in `READ`'s column
+/// order), encoded straight from the records (`Client::send_run_rows`).
+const KEYS: [&str; 5] = ["id", "name", "value", "score", "flag"];
+
+type Rows = Vec<Vec<Value>>;
+
+/// Writes the `single` strategy keeps on the target's connection at once.
+const SINGLE_IN_FLIGHT: usize = 2;
+
+/// Sends one batch write without waiting for its reply.
+fn send_write(c: &mut Client, rows: &[Vec<Value>]) -> Result<()> {
+    c.send_run_rows(WRITE, "batch", &KEYS, rows)
 }
 
-fn write_batch(c: &mut Client, rows: Vec<Value>) -> Result<()> {
-    let mut p = PropertyMap::new();
-    p.insert("batch".into(), Value::List(rows));
+/// Waits for the write sent by [`send_write`], sending it again on a transient error.
+fn finish_write(c: &mut Client, rows: &[Vec<Value>]) -> Result<()> {
     let mut tries = 0;
     loop {
-        match c.run_all(WRITE, &p) {
+        match c.finish_run_all() {
             Ok(_) => return Ok(()),
-            Err(e) if is_transient(&e) && tries < 50 => tries += 1,
+            Err(e) if is_transient(&e) && tries < 50 && !c.is_broken() => {
+                tries += 1;
+                send_write(c, rows)?;
+            }
             Err(e) => return Err(e),
         }
     }
+}
+
+fn write_batch(c: &mut Client, rows: &[Vec<Value>]) -> Result<()> {
+    send_write(c, rows)?;
+    finish_write(c, rows)
 }
 
 /// Creates the source nodes (1..=n) in batches.
@@ -153,8 +173,8 @@ pub fn populate(c: &mut Client, n: usize, batch: usize) -> Result<()> {
     let mut i = 1i64;
     while i <= n as i64 {
         let hi = (i + batch as i64 - 1).min(n as i64);
-        let rows = (i..=hi).map(|j| to_map(item(j).to_vec())).collect();
-        write_batch(c, rows)?;
+        let rows: Rows = (i..=hi).map(|j| item(j).to_vec()).collect();
+        write_batch(c, &rows)?;
         i = hi + 1;
     }
     Ok(())
@@ -175,7 +195,7 @@ pub fn check_target(uri: &str) -> Result<(usize, u64)> {
 fn spawn_writers(
     uri: &str,
     writers: usize,
-    rx: crossbeam_channel::Receiver<Vec<Value>>,
+    rx: crossbeam_channel::Receiver<Rows>,
 ) -> Result<Vec<std::thread::JoinHandle<Result<()>>>> {
     let mut handles = Vec::new();
     for _ in 0..writers.max(1) {
@@ -183,7 +203,7 @@ fn spawn_writers(
         let rx = rx.clone();
         handles.push(std::thread::spawn(move || {
             for batch in rx.iter() {
-                write_batch(&mut c, batch)?;
+                write_batch(&mut c, &batch)?;
             }
             Ok(())
         }));
@@ -208,26 +228,56 @@ pub fn copy(strategy: Strategy, src: &str, dst: &str, o: &CopyOptions) -> Result
     let mut reader = Client::connect(src, &ClientConfig::default())?;
     match strategy {
         Strategy::Single => {
-            let all = reader.run_all(READ, &PropertyMap::new())?.records;
+            // One thread, two connections, pipelined: up to `SINGLE_IN_FLIGHT` writes are on
+            // the target's connection (it executes and commits one while the next is already
+            // in its socket, so it never waits for this thread), and while they run this
+            // thread decodes the next batch from the source's PULL-all stream.
             let mut w = Client::connect(dst, &ClientConfig::default())?;
-            let mut rows = Vec::with_capacity(batch);
-            for r in all {
-                rows.push(to_map(r));
-                if rows.len() == batch {
-                    write_batch(&mut w, std::mem::take(&mut rows))?;
+            reader.open_stream(READ, &PropertyMap::new())?;
+            let mut in_flight: VecDeque<Rows> = VecDeque::new();
+            let mut source_done = false;
+            let mut tries = 0;
+            loop {
+                while !source_done && in_flight.len() < SINGLE_IN_FLIGHT {
+                    let mut rows = Vec::with_capacity(batch);
+                    while rows.len() < batch {
+                        match reader.next_record()? {
+                            Some(r) => rows.push(r),
+                            None => break,
+                        }
+                    }
+                    if rows.is_empty() {
+                        source_done = true;
+                    } else {
+                        send_write(&mut w, &rows)?;
+                        in_flight.push_back(rows);
+                    }
+                }
+                if in_flight.is_empty() {
+                    return Ok(());
+                }
+                match w.finish_run_all() {
+                    Ok(_) => {
+                        in_flight.pop_front();
+                    }
+                    Err(e) if is_transient(&e) && tries < 50 && !w.is_broken() => {
+                        // The server ignored what was pipelined after the failure and the
+                        // client has reset the connection: send all of it again, in order.
+                        tries += 1;
+                        for rows in &in_flight {
+                            send_write(&mut w, rows)?;
+                        }
+                    }
+                    Err(e) => return Err(e),
                 }
             }
-            if !rows.is_empty() {
-                write_batch(&mut w, rows)?;
-            }
-            Ok(())
         }
         Strategy::ReaderWriters => {
-            let (tx, rx) = crossbeam_channel::bounded::<Vec<Value>>(o.queue.max(1));
+            let (tx, rx) = crossbeam_channel::bounded::<Rows>(o.queue.max(1));
             let handles = spawn_writers(dst, o.writers, rx)?;
             let mut rows = Vec::with_capacity(batch);
             let read = reader.run_with(READ, &PropertyMap::new(), |r| {
-                rows.push(to_map(r));
+                rows.push(r);
                 if rows.len() == batch {
                     tx.send(std::mem::replace(&mut rows, Vec::with_capacity(batch)))
                         .map_err(|_| Error::new(Status::Internal, "all writers stopped"))?;
@@ -242,7 +292,7 @@ pub fn copy(strategy: Strategy, src: &str, dst: &str, o: &CopyOptions) -> Result
             read.and(written)
         }
         Strategy::Streaming => {
-            let (tx, rx) = crossbeam_channel::bounded::<Vec<Value>>(o.queue.max(1));
+            let (tx, rx) = crossbeam_channel::bounded::<Rows>(o.queue.max(1));
             let handles = spawn_writers(dst, o.writers, rx)?;
             let result = (|| {
                 reader.run(READ, &PropertyMap::new())?;
@@ -250,7 +300,7 @@ pub fn copy(strategy: Strategy, src: &str, dst: &str, o: &CopyOptions) -> Result
                     // `send` blocks while the queue is full, so the next PULL (and the server's
                     // work for it) waits for the writers: back-pressure end to end.
                     let b = reader.pull(batch as i64, -1)?;
-                    let rows: Vec<Value> = b.records.into_iter().map(to_map).collect();
+                    let rows = b.records;
                     if !rows.is_empty() {
                         tx.send(rows)
                             .map_err(|_| Error::new(Status::Internal, "all writers stopped"))?;

@@ -40,7 +40,8 @@
 //!   allocating, and a `NodeHandle` resolves a node once, so repeated reads of a clean base row
 //!   (labels, a property, relationships) touch only the base columns.
 //! * **Rebuild (fold).** At every checkpoint (file-backed) or [`Store::compact`] (also triggered
-//!   in the background when the delta exceeds ~200 k versions and half the base), a new
+//!   in the background when the delta exceeds ~200 k versions and half the base; that fold
+//!   writes no checkpoint file, checkpoints follow the log size and the interval), a new
 //!   base is built from a read-only snapshot while readers and writers continue, then swapped in
 //!   under the commit mutex (an `Arc` swap; old transactions keep their base). The new base's
 //!   dirty bits are set for entities with delta versions newer than it.

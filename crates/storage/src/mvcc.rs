@@ -122,23 +122,38 @@ pub(crate) struct RelSlot {
 
 const SHARDS: u64 = 64;
 
-/// Hashes a `u64` id with one multiplication (ids are dense; SipHash would be wasted work).
+/// Hashes a `u64` id of a [`Table`] shard with a few multiplications (ids are dense; SipHash
+/// would be wasted work), keeping neighbouring ids together: the table's bucket index comes
+/// from the low bits, so ids `k * SHARDS + s` of one shard with the same `k / 16` take 16
+/// consecutive buckets (one probe group), and those runs are scattered by a mixed hash of
+/// `k / 16` (so strided id patterns do not collide). hashbrown's 7-bit tag (the top bits)
+/// mixes the whole id. Scans in id order (a fold reading every delta node, GC of sorted ids,
+/// a commit installing a batch of new nodes) then touch memory mostly sequentially instead of
+/// missing the cache at every id, which made the lookup itself the hottest instruction of
+/// GC and of the fold.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct IdHasher(u64);
 
+const TAG_BITS: u64 = 0x7F << 57;
+
 impl std::hash::Hasher for IdHasher {
     fn finish(&self) -> u64 {
-        // The table's bucket index comes from the low bits; fold the well-mixed high half
-        // into them (ids in one shard share their low bits).
-        self.0 ^ (self.0 >> 32)
+        self.0
     }
     fn write(&mut self, bytes: &[u8]) {
         for b in bytes {
             self.0 = (self.0.rotate_left(8) ^ u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
+        // Products mix upwards: fold the high half into the bucket bits.
+        self.0 ^= self.0 >> 32;
     }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (i ^ (i >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    fn write_u64(&mut self, id: u64) {
+        const C: u64 = 0x9E37_79B9_7F4A_7C15;
+        let k = id / SHARDS;
+        let run = (k >> 4).wrapping_mul(C);
+        let run = run ^ (run >> 29);
+        let tag = id.wrapping_mul(C) & TAG_BITS;
+        self.0 = (((run << 4) | (k & 15)) & !TAG_BITS) | tag;
     }
 }
 
@@ -940,20 +955,47 @@ impl Core {
     /// Prunes versions no live snapshot can see, folds versions every live base already holds,
     /// and drops the secondary entries only they justified. Caller holds the commit mutex.
     pub fn gc(&self, cs: &mut CommitState) {
+        while self.gc_some(cs, usize::MAX) {}
+    }
+
+    /// One step of [`Core::gc`]: collects at most about `budget` queued ids (a queue entry
+    /// larger than what is left of the budget is split, its rest stays queued). Returns whether
+    /// eligible work is left. The background thread calls this with a bounded budget and
+    /// releases the commit mutex between steps: a fold queues the whole delta at once
+    /// (hundreds of thousands of ids during a bulk load), and collecting it in one go held the
+    /// mutex, and so every commit, for that long.
+    pub fn gc_some(&self, cs: &mut CommitState, budget: usize) -> bool {
         let (horizon, base_h) = self.horizons();
         let cur = self.base();
         let mut nodes = Vec::new();
         let mut rels = Vec::new();
         let mut folded = false;
-        while cs.gc_queue.front().is_some_and(|d| d.ts <= horizon && d.gate <= base_h) {
+        let eligible = |d: &Dirty| d.ts <= horizon && d.gate <= base_h;
+        while cs.gc_queue.front().is_some_and(eligible) {
+            let room = budget.saturating_sub(nodes.len() + rels.len());
+            let Some(d) = cs.gc_queue.front_mut() else { break };
+            if room == 0 {
+                break;
+            }
+            if d.nodes.len() + d.rels.len() > room {
+                // Ids of one entry are independent of each other: collecting part of them now
+                // and the rest later (with horizons at least as new) is what a later GC would
+                // have done. The entry's fold bookkeeping waits for its last part.
+                let k = room.min(d.nodes.len());
+                nodes.extend(d.nodes.drain(d.nodes.len() - k..));
+                let r = (room - k).min(d.rels.len());
+                rels.extend(d.rels.drain(d.rels.len() - r..));
+                break;
+            }
             if let Some(d) = cs.gc_queue.pop_front() {
                 folded |= d.gate != 0 && d.gate >= cur.ts;
                 nodes.extend(d.nodes);
                 rels.extend(d.rels);
             }
         }
+        let more = cs.gc_queue.front().is_some_and(eligible);
         if nodes.is_empty() && rels.is_empty() && !folded {
-            return;
+            return more;
         }
         nodes.sort_unstable();
         nodes.dedup();
@@ -968,13 +1010,25 @@ impl Core {
         // indexes the pair (otherwise the delta index is the only index of those rows).
         let base_indexed: Vec<Target> =
             pairs.iter().filter(|t| all_on_cur && cur.indexes(t)).cloned().collect();
+        let mut label_drops: Vec<(u32, u64)> = Vec::new();
         for id in nodes {
-            self.gc_node(id, horizon, base_h, all_on_cur && !cur.has_node(id), &base_indexed);
+            let absent = all_on_cur && !cur.has_node(id);
+            self.gc_node(id, horizon, base_h, absent, &pairs, &base_indexed, &mut label_drops);
+        }
+        if !label_drops.is_empty() {
+            // One write lock for the whole step, not one per node.
+            let mut ls = self.label_sets.write();
+            for (l, id) in label_drops {
+                if let Some(set) = ls.get_mut(&l) {
+                    set.remove(&id);
+                }
+            }
         }
         self.counts.write().prune(horizon);
         if folded && all_on_cur {
             self.purge_secondary(&cur, &pairs);
         }
+        more
     }
 
     /// After a fold: the delta's label, type and index sets keep only entities that still have
@@ -1091,12 +1145,29 @@ impl Core {
         self.nodes.write(r.end, |s| detach(s, false));
     }
 
-    fn gc_node(&self, id: u64, horizon: u64, base_h: u64, absent: bool, base_indexed: &[Target]) {
+    /// Prunes one node's chain and adjacency; label-set entries only the dropped versions
+    /// needed are appended to `label_drops` (removed by the caller under one lock).
+    #[allow(clippy::too_many_arguments)]
+    fn gc_node(
+        &self,
+        id: u64,
+        horizon: u64,
+        base_h: u64,
+        absent: bool,
+        pairs: &[Target],
+        base_indexed: &[Target],
+        label_drops: &mut Vec<(u32, u64)>,
+    ) {
         let Some((removed, remaining)) = self.nodes.write(id, |slot| {
             let Some(s) = slot.as_mut() else { return (Vec::new(), Vec::new()) };
             let removed = prune_chain(&mut s.chain, horizon, base_h, absent);
-            let remaining: Vec<Arc<NodeData>> =
-                s.chain.iter().filter_map(|(_, d)| d.clone()).collect();
+            // What is left only matters when something was dropped (most calls drop nothing,
+            // or drop the one version of a node the base now holds, leaving nothing).
+            let remaining: Vec<Arc<NodeData>> = if removed.iter().any(Option::is_some) {
+                s.chain.iter().filter_map(|(_, d)| d.clone()).collect()
+            } else {
+                Vec::new()
+            };
             // Relationships created at or before the base horizon are in every live base CSR.
             s.out.retain(|a| a.ts > base_h);
             s.inc.retain(|a| a.ts > base_h);
@@ -1117,19 +1188,14 @@ impl Core {
             return;
         }
         // Label sets: base rows are found through the base's label bitsets, so an entry only
-        // a dropped version needed can always go.
-        let keep_labels: HashSet<u32> =
-            remaining.iter().flat_map(|d| d.labels.iter().copied()).collect();
-        let drop_labels: HashSet<u32> = removed
-            .iter()
-            .flat_map(|d| d.labels.iter().copied())
-            .filter(|l| !keep_labels.contains(l))
-            .collect();
-        if !drop_labels.is_empty() {
-            let mut ls = self.label_sets.write();
-            for l in drop_labels {
-                if let Some(set) = ls.get_mut(&l) {
-                    set.remove(&id);
+        // a dropped version needed can always go. (A node has few labels and versions: plain
+        // scans, no hash sets.)
+        let first = label_drops.len();
+        for d in &removed {
+            for l in &d.labels {
+                let kept = remaining.iter().any(|r| r.labels.contains(l));
+                if !kept && !label_drops[first..].iter().any(|(x, _)| x == l) {
+                    label_drops.push((*l, id));
                 }
             }
         }
@@ -1137,9 +1203,8 @@ impl Core {
         // base, whose row is the newest dropped version; that may only be relied on when every
         // live base indexes the target (otherwise the entries stay, as a re-checked superset,
         // until a base indexes it).
-        let pairs: Vec<Target> = self.schema.read().pairs();
         let mut stale: Vec<(Target, IndexKey)> = Vec::new();
-        for t in &pairs {
+        for t in pairs {
             if !absent && !base_indexed.contains(t) {
                 continue;
             }
@@ -1184,6 +1249,22 @@ fn prune_chain<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn id_hash_keeps_runs_of_a_shard_together_and_spreads_the_rest() {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        let h = |id: u64| BuildHasherDefault::<IdHasher>::default().hash_one(id);
+        let low = |x: u64| x & ((1 << 40) - 1);
+        // 16 consecutive ids of shard 3 (k = 32..48): consecutive buckets.
+        for k in 33..48u64 {
+            assert_eq!(low(h(k * SHARDS + 3)), low(h((k - 1) * SHARDS + 3)) + 1);
+        }
+        // Runs land far apart, and tags differ between neighbours.
+        let runs: HashSet<u64> = (0..1000u64).map(|r| low(h(r * 16 * SHARDS)) >> 4).collect();
+        assert!(runs.len() > 990, "runs collide: {}", runs.len());
+        let tags: HashSet<u64> = (0..64u64).map(|k| h(k * SHARDS) >> 57).collect();
+        assert!(tags.len() > 20, "tags barely vary: {}", tags.len());
+    }
 
     #[test]
     fn chain_visibility_and_prune() {

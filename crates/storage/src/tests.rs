@@ -633,6 +633,37 @@ fn background_checkpoint_by_wal_size() {
 }
 
 #[test]
+fn background_fold_of_a_large_delta_writes_no_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    assert_eq!(s.memory_stats().base_ts, 0);
+    // More than the 200,000 delta versions that trigger a fold.
+    for _ in 0..5 {
+        let mut w = s.begin(false);
+        for _ in 0..41_000 {
+            w.create_node(&[], vec![]).unwrap();
+        }
+        w.commit().unwrap();
+    }
+    let mut folded = false;
+    for _ in 0..1000 {
+        if s.memory_stats().base_ts > 0 {
+            folded = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(folded, "the large delta was not folded into a new base");
+    assert!(!dir.path().join("MANIFEST").exists(), "the fold wrote a checkpoint");
+    assert_eq!(s.begin(true).count_nodes(None), 205_000);
+    s.crash_for_test();
+    drop(s);
+    // Everything is still recovered from the log alone.
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    assert_eq!(s.begin(true).count_nodes(None), 205_000);
+}
+
+#[test]
 fn gc_prunes_versions() {
     let s = Store::in_memory();
     let k = key(&s, "k");
