@@ -1,4 +1,4 @@
-//! A counting global allocator: wraps mimalloc and counts bytes and calls per
+//! A counting global allocator: wraps the system allocator and counts bytes and calls per
 //! thread (thread-local `Cell`s, so the hot path adds two non-atomic increments) and in total
 //! (one relaxed atomic add). A binary opts in with
 //! `#[global_allocator] static A: arbor_bench::CountingAlloc = arbor_bench::CountingAlloc;`.
@@ -8,23 +8,14 @@
 //! (`arbor serve`) pays nothing measurable for having the counting allocator linked in (the
 //! shared atomic total alone cost a few percent of allocation-heavy query paths).
 //!
-//! mimalloc, not glibc's malloc, underneath: Arbor allocates many small short-lived objects on
-//! several threads (decoded parameters, rows, versions freed by GC on the maintenance thread),
-//! and glibc spent up to a third of a write-heavy connection thread in `_int_malloc`,
-//! `malloc_consolidate` and arena locks. In the data-copy benchmark (1,000,000 nodes over
-//! Bolt) mimalloc cut the target server's CPU time from 5.0-7.0 s to 2.8-3.4 s (see
-//! `BENCHMARKS.md`, "Data copy").
-//!
 //! A `realloc` counts its full new size, the way a garbage-collected runtime allocates a new
 //! array when a list grows: "bytes allocated" is comparable to the JVM's garbage per request.
 
 // A global allocator cannot be written without `unsafe`: the trait's methods are unsafe and
-// hand raw pointers through. Everything here only forwards to `MiMalloc` and counts.
+// hand raw pointers through. Everything here only forwards to `System` and counts.
 #![allow(unsafe_code)]
 
-use std::alloc::{GlobalAlloc, Layout};
-
-use mimalloc::MiMalloc;
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -58,30 +49,30 @@ fn record(bytes: usize) {
     TOTAL_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
 }
 
-// SAFETY: every method forwards to `MiMalloc` with the caller's arguments unchanged, so the
-// `GlobalAlloc` contract is exactly `MiMalloc`'s; counting touches no allocated memory.
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged, so the
+// `GlobalAlloc` contract is exactly `System`'s; counting touches no allocated memory.
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         record(layout.size());
         // SAFETY: forwarded unchanged (see above).
-        unsafe { MiMalloc.alloc(layout) }
+        unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         record(layout.size());
         // SAFETY: forwarded unchanged.
-        unsafe { MiMalloc.alloc_zeroed(layout) }
+        unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: forwarded unchanged.
-        unsafe { MiMalloc.dealloc(ptr, layout) }
+        unsafe { System.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         record(new_size);
         // SAFETY: forwarded unchanged.
-        unsafe { MiMalloc.realloc(ptr, layout, new_size) }
+        unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
 
