@@ -461,22 +461,25 @@ mod tests {
         assert_eq!(listens_on(std::process::id(), port), None);
     }
 
+    /// A fresh directory with an executable shell script `body` (`{ports}` replaced by the path of
+    /// a file the script may append the ports it was given to): `(dir, script, ports file)`.
+    fn fake_server(name: &str, body: &str) -> (PathBuf, PathBuf, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("arbor-mgbench-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (script, ports) = (dir.join("fake-server.sh"), dir.join("ports.txt"));
+        let body = body.replace("{ports}", &ports.display().to_string());
+        std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
+        Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+        (dir, script, ports)
+    }
+
     #[test]
     fn a_neo4j_that_cannot_bind_and_stays_up_is_retried() {
-        let dir = std::env::temp_dir().join(format!("arbor-mgbench-bind-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
         // Like the anchor when its port was taken: logs the bind error, never READY, stays up.
-        let script = dir.join("fake-anchor.sh");
-        let ports = dir.join("ports.txt");
-        std::fs::write(
-            &script,
-            format!(
-                "#!/bin/sh\necho \"$3\" >> '{}'\necho 'java.net.BindException: Address already in use'\nexec sleep 30\n",
-                ports.display()
-            ),
-        )
-        .unwrap();
-        Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+        let (dir, script, ports) = fake_server(
+            "bind",
+            "echo \"$3\" >> '{ports}'\necho 'java.net.BindException: Address already in use'\nexec sleep 30",
+        );
         let kind = ServerKind::Neo4j { anchor: script, heap: "1g".into() };
         let t = Instant::now();
         let err = match Server::start(&kind, &dir.join("data"), Duration::from_secs(60)) {
@@ -499,20 +502,11 @@ mod tests {
 
     #[test]
     fn a_server_that_exits_at_once_is_retried_on_new_ports_then_reported() {
-        let dir = std::env::temp_dir().join(format!("arbor-mgbench-start-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
         // A "server" that records its port argument and exits, like one that lost its port.
-        let script = dir.join("fake-server.sh");
-        let ports = dir.join("ports.txt");
-        std::fs::write(
-            &script,
-            format!(
-                "#!/bin/sh\necho \"$5\" >> '{}'\necho 'Address already in use' >&2\nexit 1\n",
-                ports.display()
-            ),
-        )
-        .unwrap();
-        Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+        let (dir, script, ports) = fake_server(
+            "start",
+            "echo \"$5\" >> '{ports}'\necho 'Address already in use' >&2\nexit 1",
+        );
         let kind = ServerKind::Arbor { binary: script, durability: None };
         let t = Instant::now();
         let err = match Server::start(&kind, &dir.join("data"), Duration::from_secs(60)) {
