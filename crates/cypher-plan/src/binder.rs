@@ -326,17 +326,6 @@ fn has_subquery(e: &Expr) -> bool {
     found
 }
 
-/// Splits a predicate into its top-level AND conjuncts.
-fn conjuncts(e: PExpr, out: &mut Vec<PExpr>) {
-    match e {
-        PExpr::And(a, b) => {
-            conjuncts(*a, out);
-            conjuncts(*b, out);
-        }
-        other => out.push(other),
-    }
-}
-
 /// Whether the plan so far reads the graph (above the last `Eager`).
 fn reads_graph(op: &Op) -> bool {
     match op {
@@ -1293,7 +1282,7 @@ impl<'a> Binder<'a> {
         let mut conj: Vec<(PExpr, Option<Vec<Slot>>)> = Vec::new();
         let push = |e: PExpr, conj: &mut Vec<(PExpr, Option<Vec<Slot>>)>| {
             let mut parts = Vec::new();
-            conjuncts(e, &mut parts);
+            e.conjuncts_into(&mut parts);
             for p in parts {
                 let mut d = Vec::new();
                 let ok = p.deps(&mut d);

@@ -189,6 +189,17 @@ pub enum PExpr {
 }
 
 impl PExpr {
+    /// Splits a predicate into its top-level AND conjuncts, in source order.
+    pub fn conjuncts_into(self, out: &mut Vec<PExpr>) {
+        match self {
+            PExpr::And(a, b) => {
+                a.conjuncts_into(out);
+                b.conjuncts_into(out);
+            }
+            other => out.push(other),
+        }
+    }
+
     /// Slots this expression reads from its row (excluding the locals it binds itself).
     /// Sub-plans report `None`: they may read anything, so they are placed conservatively.
     pub fn deps(&self, out: &mut Vec<Slot>) -> bool {

@@ -160,17 +160,8 @@ impl CompiledPred {
     pub(crate) fn new(e: PExpr) -> CompiledPred {
         #[cfg(test)]
         let whole = e.clone();
-        fn flatten(e: PExpr, out: &mut Vec<PExpr>) {
-            match e {
-                PExpr::And(a, b) => {
-                    flatten(*a, out);
-                    flatten(*b, out);
-                }
-                other => out.push(other),
-            }
-        }
         let mut parts = Vec::new();
-        flatten(e, &mut parts);
+        e.conjuncts_into(&mut parts);
         let what = (parts.len() > 1).then_some("AND");
         let conj = parts
             .into_iter()
