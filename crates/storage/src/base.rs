@@ -42,6 +42,44 @@ use crate::value::{target_key, IndexKey, KeyRange};
 
 // ------------------------------------------------------------------------------ packed integers
 
+/// A borrowed [`Packed`] column with its representation already chosen (see [`Packed::view`]).
+#[derive(Clone, Copy)]
+pub(crate) enum PackedView<'a> {
+    Const(u64, usize),
+    Seq(u64, usize),
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+}
+
+impl PackedView<'_> {
+    /// As [`Packed::get`]: 0 out of range.
+    #[inline(always)]
+    pub fn get(self, i: usize) -> u64 {
+        match self {
+            PackedView::Const(v, n) => {
+                if i < n {
+                    v
+                } else {
+                    0
+                }
+            }
+            PackedView::Seq(first, n) => {
+                if i < n {
+                    first + i as u64
+                } else {
+                    0
+                }
+            }
+            PackedView::U8(v) => v.get(i).map_or(0, |x| u64::from(*x)),
+            PackedView::U16(v) => v.get(i).map_or(0, |x| u64::from(*x)),
+            PackedView::U32(v) => v.get(i).map_or(0, |x| u64::from(*x)),
+            PackedView::U64(v) => v.get(i).copied().unwrap_or(0),
+        }
+    }
+}
+
 /// An immutable integer column stored as compactly as its values allow.
 #[derive(Debug)]
 pub(crate) enum Packed {
@@ -93,6 +131,20 @@ impl Packed {
             Packed::U16(v) => v.get(i).map_or(0, |x| u64::from(*x)),
             Packed::U32(v) => v.get(i).map_or(0, |x| u64::from(*x)),
             Packed::U64(v) => v.get(i).copied().unwrap_or(0),
+        }
+    }
+
+    /// A borrowed view for a loop of reads: the representation is matched when the view is
+    /// taken; reads through it are then a bounds-checked slice access (or arithmetic).
+    #[inline]
+    pub fn view(&self) -> PackedView<'_> {
+        match self {
+            Packed::Const { v, n } => PackedView::Const(*v, *n),
+            Packed::Seq { first, n } => PackedView::Seq(*first, *n),
+            Packed::U8(v) => PackedView::U8(v),
+            Packed::U16(v) => PackedView::U16(v),
+            Packed::U32(v) => PackedView::U32(v),
+            Packed::U64(v) => PackedView::U64(v),
         }
     }
 
@@ -968,6 +1020,37 @@ impl Base {
     }
     pub fn mark_rel(&self, id: u64) {
         self.rel_dirty.set(id);
+    }
+
+    /// Whether no base relationship has a delta version (so every base relationship is
+    /// current for any snapshot; the flag only ever goes from false to true).
+    #[inline]
+    pub fn rels_all_clean(&self) -> bool {
+        !self.rel_dirty.any.load(Ordering::Acquire)
+    }
+
+    /// Calls `f(rel, other, type)` for the node's base relationships in one direction, the
+    /// hot loop of traversals: each column's representation is matched once per call, not
+    /// once per entry (see [`Packed::view`]).
+    #[inline]
+    pub fn edges_one_dir(&self, node: u64, out: bool, mut f: impl FnMut(u64, u64, u32)) {
+        if node >= self.node_end {
+            return;
+        }
+        let n = node as usize;
+        let (off, other, rel, ty) = if out {
+            (&self.out_off, &self.out_other, &self.out_rel, &self.out_type)
+        } else {
+            (&self.in_off, &self.in_other, &self.in_rel, &self.in_type)
+        };
+        let (a, b) = (off.get(n) as usize, off.get(n + 1) as usize);
+        if a >= b {
+            return;
+        }
+        let (other, rel, ty) = (other.view(), rel.view(), ty.view());
+        for p in a..b {
+            f(rel.get(p), other.get(p), ty.get(p) as u32);
+        }
     }
 
     /// Calls `f(rel, other, type, outgoing)` for the node's base relationships.

@@ -393,6 +393,34 @@ impl Transaction {
 
     fn edges_of(&self, h: NodeHandle<'_>, dir: Dir, types: &[TokenId], f: &mut impl FnMut(Edge)) {
         let node = h.id;
+        // The hot path of traversals: a clean base node (no delta version, not written by this
+        // transaction: so no relationship of it is newer than the base either) while no base
+        // relationship has a delta version and this transaction wrote none: every base entry
+        // is visible as it is, and there is nothing else to list.
+        if h.clean.is_some()
+            && dir != Dir::Both
+            && self.rels.is_empty()
+            && self.adj.is_empty()
+            && self.base.rels_all_clean()
+        {
+            let out = dir == Dir::Outgoing;
+            let d = if out { Dir::Outgoing } else { Dir::Incoming };
+            let edge = |rel: u64, other: u64| Edge { rel: RelId(rel), other: NodeId(other), dir: d };
+            match types {
+                [] => self.base.edges_one_dir(node, out, |rel, other, _| f(edge(rel, other))),
+                [t] => self.base.edges_one_dir(node, out, |rel, other, ty| {
+                    if ty == *t {
+                        f(edge(rel, other))
+                    }
+                }),
+                _ => self.base.edges_one_dir(node, out, |rel, other, ty| {
+                    if types.contains(&ty) {
+                        f(edge(rel, other))
+                    }
+                }),
+            }
+            return;
+        }
         if h.clean.is_none() && self.with_node(node, |_| ()).is_none() {
             return;
         }
@@ -1505,7 +1533,12 @@ impl NodeHandle<'_> {
     #[inline]
     pub fn has_label(&self, label: TokenId) -> bool {
         if let Some(labels) = self.clean {
-            labels.binary_search(&label).is_ok()
+            // Label sets are sorted; most are a handful of labels, where a scan beats halving.
+            if labels.len() <= 8 {
+                labels.contains(&label)
+            } else {
+                labels.binary_search(&label).is_ok()
+            }
         } else {
             self.tx.with_node(self.id, |d| d.has_label(label)).unwrap_or(false)
         }
