@@ -38,7 +38,10 @@
 //!   created at or before the transaction's base ts are skipped (its CSR has them). Edge
 //!   iteration (`Transaction::for_each_edge`) streams CSR entries to the caller without
 //!   allocating, and a `NodeHandle` resolves a node once, so repeated reads of a clean base row
-//!   (labels, a property, relationships) touch only the base columns.
+//!   (labels, a property, relationships) touch only the base columns. While no base
+//!   relationship has a delta version (one flag) and the transaction wrote none, the
+//!   relationships of a clean node are its CSR range as it is: no per-entry visibility check,
+//!   and each column's representation is chosen once per node, not once per entry.
 //! * **Rebuild (fold).** At every checkpoint (file-backed) or [`Store::compact`] (also triggered
 //!   in the background when the delta exceeds ~200 k versions and half the base; that fold
 //!   writes no checkpoint file, checkpoints follow the log size and the interval), a new
