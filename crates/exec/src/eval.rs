@@ -296,7 +296,8 @@ fn has_label(g: &dyn Graph, id: NodeId, name: &str, tok: &mut Option<u32>) -> bo
 }
 
 /// `id.key` as `eval` reads it (null when missing, an error when the node was deleted in this
-/// transaction, and through the same one-entry memo `ctx.last_prop` in read-only statements,
+/// transaction, from the batch columns of a column aggregation (`ctx.scan_cols`) when they
+/// hold it, and through the same one-entry memo `ctx.last_prop` in read-only statements,
 /// so a filter and a grouping key on `n.key` read it once), the token cached as in
 /// [`has_label`].
 #[inline]
@@ -314,6 +315,9 @@ fn node_prop(
         return if g.node_deleted_in_tx(id) { Err(deleted_err()) } else { Ok(Value::Null) };
     };
     if ctx.read_only {
+        if let Some(v) = ctx.scan_cols.as_ref().and_then(|c| c.get(id, t)) {
+            return Ok(v.clone());
+        }
         if let Some((n, k, v)) = &ctx.last_prop {
             if *n == id && *k == t {
                 return Ok(v.clone());
@@ -364,6 +368,9 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
                         let Some(t) = tok else {
                             return entity_property(&Value::Node(id), tok, g);
                         };
+                        if let Some(v) = ctx.scan_cols.as_ref().and_then(|c| c.get(id, t)) {
+                            return Ok(v.clone());
+                        }
                         if let Some((n, k, v)) = &ctx.last_prop {
                             if *n == id && *k == t {
                                 return Ok(v.clone());

@@ -64,6 +64,31 @@ pub(crate) struct Ctx {
     /// reading the same `n.key` of one row).
     pub read_only: bool,
     pub last_prop: Option<(NodeId, TokenId, Value)>,
+    /// Set while a column aggregation runs (see [`ColumnAgg`]): the property columns of the
+    /// current batch, which answer reads of `n.key` on the batch's current node.
+    pub(crate) scan_cols: Option<ScanCols>,
+}
+
+/// The property columns of one batch of a column aggregation's scan, and the node of the
+/// batch being processed (`node`, at index `pos`).
+pub(crate) struct ScanCols {
+    node: NodeId,
+    pos: usize,
+    /// Per column, the property key (`None`: no such token, so the column is all null).
+    toks: Vec<Option<TokenId>>,
+    cols: Vec<Vec<Value>>,
+}
+
+impl ScanCols {
+    /// The value of `id.key` if `id` is the current node and a column holds `key`.
+    #[inline]
+    pub(crate) fn get(&self, id: NodeId, key: TokenId) -> Option<&Value> {
+        if self.node != id {
+            return None;
+        }
+        let c = self.toks.iter().position(|k| *k == Some(key))?;
+        self.cols.get(c)?.get(self.pos)
+    }
 }
 
 /// Spare rows kept for reuse.
@@ -90,6 +115,7 @@ impl Ctx {
             spare_rows: Vec::new(),
             read_only: false,
             last_prop: None,
+            scan_cols: None,
         }
     }
 
@@ -403,7 +429,14 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             Box::new(Project { input: build(input, b), items: items.clone() })
         }
         Op::Aggregate { input, keys, aggs } => Box::new(Aggregate {
-            scan: if b.read_only { FusedScan::of(input) } else { None },
+            scan: if b.read_only {
+                FusedScan::of(input).map(|mut f| {
+                    f.cols = ColumnAgg::of(f.slot, f.pred.as_ref(), keys, aggs);
+                    f
+                })
+            } else {
+                None
+            },
             reuse: reused_args(aggs),
             input: build(input, b),
             keys: keys.clone(),
@@ -1950,6 +1983,103 @@ struct FusedScan {
     slot: Slot,
     label: Option<Name>,
     pred: Option<PExpr>,
+    /// Set when the grouping key and every aggregate argument are columns of the scan (see
+    /// [`ColumnAgg`]).
+    cols: Option<ColumnAgg>,
+}
+
+/// Where a column aggregation takes one aggregate's argument from.
+#[derive(Clone, Copy)]
+enum ColArg {
+    /// `count(*)`, or an aggregate of the scanned node itself (`count(n)`, `collect(n)`).
+    Node,
+    Star,
+    /// A property of the scanned node: index into [`ColumnAgg::keys`].
+    Prop(usize),
+}
+
+/// A fused scan's aggregation when its grouping key (at most one) and each aggregate's single
+/// argument are properties of the scanned node (or the node itself, or `count(*)`): per batch
+/// of ids each property is read for the whole batch at once ([`Graph::node_property_batch`],
+/// a column lookup per node in the engine for base rows), and rows are grouped and aggregated
+/// straight from those columns, with no expression evaluated per node and integer keys looked
+/// up without hashing a generic key. The filter, if any, still runs per node, its reads of
+/// the scanned node's properties answered from the same columns (`Ctx::scan_cols`), which
+/// also hold the properties only the filter reads.
+struct ColumnAgg {
+    /// The property keys read, one column each.
+    keys: Vec<Name>,
+    /// The column of the grouping key, if there is one.
+    group: Option<usize>,
+    args: Vec<ColArg>,
+}
+
+impl ColumnAgg {
+    fn of(
+        slot: Slot,
+        pred: Option<&PExpr>,
+        keys: &[(Slot, PExpr)],
+        aggs: &[(Slot, AggCall)],
+    ) -> Option<ColumnAgg> {
+        let mut cols: Vec<Name> = Vec::new();
+        let mut col = |k: &Name| match cols.iter().position(|c| c == k) {
+            Some(i) => i,
+            None => {
+                cols.push(k.clone());
+                cols.len() - 1
+            }
+        };
+        fn prop(e: &PExpr, slot: Slot) -> Option<&Name> {
+            match e {
+                PExpr::Property(b, k) if matches!(**b, PExpr::Slot(s) if s == slot) => Some(k),
+                _ => None,
+            }
+        }
+        let group = match keys {
+            [] => None,
+            [(_, e)] => Some(col(prop(e, slot)?)),
+            _ => return None,
+        };
+        let mut args = Vec::with_capacity(aggs.len());
+        for (_, call) in aggs {
+            functions::lookup_aggregate(&call.name)?;
+            args.push(match call.args.as_slice() {
+                _ if call.count_star => ColArg::Star,
+                [PExpr::Slot(s)] if *s == slot => ColArg::Node,
+                [e] => ColArg::Prop(col(prop(e, slot)?)),
+                _ => return None,
+            });
+        }
+        if let Some(p) = pred {
+            filter_props(p, slot, &mut col);
+        }
+        Some(ColumnAgg { keys: cols, group, args })
+    }
+}
+
+/// Adds to the columns the properties of `slot` that `e` reads through the operators a filter
+/// is usually made of (others are read from the graph as usual).
+fn filter_props(e: &PExpr, slot: Slot, col: &mut dyn FnMut(&Name) -> usize) {
+    match e {
+        PExpr::Property(b, k) if matches!(**b, PExpr::Slot(s) if s == slot) => {
+            col(k);
+        }
+        PExpr::Not(a) | PExpr::IsNull(a, _) | PExpr::Neg(a) => filter_props(a, slot, col),
+        PExpr::And(a, b)
+        | PExpr::Or(a, b)
+        | PExpr::Xor(a, b)
+        | PExpr::Arith(_, a, b)
+        | PExpr::In(a, b)
+        | PExpr::Str(_, a, b) => {
+            filter_props(a, slot, col);
+            filter_props(b, slot, col);
+        }
+        PExpr::Compare(a, rest) => {
+            filter_props(a, slot, col);
+            rest.iter().for_each(|(_, e)| filter_props(e, slot, col));
+        }
+        _ => {}
+    }
 }
 
 impl FusedScan {
@@ -1960,7 +2090,7 @@ impl FusedScan {
         };
         match scan {
             Op::NodeScan { input, slot, label } if matches!(**input, Op::Argument) => {
-                Some(FusedScan { slot: *slot, label: label.clone(), pred })
+                Some(FusedScan { slot: *slot, label: label.clone(), pred, cols: None })
             }
             _ => None,
         }
@@ -2013,6 +2143,10 @@ fn new_accs(aggs: &[(Slot, AggCall)]) -> Result<Vec<Box<dyn Accumulator>>> {
 struct Groups {
     index: FxHashMap<Vec<GroupKey>, usize>,
     index1: FxHashMap<GroupKey, usize>,
+    /// With one grouping key, the groups of integer key values seen so far: a lookup by the
+    /// integer, no `GroupKey` built or hashed. Filled from `index1`, which stays the
+    /// authority (so `1` and `1.0` still share a group).
+    int_index: FxHashMap<i64, usize>,
     groups: Vec<Group>,
     args: Vec<Value>,
     /// Each aggregate's argument in the current row, kept where a later one reuses it.
@@ -2022,6 +2156,29 @@ struct Groups {
 }
 
 impl Groups {
+    /// The group of one grouping key value, created if new (with a copy of `v` as its key).
+    #[inline]
+    fn group_of(&mut self, v: &Value, aggs: &[(Slot, AggCall)]) -> Result<usize> {
+        if let Value::Int(i) = v {
+            if let Some(gi) = self.int_index.get(i) {
+                return Ok(*gi);
+            }
+        }
+        let k = group_key(v);
+        let gi = match self.index1.get(&k) {
+            Some(i) => *i,
+            None => {
+                self.groups.push((vec![v.clone()], new_accs(aggs)?));
+                self.index1.insert(k, self.groups.len() - 1);
+                self.groups.len() - 1
+            }
+        };
+        if let Value::Int(i) = v {
+            self.int_index.insert(*i, gi);
+        }
+        Ok(gi)
+    }
+
     fn add(
         &mut self,
         keys: &[(Slot, PExpr)],
@@ -2041,15 +2198,7 @@ impl Groups {
             }
             [(_, e)] => {
                 let v = eval(e, r, ctx, g)?;
-                let k = group_key(&v);
-                match self.index1.get(&k) {
-                    Some(i) => *i,
-                    None => {
-                        self.groups.push((vec![v], new_accs(aggs)?));
-                        self.index1.insert(k, self.groups.len() - 1);
-                        self.groups.len() - 1
-                    }
-                }
+                self.group_of(&v, aggs)?
             }
             _ => {
                 self.kv.clear();
@@ -2114,6 +2263,18 @@ impl Aggregate {
         let mut pred = scan.pred.clone().map(CompiledPred::new);
         let mut row = self.arg.clone();
         let mut ids = Vec::with_capacity(SCAN_BATCH);
+        if let Some(cols) = &scan.cols {
+            let toks = cols.keys.iter().map(|k| g.token_id(TokenKind::PropertyKey, k)).collect();
+            ctx.scan_cols = Some(ScanCols {
+                node: NodeId(u64::MAX),
+                pos: 0,
+                toks,
+                cols: vec![Vec::with_capacity(SCAN_BATCH); cols.keys.len()],
+            });
+            let r = self.scan_columns(scan, cols, tok, pred.as_mut(), &mut row, groups, ctx, g);
+            ctx.scan_cols = None;
+            return r;
+        }
         let mut from = NodeId(0);
         loop {
             ctx.check_interrupt()?;
@@ -2127,6 +2288,80 @@ impl Aggregate {
                     }
                 }
                 groups.add(&self.keys, &self.aggs, &self.reuse, &mut row, ctx, g)?;
+            }
+            match ids.last() {
+                Some(last) if ids.len() == SCAN_BATCH => from = NodeId(last.0 + 1),
+                _ => return Ok(()),
+            }
+        }
+    }
+}
+
+impl Aggregate {
+    /// The fused scan as a column aggregation (see [`ColumnAgg`]); `ctx.scan_cols` is set up
+    /// by the caller.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_columns(
+        &self,
+        scan: &FusedScan,
+        cols: &ColumnAgg,
+        label: Option<TokenId>,
+        mut pred: Option<&mut CompiledPred>,
+        row: &mut Row,
+        groups: &mut Groups,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<()> {
+        static STAR: Value = Value::Bool(true);
+        let mut ids = Vec::with_capacity(SCAN_BATCH);
+        let mut from = NodeId(0);
+        loop {
+            ctx.check_interrupt()?;
+            ids.clear();
+            g.next_nodes(label, from, SCAN_BATCH, &mut ids);
+            if let Some(sc) = &mut ctx.scan_cols {
+                for (c, tok) in sc.cols.iter_mut().zip(&sc.toks) {
+                    c.clear();
+                    match tok {
+                        Some(t) => g.node_property_batch(&ids, *t, c),
+                        None => c.resize(ids.len(), Value::Null),
+                    }
+                }
+            }
+            for (i, id) in ids.iter().enumerate() {
+                if let Some(p) = pred.as_deref_mut() {
+                    row[scan.slot] = Value::Node(*id);
+                    if let Some(sc) = &mut ctx.scan_cols {
+                        sc.node = *id;
+                        sc.pos = i;
+                    }
+                    if !p.test(row, ctx, g)? {
+                        continue;
+                    }
+                }
+                let Some(sc) = &ctx.scan_cols else {
+                    return Err(Error::internal("column aggregation without its columns"));
+                };
+                let col = |c: usize| sc.cols.get(c).and_then(|c| c.get(i));
+                let gi = match cols.group {
+                    None => {
+                        if groups.groups.is_empty() {
+                            groups.groups.push((Vec::new(), new_accs(&self.aggs)?));
+                        }
+                        0
+                    }
+                    Some(c) => groups.group_of(col(c).unwrap_or(&Value::Null), &self.aggs)?,
+                };
+                let accs = &mut groups.groups[gi].1;
+                for (acc, arg) in accs.iter_mut().zip(&cols.args) {
+                    match arg {
+                        ColArg::Star => acc.update(std::slice::from_ref(&STAR))?,
+                        ColArg::Node => acc.update(&[Value::Node(*id)])?,
+                        ColArg::Prop(c) => {
+                            acc.update(std::slice::from_ref(col(*c).unwrap_or(&Value::Null)))?
+                        }
+                    }
+                }
             }
             match ids.last() {
                 Some(last) if ids.len() == SCAN_BATCH => from = NodeId(last.0 + 1),

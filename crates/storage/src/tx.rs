@@ -356,6 +356,27 @@ impl Transaction {
         self.node_handle(id).property(key)
     }
 
+    /// Appends to `out` the value of property `key` of each node in `ids` (`Value::Null` where
+    /// a node lacks it), as `node_property` reads them. Clean base rows are read from the
+    /// base's integer column for the key when it has one (`Base::int_column`, built on the
+    /// first batch read of the key), so a scan's property read costs an array lookup per
+    /// node, not a blob decode; other rows go through `node_property`.
+    pub fn node_property_batch(&self, ids: &[NodeId], key: TokenId, out: &mut Vec<Value>) {
+        out.reserve(ids.len());
+        let col = self.base.int_column(key);
+        for id in ids {
+            let clean = || {
+                self.base.clean_node_labels(id.0).is_some()
+                    && (self.nodes.is_empty() || !self.nodes.contains_key(&id.0))
+            };
+            let v = match &col {
+                Some(c) if clean() => c.get(id.0).map(Value::Int),
+                _ => self.node_property(*id, key),
+            };
+            out.push(v.unwrap_or(Value::Null));
+        }
+    }
+
     /// Properties in key order.
     pub fn node_properties(&self, id: NodeId) -> Vec<(TokenId, Value)> {
         self.with_node(id.0, |d| d.props()).unwrap_or_default()
