@@ -227,6 +227,20 @@ impl CompiledPred {
                     Some(Value::Null) | None => Some(None),
                     Some(_) => None,
                 },
+                // `n.key <op> integer` on an integer (or missing) value of the current node of
+                // a column aggregation: compared in place, no value copied.
+                ConjKind::Cmp {
+                    slot, tok: Some(t), op, rhs: PExpr::Const(Value::Int(c)), ..
+                } => match row.get(*slot) {
+                    Some(Value::Node(id)) => {
+                        match ctx.scan_cols.as_ref().and_then(|sc| sc.get(*id, *t)) {
+                            Some(Value::Int(x)) => Some(Some(int_compare(*op, *x, *c))),
+                            Some(Value::Null) => Some(None),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                },
                 ConjKind::Prop { slot, key, tok } => match row.get(*slot) {
                     Some(Value::Node(id)) => match node_prop(ctx, g, *id, key, tok)? {
                         Value::Bool(b) => Some(Some(b)),
@@ -744,6 +758,19 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
         }
         PExpr::Path(steps) => build_path(steps, row, g)?,
     })
+}
+
+/// `compare` on two integers.
+#[inline]
+fn int_compare(op: CompareOp, a: i64, b: i64) -> bool {
+    match op {
+        CompareOp::Eq => a == b,
+        CompareOp::Ne => a != b,
+        CompareOp::Lt => a < b,
+        CompareOp::Le => a <= b,
+        CompareOp::Gt => a > b,
+        CompareOp::Ge => a >= b,
+    }
 }
 
 fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<bool> {

@@ -2330,7 +2330,12 @@ impl Aggregate {
             }
             for (i, id) in ids.iter().enumerate() {
                 if let Some(p) = pred.as_deref_mut() {
-                    row[scan.slot] = Value::Node(*id);
+                    // (In place when the slot already holds a node: no drop of the old value.)
+                    match row.get_mut(scan.slot) {
+                        Some(Value::Node(n)) => *n = *id,
+                        Some(v) => *v = Value::Node(*id),
+                        None => return Err(Error::internal("fused scan slot out of range")),
+                    }
                     if let Some(sc) = &mut ctx.scan_cols {
                         sc.node = *id;
                         sc.pos = i;

@@ -298,6 +298,26 @@ impl Transaction {
         // against the version this transaction sees, as `next_node` does.
         let own = self.tx_labels.get(&l);
         let bits = self.base.label_bits(l);
+        let own_writes = !self.nodes.is_empty();
+        if own.is_none()
+            && self.core.label_sets.read().get(&l).is_none_or(|s| s.range(cur..).next().is_none())
+        {
+            // Only the base's label bits propose candidates (no commit since the base and no
+            // own write labelled a node `l` at or past `cur`): the loop below reduced to them.
+            let Some((b, end)) = bits else { return };
+            let mut next = b.next_from(cur);
+            while left > 0 {
+                let Some(cand) = next.filter(|id| *id < end) else { return };
+                next = b.next_from(cand + 1);
+                let clean =
+                    !self.base.node_dirty(cand) && !(own_writes && self.nodes.contains_key(&cand));
+                if clean || self.node_has_label(NodeId(cand), l) {
+                    out.push(NodeId(cand));
+                    left -= 1;
+                }
+            }
+            return;
+        }
         let mut committed: Vec<u64> = Vec::new();
         let mut ci = 0;
         // Whether `committed` may be missing ids past its last one (it was cut at `max`).
@@ -326,11 +346,17 @@ impl Transaction {
             if own_next == Some(cand) {
                 own_next = own.and_then(|s| s.range(cand + 1..).next().copied());
             }
+            let base_next_was = base_next;
             if base_next == Some(cand) {
                 base_next = bits.and_then(|(b, end)| b.next_from(cand + 1).filter(|id| *id < end));
             }
             cur = cand + 1;
-            if self.node_has_label(NodeId(cand), l) {
+            // A clean base row is current, so the base's label bits that proposed it are the
+            // answer; anything else is checked against the visible version.
+            let clean_base = base_next_was == Some(cand)
+                && !self.base.node_dirty(cand)
+                && !(own_writes && self.nodes.contains_key(&cand));
+            if clean_base || self.node_has_label(NodeId(cand), l) {
                 out.push(NodeId(cand));
                 left -= 1;
             }
@@ -364,16 +390,21 @@ impl Transaction {
     pub fn node_property_batch(&self, ids: &[NodeId], key: TokenId, out: &mut Vec<Value>) {
         out.reserve(ids.len());
         let col = self.base.int_column(key);
+        let own = !self.nodes.is_empty();
         for id in ids {
             let clean = || {
                 self.base.clean_node_labels(id.0).is_some()
-                    && (self.nodes.is_empty() || !self.nodes.contains_key(&id.0))
+                    && !(own && self.nodes.contains_key(&id.0))
             };
             let v = match &col {
                 Some(c) if clean() => c.get(id.0).map(Value::Int),
                 _ => self.node_property(*id, key),
             };
-            out.push(v.unwrap_or(Value::Null));
+            // (Not `unwrap_or`: that builds and drops a `Value::Null` per node.)
+            out.push(match v {
+                Some(v) => v,
+                None => Value::Null,
+            });
         }
     }
 

@@ -197,6 +197,13 @@ struct Extreme {
 impl Accumulator for Extreme {
     fn update(&mut self, args: &[Value]) -> Result<()> {
         let v = arg(args, 0);
+        // Integers against an integer (the common case): the global order is the numeric one.
+        if let (Value::Int(x), Some(Value::Int(b))) = (v, &mut self.best) {
+            if x.cmp(b) == self.want {
+                *b = *x;
+            }
+            return Ok(());
+        }
         if v.is_null() {
             return Ok(());
         }
