@@ -24,7 +24,7 @@ use arbor_model::{
 };
 
 use crate::eval::{self, eval, CompiledPred};
-use crate::functions::{self, Accumulator};
+use crate::functions::{self, Accumulator, AggKind};
 use crate::graph::{Dir, Edge, Graph, Stats, TokenId, TokenKind, ValueRange};
 use crate::procs;
 use crate::traverse::DepthFirst;
@@ -2042,9 +2042,13 @@ impl ColumnAgg {
         };
         let mut args = Vec::with_capacity(aggs.len());
         for (_, call) in aggs {
-            functions::lookup_aggregate(&call.name)?;
+            let kind = functions::lookup_aggregate(&call.name)?;
             args.push(match call.args.as_slice() {
                 _ if call.count_star => ColArg::Star,
+                // The scanned node is never null: counting it counts rows.
+                [PExpr::Slot(s)] if *s == slot && kind == AggKind::Count && !call.distinct => {
+                    ColArg::Star
+                }
                 [PExpr::Slot(s)] if *s == slot => ColArg::Node,
                 [e] => ColArg::Prop(col(prop(e, slot)?)),
                 _ => return None,
@@ -2312,7 +2316,6 @@ impl Aggregate {
         ctx: &mut Ctx,
         g: &mut dyn Graph,
     ) -> Result<()> {
-        static STAR: Value = Value::Bool(true);
         let mut ids = Vec::with_capacity(SCAN_BATCH);
         let mut from = NodeId(0);
         loop {
@@ -2321,13 +2324,92 @@ impl Aggregate {
             g.next_nodes(label, from, SCAN_BATCH, &mut ids);
             if let Some(sc) = &mut ctx.scan_cols {
                 for (c, tok) in sc.cols.iter_mut().zip(&sc.toks) {
-                    c.clear();
+                    // Scalars own nothing: forgetting them skips a call of the drop glue per
+                    // value that `clear` would make (others are dropped as usual).
+                    for v in c.drain(..) {
+                        if matches!(
+                            v,
+                            Value::Int(_) | Value::Null | Value::Bool(_) | Value::Float(_)
+                        ) {
+                            std::mem::forget(v);
+                        }
+                    }
                     match tok {
                         Some(t) => g.node_property_batch(&ids, *t, c),
                         None => c.resize(ids.len(), Value::Null),
                     }
                 }
             }
+            if pred.is_none() && cols.group.is_none() {
+                self.aggregate_batch(cols, &ids, groups, ctx)?;
+            } else {
+                self.aggregate_rows(scan, cols, &ids, pred.as_deref_mut(), row, groups, ctx, g)?;
+            }
+            match ids.last() {
+                Some(last) if ids.len() == SCAN_BATCH => from = NodeId(last.0 + 1),
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// One batch of an unfiltered global column aggregation: each aggregate takes its whole
+    /// column at once ([`Accumulator::update_many`]). The error reported is the one the row
+    /// at a time order meets first: the earliest failing row, and on it the first aggregate.
+    fn aggregate_batch(
+        &self,
+        cols: &ColumnAgg,
+        ids: &[NodeId],
+        groups: &mut Groups,
+        ctx: &mut Ctx,
+    ) -> Result<()> {
+        static STARS: [Value; SCAN_BATCH] = [const { Value::Bool(true) }; SCAN_BATCH];
+        if ids.is_empty() {
+            return Ok(());
+        }
+        if groups.groups.is_empty() {
+            groups.groups.push((Vec::new(), new_accs(&self.aggs)?));
+        }
+        let Some(sc) = &ctx.scan_cols else {
+            return Err(Error::internal("column aggregation without its columns"));
+        };
+        let mut nodes = Vec::new();
+        if cols.args.iter().any(|a| matches!(a, ColArg::Node)) {
+            nodes.extend(ids.iter().map(|id| Value::Node(*id)));
+        }
+        let mut first_err: Option<(usize, Error)> = None;
+        for (acc, arg) in groups.groups[0].1.iter_mut().zip(&cols.args) {
+            let vals: &[Value] = match arg {
+                ColArg::Star => STARS.get(..ids.len()).unwrap_or(&[]),
+                ColArg::Node => &nodes,
+                ColArg::Prop(c) => sc.cols.get(*c).map_or(&[], |c| &c[..]),
+            };
+            if let Err((row, e)) = acc.update_many(vals) {
+                if first_err.as_ref().is_none_or(|(r, _)| row < *r) {
+                    first_err = Some((row, e));
+                }
+            }
+        }
+        match first_err {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// One batch of a column aggregation, row by row: filter, group, aggregate.
+    #[allow(clippy::too_many_arguments)]
+    fn aggregate_rows(
+        &self,
+        scan: &FusedScan,
+        cols: &ColumnAgg,
+        ids: &[NodeId],
+        mut pred: Option<&mut CompiledPred>,
+        row: &mut Row,
+        groups: &mut Groups,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<()> {
+        static STAR: Value = Value::Bool(true);
+        {
             for (i, id) in ids.iter().enumerate() {
                 if let Some(p) = pred.as_deref_mut() {
                     // (In place when the slot already holds a node: no drop of the old value.)
@@ -2368,11 +2450,8 @@ impl Aggregate {
                     }
                 }
             }
-            match ids.last() {
-                Some(last) if ids.len() == SCAN_BATCH => from = NodeId(last.0 + 1),
-                _ => return Ok(()),
-            }
         }
+        Ok(())
     }
 }
 

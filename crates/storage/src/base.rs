@@ -30,7 +30,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use arbor_model::Value;
+use arbor_model::{NodeId, Value};
 use rustc_hash::FxHashMap;
 
 use crate::codec::{Dec, Enc};
@@ -397,6 +397,11 @@ impl AtomicBits {
             w.fetch_or(1 << (i % 64), Ordering::Release);
         }
     }
+    /// Whether any bit was ever set.
+    #[inline]
+    pub fn any(&self) -> bool {
+        self.any.load(Ordering::Acquire)
+    }
     #[inline]
     pub fn get(&self, i: u64) -> bool {
         self.any.load(Ordering::Acquire)
@@ -601,6 +606,29 @@ impl IntColumn {
         match self.codes.get(id as usize) {
             0 => None,
             c => Some(self.min.wrapping_add((c - 1) as i64)),
+        }
+    }
+
+    /// Appends the values of `ids` (all clean base rows) as `Value`s, `Null` where missing:
+    /// one match on the packing per batch instead of one per node.
+    pub fn extend_values(&self, ids: &[NodeId], out: &mut Vec<Value>) {
+        let min = self.min;
+        let conv = move |c: u64| match c {
+            0 => Value::Null,
+            c => Value::Int(min.wrapping_add((c - 1) as i64)),
+        };
+        let at = |i: NodeId| i.0 as usize;
+        match &self.codes {
+            Packed::U8(v) => {
+                out.extend(ids.iter().map(|i| conv(v.get(at(*i)).map_or(0, |x| u64::from(*x)))))
+            }
+            Packed::U16(v) => {
+                out.extend(ids.iter().map(|i| conv(v.get(at(*i)).map_or(0, |x| u64::from(*x)))))
+            }
+            Packed::U32(v) => {
+                out.extend(ids.iter().map(|i| conv(v.get(at(*i)).map_or(0, |x| u64::from(*x)))))
+            }
+            codes => out.extend(ids.iter().map(|i| conv(codes.get(at(*i))))),
         }
     }
 }
@@ -1044,6 +1072,13 @@ impl Base {
             return None;
         }
         self.label_sets.get(code).map(|s| &s[..])
+    }
+
+    /// Whether any base node may have a delta version (false: every base row is current,
+    /// for this snapshot and every later one that reads this answer first).
+    #[inline]
+    pub fn any_node_dirty(&self) -> bool {
+        self.node_dirty.any()
     }
 
     /// Whether a delta version may exist for the node (otherwise the base row is current).

@@ -283,8 +283,16 @@ impl Transaction {
         let mut left = max;
         let Some(l) = label else {
             let end = self.core.next_node.load(Ordering::Acquire);
+            // With no delta version of any base row and no own writes, a base id exists iff
+            // the base has a row for it (what `node_exists` finds, without its lookups).
+            let clean = self.nodes.is_empty() && !self.base.any_node_dirty();
             while cur < end && left > 0 {
-                if self.node_exists(NodeId(cur)) {
+                let exists = if clean && cur < self.base.node_end {
+                    self.base.has_node(cur)
+                } else {
+                    self.node_exists(NodeId(cur))
+                };
+                if exists {
                     out.push(NodeId(cur));
                     left -= 1;
                 }
@@ -391,11 +399,18 @@ impl Transaction {
         out.reserve(ids.len());
         let col = self.base.int_column(key);
         let own = !self.nodes.is_empty();
+        if let Some(c) = &col {
+            // Every row of the batch clean (no base row has a delta version, none is this
+            // transaction's, all are in the base): straight from the column.
+            let end = self.base.node_end;
+            if !own && !self.base.any_node_dirty() && ids.iter().all(|id| id.0 < end) {
+                c.extend_values(ids, out);
+                return;
+            }
+        }
         for id in ids {
-            let clean = || {
-                self.base.clean_node_labels(id.0).is_some()
-                    && !(own && self.nodes.contains_key(&id.0))
-            };
+            // (A base hole reads as missing from the column, as from `node_property`.)
+            let clean = || !self.base.node_dirty(id.0) && !(own && self.nodes.contains_key(&id.0));
             let v = match &col {
                 Some(c) if clean() => c.get(id.0).map(Value::Int),
                 _ => self.node_property(*id, key),
