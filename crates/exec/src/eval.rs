@@ -210,6 +210,76 @@ impl CompiledPred {
         }
     }
 
+    /// For a batch of a column aggregation whose scan binds `slot`: per row, the filter's
+    /// answer where its leading conjuncts of the form `n.key <op> integer` decide it from the
+    /// batch's columns (`Some(false)`: one of them is false and all before it true;
+    /// `Some(true)`: every conjunct is one of them and true), `None` where [`Self::test`]
+    /// must run. The same answers as `test`, which evaluates conjuncts in order and stops at
+    /// the first false one; a null or another type leaves the row to `test`.
+    pub(crate) fn decide_batch(
+        &mut self,
+        ctx: &Ctx,
+        g: &dyn Graph,
+        slot: Slot,
+        n: usize,
+        out: &mut Vec<Option<bool>>,
+    ) {
+        out.clear();
+        out.resize(n, Some(true));
+        #[cfg(test)]
+        if GENERAL_PREDICATES.with(|f| f.get()) {
+            out.iter_mut().for_each(|d| *d = None);
+            return;
+        }
+        let Some(sc) = ctx.scan_cols.as_ref() else {
+            out.iter_mut().for_each(|d| *d = None);
+            return;
+        };
+        for c in &mut self.conj {
+            let cmp = match &mut c.kind {
+                ConjKind::Cmp { slot: s, key, tok, op, rhs } if *s == slot => {
+                    if tok.is_none() {
+                        *tok = g.token_id(TokenKind::PropertyKey, key);
+                    }
+                    let k = match rhs {
+                        PExpr::Const(Value::Int(k)) => Some(*k),
+                        PExpr::Param(i) => match ctx.params.get(*i) {
+                            Some(Value::Int(k)) => Some(*k),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    match (tok.and_then(|t| sc.column(t)), k) {
+                        (Some(col), Some(k)) if col.len() == n => Some((col, *op, k)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            match cmp {
+                Some((col, op, k)) => {
+                    for (d, v) in out.iter_mut().zip(col) {
+                        if *d == Some(true) {
+                            *d = match v {
+                                Value::Int(x) => Some(int_compare(op, *x, k)),
+                                _ => None,
+                            };
+                        }
+                    }
+                }
+                None => {
+                    // Not decidable here: the rows still open go to `test`.
+                    for d in out.iter_mut() {
+                        if *d == Some(true) {
+                            *d = None;
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
     /// Whether the row passes (only `true` does).
     pub(crate) fn test(&mut self, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<bool> {
         #[cfg(test)]
@@ -227,20 +297,29 @@ impl CompiledPred {
                     Some(Value::Null) | None => Some(None),
                     Some(_) => None,
                 },
-                // `n.key <op> integer` on an integer (or missing) value of the current node of
-                // a column aggregation: compared in place, no value copied.
-                ConjKind::Cmp {
-                    slot, tok: Some(t), op, rhs: PExpr::Const(Value::Int(c)), ..
-                } => match row.get(*slot) {
-                    Some(Value::Node(id)) => {
-                        match ctx.scan_cols.as_ref().and_then(|sc| sc.get(*id, *t)) {
-                            Some(Value::Int(x)) => Some(Some(int_compare(*op, *x, *c))),
-                            Some(Value::Null) => Some(None),
+                // `n.key <op> integer` (literal or parameter) on an integer (or missing) value
+                // of the current node of a column aggregation: compared in place, no value
+                // copied.
+                ConjKind::Cmp { slot, tok: Some(t), op, rhs, .. } => {
+                    let c = match rhs {
+                        PExpr::Const(Value::Int(c)) => Some(*c),
+                        PExpr::Param(i) => match ctx.params.get(*i) {
+                            Some(Value::Int(c)) => Some(*c),
                             _ => None,
+                        },
+                        _ => None,
+                    };
+                    match (row.get(*slot), c) {
+                        (Some(Value::Node(id)), Some(c)) => {
+                            match ctx.scan_cols.as_ref().and_then(|sc| sc.get(*id, *t)) {
+                                Some(Value::Int(x)) => Some(Some(int_compare(*op, *x, c))),
+                                Some(Value::Null) => Some(None),
+                                _ => None,
+                            }
                         }
+                        _ => None,
                     }
-                    _ => None,
-                },
+                }
                 ConjKind::Prop { slot, key, tok } => match row.get(*slot) {
                     Some(Value::Node(id)) => match node_prop(ctx, g, *id, key, tok)? {
                         Value::Bool(b) => Some(Some(b)),

@@ -80,6 +80,13 @@ pub(crate) struct ScanCols {
 }
 
 impl ScanCols {
+    /// The column of property `key` for the whole batch.
+    #[inline]
+    pub(crate) fn column(&self, key: TokenId) -> Option<&[Value]> {
+        let c = self.toks.iter().position(|k| *k == Some(key))?;
+        self.cols.get(c).map(|c| &c[..])
+    }
+
     /// The value of `id.key` if `id` is the current node and a column holds `key`.
     #[inline]
     pub(crate) fn get(&self, id: NodeId, key: TokenId) -> Option<&Value> {
@@ -269,6 +276,10 @@ pub(crate) fn unwind_taking_param(plan: &arbor_cypher_plan::Plan) -> Option<usiz
 
 /// Node ids a fused scan fetches per call.
 const SCAN_BATCH: usize = 256;
+/// Integer grouping keys below this are looked up in a direct table (see `Groups::small_ints`).
+const SMALL_INTS: usize = 4096;
+/// `count(*)`'s argument for a whole batch (see [`Accumulator::update_many`]).
+static STARS: [Value; SCAN_BATCH] = [const { Value::Bool(true) }; SCAN_BATCH];
 
 /// Builds the operator tree for a plan. Operators get pre-order numbers for PROFILE.
 pub(crate) fn build(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
@@ -2149,8 +2160,18 @@ struct Groups {
     index1: FxHashMap<GroupKey, usize>,
     /// With one grouping key, the groups of integer key values seen so far: a lookup by the
     /// integer, no `GroupKey` built or hashed. Filled from `index1`, which stays the
-    /// authority (so `1` and `1.0` still share a group).
+    /// authority (so `1` and `1.0` still share a group); small ones are in `small_ints`.
     int_index: FxHashMap<i64, usize>,
+    /// The same for integers in `0..SMALL_INTS` (ages, years, counts): `group + 1` by value,
+    /// 0 for none yet; grown to the largest such key seen.
+    small_ints: Vec<u32>,
+    /// Per batch of a column aggregation: `(row, group)` of the rows that passed the filter.
+    sel: Vec<(u32, u32)>,
+    /// Per batch of a column aggregation: rows per group.
+    counts: Vec<u32>,
+    /// Per batch of a filtered column aggregation: the rows the filter's integer
+    /// comparisons decide (see `CompiledPred::decide_batch`).
+    decided: Vec<Option<bool>>,
     groups: Vec<Group>,
     args: Vec<Value>,
     /// Each aggregate's argument in the current row, kept where a later one reuses it.
@@ -2164,6 +2185,10 @@ impl Groups {
     #[inline]
     fn group_of(&mut self, v: &Value, aggs: &[(Slot, AggCall)]) -> Result<usize> {
         if let Value::Int(i) = v {
+            let small = usize::try_from(*i).ok().and_then(|x| self.small_ints.get(x));
+            if let Some(&gi) = small.filter(|g| **g != 0) {
+                return Ok(gi as usize - 1);
+            }
             if let Some(gi) = self.int_index.get(i) {
                 return Ok(*gi);
             }
@@ -2178,7 +2203,17 @@ impl Groups {
             }
         };
         if let Value::Int(i) = v {
-            self.int_index.insert(*i, gi);
+            match (usize::try_from(*i), u32::try_from(gi + 1)) {
+                (Ok(x), Ok(code)) if x < SMALL_INTS => {
+                    if self.small_ints.len() <= x {
+                        self.small_ints.resize(x + 1, 0);
+                    }
+                    self.small_ints[x] = code;
+                }
+                _ => {
+                    self.int_index.insert(*i, gi);
+                }
+            }
         }
         Ok(gi)
     }
@@ -2362,7 +2397,6 @@ impl Aggregate {
         groups: &mut Groups,
         ctx: &mut Ctx,
     ) -> Result<()> {
-        static STARS: [Value; SCAN_BATCH] = [const { Value::Bool(true) }; SCAN_BATCH];
         if ids.is_empty() {
             return Ok(());
         }
@@ -2395,7 +2429,12 @@ impl Aggregate {
         }
     }
 
-    /// One batch of a column aggregation, row by row: filter, group, aggregate.
+    /// One batch of a column aggregation with a filter or a grouping key, in two passes:
+    /// first each row is filtered and its group found (groups are created in row order, as
+    /// the row-at-a-time operators create them), then each aggregate takes its rows in order,
+    /// `count(*)` as one count per group. The error reported is the one the row-at-a-time
+    /// order meets first: the earliest row where the filter or an aggregate fails, and on an
+    /// aggregate's row the first aggregate.
     #[allow(clippy::too_many_arguments)]
     fn aggregate_rows(
         &self,
@@ -2408,50 +2447,113 @@ impl Aggregate {
         ctx: &mut Ctx,
         g: &mut dyn Graph,
     ) -> Result<()> {
-        static STAR: Value = Value::Bool(true);
-        {
-            for (i, id) in ids.iter().enumerate() {
-                if let Some(p) = pred.as_deref_mut() {
-                    // (In place when the slot already holds a node: no drop of the old value.)
-                    match row.get_mut(scan.slot) {
-                        Some(Value::Node(n)) => *n = *id,
-                        Some(v) => *v = Value::Node(*id),
-                        None => return Err(Error::internal("fused scan slot out of range")),
-                    }
-                    if let Some(sc) = &mut ctx.scan_cols {
-                        sc.node = *id;
-                        sc.pos = i;
-                    }
-                    if !p.test(row, ctx, g)? {
-                        continue;
+        let mut sel = std::mem::take(&mut groups.sel);
+        sel.clear();
+        let mut filter_err = None;
+        let mut decided = std::mem::take(&mut groups.decided);
+        if let Some(p) = pred.as_deref_mut() {
+            p.decide_batch(ctx, &*g, scan.slot, ids.len(), &mut decided);
+        }
+        for (i, id) in ids.iter().enumerate() {
+            let undecided = match decided.get(i) {
+                Some(Some(false)) => continue,
+                Some(Some(true)) => None,
+                _ => pred.as_deref_mut(),
+            };
+            if let Some(p) = undecided {
+                // (In place when the slot already holds a node: no drop of the old value.)
+                match row.get_mut(scan.slot) {
+                    Some(Value::Node(n)) => *n = *id,
+                    Some(v) => *v = Value::Node(*id),
+                    None => return Err(Error::internal("fused scan slot out of range")),
+                }
+                if let Some(sc) = &mut ctx.scan_cols {
+                    sc.node = *id;
+                    sc.pos = i;
+                }
+                match p.test(row, ctx, g) {
+                    Ok(true) => {}
+                    Ok(false) => continue,
+                    Err(e) => {
+                        filter_err = Some(e);
+                        break;
                     }
                 }
-                let Some(sc) = &ctx.scan_cols else {
-                    return Err(Error::internal("column aggregation without its columns"));
-                };
-                let col = |c: usize| sc.cols.get(c).and_then(|c| c.get(i));
-                let gi = match cols.group {
-                    None => {
-                        if groups.groups.is_empty() {
-                            groups.groups.push((Vec::new(), new_accs(&self.aggs)?));
-                        }
-                        0
+            }
+            let gi = match cols.group {
+                None => {
+                    if groups.groups.is_empty() {
+                        groups.groups.push((Vec::new(), new_accs(&self.aggs)?));
                     }
-                    Some(c) => groups.group_of(col(c).unwrap_or(&Value::Null), &self.aggs)?,
-                };
-                let accs = &mut groups.groups[gi].1;
-                for (acc, arg) in accs.iter_mut().zip(&cols.args) {
-                    match arg {
-                        ColArg::Star => acc.update(std::slice::from_ref(&STAR))?,
-                        ColArg::Node => acc.update(&[Value::Node(*id)])?,
-                        ColArg::Prop(c) => {
-                            acc.update(std::slice::from_ref(col(*c).unwrap_or(&Value::Null)))?
+                    0
+                }
+                Some(c) => {
+                    let v = ctx.scan_cols.as_ref().and_then(|sc| sc.cols.get(c)?.get(i));
+                    groups.group_of(v.unwrap_or(&Value::Null), &self.aggs)?
+                }
+            };
+            sel.push((i as u32, gi as u32));
+        }
+        let Some(sc) = &ctx.scan_cols else {
+            return Err(Error::internal("column aggregation without its columns"));
+        };
+        // (row, error) of the earliest failing row so far.
+        let mut first_err: Option<(u32, Error)> = None;
+        for (ai, arg) in cols.args.iter().enumerate() {
+            match arg {
+                ColArg::Star => {
+                    let counts = &mut groups.counts;
+                    counts.clear();
+                    counts.resize(groups.groups.len(), 0);
+                    for (_, gi) in &sel {
+                        counts[*gi as usize] += 1;
+                    }
+                    for (gi, n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
+                        let stars = STARS.get(..*n as usize).unwrap_or(&[]);
+                        if let Some(acc) = groups.groups.get_mut(gi).and_then(|g| g.1.get_mut(ai)) {
+                            // (Counting cannot fail; an error would be reported at row 0.)
+                            if let Err((_, e)) = acc.update_many(stars) {
+                                first_err = Some((0, e));
+                            }
+                        }
+                    }
+                }
+                ColArg::Node | ColArg::Prop(_) => {
+                    for (i, gi) in &sel {
+                        if first_err.as_ref().is_some_and(|(r, _)| i >= r) {
+                            break;
+                        }
+                        let node;
+                        let v = match arg {
+                            ColArg::Prop(c) => sc
+                                .cols
+                                .get(*c)
+                                .and_then(|c| c.get(*i as usize))
+                                .unwrap_or(&Value::Null),
+                            _ => {
+                                node = Value::Node(ids[*i as usize]);
+                                &node
+                            }
+                        };
+                        let Some(acc) =
+                            groups.groups.get_mut(*gi as usize).and_then(|g| g.1.get_mut(ai))
+                        else {
+                            continue;
+                        };
+                        if let Err(e) = acc.update(std::slice::from_ref(v)) {
+                            first_err = Some((*i, e));
+                            break;
                         }
                     }
                 }
             }
         }
-        Ok(())
+        groups.sel = sel;
+        groups.decided = decided;
+        match (first_err, filter_err) {
+            (Some((_, e)), _) | (None, Some(e)) => Err(e),
+            (None, None) => Ok(()),
+        }
     }
 }
 
