@@ -54,6 +54,10 @@ const QUERIES: &[&str] = &[
     "MATCH (n:U) WHERE n:V RETURN n.yr, avg(n.age)",
     "MATCH (n:U) RETURN n.nosuchkey, count(*), min(n.nosuchkey)",
     "MATCH (n) WHERE n.nosuchkey > 1 RETURN count(*)",
+    // A column aggregation inside another one's filter.
+    "MATCH (n:U) WHERE n.yr > COUNT { MATCH (m:V) WHERE m.yr > 10 } - 40 RETURN n.yr, count(*)",
+    "MATCH (n:U) WHERE EXISTS { MATCH (m:V) WITH max(m.yr) AS x WHERE x > n.yr RETURN x } \
+     RETURN n.yr, count(*)",
 ];
 
 fn compare(s: &mut Session, when: &str) {

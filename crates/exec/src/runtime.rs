@@ -2304,6 +2304,9 @@ impl Aggregate {
         let mut ids = Vec::with_capacity(SCAN_BATCH);
         if let Some(cols) = &scan.cols {
             let toks = cols.keys.iter().map(|k| g.token_id(TokenKind::PropertyKey, k)).collect();
+            // A column aggregation may run inside another one's filter (a subquery): the
+            // outer one's columns are put back afterwards.
+            let outer = ctx.scan_cols.take();
             ctx.scan_cols = Some(ScanCols {
                 node: NodeId(u64::MAX),
                 pos: 0,
@@ -2311,7 +2314,7 @@ impl Aggregate {
                 cols: vec![Vec::with_capacity(SCAN_BATCH); cols.keys.len()],
             });
             let r = self.scan_columns(scan, cols, tok, pred.as_mut(), &mut row, groups, ctx, g);
-            ctx.scan_cols = None;
+            ctx.scan_cols = outer;
             return r;
         }
         let mut from = NodeId(0);
