@@ -54,10 +54,11 @@ const QUERIES: &[&str] = &[
     "MATCH (n:U) WHERE n:V RETURN n.yr, avg(n.age)",
     "MATCH (n:U) RETURN n.nosuchkey, count(*), min(n.nosuchkey)",
     "MATCH (n) WHERE n.nosuchkey > 1 RETURN count(*)",
-    // A column aggregation inside another one's filter.
+    // Subqueries in a column aggregation's filter (their plans are not fused today; the
+    // outer columns are saved and put back should an inner one run on columns).
     "MATCH (n:U) WHERE n.yr > COUNT { MATCH (m:V) WHERE m.yr > 10 } - 40 RETURN n.yr, count(*)",
-    "MATCH (n:U) WHERE EXISTS { MATCH (m:V) WITH max(m.yr) AS x WHERE x > n.yr RETURN x } \
-     RETURN n.yr, count(*)",
+    "MATCH (n:U) WHERE EXISTS { MATCH (m:V) WHERE m.yr > n.yr WITH count(*) AS c \
+     WHERE c > 3 RETURN c } RETURN n.yr, count(*)",
 ];
 
 fn compare(s: &mut Session, when: &str) {
