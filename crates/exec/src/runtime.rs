@@ -2002,8 +2002,9 @@ struct FusedScan {
 /// Where a column aggregation takes one aggregate's argument from.
 #[derive(Clone, Copy)]
 enum ColArg {
-    /// `count(*)`, or an aggregate of the scanned node itself (`count(n)`, `collect(n)`).
+    /// The scanned node itself (`collect(n)`).
     Node,
+    /// `count(*)`, or `count(n)` of the scanned node (never null).
     Star,
     /// A property of the scanned node: index into [`ColumnAgg::keys`].
     Prop(usize),
@@ -2014,9 +2015,10 @@ enum ColArg {
 /// of ids each property is read for the whole batch at once ([`Graph::node_property_batch`],
 /// a column lookup per node in the engine for base rows), and rows are grouped and aggregated
 /// straight from those columns, with no expression evaluated per node and integer keys looked
-/// up without hashing a generic key. The filter, if any, still runs per node, its reads of
-/// the scanned node's properties answered from the same columns (`Ctx::scan_cols`), which
-/// also hold the properties only the filter reads.
+/// up without hashing a generic key. The filter's leading `n.key <op> integer` conjuncts are
+/// decided for the whole batch from the columns; the rest of it runs per node where needed,
+/// its reads of the scanned node's properties answered from the same columns
+/// (`Ctx::scan_cols`), which also hold the properties only the filter reads.
 struct ColumnAgg {
     /// The property keys read, one column each.
     keys: Vec<Name>,
