@@ -2459,7 +2459,39 @@ impl Aggregate {
         if let Some(p) = pred.as_deref_mut() {
             p.decide_batch(ctx, &*g, scan.slot, ids.len(), &mut decided);
         }
-        for (i, id) in ids.iter().enumerate() {
+        // Whether no row needs the general filter: then one tight pass over the grouping
+        // column finds the groups, small integer keys straight from the direct table.
+        let tight =
+            cols.group.is_some()
+                && (pred.is_none() || decided.iter().all(Option::is_some))
+                && ctx.scan_cols.as_ref().zip(cols.group).is_some_and(|(sc, c)| {
+                    sc.cols.get(c).is_some_and(|col| col.len() == ids.len())
+                });
+        if tight {
+            let col = match (cols.group, &ctx.scan_cols) {
+                (Some(c), Some(sc)) => sc.cols.get(c).map_or(&[][..], |c| &c[..]),
+                _ => &[],
+            };
+            for (i, v) in col.iter().enumerate() {
+                if decided.get(i) == Some(&Some(false)) {
+                    continue;
+                }
+                let small = match v {
+                    Value::Int(x) => usize::try_from(*x)
+                        .ok()
+                        .and_then(|x| groups.small_ints.get(x))
+                        .filter(|g| **g != 0),
+                    _ => None,
+                };
+                let gi = match small {
+                    Some(g) => *g as usize - 1,
+                    None => groups.group_of(v, &self.aggs)?,
+                };
+                sel.push((i as u32, gi as u32));
+            }
+        }
+        let rows = if tight { &[][..] } else { ids };
+        for (i, id) in rows.iter().enumerate() {
             let undecided = match decided.get(i) {
                 Some(Some(false)) => continue,
                 Some(Some(true)) => None,
