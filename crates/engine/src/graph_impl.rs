@@ -79,6 +79,9 @@ impl Graph for TxGraph<'_> {
     fn node_properties(&self, id: NodeId) -> Vec<(TokenId, Value)> {
         self.tx.node_properties(id)
     }
+    fn node_property_batch(&self, ids: &[NodeId], key: TokenId, out: &mut Vec<Value>) {
+        self.tx.node_property_batch(ids, key, out)
+    }
     fn node_edges(&self, node: NodeId, d: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
         self.tx.for_each_edge(node, dir(d), types, |e| out.push(edge(e)));
     }

@@ -210,6 +210,76 @@ impl CompiledPred {
         }
     }
 
+    /// For a batch of a column aggregation whose scan binds `slot`: per row, the filter's
+    /// answer where its leading conjuncts of the form `n.key <op> integer` decide it from the
+    /// batch's columns (`Some(false)`: one of them is false and all before it true;
+    /// `Some(true)`: every conjunct is one of them and true), `None` where [`Self::test`]
+    /// must run. The same answers as `test`, which evaluates conjuncts in order and stops at
+    /// the first false one; a null or another type leaves the row to `test`.
+    pub(crate) fn decide_batch(
+        &mut self,
+        ctx: &Ctx,
+        g: &dyn Graph,
+        slot: Slot,
+        n: usize,
+        out: &mut Vec<Option<bool>>,
+    ) {
+        out.clear();
+        out.resize(n, Some(true));
+        #[cfg(test)]
+        if GENERAL_PREDICATES.with(|f| f.get()) {
+            out.iter_mut().for_each(|d| *d = None);
+            return;
+        }
+        let Some(sc) = ctx.scan_cols.as_ref() else {
+            out.iter_mut().for_each(|d| *d = None);
+            return;
+        };
+        for c in &mut self.conj {
+            let cmp = match &mut c.kind {
+                ConjKind::Cmp { slot: s, key, tok, op, rhs } if *s == slot => {
+                    if tok.is_none() {
+                        *tok = g.token_id(TokenKind::PropertyKey, key);
+                    }
+                    let k = match rhs {
+                        PExpr::Const(Value::Int(k)) => Some(*k),
+                        PExpr::Param(i) => match ctx.params.get(*i) {
+                            Some(Value::Int(k)) => Some(*k),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    match (tok.and_then(|t| sc.column(t)), k) {
+                        (Some(col), Some(k)) if col.len() == n => Some((col, *op, k)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            match cmp {
+                Some((col, op, k)) => {
+                    for (d, v) in out.iter_mut().zip(col) {
+                        if *d == Some(true) {
+                            *d = match v {
+                                Value::Int(x) => Some(int_compare(op, *x, k)),
+                                _ => None,
+                            };
+                        }
+                    }
+                }
+                None => {
+                    // Not decidable here: the rows still open go to `test`.
+                    for d in out.iter_mut() {
+                        if *d == Some(true) {
+                            *d = None;
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
     /// Whether the row passes (only `true` does).
     pub(crate) fn test(&mut self, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<bool> {
         #[cfg(test)]
@@ -227,6 +297,29 @@ impl CompiledPred {
                     Some(Value::Null) | None => Some(None),
                     Some(_) => None,
                 },
+                // `n.key <op> integer` (literal or parameter) on an integer (or missing) value
+                // of the current node of a column aggregation: compared in place, no value
+                // copied.
+                ConjKind::Cmp { slot, tok: Some(t), op, rhs, .. } => {
+                    let c = match rhs {
+                        PExpr::Const(Value::Int(c)) => Some(*c),
+                        PExpr::Param(i) => match ctx.params.get(*i) {
+                            Some(Value::Int(c)) => Some(*c),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    match (row.get(*slot), c) {
+                        (Some(Value::Node(id)), Some(c)) => {
+                            match ctx.scan_cols.as_ref().and_then(|sc| sc.get(*id, *t)) {
+                                Some(Value::Int(x)) => Some(Some(int_compare(*op, *x, c))),
+                                Some(Value::Null) => Some(None),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    }
+                }
                 ConjKind::Prop { slot, key, tok } => match row.get(*slot) {
                     Some(Value::Node(id)) => match node_prop(ctx, g, *id, key, tok)? {
                         Value::Bool(b) => Some(Some(b)),
@@ -296,7 +389,8 @@ fn has_label(g: &dyn Graph, id: NodeId, name: &str, tok: &mut Option<u32>) -> bo
 }
 
 /// `id.key` as `eval` reads it (null when missing, an error when the node was deleted in this
-/// transaction, and through the same one-entry memo `ctx.last_prop` in read-only statements,
+/// transaction, from the batch columns of a column aggregation (`ctx.scan_cols`) when they
+/// hold it, and through the same one-entry memo `ctx.last_prop` in read-only statements,
 /// so a filter and a grouping key on `n.key` read it once), the token cached as in
 /// [`has_label`].
 #[inline]
@@ -314,6 +408,9 @@ fn node_prop(
         return if g.node_deleted_in_tx(id) { Err(deleted_err()) } else { Ok(Value::Null) };
     };
     if ctx.read_only {
+        if let Some(v) = ctx.scan_cols.as_ref().and_then(|c| c.get(id, t)) {
+            return Ok(v.clone());
+        }
         if let Some((n, k, v)) = &ctx.last_prop {
             if *n == id && *k == t {
                 return Ok(v.clone());
@@ -364,6 +461,9 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
                         let Some(t) = tok else {
                             return entity_property(&Value::Node(id), tok, g);
                         };
+                        if let Some(v) = ctx.scan_cols.as_ref().and_then(|c| c.get(id, t)) {
+                            return Ok(v.clone());
+                        }
                         if let Some((n, k, v)) = &ctx.last_prop {
                             if *n == id && *k == t {
                                 return Ok(v.clone());
@@ -737,6 +837,19 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
         }
         PExpr::Path(steps) => build_path(steps, row, g)?,
     })
+}
+
+/// `compare` on two integers.
+#[inline]
+fn int_compare(op: CompareOp, a: i64, b: i64) -> bool {
+    match op {
+        CompareOp::Eq => a == b,
+        CompareOp::Ne => a != b,
+        CompareOp::Lt => a < b,
+        CompareOp::Le => a <= b,
+        CompareOp::Gt => a > b,
+        CompareOp::Ge => a >= b,
+    }
 }
 
 fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<bool> {

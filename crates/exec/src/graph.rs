@@ -95,6 +95,13 @@ pub trait Graph {
     /// `None` if the node has no such property (or does not exist).
     fn node_property(&self, id: NodeId, key: TokenId) -> Option<Value>;
     fn node_properties(&self, id: NodeId) -> Vec<(TokenId, Value)>;
+    /// Appends to `out` the value of property `key` of each visible node in `ids`, exactly as
+    /// `node_property` reads it, with `Value::Null` where a node lacks it: one call per batch
+    /// of a scan, which the engine answers from a per-key column of the storage base where it
+    /// can.
+    fn node_property_batch(&self, ids: &[NodeId], key: TokenId, out: &mut Vec<Value>) {
+        out.extend(ids.iter().map(|id| self.node_property(*id, key).unwrap_or(Value::Null)));
+    }
     /// Relationships of `node` in `dir` whose type is in `types` (all types if empty), appended
     /// to `out`.
     fn node_edges(&self, node: NodeId, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>);

@@ -615,7 +615,7 @@ impl Store {
         let core = &self.h.core;
         let base = core.base();
         let mut stats = base.stats().clone();
-        stats.index_bytes += base.ordered_bytes();
+        stats.index_bytes += base.ordered_bytes() + base.int_column_bytes();
         MemoryStats {
             base_ts: base.ts,
             base: stats,

@@ -283,8 +283,16 @@ impl Transaction {
         let mut left = max;
         let Some(l) = label else {
             let end = self.core.next_node.load(Ordering::Acquire);
+            // With no delta version of any base row and no own writes, a base id exists iff
+            // the base has a row for it (what `node_exists` finds, without its lookups).
+            let clean = self.nodes.is_empty() && !self.base.any_node_dirty();
             while cur < end && left > 0 {
-                if self.node_exists(NodeId(cur)) {
+                let exists = if clean && cur < self.base.node_end {
+                    self.base.has_node(cur)
+                } else {
+                    self.node_exists(NodeId(cur))
+                };
+                if exists {
                     out.push(NodeId(cur));
                     left -= 1;
                 }
@@ -298,6 +306,26 @@ impl Transaction {
         // against the version this transaction sees, as `next_node` does.
         let own = self.tx_labels.get(&l);
         let bits = self.base.label_bits(l);
+        let own_writes = !self.nodes.is_empty();
+        if own.is_none()
+            && self.core.label_sets.read().get(&l).is_none_or(|s| s.range(cur..).next().is_none())
+        {
+            // Only the base's label bits propose candidates (no commit since the base and no
+            // own write labelled a node `l` at or past `cur`): the loop below reduced to them.
+            let Some((b, end)) = bits else { return };
+            let mut next = b.next_from(cur);
+            while left > 0 {
+                let Some(cand) = next.filter(|id| *id < end) else { return };
+                next = b.next_from(cand + 1);
+                let clean =
+                    !self.base.node_dirty(cand) && !(own_writes && self.nodes.contains_key(&cand));
+                if clean || self.node_has_label(NodeId(cand), l) {
+                    out.push(NodeId(cand));
+                    left -= 1;
+                }
+            }
+            return;
+        }
         let mut committed: Vec<u64> = Vec::new();
         let mut ci = 0;
         // Whether `committed` may be missing ids past its last one (it was cut at `max`).
@@ -326,11 +354,17 @@ impl Transaction {
             if own_next == Some(cand) {
                 own_next = own.and_then(|s| s.range(cand + 1..).next().copied());
             }
+            let base_next_was = base_next;
             if base_next == Some(cand) {
                 base_next = bits.and_then(|(b, end)| b.next_from(cand + 1).filter(|id| *id < end));
             }
             cur = cand + 1;
-            if self.node_has_label(NodeId(cand), l) {
+            // A clean base row is current, so the base's label bits that proposed it are the
+            // answer; anything else is checked against the visible version.
+            let clean_base = base_next_was == Some(cand)
+                && !self.base.node_dirty(cand)
+                && !(own_writes && self.nodes.contains_key(&cand));
+            if clean_base || self.node_has_label(NodeId(cand), l) {
                 out.push(NodeId(cand));
                 left -= 1;
             }
@@ -354,6 +388,39 @@ impl Transaction {
     #[inline]
     pub fn node_property(&self, id: NodeId, key: TokenId) -> Option<Value> {
         self.node_handle(id).property(key)
+    }
+
+    /// Appends to `out` the value of property `key` of each node in `ids` (`Value::Null` where
+    /// a node lacks it), as `node_property` reads them. Clean base rows are read from the
+    /// base's integer column for the key when it has one (`Base::int_column`, built on the
+    /// first batch read of the key), so a scan's property read costs an array lookup per
+    /// node, not a blob decode; other rows go through `node_property`.
+    pub fn node_property_batch(&self, ids: &[NodeId], key: TokenId, out: &mut Vec<Value>) {
+        out.reserve(ids.len());
+        let col = self.base.int_column(key);
+        let own = !self.nodes.is_empty();
+        if let Some(c) = &col {
+            // Every row of the batch clean (no base row has a delta version, none is this
+            // transaction's, all are in the base): straight from the column.
+            let end = self.base.node_end;
+            if !own && !self.base.any_node_dirty() && ids.iter().all(|id| id.0 < end) {
+                c.extend_values(ids, out);
+                return;
+            }
+        }
+        for id in ids {
+            // (A base hole reads as missing from the column, as from `node_property`.)
+            let clean = || !self.base.node_dirty(id.0) && !(own && self.nodes.contains_key(&id.0));
+            let v = match &col {
+                Some(c) if clean() => c.get(id.0).map(Value::Int),
+                _ => self.node_property(*id, key),
+            };
+            // (Not `unwrap_or`: that builds and drops a `Value::Null` per node.)
+            out.push(match v {
+                Some(v) => v,
+                None => Value::Null,
+            });
+        }
     }
 
     /// Properties in key order.

@@ -82,6 +82,11 @@ impl Accumulator for Count {
     fn finish(&mut self) -> Result<Value> {
         Ok(Value::Int(self.0))
     }
+
+    fn update_many(&mut self, vals: &[Value]) -> std::result::Result<(), (usize, Error)> {
+        self.0 += vals.iter().filter(|v| !v.is_null()).count() as i64;
+        Ok(())
+    }
 }
 
 fn agg_type_err(func: &str, v: &Value) -> Error {
@@ -136,6 +141,22 @@ impl Accumulator for Sum {
         Ok(())
     }
 
+    fn update_many(&mut self, vals: &[Value]) -> std::result::Result<(), (usize, Error)> {
+        for (i, v) in vals.iter().enumerate() {
+            match v {
+                Value::Int(x) if !self.saw_float && self.duration.is_none() => {
+                    self.saw_number = true;
+                    self.int = self
+                        .int
+                        .checked_add(*x)
+                        .ok_or_else(|| (i, Error::new(Status::ArithmeticError, "long overflow")))?;
+                }
+                v => self.update(std::slice::from_ref(v)).map_err(|e| (i, e))?,
+            }
+        }
+        Ok(())
+    }
+
     fn finish(&mut self) -> Result<Value> {
         Ok(if let Some(d) = self.duration {
             Value::Duration(d)
@@ -173,6 +194,20 @@ impl Accumulator for Avg {
         Ok(())
     }
 
+    fn update_many(&mut self, vals: &[Value]) -> std::result::Result<(), (usize, Error)> {
+        for (i, v) in vals.iter().enumerate() {
+            match v {
+                Value::Int(x) if self.duration.is_none() => {
+                    self.int_sum += i128::from(*x);
+                    self.count += 1;
+                }
+                Value::Null => {}
+                v => self.update(std::slice::from_ref(v)).map_err(|e| (i, e))?,
+            }
+        }
+        Ok(())
+    }
+
     fn finish(&mut self) -> Result<Value> {
         if self.count == 0 {
             return Ok(Value::Null);
@@ -197,6 +232,13 @@ struct Extreme {
 impl Accumulator for Extreme {
     fn update(&mut self, args: &[Value]) -> Result<()> {
         let v = arg(args, 0);
+        // Integers against an integer (the common case): the global order is the numeric one.
+        if let (Value::Int(x), Some(Value::Int(b))) = (v, &mut self.best) {
+            if x.cmp(b) == self.want {
+                *b = *x;
+            }
+            return Ok(());
+        }
         if v.is_null() {
             return Ok(());
         }
@@ -212,6 +254,20 @@ impl Accumulator for Extreme {
 
     fn finish(&mut self) -> Result<Value> {
         Ok(self.best.clone().unwrap_or(Value::Null))
+    }
+
+    fn update_many(&mut self, vals: &[Value]) -> std::result::Result<(), (usize, Error)> {
+        for (i, v) in vals.iter().enumerate() {
+            match (v, &mut self.best) {
+                (Value::Int(x), Some(Value::Int(b))) => {
+                    if x.cmp(b) == self.want {
+                        *b = *x;
+                    }
+                }
+                (v, _) => self.update(std::slice::from_ref(v)).map_err(|e| (i, e))?,
+            }
+        }
+        Ok(())
     }
 }
 

@@ -339,6 +339,15 @@ pub fn lookup_aggregate(name: &str) -> Option<AggKind> {
 pub trait Accumulator: Send {
     fn update(&mut self, args: &[Value]) -> Result<()>;
     fn finish(&mut self) -> Result<Value>;
+    /// Feeds the single arguments of several rows, in order, exactly as one `update` per
+    /// value would; on an error, the index in `vals` of the row that failed (the accumulator
+    /// is then not used any more). The common aggregates override it with a tight loop.
+    fn update_many(&mut self, vals: &[Value]) -> std::result::Result<(), (usize, Error)> {
+        for (i, v) in vals.iter().enumerate() {
+            self.update(std::slice::from_ref(v)).map_err(|e| (i, e))?;
+        }
+        Ok(())
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
