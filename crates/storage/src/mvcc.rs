@@ -1183,15 +1183,17 @@ impl Core {
         }) else {
             return;
         };
-        let removed: Vec<Arc<NodeData>> = removed.into_iter().flatten().collect();
-        if removed.is_empty() {
+        // Read in place (no second vector per collected node: a fold collects every node it
+        // folded, hundreds of thousands during a bulk load).
+        if removed.iter().all(Option::is_none) {
             return;
         }
+        let removed = removed.iter().flatten();
         // Label sets: base rows are found through the base's label bitsets, so an entry only
         // a dropped version needed can always go. (A node has few labels and versions: plain
         // scans, no hash sets.)
         let first = label_drops.len();
-        for d in &removed {
+        for d in removed.clone() {
             for l in &d.labels {
                 let kept = remaining.iter().any(|r| r.labels.contains(l));
                 if !kept && !label_drops[first..].iter().any(|(x, _)| x == l) {
@@ -1208,7 +1210,7 @@ impl Core {
             if !absent && !base_indexed.contains(t) {
                 continue;
             }
-            for d in &removed {
+            for d in removed.clone() {
                 if let Some(key) = d.key_for(t.0, &t.1) {
                     if !remaining.iter().any(|r| r.key_for(t.0, &t.1).as_ref() == Some(&key)) {
                         stale.push((t.clone(), key));
