@@ -717,6 +717,12 @@ impl Core {
                 .write(id, |slot| {
                     let slot = slot.get_or_insert_with(NodeSlot::default);
                     let prev = slot.chain.last().map(|(_, d)| d.clone());
+                    // Most slots only ever hold the one version of a created node until a fold
+                    // takes it: room for one (24 bytes), not `Vec`'s first growth to four. Only
+                    // for a new chain: later pushes keep `Vec`'s amortized doubling.
+                    if slot.chain.capacity() == 0 {
+                        slot.chain.reserve_exact(1);
+                    }
                     slot.chain.push((ts, data.clone()));
                     prev
                 })
@@ -761,6 +767,9 @@ impl Core {
                     let slot = slot.get_or_insert_with(RelSlot::default);
                     let new = slot.chain.is_empty();
                     let prev = slot.chain.last().and_then(|(_, d)| d.clone());
+                    if new && slot.chain.capacity() == 0 {
+                        slot.chain.reserve_exact(1);
+                    }
                     slot.chain.push((ts, data.clone()));
                     (new, prev)
                 })
