@@ -182,7 +182,7 @@ impl Enc {
 /// An estimate of the bytes [`Enc::op_put_node`] / [`Enc::op_put_rel`] write for an entity
 /// with these labels and properties: an upper bound when the values are scalars, strings or
 /// bytes (lists and temporal values are estimated; the buffer still grows if they need more).
-/// Used to size a redo body up front: a 10,000-node batch is megabytes, and
+/// Used to size a redo body up front: a 10,000-node batch is about half a megabyte, and
 /// growing the buffer by doubling copied it again and again (reallocations of large blocks
 /// were a fifth of a batch write's CPU).
 pub(crate) fn entity_size_hint(labels: usize, props: &[(u32, Value)]) -> usize {
