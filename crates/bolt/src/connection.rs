@@ -2,7 +2,8 @@
 //! `appendix/version-5.adoc` over an engine session.
 //!
 //! Two threads serve a connection. This module's worker owns the session and the socket's write
-//! side; a reader thread reassembles incoming messages into a bounded queue. When the reader sees
+//! side; a reader thread reassembles and decodes incoming messages into a bounded queue (so a
+//! pipelined request is decoded while the worker still runs the previous one). When the reader sees
 //! `RESET` it bumps `pending_resets` and raises the session's interrupt flag at once (the
 //! "jump ahead"); the worker then answers every message queued in front of that `RESET` with
 //! `IGNORED` (the INTERRUPTED state), and the `RESET` itself puts the session back to READY.
@@ -23,7 +24,7 @@ use tracing::{debug, info, warn};
 use crate::auth::AuthStore;
 use crate::handshake::{self, Negotiated, Version};
 use crate::message::{self, parse_request, peek_tag, tag, Request};
-use crate::packstream::DecodeErrorKind;
+use crate::packstream::{DecodeError, DecodeErrorKind};
 use crate::tls::{Opening, Sock, TlsLevel, TlsSetup};
 use crate::transport::{MessageReader, MessageWriter, ReadError};
 use crate::values::Dialect;
@@ -122,7 +123,9 @@ pub(crate) struct Shared {
 }
 
 enum Inbound {
-    Message(Vec<u8>),
+    /// A message: its tag (from the raw bytes, before decoding) and the request decoded on the
+    /// reader thread.
+    Message(Option<u8>, std::result::Result<Request, DecodeError>),
     /// The peer went away; `Some` carries why, when it was not a clean close.
     Closed(Option<String>),
     TooLarge(usize),
@@ -275,7 +278,8 @@ fn dialect_for(v: Version) -> Dialect {
     }
 }
 
-/// The reader thread: reassembles messages and forwards them; handles the jump-ahead signals.
+/// The reader thread: reassembles and decodes messages and forwards them; handles the jump-ahead
+/// signals.
 fn read_loop(
     stream: Sock,
     max_message: usize,
@@ -298,7 +302,13 @@ fn read_loop(
                 } else if t == Some(tag::GOODBYE) {
                     interrupt.store(true, Ordering::SeqCst);
                 }
-                if tx.send(Inbound::Message(msg)).is_err() || t == Some(tag::GOODBYE) {
+                // Decoded here, not on the worker: a pipelining client's next request (a batch
+                // write's parameter list can be megabytes of PackStream) is decoded while the
+                // worker still executes and commits the previous one. The result is the same
+                // whenever it is computed, and the queue keeps the order.
+                let request = parse_request(&msg);
+                drop(msg);
+                if tx.send(Inbound::Message(t, request)).is_err() || t == Some(tag::GOODBYE) {
                     return;
                 }
                 continue;
@@ -361,7 +371,7 @@ impl<B: Backend> Conn<'_, B> {
                 },
             };
             let flow = match event {
-                Inbound::Message(bytes) => self.on_message(&bytes),
+                Inbound::Message(t, request) => self.on_message(t, request),
                 Inbound::Closed(reason) => {
                     if let Some(reason) = reason {
                         info!(peer = %self.peer, "Bolt connection lost: {reason}");
@@ -396,8 +406,11 @@ impl<B: Backend> Conn<'_, B> {
         }
     }
 
-    fn on_message(&mut self, bytes: &[u8]) -> Flow {
-        let t = peek_tag(bytes);
+    fn on_message(
+        &mut self,
+        t: Option<u8>,
+        request: std::result::Result<Request, DecodeError>,
+    ) -> Flow {
         let logged_in = !matches!(self.state, State::Negotiation | State::Authentication);
         if t == Some(tag::RESET) {
             let _ = self
@@ -410,7 +423,7 @@ impl<B: Backend> Conn<'_, B> {
             }
             return self.ignored();
         }
-        let request = match parse_request(bytes) {
+        let request = match request {
             Ok(r) => r,
             Err(e) if e.kind == DecodeErrorKind::Malformed => {
                 warn!(peer = %self.peer, "closing Bolt connection: malformed request: {e}");

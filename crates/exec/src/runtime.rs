@@ -3119,16 +3119,31 @@ fn run_create(
     for step in steps {
         match step {
             CreateStep::Node { slot, labels, props } => {
-                let mut toks = Vec::with_capacity(labels.len());
+                // The label tokens on the stack for the usual few labels: no allocation per
+                // created node (batched writes create tens of thousands per statement).
+                let mut inline = [TokenId::default(); 8];
+                let mut spilled = Vec::new();
+                let mut n_toks = 0;
                 for l in labels {
-                    let t = g.get_or_create_token(TokenKind::Label, l)?;
-                    if !toks.contains(&t) {
-                        toks.push(t);
+                    let t = ctx.token_or_create(g, TokenKind::Label, l)?;
+                    if inline[..n_toks].contains(&t) || spilled.contains(&t) {
+                        continue;
+                    }
+                    if n_toks < inline.len() {
+                        inline[n_toks] = t;
+                        n_toks += 1;
+                    } else {
+                        spilled.push(t);
                     }
                 }
+                if !spilled.is_empty() {
+                    spilled.splice(0..0, inline.iter().copied());
+                }
+                let toks: &[TokenId] =
+                    if spilled.is_empty() { &inline[..n_toks] } else { &spilled };
                 let props = prop_list(props.as_ref(), row, ctx, g, merge)?;
                 let n = props.len() as u64;
-                let id = g.create_node(&toks, props)?;
+                let id = g.create_node(toks, props)?;
                 ctx.stats.nodes_created += 1;
                 ctx.stats.labels_added += toks.len() as u64;
                 ctx.stats.properties_set += n;

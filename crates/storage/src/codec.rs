@@ -33,6 +33,9 @@ impl Enc {
     pub fn new() -> Enc {
         Enc { buf: Vec::new() }
     }
+    pub fn with_capacity(bytes: usize) -> Enc {
+        Enc { buf: Vec::with_capacity(bytes) }
+    }
     pub fn u8(&mut self, v: u8) {
         self.buf.push(v);
     }
@@ -174,6 +177,26 @@ impl Enc {
             self.var(u64::from(*l));
         }
     }
+}
+
+/// An estimate of the bytes [`Enc::op_put_node`] / [`Enc::op_put_rel`] write for an entity
+/// with these labels and properties: an upper bound when the values are scalars, strings or
+/// bytes (lists and temporal values are estimated; the buffer still grows if they need more).
+/// Used to size a redo body up front: a 10,000-node batch is about half a megabyte, and
+/// growing the buffer by doubling copied it again and again (reallocations of large blocks
+/// were a fifth of a batch write's CPU).
+pub(crate) fn entity_size_hint(labels: usize, props: &[(u32, Value)]) -> usize {
+    // Op byte, id, start, end, type (relationship) and the two counts: at most 4 * 10 + 3.
+    let mut n = 43 + labels * 5;
+    for (_, v) in props {
+        n += 5 + match v {
+            Value::String(s) => 11 + s.len(),
+            Value::Bytes(b) => 11 + b.len(),
+            Value::List(items) => 11 + items.len() * 16,
+            _ => 32,
+        };
+    }
+    n
 }
 
 /// A bounds-checked reader over untrusted bytes.
@@ -563,6 +586,26 @@ mod tests {
             let back = roundtrip(v.clone());
             assert_eq!(format!("{v:?}"), format!("{back:?}"));
         }
+    }
+
+    #[test]
+    fn size_hint_bounds_scalar_entities() {
+        let props = vec![
+            (1, Value::Int(i64::MIN)),
+            (200, Value::Float(0.5)),
+            (70_000, Value::str("item-00000001")),
+            (u32::MAX, Value::Bool(true)),
+            (5, Value::Bytes(vec![0u8; 300].into())),
+        ];
+        let labels = [1, 300, u32::MAX];
+        let mut e = Enc::new();
+        e.op_put_node(MAX_ID - 1, &labels, &props);
+        assert!(e.buf.len() <= entity_size_hint(labels.len(), &props));
+        let mut e = Enc::new();
+        e.op_put_rel(MAX_ID - 1, MAX_ID - 2, MAX_ID - 3, u32::MAX, &props);
+        assert!(e.buf.len() <= entity_size_hint(0, &props));
+        // Not wildly above either (it sizes megabyte buffers).
+        assert!(entity_size_hint(labels.len(), &props) < 4 * e.buf.len());
     }
 
     #[test]

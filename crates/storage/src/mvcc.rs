@@ -717,6 +717,12 @@ impl Core {
                 .write(id, |slot| {
                     let slot = slot.get_or_insert_with(NodeSlot::default);
                     let prev = slot.chain.last().map(|(_, d)| d.clone());
+                    // Most slots only ever hold the one version of a created node until a fold
+                    // takes it: room for one (24 bytes), not `Vec`'s first growth to four. Only
+                    // for a new chain: later pushes keep `Vec`'s amortized doubling.
+                    if slot.chain.capacity() == 0 {
+                        slot.chain.reserve_exact(1);
+                    }
                     slot.chain.push((ts, data.clone()));
                     prev
                 })
@@ -761,6 +767,9 @@ impl Core {
                     let slot = slot.get_or_insert_with(RelSlot::default);
                     let new = slot.chain.is_empty();
                     let prev = slot.chain.last().and_then(|(_, d)| d.clone());
+                    if new && slot.chain.capacity() == 0 {
+                        slot.chain.reserve_exact(1);
+                    }
                     slot.chain.push((ts, data.clone()));
                     (new, prev)
                 })
@@ -1183,15 +1192,17 @@ impl Core {
         }) else {
             return;
         };
-        let removed: Vec<Arc<NodeData>> = removed.into_iter().flatten().collect();
-        if removed.is_empty() {
+        // Read in place (no second vector per collected node: a fold collects every node it
+        // folded, hundreds of thousands during a bulk load).
+        if removed.iter().all(Option::is_none) {
             return;
         }
+        let removed = removed.iter().flatten();
         // Label sets: base rows are found through the base's label bitsets, so an entry only
         // a dropped version needed can always go. (A node has few labels and versions: plain
         // scans, no hash sets.)
         let first = label_drops.len();
-        for d in &removed {
+        for d in removed.clone() {
             for l in &d.labels {
                 let kept = remaining.iter().any(|r| r.labels.contains(l));
                 if !kept && !label_drops[first..].iter().any(|(x, _)| x == l) {
@@ -1208,7 +1219,7 @@ impl Core {
             if !absent && !base_indexed.contains(t) {
                 continue;
             }
-            for d in &removed {
+            for d in removed.clone() {
                 if let Some(key) = d.key_for(t.0, &t.1) {
                     if !remaining.iter().any(|r| r.key_for(t.0, &t.1).as_ref() == Some(&key)) {
                         stale.push((t.clone(), key));

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 
 use crate::base::{Base, NodeRef, RelRef};
-use crate::codec::{Enc, MAX_ID};
+use crate::codec::{entity_size_hint, Enc, MAX_ID};
 use crate::mvcc::{set_prop, Core, CountDelta, NodeData, RelData};
 use crate::schema::{IndexKind, Target};
 use crate::value::{check_storable, fmt_value, index_key, target_key, IndexKey, KeyRange};
@@ -1442,7 +1442,12 @@ fn encode_body(
     nodes: &[(u64, Option<Arc<NodeData>>)],
     rels: &[(u64, Option<Arc<RelData>>)],
 ) -> Vec<u8> {
-    let mut e = Enc::new();
+    let hint: usize = nodes
+        .iter()
+        .map(|(_, d)| d.as_ref().map_or(11, |d| entity_size_hint(d.labels.len(), &d.props)))
+        .chain(rels.iter().map(|(_, r)| r.as_ref().map_or(11, |r| entity_size_hint(0, &r.props))))
+        .sum();
+    let mut e = Enc::with_capacity(hint);
     for (id, d) in nodes {
         match d {
             Some(d) => e.op_put_node(*id, &d.labels, &d.props),
