@@ -2,8 +2,7 @@
 //! `appendix/version-5.adoc` over an engine session.
 //!
 //! Two threads serve a connection. This module's worker owns the session and the socket's write
-//! side; a reader thread reassembles and decodes incoming messages into a bounded queue (so a
-//! pipelined request is decoded while the worker still runs the previous one). When the reader sees
+//! side; a reader thread reassembles incoming messages into a bounded queue. When the reader sees
 //! `RESET` it bumps `pending_resets` and raises the session's interrupt flag at once (the
 //! "jump ahead"); the worker then answers every message queued in front of that `RESET` with
 //! `IGNORED` (the INTERRUPTED state), and the `RESET` itself puts the session back to READY.
@@ -24,7 +23,7 @@ use tracing::{debug, info, warn};
 use crate::auth::AuthStore;
 use crate::handshake::{self, Negotiated, Version};
 use crate::message::{self, parse_request, peek_tag, tag, Request};
-use crate::packstream::{DecodeError, DecodeErrorKind};
+use crate::packstream::DecodeErrorKind;
 use crate::tls::{Opening, Sock, TlsLevel, TlsSetup};
 use crate::transport::{MessageReader, MessageWriter, ReadError};
 use crate::values::Dialect;
@@ -123,9 +122,7 @@ pub(crate) struct Shared {
 }
 
 enum Inbound {
-    /// A message: its tag (from the raw bytes, before decoding) and the request decoded on the
-    /// reader thread.
-    Message(Option<u8>, std::result::Result<Request, DecodeError>),
+    Message(Vec<u8>),
     /// The peer went away; `Some` carries why, when it was not a clean close.
     Closed(Option<String>),
     TooLarge(usize),
@@ -278,8 +275,7 @@ fn dialect_for(v: Version) -> Dialect {
     }
 }
 
-/// The reader thread: reassembles and decodes messages and forwards them; handles the jump-ahead
-/// signals.
+/// The reader thread: reassembles messages and forwards them; handles the jump-ahead signals.
 fn read_loop(
     stream: Sock,
     max_message: usize,
@@ -302,13 +298,7 @@ fn read_loop(
                 } else if t == Some(tag::GOODBYE) {
                     interrupt.store(true, Ordering::SeqCst);
                 }
-                // Decoded here, not on the worker: a pipelining client's next request (a batch
-                // write's parameter list can be megabytes of PackStream) is decoded while the
-                // worker still executes and commits the previous one. The result is the same
-                // whenever it is computed, and the queue keeps the order.
-                let request = parse_request(&msg);
-                drop(msg);
-                if tx.send(Inbound::Message(t, request)).is_err() || t == Some(tag::GOODBYE) {
+                if tx.send(Inbound::Message(msg)).is_err() || t == Some(tag::GOODBYE) {
                     return;
                 }
                 continue;
@@ -371,7 +361,7 @@ impl<B: Backend> Conn<'_, B> {
                 },
             };
             let flow = match event {
-                Inbound::Message(t, request) => self.on_message(t, request),
+                Inbound::Message(bytes) => self.on_message(&bytes),
                 Inbound::Closed(reason) => {
                     if let Some(reason) = reason {
                         info!(peer = %self.peer, "Bolt connection lost: {reason}");
@@ -406,11 +396,8 @@ impl<B: Backend> Conn<'_, B> {
         }
     }
 
-    fn on_message(
-        &mut self,
-        t: Option<u8>,
-        request: std::result::Result<Request, DecodeError>,
-    ) -> Flow {
+    fn on_message(&mut self, bytes: &[u8]) -> Flow {
+        let t = peek_tag(bytes);
         let logged_in = !matches!(self.state, State::Negotiation | State::Authentication);
         if t == Some(tag::RESET) {
             let _ = self
@@ -423,7 +410,7 @@ impl<B: Backend> Conn<'_, B> {
             }
             return self.ignored();
         }
-        let request = match request {
+        let request = match parse_request(bytes) {
             Ok(r) => r,
             Err(e) if e.kind == DecodeErrorKind::Malformed => {
                 warn!(peer = %self.peer, "closing Bolt connection: malformed request: {e}");
