@@ -472,7 +472,8 @@ impl Transaction {
         {
             let out = dir == Dir::Outgoing;
             let d = if out { Dir::Outgoing } else { Dir::Incoming };
-            let edge = |rel: u64, other: u64| Edge { rel: RelId(rel), other: NodeId(other), dir: d };
+            let edge =
+                |rel: u64, other: u64| Edge { rel: RelId(rel), other: NodeId(other), dir: d };
             match types {
                 [] => self.base.edges_one_dir(node, out, |rel, other, _| f(edge(rel, other))),
                 [t] => self.base.edges_one_dir(node, out, |rel, other, ty| {
