@@ -112,26 +112,7 @@ impl Packed {
     /// The value at `i`; 0 when out of range (callers check ranges; this never panics).
     #[inline]
     pub fn get(&self, i: usize) -> u64 {
-        match self {
-            Packed::Const { v, n } => {
-                if i < *n {
-                    *v
-                } else {
-                    0
-                }
-            }
-            Packed::Seq { first, n } => {
-                if i < *n {
-                    first + i as u64
-                } else {
-                    0
-                }
-            }
-            Packed::U8(v) => v.get(i).map_or(0, |x| u64::from(*x)),
-            Packed::U16(v) => v.get(i).map_or(0, |x| u64::from(*x)),
-            Packed::U32(v) => v.get(i).map_or(0, |x| u64::from(*x)),
-            Packed::U64(v) => v.get(i).copied().unwrap_or(0),
-        }
+        self.view().get(i)
     }
 
     /// A borrowed view for a loop of reads: the representation is matched when the view is
