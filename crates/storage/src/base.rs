@@ -460,24 +460,77 @@ const INTERN_MAX_LEN: usize = 64;
 /// Distinct strings tracked while building; beyond this new strings stay inline.
 const INTERN_MAX_DISTINCT: usize = 1 << 18;
 
+/// Interning attempts of one property key after which its hit rate is judged (see
+/// [`Interner::intern`]).
+const INTERN_SAMPLE: u32 = 4096;
+
 /// String interning while building: every candidate gets an index and a use count; at the end
 /// only the strings that pay for their table entry are kept.
+///
+/// Like a columnar format's dictionary encoding, interning falls back to plain (inline)
+/// strings for a property key whose values are nearly all distinct (names, ids, free text):
+/// after [`INTERN_SAMPLE`] attempts for a key, if more than 90 % of them were new strings the
+/// key stops being interned. Interning such a key only cost a hash insert per value and, at
+/// the end, a rewrite of every blob (its strings do not pay for a table entry). The decision
+/// is carried into the next base built on top of this one (`Base::inline_keys`), so the
+/// incremental folds of a bulk load do not learn it again.
 #[derive(Default)]
 struct Interner {
     /// Fx, not SipHash: every string property of every row is looked up here at each rebuild
     /// (SipHash was ~8 % of a rebuild's CPU when bulk-loading distinct strings).
     ids: FxHashMap<Arc<str>, u32>,
     strs: Vec<(Arc<str>, u64)>,
+    /// The first `pinned` strings are the table of the base this build extends (blobs copied
+    /// from it refer to them by index): they keep their index whatever their count.
+    pinned: usize,
+    /// Per property key: `(attempts, new strings)` until judged.
+    sample: FxHashMap<u32, (u32, u32)>,
+    /// Property keys whose strings stay inline (sorted).
+    inline_keys: Vec<u32>,
 }
 
 impl Interner {
-    fn intern(&mut self, s: &Arc<str>) -> Option<u32> {
-        if s.len() > INTERN_MAX_LEN {
+    /// An interner that extends `base`'s string table and inherits its inline keys.
+    fn extending(base: &Base) -> Interner {
+        let mut ids = FxHashMap::default();
+        ids.reserve(base.strings.len());
+        let mut strs = Vec::with_capacity(base.strings.len());
+        for (i, s) in base.strings.iter().enumerate() {
+            ids.insert(s.clone(), i as u32);
+            strs.push((s.clone(), 0));
+        }
+        Interner {
+            ids,
+            pinned: strs.len(),
+            strs,
+            sample: FxHashMap::default(),
+            inline_keys: base.inline_keys.clone(),
+        }
+    }
+
+    fn intern(&mut self, key: u32, s: &Arc<str>) -> Option<u32> {
+        if s.len() > INTERN_MAX_LEN || self.inline_keys.binary_search(&key).is_ok() {
             return None;
         }
-        if let Some(i) = self.ids.get(&**s) {
-            self.strs[*i as usize].1 += 1;
-            return Some(*i);
+        let hit = self.ids.get(&**s).copied();
+        if let Some(e) = self.sample.get_mut(&key) {
+            e.0 += 1;
+            e.1 += u32::from(hit.is_none());
+            if e.0 >= INTERN_SAMPLE {
+                let (tries, new) = *e;
+                self.sample.remove(&key);
+                if u64::from(new) * 10 > u64::from(tries) * 9 {
+                    if let Err(i) = self.inline_keys.binary_search(&key) {
+                        self.inline_keys.insert(i, key);
+                    }
+                }
+            }
+        } else {
+            self.sample.insert(key, (1, u32::from(hit.is_none())));
+        }
+        if let Some(i) = hit {
+            self.strs[i as usize].1 += 1;
+            return Some(i);
         }
         if self.strs.len() >= INTERN_MAX_DISTINCT {
             return None;
@@ -499,6 +552,7 @@ fn put_var(buf: &mut Vec<u8>, mut v: u64) {
 
 fn put_props(buf: &mut Vec<u8>, props: &[(u32, Value)], interner: &mut Interner) {
     for (k, v) in props {
+        let k_id = *k;
         let k = u64::from(*k) << 3;
         match v {
             Value::Null => {}
@@ -511,7 +565,7 @@ fn put_props(buf: &mut Vec<u8>, props: &[(u32, Value)], interner: &mut Interner)
                 put_var(buf, k | T_FLOAT);
                 buf.extend_from_slice(&f.to_le_bytes());
             }
-            Value::String(s) => match interner.intern(s) {
+            Value::String(s) => match interner.intern(k_id, s) {
                 Some(i) => {
                     put_var(buf, k | T_ISTR);
                     put_var(buf, u64::from(i));
@@ -691,6 +745,20 @@ fn blob_all(blob: &[u8], strings: &[Arc<str>]) -> Vec<(u32, Value)> {
     out
 }
 
+/// How many properties a blob holds.
+fn blob_entries(blob: &[u8]) -> u64 {
+    let mut d = Dec::new(blob);
+    let mut n = 0;
+    while !d.is_empty() {
+        let Some((_, tag)) = prop_header(&mut d) else { break };
+        if skip_value(&mut d, tag).is_none() {
+            break;
+        }
+        n += 1;
+    }
+    n
+}
+
 /// Re-encodes a blob with a new string table: kept strings get their new index, dropped ones
 /// are written inline.
 fn rewrite_blob(out: &mut Vec<u8>, blob: &[u8], remap: &[Option<u32>], old: &[(Arc<str>, u64)]) {
@@ -831,6 +899,8 @@ pub(crate) struct Base {
     /// The distinct relationship types present.
     rel_types: Vec<u32>,
     strings: Vec<Arc<str>>,
+    /// Property keys whose string values are not interned (see [`Interner`]).
+    inline_keys: Vec<u32>,
     indexes: HashMap<Target, BaseIndex>,
     /// Per indexed pair, node ids in key order; built lazily by the first range seek (most
     /// indexes only ever serve equality seeks, which the hash order answers).
@@ -1247,6 +1317,8 @@ impl Base {
 /// Builds a [`Base`] from entities fed in ascending id order (nodes first, then relationships).
 pub(crate) struct BaseBuilder {
     ts: u64,
+    /// The ts of the base this builder extends ([`BaseBuilder::extending`]).
+    extends_ts: Option<u64>,
     interner: Interner,
     label_code: PackedBuilder,
     set_ids: FxHashMap<Vec<u32>, u32>,
@@ -1279,6 +1351,7 @@ impl BaseBuilder {
         rel_off.push(0);
         BaseBuilder {
             ts,
+            extends_ts: None,
             interner: Interner::default(),
             label_code: PackedBuilder::default(),
             set_ids: FxHashMap::default(),
@@ -1299,6 +1372,49 @@ impl BaseBuilder {
             rel_arena: Vec::new(),
             rel_props: 0,
         }
+    }
+
+    /// A builder for a base that extends `old` (an incremental fold): it starts with `old`'s
+    /// label sets and string table at the same codes and indexes, so that rows of `old` that
+    /// nobody wrote since can be copied as they are ([`BaseBuilder::node_copy`]) instead of
+    /// being decoded into values and encoded again.
+    pub fn extending(ts: u64, old: &Base) -> BaseBuilder {
+        let mut b = BaseBuilder::new(ts);
+        b.interner = Interner::extending(old);
+        b.extends_ts = Some(old.ts);
+        b.sets = old.label_sets.clone();
+        b.set_ids = b.sets.iter().enumerate().skip(1).map(|(i, s)| (s.to_vec(), i as u32)).collect();
+        b
+    }
+
+    /// Whether this builder was made by [`BaseBuilder::extending`] from `old`.
+    pub fn extends(&self, old: &Base) -> bool {
+        self.extends_ts == Some(old.ts)
+    }
+
+    /// Adds node `id` exactly as `old` holds it (its label code and property blob, copied as
+    /// bytes). Only for a builder made by [`BaseBuilder::extending`] from `old`, and only for a
+    /// node `old` has; the same ordering rules as [`BaseBuilder::node`].
+    pub fn node_copy(&mut self, id: u64, old: &Base) -> bool {
+        let next = self.label_code.len() as u64;
+        if id < next || self.out_count.is_some() || !old.has_node(id) {
+            return false;
+        }
+        for _ in next..id {
+            self.label_code.push(0);
+            self.node_off.push(self.node_arena.len() as u64);
+        }
+        let code = old.label_code.get(id as usize);
+        self.label_code.push(code);
+        for l in old.label_sets.get(code as usize).map_or(&[][..], |s| &s[..]) {
+            self.label_bits.entry(*l).or_default().set(id);
+        }
+        let blob = old.node_props.blob(id);
+        self.node_arena.extend_from_slice(blob);
+        self.node_off.push(self.node_arena.len() as u64);
+        self.node_count += 1;
+        self.node_props += blob_entries(blob);
+        true
     }
 
     /// Adds a node before any relationship; ids must ascend. Returns `false` (ignoring it)
@@ -1417,9 +1533,10 @@ impl BaseBuilder {
         // Strings pay for a table entry (~48 bytes) when repeated enough.
         let mut remap: Vec<Option<u32>> = Vec::with_capacity(interner.strs.len());
         let mut strings: Vec<Arc<str>> = Vec::new();
-        for (s, count) in &interner.strs {
+        for (i, (s, count)) in interner.strs.iter().enumerate() {
             let saved = (*count as usize).saturating_sub(1) * s.len();
-            if *count >= 2 && saved > 48 {
+            // Strings of the extended base keep their index: blobs copied from it use them.
+            if i < interner.pinned || (*count >= 2 && saved > 48) {
                 remap.push(Some(strings.len() as u32));
                 strings.push(s.clone());
             } else {
@@ -1448,7 +1565,7 @@ impl BaseBuilder {
         };
         let node_props_col = rewrite(node_off, node_arena);
         let rel_props_col = rewrite(rel_off, rel_arena);
-        drop(interner);
+        let inline_keys = interner.inline_keys;
 
         let mut rel_types: Vec<u32> = Vec::new();
         for i in 0..rel_type.len() {
@@ -1573,6 +1690,7 @@ impl BaseBuilder {
             in_type,
             rel_types,
             strings,
+            inline_keys,
             indexes: HashMap::new(),
             ordered: HashMap::new(),
             int_cols: parking_lot::Mutex::new(FxHashMap::default()),

@@ -220,7 +220,19 @@ fn feed(
         Ok(())
     };
     let max_node = core.next_node.load(Ordering::Acquire);
+    // An incremental fold (no checkpoint file) copies the base rows nobody wrote since as
+    // bytes: the builder extends this base (same label codes and string indexes).
+    let copy_from = match (&builder, &w) {
+        (Some(b), None) if b.extends(tx.base()) => Some(tx.base().clone()),
+        _ => None,
+    };
     for id in 0..max_node {
+        if let (Some(old), Some(b)) = (&copy_from, builder.as_deref_mut()) {
+            if !old.node_dirty(id) {
+                b.node_copy(id, old);
+                continue;
+            }
+        }
         let seen = tx.with_node(id, |n| {
             // A delta version's properties are read in place; only a base row is decoded
             // (cloning every delta node's property list was a tenth of a bulk load's fold).
@@ -321,7 +333,7 @@ pub(crate) fn compact(core: &Arc<Core>) -> Result<bool> {
     if c <= core.base.read().ts {
         return Ok(false);
     }
-    let mut builder = BaseBuilder::new(c);
+    let mut builder = BaseBuilder::extending(c, tx.base());
     feed(core, &tx, Some(&mut builder), None)?;
     install(core, builder, tx);
     Ok(true)
