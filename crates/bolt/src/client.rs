@@ -850,7 +850,7 @@ fn result_map_entries(
     for _ in 0..len {
         let key = dec.string()?.to_owned();
         let v = decode_result_value(dec)?;
-        m.insert(key, v);
+        m.insert(key.into(), v);
     }
     Ok(m)
 }

@@ -222,11 +222,43 @@ pub struct Decoder<'a> {
     buf: &'a [u8],
     pos: usize,
     depth: usize,
+    /// Map keys decoded so far (at most [`KEY_CACHE`]), shared by every map of the message
+    /// that repeats them: a batch of 10,000 rows with the same five keys allocates five key
+    /// strings, not 50,000.
+    keys: Vec<std::sync::Arc<str>>,
 }
+
+/// Distinct map keys a [`Decoder`] remembers.
+const KEY_CACHE: usize = 32;
 
 impl<'a> Decoder<'a> {
     pub fn new(buf: &'a [u8]) -> Decoder<'a> {
-        Decoder { buf, pos: 0, depth: 0 }
+        Decoder { buf, pos: 0, depth: 0, keys: Vec::new() }
+    }
+
+    /// Reads a map key (a String), shared with the earlier keys of this message that have the
+    /// same text.
+    pub fn key(&mut self) -> Result<std::sync::Arc<str>, DecodeError> {
+        let len = match self.header()? {
+            Header::String(len) => len,
+            other => {
+                return Err(DecodeError::malformed(format!(
+                    "expected a String but got {}",
+                    other.type_name()
+                )))
+            }
+        };
+        let bytes = self.take(len)?;
+        if let Some(k) = self.keys.iter().find(|k| k.as_bytes() == bytes) {
+            return Ok(k.clone());
+        }
+        let s = std::str::from_utf8(bytes)
+            .map_err(|_| DecodeError::malformed("PackStream string is not valid UTF-8"))?;
+        let k: std::sync::Arc<str> = std::sync::Arc::from(s);
+        if self.keys.len() < KEY_CACHE {
+            self.keys.push(k.clone());
+        }
+        Ok(k)
     }
 
     pub fn remaining(&self) -> usize {

@@ -390,13 +390,15 @@ pub fn decode_map(dec: &mut Decoder<'_>) -> Result<PropertyMap, DecodeError> {
 }
 
 fn decode_map_entries(dec: &mut Decoder<'_>, len: usize) -> Result<PropertyMap, DecodeError> {
-    let mut m = PropertyMap::new();
+    // `len` comes from the peer: reserve only what the bytes left could possibly hold.
+    let mut entries = Vec::with_capacity(len.min(dec.remaining() / 2));
     for _ in 0..len {
-        let key = dec.string()?.to_owned();
+        let key = dec.key()?;
         let value = decode_value(dec)?;
-        m.insert(key, value);
+        entries.push((arbor_model::Key::from(key), value));
     }
-    Ok(m)
+    // Sorted by key, a repeated key keeping its last value (PackStream does not forbid them).
+    Ok(PropertyMap::from_entries(entries))
 }
 
 fn struct_int(dec: &mut Decoder<'_>, what: &str) -> Result<i64, DecodeError> {

@@ -10,8 +10,7 @@
 //! # Example
 //!
 //! ```
-//! use arbor_engine::{Database, Direction, Value};
-//! use std::collections::BTreeMap;
+//! use arbor_engine::{Database, Direction, PropertyMap, Value};
 //!
 //! let db = Database::in_memory();
 //! let (alice, bob) = db.write(|tx| {
@@ -32,8 +31,8 @@
 //! assert_eq!(tx.other_node(rels[0].rel, alice), Some(bob));
 //!
 //! // Cypher with parameters; rows are computed as they are pulled.
-//! let mut params = BTreeMap::new();
-//! params.insert("name".to_string(), Value::from("Alice"));
+//! let mut params = PropertyMap::new();
+//! params.insert("name".into(), Value::from("Alice"));
 //! let rows = tx.execute("MATCH (p:Person {name: $name})-[:KNOWS]->(f) RETURN f.name", params)?;
 //! let names: Vec<Vec<Value>> = rows.collect::<Result<_, _>>()?;
 //! assert!(matches!(&names[0][0], Value::String(s) if &**s == "Bob"));

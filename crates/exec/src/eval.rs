@@ -515,7 +515,7 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
             let mut out = PropertyMap::new();
             for (k, x) in xs {
                 let v = eval(x, row, ctx, g)?;
-                out.insert(k.to_string(), v);
+                out.insert(k.to_string().into(), v);
             }
             Value::Map(out)
         }
@@ -820,11 +820,11 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
             for it in items {
                 match it {
                     MapProjItem::Property(k) => {
-                        out.insert(k.to_string(), property(&b, k, g)?);
+                        out.insert(k.to_string().into(), property(&b, k, g)?);
                     }
                     MapProjItem::Literal(k, x) => {
                         let v = eval(x, row, ctx, g)?;
-                        out.insert(k.to_string(), v);
+                        out.insert(k.to_string().into(), v);
                     }
                     MapProjItem::AllProperties => {
                         if let Value::Map(m) = properties(&b, g)? {
@@ -964,7 +964,7 @@ pub(crate) fn properties(v: &Value, g: &dyn Graph) -> Result<Value> {
             let mut m = PropertyMap::new();
             for (k, val) in g.node_properties(*id) {
                 if let Some(n) = g.token_name(TokenKind::PropertyKey, k) {
-                    m.insert(n, val);
+                    m.insert(n.into(), val);
                 }
             }
             Value::Map(m)
@@ -973,7 +973,7 @@ pub(crate) fn properties(v: &Value, g: &dyn Graph) -> Result<Value> {
             let mut m = PropertyMap::new();
             for (k, val) in g.rel_properties(*id) {
                 if let Some(n) = g.token_name(TokenKind::PropertyKey, k) {
-                    m.insert(n, val);
+                    m.insert(n.into(), val);
                 }
             }
             Value::Map(m)
@@ -1296,7 +1296,7 @@ fn node_data(id: NodeId, g: &dyn Graph, names: &mut TokenNames) -> arbor_model::
     let mut properties = PropertyMap::new();
     for (k, v) in g.node_properties(id) {
         if let Some(n) = names.name(g, TokenKind::PropertyKey, k) {
-            properties.insert(n, v);
+            properties.insert(n.into(), v);
         }
     }
     arbor_model::NodeData { id, labels, properties }

@@ -3240,7 +3240,7 @@ fn check_alive(g: &dyn Graph, ent: &Entity) -> Result<()> {
 }
 
 /// Property map from a SET source value (a map, node or relationship).
-fn source_map(v: Value, g: &dyn Graph) -> Result<Vec<(String, Value)>> {
+fn source_map(v: Value, g: &dyn Graph) -> Result<Vec<(arbor_model::Key, Value)>> {
     match v {
         Value::Map(m) => Ok(m.into_iter().collect()),
         Value::Null => Ok(Vec::new()),

@@ -9,7 +9,6 @@
 //! as Arbor's one integer type; `float` and `double` both become Arbor's float (so
 //! `--normalize-types` has nothing left to do).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arbor_model::temporal_build::{parse_duration, parse_temporal, TemporalKind};
@@ -147,7 +146,7 @@ fn parse_point(t: &str) -> Result<Value, String> {
         .strip_prefix('{')
         .and_then(|r| r.strip_suffix('}'))
         .ok_or_else(|| bad("expected a map in braces"))?;
-    let mut map = BTreeMap::new();
+    let mut map = arbor_model::PropertyMap::new();
     for entry in inner.split(',') {
         if entry.trim().is_empty() {
             continue;
@@ -166,7 +165,7 @@ fn parse_point(t: &str) -> Result<Value, String> {
         } else {
             Value::Float(v.parse::<f64>().map_err(|_| bad(&format!("`{v}` is not a number")))?)
         };
-        map.insert(k, value);
+        map.insert(k.into(), value);
     }
     match spatial::point_from_map(&map) {
         Ok(Some(p)) => Ok(Value::Point(p)),

@@ -13,6 +13,7 @@
 mod error;
 pub mod format;
 pub mod ops;
+pub mod propmap;
 pub mod spatial;
 mod temporal;
 pub mod temporal_build;
@@ -22,6 +23,7 @@ mod value;
 pub use error::{Error, Result, Status};
 pub use format::{to_cypher_literal, to_string_value};
 pub use ops::{compare, compare_op, equals, group_key, order, CmpOp, GroupKey};
+pub use propmap::Key;
 pub use temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Point, Time};
 pub use temporal_build::temporal_component;
 pub use value::{NodeData, NodeId, PathData, PathRef, PropertyMap, RelData, RelId, Value};

@@ -348,7 +348,7 @@ pub enum GroupKey {
     String(Arc<str>),
     Bytes(Arc<[u8]>),
     List(Vec<GroupKey>),
-    Map(Vec<(String, GroupKey)>),
+    Map(Vec<(crate::propmap::Key, GroupKey)>),
     Node(u64),
     Rel(u64),
     Path(Vec<u64>, Vec<u64>),

@@ -1,6 +1,5 @@
 //! The Cypher value enum and entity ids.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Point, Time};
@@ -14,7 +13,7 @@ pub struct NodeId(pub u64);
 pub struct RelId(pub u64);
 
 /// Property maps are ordered by key so output and comparisons are deterministic.
-pub type PropertyMap = BTreeMap<String, Value>;
+pub use crate::propmap::PropertyMap;
 
 /// A Cypher value.
 #[derive(Clone, Debug)]

@@ -406,14 +406,13 @@ pub(crate) fn fmt_value(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
     #[test]
     fn storable_values() {
         assert!(check_storable(&Value::Int(1)).is_ok());
         assert!(check_storable(&Value::List(vec![Value::Int(1), Value::Int(2)])).is_ok());
         assert!(check_storable(&Value::List(vec![])).is_ok());
-        let e = check_storable(&Value::Map(BTreeMap::new())).unwrap_err();
+        let e = check_storable(&Value::Map(arbor_model::PropertyMap::new())).unwrap_err();
         assert_eq!(e.status, arbor_model::Status::TypeError);
         assert!(e.message.contains("primitive types or arrays thereof"));
         assert!(check_storable(&Value::List(vec![Value::Int(1), Value::Null])).is_err());

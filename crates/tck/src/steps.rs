@@ -266,7 +266,7 @@ impl World<'_> {
                     snap.labels.extend(n.labels.iter().cloned());
                     for (k, v) in &n.properties {
                         let v = canonical(&from_actual(v), false);
-                        snap.props.insert((format!("n{}", n.id.0), k.clone(), v));
+                        snap.props.insert((format!("n{}", n.id.0), k.to_string(), v));
                     }
                 }
                 other => return Err(format!("snapshot: MATCH (n) RETURN n gave {other:?}")),
@@ -281,7 +281,7 @@ impl World<'_> {
                     snap.rels.insert(r.id.0);
                     for (k, v) in &r.properties {
                         let v = canonical(&from_actual(v), false);
-                        snap.props.insert((format!("r{}", r.id.0), k.clone(), v));
+                        snap.props.insert((format!("r{}", r.id.0), k.to_string(), v));
                     }
                 }
                 other => return Err(format!("snapshot: MATCH ()-[r]->() RETURN r gave {other:?}")),
@@ -411,7 +411,7 @@ impl World<'_> {
                 return Err(format!("bad parameter row {row:?}"));
             };
             let v = parse_value(value).and_then(|v| to_param(&v))?;
-            self.params.insert(name.clone(), v);
+            self.params.insert(name.clone().into(), v);
         }
         Ok(())
     }

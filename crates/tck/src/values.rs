@@ -302,7 +302,7 @@ impl Parser<'_> {
 }
 
 fn props_of(m: &PropertyMap) -> BTreeMap<String, TValue> {
-    m.iter().map(|(k, v)| (k.clone(), from_actual(v))).collect()
+    m.iter().map(|(k, v)| (k.to_string(), from_actual(v))).collect()
 }
 
 fn node_of(n: &NodeData) -> TNode {

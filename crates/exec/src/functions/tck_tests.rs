@@ -92,7 +92,7 @@ impl<'a> Reader<'a> {
                     let k = self.ident();
                     self.eat(b':');
                     let v = self.expr()?;
-                    m.insert(k, v);
+                    m.insert(k.into(), v);
                     self.eat(b',');
                 }
                 Ok(Value::Map(m))
