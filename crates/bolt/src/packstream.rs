@@ -226,6 +226,8 @@ pub struct Decoder<'a> {
     /// that repeats them: a batch of 10,000 rows with the same five keys allocates five key
     /// strings, not 50,000.
     keys: Vec<std::sync::Arc<str>>,
+    /// Where in `keys` the next key is looked for first.
+    next_key: usize,
 }
 
 /// Distinct map keys a [`Decoder`] remembers.
@@ -233,7 +235,7 @@ const KEY_CACHE: usize = 32;
 
 impl<'a> Decoder<'a> {
     pub fn new(buf: &'a [u8]) -> Decoder<'a> {
-        Decoder { buf, pos: 0, depth: 0, keys: Vec::new() }
+        Decoder { buf, pos: 0, depth: 0, keys: Vec::new(), next_key: 0 }
     }
 
     /// Reads a map key (a String), shared with the earlier keys of this message that have the
@@ -249,14 +251,22 @@ impl<'a> Decoder<'a> {
             }
         };
         let bytes = self.take(len)?;
-        if let Some(k) = self.keys.iter().find(|k| k.as_bytes() == bytes) {
+        // Rows of a batch repeat their keys in the same order: try the key after the last
+        // one found first.
+        if let Some(k) = self.keys.get(self.next_key).filter(|k| k.as_bytes() == bytes) {
+            self.next_key += 1;
             return Ok(k.clone());
+        }
+        if let Some(i) = self.keys.iter().position(|k| k.as_bytes() == bytes) {
+            self.next_key = i + 1;
+            return Ok(self.keys[i].clone());
         }
         let s = std::str::from_utf8(bytes)
             .map_err(|_| DecodeError::malformed("PackStream string is not valid UTF-8"))?;
         let k: std::sync::Arc<str> = std::sync::Arc::from(s);
         if self.keys.len() < KEY_CACHE {
             self.keys.push(k.clone());
+            self.next_key = self.keys.len();
         }
         Ok(k)
     }

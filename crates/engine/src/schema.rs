@@ -344,7 +344,7 @@ fn filter_rows(
         .map(|r| Value::Map(columns.iter().map(|c| c.to_string()).zip(r).collect::<PropertyMap>()))
         .collect();
     let mut all_params = params.clone();
-    all_params.insert(ROWS.to_string().into(), Value::List(list));
+    all_params.insert(ROWS.into(), Value::List(list));
     let mut exec = Execution::start(prepared, all_params)?;
     let mut out = Vec::new();
     while let Some(row) = exec.next(&mut TxGraph { tx, batch_store: None })? {

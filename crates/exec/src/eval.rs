@@ -515,7 +515,7 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
             let mut out = PropertyMap::new();
             for (k, x) in xs {
                 let v = eval(x, row, ctx, g)?;
-                out.insert(k.to_string().into(), v);
+                out.insert(arbor_model::Key::from(&**k), v);
             }
             Value::Map(out)
         }
@@ -820,11 +820,11 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
             for it in items {
                 match it {
                     MapProjItem::Property(k) => {
-                        out.insert(k.to_string().into(), property(&b, k, g)?);
+                        out.insert(arbor_model::Key::from(&**k), property(&b, k, g)?);
                     }
                     MapProjItem::Literal(k, x) => {
                         let v = eval(x, row, ctx, g)?;
-                        out.insert(k.to_string().into(), v);
+                        out.insert(arbor_model::Key::from(&**k), v);
                     }
                     MapProjItem::AllProperties => {
                         if let Value::Map(m) = properties(&b, g)? {

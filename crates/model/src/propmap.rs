@@ -19,8 +19,30 @@ use std::sync::Arc;
 use crate::value::Value;
 
 /// A map key: an immutable shared string (cloning it is a reference-count increment).
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Compares as its text; two keys sharing one string compare equal without reading it.
+#[derive(Clone, Eq, Hash)]
 pub struct Key(Arc<str>);
+
+impl PartialEq for Key {
+    fn eq(&self, o: &Key) -> bool {
+        Arc::ptr_eq(&self.0, &o.0) || *self.0 == *o.0
+    }
+}
+
+impl Ord for Key {
+    fn cmp(&self, o: &Key) -> std::cmp::Ordering {
+        if Arc::ptr_eq(&self.0, &o.0) {
+            return std::cmp::Ordering::Equal;
+        }
+        self.0.cmp(&o.0)
+    }
+}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, o: &Key) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
 
 impl Key {
     pub fn as_str(&self) -> &str {
@@ -159,16 +181,16 @@ impl PropertyMap {
     /// A map of `entries` in any order; of repeated keys the last one wins.
     pub fn from_entries(mut entries: Vec<(Key, Value)>) -> PropertyMap {
         if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
-            // Stable: equal keys keep their input order, and the dedup below keeps the last.
+            // Stable: equal keys keep their input order; of each run of equal keys the dedup
+            // moves the last value into the first entry and drops the rest.
             entries.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut out: Vec<(Key, Value)> = Vec::with_capacity(entries.len());
-            for e in entries {
-                match out.last_mut() {
-                    Some(last) if last.0 == e.0 => *last = e,
-                    _ => out.push(e),
+            entries.dedup_by(|later, kept| {
+                let same = later.0 == kept.0;
+                if same {
+                    std::mem::swap(&mut later.1, &mut kept.1);
                 }
-            }
-            entries = out;
+                same
+            });
         }
         PropertyMap { entries }
     }

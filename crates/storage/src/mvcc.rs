@@ -427,9 +427,16 @@ impl Counts {
 }
 
 /// The commit clock: what new snapshots see, and whether the store can still commit.
+///
+/// A logged commit becomes visible once it is both durable (the log writer's fsync) and
+/// applied (installed in memory by its committer): the committer hands its record to the log
+/// writer before installing it, so the fsync runs while it installs, and whichever of the two
+/// finishes last publishes. Both watermarks only rise in ts order: records reach the log and
+/// installs happen under the commit mutex, in ts order.
 pub(crate) struct Clock {
     visible: AtomicU64,
-    lock: Mutex<()>,
+    /// `(durable, applied)` watermarks, guarded with the condition variable.
+    lock: Mutex<(u64, u64)>,
     cv: Condvar,
     failed: Mutex<Option<String>>,
 }
@@ -438,17 +445,34 @@ impl Clock {
     pub fn new(ts: u64) -> Clock {
         Clock {
             visible: AtomicU64::new(ts),
-            lock: Mutex::new(()),
+            lock: Mutex::new((ts, ts)),
             cv: Condvar::new(),
             failed: Mutex::new(None),
         }
+    }
+    /// The log writer made commits up to `ts` durable.
+    pub fn durable(&self, ts: u64) {
+        let mut g = self.lock.lock();
+        g.0 = g.0.max(ts);
+        self.visible.fetch_max(g.0.min(g.1), Ordering::AcqRel);
+        self.cv.notify_all();
+    }
+    /// Commits up to `ts` are installed in memory (caller holds the commit mutex).
+    pub fn applied(&self, ts: u64) {
+        let mut g = self.lock.lock();
+        g.1 = g.1.max(ts);
+        self.visible.fetch_max(g.0.min(g.1), Ordering::AcqRel);
+        self.cv.notify_all();
     }
     pub fn visible(&self) -> u64 {
         self.visible.load(Ordering::Acquire)
     }
     /// Makes commits up to `ts` visible to new snapshots.
+    /// (Both durable and applied, e.g. an in-memory commit or recovery.)
     pub fn publish(&self, ts: u64) {
-        let _g = self.lock.lock();
+        let mut g = self.lock.lock();
+        g.0 = g.0.max(ts);
+        g.1 = g.1.max(ts);
         self.visible.fetch_max(ts, Ordering::AcqRel);
         self.cv.notify_all();
     }
@@ -1289,6 +1313,30 @@ mod tests {
         assert!(runs.len() > 990, "runs collide: {}", runs.len());
         let tags: HashSet<u64> = (0..64u64).map(|k| h(k * SHARDS) >> 57).collect();
         assert!(tags.len() > 20, "tags barely vary: {}", tags.len());
+    }
+
+    /// A logged commit is visible only once both durable and applied, in either order.
+    #[test]
+    fn clock_publishes_when_durable_and_applied() {
+        let c = Clock::new(3);
+        c.durable(4);
+        assert_eq!(c.visible(), 3, "durable but not installed");
+        c.applied(4);
+        assert_eq!(c.visible(), 4);
+        c.applied(5);
+        assert_eq!(c.visible(), 4, "installed but not durable");
+        c.applied(6);
+        c.durable(5);
+        assert_eq!(c.visible(), 5);
+        c.durable(6);
+        assert_eq!(c.visible(), 6);
+        c.publish(8);
+        assert_eq!(c.visible(), 8);
+        c.durable(9);
+        assert_eq!(c.visible(), 8);
+        c.applied(9);
+        assert_eq!(c.visible(), 9);
+        assert!(c.wait_for(9, Duration::from_millis(1)));
     }
 
     #[test]

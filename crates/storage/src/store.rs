@@ -1161,6 +1161,8 @@ impl Core {
             self.clock.fail("the log writer has stopped".into());
             return Err(Error::new(Status::Io, "the log writer has stopped"));
         }
+        // A schema change is in force from the moment its ts is assigned: visible once durable.
+        self.clock.applied(ts);
         Ok(Some(arx))
     }
 

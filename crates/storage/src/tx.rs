@@ -1244,7 +1244,11 @@ impl Transaction {
             let ts = cs.next_ts;
             cs.next_ts += 1;
             let header = if durable { core.record_header(&mut cs, ts) } else { Vec::new() };
-            core.apply(&mut cs, ts, &nodes, &rels);
+            // The record goes to the log writer first, so that its write and fsync run while
+            // this thread installs the versions; the commit becomes visible when both are done
+            // (see `Clock`). (A batch of 10,000 nodes takes a few milliseconds to install and
+            // about as long to sync: done one after the other they were two thirds of a
+            // batched bulk write's latency.)
             let ack = match &cs.wal {
                 Some(wal) => {
                     let (atx, arx) = crossbeam_channel::bounded(1);
@@ -1258,10 +1262,15 @@ impl Transaction {
                     if durable {
                         return Err(Error::new(Status::Io, "the log writer has stopped"));
                     }
-                    core.clock.publish(ts);
                     None
                 }
             };
+            core.apply(&mut cs, ts, &nodes, &rels);
+            if ack.is_some() {
+                core.clock.applied(ts);
+            } else {
+                core.clock.publish(ts);
+            }
             if ts.is_multiple_of(64) {
                 core.gc(&mut cs);
             }

@@ -441,7 +441,7 @@ impl Writer {
         match &res {
             Ok(()) => {
                 if let Some(ts) = last_ts {
-                    self.clock.publish(ts);
+                    self.clock.durable(ts);
                 }
             }
             Err(e) => {
