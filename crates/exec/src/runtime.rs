@@ -239,7 +239,22 @@ pub(crate) trait Operator: Send {
     fn reset(&mut self, arg: &Row);
     /// The next row, or `None` when exhausted (until the next `reset`).
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>>;
+    /// Hands every remaining row, in the order `next` would produce them, to `sink`, which
+    /// may read and change the row only while it is called. For a consumer of the whole input
+    /// (an aggregation): an operator that builds its rows in a working row of its own
+    /// (`VarLengthExpand`) passes that row instead of copying it once per result. The
+    /// default pulls `next`.
+    fn drain(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, sink: &mut Sink<'_>) -> Result<()> {
+        while let Some(mut r) = self.next(ctx, g)? {
+            sink(&mut r, ctx, g)?;
+            ctx.recycle(r);
+        }
+        Ok(())
+    }
 }
+
+/// The consumer [`Operator::drain`] feeds.
+pub(crate) type Sink<'a> = dyn FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<()> + 'a;
 
 pub(crate) struct Builder {
     pub next_id: usize,
@@ -321,6 +336,17 @@ impl Operator for Counted {
             }
         }
         Ok(r)
+    }
+    fn drain(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, sink: &mut Sink<'_>) -> Result<()> {
+        if !ctx.profile {
+            return self.inner.drain(ctx, g, sink);
+        }
+        // PROFILE counts rows and time per `next` call: pulled one at a time.
+        while let Some(mut r) = self.next(ctx, g)? {
+            sink(&mut r, ctx, g)?;
+            ctx.recycle(r);
+        }
+        Ok(())
     }
 }
 
@@ -1309,8 +1335,8 @@ impl VarExpand {
         Value::List(list)
     }
 
-    /// Writes a result (end node, relationship list unless unused) into the working row and
-    /// returns the row to produce, or `None` if `into` or the fused filter rejects it.
+    /// Writes a result (end node, relationship list unless unused) into the working row;
+    /// whether it is a result to produce (`false` if `into` or the fused filter rejects it).
     #[inline]
     fn output(
         &mut self,
@@ -1318,10 +1344,10 @@ impl VarExpand {
         list: Option<Value>,
         ctx: &mut Ctx,
         g: &mut dyn Graph,
-    ) -> Result<Option<Row>> {
-        let Some(row) = self.cur.as_mut() else { return Ok(None) };
+    ) -> Result<bool> {
+        let Some(row) = self.cur.as_mut() else { return Ok(false) };
         if self.into && !matches!(row[self.to], Value::Node(n) if n == end) {
-            return Ok(None);
+            return Ok(false);
         }
         match &mut row[self.to] {
             // The common case: the previous result's node; no value to drop.
@@ -1338,27 +1364,47 @@ impl VarExpand {
                 }
             }
             if !pred.test(row, ctx, g)? {
-                return Ok(None);
+                return Ok(false);
             }
         }
-        Ok(Some(ctx.row_like(row)))
+        Ok(true)
     }
 
-    /// The next result for the current input row, if any.
-    fn advance(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+    /// Hands the working row, holding a result, to `emit`; whether `emit` says stop.
+    #[inline(always)]
+    fn emit<E>(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
+    where
+        E: FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<bool>,
+    {
+        match self.cur.as_mut() {
+            Some(row) => emit(row, ctx, g),
+            None => Ok(false),
+        }
+    }
+
+    /// Runs the expansion of the current input row, handing each result to `emit` until it
+    /// says stop (`true`, returned) or the results are exhausted (`false`).
+    #[inline(always)]
+    fn advance<E>(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
+    where
+        E: FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<bool>,
+    {
         if let Some((rels, end)) = self.bound_result.take() {
             let list = (!self.list_unused).then(|| self.list_value(rels.iter().copied()));
-            return self.output(end, list, ctx, g);
+            if self.output(end, list, ctx, g)? && self.emit(ctx, g, emit)? {
+                return Ok(true);
+            }
+            return Ok(false);
         }
         if self.zero_pending {
             self.zero_pending = false;
             let start = match self.cur.as_ref().map(|r| &r[self.from]) {
                 Some(Value::Node(n)) => *n,
-                _ => return Ok(None),
+                _ => return Ok(false),
             };
             let list = (!self.list_unused).then(|| Value::List(Vec::new()));
-            if let Some(row) = self.output(start, list, ctx, g)? {
-                return Ok(Some(row));
+            if self.output(start, list, ctx, g)? && self.emit(ctx, g, emit)? {
+                return Ok(true);
             }
         }
         let max = self.max.unwrap_or(u64::MAX);
@@ -1390,32 +1436,29 @@ impl VarExpand {
             }
             if depth >= self.min {
                 let list = (!self.list_unused).then(|| self.list_value(self.dfs.rels()));
-                if let Some(row) = self.output(e.other, list, ctx, g)? {
-                    return Ok(Some(row));
+                if self.output(e.other, list, ctx, g)? && self.emit(ctx, g, emit)? {
+                    return Ok(true);
                 }
             }
         }
-        Ok(None)
+        Ok(false)
     }
-}
 
-impl Operator for VarExpand {
-    fn reset(&mut self, arg: &Row) {
-        self.input.reset(arg);
-        self.cur = None;
-        self.dfs.clear();
-        self.zero_pending = false;
-        self.bound_result = None;
-    }
-    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+    /// Expands input rows one after the other, handing each result to `emit` (see
+    /// [`Self::advance`]); whether `emit` said stop (`false`: the input is exhausted).
+    #[inline(always)]
+    fn pump<E>(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
+    where
+        E: FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<bool>,
+    {
         loop {
             if self.cur.is_some() {
-                if let Some(row) = self.advance(ctx, g)? {
-                    return Ok(Some(row));
+                if self.advance(ctx, g, emit)? {
+                    return Ok(true);
                 }
                 self.cur = None;
             }
-            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(false) };
             ctx.check_interrupt()?;
             let Value::Node(from) = r[self.from] else { continue };
             self.dfs.clear();
@@ -1456,6 +1499,33 @@ impl Operator for VarExpand {
             }
             self.cur = Some(r);
         }
+    }
+}
+
+impl Operator for VarExpand {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+        self.dfs.clear();
+        self.zero_pending = false;
+        self.bound_result = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        let mut out = None;
+        // The row leaves the operator: a copy of the working row (which the expansion keeps).
+        self.pump(ctx, g, &mut |row: &mut Row, ctx: &mut Ctx, _: &mut dyn Graph| {
+            out = Some(ctx.row_like(row));
+            Ok(true)
+        })?;
+        Ok(out)
+    }
+    fn drain(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, sink: &mut Sink<'_>) -> Result<()> {
+        // Each result is consumed in the working row itself: no copy per path.
+        self.pump(ctx, g, &mut |row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph| {
+            sink(row, ctx, g)?;
+            Ok(false)
+        })?;
+        Ok(())
     }
 }
 
@@ -2606,10 +2676,11 @@ impl Operator for Aggregate {
             match &self.scan {
                 Some(scan) if !ctx.profile => self.scan_into(scan, &mut groups, ctx, g)?,
                 _ => {
-                    while let Some(mut r) = self.input.next(ctx, g)? {
-                        groups.add(&self.keys, &self.aggs, &self.reuse, &mut r, ctx, g)?;
-                        ctx.recycle(r);
-                    }
+                    let (keys, aggs, reuse) = (&self.keys, &self.aggs, &self.reuse);
+                    let gr = &mut groups;
+                    self.input.drain(ctx, g, &mut |r, ctx, g| {
+                        gr.add(keys, aggs, reuse, r, ctx, g)
+                    })?;
                 }
             }
             let mut groups = groups.groups;
