@@ -1337,7 +1337,7 @@ impl VarExpand {
 
     /// Writes a result (end node, relationship list unless unused) into the working row;
     /// whether it is a result to produce (`false` if `into` or the fused filter rejects it).
-    #[inline]
+    #[inline(always)]
     fn output(
         &mut self,
         end: NodeId,
