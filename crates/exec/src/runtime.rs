@@ -2338,7 +2338,11 @@ impl Groups {
                 self.args.push(v);
             } else {
                 for a in &call.args {
-                    let v = eval(a, r, ctx, g)?;
+                    let v = match a {
+                        // A variable (`count(b)`): read in place, without a call of `eval`.
+                        PExpr::Slot(s) => r.get(*s).cloned().unwrap_or(Value::Null),
+                        a => eval(a, r, ctx, g)?,
+                    };
                     self.args.push(v);
                 }
             }
