@@ -1231,7 +1231,8 @@ struct VarExpand {
     filter: Option<(CompiledPred, usize)>,
     /// The input row being expanded; each result is written into it.
     cur: Option<Row>,
-    dfs: DepthFirst<Edge>,
+    /// The path stack, with relationship masks (isomorphism is checked at every step).
+    dfs: DepthFirst<Edge, true>,
     /// Resolved relationship types and property equalities for the current input row.
     tok_types: Vec<TokenId>,
     props: Vec<(TokenId, Value)>,

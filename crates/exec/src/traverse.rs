@@ -40,30 +40,50 @@ pub struct Frame {
 pub const NO_REL: RelId = RelId(u64::MAX);
 
 /// A depth-first path stack (see the module documentation).
+///
+/// With `RELS`, it also keeps one 64-bit mask per frame with a bit set for each relationship
+/// of the path up to it (bit `rel % 64`), so [`path_has_rel`](Self::path_has_rel) scans the
+/// frames only when the relationship's bit is set: for a Cypher variable-length expansion,
+/// which checks every step, that is a handful of instructions instead of a scan of the whole
+/// path. Without it (the traversal framework, which checks relationships only under
+/// `RelationshipPath` uniqueness) a step costs nothing extra.
 #[derive(Debug)]
-pub struct DepthFirst<E> {
+pub struct DepthFirst<E, const RELS: bool = false> {
     frames: Vec<Frame>,
     edges: Vec<E>,
+    /// With `RELS`: per frame, the mask of its path's relationships.
+    masks: Vec<u64>,
 }
 
-impl<E> Default for DepthFirst<E> {
+impl<E, const RELS: bool> Default for DepthFirst<E, RELS> {
     fn default() -> Self {
-        DepthFirst { frames: Vec::new(), edges: Vec::new() }
+        DepthFirst { frames: Vec::new(), edges: Vec::new(), masks: Vec::new() }
     }
 }
 
-impl<E: Copy> DepthFirst<E> {
+/// The bit of a path mask that stands for `rel`.
+#[inline]
+fn rel_bit(rel: RelId) -> u64 {
+    1u64 << (rel.0 & 63)
+}
+
+impl<E: Copy, const RELS: bool> DepthFirst<E, RELS> {
     /// Starts over at `start` (depth 0, nothing pending), keeping the memory.
     pub fn reset(&mut self, start: NodeId) {
         self.frames.clear();
         self.edges.clear();
         self.frames.push(Frame { node: start, rel: NO_REL, cursor: 0, edge_end: 0 });
+        if RELS {
+            self.masks.clear();
+            self.masks.push(0);
+        }
     }
 
     /// Empties the stack (the traversal is over until the next `reset`).
     pub fn clear(&mut self) {
         self.frames.clear();
         self.edges.clear();
+        self.masks.clear();
     }
 
     /// Whether the traversal is over (no frame left).
@@ -108,10 +128,17 @@ impl<E: Copy> DepthFirst<E> {
     pub fn push(&mut self, node: NodeId, rel: RelId) {
         let at = self.edges.len() as u32;
         self.frames.push(Frame { node, rel, cursor: at, edge_end: at });
+        if RELS {
+            let m = self.masks.last().map_or(0, |m| *m) | rel_bit(rel);
+            self.masks.push(m);
+        }
     }
 
     /// Drops the deepest node and its pending relationships.
     pub fn pop(&mut self) {
+        if RELS {
+            self.masks.pop();
+        }
         if let Some(top) = self.frames.pop() {
             // Its range is the tail of the pending stack; the parent's range ends before it.
             if let Some(parent) = self.frames.last() {
@@ -147,6 +174,9 @@ impl<E: Copy> DepthFirst<E> {
     /// Whether `rel` is on the current path (O(depth)).
     #[inline]
     pub fn path_has_rel(&self, rel: RelId) -> bool {
+        if RELS && self.masks.last().is_some_and(|m| m & rel_bit(rel) == 0) {
+            return false;
+        }
         self.frames.iter().skip(1).any(|f| f.rel == rel)
     }
 
@@ -160,6 +190,7 @@ impl<E: Copy> DepthFirst<E> {
     pub fn capacity_bytes(&self) -> usize {
         self.frames.capacity() * std::mem::size_of::<Frame>()
             + self.edges.capacity() * std::mem::size_of::<E>()
+            + self.masks.capacity() * std::mem::size_of::<u64>()
     }
 }
 
