@@ -154,7 +154,9 @@ impl NodeGroup {
         let mut i = 0;
         while let Some(c) = conj.get(i) {
             match &c.kind {
-                ConjKind::Label { slot: s, name, .. } if *s == slot => label_names.push(name.clone()),
+                ConjKind::Label { slot: s, name, .. } if *s == slot => {
+                    label_names.push(name.clone())
+                }
                 ConjKind::Labels { slot: s, labels } if *s == slot => {
                     label_names.extend(labels.iter().map(|(n, _)| n.clone()))
                 }

@@ -2683,9 +2683,8 @@ impl Operator for Aggregate {
                 _ => {
                     let (keys, aggs, reuse) = (&self.keys, &self.aggs, &self.reuse);
                     let gr = &mut groups;
-                    self.input.drain(ctx, g, &mut |r, ctx, g| {
-                        gr.add(keys, aggs, reuse, r, ctx, g)
-                    })?;
+                    self.input
+                        .drain(ctx, g, &mut |r, ctx, g| gr.add(keys, aggs, reuse, r, ctx, g))?;
                 }
             }
             let mut groups = groups.groups;

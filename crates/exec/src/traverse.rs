@@ -246,6 +246,54 @@ mod tests {
         assert_eq!(got, want);
     }
 
+    /// The same paths as [`all_paths`], on a `DepthFirst` with relationship masks, and with
+    /// relationship ids 64 apart so that different relationships share a mask bit: the
+    /// masks may only skip the scan of the path, never decide a repeat on their own.
+    fn all_paths_masked(max: usize, rel_offset: u64) -> Vec<(Vec<u64>, u64)> {
+        let g = graph();
+        let rel = |r: u64| r * rel_offset;
+        let mut dfs: DepthFirst<(u64, u64), true> = DepthFirst::default();
+        let mut out = Vec::new();
+        dfs.reset(NodeId(0));
+        dfs.expand_top(|_, v| v.extend(g[0].iter().map(|(r, o)| (rel(*r), *o))));
+        while let Some((r, other)) = dfs.next_edge() {
+            if dfs.path_has_rel(RelId(r)) {
+                continue;
+            }
+            dfs.push(NodeId(other), RelId(r));
+            out.push((dfs.rels().map(|r| r.0 / rel_offset).collect(), other));
+            if dfs.depth() < max {
+                dfs.expand_top(|_, v| {
+                    v.extend(g[other as usize].iter().map(|(r, o)| (rel(*r), *o)))
+                });
+            }
+        }
+        assert!(dfs.is_done());
+        out
+    }
+
+    #[test]
+    fn relationship_masks_give_the_same_paths() {
+        for max in [2, 10] {
+            let want = all_paths(max);
+            // Distinct bits (1 apart), all on one bit (64 apart), pairs sharing bits (32).
+            for offset in [1, 64, 32] {
+                assert_eq!(all_paths_masked(max, offset), want, "max {max}, offset {offset}");
+            }
+        }
+        // The masks follow pops: after a branch is left, its relationship is off the path.
+        let mut dfs: DepthFirst<u64, true> = DepthFirst::default();
+        dfs.reset(NodeId(0));
+        dfs.expand_top(|_, v| v.extend([5, 6]));
+        assert_eq!(dfs.next_edge(), Some(5));
+        dfs.push(NodeId(1), RelId(5));
+        assert!(dfs.path_has_rel(RelId(5)) && !dfs.path_has_rel(RelId(69)));
+        assert_eq!(dfs.next_edge(), Some(6));
+        assert!(!dfs.path_has_rel(RelId(5)));
+        dfs.push(NodeId(2), RelId(6));
+        assert!(dfs.path_has_rel(RelId(6)) && !dfs.path_has_rel(RelId(5)));
+    }
+
     #[test]
     fn respects_a_maximum_depth() {
         let got = all_paths(2);
