@@ -196,14 +196,18 @@ impl NodeGroup {
     /// Whether every token exists (looked up until they all do, then kept).
     #[inline]
     fn resolve(&mut self, g: &dyn Graph) -> bool {
-        if !self.resolved {
-            let labels: Option<Vec<TokenId>> =
-                self.label_names.iter().map(|n| g.token_id(TokenKind::Label, n)).collect();
-            let keys: Option<Vec<TokenId>> =
-                self.key_names.iter().map(|n| g.token_id(TokenKind::PropertyKey, n)).collect();
-            if let (Some(l), Some(k)) = (labels, keys) {
-                (self.label_toks, self.key_toks, self.resolved) = (l, k, true);
-            }
+        self.resolved || self.resolve_slow(g)
+    }
+
+    /// The lookups of [`Self::resolve`], out of line (once per execution).
+    #[inline(never)]
+    fn resolve_slow(&mut self, g: &dyn Graph) -> bool {
+        let labels: Option<Vec<TokenId>> =
+            self.label_names.iter().map(|n| g.token_id(TokenKind::Label, n)).collect();
+        let keys: Option<Vec<TokenId>> =
+            self.key_names.iter().map(|n| g.token_id(TokenKind::PropertyKey, n)).collect();
+        if let (Some(l), Some(k)) = (labels, keys) {
+            (self.label_toks, self.key_toks, self.resolved) = (l, k, true);
         }
         self.resolved
     }
