@@ -1207,11 +1207,13 @@ impl Operator for Expand {
 /// `VarLengthExpand(All)`: every relationship-unique path of `min..=max` relationships from
 /// the node in `from`, produced lazily in depth-first pre-order over the shared path stack
 /// ([`crate::traverse::DepthFirst`]). Relationship isomorphism is checked against the frames
-/// of the current path (O(depth)); the relationship list is built only for a result that is
+/// of the current path (O(depth), skipped when the path's relationship mask says the
+/// relationship is not on it); the relationship list is built only for a result that is
 /// produced and only when something reads it (`list_unused`); results are written into the
-/// input row in place and the row is cloned only when it leaves the operator (after a fused
-/// filter, if any). Its buffers are reused across input rows, so expansion allocates nothing
-/// per step.
+/// input row in place and the row is cloned only when it leaves the operator through `next`
+/// (after a fused filter, if any), never through `drain`, which hands the working row itself to
+/// the consumer. Its buffers are reused across input rows, so expansion allocates nothing per
+/// step.
 struct VarExpand {
     input: Box<dyn Operator>,
     from: Slot,
