@@ -79,6 +79,25 @@ impl Graph for TxGraph<'_> {
     fn node_properties(&self, id: NodeId) -> Vec<(TokenId, Value)> {
         self.tx.node_properties(id)
     }
+    fn node_probe(
+        &self,
+        id: NodeId,
+        labels: &[TokenId],
+        keys: &[TokenId],
+        out: &mut Vec<Value>,
+    ) -> bool {
+        let h = self.tx.node_handle(id);
+        if !labels.iter().all(|l| h.has_label(*l)) {
+            return false;
+        }
+        for k in keys {
+            out.push(match h.property(*k) {
+                Some(v) => v,
+                None => Value::Null,
+            });
+        }
+        true
+    }
     fn node_property_batch(&self, ids: &[NodeId], key: TokenId, out: &mut Vec<Value>) {
         self.tx.node_property_batch(ids, key, out)
     }

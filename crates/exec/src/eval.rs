@@ -113,6 +113,104 @@ pub(crate) struct CompiledPred {
     /// The operator the conjuncts are operands of, for type errors (`None` for one conjunct,
     /// as at the top of a filter).
     what: Option<&'static str>,
+    /// The leading conjuncts answered by one `Graph::node_probe` (see [`NodeGroup`]).
+    group: Option<NodeGroup>,
+}
+
+/// Leading conjuncts of a filter that test labels of one node and then read its properties
+/// (`b:B AND b.value`, `n:L AND n.age > $min`): all label conjuncts come first, then at least
+/// one `n.key` or `n.key <op> literal-or-parameter`. In a read-only statement they are
+/// answered by one [`Graph::node_probe`], which resolves the node once, instead of one
+/// graph call (and node lookup) per label and per property. Same answers as the conjuncts one
+/// by one: a failed label makes the filter false before any property is looked at, the
+/// properties are then evaluated in source order from the values read, and a value of
+/// another type than a conjunct expects falls back to the conjunct's general evaluation.
+/// Reads have no effect in a read-only statement (nothing can be deleted there, so no read
+/// fails), which is what allows reading them together.
+struct NodeGroup {
+    slot: Slot,
+    /// Conjuncts `[0, labels_end)` are label tests, `[labels_end, end)` property tests.
+    labels_end: usize,
+    end: usize,
+    label_names: Vec<Arc<str>>,
+    key_names: Vec<Arc<str>>,
+    /// Tokens, once every one of them exists (until then the conjuncts run one by one:
+    /// they look missing tokens up again, as a token may be created during the statement).
+    label_toks: Vec<TokenId>,
+    key_toks: Vec<TokenId>,
+    resolved: bool,
+    /// The property values of the current node (reused).
+    vals: Vec<Value>,
+}
+
+impl NodeGroup {
+    /// The group of `conj`, if it starts with one (see the type's documentation).
+    fn of(conj: &[Conj]) -> Option<NodeGroup> {
+        let slot = match conj.first()?.kind {
+            ConjKind::Label { slot, .. } | ConjKind::Labels { slot, .. } => slot,
+            _ => return None,
+        };
+        let mut label_names = Vec::new();
+        let mut i = 0;
+        while let Some(c) = conj.get(i) {
+            match &c.kind {
+                ConjKind::Label { slot: s, name, .. } if *s == slot => {
+                    label_names.push(name.clone())
+                }
+                ConjKind::Labels { slot: s, labels } if *s == slot => {
+                    label_names.extend(labels.iter().map(|(n, _)| n.clone()))
+                }
+                _ => break,
+            }
+            i += 1;
+        }
+        let labels_end = i;
+        let mut key_names = Vec::new();
+        while let Some(c) = conj.get(i) {
+            match &c.kind {
+                ConjKind::Prop { slot: s, key, .. } | ConjKind::Cmp { slot: s, key, .. }
+                    if *s == slot =>
+                {
+                    key_names.push(key.clone())
+                }
+                _ => break,
+            }
+            i += 1;
+        }
+        if key_names.is_empty() {
+            return None;
+        }
+        Some(NodeGroup {
+            slot,
+            labels_end,
+            end: i,
+            label_names,
+            key_names,
+            label_toks: Vec::new(),
+            key_toks: Vec::new(),
+            resolved: false,
+            vals: Vec::new(),
+        })
+    }
+
+    /// Whether every token exists (looked up until they all do, then kept).
+    #[inline]
+    fn resolve(&mut self, g: &dyn Graph) -> bool {
+        self.resolved || self.resolve_slow(g)
+    }
+
+    /// The lookups of [`Self::resolve`], out of line (once per execution).
+    #[inline(never)]
+    fn resolve_slow(&mut self, g: &dyn Graph) -> bool {
+        let labels: Option<Vec<TokenId>> =
+            self.label_names.iter().map(|n| g.token_id(TokenKind::Label, n)).collect();
+        let keys: Option<Vec<TokenId>> =
+            self.key_names.iter().map(|n| g.token_id(TokenKind::PropertyKey, n)).collect();
+        if let (Some(l), Some(k)) = (labels, keys) {
+            (self.label_toks, self.key_toks, self.resolved) = (l, k, true);
+        }
+        self.resolved
+    }
 }
 
 #[cfg(test)]
@@ -163,7 +261,7 @@ impl CompiledPred {
         let mut parts = Vec::new();
         e.conjuncts_into(&mut parts);
         let what = (parts.len() > 1).then_some("AND");
-        let conj = parts
+        let conj: Vec<Conj> = parts
             .into_iter()
             .map(|expr| {
                 let kind = match &expr {
@@ -205,6 +303,7 @@ impl CompiledPred {
         CompiledPred {
             #[cfg(test)]
             whole,
+            group: NodeGroup::of(&conj),
             conj,
             what,
         }
@@ -288,7 +387,54 @@ impl CompiledPred {
         }
         let what = self.what;
         let mut all_true = true;
-        for c in &mut self.conj {
+        let mut from = 0;
+        if let Some(gp) = &mut self.group {
+            if let (true, None, Some(&Value::Node(id))) =
+                (ctx.read_only, &ctx.scan_cols, row.get(gp.slot))
+            {
+                if gp.resolve(g) {
+                    gp.vals.clear();
+                    if !g.node_probe(id, &gp.label_toks, &gp.key_toks, &mut gp.vals) {
+                        return Ok(false);
+                    }
+                    let props = self.conj.get_mut(gp.labels_end..gp.end).unwrap_or_default();
+                    for (c, v) in props.iter_mut().zip(&gp.vals) {
+                        let r = match (&c.kind, v) {
+                            (ConjKind::Prop { .. }, Value::Bool(b)) => Some(*b),
+                            (ConjKind::Prop { .. } | ConjKind::Cmp { .. }, Value::Null) => None,
+                            (ConjKind::Cmp { op, rhs: PExpr::Const(k), .. }, v) => {
+                                compare(*op, v, k)
+                            }
+                            (ConjKind::Cmp { op, rhs: PExpr::Param(i), .. }, v) => {
+                                compare(*op, v, ctx.params.get(*i).unwrap_or(&Value::Null))
+                            }
+                            // Another type: the conjunct's own evaluation (and its error).
+                            _ => c.test_other(what, row, ctx, g)?,
+                        };
+                        match r {
+                            Some(false) => return Ok(false),
+                            Some(true) => {}
+                            None => all_true = false,
+                        }
+                    }
+                    // The one-entry memo `node_prop` keeps: the last property read.
+                    if let (Some(v), Some(t)) = (gp.vals.pop(), gp.key_toks.last()) {
+                        if matches!(
+                            v,
+                            Value::Null
+                                | Value::Bool(_)
+                                | Value::Int(_)
+                                | Value::Float(_)
+                                | Value::String(_)
+                        ) {
+                            ctx.last_prop = Some((id, *t, v));
+                        }
+                    }
+                    from = gp.end;
+                }
+            }
+        }
+        for c in self.conj.iter_mut().skip(from) {
             // The common shapes on a node (or null) inline; the rest, and these on other
             // values, in `test_other`.
             let fast = match &mut c.kind {

@@ -95,6 +95,24 @@ pub trait Graph {
     /// `None` if the node has no such property (or does not exist).
     fn node_property(&self, id: NodeId, key: TokenId) -> Option<Value>;
     fn node_properties(&self, id: NodeId) -> Vec<(TokenId, Value)>;
+    /// Whether node `id` has every label in `labels`; if it does, the value of each property
+    /// in `keys` (`Value::Null` where missing) is appended to `out`, exactly as
+    /// `node_has_label` and `node_property` answer. What a filter such as `n:L AND n.k`
+    /// reads of one node, for one lookup of the node instead of one per label and property
+    /// (the engine resolves it once into a storage node handle).
+    fn node_probe(
+        &self,
+        id: NodeId,
+        labels: &[TokenId],
+        keys: &[TokenId],
+        out: &mut Vec<Value>,
+    ) -> bool {
+        if !labels.iter().all(|l| self.node_has_label(id, *l)) {
+            return false;
+        }
+        out.extend(keys.iter().map(|k| self.node_property(id, *k).unwrap_or(Value::Null)));
+        true
+    }
     /// Appends to `out` the value of property `key` of each visible node in `ids`, exactly as
     /// `node_property` reads it, with `Value::Null` where a node lacks it: one call per batch
     /// of a scan, which the engine answers from a per-key column of the storage base where it

@@ -239,7 +239,22 @@ pub(crate) trait Operator: Send {
     fn reset(&mut self, arg: &Row);
     /// The next row, or `None` when exhausted (until the next `reset`).
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>>;
+    /// Hands every remaining row, in the order `next` would produce them, to `sink`, which
+    /// may read and change the row only while it is called. For a consumer of the whole input
+    /// (an aggregation): an operator that builds its rows in a working row of its own
+    /// (`VarLengthExpand`) passes that row instead of copying it once per result. The
+    /// default pulls `next`.
+    fn drain(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, sink: &mut Sink<'_>) -> Result<()> {
+        while let Some(mut r) = self.next(ctx, g)? {
+            sink(&mut r, ctx, g)?;
+            ctx.recycle(r);
+        }
+        Ok(())
+    }
 }
+
+/// The consumer [`Operator::drain`] feeds.
+pub(crate) type Sink<'a> = dyn FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<()> + 'a;
 
 pub(crate) struct Builder {
     pub next_id: usize,
@@ -321,6 +336,17 @@ impl Operator for Counted {
             }
         }
         Ok(r)
+    }
+    fn drain(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, sink: &mut Sink<'_>) -> Result<()> {
+        if !ctx.profile {
+            return self.inner.drain(ctx, g, sink);
+        }
+        // PROFILE counts rows and time per `next` call: pulled one at a time.
+        while let Some(mut r) = self.next(ctx, g)? {
+            sink(&mut r, ctx, g)?;
+            ctx.recycle(r);
+        }
+        Ok(())
     }
 }
 
@@ -1181,11 +1207,13 @@ impl Operator for Expand {
 /// `VarLengthExpand(All)`: every relationship-unique path of `min..=max` relationships from
 /// the node in `from`, produced lazily in depth-first pre-order over the shared path stack
 /// ([`crate::traverse::DepthFirst`]). Relationship isomorphism is checked against the frames
-/// of the current path (O(depth)); the relationship list is built only for a result that is
+/// of the current path (O(depth), skipped when the path's relationship mask says the
+/// relationship is not on it); the relationship list is built only for a result that is
 /// produced and only when something reads it (`list_unused`); results are written into the
-/// input row in place and the row is cloned only when it leaves the operator (after a fused
-/// filter, if any). Its buffers are reused across input rows, so expansion allocates nothing
-/// per step.
+/// input row in place and the row is cloned only when it leaves the operator through `next`
+/// (after a fused filter, if any), never through `drain`, which hands the working row itself to
+/// the consumer. Its buffers are reused across input rows, so expansion allocates nothing per
+/// step.
 struct VarExpand {
     input: Box<dyn Operator>,
     from: Slot,
@@ -1205,7 +1233,8 @@ struct VarExpand {
     filter: Option<(CompiledPred, usize)>,
     /// The input row being expanded; each result is written into it.
     cur: Option<Row>,
-    dfs: DepthFirst<Edge>,
+    /// The path stack, with relationship masks (isomorphism is checked at every step).
+    dfs: DepthFirst<Edge, true>,
     /// Resolved relationship types and property equalities for the current input row.
     tok_types: Vec<TokenId>,
     props: Vec<(TokenId, Value)>,
@@ -1309,19 +1338,19 @@ impl VarExpand {
         Value::List(list)
     }
 
-    /// Writes a result (end node, relationship list unless unused) into the working row and
-    /// returns the row to produce, or `None` if `into` or the fused filter rejects it.
-    #[inline]
+    /// Writes a result (end node, relationship list unless unused) into the working row;
+    /// whether it is a result to produce (`false` if `into` or the fused filter rejects it).
+    #[inline(always)]
     fn output(
         &mut self,
         end: NodeId,
         list: Option<Value>,
         ctx: &mut Ctx,
         g: &mut dyn Graph,
-    ) -> Result<Option<Row>> {
-        let Some(row) = self.cur.as_mut() else { return Ok(None) };
+    ) -> Result<bool> {
+        let Some(row) = self.cur.as_mut() else { return Ok(false) };
         if self.into && !matches!(row[self.to], Value::Node(n) if n == end) {
-            return Ok(None);
+            return Ok(false);
         }
         match &mut row[self.to] {
             // The common case: the previous result's node; no value to drop.
@@ -1338,27 +1367,47 @@ impl VarExpand {
                 }
             }
             if !pred.test(row, ctx, g)? {
-                return Ok(None);
+                return Ok(false);
             }
         }
-        Ok(Some(ctx.row_like(row)))
+        Ok(true)
     }
 
-    /// The next result for the current input row, if any.
-    fn advance(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+    /// Hands the working row, holding a result, to `emit`; whether `emit` says stop.
+    #[inline(always)]
+    fn emit<E>(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
+    where
+        E: FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<bool>,
+    {
+        match self.cur.as_mut() {
+            Some(row) => emit(row, ctx, g),
+            None => Ok(false),
+        }
+    }
+
+    /// Runs the expansion of the current input row, handing each result to `emit` until it
+    /// says stop (`true`, returned) or the results are exhausted (`false`).
+    #[inline(always)]
+    fn advance<E>(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
+    where
+        E: FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<bool>,
+    {
         if let Some((rels, end)) = self.bound_result.take() {
             let list = (!self.list_unused).then(|| self.list_value(rels.iter().copied()));
-            return self.output(end, list, ctx, g);
+            if self.output(end, list, ctx, g)? && self.emit(ctx, g, emit)? {
+                return Ok(true);
+            }
+            return Ok(false);
         }
         if self.zero_pending {
             self.zero_pending = false;
             let start = match self.cur.as_ref().map(|r| &r[self.from]) {
                 Some(Value::Node(n)) => *n,
-                _ => return Ok(None),
+                _ => return Ok(false),
             };
             let list = (!self.list_unused).then(|| Value::List(Vec::new()));
-            if let Some(row) = self.output(start, list, ctx, g)? {
-                return Ok(Some(row));
+            if self.output(start, list, ctx, g)? && self.emit(ctx, g, emit)? {
+                return Ok(true);
             }
         }
         let max = self.max.unwrap_or(u64::MAX);
@@ -1390,32 +1439,29 @@ impl VarExpand {
             }
             if depth >= self.min {
                 let list = (!self.list_unused).then(|| self.list_value(self.dfs.rels()));
-                if let Some(row) = self.output(e.other, list, ctx, g)? {
-                    return Ok(Some(row));
+                if self.output(e.other, list, ctx, g)? && self.emit(ctx, g, emit)? {
+                    return Ok(true);
                 }
             }
         }
-        Ok(None)
+        Ok(false)
     }
-}
 
-impl Operator for VarExpand {
-    fn reset(&mut self, arg: &Row) {
-        self.input.reset(arg);
-        self.cur = None;
-        self.dfs.clear();
-        self.zero_pending = false;
-        self.bound_result = None;
-    }
-    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+    /// Expands input rows one after the other, handing each result to `emit` (see
+    /// [`Self::advance`]); whether `emit` said stop (`false`: the input is exhausted).
+    #[inline(always)]
+    fn pump<E>(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
+    where
+        E: FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<bool>,
+    {
         loop {
             if self.cur.is_some() {
-                if let Some(row) = self.advance(ctx, g)? {
-                    return Ok(Some(row));
+                if self.advance(ctx, g, emit)? {
+                    return Ok(true);
                 }
                 self.cur = None;
             }
-            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
+            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(false) };
             ctx.check_interrupt()?;
             let Value::Node(from) = r[self.from] else { continue };
             self.dfs.clear();
@@ -1456,6 +1502,33 @@ impl Operator for VarExpand {
             }
             self.cur = Some(r);
         }
+    }
+}
+
+impl Operator for VarExpand {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+        self.dfs.clear();
+        self.zero_pending = false;
+        self.bound_result = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        let mut out = None;
+        // The row leaves the operator: a copy of the working row (which the expansion keeps).
+        self.pump(ctx, g, &mut |row: &mut Row, ctx: &mut Ctx, _: &mut dyn Graph| {
+            out = Some(ctx.row_like(row));
+            Ok(true)
+        })?;
+        Ok(out)
+    }
+    fn drain(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, sink: &mut Sink<'_>) -> Result<()> {
+        // Each result is consumed in the working row itself: no copy per path.
+        self.pump(ctx, g, &mut |row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph| {
+            sink(row, ctx, g)?;
+            Ok(false)
+        })?;
+        Ok(())
     }
 }
 
@@ -2268,7 +2341,11 @@ impl Groups {
                 self.args.push(v);
             } else {
                 for a in &call.args {
-                    let v = eval(a, r, ctx, g)?;
+                    let v = match a {
+                        // A variable (`count(b)`): read in place, without a call of `eval`.
+                        PExpr::Slot(s) => r.get(*s).cloned().unwrap_or(Value::Null),
+                        a => eval(a, r, ctx, g)?,
+                    };
                     self.args.push(v);
                 }
             }
@@ -2606,10 +2683,10 @@ impl Operator for Aggregate {
             match &self.scan {
                 Some(scan) if !ctx.profile => self.scan_into(scan, &mut groups, ctx, g)?,
                 _ => {
-                    while let Some(mut r) = self.input.next(ctx, g)? {
-                        groups.add(&self.keys, &self.aggs, &self.reuse, &mut r, ctx, g)?;
-                        ctx.recycle(r);
-                    }
+                    let (keys, aggs, reuse) = (&self.keys, &self.aggs, &self.reuse);
+                    let gr = &mut groups;
+                    self.input
+                        .drain(ctx, g, &mut |r, ctx, g| gr.add(keys, aggs, reuse, r, ctx, g))?;
                 }
             }
             let mut groups = groups.groups;

@@ -746,6 +746,27 @@ fn var_length_expansion_lazily_on_the_path_stack() {
         &[],
         &["'b' | ['b', 'c']"],
     );
+    // Aggregations consume the expansion's working row in place (`Operator::drain`): the
+    // relationship list, the end node and the grouping are those of each path.
+    check_any(
+        &mut g,
+        "MATCH (:N {n: 'a'})-[r:T*]->(x) RETURN size(r), collect(x.n)",
+        &[],
+        &["1 | ['b']", "2 | ['c']", "3 | ['a', 'd']"],
+    );
+    check_any(
+        &mut g,
+        "MATCH p = (:N {n: 'a'})-[:T*]->(x) WHERE x.v \
+         RETURN x.n, count(*), collect([n IN nodes(p) | n.n])",
+        &[],
+        &["'b' | 1 | [['a', 'b']]", "'d' | 1 | [['a', 'b', 'c', 'd']]"],
+    );
+    check(
+        &mut g,
+        "MATCH (s:N)-[:T*]-(x) RETURN count(*), count(DISTINCT x), min(s.n)",
+        &[],
+        &["32 | 4 | 'a'"],
+    );
     // A second relationship in the clause must stay distinct from the expansion's.
     check(&mut g, "MATCH (:N {n: 'a'})-[:T*]->(x)-[:T]->(y) RETURN count(*)", &[], &["3"]);
     // DISTINCT over node ids and over materialized nodes agree.
@@ -878,6 +899,14 @@ fn compiled_filters_agree_with_the_general_evaluator() {
         "b.s > 1",
         "b.missing < 3 AND b:B",
         "b.id > 1 > 0",
+        // Label tests then property reads of one node: one `Graph::node_probe`.
+        "b:B AND b.id = $p",
+        "b:B AND b.s > 1",
+        "b:B:C AND b.v AND b.n",
+        "b:B AND b.v AND b:C",
+        "b:B AND b:C AND b.s = 'x'",
+        "b:C AND b.n = 7 AND b.v",
+        "b:B AND b.missing = 1 AND b.v",
     ];
     let patterns = [
         "MATCH (:Root)-[:T*]->(b) WHERE {p} RETURN b.id ORDER BY b.id",

@@ -40,30 +40,50 @@ pub struct Frame {
 pub const NO_REL: RelId = RelId(u64::MAX);
 
 /// A depth-first path stack (see the module documentation).
+///
+/// With `RELS`, it also keeps one 64-bit mask per frame with a bit set for each relationship
+/// of the path up to it (bit `rel % 64`), so [`path_has_rel`](Self::path_has_rel) scans the
+/// frames only when the relationship's bit is set: for a Cypher variable-length expansion,
+/// which checks every step, that is a handful of instructions instead of a scan of the whole
+/// path. Without it (the traversal framework, which checks relationships only under
+/// `RelationshipPath` uniqueness) a step costs nothing extra.
 #[derive(Debug)]
-pub struct DepthFirst<E> {
+pub struct DepthFirst<E, const RELS: bool = false> {
     frames: Vec<Frame>,
     edges: Vec<E>,
+    /// With `RELS`: per frame, the mask of its path's relationships.
+    masks: Vec<u64>,
 }
 
-impl<E> Default for DepthFirst<E> {
+impl<E, const RELS: bool> Default for DepthFirst<E, RELS> {
     fn default() -> Self {
-        DepthFirst { frames: Vec::new(), edges: Vec::new() }
+        DepthFirst { frames: Vec::new(), edges: Vec::new(), masks: Vec::new() }
     }
 }
 
-impl<E: Copy> DepthFirst<E> {
+/// The bit of a path mask that stands for `rel`.
+#[inline]
+fn rel_bit(rel: RelId) -> u64 {
+    1u64 << (rel.0 & 63)
+}
+
+impl<E: Copy, const RELS: bool> DepthFirst<E, RELS> {
     /// Starts over at `start` (depth 0, nothing pending), keeping the memory.
     pub fn reset(&mut self, start: NodeId) {
         self.frames.clear();
         self.edges.clear();
         self.frames.push(Frame { node: start, rel: NO_REL, cursor: 0, edge_end: 0 });
+        if RELS {
+            self.masks.clear();
+            self.masks.push(0);
+        }
     }
 
     /// Empties the stack (the traversal is over until the next `reset`).
     pub fn clear(&mut self) {
         self.frames.clear();
         self.edges.clear();
+        self.masks.clear();
     }
 
     /// Whether the traversal is over (no frame left).
@@ -108,10 +128,17 @@ impl<E: Copy> DepthFirst<E> {
     pub fn push(&mut self, node: NodeId, rel: RelId) {
         let at = self.edges.len() as u32;
         self.frames.push(Frame { node, rel, cursor: at, edge_end: at });
+        if RELS {
+            let m = self.masks.last().map_or(0, |m| *m) | rel_bit(rel);
+            self.masks.push(m);
+        }
     }
 
     /// Drops the deepest node and its pending relationships.
     pub fn pop(&mut self) {
+        if RELS {
+            self.masks.pop();
+        }
         if let Some(top) = self.frames.pop() {
             // Its range is the tail of the pending stack; the parent's range ends before it.
             if let Some(parent) = self.frames.last() {
@@ -147,6 +174,9 @@ impl<E: Copy> DepthFirst<E> {
     /// Whether `rel` is on the current path (O(depth)).
     #[inline]
     pub fn path_has_rel(&self, rel: RelId) -> bool {
+        if RELS && self.masks.last().is_some_and(|m| m & rel_bit(rel) == 0) {
+            return false;
+        }
         self.frames.iter().skip(1).any(|f| f.rel == rel)
     }
 
@@ -160,6 +190,7 @@ impl<E: Copy> DepthFirst<E> {
     pub fn capacity_bytes(&self) -> usize {
         self.frames.capacity() * std::mem::size_of::<Frame>()
             + self.edges.capacity() * std::mem::size_of::<E>()
+            + self.masks.capacity() * std::mem::size_of::<u64>()
     }
 }
 
@@ -213,6 +244,54 @@ mod tests {
             (vec![1, 3, 4, 0, 2], 3),
         ];
         assert_eq!(got, want);
+    }
+
+    /// The same paths as [`all_paths`], on a `DepthFirst` with relationship masks, and with
+    /// relationship ids 64 apart so that different relationships share a mask bit: the
+    /// masks may only skip the scan of the path, never decide a repeat on their own.
+    fn all_paths_masked(max: usize, rel_offset: u64) -> Vec<(Vec<u64>, u64)> {
+        let g = graph();
+        let rel = |r: u64| r * rel_offset;
+        let mut dfs: DepthFirst<(u64, u64), true> = DepthFirst::default();
+        let mut out = Vec::new();
+        dfs.reset(NodeId(0));
+        dfs.expand_top(|_, v| v.extend(g[0].iter().map(|(r, o)| (rel(*r), *o))));
+        while let Some((r, other)) = dfs.next_edge() {
+            if dfs.path_has_rel(RelId(r)) {
+                continue;
+            }
+            dfs.push(NodeId(other), RelId(r));
+            out.push((dfs.rels().map(|r| r.0 / rel_offset).collect(), other));
+            if dfs.depth() < max {
+                dfs.expand_top(|_, v| {
+                    v.extend(g[other as usize].iter().map(|(r, o)| (rel(*r), *o)))
+                });
+            }
+        }
+        assert!(dfs.is_done());
+        out
+    }
+
+    #[test]
+    fn relationship_masks_give_the_same_paths() {
+        for max in [2, 10] {
+            let want = all_paths(max);
+            // Distinct bits (1 apart), all on one bit (64 apart), pairs sharing bits (32).
+            for offset in [1, 64, 32] {
+                assert_eq!(all_paths_masked(max, offset), want, "max {max}, offset {offset}");
+            }
+        }
+        // The masks follow pops: after a branch is left, its relationship is off the path.
+        let mut dfs: DepthFirst<u64, true> = DepthFirst::default();
+        dfs.reset(NodeId(0));
+        dfs.expand_top(|_, v| v.extend([5, 6]));
+        assert_eq!(dfs.next_edge(), Some(5));
+        dfs.push(NodeId(1), RelId(5));
+        assert!(dfs.path_has_rel(RelId(5)) && !dfs.path_has_rel(RelId(69)));
+        assert_eq!(dfs.next_edge(), Some(6));
+        assert!(!dfs.path_has_rel(RelId(5)));
+        dfs.push(NodeId(2), RelId(6));
+        assert!(dfs.path_has_rel(RelId(6)) && !dfs.path_has_rel(RelId(5)));
     }
 
     #[test]
