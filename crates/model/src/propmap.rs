@@ -199,6 +199,19 @@ impl PropertyMap {
         self.entries.binary_search_by(|(k, _)| k.as_str().cmp(key))
     }
 
+    /// The index of `key`: a scan that skips keys of another length for small maps (most
+    /// maps; a miss then reads no key's bytes), a binary search otherwise.
+    #[inline]
+    fn index_of(&self, key: &str) -> Option<usize> {
+        if self.entries.len() <= 8 {
+            self.entries
+                .iter()
+                .position(|(k, _)| k.len() == key.len() && k.as_bytes() == key.as_bytes())
+        } else {
+            self.find(key).ok()
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -208,22 +221,19 @@ impl PropertyMap {
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.find(key).ok().map(|i| &self.entries[i].1)
+        self.index_of(key).map(|i| &self.entries[i].1)
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
-        match self.find(key) {
-            Ok(i) => Some(&mut self.entries[i].1),
-            Err(_) => None,
-        }
+        self.index_of(key).map(|i| &mut self.entries[i].1)
     }
 
     pub fn get_key_value(&self, key: &str) -> Option<(&Key, &Value)> {
-        self.find(key).ok().map(|i| (&self.entries[i].0, &self.entries[i].1))
+        self.index_of(key).map(|i| (&self.entries[i].0, &self.entries[i].1))
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
-        self.find(key).is_ok()
+        self.index_of(key).is_some()
     }
 
     /// Sets `key` to `value`, returning the value it replaced.
@@ -243,7 +253,7 @@ impl PropertyMap {
     }
 
     pub fn remove(&mut self, key: &str) -> Option<Value> {
-        self.find(key).ok().map(|i| self.entries.remove(i).1)
+        self.index_of(key).map(|i| self.entries.remove(i).1)
     }
 
     pub fn retain(&mut self, mut f: impl FnMut(&Key, &mut Value) -> bool) {
@@ -396,6 +406,25 @@ mod tests {
         assert!(matches!(m.remove("b"), Some(Value::Int(1))));
         assert_eq!(keys(&m), ["a", "c"]);
         assert_eq!(format!("{m:?}"), "{\"a\": Int(4), \"c\": Int(3)}");
+    }
+
+    #[test]
+    fn lookups_agree_on_small_and_large_maps() {
+        for n in [0usize, 1, 5, 8, 9, 40] {
+            let m: PropertyMap =
+                (0..n).rev().map(|i| (format!("k{i}"), Value::Int(i as i64))).collect();
+            assert_eq!(m.len(), n);
+            for i in 0..n {
+                assert!(matches!(m.get(&format!("k{i}")), Some(Value::Int(v)) if *v == i as i64));
+            }
+            for miss in ["", "k", "k99", "kk", "j0"] {
+                assert!(m.get(miss).is_none(), "{miss} in a map of {n}");
+            }
+            let keys: Vec<String> = m.keys().map(|k| k.to_string()).collect();
+            let mut sorted = keys.clone();
+            sorted.sort();
+            assert_eq!(keys, sorted);
+        }
     }
 
     #[test]
