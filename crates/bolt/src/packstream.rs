@@ -228,6 +228,11 @@ pub struct Decoder<'a> {
     keys: Vec<std::sync::Arc<str>>,
     /// Where in `keys` the next key is looked for first.
     next_key: usize,
+    /// The key sequence of the last map decoded with more than one key (the shared strings)
+    /// and the order that sorts it: rows of a batch repeat it, and reuse the order instead of
+    /// sorting their keys again (see `values::decode_map_entries`).
+    pub(crate) shape_keys: Vec<std::sync::Arc<str>>,
+    pub(crate) shape_order: Vec<u8>,
 }
 
 /// Distinct map keys a [`Decoder`] remembers.
@@ -235,7 +240,15 @@ const KEY_CACHE: usize = 32;
 
 impl<'a> Decoder<'a> {
     pub fn new(buf: &'a [u8]) -> Decoder<'a> {
-        Decoder { buf, pos: 0, depth: 0, keys: Vec::new(), next_key: 0 }
+        Decoder {
+            buf,
+            pos: 0,
+            depth: 0,
+            keys: Vec::new(),
+            next_key: 0,
+            shape_keys: Vec::new(),
+            shape_order: Vec::new(),
+        }
     }
 
     /// Reads a map key (a String), shared with the earlier keys of this message that have the

@@ -397,8 +397,54 @@ fn decode_map_entries(dec: &mut Decoder<'_>, len: usize) -> Result<PropertyMap, 
         let value = decode_value(dec)?;
         entries.push((arbor_model::Key::from(key), value));
     }
-    // Sorted by key, a repeated key keeping its last value (PackStream does not forbid them).
-    Ok(PropertyMap::from_entries(entries))
+    Ok(sorted_map(dec, entries))
+}
+
+/// Longest key sequence whose sorting order a decoder remembers.
+const SHAPE_MAX: usize = 32;
+
+/// The map of decoded `entries`: sorted by key, a repeated key keeping its last value
+/// (PackStream does not forbid them). Maps with the same key strings in the same order as the
+/// previous one (the rows of a batch) take its order without comparing keys.
+fn sorted_map(dec: &mut Decoder<'_>, mut entries: Vec<(arbor_model::Key, Value)>) -> PropertyMap {
+    let n = entries.len();
+    if n < 2 || n > SHAPE_MAX {
+        return PropertyMap::from_entries(entries);
+    }
+    let same_shape = dec.shape_keys.len() == n
+        && entries
+            .iter()
+            .zip(&dec.shape_keys)
+            .all(|(e, k)| std::sync::Arc::ptr_eq(e.0.as_arc(), k));
+    if !same_shape {
+        let mut order: Vec<u8> = (0..n as u8).collect();
+        order.sort_by(|a, b| entries[*a as usize].0.cmp(&entries[*b as usize].0));
+        if order.windows(2).any(|w| entries[w[0] as usize].0 == entries[w[1] as usize].0) {
+            // Repeated keys: no order to remember.
+            return PropertyMap::from_entries(entries);
+        }
+        dec.shape_keys = entries.iter().map(|e| e.0.as_arc().clone()).collect();
+        dec.shape_order = order;
+    }
+    // entries[i] <- entries[order[i]], cycle by cycle.
+    let order = &dec.shape_order;
+    let mut done = 0u64;
+    for start in 0..n {
+        if done & (1 << start) != 0 {
+            continue;
+        }
+        let mut i = start;
+        loop {
+            done |= 1 << i;
+            let j = order[i] as usize;
+            if j == start {
+                break;
+            }
+            entries.swap(i, j);
+            i = j;
+        }
+    }
+    PropertyMap::from_sorted(entries)
 }
 
 fn struct_int(dec: &mut Decoder<'_>, what: &str) -> Result<i64, DecodeError> {
@@ -600,6 +646,60 @@ mod tests {
 
     fn ndt(y: i32, mo: u32, d: u32, h: u32, mi: u32, s: u32, nanos: u32) -> NaiveDateTime {
         NaiveDate::from_ymd_opt(y, mo, d).unwrap().and_hms_nano_opt(h, mi, s, nanos).unwrap()
+    }
+
+    /// Maps of a list decoded with the key order of the previous map reuse its sorting order;
+    /// every map must still come out sorted, with the right values, when the shape changes,
+    /// repeats, has repeated keys (last wins) or shares only some keys.
+    #[test]
+    fn lists_of_maps_decode_sorted_whatever_the_key_orders() {
+        use crate::packstream::{write_int, write_list_header, write_map_header, write_string};
+        let rows: Vec<Vec<(&str, i64)>> = vec![
+            vec![("id", 1), ("name", 2), ("value", 3), ("score", 4), ("flag", 5)],
+            vec![("id", 11), ("name", 12), ("value", 13), ("score", 14), ("flag", 15)],
+            vec![("flag", 25), ("id", 21), ("name", 22), ("value", 23), ("score", 24)],
+            vec![("id", 31), ("name", 32), ("value", 33), ("score", 34), ("flag", 35)],
+            vec![("b", 1), ("a", 2), ("b", 3)],
+            vec![("b", 1), ("a", 2), ("b", 3)],
+            vec![("z", 7)],
+            vec![("id", 41), ("name", 42), ("value", 43), ("score", 44), ("flag", 45)],
+            vec![("id", 51), ("name", 52), ("value", 53), ("other", 54), ("flag", 55)],
+        ];
+        let mut b = Vec::new();
+        write_list_header(&mut b, rows.len()).unwrap();
+        for r in &rows {
+            write_map_header(&mut b, r.len()).unwrap();
+            for (k, v) in r {
+                write_string(&mut b, k).unwrap();
+                write_int(&mut b, *v);
+            }
+        }
+        let Value::List(maps) = dec(&b).unwrap() else { panic!("not a list") };
+        assert_eq!(maps.len(), rows.len());
+        for (m, r) in maps.iter().zip(&rows) {
+            let Value::Map(m) = m else { panic!("not a map") };
+            let mut want: Vec<(&str, i64)> = Vec::new();
+            for (k, v) in r {
+                match want.iter_mut().find(|(x, _)| x == k) {
+                    Some(e) => e.1 = *v,
+                    None => want.push((k, *v)),
+                }
+            }
+            want.sort();
+            let got: Vec<(String, i64)> = m
+                .iter()
+                .map(|(k, v)| match v {
+                    Value::Int(i) => (k.to_string(), *i),
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            let want: Vec<(String, i64)> =
+                want.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+            assert_eq!(got, want);
+            for (k, v) in &want {
+                assert!(matches!(m.get(k), Some(Value::Int(i)) if i == v), "{k} in {m:?}");
+            }
+        }
     }
 
     #[test]

@@ -195,6 +195,13 @@ impl PropertyMap {
         PropertyMap { entries }
     }
 
+    /// A map of entries already sorted by key with unique keys (the caller's guarantee; checked
+    /// in debug builds). Lookups in a map built from unsorted entries would miss keys.
+    pub fn from_sorted(entries: Vec<(Key, Value)>) -> PropertyMap {
+        debug_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0));
+        PropertyMap { entries }
+    }
+
     fn find(&self, key: &str) -> Result<usize, usize> {
         self.entries.binary_search_by(|(k, _)| k.as_str().cmp(key))
     }

@@ -937,7 +937,8 @@ impl Transaction {
     }
 
     fn put_node(&mut self, id: u64, data: Option<Arc<NodeData>>, created: bool) {
-        let prev = self.nodes.get(&id).cloned();
+        // A node created just now has a fresh id: nothing of it in the write set yet.
+        let prev = if created { None } else { self.nodes.get(&id).cloned() };
         let created = created || prev.as_ref().is_some_and(|p| p.created);
         if let Some(d) = &data {
             self.track_index(id, d);
