@@ -1383,7 +1383,8 @@ impl BaseBuilder {
         b.interner = Interner::extending(old);
         b.extends_ts = Some(old.ts);
         b.sets = old.label_sets.clone();
-        b.set_ids = b.sets.iter().enumerate().skip(1).map(|(i, s)| (s.to_vec(), i as u32)).collect();
+        b.set_ids =
+            b.sets.iter().enumerate().skip(1).map(|(i, s)| (s.to_vec(), i as u32)).collect();
         b
     }
 

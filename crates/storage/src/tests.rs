@@ -1538,28 +1538,30 @@ fn incremental_folds_keep_every_row() {
         }
         w.commit().unwrap();
     };
-    let check = |s: &Store, expect: &std::collections::BTreeMap<u64, (Vec<TokenId>, Vec<(TokenId, Value)>)>| {
-        let r = s.begin(true);
-        assert_eq!(all_nodes(&r, None), expect.keys().copied().collect::<Vec<_>>());
-        for (id, (labels, props)) in expect {
-            let mut got = r.node_labels(NodeId(*id));
-            got.sort();
-            let mut want = labels.clone();
-            want.sort();
-            assert_eq!(got, want, "labels of node {id}");
-            for (k, v) in props {
-                assert_eq!(
-                    format!("{:?}", r.node_property(NodeId(*id), *k)),
-                    format!("{:?}", Some(v)),
-                    "node {id} key {k:?}"
-                );
+    let check =
+        |s: &Store,
+         expect: &std::collections::BTreeMap<u64, (Vec<TokenId>, Vec<(TokenId, Value)>)>| {
+            let r = s.begin(true);
+            assert_eq!(all_nodes(&r, None), expect.keys().copied().collect::<Vec<_>>());
+            for (id, (labels, props)) in expect {
+                let mut got = r.node_labels(NodeId(*id));
+                got.sort();
+                let mut want = labels.clone();
+                want.sort();
+                assert_eq!(got, want, "labels of node {id}");
+                for (k, v) in props {
+                    assert_eq!(
+                        format!("{:?}", r.node_property(NodeId(*id), *k)),
+                        format!("{:?}", Some(v)),
+                        "node {id} key {k:?}"
+                    );
+                }
+                assert_eq!(r.node_properties(NodeId(*id)).len(), props.len(), "node {id}");
             }
-            assert_eq!(r.node_properties(NodeId(*id)).len(), props.len(), "node {id}");
-        }
-        assert_eq!(r.count_nodes(Some(a)), expect.len() as u64);
-        drop(r);
-        assert!(s.check().unwrap().is_ok());
-    };
+            assert_eq!(r.count_nodes(Some(a)), expect.len() as u64);
+            drop(r);
+            assert!(s.check().unwrap().is_ok());
+        };
     add(&s, 6000, &mut expect);
     assert!(s.compact().unwrap());
     check(&s, &expect);
