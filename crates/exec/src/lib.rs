@@ -376,7 +376,9 @@ impl Execution {
                 return Ok(None);
             };
             if self.q.plan.columns.is_empty() {
-                // No RETURN: run to completion, yield nothing.
+                // No RETURN: run to completion, yield nothing (the row's memory goes back to
+                // the operators: a batched write produces a row per created entity).
+                self.ctx.recycle(row);
                 continue;
             }
             let names = &mut self.names;

@@ -2854,7 +2854,7 @@ impl Operator for Unwind {
         loop {
             if let Some(cur) = &self.cur {
                 if let Some(v) = self.items.next() {
-                    let mut row = cur.clone();
+                    let mut row = ctx.row_like(cur);
                     row[self.slot] = v;
                     return Ok(Some(row));
                 }
