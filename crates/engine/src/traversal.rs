@@ -11,8 +11,26 @@
 //! * depth-first keeps one stack of frames and one stack of pending relationships (both bounded
 //!   by depth × fanout): the path stack [`arbor_exec::traverse::DepthFirst`], the same machinery
 //!   Cypher's variable-length expansion runs on;
-//! * breadth-first keeps every branch that is still to be expanded or is an ancestor of one, in
-//!   an arena (24 bytes per branch, in fixed-size chunks) that doubles as the queue;
+//! * breadth-first keeps its branches (end node, relationship, parent: 24 bytes each, in 96 KiB
+//!   chunks) in an arena that doubles as the queue, up to a memory budget
+//!   ([`TraversalDescription::memory_budget`], default [`DEFAULT_MEMORY_BUDGET`] = 480 KiB);
+//! * when the next branch would not fit, breadth-first goes on by **iterative deepening**: for
+//!   each further level `d`, it walks depth-first (on the same path stack as depth-first order)
+//!   from the start down to level `d`, descending only into paths the evaluator said "continue"
+//!   for, and evaluates only the paths at level `d` it has not seen. Pre-order reaches a
+//!   level's paths in exactly the order the queue would (parents in level order, children in
+//!   expander order), so the output order is unchanged, and the `j`-th path a walk reaches at
+//!   level `k` is the `j`-th path ever reached there. That ordinal indexes one bit per path and
+//!   level holding its continue decision (the arena's branches are turned into those bits at
+//!   the switch), so the evaluator is called exactly once per path, as in the arena; a level
+//!   whose bits are all equal (everything continues, or nothing, as at the maximum depth) takes
+//!   no memory. The expander is called again for every re-walked path, so it must be
+//!   deterministic for a snapshot (see [`Expander`]). The traversal ends after a level in which
+//!   no path continues. The cost is the re-walks: level `d` re-expands the continuing paths of
+//!   levels `< d` (for a tree of fanout `f`, about `1 / (f - 1)` more expansions overall).
+//!   Only [`Uniqueness::None`], [`Uniqueness::NodePath`] and [`Uniqueness::RelationshipPath`]
+//!   are bounded: their decisions depend on the path alone, so a re-walk replays them. The
+//!   global kinds depend on every earlier path and keep the whole arena;
 //! * node-global / relationship-global uniqueness use a bitset over the dense ids (one bit per id);
 //!   path uniqueness checks the current path and needs no memory.
 //!
@@ -95,7 +113,9 @@ pub enum Order {
     /// siblings.
     #[default]
     DepthFirst,
-    /// Level by level: all paths of length `n` before any of length `n + 1`.
+    /// Level by level: all paths of length `n` before any of length `n + 1` (each level in queue
+    /// order: parents in level order, each parent's children in expander order). Memory is
+    /// bounded by [`TraversalDescription::memory_budget`] for the path-only uniqueness kinds.
     BreadthFirst,
 }
 
@@ -576,14 +596,21 @@ impl LevelBits {
         self.dense = false;
     }
 
+    #[inline(always)]
     fn push(&mut self, bit: bool) {
+        if !self.dense && (self.len == 0 || bit == self.uniform) {
+            self.uniform = bit;
+            self.len += 1;
+            self.ones += bit as u64;
+            return;
+        }
+        self.push_dense(bit);
+    }
+
+    /// `push` once the bits differ (kept out of line: the uniform case is the hot one).
+    #[inline(never)]
+    fn push_dense(&mut self, bit: bool) {
         if !self.dense {
-            if self.len == 0 || bit == self.uniform {
-                self.uniform = bit;
-                self.len += 1;
-                self.ones += bit as u64;
-                return;
-            }
             // The first differing bit: spell out the uniform prefix.
             let fill = if self.uniform { u64::MAX } else { 0 };
             self.words.clear();
@@ -1191,8 +1218,11 @@ impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V,
 /// Bounded breadth-first: visits the path ending at the deepest frame during a walk down to
 /// level `target`. A path seen before (its ordinal within its level is below the level's
 /// recorded length) keeps its recorded decision and is not evaluated again; a new path (only
-/// at level `target`) is evaluated and its decision recorded. Paths above `target` whose
-/// decision was "continue" are expanded. Returns whether a newly evaluated path is included.
+/// at level `target`) is evaluated and its decision recorded: "continue" only if the evaluator
+/// says so, the maximum depth allows it, and the path has a child (the expander is asked right
+/// away, so the walk after the last level with children is not needed to find that it has
+/// none). Paths above `target` whose decision was "continue" are expanded. Returns whether a
+/// newly evaluated path is included.
 #[inline]
 fn visit_level<E: Expander, V: Evaluator>(
     td: &TraversalDescription<E, V>,
@@ -1213,8 +1243,22 @@ fn visit_level<E: Expander, V: Evaluator>(
         (level.get(j), false)
     } else if depth == target {
         let end = tx.node_handle(ws.dfs.end().unwrap_or(start));
-        let ev = td.evaluator.evaluate(&frames_path_to(tx, start, ws.dfs.frames(), end));
-        let cont = ev.continues() && depth < max;
+        let path = frames_path_to(tx, start, ws.dfs.frames(), end);
+        let ev = td.evaluator.evaluate(&path);
+        let cont = ev.continues() && depth < max && {
+            ws.edges.clear();
+            td.expander.expand(&path, &mut ws.edges);
+            let dfs = &ws.dfs;
+            let has_child = match td.uniqueness {
+                Uniqueness::NodePath => ws.edges.iter().any(|e| !dfs.path_has_node(e.other)),
+                Uniqueness::RelationshipPath => ws.edges.iter().any(|e| !dfs.path_has_rel(e.rel)),
+                Uniqueness::None | Uniqueness::NodeGlobal | Uniqueness::RelationshipGlobal => {
+                    !ws.edges.is_empty()
+                }
+            };
+            ws.edges.clear();
+            has_child
+        };
         level.push(cont);
         (cont, ev.includes())
     } else {
