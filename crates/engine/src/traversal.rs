@@ -25,9 +25,14 @@
 //!   the switch), so the evaluator is called exactly once per path, as in the arena; a level
 //!   whose bits are all equal (everything continues, or nothing, as at the maximum depth) takes
 //!   no memory. The expander is called again for every re-walked path, so it must be
-//!   deterministic for a snapshot (see [`Expander`]). The traversal ends after a level in which
-//!   no path continues. The cost is the re-walks: level `d` re-expands the continuing paths of
-//!   levels `< d` (for a tree of fanout `f`, about `1 / (f - 1)` more expansions overall).
+//!   deterministic for a snapshot (see [`Expander`]). A new path that continues is expanded
+//!   once right away to see whether it has a child at all (one that passes uniqueness); if not,
+//!   it is recorded as not continuing, so the traversal ends after the last level that has
+//!   children instead of walking the whole tree once more to find that it has none. The cost
+//!   is the re-walks: the walk for level `d` visits and expands again the continuing paths of
+//!   levels `< d` (on a tree of fanout `f`, about `1 / (f - 1)` more visits than the arena, and
+//!   each continuing path expanded at least twice). On the traversal benchmark's tree: +10 %
+//!   instructions over the arena, 497 kB allocated by a cold traversal instead of 33.8 MB.
 //!   Only [`Uniqueness::None`], [`Uniqueness::NodePath`] and [`Uniqueness::RelationshipPath`]
 //!   are bounded: their decisions depend on the path alone, so a re-walk replays them. The
 //!   global kinds depend on every earlier path and keep the whole arena;
