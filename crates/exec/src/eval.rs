@@ -419,14 +419,7 @@ impl CompiledPred {
                     }
                     // The one-entry memo `node_prop` keeps: the last property read.
                     if let (Some(v), Some(t)) = (gp.vals.pop(), gp.key_toks.last()) {
-                        if matches!(
-                            v,
-                            Value::Null
-                                | Value::Bool(_)
-                                | Value::Int(_)
-                                | Value::Float(_)
-                                | Value::String(_)
-                        ) {
+                        if memo_worthy(&v) {
                             ctx.last_prop = Some((id, *t, v));
                         }
                     }
@@ -617,14 +610,7 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
                         }
                         let v = entity_property(&Value::Node(id), tok, g)?;
                         // Only values that are cheap to copy are remembered.
-                        if matches!(
-                            v,
-                            Value::Null
-                                | Value::Bool(_)
-                                | Value::Int(_)
-                                | Value::Float(_)
-                                | Value::String(_)
-                        ) {
+                        if memo_worthy(&v) {
                             ctx.last_prop = Some((id, t, v.clone()));
                         }
                         return Ok(v);
@@ -1486,4 +1472,11 @@ pub(crate) fn subquery_result(
             Ok(Value::List(out))
         }
     }
+}
+
+/// Whether a property value is cheap enough to copy to keep in the one-entry memo
+/// `Ctx::last_prop` (scalars and shared strings; not lists or maps).
+#[inline]
+fn memo_worthy(v: &Value) -> bool {
+    matches!(v, Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::String(_))
 }
