@@ -1,4 +1,4 @@
-//! A counting global allocator: wraps the system allocator and counts bytes and calls per
+//! A counting global allocator: wraps mimalloc and counts bytes and calls per
 //! thread (thread-local `Cell`s, so the hot path adds two non-atomic increments) and in total
 //! (one relaxed atomic add). A binary opts in with
 //! `#[global_allocator] static A: arbor_bench::CountingAlloc = arbor_bench::CountingAlloc;`.
@@ -12,10 +12,12 @@
 //! array when a list grows: "bytes allocated" is comparable to the JVM's garbage per request.
 
 // A global allocator cannot be written without `unsafe`: the trait's methods are unsafe and
-// hand raw pointers through. Everything here only forwards to `System` and counts.
+// hand raw pointers through. Everything here only forwards to mimalloc (named `System` below) and counts.
 #![allow(unsafe_code)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
+
+use mimalloc::MiMalloc as System;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 

@@ -122,15 +122,27 @@ pub(crate) struct RelSlot {
 
 const SHARDS: u64 = 64;
 
+/// A shard holds blocks of `1 << BLOCK_BITS` consecutive ids (block `b` goes to shard
+/// `b % SHARDS`), so a scan in id order (a fold reading every delta node, GC of sorted ids, a
+/// commit installing a batch of new nodes) stays in one shard's table for a whole block. With
+/// ids dealt round-robin over the shards (`id % SHARDS`), such a scan advanced 64 tables at
+/// once, one entry each, and every step missed the cache (the hottest instruction of GC, of
+/// the fold and of a bulk commit's install).
+const BLOCK_BITS: u32 = 10;
+
+/// The id's position within its shard: the shard bits taken out, so consecutive ids of a
+/// block, and the blocks of one shard, are consecutive.
+#[inline]
+fn shard_key(id: u64) -> u64 {
+    ((id >> (BLOCK_BITS + SHARDS.trailing_zeros())) << BLOCK_BITS) | (id & ((1 << BLOCK_BITS) - 1))
+}
+
 /// Hashes a `u64` id of a [`Table`] shard with a few multiplications (ids are dense; SipHash
 /// would be wasted work), keeping neighbouring ids together: the table's bucket index comes
-/// from the low bits, so ids `k * SHARDS + s` of one shard with the same `k / 16` take 16
+/// from the low bits, so ids whose [`shard_key`] `k` has the same `k / 16` take 16
 /// consecutive buckets (one probe group), and those runs are scattered by a mixed hash of
 /// `k / 16` (so strided id patterns do not collide). hashbrown's 7-bit tag (the top bits)
-/// mixes the whole id. Scans in id order (a fold reading every delta node, GC of sorted ids,
-/// a commit installing a batch of new nodes) then touch memory mostly sequentially instead of
-/// missing the cache at every id, which made the lookup itself the hottest instruction of
-/// GC and of the fold.
+/// mixes the whole id. A scan in id order then touches memory sequentially within a run.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct IdHasher(u64);
 
@@ -149,7 +161,7 @@ impl std::hash::Hasher for IdHasher {
     }
     fn write_u64(&mut self, id: u64) {
         const C: u64 = 0x9E37_79B9_7F4A_7C15;
-        let k = id / SHARDS;
+        let k = shard_key(id);
         let run = (k >> 4).wrapping_mul(C);
         let run = run ^ (run >> 29);
         let tag = id.wrapping_mul(C) & TAG_BITS;
@@ -171,7 +183,7 @@ impl<S: Default> Table<S> {
     }
 
     fn shard(id: u64) -> Option<usize> {
-        (id < MAX_ID).then_some((id % SHARDS) as usize)
+        (id < MAX_ID).then_some(((id >> BLOCK_BITS) % SHARDS) as usize)
     }
 
     pub fn read<R>(&self, id: u64, f: impl FnOnce(&S) -> R) -> Option<R> {
@@ -1304,14 +1316,22 @@ mod tests {
         use std::hash::{BuildHasher, BuildHasherDefault};
         let h = |id: u64| BuildHasherDefault::<IdHasher>::default().hash_one(id);
         let low = |x: u64| x & ((1 << 40) - 1);
-        // 16 consecutive ids of shard 3 (k = 32..48): consecutive buckets.
-        for k in 33..48u64 {
-            assert_eq!(low(h(k * SHARDS + 3)), low(h((k - 1) * SHARDS + 3)) + 1);
+        // 16 consecutive ids of one block: consecutive buckets.
+        for id in 33..48u64 {
+            assert_eq!(low(h(id)), low(h(id - 1)) + 1);
         }
-        // Runs land far apart, and tags differ between neighbours.
-        let runs: HashSet<u64> = (0..1000u64).map(|r| low(h(r * 16 * SHARDS)) >> 4).collect();
+        // The last id of a shard's block and the first of its next block are neighbours too.
+        let next_block = SHARDS << BLOCK_BITS;
+        assert_eq!(shard_key(next_block), shard_key(next_block - (SHARDS - 1) * 1024 - 1) + 1);
+        assert_eq!(Table::<NodeSlot>::shard(5), Table::<NodeSlot>::shard(1023));
+        assert_ne!(Table::<NodeSlot>::shard(1023), Table::<NodeSlot>::shard(1024));
+        assert_eq!(Table::<NodeSlot>::shard(0), Table::<NodeSlot>::shard(next_block));
+        // Runs of one shard land far apart, and tags differ between neighbours.
+        let of_shard_0 = |k: u64| ((k >> BLOCK_BITS) << (BLOCK_BITS + 6)) | (k & 1023);
+        assert_eq!(shard_key(of_shard_0(5000)), 5000);
+        let runs: HashSet<u64> = (0..1000u64).map(|r| low(h(of_shard_0(r * 16))) >> 4).collect();
         assert!(runs.len() > 990, "runs collide: {}", runs.len());
-        let tags: HashSet<u64> = (0..64u64).map(|k| h(k * SHARDS) >> 57).collect();
+        let tags: HashSet<u64> = (0..64u64).map(|k| h(k) >> 57).collect();
         assert!(tags.len() > 20, "tags barely vary: {}", tags.len());
     }
 
