@@ -10,4 +10,4 @@ pub mod stats;
 pub mod traversal;
 pub mod tree;
 
-pub use alloc::CountingAlloc;
+pub use alloc::{tune_allocator, CountingAlloc};

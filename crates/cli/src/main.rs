@@ -119,6 +119,7 @@ struct PasswdArgs {
 }
 
 fn main() {
+    arbor_bench::tune_allocator();
     // The old `--nodes:Label files` spelling of `arbor import` is rewritten before clap sees it.
     let cli = Cli::parse_from(import::normalize_argv(std::env::args_os().collect()));
     init_logging();
