@@ -177,6 +177,7 @@ pub mod bulk;
 mod check;
 mod checkpoint;
 mod codec;
+mod idset;
 mod mvcc;
 mod schema;
 mod store;

@@ -8,7 +8,7 @@
 //! one short lock at a time and never nest locks, except `active` then `base` (registering a
 //! transaction and swapping the base take both, always in that order).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,6 +19,7 @@ use rustc_hash::FxHashMap;
 
 use crate::base::{Base, NodeRef};
 use crate::codec::MAX_ID;
+use crate::idset::IdSet;
 use crate::schema::{Schema, Target};
 use crate::value::{target_key, IndexKey};
 use crate::TokenKind;
@@ -572,8 +573,8 @@ pub(crate) struct Core {
     pub base: RwLock<Arc<Base>>,
     pub nodes: Table<NodeSlot>,
     pub rels: Table<RelSlot>,
-    pub label_sets: RwLock<HashMap<u32, BTreeSet<u64>>>,
-    pub type_sets: RwLock<HashMap<u32, BTreeSet<u64>>>,
+    pub label_sets: RwLock<HashMap<u32, IdSet>>,
+    pub type_sets: RwLock<HashMap<u32, IdSet>>,
     pub counts: RwLock<Counts>,
     pub schema: RwLock<Schema>,
     pub next_node: AtomicU64,
@@ -864,8 +865,18 @@ impl Core {
         drop(schema);
         if !label_adds.is_empty() {
             let mut ls = self.label_sets.write();
-            for (l, id) in label_adds {
-                ls.entry(l).or_default().insert(id);
+            // Ids of one label come in runs (a batch creates nodes of the same labels): one
+            // map lookup per run.
+            let mut i = 0;
+            while let Some(&(l, _)) = label_adds.get(i) {
+                let set = ls.entry(l).or_default();
+                while let Some(&(l2, id)) = label_adds.get(i) {
+                    if l2 != l {
+                        break;
+                    }
+                    set.insert(id);
+                    i += 1;
+                }
             }
         }
         if !type_adds.is_empty() {
@@ -1079,7 +1090,7 @@ impl Core {
             let mut ls = self.label_sets.write();
             for (l, id) in label_drops {
                 if let Some(set) = ls.get_mut(&l) {
-                    set.remove(&id);
+                    set.remove(id);
                 }
             }
         }
@@ -1098,14 +1109,14 @@ impl Core {
         {
             let mut ls = self.label_sets.write();
             for set in ls.values_mut() {
-                set.retain(has_node);
+                set.retain(|id| has_node(&id));
             }
             ls.retain(|_, s| !s.is_empty());
         }
         {
             let mut ts = self.type_sets.write();
             for set in ts.values_mut() {
-                set.retain(has_rel);
+                set.retain(|id| has_rel(&id));
             }
             ts.retain(|_, s| !s.is_empty());
         }
@@ -1177,7 +1188,7 @@ impl Core {
         let Some(r) = removed.iter().flatten().next() else { return };
         let mut ts = self.type_sets.write();
         if let Some(set) = ts.get_mut(&r.ty) {
-            set.remove(&id);
+            set.remove(id);
         }
         drop(ts);
         if !absent {

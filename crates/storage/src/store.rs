@@ -933,7 +933,7 @@ impl Core {
             // only nodes that gained the label since the base, not base rows that kept it) and
             // of the nodes in the delta's label set.
             if let Some(s) = self.label_sets.read().get(&label) {
-                ids.extend(s.iter().copied());
+                ids.extend(s.iter());
             }
             ids.sort_unstable();
             ids.dedup();
@@ -1008,7 +1008,7 @@ impl Core {
             .type_sets
             .read()
             .get(&def.label)
-            .map(|s| s.iter().copied().collect())
+            .map(|s| s.iter().collect())
             .unwrap_or_default();
         for id in ids {
             self.rels.read(id, |s| {
@@ -1071,7 +1071,7 @@ impl Core {
             )
         };
         let mut ids: Vec<u64> =
-            self.type_sets.read().get(&ty).map(|s| s.iter().copied().collect()).unwrap_or_default();
+            self.type_sets.read().get(&ty).map(|s| s.iter().collect()).unwrap_or_default();
         let base = self.base();
         let mut cur = 0;
         while let Some(id) = base.next_rel_of_types(&[ty], cur) {
@@ -1227,7 +1227,7 @@ impl Core {
         // Every candidate id: the delta's members of the label/type, then the base's.
         let mut ids: Vec<u64> = if rel { self.type_sets.read() } else { self.label_sets.read() }
             .get(&key)
-            .map(|s| s.iter().copied().collect())
+            .map(|s| s.iter().collect())
             .unwrap_or_default();
         let mut cur = 0;
         loop {
@@ -1330,7 +1330,7 @@ impl Core {
             .label_sets
             .read()
             .get(&label)
-            .map(|s| s.iter().copied().collect())
+            .map(|s| s.iter().collect())
             .unwrap_or_default();
         let base = self.base();
         let mut cur = 0;

@@ -305,7 +305,7 @@ impl Store {
             .label_sets
             .read()
             .get(&l)
-            .map(|s| s.iter().copied().collect())
+            .map(|s| s.iter().collect())
             .unwrap_or_default()
     }
 }

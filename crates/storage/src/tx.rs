@@ -4,12 +4,13 @@
 //! A transaction owns everything it needs (an `Arc` of the store core and its write set), so it is
 //! `Send` and can live in a session across network round trips. No lock is held between calls.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 
+use crate::idset::IdSet;
 use crate::base::{Base, NodeRef, RelRef};
 use crate::codec::{entity_size_hint, Enc, MAX_ID};
 use crate::mvcc::{set_prop, Core, CountDelta, NodeData, RelData};
@@ -72,8 +73,8 @@ pub struct Transaction {
     adj: HashMap<u64, Vec<TxAdj>>,
     /// Supersets (never undone; readers re-check): nodes given a label, rels of a type, and
     /// index keys written by this transaction.
-    tx_labels: HashMap<u32, BTreeSet<u64>>,
-    tx_types: HashMap<u32, BTreeSet<u64>>,
+    tx_labels: HashMap<u32, IdSet>,
+    tx_types: HashMap<u32, IdSet>,
     tx_index: BTreeMap<(Target, IndexKey), Vec<u64>>,
     undo: Vec<Undo>,
     delta: CountDelta,
@@ -254,9 +255,9 @@ impl Transaction {
             Some(l) => loop {
                 let committed = {
                     let sets = self.core.label_sets.read();
-                    sets.get(&l).and_then(|s| s.range(cur..).next().copied())
+                    sets.get(&l).and_then(|s| s.first_from(cur))
                 };
-                let own = self.tx_labels.get(&l).and_then(|s| s.range(cur..).next().copied());
+                let own = self.tx_labels.get(&l).and_then(|s| s.first_from(cur));
                 let based = self.base.next_with_label(l, cur);
                 let cand = [committed, own, based].into_iter().flatten().min()?;
                 if self.node_has_label(NodeId(cand), l) {
@@ -308,7 +309,7 @@ impl Transaction {
         let bits = self.base.label_bits(l);
         let own_writes = !self.nodes.is_empty();
         if own.is_none()
-            && self.core.label_sets.read().get(&l).is_none_or(|s| s.range(cur..).next().is_none())
+            && self.core.label_sets.read().get(&l).is_none_or(|s| s.first_from(cur).is_none())
         {
             // Only the base's label bits propose candidates (no commit since the base and no
             // own write labelled a node `l` at or past `cur`): the loop below reduced to them.
@@ -330,7 +331,7 @@ impl Transaction {
         let mut ci = 0;
         // Whether `committed` may be missing ids past its last one (it was cut at `max`).
         let mut committed_more = true;
-        let mut own_next = own.and_then(|s| s.range(cur..).next().copied());
+        let mut own_next = own.and_then(|s| s.first_from(cur));
         let mut base_next = bits.and_then(|(b, end)| b.next_from(cur).filter(|id| *id < end));
         while left > 0 {
             if ci == committed.len() && committed_more {
@@ -338,7 +339,7 @@ impl Transaction {
                 ci = 0;
                 let sets = self.core.label_sets.read();
                 if let Some(s) = sets.get(&l) {
-                    committed.extend(s.range(cur..).take(max));
+                    committed.extend(s.iter_from(cur).take(max));
                 }
                 committed_more = committed.len() == max;
             }
@@ -352,7 +353,7 @@ impl Transaction {
                 ci += 1;
             }
             if own_next == Some(cand) {
-                own_next = own.and_then(|s| s.range(cand + 1..).next().copied());
+                own_next = own.and_then(|s| s.first_from(cand + 1));
             }
             let base_next_was = base_next;
             if base_next == Some(cand) {
@@ -870,13 +871,13 @@ impl Transaction {
             {
                 let sets = self.core.type_sets.read();
                 for t in types {
-                    if let Some(c) = sets.get(t).and_then(|s| s.range(cur..).next()) {
-                        best = Some(best.map_or(*c, |b| b.min(*c)));
+                    if let Some(c) = sets.get(t).and_then(|s| s.first_from(cur)) {
+                        best = Some(best.map_or(c, |b| b.min(c)));
                     }
                 }
             }
             for t in types {
-                if let Some(c) = self.tx_types.get(t).and_then(|s| s.range(cur..).next()) {
+                if let Some(c) = self.tx_types.get(t).and_then(|s| s.first_from(cur)).as_ref() {
                     best = Some(best.map_or(*c, |b| b.min(*c)));
                 }
             }
