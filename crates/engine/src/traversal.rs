@@ -272,11 +272,11 @@ impl Expander for TypeExpander {
     fn expand(&self, path: &Path<'_>, out: &mut Vec<Edge>) {
         let end = path.end;
         if self.rules.is_empty() {
-            end.for_each_edge(Dir::Both, &[], |e| out.push(e));
+            end.edges_into(Dir::Both, &[], out);
             return;
         }
         for (dir, types) in &self.rules {
-            end.for_each_edge(*dir, types, |e| out.push(e));
+            end.edges_into(*dir, types, out);
         }
     }
 }
@@ -317,7 +317,7 @@ impl<'t> NodeRef<'t> {
     /// Appends the node's relationships in `dir` whose type is one of `types` (all if empty).
     #[inline]
     pub fn relationships(&self, dir: Direction, types: &[RelType], out: &mut Vec<Edge>) {
-        with_type_ids(types, |ids| self.h.for_each_edge(dir, ids, |e| out.push(e)));
+        with_type_ids(types, |ids| self.h.edges_into(dir, ids, out));
     }
 
     /// Number of relationships `relationships` would append.
@@ -335,8 +335,16 @@ impl std::fmt::Debug for NodeRef<'_> {
 }
 
 /// Runs `f` on the raw token ids of `types` without allocating for the usual handful of types.
+#[inline(always)]
 fn with_type_ids<R>(types: &[RelType], f: impl FnOnce(&[TokenId]) -> R) -> R {
     const INLINE: usize = 8;
+    // The usual one or two types without filling a buffer.
+    match types {
+        [] => return f(&[]),
+        [t] => return f(&[t.0]),
+        [t, u] => return f(&[t.0, u.0]),
+        _ => {}
+    }
     if types.len() <= INLINE {
         let mut buf = [0 as TokenId; INLINE];
         for (slot, t) in buf.iter_mut().zip(types) {
