@@ -497,23 +497,27 @@ impl Transaction {
             }
             return;
         }
-        self.edges_general(h, dir, types, f);
+        self.edges_general(h.id, h.clean.is_some(), dir, types, f);
     }
 
     /// Appends `make(edge)` for the relationships `edges_of` reports, in the same order. On the
     /// clean fast path the base writes the entries straight into `dst`
     /// ([`crate::base::Base::edges_into`]: no per-entry callback or representation match).
     #[inline]
+    ///
+    /// Takes the handle's id and clean flag rather than the handle: a handle passed to an
+    /// out-of-line call is copied through memory, and on the traversal hot path that copy
+    /// stalled on store forwarding.
     fn edges_into<T>(
         &self,
-        h: NodeHandle<'_>,
+        node: u64,
+        clean: bool,
         dir: Dir,
         types: &[TokenId],
         dst: &mut Vec<T>,
         make: impl Fn(Edge) -> T + Copy,
     ) {
-        let node = h.id;
-        if h.clean.is_some()
+        if clean
             && dir != Dir::Both
             && self.rels.is_empty()
             && self.adj.is_empty()
@@ -525,7 +529,7 @@ impl Transaction {
             });
             return;
         }
-        self.edges_general(h, dir, types, &mut |e| dst.push(make(e)));
+        self.edges_general(node, clean, dir, types, &mut |e| dst.push(make(e)));
     }
 
     /// `edges_of` for everything but a clean base node of an unwritten store: base entries
@@ -533,13 +537,13 @@ impl Transaction {
     #[inline(never)]
     fn edges_general(
         &self,
-        h: NodeHandle<'_>,
+        node: u64,
+        clean: bool,
         dir: Dir,
         types: &[TokenId],
         f: &mut impl FnMut(Edge),
     ) {
-        let node = h.id;
-        if h.clean.is_none() && self.with_node(node, |_| ()).is_none() {
+        if !clean && self.with_node(node, |_| ()).is_none() {
             return;
         }
         let want = |t: u32| types.is_empty() || types.contains(&t);
@@ -1706,7 +1710,7 @@ impl NodeHandle<'_> {
     /// into `out`.
     #[inline]
     pub fn edges_into(&self, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
-        self.tx.edges_into(*self, dir, types, out, |e| e);
+        self.tx.edges_into(self.id, self.clean.is_some(), dir, types, out, |e| e);
     }
 
     /// As [`edges_into`](Self::edges_into), appending `make(edge)`.
@@ -1718,7 +1722,7 @@ impl NodeHandle<'_> {
         out: &mut Vec<T>,
         make: impl Fn(Edge) -> T + Copy,
     ) {
-        self.tx.edges_into(*self, dir, types, out, make);
+        self.tx.edges_into(self.id, self.clean.is_some(), dir, types, out, make);
     }
 }
 
