@@ -661,11 +661,14 @@ struct PropCol {
 }
 
 impl PropCol {
+    #[inline]
     fn blob(&self, i: u64) -> &[u8] {
         if self.arena.is_empty() {
             return &[];
         }
-        let (a, b) = (self.off.get(i as usize) as usize, self.off.get(i as usize + 1) as usize);
+        // One representation match for both offsets.
+        let off = self.off.view();
+        let (a, b) = (off.get(i as usize) as usize, off.get(i as usize + 1) as usize);
         self.arena.get(a..b).unwrap_or(&[])
     }
     fn bytes(&self) -> usize {
@@ -798,7 +801,12 @@ fn blob_get(blob: &[u8], key: u32, strings: &[Arc<str>]) -> Option<Value> {
     while !d.is_empty() {
         let (k, tag) = prop_header(&mut d)?;
         if k == key {
-            return prop_value(&mut d, tag, strings);
+            // Booleans carry no payload: answered here, without the general decoder.
+            return match tag {
+                T_FALSE => Some(Value::Bool(false)),
+                T_TRUE => Some(Value::Bool(true)),
+                _ => prop_value(&mut d, tag, strings),
+            };
         }
         if k > key {
             return None;
