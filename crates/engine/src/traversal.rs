@@ -1247,7 +1247,7 @@ impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V,
 /// away, so the walk after the last level with children is not needed to find that it has
 /// none). Paths above `target` whose decision was "continue" are expanded. Returns whether a
 /// newly evaluated path is included.
-#[inline]
+#[inline(always)]
 fn visit_level<E: Expander, V: Evaluator>(
     td: &TraversalDescription<E, V>,
     tx: &Transaction,
