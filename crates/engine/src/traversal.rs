@@ -1301,7 +1301,7 @@ fn visit_level<E: Expander, V: Evaluator>(
 
 /// Evaluates the path ending at the deepest frame; expands it if the evaluation continues.
 /// Returns whether the path is included.
-#[inline]
+#[inline(always)]
 fn visit_top<E: Expander, V: Evaluator>(
     td: &TraversalDescription<E, V>,
     tx: &Transaction,
