@@ -31,8 +31,9 @@
 //!   children instead of walking the whole tree once more to find that it has none. The cost
 //!   is the re-walks: the walk for level `d` visits and expands again the continuing paths of
 //!   levels `< d` (on a tree of fanout `f`, about `1 / (f - 1)` more visits than the arena, and
-//!   each continuing path expanded at least twice). On the traversal benchmark's tree: +10 %
-//!   instructions over the arena, 497 kB allocated by a cold traversal instead of 33.8 MB.
+//!   each continuing path expanded at least twice). On the traversal benchmark's tree (when
+//!   introduced): +10 % instructions over the arena, 497 kB allocated by a cold traversal
+//!   instead of 33.8 MB.
 //!   Only [`Uniqueness::None`], [`Uniqueness::NodePath`] and [`Uniqueness::RelationshipPath`]
 //!   are bounded: their decisions depend on the path alone, so a re-walk replays them. The
 //!   global kinds depend on every earlier path and keep the whole arena;
@@ -41,7 +42,12 @@
 //!
 //! Storage reads allocate nothing either: a step resolves its end node once into a storage
 //! [`NodeHandle`](arbor_storage::NodeHandle) (a clean base row is then read straight from the
-//! base columns) and relationships are streamed from the CSR into the pending stack.
+//! base columns) and relationships are appended by the storage straight into the pending stack
+//! ([`NodeRef::relationships`], `NodeHandle::edges_into`, which takes the handle's id and
+//! clean flag: a handle passed whole to an out-of-line call was copied through memory by wide
+//! loads that the CPU could not forward from the scalar stores that built the path, a stall
+//! per expansion). The visit steps and the closure wrappers ([`FnExpander`], [`FnEvaluator`])
+//! are inlined into the traversal loops.
 //!
 //! All of that lives in a [`Workspace`]. [`TraversalDescription::traverse`] borrows one from the
 //! database's pool and gives it back when the traverser is dropped, so an application running
@@ -208,10 +214,8 @@ pub trait Evaluator {
 #[derive(Clone)]
 pub struct FnExpander<F>(pub F);
 
-// The closure wrappers are inlined into the traversal loop: called out of line, the path
-// they receive is built by scalar stores and its end node copied out by wider loads, which the
-// CPU cannot forward from those stores (a stall per call, measured at about 15 % of a
-// breadth-first traversal).
+// The closure wrappers are inlined, so the traversal loop calls the closure itself (one call
+// per step, not two).
 impl<F: Fn(&Path<'_>, &mut Vec<Edge>)> Expander for FnExpander<F> {
     #[inline(always)]
     fn expand(&self, path: &Path<'_>, out: &mut Vec<Edge>) {

@@ -715,6 +715,7 @@ fn edge_run<const TYPED: bool>(
 /// relationships as u32 or u64 slices or an id sequence, types as a constant (decided once) or
 /// a u8/u16 slice. Other representations go through [`PackedView::get`].
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn push_edges<T>(
     other: PackedView<'_>,
     rel: PackedView<'_>,
