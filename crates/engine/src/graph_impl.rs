@@ -102,7 +102,7 @@ impl Graph for TxGraph<'_> {
         self.tx.node_property_batch(ids, key, out)
     }
     fn node_edges(&self, node: NodeId, d: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
-        self.tx.for_each_edge(node, dir(d), types, |e| out.push(edge(e)));
+        self.tx.node_handle(node).edges_into_with(dir(d), types, out, edge);
     }
     fn for_each_edge(&self, node: NodeId, d: Dir, types: &[TokenId], f: &mut dyn FnMut(Edge)) {
         self.tx.for_each_edge(node, dir(d), types, |e| f(edge(e)));

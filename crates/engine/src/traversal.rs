@@ -31,8 +31,9 @@
 //!   children instead of walking the whole tree once more to find that it has none. The cost
 //!   is the re-walks: the walk for level `d` visits and expands again the continuing paths of
 //!   levels `< d` (on a tree of fanout `f`, about `1 / (f - 1)` more visits than the arena, and
-//!   each continuing path expanded at least twice). On the traversal benchmark's tree: +10 %
-//!   instructions over the arena, 497 kB allocated by a cold traversal instead of 33.8 MB.
+//!   each continuing path expanded at least twice). On the traversal benchmark's tree (when
+//!   introduced): +10 % instructions over the arena, 497 kB allocated by a cold traversal
+//!   instead of 33.8 MB.
 //!   Only [`Uniqueness::None`], [`Uniqueness::NodePath`] and [`Uniqueness::RelationshipPath`]
 //!   are bounded: their decisions depend on the path alone, so a re-walk replays them. The
 //!   global kinds depend on every earlier path and keep the whole arena;
@@ -41,7 +42,12 @@
 //!
 //! Storage reads allocate nothing either: a step resolves its end node once into a storage
 //! [`NodeHandle`](arbor_storage::NodeHandle) (a clean base row is then read straight from the
-//! base columns) and relationships are streamed from the CSR into the pending stack.
+//! base columns) and relationships are appended by the storage straight into the pending stack
+//! ([`NodeRef::relationships`], `NodeHandle::edges_into`, which takes the handle's id and
+//! clean flag: a handle passed whole to an out-of-line call was copied through memory by wide
+//! loads that the CPU could not forward from the scalar stores that built the path, a stall
+//! per expansion). The visit steps and the closure wrappers ([`FnExpander`], [`FnEvaluator`])
+//! are inlined into the traversal loops.
 //!
 //! All of that lives in a [`Workspace`]. [`TraversalDescription::traverse`] borrows one from the
 //! database's pool and gives it back when the traverser is dropped, so an application running
@@ -208,7 +214,10 @@ pub trait Evaluator {
 #[derive(Clone)]
 pub struct FnExpander<F>(pub F);
 
+// The closure wrappers are inlined, so the traversal loop calls the closure itself (one call
+// per step, not two).
 impl<F: Fn(&Path<'_>, &mut Vec<Edge>)> Expander for FnExpander<F> {
+    #[inline(always)]
     fn expand(&self, path: &Path<'_>, out: &mut Vec<Edge>) {
         (self.0)(path, out)
     }
@@ -219,6 +228,7 @@ impl<F: Fn(&Path<'_>, &mut Vec<Edge>)> Expander for FnExpander<F> {
 pub struct FnEvaluator<F>(pub F);
 
 impl<F: Fn(&Path<'_>) -> Evaluation> Evaluator for FnEvaluator<F> {
+    #[inline(always)]
     fn evaluate(&self, path: &Path<'_>) -> Evaluation {
         (self.0)(path)
     }
@@ -272,11 +282,11 @@ impl Expander for TypeExpander {
     fn expand(&self, path: &Path<'_>, out: &mut Vec<Edge>) {
         let end = path.end;
         if self.rules.is_empty() {
-            end.for_each_edge(Dir::Both, &[], |e| out.push(e));
+            end.edges_into(Dir::Both, &[], out);
             return;
         }
         for (dir, types) in &self.rules {
-            end.for_each_edge(*dir, types, |e| out.push(e));
+            end.edges_into(*dir, types, out);
         }
     }
 }
@@ -317,7 +327,19 @@ impl<'t> NodeRef<'t> {
     /// Appends the node's relationships in `dir` whose type is one of `types` (all if empty).
     #[inline]
     pub fn relationships(&self, dir: Direction, types: &[RelType], out: &mut Vec<Edge>) {
-        with_type_ids(types, |ids| self.h.for_each_edge(dir, ids, |e| out.push(e)));
+        // Not through `with_type_ids`: its closure would be an out-of-line call taking the
+        // handle through memory (see `NodeHandle::edges_into`).
+        const INLINE: usize = 8;
+        if types.len() > INLINE {
+            let ids: Vec<TokenId> = types.iter().map(|t| t.0).collect();
+            self.h.edges_into(dir, &ids, out);
+            return;
+        }
+        let mut buf = [0 as TokenId; INLINE];
+        for (slot, t) in buf.iter_mut().zip(types) {
+            *slot = t.0;
+        }
+        self.h.edges_into(dir, &buf[..types.len()], out);
     }
 
     /// Number of relationships `relationships` would append.
@@ -335,6 +357,7 @@ impl std::fmt::Debug for NodeRef<'_> {
 }
 
 /// Runs `f` on the raw token ids of `types` without allocating for the usual handful of types.
+#[inline(always)]
 fn with_type_ids<R>(types: &[RelType], f: impl FnOnce(&[TokenId]) -> R) -> R {
     const INLINE: usize = 8;
     if types.len() <= INLINE {
@@ -1228,7 +1251,7 @@ impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V,
 /// away, so the walk after the last level with children is not needed to find that it has
 /// none). Paths above `target` whose decision was "continue" are expanded. Returns whether a
 /// newly evaluated path is included.
-#[inline]
+#[inline(always)]
 fn visit_level<E: Expander, V: Evaluator>(
     td: &TraversalDescription<E, V>,
     tx: &Transaction,
@@ -1282,7 +1305,7 @@ fn visit_level<E: Expander, V: Evaluator>(
 
 /// Evaluates the path ending at the deepest frame; expands it if the evaluation continues.
 /// Returns whether the path is included.
-#[inline]
+#[inline(always)]
 fn visit_top<E: Expander, V: Evaluator>(
     td: &TraversalDescription<E, V>,
     tx: &Transaction,

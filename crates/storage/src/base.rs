@@ -78,6 +78,34 @@ impl PackedView<'_> {
             PackedView::U64(v) => v.get(i).copied().unwrap_or(0),
         }
     }
+
+    /// Writes the values at `from..from + dst.len()` into `dst` (0 out of range, as `get`),
+    /// matching the representation once for the whole run instead of once per value.
+    #[inline(always)]
+    pub fn fill(self, from: usize, dst: &mut [u64]) {
+        fn widen<T: Copy + Into<u64>>(v: &[T], from: usize, dst: &mut [u64]) {
+            match v.get(from..from + dst.len()) {
+                Some(src) => dst.iter_mut().zip(src).for_each(|(d, s)| *d = (*s).into()),
+                None => dst
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(i, d)| *d = v.get(from + i).map_or(0, |s| (*s).into())),
+            }
+        }
+        match self {
+            PackedView::Const(v, n) => {
+                dst.iter_mut().enumerate().for_each(|(i, d)| *d = if from + i < n { v } else { 0 })
+            }
+            PackedView::Seq(first, n) => dst
+                .iter_mut()
+                .enumerate()
+                .for_each(|(i, d)| *d = if from + i < n { first + (from + i) as u64 } else { 0 }),
+            PackedView::U8(v) => widen(v, from, dst),
+            PackedView::U16(v) => widen(v, from, dst),
+            PackedView::U32(v) => widen(v, from, dst),
+            PackedView::U64(v) => widen(v, from, dst),
+        }
+    }
 }
 
 /// An immutable integer column stored as compactly as its values allow.
@@ -633,15 +661,139 @@ struct PropCol {
 }
 
 impl PropCol {
+    #[inline]
     fn blob(&self, i: u64) -> &[u8] {
         if self.arena.is_empty() {
             return &[];
         }
-        let (a, b) = (self.off.get(i as usize) as usize, self.off.get(i as usize + 1) as usize);
+        // One representation match for both offsets.
+        let off = self.off.view();
+        let (a, b) = (off.get(i as usize) as usize, off.get(i as usize + 1) as usize);
         self.arena.get(a..b).unwrap_or(&[])
     }
     fn bytes(&self) -> usize {
         self.off.bytes() + self.arena.len()
+    }
+}
+
+/// Entries of a CSR range decoded per chunk by [`Base::edges_one_dir`] (small, so the stack
+/// buffers cost little for the usual handful of relationships).
+const EDGE_CHUNK: usize = 8;
+
+/// Calls `f(rel, other)` for the CSR entries `a..b` whose type passes `keep` (tested only with
+/// `TYPED`), decoding the columns a chunk at a time.
+#[inline(always)]
+fn edge_run<const TYPED: bool>(
+    a: usize,
+    b: usize,
+    other: PackedView<'_>,
+    rel: PackedView<'_>,
+    ty: PackedView<'_>,
+    keep: impl Fn(u64) -> bool,
+    mut f: impl FnMut(u64, u64),
+) {
+    let (mut os, mut rs, mut ts) = ([0u64; EDGE_CHUNK], [0u64; EDGE_CHUNK], [0u64; EDGE_CHUNK]);
+    let mut p = a;
+    while p < b {
+        let k = (b - p).min(EDGE_CHUNK);
+        other.fill(p, &mut os[..k]);
+        rel.fill(p, &mut rs[..k]);
+        if TYPED {
+            ty.fill(p, &mut ts[..k]);
+        }
+        for i in 0..k {
+            if !TYPED || keep(ts[i]) {
+                f(rs[i], os[i]);
+            }
+        }
+        p += k;
+    }
+}
+
+/// Appends `make(rel, other)` for the CSR entries `a..e` whose type is one of `types` (all if
+/// empty), with the loop specialised for the columns' usual representations: neighbours and
+/// relationships as u32 or u64 slices or an id sequence, types as a constant (decided once) or
+/// a u8/u16 slice. Other representations go through [`PackedView::get`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn push_edges<T>(
+    other: PackedView<'_>,
+    rel: PackedView<'_>,
+    ty: PackedView<'_>,
+    types: &[u32],
+    a: usize,
+    e: usize,
+    dst: &mut Vec<T>,
+    make: impl Fn(u64, u64) -> T + Copy,
+) {
+    let keep = |t: u64| types.iter().any(|x| u64::from(*x) == t);
+    let all = std::iter::repeat(0u64);
+    match (types, ty) {
+        ([], _) => push_with(other, rel, all, |_| true, a, e, dst, make),
+        (_, PackedView::Const(t, len)) if e <= len => {
+            if keep(t) {
+                push_with(other, rel, all, |_| true, a, e, dst, make)
+            }
+        }
+        ([t], PackedView::U8(s)) if e <= s.len() => {
+            let ts = s[a..e].iter().map(|x| u64::from(*x));
+            push_with(other, rel, ts, |x| x == u64::from(*t), a, e, dst, make)
+        }
+        ([t], PackedView::U16(s)) if e <= s.len() => {
+            let ts = s[a..e].iter().map(|x| u64::from(*x));
+            push_with(other, rel, ts, |x| x == u64::from(*t), a, e, dst, make)
+        }
+        _ => push_with(other, rel, (a..e).map(|p| ty.get(p)), keep, a, e, dst, make),
+    }
+}
+
+/// [`push_edges`] once the type column is chosen (`ts`, one value per entry of `a..e`, and
+/// the test `keep`): specialises the neighbour and relationship columns.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn push_with<T>(
+    other: PackedView<'_>,
+    rel: PackedView<'_>,
+    ts: impl Iterator<Item = u64>,
+    keep: impl Fn(u64) -> bool,
+    a: usize,
+    e: usize,
+    dst: &mut Vec<T>,
+    make: impl Fn(u64, u64) -> T + Copy,
+) {
+    #[inline(always)]
+    fn run<T>(
+        os: impl Iterator<Item = u64>,
+        rs: impl Iterator<Item = u64>,
+        ts: impl Iterator<Item = u64>,
+        keep: impl Fn(u64) -> bool,
+        dst: &mut Vec<T>,
+        make: impl Fn(u64, u64) -> T,
+    ) {
+        for ((o, r), t) in os.zip(rs).zip(ts) {
+            if keep(t) {
+                dst.push(make(r, o));
+            }
+        }
+    }
+    fn wide(s: &[u32]) -> impl Iterator<Item = u64> + '_ {
+        s.iter().map(|x| u64::from(*x))
+    }
+    let seq = |first: u64| (first + a as u64)..;
+    match (other, rel) {
+        (PackedView::U32(o), PackedView::U32(r)) if e <= o.len() && e <= r.len() => {
+            run(wide(&o[a..e]), wide(&r[a..e]), ts, keep, dst, make)
+        }
+        (PackedView::U32(o), PackedView::Seq(f, n)) if e <= o.len() && e <= n => {
+            run(wide(&o[a..e]), seq(f), ts, keep, dst, make)
+        }
+        (PackedView::U64(o), PackedView::U64(r)) if e <= o.len() && e <= r.len() => {
+            run(o[a..e].iter().copied(), r[a..e].iter().copied(), ts, keep, dst, make)
+        }
+        (PackedView::U64(o), PackedView::Seq(f, n)) if e <= o.len() && e <= n => {
+            run(o[a..e].iter().copied(), seq(f), ts, keep, dst, make)
+        }
+        _ => run((a..e).map(|p| other.get(p)), (a..e).map(|p| rel.get(p)), ts, keep, dst, make),
     }
 }
 
@@ -650,7 +802,12 @@ fn blob_get(blob: &[u8], key: u32, strings: &[Arc<str>]) -> Option<Value> {
     while !d.is_empty() {
         let (k, tag) = prop_header(&mut d)?;
         if k == key {
-            return prop_value(&mut d, tag, strings);
+            // Booleans carry no payload: answered here, without the general decoder.
+            return match tag {
+                T_FALSE => Some(Value::Bool(false)),
+                T_TRUE => Some(Value::Bool(true)),
+                _ => prop_value(&mut d, tag, strings),
+            };
         }
         if k > key {
             return None;
@@ -1205,11 +1362,13 @@ impl Base {
         !self.rel_dirty.any.load(Ordering::Acquire)
     }
 
-    /// Calls `f(rel, other, type)` for the node's base relationships in one direction, the
-    /// hot loop of traversals: each column's representation is matched once per call, not
-    /// once per entry (see [`Packed::view`]).
+    /// Calls `f(rel, other)` for the node's base relationships in one direction whose type is
+    /// one of `types` (all if empty): the hot loop of traversals. The columns are decoded a
+    /// chunk of entries at a time ([`PackedView::fill`]), so each column's representation is
+    /// matched once per chunk instead of once per entry, and a type column that is constant
+    /// over the node's range (one relationship type in the base) decides the filter once.
     #[inline]
-    pub fn edges_one_dir(&self, node: u64, out: bool, mut f: impl FnMut(u64, u64, u32)) {
+    pub fn edges_one_dir(&self, node: u64, out: bool, types: &[u32], f: impl FnMut(u64, u64)) {
         if node >= self.node_end {
             return;
         }
@@ -1219,14 +1378,55 @@ impl Base {
         } else {
             (&self.in_off, &self.in_other, &self.in_rel, &self.in_type)
         };
+        let off = off.view();
         let (a, b) = (off.get(n) as usize, off.get(n + 1) as usize);
         if a >= b {
             return;
         }
         let (other, rel, ty) = (other.view(), rel.view(), ty.view());
-        for p in a..b {
-            f(rel.get(p), other.get(p), ty.get(p) as u32);
+        match (types, ty) {
+            ([], _) => edge_run::<false>(a, b, other, rel, ty, |_| true, f),
+            (ts, PackedView::Const(t, len)) if b <= len => {
+                if ts.contains(&(t as u32)) {
+                    edge_run::<false>(a, b, other, rel, ty, |_| true, f)
+                }
+            }
+            ([t], _) => edge_run::<true>(a, b, other, rel, ty, |x| x == u64::from(*t), f),
+            (ts, _) => edge_run::<true>(a, b, other, rel, ty, |x| ts.contains(&(x as u32)), f),
         }
+    }
+
+    /// Appends `make(rel, other)` to `dst` for the node's base relationships in one direction
+    /// whose type is one of `types` (all if empty), in CSR order: what [`Base::edges_one_dir`]
+    /// reports, for callers that collect the entries anyway (a traversal's pending stack).
+    /// The columns are read through loops specialised for their usual representations
+    /// ([`push_edges`]), so an entry costs a few loads and a store instead of a
+    /// representation match per column and entry.
+    #[inline]
+    pub fn edges_into<T>(
+        &self,
+        node: u64,
+        out: bool,
+        types: &[u32],
+        dst: &mut Vec<T>,
+        make: impl Fn(u64, u64) -> T + Copy,
+    ) {
+        if node >= self.node_end {
+            return;
+        }
+        let n = node as usize;
+        let (off, other, rel, ty) = if out {
+            (&self.out_off, &self.out_other, &self.out_rel, &self.out_type)
+        } else {
+            (&self.in_off, &self.in_other, &self.in_rel, &self.in_type)
+        };
+        let off = off.view();
+        let (a, b) = (off.get(n) as usize, off.get(n + 1) as usize);
+        if a >= b {
+            return;
+        }
+        dst.reserve(b - a);
+        push_edges(other.view(), rel.view(), ty.view(), types, a, b, dst, make);
     }
 
     /// Calls `f(rel, other, type, outgoing)` for the node's base relationships.

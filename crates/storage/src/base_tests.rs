@@ -395,3 +395,141 @@ fn batch_property_reads_match_single_reads() {
     let st = s.memory_stats().base.index_bytes - empty;
     assert_eq!(st, 2 * 301);
 }
+
+/// `NodeHandle::edges_into` (the traversal hot path, with loops specialised per column
+/// representation) must list exactly what `for_each_edge` lists, in the same order, for every
+/// direction and type filter, on a clean base and once the delta shadows it; and both must
+/// agree with the relationships' own endpoints.
+#[test]
+fn edges_into_matches_for_each_edge() {
+    // Two layouts: one type created in start-node order (constant type column), and three
+    // types created out of order with a hub and self-loops (general columns).
+    for mixed in [false, true] {
+        let s = Store::in_memory();
+        let t = tokens(&s);
+        let third = s.get_or_create_token(TokenKind::RelType, "THIRD").unwrap();
+        let types = [t.knows, t.likes, third];
+        let mut w = s.begin(false);
+        let n: Vec<NodeId> = (0..40).map(|_| w.create_node(&[t.user], vec![]).unwrap()).collect();
+        let mut rels = Vec::new();
+        if mixed {
+            for i in 0..120u64 {
+                let (a, b) = ((i * 7 + 3) % 40, (i * 13) % 40);
+                let (a, b) = if i % 5 == 0 { (0, b) } else { (a, b) }; // node 0 is a hub
+                let ty = types[(i % 3) as usize];
+                rels.push(w.create_rel(n[a as usize], n[b as usize], ty, vec![]).unwrap());
+            }
+            rels.push(w.create_rel(n[0], n[0], t.knows, vec![]).unwrap());
+        } else {
+            for a in 0..40u64 {
+                for k in 1..4u64 {
+                    let b = (a + k) % 40;
+                    rels.push(w.create_rel(n[a as usize], n[b as usize], t.knows, vec![]).unwrap());
+                }
+            }
+        }
+        w.commit().unwrap();
+        s.compact().unwrap();
+        let filters: Vec<Vec<TokenId>> = vec![
+            vec![],
+            vec![t.knows],
+            vec![t.likes],
+            vec![t.knows, third],
+            vec![t.knows, t.likes, third],
+            vec![t.user + 1000],
+        ];
+        let check = |tx: &Transaction, rels: &[RelId], what: &str| {
+            for node in &n {
+                for dir in [Dir::Outgoing, Dir::Incoming, Dir::Both] {
+                    for f in &filters {
+                        let mut streamed = Vec::new();
+                        tx.for_each_edge(*node, dir, f, |e| streamed.push(e));
+                        let mut into = vec![Edge { rel: RelId(7), other: NodeId(7), dir }];
+                        tx.node_handle(*node).edges_into(dir, f, &mut into);
+                        assert_eq!(into.remove(0).rel, RelId(7), "edges_into only appends");
+                        assert_eq!(into, streamed, "{what}: node {node:?} {dir:?} {f:?}");
+                        // The oracle: every visible relationship at the node, by endpoints.
+                        let mut want: Vec<(u64, u64)> = Vec::new();
+                        for r in rels {
+                            let Some((a, b, ty)) = tx.rel_info(*r) else { continue };
+                            if !f.is_empty() && !f.contains(&ty) {
+                                continue;
+                            }
+                            let out = a == *node && dir != Dir::Incoming;
+                            let inc = b == *node && dir != Dir::Outgoing;
+                            if out {
+                                want.push((r.0, b.0));
+                            } else if inc {
+                                want.push((r.0, a.0));
+                            }
+                        }
+                        let mut got: Vec<(u64, u64)> =
+                            streamed.iter().map(|e| (e.rel.0, e.other.0)).collect();
+                        got.sort_unstable();
+                        want.sort_unstable();
+                        assert_eq!(got, want, "{what}: node {node:?} {dir:?} {f:?}");
+                    }
+                }
+            }
+        };
+        check(&s.begin(true), &rels, "clean base");
+        // Shadow the base: a node updated, a relationship deleted, one added.
+        let mut w = s.begin(false);
+        w.set_node_property(n[1], t.age, Value::Int(1)).unwrap();
+        w.delete_rel(rels[2]).unwrap();
+        rels.push(w.create_rel(n[1], n[0], t.likes, vec![]).unwrap());
+        check(&w, &rels, "own writes");
+        w.commit().unwrap();
+        check(&s.begin(true), &rels, "delta over the base");
+    }
+}
+
+/// As `edges_into_matches_for_each_edge`, with ids past 65,535 so that the neighbour and
+/// relationship columns are u32 slices (relationship ids in CSR order, or not).
+#[test]
+fn edges_into_matches_for_each_edge_on_wide_columns() {
+    const N: u64 = 70_000;
+    for interleaved in [true, false] {
+        let s = Store::in_memory();
+        let t = tokens(&s);
+        let mut w = s.begin(false);
+        let n: Vec<NodeId> = (0..N).map(|_| w.create_node(&[], vec![]).unwrap()).collect();
+        let link = |w: &mut Transaction, i: u64, ty: TokenId| {
+            let b = if ty == t.knows { (i + 1) % N } else { (i * 7 + 1) % N };
+            w.create_rel(n[i as usize], n[b as usize], ty, vec![]).unwrap();
+        };
+        if interleaved {
+            // Relationship ids follow the CSR: a sequence column.
+            for i in 0..N {
+                link(&mut w, i, t.knows);
+                link(&mut w, i, t.likes);
+            }
+        } else {
+            for i in 0..N {
+                link(&mut w, i, t.knows);
+            }
+            for i in 0..N {
+                link(&mut w, i, t.likes);
+            }
+        }
+        w.commit().unwrap();
+        s.compact().unwrap();
+        let tx = s.begin(true);
+        for i in (0..N).step_by(997).chain([1, 7, N - 1]) {
+            for dir in [Dir::Outgoing, Dir::Incoming, Dir::Both] {
+                for f in [vec![], vec![t.knows], vec![t.likes], vec![t.knows, t.likes]] {
+                    let mut streamed = Vec::new();
+                    tx.for_each_edge(n[i as usize], dir, &f, |e| streamed.push(e));
+                    let mut into = Vec::new();
+                    tx.node_handle(n[i as usize]).edges_into(dir, &f, &mut into);
+                    assert_eq!(into, streamed, "node {i} {dir:?} {f:?}");
+                    if dir == Dir::Outgoing {
+                        // One KNOWS and one LIKES out of every node.
+                        let want = if f.len() == 1 { 1 } else { 2 };
+                        assert_eq!(into.len(), want, "node {i} {f:?}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -41,7 +41,9 @@
 //!   (labels, a property, relationships) touch only the base columns. While no base
 //!   relationship has a delta version (one flag) and the transaction wrote none, the
 //!   relationships of a clean node are its CSR range as it is: no per-entry visibility check,
-//!   and each column's representation is chosen once per node, not once per entry.
+//!   and each column's representation is chosen once per node, not once per entry
+//!   (`NodeHandle::edges_into` appends them to the caller's vector through loops specialised
+//!   for the usual representations; `for_each_edge` decodes the columns a chunk at a time).
 //! * **Rebuild (fold).** At every checkpoint (file-backed) or [`Store::compact`] (also triggered
 //!   in the background when the delta exceeds ~200 k versions and half the base; that fold
 //!   writes no checkpoint file, checkpoints follow the log size and the interval), a new

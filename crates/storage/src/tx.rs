@@ -459,38 +459,92 @@ impl Transaction {
         self.edges_of(self.node_handle(node), dir, types, &mut f);
     }
 
+    #[inline]
     fn edges_of(&self, h: NodeHandle<'_>, dir: Dir, types: &[TokenId], f: &mut impl FnMut(Edge)) {
         let node = h.id;
         // The hot path of traversals: a clean base node (no delta version, not written by this
         // transaction: so no relationship of it is newer than the base either) while no base
         // relationship has a delta version and this transaction wrote none: every base entry
-        // is visible as it is, and there is nothing else to list.
+        // is visible as it is, and there is nothing else to list. Kept small so that it is
+        // inlined into the caller's loop; everything else is `edges_general`.
         if h.clean.is_some()
+            && self.rels.is_empty()
+            && self.adj.is_empty()
+            && self.base.rels_all_clean()
+        {
+            let edge = |rel: u64, other: u64, d: Dir| Edge {
+                rel: RelId(rel),
+                other: NodeId(other),
+                dir: d,
+            };
+            match dir {
+                Dir::Outgoing => self.base.edges_one_dir(node, true, types, |rel, other| {
+                    f(edge(rel, other, Dir::Outgoing))
+                }),
+                Dir::Incoming => self.base.edges_one_dir(node, false, types, |rel, other| {
+                    f(edge(rel, other, Dir::Incoming))
+                }),
+                Dir::Both => {
+                    self.base.edges_one_dir(node, true, types, |rel, other| {
+                        f(edge(rel, other, Dir::Outgoing))
+                    });
+                    // A self-loop is in both lists; it is reported once, as outgoing.
+                    self.base.edges_one_dir(node, false, types, |rel, other| {
+                        if other != node {
+                            f(edge(rel, other, Dir::Incoming))
+                        }
+                    });
+                }
+            }
+            return;
+        }
+        self.edges_general(h.id, h.clean.is_some(), dir, types, f);
+    }
+
+    /// Appends `make(edge)` for the relationships `edges_of` reports, in the same order. On the
+    /// clean fast path the base writes the entries straight into `dst`
+    /// ([`crate::base::Base::edges_into`]: no per-entry callback or representation match).
+    #[inline]
+    ///
+    /// Takes the handle's id and clean flag rather than the handle: a handle passed to an
+    /// out-of-line call is copied through memory, and on the traversal hot path that copy
+    /// stalled on store forwarding.
+    fn edges_into<T>(
+        &self,
+        node: u64,
+        clean: bool,
+        dir: Dir,
+        types: &[TokenId],
+        dst: &mut Vec<T>,
+        make: impl Fn(Edge) -> T + Copy,
+    ) {
+        if clean
             && dir != Dir::Both
             && self.rels.is_empty()
             && self.adj.is_empty()
             && self.base.rels_all_clean()
         {
             let out = dir == Dir::Outgoing;
-            let d = if out { Dir::Outgoing } else { Dir::Incoming };
-            let edge =
-                |rel: u64, other: u64| Edge { rel: RelId(rel), other: NodeId(other), dir: d };
-            match types {
-                [] => self.base.edges_one_dir(node, out, |rel, other, _| f(edge(rel, other))),
-                [t] => self.base.edges_one_dir(node, out, |rel, other, ty| {
-                    if ty == *t {
-                        f(edge(rel, other))
-                    }
-                }),
-                _ => self.base.edges_one_dir(node, out, |rel, other, ty| {
-                    if types.contains(&ty) {
-                        f(edge(rel, other))
-                    }
-                }),
-            }
+            self.base.edges_into(node, out, types, dst, move |rel, other| {
+                make(Edge { rel: RelId(rel), other: NodeId(other), dir })
+            });
             return;
         }
-        if h.clean.is_none() && self.with_node(node, |_| ()).is_none() {
+        self.edges_general(node, clean, dir, types, &mut |e| dst.push(make(e)));
+    }
+
+    /// `edges_of` for everything but a clean base node of an unwritten store: base entries
+    /// checked against the delta, then newer and own relationships.
+    #[inline(never)]
+    fn edges_general(
+        &self,
+        node: u64,
+        clean: bool,
+        dir: Dir,
+        types: &[TokenId],
+        f: &mut impl FnMut(Edge),
+    ) {
+        if !clean && self.with_node(node, |_| ()).is_none() {
             return;
         }
         let want = |t: u32| types.is_empty() || types.contains(&t);
@@ -1650,6 +1704,26 @@ impl NodeHandle<'_> {
     #[inline]
     pub fn for_each_edge(&self, dir: Dir, types: &[TokenId], mut f: impl FnMut(Edge)) {
         self.tx.edges_of(*self, dir, types, &mut f);
+    }
+
+    /// Appends the relationships [`for_each_edge`](Self::for_each_edge) reports to `out`, in
+    /// the same order; cheaper for a clean base node, whose entries the base writes straight
+    /// into `out`.
+    #[inline]
+    pub fn edges_into(&self, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
+        self.tx.edges_into(self.id, self.clean.is_some(), dir, types, out, |e| e);
+    }
+
+    /// As [`edges_into`](Self::edges_into), appending `make(edge)`.
+    #[inline]
+    pub fn edges_into_with<T>(
+        &self,
+        dir: Dir,
+        types: &[TokenId],
+        out: &mut Vec<T>,
+        make: impl Fn(Edge) -> T + Copy,
+    ) {
+        self.tx.edges_into(self.id, self.clean.is_some(), dir, types, out, make);
     }
 }
 
