@@ -454,6 +454,15 @@ mod tests {
         }
         assert_eq!(listens_on(std::process::id(), port), Some(true));
         let mut other = Command::new("sleep").arg("5").spawn().unwrap();
+        // Between fork and exec the child still holds a copy of every descriptor, the listener
+        // included (close-on-exec only drops it at the exec): wait until it runs `sleep`.
+        let cmdline = format!("/proc/{}/cmdline", other.id());
+        let t = Instant::now();
+        while !std::fs::read(&cmdline).is_ok_and(|c| c.starts_with(b"sleep"))
+            && t.elapsed() < Duration::from_secs(5)
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
         assert_eq!(listens_on(other.id(), port), Some(false));
         let _ = other.kill();
         let _ = other.wait();
