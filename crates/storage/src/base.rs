@@ -34,7 +34,7 @@ use arbor_model::{NodeId, Value};
 use rustc_hash::FxHashMap;
 
 use crate::codec::{Dec, Enc};
-use crate::mvcc::{NodeData, RelData};
+use crate::mvcc::{Labels, NodeData, RelData};
 use crate::schema::Target;
 #[cfg(test)]
 use crate::value::index_key;
@@ -1115,7 +1115,9 @@ impl NodeRef<'_> {
     pub fn to_data(self) -> NodeData {
         match self {
             NodeRef::Data(d) => d.clone(),
-            NodeRef::Base(..) => NodeData { labels: self.labels().to_vec(), props: self.props() },
+            NodeRef::Base(..) => {
+                NodeData { labels: Labels::from_slice(self.labels()), props: self.props() }
+            }
         }
     }
 }

@@ -27,9 +27,13 @@ use crate::TokenKind;
 /// A node's labels (sorted, unique) and properties (sorted by key, no nulls).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NodeData {
-    pub labels: Vec<u32>,
+    pub labels: Labels,
     pub props: Vec<(u32, Value)>,
 }
+
+/// A node's label tokens, sorted: up to four inline (nodes rarely have more), so a created node
+/// costs no allocation for its labels (a bulk create makes hundreds of thousands).
+pub(crate) type Labels = smallvec::SmallVec<[u32; 4]>;
 
 /// A relationship; `start`, `end` and `ty` never change after creation.
 #[derive(Clone, Debug)]
@@ -913,17 +917,17 @@ impl Core {
         delta: &mut CountDelta,
     ) {
         // Labels of the newest committed version (no copy of the properties).
-        let newest_labels = |id: u64| -> Option<Vec<u32>> {
+        let newest_labels = |id: u64| -> Option<Labels> {
             let delta = self
                 .nodes
                 .read(id, |s| s.chain.last().map(|v| v.1.as_ref().map(|d| d.labels.clone())))
                 .flatten();
             match delta {
                 Some(l) => l,
-                None => base.has_node(id).then(|| base.node_labels(id).to_vec()),
+                None => base.has_node(id).then(|| Labels::from_slice(base.node_labels(id))),
             }
         };
-        let old_labels = |id: u64| -> Vec<u32> { newest_labels(id).unwrap_or_default() };
+        let old_labels = |id: u64| -> Labels { newest_labels(id).unwrap_or_default() };
         // Only created relationships need the new labels of their endpoints.
         let written: HashMap<u64, &Option<Arc<NodeData>>> = if rels.iter().any(|(_, d)| d.is_some())
         {
@@ -931,7 +935,7 @@ impl Core {
         } else {
             HashMap::new()
         };
-        let new_labels = |id: u64| -> Vec<u32> {
+        let new_labels = |id: u64| -> Labels {
             match written.get(&id) {
                 Some(d) => d.as_ref().map(|d| d.labels.clone()).unwrap_or_default(),
                 None => old_labels(id),
@@ -1372,7 +1376,7 @@ mod tests {
 
     #[test]
     fn chain_visibility_and_prune() {
-        let d = |n: u32| Some(Arc::new(NodeData { labels: vec![n], props: vec![] }));
+        let d = |n: u32| Some(Arc::new(NodeData { labels: Labels::from_slice(&[n]), props: vec![] }));
         let mut c: Chain<NodeData> = vec![(1, d(1)), (3, d(3)), (5, None)];
         assert!(visible_at(&c, 0).is_none());
         assert_eq!(visible_at(&c, 2).map(|x| x.labels[0]), Some(1));

@@ -858,7 +858,7 @@ impl Core {
             match d.op()? {
                 Op::Token { kind, id, name } => self.tokens.write().ensure(kind, id, &name)?,
                 Op::PutNode { id, labels, props } => {
-                    nodes.push((id, Some(Arc::new(NodeData { labels, props }))))
+                    nodes.push((id, Some(Arc::new(NodeData { labels: labels.into(), props }))))
                 }
                 Op::DelNode { id } => nodes.push((id, None)),
                 Op::PutRel { id, start, end, ty, props } => {

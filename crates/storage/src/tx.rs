@@ -13,7 +13,7 @@ use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 use crate::idset::IdSet;
 use crate::base::{Base, NodeRef, RelRef};
 use crate::codec::{entity_size_hint, Enc, MAX_ID};
-use crate::mvcc::{set_prop, Core, CountDelta, NodeData, RelData};
+use crate::mvcc::{set_prop, Core, CountDelta, Labels, NodeData, RelData};
 use crate::schema::{IndexKind, Target};
 use crate::value::{check_storable, fmt_value, index_key, target_key, IndexKey, KeyRange};
 use crate::wal::WalMsg;
@@ -1050,7 +1050,7 @@ impl Transaction {
     ) -> Result<NodeId> {
         self.writable()?;
         let props = normalize_props(props)?;
-        let mut labels = labels.to_vec();
+        let mut labels = Labels::from_slice(labels);
         labels.sort_unstable();
         labels.dedup();
         let data = NodeData { labels, props };
