@@ -462,9 +462,14 @@ impl CompiledPred {
                 }
             }
             // The one-entry memo `node_prop` keeps: the last property read.
-            if let (Some(v), Some(t)) = (gp.vals.pop(), gp.key_toks.last()) {
+            if let (Some(v), Some(&t)) = (gp.vals.pop(), gp.key_toks.last()) {
                 if memo_worthy(&v) {
-                    ctx.last_prop = Some((id, *t, v));
+                    // Updated in place: building the whole `Option` and copying it over the
+                    // old one stalled on store forwarding (`perf annotate`).
+                    match &mut ctx.last_prop {
+                        Some((n, k, old)) => (*n, *k, *old) = (id, t, v),
+                        memo => *memo = Some((id, t, v)),
+                    }
                 }
             }
             from = gp.end;
