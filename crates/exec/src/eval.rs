@@ -380,14 +380,39 @@ impl CompiledPred {
     }
 
     /// Whether the row passes (only `true` does).
+    ///
+    /// Inline, it is only the common start of a filter with a [`NodeGroup`] whose tokens are
+    /// resolved: the one `node_probe` call, and the return when the labels reject the node
+    /// (most nodes an expansion's filter sees); everything else is out of line
+    /// ([`Self::test_general`], [`Self::after_probe`]), so a rejected node costs the caller
+    /// no call into a large function.
+    #[inline(always)]
     pub(crate) fn test(&mut self, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<bool> {
         #[cfg(test)]
         if GENERAL_PREDICATES.with(|f| f.get()) {
             return eval_pred(&self.whole, row, ctx, g);
         }
-        let what = self.what;
-        let mut all_true = true;
-        let mut from = 0;
+        if let Some(gp) = &mut self.group {
+            if let (true, true, None, Some(&Value::Node(id))) =
+                (gp.resolved, ctx.read_only, &ctx.scan_cols, row.get(gp.slot))
+            {
+                // Almost always empty already (`after_probe` pops the one value of a
+                // single-key group): skip the out-of-line drop of an empty slice.
+                if !gp.vals.is_empty() {
+                    gp.vals.clear();
+                }
+                if !g.node_probe(id, &gp.label_toks, &gp.key_toks, &mut gp.vals) {
+                    return Ok(false);
+                }
+                return self.after_probe(id, row, ctx, g);
+            }
+        }
+        self.test_general(row, ctx, g)
+    }
+
+    /// [`Self::test`] from the start (resolving the group's tokens if they are not yet).
+    #[inline(never)]
+    fn test_general(&mut self, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<bool> {
         if let Some(gp) = &mut self.group {
             if let (true, None, Some(&Value::Node(id))) =
                 (ctx.read_only, &ctx.scan_cols, row.get(gp.slot))
@@ -397,36 +422,71 @@ impl CompiledPred {
                     if !g.node_probe(id, &gp.label_toks, &gp.key_toks, &mut gp.vals) {
                         return Ok(false);
                     }
-                    let props = self.conj.get_mut(gp.labels_end..gp.end).unwrap_or_default();
-                    for (c, v) in props.iter_mut().zip(&gp.vals) {
-                        let r = match (&c.kind, v) {
-                            (ConjKind::Prop { .. }, Value::Bool(b)) => Some(*b),
-                            (ConjKind::Prop { .. } | ConjKind::Cmp { .. }, Value::Null) => None,
-                            (ConjKind::Cmp { op, rhs: PExpr::Const(k), .. }, v) => {
-                                compare(*op, v, k)
-                            }
-                            (ConjKind::Cmp { op, rhs: PExpr::Param(i), .. }, v) => {
-                                compare(*op, v, ctx.params.get(*i).unwrap_or(&Value::Null))
-                            }
-                            // Another type: the conjunct's own evaluation (and its error).
-                            _ => c.test_other(what, row, ctx, g)?,
-                        };
-                        match r {
-                            Some(false) => return Ok(false),
-                            Some(true) => {}
-                            None => all_true = false,
-                        }
-                    }
-                    // The one-entry memo `node_prop` keeps: the last property read.
-                    if let (Some(v), Some(t)) = (gp.vals.pop(), gp.key_toks.last()) {
-                        if memo_worthy(&v) {
-                            ctx.last_prop = Some((id, *t, v));
-                        }
-                    }
-                    from = gp.end;
+                    return self.after_probe(id, row, ctx, g);
                 }
             }
         }
+        self.test_from(0, true, row, ctx, g)
+    }
+
+    /// [`Self::test`] once the group's `node_probe` of node `id` has passed: its property
+    /// conjuncts from the values read, then the conjuncts after the group.
+    #[inline(never)]
+    fn after_probe(
+        &mut self,
+        id: NodeId,
+        row: &mut Row,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<bool> {
+        let what = self.what;
+        let mut all_true = true;
+        let mut from = 0;
+        if let Some(gp) = &mut self.group {
+            let props = self.conj.get_mut(gp.labels_end..gp.end).unwrap_or_default();
+            for (c, v) in props.iter_mut().zip(&gp.vals) {
+                let r = match (&c.kind, v) {
+                    (ConjKind::Prop { .. }, Value::Bool(b)) => Some(*b),
+                    (ConjKind::Prop { .. } | ConjKind::Cmp { .. }, Value::Null) => None,
+                    (ConjKind::Cmp { op, rhs: PExpr::Const(k), .. }, v) => compare(*op, v, k),
+                    (ConjKind::Cmp { op, rhs: PExpr::Param(i), .. }, v) => {
+                        compare(*op, v, ctx.params.get(*i).unwrap_or(&Value::Null))
+                    }
+                    // Another type: the conjunct's own evaluation (and its error).
+                    _ => c.test_other(what, row, ctx, g)?,
+                };
+                match r {
+                    Some(false) => return Ok(false),
+                    Some(true) => {}
+                    None => all_true = false,
+                }
+            }
+            // The one-entry memo `node_prop` keeps: the last property read.
+            if let (Some(v), Some(&t)) = (gp.vals.pop(), gp.key_toks.last()) {
+                if memo_worthy(&v) {
+                    // Updated in place: building the whole `Option` and copying it over the
+                    // old one stalled on store forwarding (`perf annotate`).
+                    match &mut ctx.last_prop {
+                        Some((n, k, old)) => (*n, *k, *old) = (id, t, v),
+                        memo => *memo = Some((id, t, v)),
+                    }
+                }
+            }
+            from = gp.end;
+        }
+        self.test_from(from, all_true, row, ctx, g)
+    }
+
+    /// The conjuncts from `from` on, one by one (`all_true`: every one before was true).
+    fn test_from(
+        &mut self,
+        from: usize,
+        mut all_true: bool,
+        row: &mut Row,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<bool> {
+        let what = self.what;
         for c in self.conj.iter_mut().skip(from) {
             // The common shapes on a node (or null) inline; the rest, and these on other
             // values, in `test_other`.

@@ -24,8 +24,26 @@ const NODE_BITS_LIMIT: u64 = 1 << 27;
 
 impl NodeSet {
     /// Adds `id`; returns whether it was new.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn insert(&mut self, id: u64) -> bool {
+        // The common case inline: a low id in a chunk this round already touched.
+        if id < NODE_BITS_LIMIT {
+            let w = (id / 64) as usize;
+            let c = w / CHUNK_WORDS;
+            if let (Some(Some(chunk)), Some(true)) = (self.chunks.get_mut(c), self.dirty.get(c)) {
+                let word = &mut chunk[w % CHUNK_WORDS];
+                let bit = 1u64 << (id % 64);
+                let new = *word & bit == 0;
+                *word |= bit;
+                return new;
+            }
+        }
+        self.insert_slow(id)
+    }
+
+    /// [`Self::insert`] for a high id or a chunk not touched since the last `clear`.
+    #[inline(never)]
+    fn insert_slow(&mut self, id: u64) -> bool {
         if id >= NODE_BITS_LIMIT {
             return self.high.insert(id);
         }

@@ -1583,6 +1583,9 @@ struct PruningVarExpand {
     stack: Option<Vec<NodeId>>,
     /// The relationship types of the current input row, resolved.
     types_buf: Vec<TokenId>,
+    /// Reachability mode: the relationships of the node being expanded (reused; bounded by
+    /// the largest degree).
+    edge_buf: Vec<Edge>,
 }
 
 impl PruningVarExpand {
@@ -1612,6 +1615,7 @@ impl PruningVarExpand {
             steps: 0,
             stack: None,
             types_buf: Vec::new(),
+            edge_buf: Vec::new(),
         }
     }
 
@@ -1633,11 +1637,15 @@ impl PruningVarExpand {
         }
         self.ends.clear();
         self.pos = 0;
+        // The node's relationships in one `node_edges` call (the graph's bulk path) into a
+        // reused buffer, instead of one call of a callback per relationship.
+        self.edge_buf.clear();
+        g.node_edges(u, self.dir, &self.types_buf, &mut self.edge_buf);
         let (visited, emitted, ends, outer) =
             (&mut self.visited, &mut self.emitted, &mut self.ends, &self.unique_with);
-        g.for_each_edge(u, self.dir, &self.types_buf, &mut |e: Edge| {
+        for e in &self.edge_buf {
             if !outer.is_empty() && rel_used(cur, outer, e.rel) {
-                return;
+                continue;
             }
             if e.other == s {
                 // A cycle back to the start.
@@ -1646,7 +1654,7 @@ impl PruningVarExpand {
                 ends.push(e.other);
                 stack.push(e.other);
             }
-        });
+        }
         Ok(true)
     }
 
@@ -1798,9 +1806,35 @@ impl Operator for PruningVarExpand {
         self.pos = 0;
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        let mut out = None;
+        // The row leaves the operator: a copy of the working row (which the expansion keeps).
+        self.pump(ctx, g, &mut |row: &mut Row, ctx: &mut Ctx, _: &mut dyn Graph| {
+            out = Some(ctx.row_like(row));
+            Ok(true)
+        })?;
+        Ok(out)
+    }
+    fn drain(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, sink: &mut Sink<'_>) -> Result<()> {
+        // Each end is consumed in the working row itself: no copy per result.
+        self.pump(ctx, g, &mut |row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph| {
+            sink(row, ctx, g)?;
+            Ok(false)
+        })?;
+        Ok(())
+    }
+}
+
+impl PruningVarExpand {
+    /// Produces the ends of input row after input row, handing the working row, holding an
+    /// end that passed the fused filter, to `emit` until it says stop (`true`, returned) or
+    /// the input is exhausted (`false`). As `VarExpand::pump`.
+    #[inline(always)]
+    fn pump<E>(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
+    where
+        E: FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<bool>,
+    {
         loop {
             if let Some(cur) = &mut self.cur {
-                let mut found = None;
                 while let Some(&end) = self.ends.get(self.pos) {
                     self.pos += 1;
                     match &mut cur[self.to] {
@@ -1817,11 +1851,9 @@ impl Operator for PruningVarExpand {
                             continue;
                         }
                     }
-                    found = Some(ctx.row_like(cur));
-                    break;
-                }
-                if found.is_some() {
-                    return Ok(found);
+                    if emit(cur, ctx, g)? {
+                        return Ok(true);
+                    }
                 }
                 if self.stream_step(ctx, &*g)? {
                     continue;
@@ -1830,7 +1862,7 @@ impl Operator for PruningVarExpand {
                     ctx.recycle(r);
                 }
             }
-            let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
+            let Some(r) = self.input.next(ctx, g)? else { return Ok(false) };
             ctx.check_interrupt()?;
             let Value::Node(from) = r[self.from] else { continue };
             let types = resolve_types(g, &self.types);
@@ -2333,6 +2365,18 @@ impl Groups {
             }
         };
         for (ai, (_, call)) in aggs.iter().enumerate() {
+            // One variable as the argument (`count(b)`, `collect(DISTINCT n)`), not shared with
+            // a later aggregate: the accumulator reads it in the row, no copy made and dropped.
+            if let ([PExpr::Slot(s)], false, false) =
+                (call.args.as_slice(), call.count_star, matches!(reuse.get(ai), Some(Some(_))))
+            {
+                if let Some(v) = r.get(*s) {
+                    if !reuse.iter().any(|j| *j == Some(ai)) {
+                        self.groups[gi].1[ai].update(std::slice::from_ref(v))?;
+                        continue;
+                    }
+                }
+            }
             self.args.clear();
             if call.count_star {
                 self.args.push(Value::Bool(true));
