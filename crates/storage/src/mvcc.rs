@@ -1376,7 +1376,8 @@ mod tests {
 
     #[test]
     fn chain_visibility_and_prune() {
-        let d = |n: u32| Some(Arc::new(NodeData { labels: Labels::from_slice(&[n]), props: vec![] }));
+        let d =
+            |n: u32| Some(Arc::new(NodeData { labels: Labels::from_slice(&[n]), props: vec![] }));
         let mut c: Chain<NodeData> = vec![(1, d(1)), (3, d(3)), (5, None)];
         assert!(visible_at(&c, 0).is_none());
         assert_eq!(visible_at(&c, 2).map(|x| x.labels[0]), Some(1));

@@ -1004,12 +1004,8 @@ impl Core {
             }
             cur = id + 1;
         }
-        let ids: Vec<u64> = self
-            .type_sets
-            .read()
-            .get(&def.label)
-            .map(|s| s.iter().collect())
-            .unwrap_or_default();
+        let ids: Vec<u64> =
+            self.type_sets.read().get(&def.label).map(|s| s.iter().collect()).unwrap_or_default();
         for id in ids {
             self.rels.read(id, |s| {
                 for d in s.chain.iter().filter_map(|(_, d)| d.as_ref()) {
@@ -1326,12 +1322,8 @@ impl Core {
         if !kind.is_constraint() {
             return Ok(());
         }
-        let mut ids: Vec<u64> = self
-            .label_sets
-            .read()
-            .get(&label)
-            .map(|s| s.iter().collect())
-            .unwrap_or_default();
+        let mut ids: Vec<u64> =
+            self.label_sets.read().get(&label).map(|s| s.iter().collect()).unwrap_or_default();
         let base = self.base();
         let mut cur = 0;
         while let Some(id) = base.next_with_label(label, cur) {

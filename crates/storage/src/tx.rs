@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 
-use crate::idset::IdSet;
 use crate::base::{Base, NodeRef, RelRef};
 use crate::codec::{entity_size_hint, Enc, MAX_ID};
+use crate::idset::IdSet;
 use crate::mvcc::{set_prop, Core, CountDelta, Labels, NodeData, RelData};
 use crate::schema::{IndexKind, Target};
 use crate::value::{check_storable, fmt_value, index_key, target_key, IndexKey, KeyRange};
