@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use arbor_bolt::client::{Client, ClientConfig};
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
@@ -22,9 +22,11 @@ const IO_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The `arbor` binary to test: `$ARBOR_BIN`, else `arbor` next to the running test executable's
 /// `deps/` directory (that is `<target-dir>/<profile>/arbor`, whatever `CARGO_TARGET_DIR` is).
-/// Errors, with what to do, when it is missing or older than a source file of a crate it is
-/// built from (a stale binary would test yesterday's code).
-pub fn arbor_binary(workspace: &Path) -> std::result::Result<PathBuf, String> {
+/// Errors, with what to do, when it is missing, or stale: older than a source file its cargo
+/// dep-info (`arbor.d` next to it) lists, or listing a file that is gone. The dep-info is
+/// cargo's own record of what the binary was built from, so editing a test-only file (which
+/// cargo does not rebuild the binary for) does not count.
+pub fn arbor_binary() -> std::result::Result<PathBuf, String> {
     let bin = match std::env::var_os("ARBOR_BIN") {
         Some(p) => PathBuf::from(p),
         None => {
@@ -41,38 +43,48 @@ pub fn arbor_binary(workspace: &Path) -> std::result::Result<PathBuf, String> {
             bin.display()
         )
     })?;
-    let crates = ["model", "cypher-syntax", "cypher-plan", "exec", "storage", "engine", "bolt"];
-    for c in crates.iter().chain(&["import", "cli"]) {
-        if let Some((path, t)) = newest_file(&workspace.join("crates").join(c).join("src")) {
-            if t > built {
-                return Err(format!(
-                    "the arbor binary at {} is older than {}: rebuild it with `cargo build \
-                     --release -p arbor-cli`",
-                    bin.display(),
-                    path.display()
-                ));
-            }
+    let Ok(dep_info) = std::fs::read_to_string(bin.with_extension("d")) else {
+        return Ok(bin); // Not built by cargo here (ARBOR_BIN elsewhere): trust it.
+    };
+    for source in dep_info_sources(&dep_info) {
+        let stale = match std::fs::metadata(&source).and_then(|m| m.modified()) {
+            Ok(t) => t > built,
+            Err(_) => true,
+        };
+        if stale {
+            return Err(format!(
+                "the arbor binary at {} is stale ({} changed or is gone since it was built): \
+                 rebuild it with `cargo build --release -p arbor-cli`",
+                bin.display(),
+                source.display()
+            ));
         }
     }
     Ok(bin)
 }
 
-fn newest_file(dir: &Path) -> Option<(PathBuf, SystemTime)> {
-    let mut newest: Option<(PathBuf, SystemTime)> = None;
-    for entry in std::fs::read_dir(dir).ok()?.flatten() {
-        let path = entry.path();
-        let found = if path.is_dir() {
-            newest_file(&path)
-        } else {
-            entry.metadata().and_then(|m| m.modified()).ok().map(|t| (path, t))
-        };
-        if let Some((p, t)) = found {
-            if newest.as_ref().is_none_or(|(_, n)| t > *n) {
-                newest = Some((p, t));
+/// The prerequisites of a Makefile-style dep-info file (`target: a.rs b\ c.rs ...`).
+fn dep_info_sources(text: &str) -> Vec<PathBuf> {
+    let Some(line) = text.lines().next() else { return Vec::new() };
+    let Some((_, deps)) = line.split_once(": ") else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = deps.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => cur.extend(chars.next()),
+            ' ' => {
+                if !cur.is_empty() {
+                    out.push(PathBuf::from(std::mem::take(&mut cur)));
+                }
             }
+            _ => cur.push(c),
         }
     }
-    newest
+    if !cur.is_empty() {
+        out.push(PathBuf::from(cur));
+    }
+    out
 }
 
 fn io(what: &str, e: impl std::fmt::Display) -> Error {
@@ -265,5 +277,21 @@ impl Target for BoltTarget {
     fn crash(&mut self) -> Result<()> {
         self.stop(false)?;
         self.spawn()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dep_info_sources;
+    use std::path::PathBuf;
+
+    // Goal: dep-info prerequisites split on spaces, with escaped spaces kept.
+    #[test]
+    fn dep_info_lists_sources() {
+        let d = "/t/arbor: /w/a.rs /w/my\\ dir/b.rs\n\n/w/a.rs:\n";
+        assert_eq!(
+            dep_info_sources(d),
+            vec![PathBuf::from("/w/a.rs"), PathBuf::from("/w/my dir/b.rs")]
+        );
     }
 }

@@ -33,8 +33,9 @@
 //! query explain
 //! MATCH (n:A) RETURN count(n)
 //! ----
-//! 01)ProduceResults: `count(n)`
-//! 02)--NodeCountFromCountStore: count( (:A) ) AS `count(n)`
+//! 01)ProduceResults: count(n)
+//! 02)--NodeCountFromCountStore
+//! 03)----Argument
 //!
 //! # `params` applies to the next record only: a Cypher map literal (it may span lines until
 //! # its braces balance). It is evaluated as `RETURN <map>` on a scratch in-memory database, so
@@ -68,16 +69,20 @@
 //! Error codes: the expected code is compared with the full Neo4j code (over Bolt, the code the
 //! server sent, even when the client maps it to a different local status). For older files a
 //! code *prefix* ending at a `.` boundary also matches (`Neo.ClientError.Statement`); the rewrite
-//! mode writes full codes. A statement that fails inside an explicit transaction ends that
-//! transaction in both targets (the Bolt client resets the connection as the official drivers
-//! do, and the in-process target resets its session to match).
+//! mode writes full codes. A statement that fails inside an explicit transaction rolls it back
+//! and leaves it *failed*, in both targets as the engine's sessions and the official drivers
+//! have it: further statements and `:commit` fail with `Neo.ClientError.Transaction.Terminated`
+//! (the commit also ends it), `:rollback` succeeds. (The Bolt client resets the connection
+//! after a failure; the Bolt target keeps that failed state itself.)
 //!
 //! # Rewrite mode
 //!
-//! `ARBOR_GOLDEN_UPDATE=1 cargo test --release -p arbor-testkit` rewrites, in place, every
-//! record whose outcome differs from the file: result rows (multiset records sorted), plans,
-//! and the `statement ok` / `statement error CODE` header. Only the in-process run rewrites; the
-//! Bolt run then checks the rewritten files. Review the diff before committing it.
+//! `ARBOR_GOLDEN_UPDATE=1 cargo test --release -p arbor-testkit --test golden golden_in_process`
+//! rewrites, in place, every record whose outcome differs from the file: result rows (multiset
+//! records sorted), plans, and the `statement ok` / `statement error CODE` header (a failing
+//! `query` becomes a `statement error`). Only the in-process run rewrites (the filter keeps the
+//! Bolt run from reading files while they are rewritten); run both afterwards, and review the
+//! diff before committing it.
 
 pub mod bolt;
 pub mod format;

@@ -61,7 +61,7 @@ fn golden_bolt() {
         eprintln!("golden_bolt: SKIPPED by ARBOR_GOLDEN_SKIP_BOLT=1 (the wire path is untested)");
         return;
     }
-    let bin = match arbor_binary(&workspace()) {
+    let bin = match arbor_binary() {
         Ok(b) => b,
         Err(e) => panic!("golden_bolt: {e} (or set ARBOR_GOLDEN_SKIP_BOLT=1 to skip locally)"),
     };
