@@ -247,6 +247,14 @@ impl Database {
         self.inner.store.close()
     }
 
+    /// Simulates a crash for tests (`arbor-testkit`): stops background work and releases the
+    /// directory without a checkpoint, leaving the files as a killed process would.
+    #[doc(hidden)]
+    pub fn crash_for_test(&self) {
+        self.inner.closed.store(true, Ordering::SeqCst);
+        self.inner.store.crash_for_test();
+    }
+
     /// The names of the databases this server answers to: `neo4j` (default) and `system`.
     pub fn database_names(&self) -> &'static [&'static str] {
         &["neo4j", "system"]

@@ -1,0 +1,150 @@
+//! The running traversal ([`Traverser`]) and its depth-first order: the path stack of
+//! [`arbor_exec::traverse::DepthFirst`], one evaluation and at most one expansion per path.
+//! Breadth-first (arena and iterative deepening) is in `breadth_first.rs`.
+
+use std::borrow::BorrowMut;
+
+use arbor_exec::traverse::DepthFirst;
+use arbor_model::NodeId;
+use arbor_storage::{Edge, Transaction};
+
+use super::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum State {
+    /// The start path has not been evaluated yet.
+    Start,
+    Running,
+    /// Bounded breadth-first, iterative deepening: walking depth-first down to level `target`.
+    /// The root of the walk has not been visited yet.
+    WalkStart,
+    /// Walking (the depth-first path stack holds the current path).
+    Walking,
+    Done,
+}
+
+/// A running traversal. Iterating yields the end nodes of included paths; [`Traverser::next_path`]
+/// yields the paths themselves (borrowed, valid until the next call).
+pub struct Traverser<'a, E, V, W> {
+    pub(super) td: &'a TraversalDescription<E, V>,
+    pub(super) tx: &'a Transaction,
+    pub(super) start: NodeId,
+    pub(super) ws: W,
+    pub(super) state: State,
+    /// Breadth-first: the arena index of the branch being expanded next.
+    pub(super) cursor: usize,
+    /// Bounded breadth-first: the level the current walk evaluates.
+    pub(super) target: u32,
+}
+
+impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V, W> {
+    /// The next included path, or `None` when the traversal is exhausted.
+    pub fn next_path(&mut self) -> Option<Path<'_>> {
+        let found = match self.td.order {
+            Order::DepthFirst => self.advance_dfs(),
+            Order::BreadthFirst => self.advance_bfs(),
+        };
+        if !found {
+            return None;
+        }
+        let ws: &Workspace = self.ws.borrow();
+        Some(match self.td.order {
+            Order::DepthFirst => frames_path(self.tx, self.start, ws.dfs.frames()),
+            Order::BreadthFirst if self.state == State::Walking => {
+                frames_path(self.tx, self.start, ws.dfs.frames())
+            }
+            Order::BreadthFirst => {
+                chain_path(self.tx, self.start, &ws.branches, ws.branches.len() as u32 - 1)
+            }
+        })
+    }
+
+    /// Counts the remaining included paths.
+    pub fn count_paths(mut self) -> u64 {
+        let mut n = 0;
+        loop {
+            let found = match self.td.order {
+                Order::DepthFirst => self.advance_dfs(),
+                Order::BreadthFirst => self.advance_bfs(),
+            };
+            if !found {
+                return n;
+            }
+            n += 1;
+        }
+    }
+
+    pub(super) fn max_depth(&self) -> u32 {
+        self.td.max_depth.unwrap_or(EXPAND_FLAG - 1)
+    }
+
+    /// Depth-first: moves to the next included path (the path stack then holds it).
+    pub(super) fn advance_dfs(&mut self) -> bool {
+        let max = self.max_depth();
+        let tx = self.tx;
+        let td = self.td;
+        let ws: &mut Workspace = self.ws.borrow_mut();
+        if self.state == State::Done {
+            return false;
+        }
+        if self.state == State::Start {
+            self.state = State::Running;
+            ws.dfs.reset(self.start);
+            if td.uniqueness == Uniqueness::NodeGlobal {
+                ws.seen_nodes.insert(self.start.0);
+            }
+            if visit_top(td, tx, self.start, &mut ws.dfs, max) {
+                return true;
+            }
+        }
+        while let Some(e) = ws.dfs.next_edge() {
+            let ok = match td.uniqueness {
+                Uniqueness::None => true,
+                Uniqueness::NodeGlobal => ws.seen_nodes.insert(e.other.0),
+                Uniqueness::RelationshipGlobal => ws.seen_rels.insert(e.rel.0),
+                Uniqueness::NodePath => !ws.dfs.path_has_node(e.other),
+                Uniqueness::RelationshipPath => !ws.dfs.path_has_rel(e.rel),
+            };
+            if !ok {
+                continue;
+            }
+            ws.dfs.push(e.other, e.rel);
+            if visit_top(td, tx, self.start, &mut ws.dfs, max) {
+                return true;
+            }
+        }
+        self.state = State::Done;
+        false
+    }
+}
+
+/// Evaluates the path ending at the deepest frame; expands it if the evaluation continues.
+/// Returns whether the path is included.
+#[inline(always)]
+pub(super) fn visit_top<E: Expander, V: Evaluator>(
+    td: &TraversalDescription<E, V>,
+    tx: &Transaction,
+    start: NodeId,
+    dfs: &mut DepthFirst<Edge>,
+    max: u32,
+) -> bool {
+    let depth = dfs.depth() as u32;
+    // The end node is resolved once, for the evaluator and the expander.
+    let end = tx.node_handle(dfs.end().unwrap_or(start));
+    let ev = td.evaluator.evaluate(&frames_path_to(tx, start, dfs.frames(), end));
+    if ev.continues() && depth < max {
+        dfs.expand_top(|frames, out| {
+            td.expander.expand(&frames_path_to(tx, start, frames, end), out)
+        });
+    }
+    ev.includes()
+}
+
+impl<E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Iterator for Traverser<'_, E, V, W> {
+    type Item = NodeId;
+
+    /// The end node of the next included path.
+    fn next(&mut self) -> Option<NodeId> {
+        self.next_path().map(|p| p.end.id())
+    }
+}
