@@ -310,6 +310,28 @@ fn contains_aggregate(e: &Expr) -> bool {
     found
 }
 
+/// The first aggregate call inside the body of a list comprehension, quantifier or `reduce`:
+/// those bodies run once per list element, where an aggregation means nothing (Neo4j: "Can't
+/// use aggregating expressions inside of expressions executing over lists").
+fn aggregate_over_list(e: &Expr) -> Option<Span> {
+    let mut found = None;
+    walk_ast(e, &mut |x| {
+        let bodies: Vec<&Expr> = match &x.kind {
+            ExprKind::ListComprehension { filter, map, .. } => {
+                filter.iter().chain(map.iter()).map(|b| &**b).collect()
+            }
+            ExprKind::Quantified { filter, .. } => vec![&**filter],
+            ExprKind::Reduce { expr, .. } => vec![&**expr],
+            _ => Vec::new(),
+        };
+        if let Some(b) = bodies.into_iter().find(|b| contains_aggregate(b)) {
+            found = Some(b.span);
+        }
+        found.is_none()
+    });
+    found
+}
+
 fn has_subquery(e: &Expr) -> bool {
     let mut found = false;
     walk_ast(e, &mut |x| {
@@ -783,6 +805,16 @@ impl<'a> Binder<'a> {
             }
         }
         self.check_order_by_ambiguity(p, scope)?;
+        let sorted = p.order_by.iter().map(|o| &o.expr);
+        if let Some(span) =
+            p.items.iter().map(|it| &it.expr).chain(sorted).find_map(aggregate_over_list)
+        {
+            return Err(self.syntax(
+                span,
+                "InvalidAggregation",
+                "Can't use aggregating expressions inside of expressions executing over lists",
+            ));
+        }
         for it in &p.items {
             let col = match &it.alias {
                 Some(a) => a.name.to_string(),
@@ -1131,13 +1163,16 @@ impl<'a> Binder<'a> {
                 ),
                 ))
             }
-            ExprKind::Literal(Literal::Float(f)) => {
+            ExprKind::Literal(Literal::Float(_) | Literal::String(_) | Literal::Bool(_))
+            | ExprKind::List(_)
+            | ExprKind::Map(_) => {
                 return Err(self.syntax(
                     e.span,
                     "InvalidArgumentType",
                     format!(
-                    "Invalid input. '{f}' is not a valid value. Must be a non-negative integer."
-                ),
+                        "Invalid input. '{}' is not a valid value. Must be a non-negative integer.",
+                        self.text.get(e.span.start..e.span.end).unwrap_or("")
+                    ),
                 ))
             }
             _ => {}
@@ -1644,11 +1679,12 @@ impl<'a> Binder<'a> {
                             if created.insert(s) {
                                 steps.push(self.create_node_step(s, np, scope)?);
                             }
-                        } else if (!np.labels.is_empty()
-                            || np.properties.is_some()
-                            || el.chain.is_empty())
-                            && was_pre
+                        } else if ((was_pre || declared.is_none())
+                            && (!np.labels.is_empty() || np.properties.is_some()))
+                            || (was_pre && el.chain.is_empty())
                         {
+                            // Labels or properties on a node declared before (in an earlier
+                            // clause, or earlier in this CREATE) would re-create it.
                             return Err(self.already_bound(v));
                         }
                         s
