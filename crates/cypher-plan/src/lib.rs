@@ -10,10 +10,11 @@
 //! labels, types and property keys stay names (the executor resolves tokens), and functions are
 //! resolved through the [`Resolver`] the caller supplies.
 
-mod binder;
+mod bind;
 pub mod expr;
 pub mod ops;
-mod prune;
+mod plan;
+pub mod rewrite;
 pub mod types;
 
 use std::sync::Arc;
@@ -122,7 +123,7 @@ pub fn is_aggregate(lower_name: &str) -> bool {
 /// Binds and plans a `Query`, `Explain` or `Profile` statement. `text` is the query text the
 /// statement was parsed from (for column names and error positions).
 pub fn plan(stmt: &Statement, text: &str, resolver: &dyn Resolver) -> Result<Plan> {
-    binder::plan_statement(stmt, text, resolver)
+    plan::plan_statement(stmt, text, resolver)
 }
 
 #[cfg(test)]
