@@ -453,7 +453,10 @@ impl Binder<'_> {
                     },
                 };
                 let ctx = RewriteCtx { resolver: self.res };
-                PExpr::Subquery { kind, plan: Arc::new(rewrite::apply_subquery(plan, &ctx)) }
+                PExpr::Subquery {
+                    kind,
+                    plan: Arc::new(rewrite::apply_subquery(self.rules, plan, &ctx)),
+                }
             }
             ExprKind::MapProjection { variable, items } => {
                 let base = Box::new(match scope.get(&variable.name) {

@@ -18,6 +18,7 @@ use arbor_model::{Error, Result, Status, Value};
 
 use crate::expr::{AggCall, PExpr, Slot};
 use crate::ops::Name;
+use crate::rewrite::RewriteRule;
 use crate::Resolver;
 
 /// What the binder knows about a variable's type.
@@ -143,6 +144,8 @@ pub(crate) struct Binder<'a> {
     pub(crate) agg: Option<AggCtx>,
     /// Whether a pattern predicate is allowed at this point (WHERE, under boolean operators).
     pub(crate) pred_ctx: bool,
+    /// The rewrite rules to run (on expression subqueries as they are built, and on the tree).
+    pub(crate) rules: &'a [&'a dyn RewriteRule],
 }
 
 /// Node and relationship slots of one declared pattern part.

@@ -17,10 +17,15 @@ use arbor_model::{Error, Result, Status, Value};
 use crate::bind::*;
 use crate::expr::{PExpr, Slot};
 use crate::ops::Op;
-use crate::rewrite::{self, RewriteCtx};
+use crate::rewrite::{self, RewriteCtx, RewriteRule};
 use crate::{Plan, Resolver};
 
-pub(crate) fn plan_statement(stmt: &Statement, text: &str, res: &dyn Resolver) -> Result<Plan> {
+pub(crate) fn plan_statement(
+    stmt: &Statement,
+    text: &str,
+    res: &dyn Resolver,
+    rules: &[&dyn RewriteRule],
+) -> Result<Plan> {
     let (query, explain, profile) = match stmt {
         Statement::Query(q) => (q, false, false),
         Statement::Explain(inner) => match &**inner {
@@ -45,9 +50,10 @@ pub(crate) fn plan_statement(stmt: &Statement, text: &str, res: &dyn Resolver) -
         read: false,
         agg: None,
         pred_ctx: false,
+        rules,
     };
     let (root, _, cols) = b.plan_query(query, &Scope::default(), true)?;
-    let root = rewrite::apply_all(root, &RewriteCtx { resolver: res });
+    let root = rewrite::apply(rules, root, &RewriteCtx { resolver: res });
     let cols = cols.unwrap_or_default();
     Ok(Plan {
         root,

@@ -1,5 +1,5 @@
 //! Rewrite rules: `Op -> Op` functions over a finished operator tree, applied by one driver
-//! ([`apply_all`]) in a fixed order ([`RULES`]).
+//! ([`apply`]) in a fixed order ([`RULES`]).
 //!
 //! A rule sees only the operator tree (and the [`RewriteCtx`]), never the AST or scopes: what
 //! it needs to know about the query is carried in the operators themselves. Each rule is
@@ -38,14 +38,14 @@ pub trait RewriteRule: Sync {
 /// pruning of expansions under deduplication.
 pub static RULES: &[&dyn RewriteRule] = &[&count_store::CountStore, &prune::PruneVarExpand];
 
-/// Runs every rule of [`RULES`] over a query's tree, in order.
-pub fn apply_all(op: Op, ctx: &RewriteCtx) -> Op {
-    RULES.iter().fold(op, |op, rule| rule.rewrite(op, ctx))
+/// Runs `rules` over a query's tree, in order (the planner passes [`RULES`]).
+pub fn apply(rules: &[&dyn RewriteRule], op: Op, ctx: &RewriteCtx) -> Op {
+    rules.iter().fold(op, |op, rule| rule.rewrite(op, ctx))
 }
 
-/// Runs the rules that apply to expression subqueries over a subquery's plan.
-pub(crate) fn apply_subquery(op: Op, ctx: &RewriteCtx) -> Op {
-    RULES.iter().filter(|r| r.in_subqueries()).fold(op, |op, rule| rule.rewrite(op, ctx))
+/// Runs those of `rules` that apply to expression subqueries over a subquery's plan.
+pub(crate) fn apply_subquery(rules: &[&dyn RewriteRule], op: Op, ctx: &RewriteCtx) -> Op {
+    rules.iter().filter(|r| r.in_subqueries()).fold(op, |op, rule| rule.rewrite(op, ctx))
 }
 
 /// Rebuilds the tree bottom-up, replacing each operator `o` by `f(o)` after its inputs were
