@@ -202,9 +202,8 @@ impl Binder<'_> {
 
     /// `NOT a`, `-a`, `+a` (folding negative literals).
     fn bind_unary(&mut self, op: UnaryOp, a: &Expr, scope: &Scope, pred: bool) -> Result<PExpr> {
-        let op = &op;
         let ast_a = a;
-        self.pred_ctx = pred && *op == UnaryOp::Not;
+        self.pred_ctx = pred && op == UnaryOp::Not;
         let a = self.bx(a, scope)?;
         Ok(match op {
             UnaryOp::Not => {
@@ -231,7 +230,6 @@ impl Binder<'_> {
         scope: &Scope,
         pred: bool,
     ) -> Result<PExpr> {
-        let op = &op;
         let boolean = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
         let (ast_a, ast_b) = (a, b);
         self.pred_ctx = pred && boolean;
@@ -262,7 +260,7 @@ impl Binder<'_> {
                 }
             }
         }
-        if *op == BinaryOp::In {
+        if op == BinaryOp::In {
             let bad = match &*b {
                 PExpr::Const(v) => !matches!(v, Value::Null | Value::List(_)),
                 PExpr::Map(_) => true,
@@ -304,10 +302,9 @@ impl Binder<'_> {
         args: &[Expr],
         scope: &Scope,
     ) -> Result<PExpr> {
-        let distinct = &distinct;
         let lower = qn.dotted().to_lowercase();
         if is_aggregate(&lower) {
-            return self.bind_aggregate(e, &lower, *distinct, args, false);
+            return self.bind_aggregate(e, &lower, distinct, args, false);
         }
         if let Some(b) = Builtin::lookup(&lower) {
             if let Some(n) = b.arity() {

@@ -11,7 +11,10 @@ pub(crate) mod update;
 
 use std::sync::Arc;
 
-use arbor_cypher_syntax::ast::{Clause, ClauseKind, ExprKind, Literal, Query, Statement};
+use arbor_cypher_syntax::ast::{
+    self, Clause, ClauseKind, Expr, ExprKind, InTransactions, Literal, PatternPart, Query, Span,
+    Statement,
+};
 use arbor_model::{Error, Result, Status, Value};
 
 use crate::bind::*;
@@ -200,28 +203,13 @@ impl Binder<'_> {
             let next_reads = clauses[i + 1..].iter().any(|c| is_reading(&c.kind));
             match &clause.kind {
                 ClauseKind::Match { optional, pattern, where_ } => {
-                    self.read = true;
-                    if *optional {
-                        let mut inner_scope = scope.clone();
-                        let inner = self.plan_match(
-                            Op::Argument,
-                            &mut inner_scope,
-                            pattern,
-                            where_.as_ref(),
-                        )?;
-                        let before = scope.slots();
-                        let mut slots: Vec<Slot> = inner_scope
-                            .vars
-                            .iter()
-                            .map(|(_, s, _)| *s)
-                            .filter(|s| !before.contains(s))
-                            .collect();
-                        slots.sort_unstable();
-                        op = Op::Optional { input: Box::new(op), inner: Box::new(inner), slots };
-                        scope = inner_scope;
-                    } else {
-                        op = self.plan_match(op, &mut scope, pattern, where_.as_ref())?;
-                    }
+                    op = self.plan_match_clause(
+                        op,
+                        &mut scope,
+                        *optional,
+                        pattern,
+                        where_.as_ref(),
+                    )?;
                 }
                 ClauseKind::Unwind { expr, variable } => {
                     let e = self.bind_expr(expr, &scope)?;
@@ -268,54 +256,10 @@ impl Binder<'_> {
                     op = Op::Set { input: Box::new(op), items };
                 }
                 ClauseKind::Delete { detach, exprs } => {
-                    self.write = true;
-                    op = eager(op);
-                    let mut bound = Vec::new();
-                    for e in exprs {
-                        if !matches!(
-                            e.kind,
-                            ExprKind::Variable(_)
-                                | ExprKind::Property(..)
-                                | ExprKind::Index(..)
-                                | ExprKind::Function { .. }
-                                | ExprKind::Literal(Literal::Null)
-                                | ExprKind::Parameter(_)
-                        ) {
-                            return Err(self.syntax(
-                                e.span,
-                                "InvalidDelete",
-                                "Type mismatch: expected Node, Path or Relationship",
-                            ));
-                        }
-                        if let ExprKind::Variable(v) = &e.kind {
-                            if let Some((_, k)) = scope.get(v) {
-                                if k == Kind::RelList {
-                                    // Deleting a list of relationships is allowed.
-                                }
-                            }
-                        }
-                        bound.push(self.bind_expr(e, &scope)?);
-                    }
-                    op = Op::Delete { input: Box::new(op), exprs: bound, detach: *detach };
+                    op = self.plan_delete(op, &scope, *detach, exprs)?;
                 }
                 ClauseKind::Foreach { variable, list, clauses } => {
-                    self.write = true;
-                    op = eager(op);
-                    let l = self.bind_expr(list, &scope)?;
-                    let slot = self.slot();
-                    let mut inner = scope.clone();
-                    inner.bind(variable.name.clone(), slot, Kind::Any);
-                    for c in clauses {
-                        if !is_updating(&c.kind) {
-                            return Err(self.syntax(
-                                c.span,
-                                "InvalidClauseComposition",
-                                "Only updating clauses are allowed in FOREACH",
-                            ));
-                        }
-                    }
-                    let (body, _, _) = self.plan_clauses(clauses, Op::Argument, inner, false)?;
-                    op = Op::Foreach { input: Box::new(op), slot, list: l, body: Box::new(body) };
+                    op = self.plan_foreach(op, &scope, variable, list, clauses)?;
                 }
                 ClauseKind::CallProcedure { name, args, yield_ } => {
                     self.read = true;
@@ -328,68 +272,8 @@ impl Binder<'_> {
                     }
                 }
                 ClauseKind::CallSubquery { body, in_transactions } => {
-                    self.read = true;
-                    let batch = match in_transactions {
-                        None => None,
-                        Some(_) if !top => {
-                            return Err(self.syntax(
-                                clause.span,
-                                "InvalidClauseComposition",
-                                "CALL { ... } IN TRANSACTIONS cannot be nested in a subquery",
-                            ))
-                        }
-                        Some(t) => Some(match &t.batch_rows {
-                            Some(e) => {
-                                if let ExprKind::Literal(Literal::Int(n)) = e.kind {
-                                    if n <= 0 {
-                                        return Err(self.err(
-                                            e.span,
-                                            Status::ArgumentError,
-                                            "InvalidArgumentValue",
-                                            format!("Invalid input. '{n}' is not a valid value. Must be a positive integer."),
-                                        ));
-                                    }
-                                }
-                                self.bind_constant(e, "OF ... ROWS")?
-                            }
-                            // Neo4j's default batch size.
-                            None => PExpr::Const(Value::Int(1000)),
-                        }),
-                    };
-                    if batch.is_some() {
-                        // The outer rows are read before the first batch commits.
-                        op = Op::Eager { input: Box::new(op) };
-                    }
-                    let (inner, inner_scope, inner_cols) = self.plan_query(body, &scope, false)?;
-                    let _ = inner_scope;
-                    match inner_cols {
-                        Some(c) => {
-                            for (n, s) in &c {
-                                if scope.get(n).is_some() {
-                                    return Err(self.syntax(
-                                        clause.span,
-                                        "VariableAlreadyBound",
-                                        format!("Variable `{n}` already declared in outer scope"),
-                                    ));
-                                }
-                                scope.bind(Arc::from(n.as_str()), *s, Kind::Any);
-                            }
-                            op = Op::Apply {
-                                input: Box::new(op),
-                                inner: Box::new(inner),
-                                unit: false,
-                                batch,
-                            };
-                        }
-                        None => {
-                            op = Op::Apply {
-                                input: Box::new(op),
-                                inner: Box::new(inner),
-                                unit: true,
-                                batch,
-                            };
-                        }
-                    }
+                    let call = (body.as_ref(), in_transactions.as_ref());
+                    op = self.plan_call_subquery(op, &mut scope, clause.span, call, top)?;
                 }
                 ClauseKind::LoadCsv { .. } => {
                     return Err(self.err(
@@ -405,32 +289,201 @@ impl Binder<'_> {
             }
         }
         if top && cols.is_none() {
-            if let Some(last) = clauses.last() {
-                let ok = is_updating(&last.kind)
-                    || matches!(
-                        last.kind,
-                        ClauseKind::CallProcedure { .. } | ClauseKind::CallSubquery { .. }
-                    );
-                if !ok {
-                    let what = match &last.kind {
-                        ClauseKind::Match { optional: true, .. } => "OPTIONAL MATCH",
-                        ClauseKind::Match { .. } => "MATCH",
-                        ClauseKind::With(_) => "WITH",
-                        ClauseKind::Unwind { .. } => "UNWIND",
-                        _ => "this clause",
-                    };
-                    return Err(self.syntax(
-                        last.span,
-                        "InvalidClauseComposition",
-                        format!(
-                            "Query cannot conclude with {what} (must be a RETURN clause, an \
-                             update clause, a unit subquery call, or a procedure call with no \
-                             YIELD)"
-                        ),
-                    ));
-                }
-            }
+            self.check_query_end(clauses)?;
         }
         Ok((op, scope, cols))
+    }
+
+    /// `MATCH` or `OPTIONAL MATCH` (an `Optional` over the pattern planned on the argument row).
+    fn plan_match_clause(
+        &mut self,
+        mut op: Op,
+        scope: &mut Scope,
+        optional: bool,
+        pattern: &[PatternPart],
+        where_: Option<&Expr>,
+    ) -> Result<Op> {
+        self.read = true;
+        if optional {
+            let mut inner_scope = scope.clone();
+            let inner = self.plan_match(Op::Argument, &mut inner_scope, pattern, where_)?;
+            let before = scope.slots();
+            let mut slots: Vec<Slot> = inner_scope
+                .vars
+                .iter()
+                .map(|(_, s, _)| *s)
+                .filter(|s| !before.contains(s))
+                .collect();
+            slots.sort_unstable();
+            op = Op::Optional { input: Box::new(op), inner: Box::new(inner), slots };
+            *scope = inner_scope;
+        } else {
+            op = self.plan_match(op, scope, pattern, where_)?;
+        }
+        Ok(op)
+    }
+
+    /// `[DETACH] DELETE`: only expressions that can denote an entity (or null).
+    fn plan_delete(
+        &mut self,
+        mut op: Op,
+        scope: &Scope,
+        detach: bool,
+        exprs: &[Expr],
+    ) -> Result<Op> {
+        self.write = true;
+        op = eager(op);
+        let mut bound = Vec::new();
+        for e in exprs {
+            if !matches!(
+                e.kind,
+                ExprKind::Variable(_)
+                    | ExprKind::Property(..)
+                    | ExprKind::Index(..)
+                    | ExprKind::Function { .. }
+                    | ExprKind::Literal(Literal::Null)
+                    | ExprKind::Parameter(_)
+            ) {
+                return Err(self.syntax(
+                    e.span,
+                    "InvalidDelete",
+                    "Type mismatch: expected Node, Path or Relationship",
+                ));
+            }
+            if let ExprKind::Variable(v) = &e.kind {
+                if let Some((_, k)) = scope.get(v) {
+                    if k == Kind::RelList {
+                        // Deleting a list of relationships is allowed.
+                    }
+                }
+            }
+            bound.push(self.bind_expr(e, scope)?);
+        }
+        op = Op::Delete { input: Box::new(op), exprs: bound, detach };
+        Ok(op)
+    }
+
+    /// `FOREACH (v IN list | updates)`: only updating clauses in the body.
+    fn plan_foreach(
+        &mut self,
+        mut op: Op,
+        scope: &Scope,
+        variable: &ast::Ident,
+        list: &Expr,
+        clauses: &[Clause],
+    ) -> Result<Op> {
+        self.write = true;
+        op = eager(op);
+        let l = self.bind_expr(list, scope)?;
+        let slot = self.slot();
+        let mut inner = scope.clone();
+        inner.bind(variable.name.clone(), slot, Kind::Any);
+        for c in clauses {
+            if !is_updating(&c.kind) {
+                return Err(self.syntax(
+                    c.span,
+                    "InvalidClauseComposition",
+                    "Only updating clauses are allowed in FOREACH",
+                ));
+            }
+        }
+        let (body, _, _) = self.plan_clauses(clauses, Op::Argument, inner, false)?;
+        op = Op::Foreach { input: Box::new(op), slot, list: l, body: Box::new(body) };
+        Ok(op)
+    }
+
+    /// `CALL { ... } [IN TRANSACTIONS [OF n ROWS]]`: a unit or returning subquery per row.
+    fn plan_call_subquery(
+        &mut self,
+        mut op: Op,
+        scope: &mut Scope,
+        span: Span,
+        (body, in_transactions): (&Query, Option<&InTransactions>),
+        top: bool,
+    ) -> Result<Op> {
+        self.read = true;
+        let batch = match in_transactions {
+            None => None,
+            Some(_) if !top => {
+                return Err(self.syntax(
+                    span,
+                    "InvalidClauseComposition",
+                    "CALL { ... } IN TRANSACTIONS cannot be nested in a subquery",
+                ))
+            }
+            Some(t) => Some(match &t.batch_rows {
+                Some(e) => {
+                    if let ExprKind::Literal(Literal::Int(n)) = e.kind {
+                        if n <= 0 {
+                            return Err(self.err(
+                                e.span,
+                                Status::ArgumentError,
+                                "InvalidArgumentValue",
+                                format!("Invalid input. '{n}' is not a valid value. Must be a positive integer."),
+                            ));
+                        }
+                    }
+                    self.bind_constant(e, "OF ... ROWS")?
+                }
+                // Neo4j's default batch size.
+                None => PExpr::Const(Value::Int(1000)),
+            }),
+        };
+        if batch.is_some() {
+            // The outer rows are read before the first batch commits.
+            op = Op::Eager { input: Box::new(op) };
+        }
+        let (inner, inner_scope, inner_cols) = self.plan_query(body, scope, false)?;
+        let _ = inner_scope;
+        match inner_cols {
+            Some(c) => {
+                for (n, s) in &c {
+                    if scope.get(n).is_some() {
+                        return Err(self.syntax(
+                            span,
+                            "VariableAlreadyBound",
+                            format!("Variable `{n}` already declared in outer scope"),
+                        ));
+                    }
+                    scope.bind(Arc::from(n.as_str()), *s, Kind::Any);
+                }
+                op = Op::Apply { input: Box::new(op), inner: Box::new(inner), unit: false, batch };
+            }
+            None => {
+                op = Op::Apply { input: Box::new(op), inner: Box::new(inner), unit: true, batch };
+            }
+        }
+        Ok(op)
+    }
+
+    /// A top-level query without RETURN must end with an update, a unit subquery or a
+    /// procedure call.
+    fn check_query_end(&self, clauses: &[Clause]) -> Result<()> {
+        if let Some(last) = clauses.last() {
+            let ok = is_updating(&last.kind)
+                || matches!(
+                    last.kind,
+                    ClauseKind::CallProcedure { .. } | ClauseKind::CallSubquery { .. }
+                );
+            if !ok {
+                let what = match &last.kind {
+                    ClauseKind::Match { optional: true, .. } => "OPTIONAL MATCH",
+                    ClauseKind::Match { .. } => "MATCH",
+                    ClauseKind::With(_) => "WITH",
+                    ClauseKind::Unwind { .. } => "UNWIND",
+                    _ => "this clause",
+                };
+                return Err(self.syntax(
+                    last.span,
+                    "InvalidClauseComposition",
+                    format!(
+                        "Query cannot conclude with {what} (must be a RETURN clause, an \
+                         update clause, a unit subquery call, or a procedure call with no \
+                         YIELD)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 }
