@@ -28,11 +28,7 @@ impl Binder<'_> {
         span: Span,
     ) -> Result<(Op, Scope, Cols)> {
         // (column name, expression) — star items are variables of the scope.
-        pub(crate) enum Item<'e> {
-            Var(Slot, Kind),
-            Expr(&'e Expr),
-        }
-        let mut items: Vec<(String, Item)> = Vec::new();
+        let mut items: Vec<(String, ItemRef)> = Vec::new();
         if p.star {
             let mut vars: Vec<_> =
                 scope.vars.iter().filter(|(n, _, _)| !n.starts_with("  ")).cloned().collect();
@@ -48,7 +44,7 @@ impl Binder<'_> {
                 ));
             }
             for (n, s, k) in vars {
-                items.push((n.to_string(), Item::Var(s, k)));
+                items.push((n.to_string(), ItemRef::Var(s, k)));
             }
         }
         self.check_order_by_ambiguity(p, scope)?;
@@ -88,22 +84,22 @@ impl Binder<'_> {
                     ),
                 ));
             }
-            items.push((col, Item::Expr(&it.expr)));
+            items.push((col, ItemRef::Expr(&it.expr)));
         }
         let aggregating =
-            items.iter().any(|(_, it)| matches!(it, Item::Expr(e) if contains_aggregate(e)));
+            items.iter().any(|(_, it)| matches!(it, ItemRef::Expr(e) if contains_aggregate(e)));
 
         let mut new_scope = Scope::default();
         let mut cols: Cols = Vec::new();
-        let mut sort_keys = Vec::new();
+        let sort_keys;
         let mut where_pred = None;
 
         if !aggregating {
             let mut proj = Vec::new();
             for (col, it) in &items {
                 let (slot, kind) = match it {
-                    Item::Var(s, k) => (*s, *k),
-                    Item::Expr(e) => {
+                    ItemRef::Var(s, k) => (*s, *k),
+                    ItemRef::Expr(e) => {
                         let b = self.bind_expr(e, scope)?;
                         match b {
                             PExpr::Slot(s) => {
@@ -139,29 +135,11 @@ impl Binder<'_> {
                 .iter()
                 .zip(&cols)
                 .filter_map(|((_, it), (_, s))| match it {
-                    Item::Expr(e) => Some((self.norm(e.span), *s)),
-                    Item::Var(..) => None,
+                    ItemRef::Expr(e) => Some((self.norm(e.span), *s)),
+                    ItemRef::Var(..) => None,
                 })
                 .collect();
-            for si in &p.order_by {
-                let t = self.norm(si.expr.span);
-                let e = match item_texts.iter().find(|(x, _)| !t.is_empty() && *x == t) {
-                    Some((_, s)) => PExpr::Slot(*s),
-                    None => self.bind_expr(&si.expr, &sort_scope).map_err(|e| {
-                        if p.distinct && e.detail == Some("UndefinedVariable") {
-                            self.syntax(
-                                si.expr.span,
-                                "UndefinedVariable",
-                                "In a WITH/RETURN with DISTINCT or an aggregation, it is not \
-                                 possible to access variables declared before the WITH/RETURN",
-                            )
-                        } else {
-                            e
-                        }
-                    })?,
-                };
-                sort_keys.push((e, si.descending));
-            }
+            sort_keys = self.bind_sort_items(p, &item_texts, &sort_scope)?;
             if let Some(w) = &p.where_ {
                 where_pred = Some(self.bind_pred(w, &sort_scope)?);
             }
@@ -176,7 +154,7 @@ impl Binder<'_> {
                 agg_texts: Vec::new(),
                 pre: scope.clone(),
             });
-            let r = self.bind_aggregating(&items_to_exprs(&items), scope, p, &mut new_scope);
+            let r = self.bind_aggregating(&items, scope, p, &mut new_scope);
             let ctx = self.agg.take();
             let (keys, post, c, sk, wp) = r?;
             let ctx = ctx.ok_or_else(|| Error::internal("aggregation context lost"))?;
@@ -193,6 +171,49 @@ impl Binder<'_> {
             }
         }
 
+        let op = self.plan_order_skip_limit(op, p, sort_keys, where_pred)?;
+        Ok((op, new_scope, cols))
+    }
+
+    /// ORDER BY items of a non-aggregating projection: an item written like a projected
+    /// expression reads its column; anything else is bound in `sort_scope`.
+    fn bind_sort_items(
+        &mut self,
+        p: &Projection,
+        item_texts: &[(String, Slot)],
+        sort_scope: &Scope,
+    ) -> Result<Vec<(PExpr, bool)>> {
+        let mut sort_keys = Vec::new();
+        for si in &p.order_by {
+            let t = self.norm(si.expr.span);
+            let e = match item_texts.iter().find(|(x, _)| !t.is_empty() && *x == t) {
+                Some((_, s)) => PExpr::Slot(*s),
+                None => self.bind_expr(&si.expr, sort_scope).map_err(|e| {
+                    if p.distinct && e.detail == Some("UndefinedVariable") {
+                        self.syntax(
+                            si.expr.span,
+                            "UndefinedVariable",
+                            "In a WITH/RETURN with DISTINCT or an aggregation, it is not \
+                             possible to access variables declared before the WITH/RETURN",
+                        )
+                    } else {
+                        e
+                    }
+                })?,
+            };
+            sort_keys.push((e, si.descending));
+        }
+        Ok(sort_keys)
+    }
+
+    /// ORDER BY, SKIP, LIMIT and the WHERE of a WITH, over a planned projection.
+    fn plan_order_skip_limit(
+        &mut self,
+        mut op: Op,
+        p: &Projection,
+        sort_keys: Vec<(PExpr, bool)>,
+        where_pred: Option<PExpr>,
+    ) -> Result<Op> {
         if !sort_keys.is_empty() {
             op = Op::Sort { input: Box::new(op), keys: sort_keys };
         }
@@ -208,24 +229,7 @@ impl Binder<'_> {
         if let Some(w) = where_pred {
             op = Op::Filter { input: Box::new(op), pred: w };
         }
-        return Ok((op, new_scope, cols));
-
-        pub(crate) fn items_to_exprs<'e>(
-            items: &[(String, Item<'e>)],
-        ) -> Vec<(String, ItemRef<'e>)> {
-            items
-                .iter()
-                .map(|(n, it)| {
-                    (
-                        n.clone(),
-                        match it {
-                            Item::Var(s, k) => ItemRef::Var(*s, *k),
-                            Item::Expr(e) => ItemRef::Expr(e),
-                        },
-                    )
-                })
-                .collect()
-        }
+        Ok(op)
     }
 
     /// In an aggregating projection, an ORDER BY item that contains an aggregation may refer
