@@ -1,6 +1,7 @@
 //! Each rewrite rule run alone: the plan as built (no rules) and after the one rule, as
 //! EXPLAIN-style text (`Op::render`), so a rule change shows up as a readable diff.
 
+use arbor_cypher_plan::rewrite::eager::EagerBeforeWrites;
 use arbor_cypher_plan::rewrite::{count_store::CountStore, prune::PruneVarExpand};
 use arbor_cypher_plan::rewrite::{RewriteCtx, RewriteRule, RULES};
 use arbor_cypher_plan::{plan_with_rules, ProcSig, Resolver, ScalarFn};
@@ -37,7 +38,7 @@ fn check(query: &str, rule: &dyn RewriteRule, want: &str) {
 #[test]
 fn rules_run_in_a_fixed_order() {
     let names: Vec<&str> = RULES.iter().map(|r| r.name()).collect();
-    assert_eq!(names, ["count_store", "prune_var_expand"]);
+    assert_eq!(names, ["eager_before_writes", "count_store", "prune_var_expand"]);
 }
 
 #[test]
@@ -203,6 +204,73 @@ Distinct s5,s4
       Expand(All) (s0)-[]->(s1) rel=s3
         AllNodesScan s0
           Argument
+",
+    );
+}
+
+#[test]
+fn eager_under_a_write_that_reads() {
+    check(
+        "MATCH (a) CREATE (b)",
+        &EagerBeforeWrites,
+        "
+before:
+Create
+  AllNodesScan s0
+    Argument
+after:
+Create
+  Eager
+    AllNodesScan s0
+      Argument
+",
+    );
+}
+
+#[test]
+fn eager_once_between_consecutive_writes() {
+    check(
+        "MATCH (a) CREATE (b) SET b.x = 1 WITH b MATCH (c) DELETE c",
+        &EagerBeforeWrites,
+        "
+before:
+Delete
+  AllNodesScan s2
+    Eager
+      SetProperty
+        Eager
+          Create
+            AllNodesScan s0
+              Argument
+after:
+Delete
+  Eager
+    AllNodesScan s2
+      Eager
+        SetProperty
+          Eager
+            Create
+              Eager
+                AllNodesScan s0
+                  Argument
+",
+    );
+}
+
+#[test]
+fn no_eager_when_nothing_is_read() {
+    check(
+        "CREATE (a) CREATE (b)",
+        &EagerBeforeWrites,
+        "
+before:
+Create
+  Create
+    Argument
+after:
+Create
+  Create
+    Argument
 ",
     );
 }

@@ -72,37 +72,6 @@ pub(crate) fn plan_statement(
     })
 }
 
-/// Whether the plan so far reads the graph (above the last `Eager`).
-pub(crate) fn reads_graph(op: &Op) -> bool {
-    match op {
-        Op::Eager { .. } => false,
-        Op::NodeScan { .. }
-        | Op::NodeIndexSeek { .. }
-        | Op::NodeIndexRangeSeek { .. }
-        | Op::RelIndexSeek { .. }
-        | Op::NodeCountFromCountStore { .. }
-        | Op::RelationshipCountFromCountStore { .. }
-        | Op::Expand { .. }
-        | Op::VarExpand { .. }
-        | Op::PruningVarExpand { .. }
-        | Op::ShortestPath { .. }
-        | Op::Merge { .. }
-        | Op::ProcedureCall { .. }
-        | Op::Optional { .. }
-        | Op::Apply { .. }
-        | Op::Union { .. } => true,
-        _ => op.children().into_iter().any(reads_graph),
-    }
-}
-
-pub(crate) fn eager(op: Op) -> Op {
-    if reads_graph(&op) {
-        Op::Eager { input: Box::new(op) }
-    } else {
-        op
-    }
-}
-
 pub(crate) fn is_updating(kind: &ClauseKind) -> bool {
     matches!(
         kind,
@@ -233,25 +202,21 @@ impl Binder<'_> {
                 }
                 ClauseKind::Create { pattern } => {
                     self.write = true;
-                    op = eager(op);
                     let steps = self.plan_create(&mut scope, pattern, None)?;
                     op = Op::Create { input: Box::new(op), steps };
                 }
                 ClauseKind::Merge { pattern, actions } => {
                     self.write = true;
                     self.read = true;
-                    op = eager(op);
                     op = self.plan_merge(op, &mut scope, pattern, actions)?;
                 }
                 ClauseKind::Set { items } => {
                     self.write = true;
-                    op = eager(op);
                     let items = self.bind_set_items(items, &scope)?;
                     op = Op::Set { input: Box::new(op), items };
                 }
                 ClauseKind::Remove { items } => {
                     self.write = true;
-                    op = eager(op);
                     let items = self.bind_remove_items(items, &scope)?;
                     op = Op::Set { input: Box::new(op), items };
                 }
@@ -332,7 +297,6 @@ impl Binder<'_> {
         exprs: &[Expr],
     ) -> Result<Op> {
         self.write = true;
-        op = eager(op);
         let mut bound = Vec::new();
         for e in exprs {
             if !matches!(
@@ -373,7 +337,6 @@ impl Binder<'_> {
         clauses: &[Clause],
     ) -> Result<Op> {
         self.write = true;
-        op = eager(op);
         let l = self.bind_expr(list, scope)?;
         let slot = self.slot();
         let mut inner = scope.clone();

@@ -6,11 +6,13 @@
 //! tested alone in `tests/rewrite_rules.rs`, as a plan before and after in EXPLAIN-style text
 //! ([`crate::ops::Op::render`]).
 //!
-//! Not rules (yet): the index seek choice and `Eager` placement are made while planning (see
-//! `plan::access` and `plan::eager`), because the first decides where a pattern starts (join
-//! order, not a local rewrite) and the second follows clause boundaries the tree does not keep.
+//! Not rules (yet): the index seek choice is made while planning (`plan::access`), because it
+//! decides where a pattern starts (join order, not a local rewrite); and the `Eager` barrier
+//! *after* an updating clause follows clause boundaries the tree does not keep (see
+//! [`eager`]).
 
 pub mod count_store;
+pub mod eager;
 pub mod prune;
 
 use crate::ops::Op;
@@ -34,9 +36,11 @@ pub trait RewriteRule: Sync {
     fn rewrite(&self, op: Op, ctx: &RewriteCtx) -> Op;
 }
 
-/// The rules, in the order they run: count store first (it needs the plain expansion), then
-/// pruning of expansions under deduplication.
-pub static RULES: &[&dyn RewriteRule] = &[&count_store::CountStore, &prune::PruneVarExpand];
+/// The rules, in the order they run: `Eager` barriers under writes, count store (it needs the
+/// plain expansion), then pruning of expansions under deduplication. (The barriers depend only
+/// on which operators read the graph, which the later rules do not change.)
+pub static RULES: &[&dyn RewriteRule] =
+    &[&eager::EagerBeforeWrites, &count_store::CountStore, &prune::PruneVarExpand];
 
 /// Runs `rules` over a query's tree, in order (the planner passes [`RULES`]).
 pub fn apply(rules: &[&dyn RewriteRule], op: Op, ctx: &RewriteCtx) -> Op {
