@@ -1,5 +1,9 @@
 //! Semantic analysis and logical planning for Cypher.
 //!
+//! The pipeline: `bind` (scopes, variable kinds, semantic errors) and `plan` (clauses to an
+//! operator tree) run together clause by clause; then the [`rewrite`] rules run over the
+//! finished tree, each an `Op -> Op` function, in a fixed order.
+//!
 //! [`plan`] takes a parsed statement and produces a [`Plan`]: an operator tree ([`ops::Op`])
 //! over slot-indexed rows with bound expressions ([`expr::PExpr`]). The binder resolves every
 //! variable to a row slot, checks scoping and typing rules (reporting the Neo4j/TCK error
@@ -10,10 +14,12 @@
 //! labels, types and property keys stay names (the executor resolves tokens), and functions are
 //! resolved through the [`Resolver`] the caller supplies.
 
-mod binder;
+mod bind;
+mod explain;
 pub mod expr;
 pub mod ops;
-mod prune;
+mod plan;
+pub mod rewrite;
 pub mod types;
 
 use std::sync::Arc;
@@ -122,7 +128,19 @@ pub fn is_aggregate(lower_name: &str) -> bool {
 /// Binds and plans a `Query`, `Explain` or `Profile` statement. `text` is the query text the
 /// statement was parsed from (for column names and error positions).
 pub fn plan(stmt: &Statement, text: &str, resolver: &dyn Resolver) -> Result<Plan> {
-    binder::plan_statement(stmt, text, resolver)
+    plan::plan_statement(stmt, text, resolver, rewrite::RULES)
+}
+
+/// [`plan`] with only the given rewrite rules (in the given order) instead of
+/// [`rewrite::RULES`]: `&[]` gives the plan as built, before any rewrite, so a rule can be
+/// tested alone.
+pub fn plan_with_rules(
+    stmt: &Statement,
+    text: &str,
+    resolver: &dyn Resolver,
+    rules: &[&dyn rewrite::RewriteRule],
+) -> Result<Plan> {
+    plan::plan_statement(stmt, text, resolver, rules)
 }
 
 #[cfg(test)]

@@ -367,6 +367,42 @@ impl Op {
         }
     }
 
+    /// The operator's inputs, mutably (same order as [`Op::children`]).
+    pub fn children_mut(&mut self) -> Vec<&mut Op> {
+        match self {
+            Op::Argument => vec![],
+            Op::Union { branches, .. } => branches.iter_mut().map(|(b, _)| b).collect(),
+            Op::Optional { input, inner, .. } | Op::Apply { input, inner, .. } => {
+                vec![&mut **input, &mut **inner]
+            }
+            Op::Merge { input, matcher, .. } => vec![&mut **input, &mut **matcher],
+            Op::Foreach { input, body, .. } => vec![&mut **input, &mut **body],
+            Op::NodeScan { input, .. }
+            | Op::NodeIndexSeek { input, .. }
+            | Op::NodeIndexRangeSeek { input, .. }
+            | Op::NodeCountFromCountStore { input, .. }
+            | Op::RelIndexSeek { input, .. }
+            | Op::RelationshipCountFromCountStore { input, .. }
+            | Op::Expand { input, .. }
+            | Op::VarExpand { input, .. }
+            | Op::PruningVarExpand { input, .. }
+            | Op::ShortestPath { input, .. }
+            | Op::Filter { input, .. }
+            | Op::Project { input, .. }
+            | Op::Aggregate { input, .. }
+            | Op::Distinct { input, .. }
+            | Op::Sort { input, .. }
+            | Op::Skip { input, .. }
+            | Op::Limit { input, .. }
+            | Op::Unwind { input, .. }
+            | Op::Create { input, .. }
+            | Op::Set { input, .. }
+            | Op::Delete { input, .. }
+            | Op::ProcedureCall { input, .. }
+            | Op::Eager { input } => vec![&mut **input],
+        }
+    }
+
     /// The operator's inputs (children in a plan description).
     pub fn children(&self) -> Vec<&Op> {
         match self {

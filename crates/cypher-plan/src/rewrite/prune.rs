@@ -1,4 +1,4 @@
-//! Plan rewrite: pruning expansions under a `Distinct` (or distinct aggregates).
+//! Rewrite rule: pruning expansions under a `Distinct` (or distinct aggregates).
 //!
 //! `MATCH (s {id: $id})-->()-->()-->(n) RETURN DISTINCT n.id` and
 //! `MATCH (s)-[*1..2]->(n) RETURN DISTINCT n` read nothing of the paths but their end nodes, and
@@ -26,13 +26,22 @@
 
 use crate::expr::{MapProjItem, PExpr, Slot};
 use crate::ops::Op;
+use crate::rewrite::{RewriteCtx, RewriteRule};
 use arbor_cypher_syntax::ast::Direction;
 
-/// Applies the rewrite everywhere in the operator tree (not inside expression subqueries,
-/// whose plans are shared behind `Arc`s and run per row).
-pub(crate) fn rewrite(mut op: Op) -> Op {
-    walk(&mut op);
-    op
+/// The rule: applies the rewrite everywhere in the operator tree (not inside expression
+/// subqueries, whose plans are shared behind `Arc`s and run per row).
+pub struct PruneVarExpand;
+
+impl RewriteRule for PruneVarExpand {
+    fn name(&self) -> &'static str {
+        "prune_var_expand"
+    }
+
+    fn rewrite(&self, mut op: Op, _: &RewriteCtx) -> Op {
+        walk(&mut op);
+        op
+    }
 }
 
 fn walk(op: &mut Op) {
@@ -67,44 +76,8 @@ fn walk(op: &mut Op) {
         }
         _ => {}
     }
-    for child in children_mut(op) {
+    for child in op.children_mut() {
         walk(child);
-    }
-}
-
-/// The operator's inputs, mutably (same order as [`Op::children`]).
-fn children_mut(op: &mut Op) -> Vec<&mut Op> {
-    match op {
-        Op::Argument => vec![],
-        Op::Union { branches, .. } => branches.iter_mut().map(|(b, _)| b).collect(),
-        Op::Optional { input, inner, .. } | Op::Apply { input, inner, .. } => {
-            vec![&mut **input, &mut **inner]
-        }
-        Op::Merge { input, matcher, .. } => vec![&mut **input, &mut **matcher],
-        Op::Foreach { input, body, .. } => vec![&mut **input, &mut **body],
-        Op::NodeScan { input, .. }
-        | Op::NodeIndexSeek { input, .. }
-        | Op::NodeIndexRangeSeek { input, .. }
-        | Op::NodeCountFromCountStore { input, .. }
-        | Op::RelIndexSeek { input, .. }
-        | Op::RelationshipCountFromCountStore { input, .. }
-        | Op::Expand { input, .. }
-        | Op::VarExpand { input, .. }
-        | Op::PruningVarExpand { input, .. }
-        | Op::ShortestPath { input, .. }
-        | Op::Filter { input, .. }
-        | Op::Project { input, .. }
-        | Op::Aggregate { input, .. }
-        | Op::Distinct { input, .. }
-        | Op::Sort { input, .. }
-        | Op::Skip { input, .. }
-        | Op::Limit { input, .. }
-        | Op::Unwind { input, .. }
-        | Op::Create { input, .. }
-        | Op::Set { input, .. }
-        | Op::Delete { input, .. }
-        | Op::ProcedureCall { input, .. }
-        | Op::Eager { input } => vec![&mut **input],
     }
 }
 

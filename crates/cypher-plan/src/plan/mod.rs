@@ -1,0 +1,452 @@
+//! Planning: the clauses of a query, in order, each extending the operator tree built so far.
+//!
+//! [`plan_statement`] is the pipeline: bind and plan the query (this module and `bind`), then
+//! run the rewrite rules ([`crate::rewrite`]) over the finished tree.
+
+pub(crate) mod access;
+pub(crate) mod call;
+pub(crate) mod matching;
+pub(crate) mod projection;
+pub(crate) mod update;
+
+use std::sync::Arc;
+
+use arbor_cypher_syntax::ast::{
+    self, Clause, ClauseKind, Expr, ExprKind, InTransactions, Literal, PatternPart, Query, Span,
+    Statement,
+};
+use arbor_model::{Error, Result, Status, Value};
+
+use crate::bind::*;
+use crate::expr::{PExpr, Slot};
+use crate::ops::Op;
+use crate::rewrite::{self, RewriteCtx, RewriteRule};
+use crate::{Plan, Resolver};
+
+pub(crate) fn plan_statement(
+    stmt: &Statement,
+    text: &str,
+    res: &dyn Resolver,
+    rules: &[&dyn RewriteRule],
+) -> Result<Plan> {
+    let (query, explain, profile) = match stmt {
+        Statement::Query(q) => (q, false, false),
+        Statement::Explain(inner) => match &**inner {
+            Statement::Query(q) => (q, true, false),
+            _ => return Err(Error::syntax("EXPLAIN needs a query")),
+        },
+        Statement::Profile(inner) => match &**inner {
+            Statement::Query(q) => (q, false, true),
+            _ => return Err(Error::syntax("PROFILE needs a query")),
+        },
+        Statement::Schema(_) | Statement::Show(_) => {
+            return Err(Error::internal("schema and SHOW commands are not planned by cypher-plan"))
+        }
+    };
+    let mut b = Binder {
+        text,
+        res,
+        nslots: 0,
+        params: Vec::new(),
+        param_uses: Vec::new(),
+        write: false,
+        read: false,
+        agg: None,
+        pred_ctx: false,
+        rules,
+    };
+    let (root, _, cols) = b.plan_query(query, &Scope::default(), true)?;
+    let root = rewrite::apply(rules, root, &RewriteCtx { resolver: res });
+    let cols = cols.unwrap_or_default();
+    Ok(Plan {
+        root,
+        columns: cols.iter().map(|(n, _)| n.clone()).collect(),
+        column_slots: cols.iter().map(|(_, s)| *s).collect(),
+        num_slots: b.nslots,
+        params: b.params,
+        param_uses: b.param_uses,
+        is_write: b.write,
+        is_read: b.read,
+        explain,
+        profile,
+    })
+}
+
+pub(crate) fn is_updating(kind: &ClauseKind) -> bool {
+    matches!(
+        kind,
+        ClauseKind::Create { .. }
+            | ClauseKind::Merge { .. }
+            | ClauseKind::Set { .. }
+            | ClauseKind::Remove { .. }
+            | ClauseKind::Delete { .. }
+            | ClauseKind::Foreach { .. }
+    )
+}
+
+pub(crate) fn is_reading(kind: &ClauseKind) -> bool {
+    matches!(
+        kind,
+        ClauseKind::Match { .. }
+            | ClauseKind::Merge { .. }
+            | ClauseKind::CallProcedure { .. }
+            | ClauseKind::CallSubquery { .. }
+    )
+}
+
+impl Binder<'_> {
+    /// Plans a (possibly UNION) query whose argument rows carry `scope`.
+    pub(crate) fn plan_query(
+        &mut self,
+        q: &Query,
+        scope: &Scope,
+        top: bool,
+    ) -> Result<(Op, Scope, Option<Cols>)> {
+        if q.unions.is_empty() {
+            return self.plan_clauses(&q.first.clauses, Op::Argument, scope.clone(), top);
+        }
+        let all = q.unions[0].0;
+        if q.unions.iter().any(|(a, _)| *a != all) {
+            return Err(self.syntax(
+                q.span,
+                "InvalidClauseComposition",
+                "Invalid combination of UNION and UNION ALL",
+            ));
+        }
+        let mut branches = Vec::new();
+        let mut names: Option<Vec<String>> = None;
+        for part in std::iter::once(&q.first).chain(q.unions.iter().map(|(_, p)| p)) {
+            let (op, _, cols) =
+                self.plan_clauses(&part.clauses, Op::Argument, scope.clone(), top)?;
+            let Some(cols) = cols else {
+                return Err(self.syntax(
+                    part.span,
+                    "InvalidClauseComposition",
+                    "All sub queries in an UNION must end with a RETURN clause",
+                ));
+            };
+            let these: Vec<String> = cols.iter().map(|(n, _)| n.clone()).collect();
+            if let Some(prev) = &names {
+                if *prev != these {
+                    return Err(self.syntax(
+                        part.span,
+                        "DifferentColumnsInUnion",
+                        "All sub queries in an UNION must have the same return column names",
+                    ));
+                }
+            } else {
+                names = Some(these);
+            }
+            branches.push((op, cols.iter().map(|(_, s)| *s).collect::<Vec<_>>()));
+        }
+        let names = names.unwrap_or_default();
+        let out: Vec<Slot> = names.iter().map(|_| self.slot()).collect();
+        let mut op = Op::Union { branches, out: out.clone() };
+        if !all {
+            op = Op::Distinct { input: Box::new(op), slots: out.clone() };
+        }
+        let cols: Cols = names.into_iter().zip(out).collect();
+        let mut new_scope = scope.clone();
+        for (n, s) in &cols {
+            new_scope.bind(Arc::from(n.as_str()), *s, Kind::Any);
+        }
+        Ok((op, new_scope, Some(cols)))
+    }
+
+    pub(crate) fn plan_clauses(
+        &mut self,
+        clauses: &[Clause],
+        mut op: Op,
+        mut scope: Scope,
+        top: bool,
+    ) -> Result<(Op, Scope, Option<Cols>)> {
+        let mut cols = None;
+        for (i, clause) in clauses.iter().enumerate() {
+            if cols.is_some() {
+                return Err(self.syntax(
+                    clause.span,
+                    "InvalidClauseComposition",
+                    "RETURN can only be used at the end of the query",
+                ));
+            }
+            let next_reads = clauses[i + 1..].iter().any(|c| is_reading(&c.kind));
+            match &clause.kind {
+                ClauseKind::Match { optional, pattern, where_ } => {
+                    op = self.plan_match_clause(
+                        op,
+                        &mut scope,
+                        *optional,
+                        pattern,
+                        where_.as_ref(),
+                    )?;
+                }
+                ClauseKind::Unwind { expr, variable } => {
+                    let e = self.bind_expr(expr, &scope)?;
+                    if scope.get(&variable.name).is_some() {
+                        return Err(self.already_bound(variable));
+                    }
+                    let slot = self.slot();
+                    op = Op::Unwind { input: Box::new(op), expr: e, slot };
+                    scope.bind(variable.name.clone(), slot, Kind::Any);
+                }
+                ClauseKind::With(p) => {
+                    let (o, s, _) = self.plan_projection(op, &scope, p, false, clause.span)?;
+                    op = o;
+                    scope = s;
+                }
+                ClauseKind::Return(p) => {
+                    let (o, s, c) = self.plan_projection(op, &scope, p, true, clause.span)?;
+                    op = o;
+                    scope = s;
+                    cols = Some(c);
+                }
+                ClauseKind::Create { pattern } => {
+                    self.write = true;
+                    let steps = self.plan_create(&mut scope, pattern, None)?;
+                    op = Op::Create { input: Box::new(op), steps };
+                }
+                ClauseKind::Merge { pattern, actions } => {
+                    self.write = true;
+                    self.read = true;
+                    op = self.plan_merge(op, &mut scope, pattern, actions)?;
+                }
+                ClauseKind::Set { items } => {
+                    self.write = true;
+                    let items = self.bind_set_items(items, &scope)?;
+                    op = Op::Set { input: Box::new(op), items };
+                }
+                ClauseKind::Remove { items } => {
+                    self.write = true;
+                    let items = self.bind_remove_items(items, &scope)?;
+                    op = Op::Set { input: Box::new(op), items };
+                }
+                ClauseKind::Delete { detach, exprs } => {
+                    op = self.plan_delete(op, &scope, *detach, exprs)?;
+                }
+                ClauseKind::Foreach { variable, list, clauses } => {
+                    op = self.plan_foreach(op, &scope, variable, list, clauses)?;
+                }
+                ClauseKind::CallProcedure { name, args, yield_ } => {
+                    self.read = true;
+                    let standalone = top && clauses.len() == 1;
+                    let (o, c) =
+                        self.plan_call(op, &mut scope, name, args.as_deref(), yield_, standalone)?;
+                    op = o;
+                    if standalone {
+                        cols = Some(c);
+                    }
+                }
+                ClauseKind::CallSubquery { body, in_transactions } => {
+                    let call = (body.as_ref(), in_transactions.as_ref());
+                    op = self.plan_call_subquery(op, &mut scope, clause.span, call, top)?;
+                }
+                ClauseKind::LoadCsv { .. } => {
+                    return Err(self.err(
+                        clause.span,
+                        Status::SemanticError,
+                        "UnsupportedClause",
+                        "LOAD CSV is not supported",
+                    ))
+                }
+            }
+            if is_updating(&clause.kind) && next_reads {
+                op = Op::Eager { input: Box::new(op) };
+            }
+        }
+        if top && cols.is_none() {
+            self.check_query_end(clauses)?;
+        }
+        Ok((op, scope, cols))
+    }
+
+    /// `MATCH` or `OPTIONAL MATCH` (an `Optional` over the pattern planned on the argument row).
+    fn plan_match_clause(
+        &mut self,
+        mut op: Op,
+        scope: &mut Scope,
+        optional: bool,
+        pattern: &[PatternPart],
+        where_: Option<&Expr>,
+    ) -> Result<Op> {
+        self.read = true;
+        if optional {
+            let mut inner_scope = scope.clone();
+            let inner = self.plan_match(Op::Argument, &mut inner_scope, pattern, where_)?;
+            let before = scope.slots();
+            let mut slots: Vec<Slot> = inner_scope
+                .vars
+                .iter()
+                .map(|(_, s, _)| *s)
+                .filter(|s| !before.contains(s))
+                .collect();
+            slots.sort_unstable();
+            op = Op::Optional { input: Box::new(op), inner: Box::new(inner), slots };
+            *scope = inner_scope;
+        } else {
+            op = self.plan_match(op, scope, pattern, where_)?;
+        }
+        Ok(op)
+    }
+
+    /// `[DETACH] DELETE`: only expressions that can denote an entity (or null).
+    fn plan_delete(
+        &mut self,
+        mut op: Op,
+        scope: &Scope,
+        detach: bool,
+        exprs: &[Expr],
+    ) -> Result<Op> {
+        self.write = true;
+        let mut bound = Vec::new();
+        for e in exprs {
+            if !matches!(
+                e.kind,
+                ExprKind::Variable(_)
+                    | ExprKind::Property(..)
+                    | ExprKind::Index(..)
+                    | ExprKind::Function { .. }
+                    | ExprKind::Literal(Literal::Null)
+                    | ExprKind::Parameter(_)
+            ) {
+                return Err(self.syntax(
+                    e.span,
+                    "InvalidDelete",
+                    "Type mismatch: expected Node, Path or Relationship",
+                ));
+            }
+            if let ExprKind::Variable(v) = &e.kind {
+                if let Some((_, k)) = scope.get(v) {
+                    if k == Kind::RelList {
+                        // Deleting a list of relationships is allowed.
+                    }
+                }
+            }
+            bound.push(self.bind_expr(e, scope)?);
+        }
+        op = Op::Delete { input: Box::new(op), exprs: bound, detach };
+        Ok(op)
+    }
+
+    /// `FOREACH (v IN list | updates)`: only updating clauses in the body.
+    fn plan_foreach(
+        &mut self,
+        mut op: Op,
+        scope: &Scope,
+        variable: &ast::Ident,
+        list: &Expr,
+        clauses: &[Clause],
+    ) -> Result<Op> {
+        self.write = true;
+        let l = self.bind_expr(list, scope)?;
+        let slot = self.slot();
+        let mut inner = scope.clone();
+        inner.bind(variable.name.clone(), slot, Kind::Any);
+        for c in clauses {
+            if !is_updating(&c.kind) {
+                return Err(self.syntax(
+                    c.span,
+                    "InvalidClauseComposition",
+                    "Only updating clauses are allowed in FOREACH",
+                ));
+            }
+        }
+        let (body, _, _) = self.plan_clauses(clauses, Op::Argument, inner, false)?;
+        op = Op::Foreach { input: Box::new(op), slot, list: l, body: Box::new(body) };
+        Ok(op)
+    }
+
+    /// `CALL { ... } [IN TRANSACTIONS [OF n ROWS]]`: a unit or returning subquery per row.
+    fn plan_call_subquery(
+        &mut self,
+        mut op: Op,
+        scope: &mut Scope,
+        span: Span,
+        (body, in_transactions): (&Query, Option<&InTransactions>),
+        top: bool,
+    ) -> Result<Op> {
+        self.read = true;
+        let batch = match in_transactions {
+            None => None,
+            Some(_) if !top => {
+                return Err(self.syntax(
+                    span,
+                    "InvalidClauseComposition",
+                    "CALL { ... } IN TRANSACTIONS cannot be nested in a subquery",
+                ))
+            }
+            Some(t) => Some(match &t.batch_rows {
+                Some(e) => {
+                    if let ExprKind::Literal(Literal::Int(n)) = e.kind {
+                        if n <= 0 {
+                            return Err(self.err(
+                                e.span,
+                                Status::ArgumentError,
+                                "InvalidArgumentValue",
+                                format!("Invalid input. '{n}' is not a valid value. Must be a positive integer."),
+                            ));
+                        }
+                    }
+                    self.bind_constant(e, "OF ... ROWS")?
+                }
+                // Neo4j's default batch size.
+                None => PExpr::Const(Value::Int(1000)),
+            }),
+        };
+        if batch.is_some() {
+            // The outer rows are read before the first batch commits.
+            op = Op::Eager { input: Box::new(op) };
+        }
+        let (inner, inner_scope, inner_cols) = self.plan_query(body, scope, false)?;
+        let _ = inner_scope;
+        match inner_cols {
+            Some(c) => {
+                for (n, s) in &c {
+                    if scope.get(n).is_some() {
+                        return Err(self.syntax(
+                            span,
+                            "VariableAlreadyBound",
+                            format!("Variable `{n}` already declared in outer scope"),
+                        ));
+                    }
+                    scope.bind(Arc::from(n.as_str()), *s, Kind::Any);
+                }
+                op = Op::Apply { input: Box::new(op), inner: Box::new(inner), unit: false, batch };
+            }
+            None => {
+                op = Op::Apply { input: Box::new(op), inner: Box::new(inner), unit: true, batch };
+            }
+        }
+        Ok(op)
+    }
+
+    /// A top-level query without RETURN must end with an update, a unit subquery or a
+    /// procedure call.
+    fn check_query_end(&self, clauses: &[Clause]) -> Result<()> {
+        if let Some(last) = clauses.last() {
+            let ok = is_updating(&last.kind)
+                || matches!(
+                    last.kind,
+                    ClauseKind::CallProcedure { .. } | ClauseKind::CallSubquery { .. }
+                );
+            if !ok {
+                let what = match &last.kind {
+                    ClauseKind::Match { optional: true, .. } => "OPTIONAL MATCH",
+                    ClauseKind::Match { .. } => "MATCH",
+                    ClauseKind::With(_) => "WITH",
+                    ClauseKind::Unwind { .. } => "UNWIND",
+                    _ => "this clause",
+                };
+                return Err(self.syntax(
+                    last.span,
+                    "InvalidClauseComposition",
+                    format!(
+                        "Query cannot conclude with {what} (must be a RETURN clause, an \
+                         update clause, a unit subquery call, or a procedure call with no \
+                         YIELD)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}

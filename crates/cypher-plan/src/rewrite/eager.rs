@@ -1,0 +1,70 @@
+//! Rewrite rule: an `Eager` barrier under every updating operator whose input reads the graph
+//! (since the last barrier), so a clause never observes its own writes: all input rows are
+//! read before the first write (`MATCH (a) CREATE (b)` must not match `b`).
+//!
+//! The barrier *after* an updating clause that a later clause reads past is placed while
+//! planning (`plan::plan_clauses`), because it depends on the clauses that follow, which the
+//! operator tree does not keep apart.
+
+use crate::ops::Op;
+use crate::rewrite::{bottom_up, RewriteCtx, RewriteRule};
+
+/// The rule.
+pub struct EagerBeforeWrites;
+
+impl RewriteRule for EagerBeforeWrites {
+    fn name(&self) -> &'static str {
+        "eager_before_writes"
+    }
+
+    fn rewrite(&self, op: Op, _: &RewriteCtx) -> Op {
+        bottom_up(op, &guard_write)
+    }
+}
+
+/// `W(input)` becomes `W(Eager(input))` for an updating `W` whose input reads the graph.
+fn guard_write(mut op: Op) -> Op {
+    match &mut op {
+        Op::Create { input, .. }
+        | Op::Merge { input, .. }
+        | Op::Set { input, .. }
+        | Op::Delete { input, .. }
+        | Op::Foreach { input, .. } => {
+            let inner = std::mem::replace(&mut **input, Op::Argument);
+            **input = eager(inner);
+        }
+        _ => {}
+    }
+    op
+}
+
+/// Whether the plan so far reads the graph (above the last `Eager`).
+fn reads_graph(op: &Op) -> bool {
+    match op {
+        Op::Eager { .. } => false,
+        Op::NodeScan { .. }
+        | Op::NodeIndexSeek { .. }
+        | Op::NodeIndexRangeSeek { .. }
+        | Op::RelIndexSeek { .. }
+        | Op::NodeCountFromCountStore { .. }
+        | Op::RelationshipCountFromCountStore { .. }
+        | Op::Expand { .. }
+        | Op::VarExpand { .. }
+        | Op::PruningVarExpand { .. }
+        | Op::ShortestPath { .. }
+        | Op::Merge { .. }
+        | Op::ProcedureCall { .. }
+        | Op::Optional { .. }
+        | Op::Apply { .. }
+        | Op::Union { .. } => true,
+        _ => op.children().into_iter().any(reads_graph),
+    }
+}
+
+fn eager(op: Op) -> Op {
+    if reads_graph(&op) {
+        Op::Eager { input: Box::new(op) }
+    } else {
+        op
+    }
+}

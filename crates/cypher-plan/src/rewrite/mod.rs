@@ -1,0 +1,63 @@
+//! Rewrite rules: `Op -> Op` functions over a finished operator tree, applied by one driver
+//! ([`apply`]) in a fixed order ([`RULES`]).
+//!
+//! A rule sees only the operator tree (and the [`RewriteCtx`]), never the AST or scopes: what
+//! it needs to know about the query is carried in the operators themselves. Each rule is
+//! tested alone in `tests/rewrite_rules.rs`, as a plan before and after in EXPLAIN-style text
+//! ([`crate::ops::Op::render`]).
+//!
+//! Not rules (yet): the index seek choice is made while planning (`plan::access`), because it
+//! decides where a pattern starts (join order, not a local rewrite); and the `Eager` barrier
+//! *after* an updating clause follows clause boundaries the tree does not keep (see
+//! [`eager`]).
+
+pub mod count_store;
+pub mod eager;
+pub mod prune;
+
+use crate::ops::Op;
+use crate::Resolver;
+
+/// What a rule may consult besides the tree.
+pub struct RewriteCtx<'a> {
+    pub resolver: &'a dyn Resolver,
+}
+
+/// One rewrite rule.
+pub trait RewriteRule: Sync {
+    /// A short name for tests and diagnostics.
+    fn name(&self) -> &'static str;
+    /// Whether the rule also runs on the plans of expression subqueries (`EXISTS { }`,
+    /// `COUNT { }`, `COLLECT { }`), which are built before the enclosing query's tree.
+    fn in_subqueries(&self) -> bool {
+        false
+    }
+    /// Rewrites the whole tree rooted at `op`.
+    fn rewrite(&self, op: Op, ctx: &RewriteCtx) -> Op;
+}
+
+/// The rules, in the order they run: `Eager` barriers under writes, count store (it needs the
+/// plain expansion), then pruning of expansions under deduplication. (The barriers depend only
+/// on which operators read the graph, which the later rules do not change.)
+pub static RULES: &[&dyn RewriteRule] =
+    &[&eager::EagerBeforeWrites, &count_store::CountStore, &prune::PruneVarExpand];
+
+/// Runs `rules` over a query's tree, in order (the planner passes [`RULES`]).
+pub fn apply(rules: &[&dyn RewriteRule], op: Op, ctx: &RewriteCtx) -> Op {
+    rules.iter().fold(op, |op, rule| rule.rewrite(op, ctx))
+}
+
+/// Runs those of `rules` that apply to expression subqueries over a subquery's plan.
+pub(crate) fn apply_subquery(rules: &[&dyn RewriteRule], op: Op, ctx: &RewriteCtx) -> Op {
+    rules.iter().filter(|r| r.in_subqueries()).fold(op, |op, rule| rule.rewrite(op, ctx))
+}
+
+/// Rebuilds the tree bottom-up, replacing each operator `o` by `f(o)` after its inputs were
+/// rewritten (expression subqueries are left alone: their plans are rewritten when built).
+pub fn bottom_up(mut op: Op, f: &dyn Fn(Op) -> Op) -> Op {
+    for child in op.children_mut() {
+        let c = std::mem::replace(child, Op::Argument);
+        *child = bottom_up(c, f);
+    }
+    f(op)
+}
