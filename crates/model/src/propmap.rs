@@ -20,8 +20,15 @@ use crate::value::Value;
 
 /// A map key: an immutable shared string (cloning it is a reference-count increment).
 /// Compares as its text; two keys sharing one string compare equal without reading it.
-#[derive(Clone, Eq, Hash)]
+#[derive(Clone, Eq)]
 pub struct Key(Arc<str>);
+
+// Hashes the text, as `eq` compares it (the pointer test there is only a shortcut).
+impl std::hash::Hash for Key {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (*self.0).hash(h)
+    }
+}
 
 impl PartialEq for Key {
     fn eq(&self, o: &Key) -> bool {
@@ -374,7 +381,7 @@ impl<'a> IntoIterator for &'a mut PropertyMap {
         fn(&'a mut (Key, Value)) -> (&'a Key, &'a mut Value),
     >;
     fn into_iter(self) -> Self::IntoIter {
-        fn split<'b>(e: &'b mut (Key, Value)) -> (&'b Key, &'b mut Value) {
+        fn split(e: &mut (Key, Value)) -> (&Key, &mut Value) {
             (&e.0, &mut e.1)
         }
         self.entries.iter_mut().map(split as fn(&'a mut (Key, Value)) -> (&'a Key, &'a mut Value))
