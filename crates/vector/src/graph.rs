@@ -222,6 +222,7 @@ impl Graph {
 
     /// Best-first search on one layer; returns up to `ef` accepted candidates, closest first.
     /// Nodes the predicate rejects still route the search but never enter the result.
+    #[allow(clippy::too_many_arguments)] // the hot loop's inputs; a struct would only rename them
     pub fn search_layer(
         &self,
         space: Space<'_>,
@@ -333,7 +334,8 @@ impl Graph {
         let mut entries = vec![best];
         let mut per_level = Vec::with_capacity(usize::from(level) + 1);
         for l in (0..=level.min(self.max_level)).rev() {
-            let found = self.search_layer(space, query, &entries, ef_construction, l, visited, None);
+            let found =
+                self.search_layer(space, query, &entries, ef_construction, l, visited, None);
             let found: Vec<Cand> = found.into_iter().filter(|c| c.slot != slot).collect();
             per_level.push((l, self.select(space, &found, self.m)));
             if !found.is_empty() {

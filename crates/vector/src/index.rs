@@ -16,8 +16,6 @@ use crate::topk::{check_len, hit_order, Hit};
 
 /// Largest supported vector length (Neo4j's `vector.dimensions` limit).
 pub const MAX_DIMENSIONS: usize = 4096;
-/// Indexes this small are always searched exactly.
-const EXACT_BELOW: usize = 1024;
 /// Slots sampled to estimate how many entries a snapshot and filter accept.
 const SAMPLE: usize = 256;
 /// Below this accepted fraction, search scans exactly instead of walking the graph.
@@ -38,6 +36,8 @@ pub struct IndexConfig {
     pub threads: usize,
     /// Seed of the level draw, so builds are reproducible.
     pub seed: u64,
+    /// Indexes with fewer entries are searched exactly (a scan is cheaper than the walk).
+    pub exact_below: usize,
 }
 
 impl IndexConfig {
@@ -50,6 +50,7 @@ impl IndexConfig {
             ef_search: 100,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             seed: 0x5eed_a7b0,
+            exact_below: 1024,
         }
     }
 
@@ -311,7 +312,7 @@ impl VectorIndex {
         let everything =
             params.filter.is_none() && self.deleted.is_empty() && self.max_created <= snapshot;
         let fraction = if everything { 1.0 } else { self.sample_fraction(&accept) };
-        if self.len() < EXACT_BELOW || fraction < EXACT_FRACTION {
+        if self.len() < self.config.exact_below || fraction < EXACT_FRACTION {
             return Ok(self.exact(&query, k, &accept));
         }
         let ef = if params.ef == 0 { self.config.ef_search } else { params.ef };

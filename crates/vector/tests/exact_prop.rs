@@ -1,5 +1,5 @@
-//! Property test: on small sets the index answers exactly like exact search (small indexes are
-//! searched exactly, and the graph path is forced with a beam as wide as the index).
+//! Property test: on small sets the graph walk (forced with `exact_below = 0`, with a beam as
+//! wide as the index) answers exactly like exact search, bulk-built or inserted one by one.
 
 use arbor_vector::{IndexBuilder, IndexConfig, SearchParams, Similarity, VectorIndex};
 use proptest::prelude::*;
@@ -9,7 +9,7 @@ fn vectors(dims: usize) -> impl Strategy<Value = Vec<Vec<f32>>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn matches_exact_search(
@@ -20,8 +20,10 @@ proptest! {
         deletes in prop::collection::vec(any::<bool>(), 60),
     ) {
         let sim = if cosine { Similarity::Cosine } else { Similarity::Euclidean };
-        let mut b = IndexBuilder::new(IndexConfig::new(5, sim)).unwrap();
-        let mut incremental = VectorIndex::new(IndexConfig::new(5, sim)).unwrap();
+        let mut config = IndexConfig::new(5, sim);
+        config.exact_below = 0;
+        let mut b = IndexBuilder::new(config.clone()).unwrap();
+        let mut incremental = VectorIndex::new(config).unwrap();
         for (i, v) in vs.iter().enumerate() {
             let (a, c) = (b.add(i as u64, v, 1), incremental.insert(i as u64, v, 1));
             prop_assert_eq!(a.is_ok(), c.is_ok());

@@ -65,12 +65,12 @@ fn selective_visibility_keeps_recall() {
     let data = synthetic::clustered(6000, dims, 10, 7);
     let mut index = build(&data, dims, Similarity::Cosine, 1);
     for id in 0..6000u64 {
-        if id % 10 != 0 {
+        if !id.is_multiple_of(10) {
             index.delete(id, 2);
         }
     }
     let queries = synthetic::clustered(50, dims, 10, 8);
-    let filter = |id: u64| id % 20 == 0;
+    let filter = |id: u64| id.is_multiple_of(20);
     for (snapshot, filter) in [(2, None), (1, Some(&filter as &(dyn Fn(u64) -> bool + Sync)))] {
         let params = SearchParams { snapshot, ef: 0, filter };
         let mut total = 0.0;
@@ -78,7 +78,7 @@ fn selective_visibility_keeps_recall() {
             let got = index.search(q, 10, &params).unwrap();
             let want = index.exact_search(q, 10, &params).unwrap();
             assert_eq!(got.len(), 10);
-            assert!(got.iter().all(|h| snapshot == 1 || h.id % 10 == 0));
+            assert!(got.iter().all(|h| snapshot == 1 || h.id.is_multiple_of(10)));
             total += recall(&got, &want);
         }
         let r = total / 50.0;
