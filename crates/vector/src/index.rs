@@ -141,6 +141,9 @@ impl IndexBuilder {
 
     /// Builds the index. Two entries for one id are an error.
     pub fn build(self) -> Result<VectorIndex> {
+        if self.entries.len() >= u32::MAX as usize - 1 {
+            return Err(bad("entries", "an index holds at most 2^32 - 2 entries".into()));
+        }
         let dims = self.config.dims;
         let mut order: Vec<u32> = (0..self.entries.len() as u32).collect();
         order.sort_unstable_by_key(|&i| self.entries[i as usize]);
@@ -302,7 +305,9 @@ impl VectorIndex {
     pub fn search(&self, query: &[f32], k: usize, params: &SearchParams<'_>) -> Result<Vec<Hit>> {
         check_len(self.config.dims, query)?;
         let query = self.config.similarity.prepare(query)?;
-        if k == 0 || self.is_empty() {
+        // A `k` beyond the entry count (even `usize::MAX` from a query) must not size buffers.
+        let k = k.min(self.len());
+        if k == 0 {
             return Ok(Vec::new());
         }
         let snapshot = params.snapshot;
@@ -324,7 +329,7 @@ impl VectorIndex {
             self.graph.search(self.space(), &query, ef, &mut visited, Some(&accept))
         };
         self.give_visited(visited);
-        if found.len() < k.min(self.len()) && !everything {
+        if found.len() < k {
             return Ok(self.exact(&query, k, &accept));
         }
         Ok(self.hits(found, k))
@@ -347,6 +352,7 @@ impl VectorIndex {
     }
 
     fn exact(&self, query: &[f32], k: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Hit> {
+        let k = k.min(self.len());
         let space = self.space();
         let mut best: std::collections::BinaryHeap<Cand> = std::collections::BinaryHeap::new();
         for slot in 0..self.len() as u32 {

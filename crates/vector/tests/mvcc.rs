@@ -121,3 +121,23 @@ fn invalid_vectors_and_queries_are_errors() {
     assert!(VectorIndex::new(IndexConfig::new(4097, Similarity::Cosine)).is_err());
     assert!(VectorIndex::new(IndexConfig::new(4096, Similarity::Cosine)).is_ok());
 }
+
+#[test]
+fn huge_k_and_concurrent_searches() {
+    fn shared<T: Send + Sync>(_: &T) {}
+    let dims = 8;
+    let data = synthetic::uniform(3000, dims, 11);
+    let index = build(&data, dims, Similarity::Euclidean, 1);
+    shared(&index);
+    assert_eq!(index.search(&data[..dims], usize::MAX, &at(1)).unwrap().len(), 3000);
+    let expected = index.search(&data[..dims], 10, &at(1)).unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for _ in 0..50 {
+                    assert_eq!(index.search(&data[..dims], 10, &at(1)).unwrap(), expected);
+                }
+            });
+        }
+    });
+}
