@@ -19,6 +19,7 @@ mod error;
 mod graph;
 mod index;
 mod persist;
+mod simd;
 pub mod synthetic;
 mod topk;
 
