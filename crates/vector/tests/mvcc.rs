@@ -141,3 +141,41 @@ fn huge_k_and_concurrent_searches() {
         }
     });
 }
+
+#[test]
+fn compaction_keeps_old_versions_some_snapshot_still_sees() {
+    let dims = 2;
+    let mut index = VectorIndex::new(IndexConfig::new(dims, Similarity::Euclidean)).unwrap();
+    index.insert(1, &[0.0, 0.0], 1).unwrap();
+    index.insert(2, &[3.0, 0.0], 1).unwrap();
+    index.insert(1, &[2.0, 0.0], 20).unwrap();
+    index.compact(15);
+    assert_eq!(index.len(), 3, "the old version of 1 is visible to snapshot 15");
+    let q = [0.0, 0.0];
+    let old = index.search(&q, 1, &at(15)).unwrap();
+    assert_eq!((old[0].id, old[0].score), (1, 1.0));
+    let new = index.search(&q, 2, &at(20)).unwrap();
+    assert_eq!((new[0].id, new[0].score), (1, 0.2));
+    assert!(index.delete(1, 30), "finds the live version among two of the same id");
+    assert_eq!(ids(&index.search(&q, 5, &at(30)).unwrap()), vec![2]);
+    assert_eq!(ids(&index.search(&q, 5, &at(25)).unwrap()), vec![1, 2]);
+    assert_eq!(index.gc(30).dead, 2);
+}
+
+/// Entries inserted one by one after a bulk build are found as well as bulk-built ones.
+#[test]
+fn incremental_inserts_keep_recall() {
+    let dims = 16;
+    let data = synthetic::clustered(4000, dims, 8, 12);
+    let mut index = build(&data[..2000 * dims], dims, Similarity::Cosine, 1);
+    for (i, v) in data.chunks_exact(dims).enumerate().skip(2000) {
+        index.insert(i as u64, v, 2).unwrap();
+    }
+    let queries = synthetic::clustered(50, dims, 8, 13);
+    let mut total = 0.0;
+    for q in queries.chunks_exact(dims) {
+        let got = index.search(q, 10, &at(2)).unwrap();
+        total += recall(&got, &index.exact_search(q, 10, &at(2)).unwrap());
+    }
+    assert!(total / 50.0 >= 0.95, "recall {:.3}", total / 50.0);
+}
