@@ -1,11 +1,16 @@
 //! Distance kernels and Neo4j's similarity scores.
 //!
-//! The kernels walk 16 lanes at a time with 16 independent accumulators, so the compiler turns
-//! them into packed SIMD on the baseline target (SSE2 on x86-64, NEON on aarch64) without any
-//! `unsafe`; the tail is summed separately. On x86-64 CPUs with AVX2 and FMA the same loops run
-//! compiled for those features ([`crate::simd`], chosen at run time). Inside the index a *distance* is "smaller is closer":
-//! `1 - dot` over unit vectors for cosine, the squared L2 distance for euclidean. Scores follow
-//! Neo4j 5 (vector-2.0 provider): cosine `(1 + cos) / 2`, euclidean `1 / (1 + d²)`, both in `[0, 1]`.
+//! The portable kernels walk 16 lanes at a time with 16 independent accumulators, so the
+//! compiler turns them into packed SIMD on the baseline target (SSE2 on x86-64, NEON on
+//! aarch64) without any `unsafe`; the tail is summed separately. On x86-64 CPUs with AVX2 and
+//! FMA, [`dot`] and [`l2_squared`] switch at run time to 8-lane fused multiply-add kernels (the
+//! crate's one `unsafe` module). Callgrind, 128 dimensions: a naive `zip().map().sum()` costs
+//! ~585 instructions per distance (and one serial add chain), the portable kernel ~332, the
+//! AVX2 kernel ~191 including the call.
+//!
+//! Inside the index a *distance* is "smaller is closer": `1 - dot` over unit vectors for
+//! cosine, the squared L2 distance for euclidean. Scores follow Neo4j 5 (vector-2.0 provider):
+//! cosine `(1 + cos) / 2`, euclidean `1 / (1 + d²)`, both in `[0, 1]`.
 
 use crate::error::{Result, VectorError};
 
