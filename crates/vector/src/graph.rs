@@ -389,24 +389,38 @@ impl Graph {
         }
     }
 
-    /// Inserts every node of a graph whose nodes were all pushed unlinked, on `threads` threads.
-    pub fn link_all(&mut self, space: Space<'_>, ef_construction: usize, threads: usize) {
-        let top = (0..self.len() as u32).max_by_key(|&s| (self.levels[s as usize], Reverse(s)));
+    /// Links the pushed but unlinked nodes `start..len` on `threads` threads (a bulk build is
+    /// `start = 0`). The highest of them goes first when it would raise the top layer, so every
+    /// parallel insert sees a fixed entry point.
+    pub fn link_range(
+        &mut self,
+        space: Space<'_>,
+        start: usize,
+        ef_construction: usize,
+        threads: usize,
+    ) {
+        let n = self.len();
+        let top = (start as u32..n as u32).max_by_key(|&s| (self.levels[s as usize], Reverse(s)));
         let Some(top) = top else { return };
-        self.entry = NO_NODE;
-        self.promote(top);
-        let next = AtomicUsize::new(0);
+        let first = self.entry == NO_NODE || self.levels[top as usize] > self.max_level;
+        if first {
+            self.insert(space, top, ef_construction, &mut Visited::default());
+            self.promote(top);
+        }
+        let next = AtomicUsize::new(start);
         let graph = &*self;
         std::thread::scope(|scope| {
-            for _ in 0..threads.max(1) {
+            for _ in 0..threads.clamp(1, (n - start).div_ceil(64)) {
                 scope.spawn(|| {
                     let mut visited = Visited::default();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= graph.len() {
+                        if i >= n {
                             break;
                         }
-                        graph.insert(space, i as u32, ef_construction, &mut visited);
+                        if !(first && i == top as usize) {
+                            graph.insert(space, i as u32, ef_construction, &mut visited);
+                        }
                     }
                 });
             }

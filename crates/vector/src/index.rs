@@ -222,7 +222,7 @@ impl VectorIndex {
         let space =
             Space { similarity: self.config.similarity, dims: self.config.dims, data: &self.data };
         let c = &self.config;
-        self.graph.link_all(space, c.ef_construction, c.threads);
+        self.graph.link_range(space, 0, c.ef_construction, c.threads);
     }
 
     /// Appends the metadata of a slot whose vector is already in `data`; returns the slot.
@@ -275,6 +275,40 @@ impl VectorIndex {
         self.graph.insert(self.space(), slot, self.config.ef_construction, &mut visited);
         self.give_visited(visited);
         self.graph.promote(slot);
+        Ok(())
+    }
+
+    /// Inserts many entries committed at `ts`, linking them on the configured threads (a
+    /// transaction that sets thousands of embeddings). All vectors are checked first: on an
+    /// error (naming the entry's position in `entries`) nothing changes. Two entries for one id
+    /// are an error; a live earlier entry of an id is deleted at `ts`, as in [`Self::insert`].
+    pub fn insert_batch(&mut self, entries: &[(u64, &[f32])], ts: u64) -> Result<()> {
+        if self.len() + entries.len() >= u32::MAX as usize - 1 {
+            return Err(bad("entries", "an index holds at most 2^32 - 2 entries".into()));
+        }
+        let mut prepared = Vec::with_capacity(entries.len() * self.config.dims);
+        let mut seen = rustc_hash::FxHashSet::default();
+        for (at, &(id, v)) in entries.iter().enumerate() {
+            let checked =
+                check_len(self.config.dims, v).and_then(|()| self.config.similarity.prepare(v));
+            let v = checked.map_err(|e| bad("entries", format!("entry {at} (id {id}): {e}")))?;
+            if !seen.insert(id) {
+                return Err(bad("entries", format!("id {id} appears twice in one batch")));
+            }
+            prepared.extend_from_slice(&v);
+        }
+        let start = self.len();
+        self.reserve(entries.len());
+        self.data.extend_from_slice(&prepared);
+        for &(id, _) in entries {
+            self.delete(id, ts);
+            let slot = self.push_entry(id, ts);
+            self.recent.insert(id, slot);
+        }
+        let space =
+            Space { similarity: self.config.similarity, dims: self.config.dims, data: &self.data };
+        let c = &self.config;
+        self.graph.link_range(space, start, c.ef_construction, c.threads);
         Ok(())
     }
 

@@ -179,3 +179,27 @@ fn incremental_inserts_keep_recall() {
     }
     assert!(total / 50.0 >= 0.95, "recall {:.3}", total / 50.0);
 }
+
+#[test]
+fn batch_inserts_link_in_parallel_and_replace_old_versions() {
+    let dims = 16;
+    let data = synthetic::clustered(4000, dims, 8, 14);
+    let mut index = build(&data[..1000 * dims], dims, Similarity::Cosine, 1);
+    let batch: Vec<(u64, &[f32])> =
+        data.chunks_exact(dims).enumerate().skip(500).map(|(i, v)| (i as u64, v)).collect();
+    let bad = [(9_999, &[0.0f32; 16][..]), (1, &data[..dims])];
+    assert!(index.insert_batch(&bad, 2).is_err());
+    assert_eq!(index.len(), 1000, "a failed batch changes nothing");
+    index.insert_batch(&batch, 2).unwrap();
+    assert_eq!(index.len(), 4500);
+    assert_eq!(index.live_len(), 4000, "ids 500..1000 were replaced");
+    let queries = synthetic::clustered(50, dims, 8, 15);
+    let mut total = 0.0;
+    for q in queries.chunks_exact(dims) {
+        let got = index.search(q, 10, &at(2)).unwrap();
+        total += recall(&got, &index.exact_search(q, 10, &at(2)).unwrap());
+    }
+    assert!(total / 50.0 >= 0.95, "recall {:.3}", total / 50.0);
+    let before = index.search(&data[600 * dims..601 * dims], 1, &at(1)).unwrap();
+    assert_eq!(before[0].id, 600, "snapshot 1 still sees the old version");
+}
