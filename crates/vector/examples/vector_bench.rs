@@ -1,0 +1,144 @@
+//! Vector index benchmark: build rate, recall@10 against exact search, latency and memory.
+//!
+//! ```text
+//! cargo run --release -p arbor-vector --example vector_bench -- [random|clustered|both]
+//!     [--n N] [--dims D] [--queries Q] [--ef 32,64,128] [--m M] [--threads T]
+//! ```
+//! Defaults are the issue's targets: `random` = 1 M x 128 euclidean, `clustered` = 100 k x 768
+//! cosine (100 clusters). Datasets come from `arbor_vector::synthetic` with fixed seeds.
+
+use std::time::Instant;
+
+use arbor_vector::{synthetic, IndexBuilder, IndexConfig, SearchParams, Similarity, VectorIndex};
+
+struct Args {
+    kinds: Vec<String>,
+    n: Option<usize>,
+    dims: Option<usize>,
+    queries: usize,
+    efs: Vec<usize>,
+    m: usize,
+    threads: Option<usize>,
+}
+
+fn parse() -> Args {
+    let mut a = Args {
+        kinds: Vec::new(),
+        n: None,
+        dims: None,
+        queries: 200,
+        efs: vec![32, 64, 128, 256],
+        m: 0,
+        threads: None,
+    };
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < argv.len() {
+        let val = || argv.get(i + 1).cloned().unwrap_or_default();
+        match argv[i].as_str() {
+            "--n" => a.n = val().parse().ok(),
+            "--dims" => a.dims = val().parse().ok(),
+            "--queries" => a.queries = val().parse().unwrap_or(200),
+            "--m" => a.m = val().parse().unwrap_or(0),
+            "--threads" => a.threads = val().parse().ok(),
+            "--ef" => a.efs = val().split(',').filter_map(|s| s.parse().ok()).collect(),
+            kind => {
+                a.kinds.push(kind.to_string());
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    if a.kinds.is_empty() || a.kinds.iter().any(|k| k == "both") {
+        a.kinds = vec!["random".into(), "clustered".into()];
+    }
+    a
+}
+
+fn main() {
+    let args = parse();
+    for kind in &args.kinds {
+        let (n, dims, sim) = match kind.as_str() {
+            "clustered" => (100_000, 768, Similarity::Cosine),
+            _ => (1_000_000, 128, Similarity::Euclidean),
+        };
+        let (n, dims) = (args.n.unwrap_or(n), args.dims.unwrap_or(dims));
+        let (data, queries) = if kind == "clustered" {
+            let d = synthetic::clustered(n, dims, 100, 11);
+            (d, synthetic::clustered(args.queries, dims, 100, 12))
+        } else {
+            (synthetic::uniform(n, dims, 21), synthetic::uniform(args.queries, dims, 22))
+        };
+        println!("== {kind}: {n} x {dims} {sim:?}, {} queries", args.queries);
+        run(&args, &data, &queries, dims, sim);
+    }
+}
+
+fn run(args: &Args, data: &[f32], queries: &[f32], dims: usize, sim: Similarity) {
+    let mut config = IndexConfig::new(dims, sim);
+    config.m = args.m;
+    if let Some(t) = args.threads {
+        config.threads = t;
+    }
+    let start = Instant::now();
+    let mut b = IndexBuilder::new(config).expect("config");
+    for (i, v) in data.chunks_exact(dims).enumerate() {
+        b.add(i as u64, v, 1).expect("valid vector");
+    }
+    let index = b.build().expect("build");
+    let secs = start.elapsed().as_secs_f64();
+    let n = index.len();
+    let raw = n * dims * 4;
+    let mem = index.memory_bytes();
+    println!(
+        "build: {:.1} s, {:.0} vectors/s ({} threads, m {}); memory {:.1} MB = {:.3}x raw",
+        secs,
+        n as f64 / secs,
+        index.config().threads,
+        index.config().m,
+        mem as f64 / 1e6,
+        mem as f64 / raw as f64
+    );
+    let truth: Vec<_> = queries
+        .chunks_exact(dims)
+        .map(|q| index.exact_search(q, 10, &at(1)).expect("query"))
+        .collect();
+    for &ef in &args.efs {
+        measure(&index, queries, dims, ef, &truth);
+    }
+}
+
+fn at(snapshot: u64) -> SearchParams<'static> {
+    SearchParams { snapshot, ..SearchParams::default() }
+}
+
+fn measure(
+    index: &VectorIndex,
+    queries: &[f32],
+    dims: usize,
+    ef: usize,
+    truth: &[Vec<arbor_vector::Hit>],
+) {
+    let params = SearchParams { snapshot: 1, ef, filter: None };
+    let mut lat = Vec::new();
+    let mut recall = 0.0;
+    let start = Instant::now();
+    for (q, exact) in queries.chunks_exact(dims).zip(truth) {
+        let t = Instant::now();
+        let got = index.search(q, 10, &params).expect("query");
+        lat.push(t.elapsed().as_secs_f64() * 1e6);
+        recall += exact.iter().filter(|e| got.iter().any(|g| g.id == e.id)).count() as f64
+            / exact.len().max(1) as f64;
+    }
+    let total = start.elapsed().as_secs_f64();
+    lat.sort_by(f64::total_cmp);
+    let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
+    println!(
+        "ef {ef:4}: recall@10 {:.4}  p50 {:.0} us  p99 {:.0} us  {:.0} QPS (1 thread)",
+        recall / truth.len() as f64,
+        pct(0.5),
+        pct(0.99),
+        lat.len() as f64 / total
+    );
+}

@@ -1,0 +1,502 @@
+//! The HNSW graph (Malkov & Yashunin): layered proximity graphs over slot numbers, flat link arrays.
+//!
+//! Layer 0 holds every node with up to `m0` links in one flat `u32` array (stride `m0`) and a
+//! one-byte count per node; the few nodes on upper layers (a `1/m` fraction per layer) keep
+//! `m` links per layer in a second flat array found through a small map. Links are atomics so
+//! the bulk build can insert from several threads: a writer takes the stripe lock of the one
+//! node whose list it changes (never two at once, so no deadlock), readers take no lock and may
+//! see a list mid-update, which only costs a little accuracy, never safety (every stored id is a
+//! valid slot). The graph knows nothing of versions or ids: visibility is a predicate the caller
+//! passes to [`Graph::search`].
+
+use std::cmp::{Ordering as CmpOrdering, Reverse};
+use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
+
+use parking_lot::Mutex;
+use rustc_hash::FxHashMap;
+
+use crate::distance::Similarity;
+
+/// Highest layer a node may get; with `m >= 4` layer 16 is never reached in practice.
+pub(crate) const MAX_LEVEL: u8 = 16;
+/// Number of lock stripes for concurrent link updates.
+const STRIPES: usize = 1024;
+/// Marks "no entry point yet".
+const NO_NODE: u32 = u32::MAX;
+
+/// A candidate: a slot and its distance to the query (smaller is closer).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Cand {
+    pub dist: f32,
+    pub slot: u32,
+}
+
+impl Eq for Cand {}
+
+impl Ord for Cand {
+    fn cmp(&self, other: &Self) -> CmpOrdering {
+        self.dist.total_cmp(&other.dist).then(self.slot.cmp(&other.slot))
+    }
+}
+
+impl PartialOrd for Cand {
+    fn partial_cmp(&self, other: &Self) -> Option<CmpOrdering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The stored vectors as the graph sees them: a flat array of prepared vectors.
+#[derive(Clone, Copy)]
+pub(crate) struct Space<'a> {
+    pub similarity: Similarity,
+    pub dims: usize,
+    pub data: &'a [f32],
+}
+
+impl Space<'_> {
+    #[inline]
+    pub fn vector(&self, slot: u32) -> &[f32] {
+        let at = slot as usize * self.dims;
+        &self.data[at..at + self.dims]
+    }
+
+    #[inline]
+    pub fn distance(&self, query: &[f32], slot: u32) -> f32 {
+        self.similarity.distance(query, self.vector(slot))
+    }
+}
+
+/// Visited marks for one search, reused across searches through a generation counter.
+#[derive(Default)]
+pub(crate) struct Visited {
+    marks: Vec<u32>,
+    epoch: u32,
+}
+
+impl Visited {
+    fn reset(&mut self, n: usize) {
+        if self.marks.len() < n {
+            self.marks.resize(n, 0);
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.marks.fill(0);
+            self.epoch = 1;
+        }
+    }
+
+    /// Marks `slot`; true when it was not marked yet.
+    #[inline]
+    fn insert(&mut self, slot: u32) -> bool {
+        let mark = &mut self.marks[slot as usize];
+        let fresh = *mark != self.epoch;
+        *mark = self.epoch;
+        fresh
+    }
+}
+
+/// The layered link structure.
+pub(crate) struct Graph {
+    pub m: usize,
+    pub m0: usize,
+    pub levels: Vec<u8>,
+    count0: Vec<AtomicU8>,
+    links0: Vec<AtomicU32>,
+    /// For a node on layer >= 1: where its upper lists start in `upper` (`m + 1` words per
+    /// layer: the count, then the links).
+    upper_at: FxHashMap<u32, u32>,
+    upper: Vec<AtomicU32>,
+    pub entry: u32,
+    pub max_level: u8,
+    locks: Vec<Mutex<()>>,
+}
+
+impl Graph {
+    /// An empty graph with the given degrees (`m` on upper layers, `m0` on layer 0).
+    pub fn new(m: usize, m0: usize) -> Graph {
+        assert!(m >= 2 && m0 >= m && m0 <= 255, "degrees checked by the config");
+        Graph {
+            m,
+            m0,
+            levels: Vec::new(),
+            count0: Vec::new(),
+            links0: Vec::new(),
+            upper_at: FxHashMap::default(),
+            upper: Vec::new(),
+            entry: NO_NODE,
+            max_level: 0,
+            locks: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// Reserves room for `n` more nodes, so a bulk build does not over-allocate.
+    pub fn reserve(&mut self, n: usize) {
+        self.levels.reserve_exact(n);
+        self.count0.reserve_exact(n);
+        self.links0.reserve_exact(n * self.m0);
+    }
+
+    /// Adds an unlinked node on layers `0..=level`; returns its slot.
+    pub fn push_node(&mut self, level: u8) -> u32 {
+        let slot = u32::try_from(self.levels.len()).expect("slot count checked by the index");
+        self.levels.push(level);
+        self.count0.push(AtomicU8::new(0));
+        self.links0.extend((0..self.m0).map(|_| AtomicU32::new(0)));
+        if level > 0 {
+            let at = u32::try_from(self.upper.len()).expect("upper links fit in u32");
+            self.upper_at.insert(slot, at);
+            let words = usize::from(level) * (self.m + 1);
+            self.upper.extend((0..words).map(|_| AtomicU32::new(0)));
+        }
+        slot
+    }
+
+    /// Copies the links of `slot` on `level` into `out`.
+    #[inline]
+    pub fn neighbours(&self, slot: u32, level: u8, out: &mut Vec<u32>) {
+        out.clear();
+        if level == 0 {
+            let n = usize::from(self.count0[slot as usize].load(Ordering::Acquire)).min(self.m0);
+            let at = slot as usize * self.m0;
+            out.extend(self.links0[at..at + n].iter().map(|l| l.load(Ordering::Relaxed)));
+        } else if let Some(base) = self.upper_index(slot, level) {
+            let n = (self.upper[base].load(Ordering::Acquire) as usize).min(self.m);
+            let links = &self.upper[base + 1..base + 1 + n];
+            out.extend(links.iter().map(|l| l.load(Ordering::Relaxed)));
+        }
+    }
+
+    fn upper_index(&self, slot: u32, level: u8) -> Option<usize> {
+        if level == 0 || level > self.levels[slot as usize] {
+            return None;
+        }
+        let at = *self.upper_at.get(&slot)? as usize;
+        Some(at + usize::from(level - 1) * (self.m + 1))
+    }
+
+    /// Replaces the links of `slot` on `level`; the caller holds the slot's stripe lock.
+    fn set_neighbours(&self, slot: u32, level: u8, links: &[u32]) {
+        if level == 0 {
+            let n = links.len().min(self.m0);
+            let at = slot as usize * self.m0;
+            for (cell, &l) in self.links0[at..at + n].iter().zip(links) {
+                cell.store(l, Ordering::Relaxed);
+            }
+            self.count0[slot as usize].store(n as u8, Ordering::Release);
+        } else if let Some(base) = self.upper_index(slot, level) {
+            let n = links.len().min(self.m);
+            for (cell, &l) in self.upper[base + 1..base + 1 + n].iter().zip(links) {
+                cell.store(l, Ordering::Relaxed);
+            }
+            self.upper[base].store(n as u32, Ordering::Release);
+        }
+    }
+
+    fn lock(&self, slot: u32) -> parking_lot::MutexGuard<'_, ()> {
+        self.locks[slot as usize % STRIPES].lock()
+    }
+
+    /// Greedy walk on one layer towards `query` (ef = 1).
+    fn greedy(&self, space: Space<'_>, query: &[f32], mut best: Cand, level: u8) -> Cand {
+        let mut buf = Vec::with_capacity(self.m);
+        loop {
+            let mut moved = false;
+            self.neighbours(best.slot, level, &mut buf);
+            for &n in &buf {
+                let d = space.distance(query, n);
+                if d < best.dist {
+                    best = Cand { dist: d, slot: n };
+                    moved = true;
+                }
+            }
+            if !moved {
+                return best;
+            }
+        }
+    }
+
+    /// Best-first search on one layer; returns up to `ef` accepted candidates, closest first.
+    /// Nodes the predicate rejects still route the search but never enter the result.
+    #[allow(clippy::too_many_arguments)] // the hot loop's inputs; a struct would only rename them
+    pub fn search_layer(
+        &self,
+        space: Space<'_>,
+        query: &[f32],
+        entries: &[Cand],
+        ef: usize,
+        level: u8,
+        visited: &mut Visited,
+        accept: Option<&dyn Fn(u32) -> bool>,
+    ) -> Vec<Cand> {
+        visited.reset(self.len());
+        let accepts = |slot: u32| accept.is_none_or(|f| f(slot));
+        let mut todo: BinaryHeap<Reverse<Cand>> = BinaryHeap::with_capacity(ef * 2);
+        let mut found: BinaryHeap<Cand> = BinaryHeap::with_capacity(ef + 1);
+        for &e in entries {
+            if visited.insert(e.slot) {
+                todo.push(Reverse(e));
+                if accepts(e.slot) {
+                    found.push(e);
+                }
+            }
+        }
+        while found.len() > ef {
+            found.pop();
+        }
+        let mut buf = Vec::with_capacity(self.m0);
+        while let Some(Reverse(c)) = todo.pop() {
+            if found.len() >= ef && found.peek().is_some_and(|w| c.dist > w.dist) {
+                break;
+            }
+            self.neighbours(c.slot, level, &mut buf);
+            for &n in &buf {
+                if !visited.insert(n) {
+                    continue;
+                }
+                let d = space.distance(query, n);
+                let full = found.len() >= ef;
+                if full && found.peek().is_some_and(|w| d >= w.dist) {
+                    continue;
+                }
+                let cand = Cand { dist: d, slot: n };
+                todo.push(Reverse(cand));
+                if accepts(n) {
+                    found.push(cand);
+                    if found.len() > ef {
+                        found.pop();
+                    }
+                }
+            }
+        }
+        found.into_sorted_vec()
+    }
+
+    /// The `k` nearest accepted slots to `query`, searching layer 0 with beam width `ef`.
+    pub fn search(
+        &self,
+        space: Space<'_>,
+        query: &[f32],
+        ef: usize,
+        visited: &mut Visited,
+        accept: Option<&dyn Fn(u32) -> bool>,
+    ) -> Vec<Cand> {
+        if self.entry == NO_NODE {
+            return Vec::new();
+        }
+        let mut best = Cand { dist: space.distance(query, self.entry), slot: self.entry };
+        for level in (1..=self.max_level).rev() {
+            best = self.greedy(space, query, best, level);
+        }
+        self.search_layer(space, query, &[best], ef, 0, visited, accept)
+    }
+
+    /// Keeps the closest candidates that are not closer to an already kept one than to the
+    /// base node (the paper's heuristic), so links spread in all directions.
+    fn select(&self, space: Space<'_>, sorted: &[Cand], m: usize) -> Vec<u32> {
+        let mut kept: Vec<Cand> = Vec::with_capacity(m);
+        for &c in sorted {
+            if kept.len() >= m {
+                break;
+            }
+            let v = space.vector(c.slot);
+            if kept.iter().all(|k| space.distance(v, k.slot) > c.dist) {
+                kept.push(c);
+            }
+        }
+        kept.into_iter().map(|c| c.slot).collect()
+    }
+
+    /// Links the already pushed node `slot` into the graph.
+    pub fn insert(
+        &self,
+        space: Space<'_>,
+        slot: u32,
+        ef_construction: usize,
+        visited: &mut Visited,
+    ) {
+        if self.entry == NO_NODE || self.entry == slot {
+            return;
+        }
+        let level = self.levels[slot as usize];
+        let query = space.vector(slot);
+        let mut best = Cand { dist: space.distance(query, self.entry), slot: self.entry };
+        for l in (level.saturating_add(1)..=self.max_level).rev() {
+            best = self.greedy(space, query, best, l);
+        }
+        // Choose the links of every layer first and publish them bottom-up afterwards: once a
+        // concurrent insert can reach `slot` on some layer, `slot` already has its links on
+        // every layer below, so no walk gets stuck on a node without links.
+        let mut entries = vec![best];
+        let mut per_level = Vec::with_capacity(usize::from(level) + 1);
+        for l in (0..=level.min(self.max_level)).rev() {
+            let found =
+                self.search_layer(space, query, &entries, ef_construction, l, visited, None);
+            let found: Vec<Cand> = found.into_iter().filter(|c| c.slot != slot).collect();
+            per_level.push((l, self.select(space, &found, self.m)));
+            if !found.is_empty() {
+                entries = found;
+            }
+        }
+        {
+            let _g = self.lock(slot);
+            for (l, chosen) in &per_level {
+                self.set_neighbours(slot, *l, chosen);
+            }
+        }
+        for (l, chosen) in per_level.iter().rev() {
+            let cap = if *l == 0 { self.m0 } else { self.m };
+            for &other in chosen {
+                self.link_back(space, other, slot, *l, cap);
+            }
+        }
+    }
+
+    /// Adds `slot` to the links of `other`, pruning with the heuristic when the list is full.
+    fn link_back(&self, space: Space<'_>, other: u32, slot: u32, level: u8, cap: usize) {
+        let _g = self.lock(other);
+        let mut links = Vec::with_capacity(cap + 1);
+        self.neighbours(other, level, &mut links);
+        if links.contains(&slot) {
+            return;
+        }
+        if links.len() < cap {
+            links.push(slot);
+            self.set_neighbours(other, level, &links);
+            return;
+        }
+        let base = space.vector(other);
+        let mut cands: Vec<Cand> = links
+            .iter()
+            .chain(std::iter::once(&slot))
+            .map(|&s| Cand { dist: space.distance(base, s), slot: s })
+            .collect();
+        cands.sort_unstable();
+        let kept = self.select(space, &cands, cap);
+        self.set_neighbours(other, level, &kept);
+    }
+
+    /// Makes `slot` the entry point when it reaches above the current top layer.
+    pub fn promote(&mut self, slot: u32) {
+        let level = self.levels[slot as usize];
+        if self.entry == NO_NODE || level > self.max_level {
+            self.entry = slot;
+            self.max_level = level;
+        }
+    }
+
+    /// Links the pushed but unlinked nodes `start..len` on `threads` threads (a bulk build is
+    /// `start = 0`). The highest of them goes first when it would raise the top layer, so every
+    /// parallel insert sees a fixed entry point.
+    pub fn link_range(
+        &mut self,
+        space: Space<'_>,
+        start: usize,
+        ef_construction: usize,
+        threads: usize,
+    ) {
+        let n = self.len();
+        let top = (start as u32..n as u32).max_by_key(|&s| (self.levels[s as usize], Reverse(s)));
+        let Some(top) = top else { return };
+        let first = self.entry == NO_NODE || self.levels[top as usize] > self.max_level;
+        if first {
+            self.insert(space, top, ef_construction, &mut Visited::default());
+            self.promote(top);
+        }
+        let next = AtomicUsize::new(start);
+        let graph = &*self;
+        std::thread::scope(|scope| {
+            for _ in 0..threads.clamp(1, (n - start).div_ceil(64)) {
+                scope.spawn(|| {
+                    let mut visited = Visited::default();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= n {
+                            break;
+                        }
+                        if !(first && i == top as usize) {
+                            graph.insert(space, i as u32, ef_construction, &mut visited);
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    /// Heap bytes held by the links.
+    pub fn memory_bytes(&self) -> usize {
+        self.levels.capacity()
+            + self.count0.capacity()
+            + self.links0.capacity() * 4
+            + self.upper.capacity() * 4
+            + self.upper_at.capacity() * 9
+    }
+
+    /// Raw parts for persistence: (levels, layer-0 counts, layer-0 links, upper words).
+    pub fn export(&self) -> (&[u8], Vec<u8>, Vec<u32>, Vec<u32>) {
+        let counts = self.count0.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        let links = self.links0.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        let upper = self.upper.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        (&self.levels, counts, links, upper)
+    }
+
+    /// Rebuilds a graph from [`Graph::export`]ed parts; checks every count and link so a search
+    /// over the result can never index out of bounds.
+    pub fn import(
+        m: usize,
+        m0: usize,
+        levels: Vec<u8>,
+        counts: Vec<u8>,
+        links0: Vec<u32>,
+        upper: Vec<u32>,
+    ) -> Result<Graph, String> {
+        let n = levels.len();
+        if counts.len() != n || links0.len() != n * m0 {
+            return Err("layer-0 arrays do not match the node count".into());
+        }
+        let mut g = Graph::new(m, m0);
+        for &level in &levels {
+            if level > MAX_LEVEL {
+                return Err(format!("node level {level} above {MAX_LEVEL}"));
+            }
+            g.push_node(level);
+        }
+        if g.upper.len() != upper.len() {
+            return Err("upper-layer link array has the wrong length".into());
+        }
+        let in_range = |l: &u32| (*l as usize) < n;
+        for (slot, &c) in counts.iter().enumerate() {
+            let links = &links0[slot * m0..slot * m0 + usize::from(c).min(m0)];
+            if usize::from(c) > m0 || !links.iter().all(in_range) {
+                return Err(format!("layer-0 links of slot {slot} are out of range"));
+            }
+        }
+        for (&slot, &at) in &g.upper_at {
+            for l in 0..usize::from(levels[slot as usize]) {
+                let base = at as usize + l * (m + 1);
+                let c = upper[base] as usize;
+                if c > m || !upper[base + 1..base + 1 + c].iter().all(in_range) {
+                    return Err(format!("upper links of slot {slot} are out of range"));
+                }
+            }
+        }
+        for (cell, v) in g.count0.iter().zip(counts) {
+            cell.store(v, Ordering::Relaxed);
+        }
+        for (cell, v) in g.links0.iter().zip(links0) {
+            cell.store(v, Ordering::Relaxed);
+        }
+        for (cell, v) in g.upper.iter().zip(upper) {
+            cell.store(v, Ordering::Relaxed);
+        }
+        g.levels = levels;
+        if let Some(top) = (0..n as u32).max_by_key(|&s| (g.levels[s as usize], Reverse(s))) {
+            g.promote(top);
+        }
+        Ok(g)
+    }
+}

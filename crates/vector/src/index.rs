@@ -1,0 +1,510 @@
+//! The versioned vector index: HNSW over prepared vectors, each entry visible to snapshots in
+//! `[created, deleted)`, with search under a snapshot, garbage collection and compaction.
+//!
+//! Slots are numbered in insertion order. A bulk build sorts its entries by id, so the slots
+//! `0..sorted_len` can be found by binary search over `ids` and need no map (this keeps the
+//! memory within 1.2x of the raw vectors); later inserts go to the small `recent` map. A
+//! deleted entry stays in the graph as a routing node until [`VectorIndex::compact`].
+
+use parking_lot::Mutex;
+use rustc_hash::FxHashMap;
+
+use crate::distance::Similarity;
+use crate::error::{Result, VectorError};
+use crate::graph::{Cand, Graph, Space, Visited, MAX_LEVEL};
+use crate::topk::{check_len, hit_order, Hit};
+
+/// Largest supported vector length (Neo4j's `vector.dimensions` limit).
+pub const MAX_DIMENSIONS: usize = 4096;
+/// Slots sampled to estimate how many entries a snapshot and filter accept.
+const SAMPLE: usize = 256;
+/// Below this accepted fraction, search scans exactly instead of walking the graph.
+const EXACT_FRACTION: f64 = 0.05;
+
+/// Settings of an index. [`IndexConfig::new`] gives the defaults for a dimension and function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexConfig {
+    pub dims: usize,
+    pub similarity: Similarity,
+    /// Links per node on upper layers; layer 0 gets `2 * m`. `0` chooses from `dims` so the
+    /// links stay within 20% of the vector bytes (16 at 128 dimensions, 24 from 256 up).
+    pub m: usize,
+    pub ef_construction: usize,
+    /// Default beam width of a search (raised to `k` when smaller).
+    pub ef_search: usize,
+    /// Threads of a bulk build.
+    pub threads: usize,
+    /// Seed of the level draw, so builds are reproducible.
+    pub seed: u64,
+    /// Indexes with fewer entries are searched exactly (a scan is cheaper than the walk).
+    pub exact_below: usize,
+}
+
+impl IndexConfig {
+    pub fn new(dims: usize, similarity: Similarity) -> IndexConfig {
+        IndexConfig {
+            dims,
+            similarity,
+            m: 0,
+            ef_construction: 100,
+            ef_search: 100,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            seed: 0x5eed_a7b0,
+            exact_below: 1024,
+        }
+    }
+
+    /// Checks the settings and resolves `m = 0`.
+    fn resolved(mut self) -> Result<IndexConfig> {
+        if self.dims == 0 || self.dims > MAX_DIMENSIONS {
+            return Err(VectorError::BadDimensions { got: self.dims, max: MAX_DIMENSIONS });
+        }
+        if self.m == 0 {
+            // Budget: 20% of the vector bytes, less ~24 bytes of id, version and counts.
+            let budget_links = (self.dims * 4 / 5).saturating_sub(24) / 4;
+            self.m = (budget_links / 2).clamp(8, 24);
+        }
+        if !(2..=127).contains(&self.m) {
+            return Err(bad("m", format!("must be in 2..=127, got {}", self.m)));
+        }
+        if self.ef_construction == 0 || self.ef_search == 0 {
+            return Err(bad("ef", "ef_construction and ef_search must be positive".into()));
+        }
+        Ok(self)
+    }
+}
+
+fn bad(name: &'static str, reason: String) -> VectorError {
+    VectorError::BadConfig { name, reason }
+}
+
+/// How to search: the snapshot, the beam width and an extra filter on ids.
+#[derive(Clone, Copy, Default)]
+pub struct SearchParams<'f> {
+    /// Entries committed at or before this timestamp and not deleted at or before it are seen.
+    pub snapshot: u64,
+    /// Beam width; `0` uses the index's `ef_search`.
+    pub ef: usize,
+    /// Rejects ids the caller hides (a transaction's own deletes); `None` accepts all.
+    pub filter: Option<&'f (dyn Fn(u64) -> bool + Sync)>,
+}
+
+/// What [`VectorIndex::gc`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GcReport {
+    /// Entries no snapshot can see any more.
+    pub dead: usize,
+    /// Whether the index was rebuilt without them.
+    pub compacted: bool,
+}
+
+/// A vector index over entity ids.
+pub struct VectorIndex {
+    pub(crate) config: IndexConfig,
+    pub(crate) graph: Graph,
+    /// Prepared vectors, `dims` per slot.
+    pub(crate) data: Vec<f32>,
+    pub(crate) ids: Vec<u64>,
+    pub(crate) created: Vec<u64>,
+    /// Deletion timestamps; `deleted_bits` marks which slots have one.
+    pub(crate) deleted: FxHashMap<u32, u64>,
+    pub(crate) deleted_bits: Vec<u64>,
+    /// Slots `0..sorted_len` are ordered by (id, created).
+    pub(crate) sorted_len: usize,
+    /// Newest slot of each id inserted after the sorted prefix.
+    pub(crate) recent: FxHashMap<u64, u32>,
+    pub(crate) max_created: u64,
+    visited: Mutex<Vec<Visited>>,
+}
+
+/// Collects entries for a bulk build, which links them on several threads.
+pub struct IndexBuilder {
+    config: IndexConfig,
+    entries: Vec<(u64, u64)>,
+    data: Vec<f32>,
+}
+
+impl IndexBuilder {
+    pub fn new(config: IndexConfig) -> Result<IndexBuilder> {
+        Ok(IndexBuilder { config: config.resolved()?, entries: Vec::new(), data: Vec::new() })
+    }
+
+    /// Adds `id` with vector `v`, created at `created`. An invalid vector is an error and is not
+    /// added; the engine skips such entities, as Neo4j leaves them out of the index.
+    pub fn add(&mut self, id: u64, v: &[f32], created: u64) -> Result<()> {
+        check_len(self.config.dims, v)?;
+        let v = self.config.similarity.prepare(v)?;
+        self.data.extend_from_slice(&v);
+        self.entries.push((id, created));
+        Ok(())
+    }
+
+    /// Builds the index. Two entries for one id are an error.
+    pub fn build(self) -> Result<VectorIndex> {
+        if self.entries.len() >= u32::MAX as usize - 1 {
+            return Err(bad("entries", "an index holds at most 2^32 - 2 entries".into()));
+        }
+        let dims = self.config.dims;
+        let mut order: Vec<u32> = (0..self.entries.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| self.entries[i as usize]);
+        let mut index = VectorIndex::empty(self.config);
+        index.reserve(order.len());
+        for (n, &i) in order.iter().enumerate() {
+            let (id, created) = self.entries[i as usize];
+            if n > 0 && index.ids[n - 1] == id {
+                return Err(bad("entries", format!("id {id} added twice to a bulk build")));
+            }
+            let at = i as usize * dims;
+            index.data.extend_from_slice(&self.data[at..at + dims]);
+            index.push_entry(id, created);
+        }
+        index.sorted_len = index.len();
+        index.link_everything();
+        Ok(index)
+    }
+}
+
+impl VectorIndex {
+    /// An empty index; fails on invalid settings.
+    pub fn new(config: IndexConfig) -> Result<VectorIndex> {
+        Ok(VectorIndex::empty(config.resolved()?))
+    }
+
+    fn empty(config: IndexConfig) -> VectorIndex {
+        let m = config.m;
+        VectorIndex {
+            config,
+            graph: Graph::new(m, 2 * m),
+            data: Vec::new(),
+            ids: Vec::new(),
+            created: Vec::new(),
+            deleted: FxHashMap::default(),
+            deleted_bits: Vec::new(),
+            sorted_len: 0,
+            recent: FxHashMap::default(),
+            max_created: 0,
+            visited: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn config(&self) -> &IndexConfig {
+        &self.config
+    }
+
+    /// Entries stored, including deleted ones not compacted away yet.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Entries not deleted (visible to a snapshot taken now).
+    pub fn live_len(&self) -> usize {
+        self.len() - self.deleted.len()
+    }
+
+    pub(crate) fn space(&self) -> Space<'_> {
+        Space { similarity: self.config.similarity, dims: self.config.dims, data: &self.data }
+    }
+
+    fn reserve(&mut self, n: usize) {
+        self.data.reserve_exact(n * self.config.dims);
+        self.ids.reserve_exact(n);
+        self.created.reserve_exact(n);
+        self.deleted_bits.reserve_exact(n.div_ceil(64));
+        self.graph.reserve(n);
+    }
+
+    /// Links every pushed node (bulk build and compaction), in parallel.
+    fn link_everything(&mut self) {
+        let space =
+            Space { similarity: self.config.similarity, dims: self.config.dims, data: &self.data };
+        let c = &self.config;
+        self.graph.link_range(space, 0, c.ef_construction, c.threads);
+    }
+
+    /// Appends the metadata of a slot whose vector is already in `data`; returns the slot.
+    fn push_entry(&mut self, id: u64, created: u64) -> u32 {
+        let slot = self.ids.len() as u32;
+        self.ids.push(id);
+        self.created.push(created);
+        self.max_created = self.max_created.max(created);
+        if self.deleted_bits.len() * 64 <= slot as usize {
+            self.deleted_bits.push(0);
+        }
+        self.graph.push_node(level_of(self.config.seed, slot, self.config.m))
+    }
+
+    fn is_deleted(&self, slot: u32) -> bool {
+        self.deleted_bits[slot as usize / 64] & (1 << (slot % 64)) != 0
+    }
+
+    fn visible(&self, slot: u32, snapshot: u64) -> bool {
+        self.created[slot as usize] <= snapshot
+            && (!self.is_deleted(slot) || self.deleted.get(&slot).is_none_or(|&d| snapshot < d))
+    }
+
+    /// The slot of the live (not deleted) entry of `id`, if any.
+    fn live_slot(&self, id: u64) -> Option<u32> {
+        if let Some(&slot) = self.recent.get(&id) {
+            return (!self.is_deleted(slot)).then_some(slot);
+        }
+        let sorted = &self.ids[..self.sorted_len];
+        let start = sorted.partition_point(|&x| x < id);
+        (start..self.sorted_len)
+            .take_while(|&s| sorted[s] == id)
+            .map(|s| s as u32)
+            .find(|&s| !self.is_deleted(s))
+    }
+
+    /// Makes `v` the vector of `id` from commit `ts` on. A live earlier entry of `id` is
+    /// deleted at `ts` (a property update). An invalid vector is an error and changes nothing.
+    pub fn insert(&mut self, id: u64, v: &[f32], ts: u64) -> Result<()> {
+        check_len(self.config.dims, v)?;
+        if self.len() >= u32::MAX as usize - 1 {
+            return Err(bad("entries", "an index holds at most 2^32 - 2 entries".into()));
+        }
+        let v = self.config.similarity.prepare(v)?;
+        self.delete(id, ts);
+        self.data.extend_from_slice(&v);
+        let slot = self.push_entry(id, ts);
+        self.recent.insert(id, slot);
+        let mut visited = self.take_visited();
+        self.graph.insert(self.space(), slot, self.config.ef_construction, &mut visited);
+        self.give_visited(visited);
+        self.graph.promote(slot);
+        Ok(())
+    }
+
+    /// Inserts many entries committed at `ts`, linking them on the configured threads (a
+    /// transaction that sets thousands of embeddings). All vectors are checked first: on an
+    /// error (naming the entry's position in `entries`) nothing changes. Two entries for one id
+    /// are an error; a live earlier entry of an id is deleted at `ts`, as in [`Self::insert`].
+    pub fn insert_batch(&mut self, entries: &[(u64, &[f32])], ts: u64) -> Result<()> {
+        if self.len() + entries.len() >= u32::MAX as usize - 1 {
+            return Err(bad("entries", "an index holds at most 2^32 - 2 entries".into()));
+        }
+        let mut prepared = Vec::with_capacity(entries.len() * self.config.dims);
+        let mut seen = rustc_hash::FxHashSet::default();
+        for (at, &(id, v)) in entries.iter().enumerate() {
+            let checked =
+                check_len(self.config.dims, v).and_then(|()| self.config.similarity.prepare(v));
+            let v = checked.map_err(|e| bad("entries", format!("entry {at} (id {id}): {e}")))?;
+            if !seen.insert(id) {
+                return Err(bad("entries", format!("id {id} appears twice in one batch")));
+            }
+            prepared.extend_from_slice(&v);
+        }
+        let start = self.len();
+        self.reserve(entries.len());
+        self.data.extend_from_slice(&prepared);
+        for &(id, _) in entries {
+            self.delete(id, ts);
+            let slot = self.push_entry(id, ts);
+            self.recent.insert(id, slot);
+        }
+        let space =
+            Space { similarity: self.config.similarity, dims: self.config.dims, data: &self.data };
+        let c = &self.config;
+        self.graph.link_range(space, start, c.ef_construction, c.threads);
+        Ok(())
+    }
+
+    /// Ends the live entry of `id` at commit `ts`; false when `id` has none.
+    pub fn delete(&mut self, id: u64, ts: u64) -> bool {
+        let Some(slot) = self.live_slot(id) else {
+            return false;
+        };
+        self.deleted.insert(slot, ts);
+        self.deleted_bits[slot as usize / 64] |= 1 << (slot % 64);
+        true
+    }
+
+    fn take_visited(&self) -> Visited {
+        self.visited.lock().pop().unwrap_or_default()
+    }
+
+    fn give_visited(&self, v: Visited) {
+        self.visited.lock().push(v);
+    }
+
+    /// The `k` entries nearest to `query` among those `params` sees, best first.
+    ///
+    /// Entries the snapshot or filter hides still route the graph walk. When a sample shows
+    /// that few entries are visible the search widens its beam, and below 5% it scans exactly,
+    /// so hidden entries never cost recall; a walk that finds fewer than `k` falls back to the
+    /// exact scan too.
+    pub fn search(&self, query: &[f32], k: usize, params: &SearchParams<'_>) -> Result<Vec<Hit>> {
+        check_len(self.config.dims, query)?;
+        let query = self.config.similarity.prepare(query)?;
+        // A `k` beyond the entry count (even `usize::MAX` from a query) must not size buffers.
+        let k = k.min(self.len());
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        let snapshot = params.snapshot;
+        let accept = |slot: u32| {
+            self.visible(slot, snapshot) && params.filter.is_none_or(|f| f(self.ids[slot as usize]))
+        };
+        let everything =
+            params.filter.is_none() && self.deleted.is_empty() && self.max_created <= snapshot;
+        let fraction = if everything { 1.0 } else { self.sample_fraction(&accept) };
+        if self.len() < self.config.exact_below || fraction < EXACT_FRACTION {
+            return Ok(self.exact(&query, k, &accept));
+        }
+        let ef = if params.ef == 0 { self.config.ef_search } else { params.ef };
+        let ef = ((ef.max(k) as f64 / fraction).ceil() as usize).min(self.len());
+        let mut visited = self.take_visited();
+        let found = if everything {
+            self.graph.search(self.space(), &query, ef, &mut visited, None)
+        } else {
+            self.graph.search(self.space(), &query, ef, &mut visited, Some(&accept))
+        };
+        self.give_visited(visited);
+        if found.len() < k {
+            return Ok(self.exact(&query, k, &accept));
+        }
+        Ok(self.hits(found, k))
+    }
+
+    /// Exact search over the entries `params` sees (the reference for recall, and the fallback).
+    pub fn exact_search(
+        &self,
+        query: &[f32],
+        k: usize,
+        params: &SearchParams<'_>,
+    ) -> Result<Vec<Hit>> {
+        check_len(self.config.dims, query)?;
+        let query = self.config.similarity.prepare(query)?;
+        let accept = |slot: u32| {
+            self.visible(slot, params.snapshot)
+                && params.filter.is_none_or(|f| f(self.ids[slot as usize]))
+        };
+        Ok(self.exact(&query, k, &accept))
+    }
+
+    fn exact(&self, query: &[f32], k: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Hit> {
+        let k = k.min(self.len());
+        let space = self.space();
+        let mut best: std::collections::BinaryHeap<Cand> = std::collections::BinaryHeap::new();
+        for slot in 0..self.len() as u32 {
+            if !accept(slot) {
+                continue;
+            }
+            let dist = space.distance(query, slot);
+            if best.len() < k {
+                best.push(Cand { dist, slot });
+            } else if best.peek().is_some_and(|w| dist < w.dist) {
+                best.pop();
+                best.push(Cand { dist, slot });
+            }
+        }
+        self.hits(best.into_sorted_vec(), k)
+    }
+
+    fn hits(&self, found: Vec<Cand>, k: usize) -> Vec<Hit> {
+        let sim = self.config.similarity;
+        let mut hits: Vec<Hit> = found
+            .into_iter()
+            .map(|c| Hit { id: self.ids[c.slot as usize], score: sim.score_of_distance(c.dist) })
+            .collect();
+        hits.sort_by(hit_order);
+        hits.truncate(k);
+        hits
+    }
+
+    /// Fraction of a spread sample of slots that `accept` takes.
+    fn sample_fraction(&self, accept: &dyn Fn(u32) -> bool) -> f64 {
+        let n = self.len();
+        let step = (n / SAMPLE).max(1);
+        let picks: Vec<u32> = (0..n).step_by(step).take(SAMPLE).map(|s| s as u32).collect();
+        let taken = picks.iter().filter(|&&s| accept(s)).count();
+        taken as f64 / picks.len().max(1) as f64
+    }
+
+    /// Forgets versions that no snapshot at or after `oldest_active` can see, and compacts
+    /// when they are more than a fifth of the entries.
+    pub fn gc(&mut self, oldest_active: u64) -> GcReport {
+        let dead = self.deleted.values().filter(|&&d| d <= oldest_active).count();
+        let compacted = dead > 0 && dead * 5 > self.len();
+        if compacted {
+            self.compact(oldest_active);
+        }
+        GcReport { dead, compacted }
+    }
+
+    /// Rebuilds the graph from the entries some snapshot at or after `oldest_active` can still
+    /// see, keeping their versions. The rebuild is a parallel bulk build.
+    pub fn compact(&mut self, oldest_active: u64) {
+        let mut keep: Vec<u32> = (0..self.len() as u32)
+            .filter(|s| self.deleted.get(s).is_none_or(|&d| d > oldest_active))
+            .collect();
+        keep.sort_unstable_by_key(|&s| (self.ids[s as usize], self.created[s as usize]));
+        let mut fresh = VectorIndex::empty(self.config.clone());
+        fresh.reserve(keep.len());
+        for &s in &keep {
+            fresh.data.extend_from_slice(self.space().vector(s));
+            let slot = fresh.push_entry(self.ids[s as usize], self.created[s as usize]);
+            if let Some(&d) = self.deleted.get(&s) {
+                fresh.deleted.insert(slot, d);
+                fresh.deleted_bits[slot as usize / 64] |= 1 << (slot % 64);
+            }
+        }
+        fresh.sorted_len = fresh.len();
+        fresh.link_everything();
+        *self = fresh;
+    }
+
+    /// Heap bytes held (vectors, links, versions, maps), for the memory target and metrics.
+    pub fn memory_bytes(&self) -> usize {
+        self.data.capacity() * 4
+            + self.graph.memory_bytes()
+            + self.ids.capacity() * 8
+            + self.created.capacity() * 8
+            + self.deleted_bits.capacity() * 8
+            + self.deleted.capacity() * 13
+            + self.recent.capacity() * 13
+    }
+
+    /// Rebuilds the derived parts after [`crate::persist`] read the stored ones.
+    pub(crate) fn from_parts(
+        config: IndexConfig,
+        graph: Graph,
+        data: Vec<f32>,
+        ids: Vec<u64>,
+        created: Vec<u64>,
+        deleted: FxHashMap<u32, u64>,
+        sorted_len: usize,
+    ) -> VectorIndex {
+        let mut index = VectorIndex::empty(config);
+        index.max_created = created.iter().copied().max().unwrap_or(0);
+        index.deleted_bits = vec![0; ids.len().div_ceil(64)];
+        for &slot in deleted.keys() {
+            index.deleted_bits[slot as usize / 64] |= 1 << (slot % 64);
+        }
+        for (slot, &id) in ids.iter().enumerate().skip(sorted_len) {
+            index.recent.insert(id, slot as u32);
+        }
+        index.graph = graph;
+        index.data = data;
+        index.ids = ids;
+        index.created = created;
+        index.deleted = deleted;
+        index.sorted_len = sorted_len;
+        index
+    }
+}
+
+/// The layer of a slot: a geometric draw with ratio `1/m` from a hash of (seed, slot), so a
+/// slot gets the same layer in every build.
+pub(crate) fn level_of(seed: u64, slot: u32, m: usize) -> u8 {
+    let mut z = seed ^ u64::from(slot).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    let u = ((z >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+    let level = (-u.ln() / (m as f64).ln()).floor();
+    (level as u8).min(MAX_LEVEL)
+}

@@ -1,0 +1,116 @@
+//! Runtime-dispatched AVX2+FMA versions of the distance kernels (x86-64 only).
+//!
+//! This is the crate's only `unsafe`, with two invariants: a `#[target_feature]` function is
+//! called only after [`avx2_fma`] returned true (the CPU has AVX2 and FMA, checked and cached by
+//! `is_x86_feature_detected!`), and an unaligned 8-lane load reads only inside its slice
+//! (asserted in `load`). Two 8-lane accumulators with fused multiply-adds per 16 coordinates.
+#![allow(unsafe_code)]
+
+/// True when the AVX2+FMA kernels may be called.
+#[inline]
+pub(crate) fn avx2_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Dot product with AVX2+FMA; callers checked [`avx2_fma`].
+#[inline]
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        debug_assert!(avx2_fma(), "AVX2 kernel called without the CPU feature");
+        // SAFETY: the caller checked `avx2_fma()`, so the CPU supports every enabled feature.
+        unsafe { x86::dot(a, b) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        crate::distance::dot_portable(a, b)
+    }
+}
+
+/// Squared euclidean distance with AVX2+FMA; callers checked [`avx2_fma`].
+#[inline]
+pub(crate) fn l2_squared(a: &[f32], b: &[f32]) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        debug_assert!(avx2_fma(), "AVX2 kernel called without the CPU feature");
+        // SAFETY: as in `dot`.
+        unsafe { x86::l2_squared(a, b) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        crate::distance::l2_squared_portable(a, b)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::{
+        __m256, _mm256_add_ps, _mm256_castps256_ps128, _mm256_extractf128_ps, _mm256_fmadd_ps,
+        _mm256_loadu_ps, _mm256_setzero_ps, _mm256_sub_ps, _mm_add_ps, _mm_cvtss_f32, _mm_hadd_ps,
+    };
+
+    /// Loads 8 lanes of `v` from `at`.
+    ///
+    /// SAFETY (of the body): `at + 8 <= v.len()` is asserted, so the unaligned load reads
+    /// inside the slice.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn load(v: &[f32], at: usize) -> __m256 {
+        assert!(at + 8 <= v.len(), "load past the end of a vector");
+        unsafe { _mm256_loadu_ps(v.as_ptr().add(at)) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn sum(v: __m256) -> f32 {
+        let half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+        let pair = _mm_hadd_ps(half, half);
+        _mm_cvtss_f32(_mm_hadd_ps(pair, pair))
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn dot(a: &[f32], b: &[f32]) -> f32 {
+        let n = a.len().min(b.len());
+        let (mut s0, mut s1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+        let mut i = 0;
+        while i + 16 <= n {
+            s0 = _mm256_fmadd_ps(load(a, i), load(b, i), s0);
+            s1 = _mm256_fmadd_ps(load(a, i + 8), load(b, i + 8), s1);
+            i += 16;
+        }
+        if i + 8 <= n {
+            s0 = _mm256_fmadd_ps(load(a, i), load(b, i), s0);
+            i += 8;
+        }
+        let tail: f32 = a[i..n].iter().zip(&b[i..n]).map(|(x, y)| x * y).sum();
+        sum(_mm256_add_ps(s0, s1)) + tail
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn l2_squared(a: &[f32], b: &[f32]) -> f32 {
+        let n = a.len().min(b.len());
+        let (mut s0, mut s1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+        let mut i = 0;
+        while i + 16 <= n {
+            let d0 = _mm256_sub_ps(load(a, i), load(b, i));
+            let d1 = _mm256_sub_ps(load(a, i + 8), load(b, i + 8));
+            s0 = _mm256_fmadd_ps(d0, d0, s0);
+            s1 = _mm256_fmadd_ps(d1, d1, s1);
+            i += 16;
+        }
+        if i + 8 <= n {
+            let d = _mm256_sub_ps(load(a, i), load(b, i));
+            s0 = _mm256_fmadd_ps(d, d, s0);
+            i += 8;
+        }
+        let tail: f32 = a[i..n].iter().zip(&b[i..n]).map(|(x, y)| (x - y) * (x - y)).sum();
+        sum(_mm256_add_ps(s0, s1)) + tail
+    }
+}

@@ -1,0 +1,48 @@
+//! Recall@10 of the HNSW search against exact search, at sizes CI can afford.
+
+mod common;
+
+use arbor_vector::{synthetic, IndexBuilder, IndexConfig, SearchParams, Similarity};
+use common::recall;
+
+fn mean_recall(data: &[f32], queries: &[f32], config: IndexConfig, ef: usize) -> f64 {
+    let dims = config.dims;
+    let mut b = IndexBuilder::new(config).unwrap();
+    for (i, v) in data.chunks_exact(dims).enumerate() {
+        b.add(i as u64, v, 1).unwrap();
+    }
+    let index = b.build().unwrap();
+    let params = SearchParams { snapshot: 1, ef, filter: None };
+    let mut total = 0.0;
+    for q in queries.chunks_exact(dims) {
+        let approx = index.search(q, 10, &params).unwrap();
+        let exact = index.exact_search(q, 10, &params).unwrap();
+        assert_eq!(approx.len(), 10);
+        assert!(approx.windows(2).all(|w| w[0].score >= w[1].score), "best first");
+        total += recall(&approx, &exact);
+    }
+    total / (queries.len() / dims) as f64
+}
+
+/// Embedding-like data (16 latent dimensions per cluster), built on all threads.
+#[test]
+fn recall_at_10_clustered_20k_x_64_cosine() {
+    let data = synthetic::clustered(20_000, 64, 40, 3);
+    let queries = synthetic::clustered(200, 64, 40, 4);
+    let mut config = IndexConfig::new(64, Similarity::Cosine);
+    config.m = 16;
+    let r = mean_recall(&data, &queries, config, 300);
+    assert!(r >= 0.95, "recall@10 {r:.3} below 0.95");
+}
+
+/// Uniform random data has no low-dimensional structure, the hard case: it needs a wider
+/// graph and beam, which the caller can ask for.
+#[test]
+fn recall_at_10_uniform_10k_x_32_euclidean() {
+    let data = synthetic::uniform(10_000, 32, 1);
+    let queries = synthetic::uniform(200, 32, 2);
+    let mut config = IndexConfig::new(32, Similarity::Euclidean);
+    config.m = 16;
+    let r = mean_recall(&data, &queries, config, 128);
+    assert!(r >= 0.95, "recall@10 {r:.3} below 0.95");
+}
