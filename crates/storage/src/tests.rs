@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::*;
+use crate::durability::wal;
 
 fn cfg() -> StoreConfig {
     // No background checkpoints unless a test asks for them.
@@ -302,7 +303,7 @@ impl Store {
     /// Test helper: the committed label set (a superset until GC).
     fn h_core_label_set(&self, l: TokenId) -> Vec<u64> {
         self.core_for_test()
-            .label_sets
+            .label_sets_for_test()
             .read()
             .get(&l)
             .map(|s| s.iter().collect())
@@ -676,7 +677,8 @@ fn gc_prunes_versions() {
         w.set_node_property(n, k, Value::Int(i)).unwrap();
         w.commit().unwrap();
     }
-    let chain_len = |s: &Store| s.core_for_test().nodes.read(n.0, |x| x.chain.len()).unwrap();
+    let chain_len =
+        |s: &Store| s.core_for_test().nodes_for_test().read(n.0, |x| x.chain.len()).unwrap();
     s.gc();
     assert_eq!(chain_len(&s), 11, "a pinned snapshot keeps versions");
     assert!(pin.node_properties(n).is_empty());
@@ -688,7 +690,7 @@ fn gc_prunes_versions() {
     w.delete_node(n).unwrap();
     w.commit().unwrap();
     s.gc();
-    assert!(s.core_for_test().nodes.read(n.0, |_| ()).is_none());
+    assert!(s.core_for_test().nodes_for_test().read(n.0, |_| ()).is_none());
 }
 
 #[test]
@@ -714,8 +716,7 @@ fn failed_fsync_refuses_further_commits() {
     let mut w = s.begin(false);
     let a = w.create_node(&[], vec![]).unwrap();
     w.commit().unwrap();
-    s.core_for_test()
-        .persist
+    s.persist_for_test()
         .as_ref()
         .unwrap()
         .wal
@@ -951,7 +952,7 @@ fn rebuild_does_not_resurrect_a_node_deleted_during_the_build() {
     let n = w.create_node(&[l], vec![]).unwrap();
     w.commit().unwrap();
     let s2 = s.clone();
-    crate::checkpoint::BEFORE_INSTALL.with(|h| {
+    crate::durability::checkpoint::BEFORE_INSTALL.with(|h| {
         *h.borrow_mut() = Some(Box::new(move || {
             let mut w = s2.begin(false);
             w.delete_node(n).unwrap();
@@ -960,7 +961,7 @@ fn rebuild_does_not_resurrect_a_node_deleted_during_the_build() {
         }))
     });
     assert!(s.compact().unwrap());
-    crate::checkpoint::BEFORE_INSTALL.with(|h| *h.borrow_mut() = None);
+    crate::durability::checkpoint::BEFORE_INSTALL.with(|h| *h.borrow_mut() = None);
     let r = s.begin(true);
     assert!(!r.node_exists(n), "a deleted node came back");
     assert_eq!(r.count_nodes(Some(l)), 1);
