@@ -1393,7 +1393,7 @@ fn composite_index_ranges() {
             .index_composite_range(
                 l,
                 &[a, b],
-                &[one.clone()],
+                std::slice::from_ref(&one),
                 Some((&ten, false)),
                 Some((&fifty, true)),
                 None,
@@ -1513,14 +1513,16 @@ fn memory_stats_count_value_ordered_arrays() {
 /// indexes) and re-encodes only what was written since; every node must read back exactly,
 /// across several folds, with updates, deletions, label changes, repeated strings (interned)
 /// and a key whose strings are all distinct (which stops being interned).
+/// Node id -> (labels, properties) a test expects.
+type Expected = std::collections::BTreeMap<u64, (Vec<TokenId>, Vec<(TokenId, Value)>)>;
+
 #[test]
 fn incremental_folds_keep_every_row() {
     let s = Store::in_memory();
     let (a, b, c) = (label(&s, "A"), label(&s, "B"), label(&s, "C"));
     let (name, city, n) = (key(&s, "name"), key(&s, "city"), key(&s, "n"));
     let cities = ["Berlin, a city with a long name", "Paris, also with a long name", "Rome, same"];
-    let mut expect: std::collections::BTreeMap<u64, (Vec<TokenId>, Vec<(TokenId, Value)>)> =
-        Default::default();
+    let mut expect: Expected = Default::default();
     let mut next = 0i64;
     let mut add = |s: &Store, count: i64, expect: &mut std::collections::BTreeMap<_, _>| {
         let mut w = s.begin(false);
@@ -1539,30 +1541,28 @@ fn incremental_folds_keep_every_row() {
         }
         w.commit().unwrap();
     };
-    let check =
-        |s: &Store,
-         expect: &std::collections::BTreeMap<u64, (Vec<TokenId>, Vec<(TokenId, Value)>)>| {
-            let r = s.begin(true);
-            assert_eq!(all_nodes(&r, None), expect.keys().copied().collect::<Vec<_>>());
-            for (id, (labels, props)) in expect {
-                let mut got = r.node_labels(NodeId(*id));
-                got.sort();
-                let mut want = labels.clone();
-                want.sort();
-                assert_eq!(got, want, "labels of node {id}");
-                for (k, v) in props {
-                    assert_eq!(
-                        format!("{:?}", r.node_property(NodeId(*id), *k)),
-                        format!("{:?}", Some(v)),
-                        "node {id} key {k:?}"
-                    );
-                }
-                assert_eq!(r.node_properties(NodeId(*id)).len(), props.len(), "node {id}");
+    let check = |s: &Store, expect: &Expected| {
+        let r = s.begin(true);
+        assert_eq!(all_nodes(&r, None), expect.keys().copied().collect::<Vec<_>>());
+        for (id, (labels, props)) in expect {
+            let mut got = r.node_labels(NodeId(*id));
+            got.sort();
+            let mut want = labels.clone();
+            want.sort();
+            assert_eq!(got, want, "labels of node {id}");
+            for (k, v) in props {
+                assert_eq!(
+                    format!("{:?}", r.node_property(NodeId(*id), *k)),
+                    format!("{:?}", Some(v)),
+                    "node {id} key {k:?}"
+                );
             }
-            assert_eq!(r.count_nodes(Some(a)), expect.len() as u64);
-            drop(r);
-            assert!(s.check().unwrap().is_ok());
-        };
+            assert_eq!(r.node_properties(NodeId(*id)).len(), props.len(), "node {id}");
+        }
+        assert_eq!(r.count_nodes(Some(a)), expect.len() as u64);
+        drop(r);
+        assert!(s.check().unwrap().is_ok());
+    };
     add(&s, 6000, &mut expect);
     assert!(s.compact().unwrap());
     check(&s, &expect);

@@ -122,7 +122,7 @@ impl Transaction {
                 let Some(cand) = next.filter(|id| *id < end) else { return };
                 next = b.next_from(cand + 1);
                 let clean =
-                    !self.base.node_dirty(cand) && !(own_writes && self.nodes.contains_key(&cand));
+                    !(self.base.node_dirty(cand) || own_writes && self.nodes.contains_key(&cand));
                 if clean || self.node_has_label(NodeId(cand), l) {
                     out.push(NodeId(cand));
                     left -= 1;
@@ -214,7 +214,7 @@ impl Transaction {
         }
         for id in ids {
             // (A base hole reads as missing from the column, as from `node_property`.)
-            let clean = || !self.base.node_dirty(id.0) && !(own && self.nodes.contains_key(&id.0));
+            let clean = || !(self.base.node_dirty(id.0) || own && self.nodes.contains_key(&id.0));
             let v = match &col {
                 Some(c) if clean() => c.get(id.0).map(Value::Int),
                 _ => self.node_property(*id, key),
