@@ -1,11 +1,18 @@
-//! Unit tests of version chains, the id hash, the clock, count histories and tokens.
+//! Unit tests of version chains, the id hash, the clock, count histories, tokens and the
+//! commit-sink seam (commit against a sink without any log or file).
 
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use arbor_model::{Result, Status};
+use parking_lot::Mutex;
+
 use super::counts::{hist_add, hist_at, hist_prune};
+use super::sink::{CommitSink, Ticket};
+use super::state::Core;
 use super::tokens::Tokens;
+use super::tx::Transaction;
 use super::versions::{
     chain_at, prune_chain, shard_key, visible_at, Chain, IdHasher, NodeSlot, Table, BLOCK_BITS,
     SHARDS,
@@ -108,4 +115,76 @@ fn tokens_replay_in_order_only() {
     assert!(t.ensure(TokenKind::Label, 5, "C").is_err());
     assert!(t.ensure(TokenKind::Label, 1, "C").is_ok());
     assert_eq!(t.get(TokenKind::Label, "C"), Some(1));
+}
+
+/// A sink that records the commits handed to it and makes them durable at once (or, with
+/// `fail`, refuses them like a stopped log writer).
+struct Recorder {
+    clock: Arc<Clock>,
+    seen: Mutex<Vec<u64>>,
+    fail: bool,
+}
+
+struct Shared(Arc<Recorder>);
+
+impl CommitSink for Shared {
+    fn submit(&self, ts: u64, header: Vec<u8>, _body: Vec<u8>) -> Option<Ticket> {
+        if self.0.fail {
+            return None;
+        }
+        assert_eq!(header[..8], ts.to_le_bytes(), "a record header starts with its commit ts");
+        self.0.seen.lock().push(ts);
+        self.0.clock.durable(ts);
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        tx.send(Ok(())).unwrap();
+        Some(Ticket::new(rx))
+    }
+
+    fn stop(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+fn core_with_sink(fail: bool) -> (Arc<Core>, Arc<Recorder>) {
+    let core = Arc::new(Core::new(true));
+    let rec = Arc::new(Recorder { clock: core.clock().clone(), seen: Mutex::default(), fail });
+    core.lock_commit().sink = Some(Box::new(Shared(rec.clone())));
+    (core, rec)
+}
+
+#[test]
+fn commits_reach_the_sink_in_ts_order_and_become_visible() {
+    let (core, rec) = core_with_sink(false);
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let mut w = Transaction::new(core.clone(), false);
+        ids.push(w.create_node(&[], vec![]).unwrap());
+        w.commit().unwrap();
+    }
+    assert_eq!(*rec.seen.lock(), vec![1, 2, 3]);
+    assert_eq!(core.clock().visible(), 3);
+    let r = Transaction::new(core.clone(), true);
+    assert!(ids.iter().all(|id| r.node_exists(*id)));
+}
+
+#[test]
+fn a_stopped_sink_fails_the_commit_and_the_store() {
+    let (core, rec) = core_with_sink(true);
+    let mut w = Transaction::new(core.clone(), false);
+    let id = w.create_node(&[], vec![]).unwrap();
+    assert_eq!(w.commit().unwrap_err().status, Status::Io);
+    assert!(core.clock().check().is_err(), "a lost record marks the store failed");
+    assert!(rec.seen.lock().is_empty());
+    assert!(!Transaction::new(core.clone(), true).node_exists(id));
+    let mut w = Transaction::new(core, false);
+    w.create_node(&[], vec![]).unwrap();
+    assert_eq!(w.commit().unwrap_err().status, Status::Io);
+}
+
+#[test]
+fn a_durable_core_without_a_sink_refuses_commits() {
+    let core = Arc::new(Core::new(true));
+    let mut w = Transaction::new(core.clone(), false);
+    w.create_node(&[], vec![]).unwrap();
+    assert_eq!(w.commit().unwrap_err().status, Status::Io);
 }
