@@ -336,8 +336,8 @@ fn check_finds_an_index_that_misses_a_node() {
     s.await_indexes(None, Duration::from_secs(60)).unwrap();
     assert!(s.check().unwrap().is_ok());
     // Damage the in-memory index behind the store's back.
-    s.core_for_test().schema.write().maps.clear();
-    s.core_for_test().schema.write().maps.insert((t.user, vec![t.age]), Default::default());
+    s.core_for_test().schema().write().maps.clear();
+    s.core_for_test().schema().write().maps.insert((t.user, vec![t.age]), Default::default());
     let r = s.check().unwrap();
     assert!(!r.is_ok());
     assert!(r.problems.iter().any(|p| p.contains(&format!("node {}", n[0].0))), "{:?}", r.problems);

@@ -11,7 +11,7 @@ use arbor_model::{
 use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
 
 use crate::schema::IndexKind;
-use crate::TokenKind;
+use crate::types::TokenKind;
 
 /// Ids decoded from disk above this bound are rejected (they would make tables allocate absurd
 /// amounts of memory).

@@ -369,7 +369,7 @@ fn dump(fs: &SimFs) -> String {
             continue;
         }
         let mut pos = 0;
-        while let Some(rec) = crate::wal::parse_record(&data, pos) {
+        while let Some(rec) = crate::durability::wal::parse_record(&data, pos) {
             let (ts, next) = (rec.ts, rec.next);
             let mut d = crate::codec::Dec::new(rec.ops);
             let mut ops = Vec::new();
@@ -389,7 +389,7 @@ fn dump(fs: &SimFs) -> String {
         if pos < data.len() {
             let _ = writeln!(out, "  @{pos}: {} bytes of torn tail", data.len() - pos);
             for p in pos + 1..data.len() {
-                if let Some(r) = crate::wal::parse_record(&data, p) {
+                if let Some(r) = crate::durability::wal::parse_record(&data, p) {
                     let _ = writeln!(
                         out,
                         "    intact after it @{p}: ts {} durable {}",

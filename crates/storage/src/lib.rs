@@ -2,13 +2,40 @@
 //! a compact columnar base under a small versioned delta, a redo-only write-ahead log with group
 //! commit, checkpoints and crash recovery.
 //!
+//! # Layers
+//!
+//! The folders are the layers; a file imports only from its own layer or lower ones, and no
+//! two files import each other (`farm-studio look crates/storage` draws it: no circle).
+//!
+//! | layer | files | holds |
+//! |---|---|---|
+//! | store | `store.rs` | [`Store`]: open (with recovery), schema operations, maintenance thread, shutdown |
+//! | durability | `durability/` | `wal` (log + writer thread, the commit sink), `checkpoint` (+ manifest, load), `recovery`, `bulk` (importer's checkpoint writer), `check`, `persist` (file-backed state) |
+//! | multi-version | `mvcc/` | `versions` (chains, sharded tables), `tokens`, `counts`, `sink` (the `CommitSink` seam), `state` (`Core`), `gc`, `violations`, `schema_ops`, `tx` + `tx_read`/`tx_index`/`tx_write`/`tx_commit` ([`Transaction`], [`NodeHandle`]) |
+//! | base | `base/` | `columns` (packed ints, bitsets), `props` (blobs, interning), `adjacency` (CSR decoding), `index`, `graph` (the `Base` and its reads), `builder` |
+//! | bottom | `records`, `types`, `clock`, `codec`, `value`, `idset`, `schema`, `invariant`, `vfs`, `simfs` | record types, public vocabulary, the commit clock, encodings, index keys, id sets, schema rules, assertions, the file-system seam |
+//!
+//! What is deliberately absent: the multi-version core does not own durability. `Core` holds
+//! no file, log or configuration; commit hands its redo record to a `CommitSink` that the store
+//! plugs in (the WAL writer's queue) and waits on the returned `Ticket`. Checkpoints, recovery
+//! and the check get the file-backed state (`Persist`) from the store handle. `Core`'s fields
+//! are private to `mvcc/`; the layers above use its methods.
+//!
+//! Invariants are asserted where they are relied on (`invariant!`, on in debug builds and in
+//! this crate's tests): the clock's watermark order (visible <= durable, applied), version
+//! chains sorted by commit ts and installs above the base, CSR offsets monotonic, log records
+//! appended in ts order, and pair assertions before anything goes to disk (a WAL record parses
+//! back to what was framed, a checkpoint record decodes and re-encodes to the same bytes). On
+//! the way back in, lengths and CRCs (WAL records, checkpoint chunks, the manifest) and the
+//! decoder's bounds checks are the other half: bad bytes are `Corruption`, never a panic.
+//!
 //! # Design
 //!
 //! Committed data lives in two layers: a compact, immutable **base** (everything committed up
-//! to the base timestamp, see `base.rs`) and a small versioned **delta** (what was written
+//! to the base timestamp, see `base/`) and a small versioned **delta** (what was written
 //! since). Readers consult the delta first and fall back to the base.
 //!
-//! * **Base** (`base.rs`). Dense integer columns, each stored as a constant, an arithmetic
+//! * **Base** (`base/`). Dense integer columns, each stored as a constant, an arithmetic
 //!   sequence or the narrowest of u8/u16/u32/u64: per node a label-set code into a dictionary of
 //!   label sets (code 0 = no node) and per-label bitsets for scans; node and relationship
 //!   properties as typed, packed blobs (`varint(key << 3 | tag)` + value; zig-zag varint ints,
@@ -22,7 +49,7 @@
 //!   (8 bytes per entry, binary-searched by decoding the keyed property). Measured on synthetic
 //!   Pokec: ~12.6 bytes per relationship (both directions), ~3.4 per property (see
 //!   `BENCHMARKS.md`, section Memory).
-//! * **Delta** (`mvcc.rs`). Sparse sharded hash tables `id -> slot` holding only entities
+//! * **Delta** (`mvcc/`). Sparse sharded hash tables `id -> slot` holding only entities
 //!   written since the base was built: a version chain `Vec<(commit_ts, Option<Arc<Data>>)>`
 //!   (`None` = deletion, also of a base row) and, for nodes, append-only lists of relationships
 //!   created since the base (`(rel, other, type, creating ts)`), so creating relationships on
@@ -63,8 +90,8 @@
 //!   snapshot fails with `TransactionOutdated`; base rows count as old), check unique
 //!   constraints against the newest state (delta + current base index) and existence/node-key
 //!   constraints on the written nodes, compute relationship-count changes, assign the commit ts,
-//!   install the versions (invisible until published), and hand the redo record to the single
-//!   WAL writer thread. The writer writes a batch, issues one fdatasync for the batch (group
+//!   install the versions (invisible until published), and hand the redo record to the
+//!   commit sink (`mvcc/sink.rs`; for a file-backed store the single WAL writer thread). The writer writes a batch, issues one fdatasync for the batch (group
 //!   commit), then advances `visible_ts` (commits become visible in ts order and, in `Sync`
 //!   mode, only once durable) and acknowledges the waiters.
 //! * **Count store.** Node counts (total, per label) and relationship counts per
@@ -104,7 +131,7 @@
 //!   rows, then flips it `ONLINE`; seeks ignore it until then. Recovery and checkpoint loading
 //!   build every index synchronously, so a crash during population recovers a complete index.
 //! * **Durability.** WAL records are `[len u32][crc32c u32][payload]` (little-endian), the payload
-//!   starting with the commit ts and the durability watermark (see `wal.rs`), then logical
+//!   starting with the commit ts and the durability watermark (see `durability/wal.rs`), then logical
 //!   full-image redo (put/delete node or
 //!   relationship, schema operations, newly created tokens). Checkpoints serialize a snapshot
 //!   into `checkpoint-<ts>.arbor` (tmp + fsync + rename + directory fsync) while building the
@@ -174,19 +201,25 @@
 //!
 //! The [`Transaction`] API is the stable boundary; the layout above is private.
 
-mod base;
-pub mod bulk;
-mod check;
-mod checkpoint;
+// Layers, lowest first; a file imports only from its own layer or lower ones.
+// Bottom: records and vocabulary.
+#[macro_use]
+mod invariant;
+mod clock;
 mod codec;
 mod idset;
-mod mvcc;
+mod records;
 mod schema;
-mod store;
-mod tx;
+mod types;
 mod value;
 pub mod vfs;
-mod wal;
+// The immutable base, the multi-version delta with transactions, durability, the store API.
+mod base;
+mod durability;
+mod mvcc;
+mod store;
+
+pub use durability::bulk;
 
 #[cfg(test)]
 mod base_tests;
@@ -199,97 +232,13 @@ mod simfs;
 #[cfg(test)]
 mod tests;
 
-use std::time::Duration;
-
 pub use base::BaseStats;
-pub use check::CheckReport;
+pub use durability::check::CheckReport;
+pub use mvcc::{NodeHandle, Savepoint, Transaction};
 pub use schema::{IndexInfo, IndexKind};
 pub use store::{MemoryStats, Store};
-pub use tx::{NodeHandle, Savepoint, Transaction};
 pub use value::check_storable;
 pub use vfs::{RealFs, Vfs, VfsFile, VfsRead};
 
 pub use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
-
-/// Token ids for labels, relationship types and property keys (same shape as `arbor_exec`'s).
-pub type TokenId = u32;
-
-/// Direction of an expansion, as seen from the expanded node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Dir {
-    Outgoing,
-    Incoming,
-    Both,
-}
-
-/// One relationship seen from a node: the relationship, the node at its other end and which way
-/// it points (`Outgoing` if the expanded node is its start). A self-loop expanded with `Both`
-/// appears once, as `Outgoing`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Edge {
-    pub rel: RelId,
-    pub other: NodeId,
-    pub dir: Dir,
-}
-
-/// Which kind of token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TokenKind {
-    Label,
-    RelType,
-    PropertyKey,
-}
-
-impl TokenKind {
-    pub(crate) fn index(self) -> usize {
-        match self {
-            TokenKind::Label => 0,
-            TokenKind::RelType => 1,
-            TokenKind::PropertyKey => 2,
-        }
-    }
-
-    pub(crate) fn from_index(i: u8) -> Option<TokenKind> {
-        match i {
-            0 => Some(TokenKind::Label),
-            1 => Some(TokenKind::RelType),
-            2 => Some(TokenKind::PropertyKey),
-            _ => None,
-        }
-    }
-}
-
-/// When a commit is acknowledged relative to its WAL record reaching the disk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Durability {
-    /// fdatasync before success; concurrent commits share one fdatasync (group commit).
-    #[default]
-    Sync,
-    /// Acknowledge after `write()`; fdatasync in the background about every 10 ms.
-    Async,
-    /// Never fsync (ephemeral use).
-    Off,
-}
-
-/// Configuration of a file-backed store.
-#[derive(Clone, Debug)]
-pub struct StoreConfig {
-    pub durability: Durability,
-    /// Checkpoint when this much time has passed since the last checkpoint...
-    pub checkpoint_interval: Duration,
-    /// ...or when this many WAL bytes were written since the last checkpoint.
-    pub checkpoint_wal_bytes: u64,
-    /// A WAL segment is closed and a new one started once it exceeds this size.
-    pub wal_segment_bytes: u64,
-}
-
-impl Default for StoreConfig {
-    fn default() -> Self {
-        StoreConfig {
-            durability: Durability::Sync,
-            checkpoint_interval: Duration::from_secs(300),
-            checkpoint_wal_bytes: 256 << 20,
-            wal_segment_bytes: 64 << 20,
-        }
-    }
-}
+pub use types::{Dir, Durability, Edge, StoreConfig, TokenId, TokenKind};

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+use crate::types::TokenId;
 use crate::value::{IndexKey, KeyRange};
-use crate::TokenId;
 
 /// What kind of schema rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::*;
+use crate::durability::wal;
 
 fn cfg() -> StoreConfig {
     // No background checkpoints unless a test asks for them.
@@ -302,7 +303,7 @@ impl Store {
     /// Test helper: the committed label set (a superset until GC).
     fn h_core_label_set(&self, l: TokenId) -> Vec<u64> {
         self.core_for_test()
-            .label_sets
+            .label_sets_for_test()
             .read()
             .get(&l)
             .map(|s| s.iter().collect())
@@ -676,7 +677,8 @@ fn gc_prunes_versions() {
         w.set_node_property(n, k, Value::Int(i)).unwrap();
         w.commit().unwrap();
     }
-    let chain_len = |s: &Store| s.core_for_test().nodes.read(n.0, |x| x.chain.len()).unwrap();
+    let chain_len =
+        |s: &Store| s.core_for_test().nodes_for_test().read(n.0, |x| x.chain.len()).unwrap();
     s.gc();
     assert_eq!(chain_len(&s), 11, "a pinned snapshot keeps versions");
     assert!(pin.node_properties(n).is_empty());
@@ -688,7 +690,7 @@ fn gc_prunes_versions() {
     w.delete_node(n).unwrap();
     w.commit().unwrap();
     s.gc();
-    assert!(s.core_for_test().nodes.read(n.0, |_| ()).is_none());
+    assert!(s.core_for_test().nodes_for_test().read(n.0, |_| ()).is_none());
 }
 
 #[test]
@@ -714,8 +716,7 @@ fn failed_fsync_refuses_further_commits() {
     let mut w = s.begin(false);
     let a = w.create_node(&[], vec![]).unwrap();
     w.commit().unwrap();
-    s.core_for_test()
-        .persist
+    s.persist_for_test()
         .as_ref()
         .unwrap()
         .wal
@@ -951,7 +952,7 @@ fn rebuild_does_not_resurrect_a_node_deleted_during_the_build() {
     let n = w.create_node(&[l], vec![]).unwrap();
     w.commit().unwrap();
     let s2 = s.clone();
-    crate::checkpoint::BEFORE_INSTALL.with(|h| {
+    crate::durability::checkpoint::BEFORE_INSTALL.with(|h| {
         *h.borrow_mut() = Some(Box::new(move || {
             let mut w = s2.begin(false);
             w.delete_node(n).unwrap();
@@ -960,7 +961,7 @@ fn rebuild_does_not_resurrect_a_node_deleted_during_the_build() {
         }))
     });
     assert!(s.compact().unwrap());
-    crate::checkpoint::BEFORE_INSTALL.with(|h| *h.borrow_mut() = None);
+    crate::durability::checkpoint::BEFORE_INSTALL.with(|h| *h.borrow_mut() = None);
     let r = s.begin(true);
     assert!(!r.node_exists(n), "a deleted node came back");
     assert_eq!(r.count_nodes(Some(l)), 1);
@@ -1392,7 +1393,7 @@ fn composite_index_ranges() {
             .index_composite_range(
                 l,
                 &[a, b],
-                &[one.clone()],
+                std::slice::from_ref(&one),
                 Some((&ten, false)),
                 Some((&fifty, true)),
                 None,
@@ -1512,14 +1513,16 @@ fn memory_stats_count_value_ordered_arrays() {
 /// indexes) and re-encodes only what was written since; every node must read back exactly,
 /// across several folds, with updates, deletions, label changes, repeated strings (interned)
 /// and a key whose strings are all distinct (which stops being interned).
+/// Node id -> (labels, properties) a test expects.
+type Expected = std::collections::BTreeMap<u64, (Vec<TokenId>, Vec<(TokenId, Value)>)>;
+
 #[test]
 fn incremental_folds_keep_every_row() {
     let s = Store::in_memory();
     let (a, b, c) = (label(&s, "A"), label(&s, "B"), label(&s, "C"));
     let (name, city, n) = (key(&s, "name"), key(&s, "city"), key(&s, "n"));
     let cities = ["Berlin, a city with a long name", "Paris, also with a long name", "Rome, same"];
-    let mut expect: std::collections::BTreeMap<u64, (Vec<TokenId>, Vec<(TokenId, Value)>)> =
-        Default::default();
+    let mut expect: Expected = Default::default();
     let mut next = 0i64;
     let mut add = |s: &Store, count: i64, expect: &mut std::collections::BTreeMap<_, _>| {
         let mut w = s.begin(false);
@@ -1538,30 +1541,28 @@ fn incremental_folds_keep_every_row() {
         }
         w.commit().unwrap();
     };
-    let check =
-        |s: &Store,
-         expect: &std::collections::BTreeMap<u64, (Vec<TokenId>, Vec<(TokenId, Value)>)>| {
-            let r = s.begin(true);
-            assert_eq!(all_nodes(&r, None), expect.keys().copied().collect::<Vec<_>>());
-            for (id, (labels, props)) in expect {
-                let mut got = r.node_labels(NodeId(*id));
-                got.sort();
-                let mut want = labels.clone();
-                want.sort();
-                assert_eq!(got, want, "labels of node {id}");
-                for (k, v) in props {
-                    assert_eq!(
-                        format!("{:?}", r.node_property(NodeId(*id), *k)),
-                        format!("{:?}", Some(v)),
-                        "node {id} key {k:?}"
-                    );
-                }
-                assert_eq!(r.node_properties(NodeId(*id)).len(), props.len(), "node {id}");
+    let check = |s: &Store, expect: &Expected| {
+        let r = s.begin(true);
+        assert_eq!(all_nodes(&r, None), expect.keys().copied().collect::<Vec<_>>());
+        for (id, (labels, props)) in expect {
+            let mut got = r.node_labels(NodeId(*id));
+            got.sort();
+            let mut want = labels.clone();
+            want.sort();
+            assert_eq!(got, want, "labels of node {id}");
+            for (k, v) in props {
+                assert_eq!(
+                    format!("{:?}", r.node_property(NodeId(*id), *k)),
+                    format!("{:?}", Some(v)),
+                    "node {id} key {k:?}"
+                );
             }
-            assert_eq!(r.count_nodes(Some(a)), expect.len() as u64);
-            drop(r);
-            assert!(s.check().unwrap().is_ok());
-        };
+            assert_eq!(r.node_properties(NodeId(*id)).len(), props.len(), "node {id}");
+        }
+        assert_eq!(r.count_nodes(Some(a)), expect.len() as u64);
+        drop(r);
+        assert!(s.check().unwrap().is_ok());
+    };
     add(&s, 6000, &mut expect);
     assert!(s.compact().unwrap());
     check(&s, &expect);

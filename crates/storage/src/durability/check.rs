@@ -10,11 +10,12 @@ use std::sync::Arc;
 
 use arbor_model::{NodeId, RelId, Result};
 
-use crate::checkpoint;
+use super::checkpoint;
+use super::persist::Persist;
+use super::wal;
 use crate::mvcc::Core;
-use crate::tx::Transaction;
-use crate::wal;
-use crate::{Dir, Edge, TokenKind};
+use crate::mvcc::Transaction;
+use crate::types::{Dir, Edge, TokenKind};
 
 /// At most this many problems are listed (the counts keep going).
 const MAX_PROBLEMS: usize = 100;
@@ -47,9 +48,9 @@ impl CheckReport {
     }
 }
 
-pub(crate) fn check(core: &Arc<Core>) -> Result<CheckReport> {
+pub(crate) fn check(core: &Arc<Core>, persist: Option<&Persist>) -> Result<CheckReport> {
     let mut r = CheckReport::default();
-    if let Some(p) = &core.persist {
+    if let Some(p) = persist {
         // No checkpoint may delete the files while they are read.
         let _g = p.checkpoint_lock.lock();
         let vfs = &*p.vfs;

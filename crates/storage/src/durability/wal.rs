@@ -24,10 +24,11 @@ use arbor_model::{Error, Result, Status};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use parking_lot::Mutex;
 
+use crate::clock::Clock;
 use crate::codec::corrupt;
-use crate::mvcc::Clock;
+use crate::mvcc::{CommitSink, Ticket};
+use crate::types::Durability;
 use crate::vfs::{Vfs, VfsFile};
-use crate::Durability;
 
 /// Largest record accepted when reading (a cap on allocations driven by file content).
 pub(crate) const MAX_RECORD: usize = 1 << 30;
@@ -40,6 +41,27 @@ pub(crate) enum WalMsg {
     Commit { ts: u64, header: Vec<u8>, body: Vec<u8>, ack: Option<Sender<Result<()>>> },
     /// Write out and fsync everything queued, then exit.
     Stop(Sender<Result<()>>),
+}
+
+/// The log writer's queue is the commit sink of a file-backed store: a commit hands its record
+/// over and waits on the ticket, which the writer answers once the batch is written (and
+/// synced, per the durability mode).
+impl CommitSink for Sender<WalMsg> {
+    fn submit(&self, ts: u64, header: Vec<u8>, body: Vec<u8>) -> Option<Ticket> {
+        let (atx, arx) = crossbeam_channel::bounded(1);
+        self.send(WalMsg::Commit { ts, header, body, ack: Some(atx) }).ok()?;
+        Some(Ticket::new(arx))
+    }
+
+    fn stop(&self) -> Result<()> {
+        let (atx, arx) = crossbeam_channel::bounded(1);
+        if self.send(WalMsg::Stop(atx)).is_ok() {
+            if let Ok(Err(e)) = arx.recv() {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Writer state shared with checkpoints and statistics.
@@ -479,11 +501,24 @@ impl Writer {
         for part in [ts_bytes, &durable[..], tokens, body] {
             crc = crc32c::crc32c_append(crc, part);
         }
+        invariant!(ts > self.appended_ts, "log records are appended in commit-ts order");
+        let start = self.buf.len();
         self.buf.extend_from_slice(&head);
         self.buf.extend_from_slice(&crc.to_le_bytes());
         for part in [ts_bytes, &durable[..], tokens, body] {
             self.buf.extend_from_slice(part);
         }
+        // Pair assertion: the framed record reads back as what was encoded (on reading, the
+        // CRC and length checks of `record_at` are the other half).
+        invariant!(
+            parse_record(&self.buf, start).is_some_and(|r| r.ts == ts
+                && r.durable == self.durable_ts
+                && r.next == self.buf.len()
+                && r.ops.len() == tokens.len() + body.len()
+                && r.ops.starts_with(tokens)
+                && r.ops.ends_with(body)),
+            "log record of commit {ts} does not read back as written"
+        );
         self.appended_ts = ts;
         Ok(())
     }

@@ -21,14 +21,15 @@ use std::time::Instant;
 
 use arbor_model::{Error, Result, Status, Value};
 
+use super::persist::Persist;
+use super::wal::{self, io_err, sync_dir};
 use crate::base::{BaseBuilder, NodeRef};
 use crate::codec::{corrupt, Dec, Enc};
+use crate::mvcc::Transaction;
 use crate::mvcc::{Core, CountDelta};
 use crate::schema::{IndexDef, IndexKind};
-use crate::tx::Transaction;
+use crate::types::TokenKind;
 use crate::vfs::{Vfs, VfsFile, VfsRead};
-use crate::wal::{self, io_err, sync_dir};
-use crate::TokenKind;
 
 pub(crate) const CK_MAGIC: &[u8; 8] = b"ARBORCK1";
 pub(crate) const MF_MAGIC: &[u8; 8] = b"ARBORMF1";
@@ -80,21 +81,25 @@ pub(crate) fn write_atomic(
 
 /// Takes a checkpoint of the current state. Returns its ts, or `None` if nothing committed
 /// since the previous one.
-pub(crate) fn checkpoint(core: &Arc<Core>) -> Result<Option<u64>> {
-    checkpoint_with(core, true)
+pub(crate) fn checkpoint(core: &Arc<Core>, persist: Option<&Persist>) -> Result<Option<u64>> {
+    checkpoint_with(core, persist, true)
 }
 
 /// A checkpoint that, with `rebuild`, also folds the delta into a new base built from the same
 /// scan (not worth it when the store is closing).
-pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<u64>> {
-    let Some(p) = &core.persist else { return Ok(None) };
+pub(crate) fn checkpoint_with(
+    core: &Arc<Core>,
+    persist: Option<&Persist>,
+    rebuild: bool,
+) -> Result<Option<u64>> {
+    let Some(p) = persist else { return Ok(None) };
     if p.read_only {
         return Ok(None);
     }
     let vfs = &*p.vfs;
     let mut last = p.checkpoint_lock.lock();
-    let _rebuild = core.rebuild.lock();
-    core.clock.check()?;
+    let _rebuild = core.lock_rebuild();
+    core.clock().check()?;
     let tx = Transaction::new(core.clone(), true);
     let c = tx.start_ts();
     if c == *last {
@@ -112,10 +117,10 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
 
     let mut e = Enc::new();
     e.u64(c);
-    e.u64(core.next_node.load(Ordering::Acquire));
-    e.u64(core.next_rel.load(Ordering::Acquire));
+    e.u64(core.next_ids().0);
+    e.u64(core.next_ids().1);
     {
-        let t = core.tokens.read();
+        let t = core.tokens().read();
         for kind in [TokenKind::Label, TokenKind::RelType, TokenKind::PropertyKey] {
             let names = &t.t[kind.index()].names;
             e.var(names.len() as u64);
@@ -127,14 +132,14 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
     {
         // The schema as of `c`: a schema change with a later ts may already be installed but
         // not yet durable (and may still fail). Then skip this round; the next one catches up.
-        let cs = core.commit.lock();
+        let cs = core.lock_commit();
         if cs.last_schema_ts > c {
             drop(cs);
             drop(w);
             let _ = vfs.remove_file(&tmp);
             return Ok(None);
         }
-        let s = core.schema.read();
+        let s = core.schema().read();
         // Constraints still being validated are not logged yet either (see
         // `Store::finish_constraint`).
         let defs: Vec<&IndexDef> = s.defs.iter().filter(|d| !s.pending.contains(&d.name)).collect();
@@ -199,6 +204,36 @@ pub(crate) fn checkpoint_with(core: &Arc<Core>, rebuild: bool) -> Result<Option<
     Ok(Some(c))
 }
 
+/// Pair assertion for one checkpoint record before it is written: decoding it and encoding the
+/// result again gives the same bytes (bytes, not values, so a NaN compares equal). The other
+/// half is on reading: the file's CRC, then the decoder's bounds and tag checks (`load_body`),
+/// which turn bad bytes into `Corruption` errors.
+fn round_trips(rec: &[u8]) -> bool {
+    let mut d = Dec::new(rec);
+    let mut e = Enc::new();
+    let mut decode = || -> Result<()> {
+        match d.u8()? {
+            TAG_NODE => {
+                e.u8(TAG_NODE);
+                e.var(d.id()?);
+                e.labels(&d.labels()?);
+                e.props(&d.props()?);
+            }
+            TAG_REL => {
+                e.u8(TAG_REL);
+                for _ in 0..3 {
+                    e.var(d.id()?);
+                }
+                e.var(u64::from(d.var_u32()?));
+                e.props(&d.props()?);
+            }
+            t => return Err(corrupt(format!("unknown record tag {t}"))),
+        }
+        Ok(())
+    };
+    decode().is_ok() && d.is_empty() && e.buf == rec
+}
+
 /// Streams the snapshot of `tx` into a base builder and, when given, a checkpoint body.
 fn feed(
     core: &Core,
@@ -219,7 +254,7 @@ fn feed(
         }
         Ok(())
     };
-    let max_node = core.next_node.load(Ordering::Acquire);
+    let max_node = core.next_ids().0;
     // An incremental fold (no checkpoint file) copies the base rows nobody wrote since as
     // bytes: the builder extends this base (same label codes and string indexes).
     let copy_from = match (&builder, &w) {
@@ -248,17 +283,22 @@ fn feed(
                 b.node(id, n.labels(), props);
             }
             if w.is_some() {
+                let at = e.buf.len();
                 e.u8(TAG_NODE);
                 e.var(id);
                 e.labels(n.labels());
                 e.props(props);
+                invariant!(
+                    round_trips(&e.buf[at..]),
+                    "checkpoint record of node {id} does not decode"
+                );
             }
         });
         if seen.is_some() {
             flush(&mut e, &mut w, false)?;
         }
     }
-    let max_rel = core.next_rel.load(Ordering::Acquire);
+    let max_rel = core.next_ids().1;
     let base = tx.base().clone();
     let mut hint = 0;
     for id in 0..max_rel {
@@ -269,12 +309,17 @@ fn feed(
                 b.rel(id, start, end, ty, props);
             }
             if w.is_some() {
+                let at = e.buf.len();
                 e.u8(TAG_REL);
                 e.var(id);
                 e.var(start);
                 e.var(end);
                 e.var(u64::from(ty));
                 e.props(props);
+                invariant!(
+                    round_trips(&e.buf[at..]),
+                    "checkpoint record of relationship {id} does not decode"
+                );
             }
         };
         let seen = match clean {
@@ -313,10 +358,10 @@ fn install(core: &Core, builder: BaseBuilder, snapshot: Transaction) {
             f();
         }
     });
-    let pairs = core.schema.read().pairs();
+    let pairs = core.schema().read().pairs();
     let base = builder.finish(&pairs);
-    let mut cs = core.commit.lock();
-    if base.ts <= core.base.read().ts {
+    let mut cs = core.lock_commit();
+    if base.ts <= core.base_ts() {
         return;
     }
     core.install_base(&mut cs, base);
@@ -327,10 +372,10 @@ fn install(core: &Core, builder: BaseBuilder, snapshot: Transaction) {
 /// Rebuilds the compact base from the current snapshot without writing files (what a
 /// checkpoint does for a file-backed store). Returns whether anything changed.
 pub(crate) fn compact(core: &Arc<Core>) -> Result<bool> {
-    let _g = core.rebuild.lock();
+    let _g = core.lock_rebuild();
     let tx = Transaction::new(core.clone(), true);
     let c = tx.start_ts();
-    if c <= core.base.read().ts {
+    if c <= core.base_ts() {
         return Ok(false);
     }
     let mut builder = BaseBuilder::extending(c, tx.base());
@@ -514,7 +559,7 @@ fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
         Ok((next_node, next_rel, tokens, defs))
     })?;
     {
-        let mut t = core.tokens.write();
+        let mut t = core.tokens().write();
         let kinds = [TokenKind::Label, TokenKind::RelType, TokenKind::PropertyKey];
         for (kind, names) in kinds.into_iter().zip(&tokens) {
             for (i, name) in names.iter().enumerate() {
@@ -523,7 +568,7 @@ fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
             }
         }
     }
-    let mut cs = core.commit.lock();
+    let mut cs = core.lock_commit();
     for def in defs {
         core.install_index(&mut cs, def);
     }
@@ -569,15 +614,9 @@ fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
         }
     }
     st.finish()?;
-    let pairs = core.schema.read().pairs();
+    let pairs = core.schema().read().pairs();
     let base = builder.finish(&pairs);
-    counts.rels = Core::rel_counts_of(&base).rels;
-    *core.base.write() = Arc::new(base);
-    core.rebuild_rel_indexes();
-    core.counts.write().apply(c, &counts);
-    cs.gc_queue.clear();
-    core.next_node.fetch_max(next_node.min(crate::codec::MAX_ID), Ordering::AcqRel);
-    core.next_rel.fetch_max(next_rel.min(crate::codec::MAX_ID), Ordering::AcqRel);
+    core.load_base(&mut cs, base, counts, (next_node, next_rel));
     Ok(())
 }
 

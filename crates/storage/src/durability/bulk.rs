@@ -27,12 +27,12 @@ use std::path::{Path, PathBuf};
 
 use arbor_model::{Error, Result, Status, Value};
 
-use crate::checkpoint::{
+use crate::codec::{Enc, MAX_ID};
+use crate::durability::checkpoint::{
     checkpoint_name, write_atomic, CK_MAGIC, MANIFEST, MF_MAGIC, TAG_END, TAG_NODE, TAG_REL,
 };
-use crate::codec::{Enc, MAX_ID};
+use crate::durability::wal::{io_err, sync_dir};
 use crate::vfs::RealFs;
-use crate::wal::{io_err, sync_dir};
 
 /// Name of the marker file present while an import is writing a data directory.
 pub const INCOMPLETE_MARKER: &str = "IMPORT-INCOMPLETE";

@@ -1,0 +1,506 @@
+//! [`BaseBuilder`]: builds a [`Base`] from entities fed in ascending id order (nodes, then
+//! relationships), choosing column representations and interned strings at the end.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use arbor_model::Value;
+use rustc_hash::FxHashMap;
+
+use crate::schema::Target;
+
+use super::columns::{AtomicBits, Bits, Packed, PackedBuilder, Wide};
+use super::graph::{Base, BaseStats};
+use super::index::{key_hash, BaseIndex};
+use super::props::{blob_entries, put_props, rewrite_blob, Interner, PropCol};
+
+// ------------------------------------------------------------------------------ building
+
+/// Builds a [`Base`] from entities fed in ascending id order (nodes first, then relationships).
+pub(crate) struct BaseBuilder {
+    pub(super) ts: u64,
+    /// The ts of the base this builder extends ([`BaseBuilder::extending`]).
+    pub(super) extends_ts: Option<u64>,
+    pub(super) interner: Interner,
+    pub(super) label_code: PackedBuilder,
+    pub(super) set_ids: FxHashMap<Vec<u32>, u32>,
+    pub(super) sets: Vec<Box<[u32]>>,
+    pub(super) label_bits: HashMap<u32, Bits>,
+    pub(super) node_off: PackedBuilder,
+    pub(super) node_arena: Vec<u8>,
+    pub(super) node_count: u64,
+    pub(super) node_props: u64,
+    pub(super) rel_ids: PackedBuilder,
+    /// Start nodes, only materialized once relationships stop arriving in start order
+    /// (until then `out_count` alone describes them).
+    pub(super) rel_start: Option<PackedBuilder>,
+    pub(super) last_start: u64,
+    pub(super) rel_endp: PackedBuilder,
+    pub(super) rel_type: PackedBuilder,
+    /// Per-node relationship counts by direction (allocated at the first relationship).
+    pub(super) out_count: Option<Wide>,
+    pub(super) in_count: Option<Wide>,
+    pub(super) rel_off: PackedBuilder,
+    pub(super) rel_arena: Vec<u8>,
+    pub(super) rel_props: u64,
+}
+
+impl BaseBuilder {
+    pub fn new(ts: u64) -> BaseBuilder {
+        let mut node_off = PackedBuilder::default();
+        node_off.push(0);
+        let mut rel_off = PackedBuilder::default();
+        rel_off.push(0);
+        BaseBuilder {
+            ts,
+            extends_ts: None,
+            interner: Interner::default(),
+            label_code: PackedBuilder::default(),
+            set_ids: FxHashMap::default(),
+            sets: vec![Box::new([])],
+            label_bits: HashMap::new(),
+            node_off,
+            node_arena: Vec::new(),
+            node_count: 0,
+            node_props: 0,
+            rel_ids: PackedBuilder::default(),
+            rel_start: None,
+            last_start: 0,
+            rel_endp: PackedBuilder::default(),
+            rel_type: PackedBuilder::default(),
+            out_count: None,
+            in_count: None,
+            rel_off,
+            rel_arena: Vec::new(),
+            rel_props: 0,
+        }
+    }
+
+    /// A builder for a base that extends `old` (an incremental fold): it starts with `old`'s
+    /// label sets and string table at the same codes and indexes, so that rows of `old` that
+    /// nobody wrote since can be copied as they are ([`BaseBuilder::node_copy`]) instead of
+    /// being decoded into values and encoded again.
+    pub fn extending(ts: u64, old: &Base) -> BaseBuilder {
+        let mut b = BaseBuilder::new(ts);
+        b.interner = Interner::extending(old);
+        b.extends_ts = Some(old.ts);
+        b.sets = old.label_sets.clone();
+        b.set_ids =
+            b.sets.iter().enumerate().skip(1).map(|(i, s)| (s.to_vec(), i as u32)).collect();
+        b
+    }
+
+    /// Whether this builder was made by [`BaseBuilder::extending`] from `old`.
+    pub fn extends(&self, old: &Base) -> bool {
+        self.extends_ts == Some(old.ts)
+    }
+
+    /// Adds node `id` exactly as `old` holds it (its label code and property blob, copied as
+    /// bytes). Only for a builder made by [`BaseBuilder::extending`] from `old`, and only for a
+    /// node `old` has; the same ordering rules as [`BaseBuilder::node`].
+    pub fn node_copy(&mut self, id: u64, old: &Base) -> bool {
+        let next = self.label_code.len() as u64;
+        if id < next || self.out_count.is_some() || !old.has_node(id) {
+            return false;
+        }
+        for _ in next..id {
+            self.label_code.push(0);
+            self.node_off.push(self.node_arena.len() as u64);
+        }
+        let code = old.label_code.get(id as usize);
+        self.label_code.push(code);
+        for l in old.label_sets.get(code as usize).map_or(&[][..], |s| &s[..]) {
+            self.label_bits.entry(*l).or_default().set(id);
+        }
+        let blob = old.node_props.blob(id);
+        self.node_arena.extend_from_slice(blob);
+        self.node_off.push(self.node_arena.len() as u64);
+        self.node_count += 1;
+        self.node_props += blob_entries(blob);
+        true
+    }
+
+    /// Adds a node before any relationship; ids must ascend. Returns `false` (ignoring it)
+    /// otherwise.
+    pub fn node(&mut self, id: u64, labels: &[u32], props: &[(u32, Value)]) -> bool {
+        let next = self.label_code.len() as u64;
+        if id < next || self.out_count.is_some() {
+            return false;
+        }
+        for _ in next..id {
+            self.label_code.push(0);
+            self.node_off.push(self.node_arena.len() as u64);
+        }
+        let code = match self.set_ids.get(labels) {
+            Some(c) => *c,
+            None => {
+                let c = self.sets.len() as u32;
+                self.sets.push(labels.into());
+                self.set_ids.insert(labels.to_vec(), c);
+                c
+            }
+        };
+        self.label_code.push(u64::from(code));
+        for l in labels {
+            self.label_bits.entry(*l).or_default().set(id);
+        }
+        put_props(&mut self.node_arena, props, &mut self.interner);
+        self.node_off.push(self.node_arena.len() as u64);
+        self.node_count += 1;
+        self.node_props += props.len() as u64;
+        true
+    }
+
+    /// Adds a relationship after all nodes; ids must ascend and both ends must have been added.
+    /// Returns `false` (ignoring it) otherwise.
+    pub fn rel(&mut self, id: u64, start: u64, end: u64, ty: u32, props: &[(u32, Value)]) -> bool {
+        let next = self.rel_ids.last().map_or(0, |l| l + 1);
+        let nodes = self.label_code.len();
+        let has = |n: u64| (n as usize) < nodes && self.label_code.get(n as usize) != 0;
+        if id < next || !has(start) || !has(end) {
+            return false;
+        }
+        let (out_count, in_count) = match (&mut self.out_count, &mut self.in_count) {
+            (Some(o), Some(i)) => (o, i),
+            _ => {
+                // Counts start narrow; prefix sums widen them if the totals need it.
+                self.out_count = Some(Wide::new(nodes + 1, 0, u64::from(u32::MAX)));
+                self.in_count = Some(Wide::new(nodes + 1, 0, u64::from(u32::MAX)));
+                match (&mut self.out_count, &mut self.in_count) {
+                    (Some(o), Some(i)) => (o, i),
+                    _ => return false,
+                }
+            }
+        };
+        if self.rel_start.is_none() && start < self.last_start {
+            // No longer in start order: materialize the starts seen so far from the counts.
+            let mut s = PackedBuilder::default();
+            for n in 0..nodes {
+                for _ in 0..out_count.get(n) {
+                    s.push(n as u64);
+                }
+            }
+            self.rel_start = Some(s);
+        }
+        self.last_start = start;
+        if let Some(s) = &mut self.rel_start {
+            s.push(start);
+        }
+        for (c, n) in [(&mut *out_count, start), (&mut *in_count, end)] {
+            let v = c.get(n as usize) + 1;
+            if v > u64::from(u32::MAX) {
+                return false;
+            }
+            c.set(n as usize, v);
+        }
+        for _ in next..id {
+            self.rel_off.push(self.rel_arena.len() as u64);
+        }
+        self.rel_ids.push(id);
+        self.rel_endp.push(end);
+        self.rel_type.push(u64::from(ty));
+        put_props(&mut self.rel_arena, props, &mut self.interner);
+        self.rel_off.push(self.rel_arena.len() as u64);
+        self.rel_props += props.len() as u64;
+        true
+    }
+
+    /// Finishes the base, building the node indexes for `pairs`.
+    pub fn finish(self, pairs: &[Target]) -> Base {
+        let BaseBuilder {
+            ts,
+            interner,
+            label_code,
+            sets,
+            label_bits,
+            node_off,
+            node_arena,
+            node_count,
+            node_props,
+            rel_ids,
+            rel_start,
+            rel_endp,
+            rel_type,
+            out_count,
+            in_count,
+            rel_off,
+            rel_arena,
+            rel_props,
+            ..
+        } = self;
+        let node_end = label_code.len() as u64;
+        let n = node_end as usize;
+        let rel_count = rel_ids.len() as u64;
+        let rel_end = rel_ids.last().map_or(0, |l| l + 1);
+
+        // Strings pay for a table entry (~48 bytes) when repeated enough.
+        let mut remap: Vec<Option<u32>> = Vec::with_capacity(interner.strs.len());
+        let mut strings: Vec<Arc<str>> = Vec::new();
+        for (i, (s, count)) in interner.strs.iter().enumerate() {
+            let saved = (*count as usize).saturating_sub(1) * s.len();
+            // Strings of the extended base keep their index: blobs copied from it use them.
+            if i < interner.pinned || (*count >= 2 && saved > 48) {
+                remap.push(Some(strings.len() as u32));
+                strings.push(s.clone());
+            } else {
+                remap.push(None);
+            }
+        }
+        let identity = remap.iter().enumerate().all(|(i, r)| *r == Some(i as u32));
+        let rewrite = |off: PackedBuilder, arena: Vec<u8>| -> PropCol {
+            if arena.is_empty() {
+                return PropCol::default();
+            }
+            if identity {
+                return PropCol { off: off.finish(), arena: arena.into_boxed_slice() };
+            }
+            let mut out = Vec::with_capacity(arena.len());
+            let mut noff = PackedBuilder::default();
+            noff.push(0);
+            for i in 0..off.len().saturating_sub(1) {
+                let (a, b) = (off.get(i) as usize, off.get(i + 1) as usize);
+                if let Some(blob) = arena.get(a..b) {
+                    rewrite_blob(&mut out, blob, &remap, &interner.strs);
+                }
+                noff.push(out.len() as u64);
+            }
+            PropCol { off: noff.finish(), arena: out.into_boxed_slice() }
+        };
+        let node_props_col = rewrite(node_off, node_arena);
+        let rel_props_col = rewrite(rel_off, rel_arena);
+        let inline_keys = interner.inline_keys;
+
+        let mut rel_types: Vec<u32> = Vec::new();
+        for i in 0..rel_type.len() {
+            let t = rel_type.get(i) as u32;
+            if rel_types.last() != Some(&t) && !rel_types.contains(&t) {
+                rel_types.push(t);
+            }
+        }
+        let max_type = rel_types.iter().copied().max().map_or(0, u64::from);
+        let typed = |len: usize| (rel_types.len() > 1).then(|| Wide::new(len, 0, max_type));
+        let mut out_off = out_count.unwrap_or_else(|| Wide::new(n + 1, 0, 0));
+        let mut in_off = in_count.unwrap_or_else(|| Wide::new(n + 1, 0, 0));
+        out_off.prefix_inclusive(rel_count);
+        in_off.prefix_inclusive(rel_count);
+
+        // Forward CSR. Entries are placed by walking relationships backwards and decrementing
+        // each node's end position, which leaves the start positions behind (no cursor copy).
+        let no_rels = rel_count == 0;
+        let (out_other, out_rel, out_type, rel_pos);
+        match &rel_start {
+            None => {
+                // Creation order is forward order: the columns are already CSR-ordered, and
+                // the inclusive ends shift into exclusive starts.
+                for i in (1..=n).rev() {
+                    out_off.set(i, out_off.get(i - 1));
+                }
+                out_off.set(0, 0);
+                rel_pos = if rel_end == rel_count {
+                    Packed::Seq { first: 0, n: rel_count as usize }
+                } else {
+                    let mut p = Wide::new(rel_end as usize, rel_count, rel_count);
+                    for i in 0..rel_ids.len() {
+                        p.set(rel_ids.get(i) as usize, i as u64);
+                    }
+                    p.finish()
+                };
+                out_other = None;
+                out_rel = None;
+                out_type = None;
+            }
+            Some(starts) => {
+                let len = rel_count as usize;
+                let mut other = Wide::new(len, 0, node_end);
+                let mut rel = Wide::new(len, 0, rel_end);
+                let mut ty = typed(len);
+                let mut pos = Wide::new(rel_end as usize, rel_count, rel_count);
+                for i in (0..len).rev() {
+                    let s = starts.get(i) as usize;
+                    let p = out_off.get(s).saturating_sub(1);
+                    out_off.set(s, p);
+                    let p = p as usize;
+                    other.set(p, rel_endp.get(i));
+                    rel.set(p, rel_ids.get(i));
+                    if let Some(t) = &mut ty {
+                        t.set(p, rel_type.get(i));
+                    }
+                    pos.set(rel_ids.get(i) as usize, p as u64);
+                }
+                out_off.set(n, rel_count);
+                out_other = Some(other.finish());
+                out_rel = Some(rel.finish());
+                out_type = ty.map(Wide::finish);
+                rel_pos = pos.finish();
+            }
+        }
+        // Backward CSR, the same way.
+        let len = rel_count as usize;
+        let mut in_other = Wide::new(len, 0, node_end);
+        let mut in_rel = Wide::new(len, 0, rel_end);
+        let mut in_type = typed(len);
+        let mut owner = n; // start node of entry i when `rel_start` is None (walks down)
+        for i in (0..len).rev() {
+            let s = match &rel_start {
+                Some(st) => st.get(i),
+                None => {
+                    while owner > 0 && out_off.get(owner) > i as u64 {
+                        owner -= 1;
+                    }
+                    owner as u64
+                }
+            };
+            let e = rel_endp.get(i) as usize;
+            let p = in_off.get(e).saturating_sub(1);
+            in_off.set(e, p);
+            let p = p as usize;
+            in_other.set(p, s);
+            in_rel.set(p, rel_ids.get(i));
+            if let Some(t) = &mut in_type {
+                t.set(p, rel_type.get(i));
+            }
+        }
+        in_off.set(n, rel_count);
+        drop(rel_start);
+        let konst = || Packed::Const { v: max_type, n: len };
+        let out_other = out_other.unwrap_or_else(|| rel_endp.finish());
+        let out_rel = out_rel.unwrap_or_else(|| rel_ids.finish());
+        let out_type = match out_type {
+            Some(t) => t,
+            None if rel_types.len() > 1 => rel_type.finish(),
+            None => konst(),
+        };
+        let in_type = in_type.map_or_else(konst, Wide::finish);
+
+        let mut base = Base {
+            ts,
+            node_end,
+            label_code: label_code.finish(),
+            label_sets: sets,
+            label_bits,
+            node_props: node_props_col,
+            rel_end,
+            rel_count,
+            rel_pos,
+            rel_props: rel_props_col,
+            out_off: if no_rels { Packed::Const { v: 0, n: n + 1 } } else { out_off.finish() },
+            out_other,
+            out_rel,
+            out_type,
+            in_off: if no_rels { Packed::Const { v: 0, n: n + 1 } } else { in_off.finish() },
+            in_other: in_other.finish(),
+            in_rel: in_rel.finish(),
+            in_type,
+            rel_types,
+            strings,
+            inline_keys,
+            indexes: HashMap::new(),
+            ordered: HashMap::new(),
+            int_cols: parking_lot::Mutex::new(FxHashMap::default()),
+            node_dirty: AtomicBits::new(node_end),
+            rel_dirty: AtomicBits::new(rel_end),
+            stats: BaseStats::default(),
+        };
+        for t in pairs {
+            let ix = BaseIndex::build(&base, t.0, &t.1);
+            base.indexes.insert(t.clone(), ix);
+            base.ordered.insert(t.clone(), OnceLock::new());
+        }
+        base.stats = BaseStats {
+            nodes: node_count,
+            relationships: rel_count,
+            node_properties: node_props,
+            rel_properties: rel_props,
+            node_bytes: (base.label_code.bytes()
+                + base.label_sets.iter().map(|s| s.len() * 4 + 16).sum::<usize>()
+                + base.label_bits.values().map(Bits::bytes).sum::<usize>()
+                + node_end.div_ceil(8) as usize) as u64,
+            node_property_bytes: (base.node_props.bytes()
+                + base.strings.iter().map(|s| s.len() + 32).sum::<usize>())
+                as u64,
+            rel_bytes: (base.rel_pos.bytes()
+                + base.out_off.bytes()
+                + base.out_other.bytes()
+                + base.out_rel.bytes()
+                + base.out_type.bytes()
+                + base.in_off.bytes()
+                + base.in_other.bytes()
+                + base.in_rel.bytes()
+                + base.in_type.bytes()
+                + rel_end.div_ceil(8) as usize) as u64,
+            rel_property_bytes: base.rel_props.bytes() as u64,
+            index_bytes: base.indexes.values().map(BaseIndex::bytes).sum::<usize>() as u64,
+            interned_strings: base.strings.len() as u64,
+        };
+        invariant!(csr_well_formed(&base), "CSR offsets of the base at {} not monotonic", base.ts);
+        base
+    }
+}
+
+// The constructors below build from a finished base, so they live with the builder (the
+// column, blob and index files stay below `graph.rs`).
+
+impl Base {
+    /// An empty base at ts 0.
+    pub fn empty() -> Base {
+        BaseBuilder::new(0).finish(&[])
+    }
+}
+
+impl BaseIndex {
+    pub(super) fn build(base: &Base, l: u32, k: &[u32]) -> BaseIndex {
+        let keys = |f: &mut dyn FnMut(u32, u64)| {
+            let mut cur = 0;
+            while let Some(id) = base.next_with_label(l, cur) {
+                if let Some(key) = base.node(id).and_then(|n| n.key_for(l, k)) {
+                    f(key_hash(&key), id);
+                }
+                cur = id + 1;
+            }
+        };
+        if base.node_end <= u64::from(u32::MAX) {
+            let mut v: Vec<u64> = Vec::new();
+            keys(&mut |h, id| v.push(u64::from(h) << 32 | id));
+            v.sort_unstable();
+            BaseIndex::Packed(v.into_boxed_slice())
+        } else {
+            let mut v: Vec<(u32, u64)> = Vec::new();
+            keys(&mut |h, id| v.push((h, id)));
+            v.sort_unstable();
+            BaseIndex::Wide(v.into_boxed_slice())
+        }
+    }
+}
+
+impl Interner {
+    /// An interner that extends `base`'s string table and inherits its inline keys.
+    pub(super) fn extending(base: &Base) -> Interner {
+        let mut ids = FxHashMap::default();
+        ids.reserve(base.strings.len());
+        let mut strs = Vec::with_capacity(base.strings.len());
+        for (i, s) in base.strings.iter().enumerate() {
+            ids.insert(s.clone(), i as u32);
+            strs.push((s.clone(), 0));
+        }
+        Interner {
+            ids,
+            pinned: strs.len(),
+            strs,
+            sample: FxHashMap::default(),
+            inline_keys: base.inline_keys.clone(),
+        }
+    }
+}
+
+/// Both CSR offset columns start at 0, never decrease and end at the relationship count (what
+/// every range read `off[n]..off[n + 1]` relies on).
+fn csr_well_formed(base: &Base) -> bool {
+    [&base.out_off, &base.in_off].into_iter().all(|off| {
+        let n = off.len();
+        let off = off.view();
+        n > 0
+            && off.get(0) == 0
+            && (1..n).all(|i| off.get(i - 1) <= off.get(i))
+            && off.get(n - 1) == base.rel_count
+    })
+}

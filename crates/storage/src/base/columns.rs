@@ -1,0 +1,440 @@
+//! Integer columns and bitsets of the base: [`Packed`] (constant, arithmetic sequence or the
+//! narrowest of u8/u16/u32/u64), its builders, and plain and atomic (dirty-bit) bitsets.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+// ------------------------------------------------------------------------------ packed integers
+
+/// A borrowed [`Packed`] column with its representation already chosen (see [`Packed::view`]).
+#[derive(Clone, Copy)]
+pub(crate) enum PackedView<'a> {
+    Const(u64, usize),
+    Seq(u64, usize),
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+}
+
+impl PackedView<'_> {
+    /// As [`Packed::get`]: 0 out of range.
+    #[inline(always)]
+    pub fn get(self, i: usize) -> u64 {
+        match self {
+            PackedView::Const(v, n) => {
+                if i < n {
+                    v
+                } else {
+                    0
+                }
+            }
+            PackedView::Seq(first, n) => {
+                if i < n {
+                    first + i as u64
+                } else {
+                    0
+                }
+            }
+            PackedView::U8(v) => v.get(i).map_or(0, |x| u64::from(*x)),
+            PackedView::U16(v) => v.get(i).map_or(0, |x| u64::from(*x)),
+            PackedView::U32(v) => v.get(i).map_or(0, |x| u64::from(*x)),
+            PackedView::U64(v) => v.get(i).copied().unwrap_or(0),
+        }
+    }
+
+    /// Writes the values at `from..from + dst.len()` into `dst` (0 out of range, as `get`),
+    /// matching the representation once for the whole run instead of once per value.
+    #[inline(always)]
+    pub fn fill(self, from: usize, dst: &mut [u64]) {
+        fn widen<T: Copy + Into<u64>>(v: &[T], from: usize, dst: &mut [u64]) {
+            match v.get(from..from + dst.len()) {
+                Some(src) => dst.iter_mut().zip(src).for_each(|(d, s)| *d = (*s).into()),
+                None => dst
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(i, d)| *d = v.get(from + i).map_or(0, |s| (*s).into())),
+            }
+        }
+        match self {
+            PackedView::Const(v, n) => {
+                dst.iter_mut().enumerate().for_each(|(i, d)| *d = if from + i < n { v } else { 0 })
+            }
+            PackedView::Seq(first, n) => dst
+                .iter_mut()
+                .enumerate()
+                .for_each(|(i, d)| *d = if from + i < n { first + (from + i) as u64 } else { 0 }),
+            PackedView::U8(v) => widen(v, from, dst),
+            PackedView::U16(v) => widen(v, from, dst),
+            PackedView::U32(v) => widen(v, from, dst),
+            PackedView::U64(v) => widen(v, from, dst),
+        }
+    }
+}
+
+/// An immutable integer column stored as compactly as its values allow.
+#[derive(Debug)]
+pub(crate) enum Packed {
+    Const { v: u64, n: usize },
+    Seq { first: u64, n: usize },
+    U8(Box<[u8]>),
+    U16(Box<[u16]>),
+    U32(Box<[u32]>),
+    U64(Box<[u64]>),
+}
+
+impl Default for Packed {
+    fn default() -> Self {
+        Packed::Const { v: 0, n: 0 }
+    }
+}
+
+impl Packed {
+    pub fn len(&self) -> usize {
+        match self {
+            Packed::Const { n, .. } | Packed::Seq { n, .. } => *n,
+            Packed::U8(v) => v.len(),
+            Packed::U16(v) => v.len(),
+            Packed::U32(v) => v.len(),
+            Packed::U64(v) => v.len(),
+        }
+    }
+
+    /// The value at `i`; 0 when out of range (callers check ranges; this never panics).
+    #[inline]
+    pub fn get(&self, i: usize) -> u64 {
+        self.view().get(i)
+    }
+
+    /// A borrowed view for a loop of reads: the representation is matched when the view is
+    /// taken; reads through it are then a bounds-checked slice access (or arithmetic).
+    #[inline]
+    pub fn view(&self) -> PackedView<'_> {
+        match self {
+            Packed::Const { v, n } => PackedView::Const(*v, *n),
+            Packed::Seq { first, n } => PackedView::Seq(*first, *n),
+            Packed::U8(v) => PackedView::U8(v),
+            Packed::U16(v) => PackedView::U16(v),
+            Packed::U32(v) => PackedView::U32(v),
+            Packed::U64(v) => PackedView::U64(v),
+        }
+    }
+
+    /// Heap bytes used.
+    pub fn bytes(&self) -> usize {
+        match self {
+            Packed::Const { .. } | Packed::Seq { .. } => 0,
+            Packed::U8(v) => v.len(),
+            Packed::U16(v) => v.len() * 2,
+            Packed::U32(v) => v.len() * 4,
+            Packed::U64(v) => v.len() * 8,
+        }
+    }
+
+    pub(super) fn shape(
+        n: usize,
+        first: u64,
+        mut it: impl Iterator<Item = u64>,
+    ) -> (bool, bool, u64) {
+        let (mut konst, mut seq, mut max) = (true, true, 0u64);
+        let mut i = 0u64;
+        for x in &mut it {
+            konst &= x == first;
+            seq &= x == first.wrapping_add(i);
+            max = max.max(x);
+            i += 1;
+        }
+        debug_assert_eq!(i as usize, n);
+        (konst, seq, max)
+    }
+
+    pub fn from_u32(v: Vec<u32>) -> Packed {
+        let n = v.len();
+        let Some(&first) = v.first() else { return Packed::default() };
+        let (konst, seq, max) = Self::shape(n, u64::from(first), v.iter().map(|x| u64::from(*x)));
+        if konst {
+            Packed::Const { v: u64::from(first), n }
+        } else if seq {
+            Packed::Seq { first: u64::from(first), n }
+        } else if max <= u64::from(u8::MAX) {
+            Packed::U8(v.iter().map(|x| *x as u8).collect())
+        } else if max <= u64::from(u16::MAX) {
+            Packed::U16(v.iter().map(|x| *x as u16).collect())
+        } else {
+            Packed::U32(v.into_boxed_slice())
+        }
+    }
+
+    pub fn from_u64(v: Vec<u64>) -> Packed {
+        if v.iter().all(|x| *x <= u64::from(u32::MAX)) {
+            return Packed::from_u32(v.into_iter().map(|x| x as u32).collect());
+        }
+        let n = v.len();
+        let first = v[0];
+        let (konst, seq, _) = Self::shape(n, first, v.iter().copied());
+        if konst {
+            Packed::Const { v: first, n }
+        } else if seq {
+            Packed::Seq { first, n }
+        } else {
+            Packed::U64(v.into_boxed_slice())
+        }
+    }
+}
+
+/// A growable integer column. While the values form a constant run or a `+1` sequence nothing
+/// is stored (bulk-loaded ids and single relationship types cost no memory even while
+/// building); otherwise u32 until a value needs more, then u64.
+pub(crate) struct PackedBuilder {
+    /// `(first, step, n)` while in run mode; `step` 2 means "not known yet" (`n <= 1`).
+    pub(super) run: Option<(u64, u64, usize)>,
+    pub(super) small: Vec<u32>,
+    pub(super) big: Option<Vec<u64>>,
+}
+
+impl Default for PackedBuilder {
+    fn default() -> Self {
+        PackedBuilder { run: Some((0, 2, 0)), small: Vec::new(), big: None }
+    }
+}
+
+impl PackedBuilder {
+    pub(super) fn push_val(&mut self, x: u64) {
+        if let Some(b) = &mut self.big {
+            b.push(x);
+        } else if let Ok(s) = u32::try_from(x) {
+            self.small.push(s);
+        } else {
+            let mut b: Vec<u64> = Vec::with_capacity(self.small.len() * 2 + 1);
+            b.extend(self.small.iter().map(|v| u64::from(*v)));
+            b.push(x);
+            self.small = Vec::new();
+            self.big = Some(b);
+        }
+    }
+
+    pub fn push(&mut self, x: u64) {
+        if let Some((first, step, n)) = &mut self.run {
+            if *n == 0 {
+                *first = x;
+                *n = 1;
+                return;
+            }
+            if *step == 2 {
+                if x == *first || x == first.wrapping_add(1) {
+                    *step = x.wrapping_sub(*first);
+                    *n += 1;
+                    return;
+                }
+            } else if x == first.wrapping_add(*step * *n as u64) {
+                *n += 1;
+                return;
+            }
+            // The run ends: materialize it.
+            let (f, s, len) = (*first, if *step == 2 { 0 } else { *step }, *n);
+            self.run = None;
+            for i in 0..len {
+                self.push_val(f.wrapping_add(s * i as u64));
+            }
+        }
+        self.push_val(x);
+    }
+
+    pub fn len(&self) -> usize {
+        match self.run {
+            Some((_, _, n)) => n,
+            None => self.big.as_ref().map_or(self.small.len(), Vec::len),
+        }
+    }
+
+    pub fn get(&self, i: usize) -> u64 {
+        match self.run {
+            Some((first, step, n)) => {
+                if i < n {
+                    first.wrapping_add(if step == 2 { 0 } else { step } * i as u64)
+                } else {
+                    0
+                }
+            }
+            None => match &self.big {
+                Some(b) => b.get(i).copied().unwrap_or(0),
+                None => self.small.get(i).map_or(0, |x| u64::from(*x)),
+            },
+        }
+    }
+
+    pub fn last(&self) -> Option<u64> {
+        let n = self.len();
+        (n > 0).then(|| self.get(n - 1))
+    }
+
+    pub fn finish(self) -> Packed {
+        match self.run {
+            Some((_, _, 0)) => Packed::default(),
+            Some((first, 1, n)) => Packed::Seq { first, n },
+            Some((v, _, n)) => Packed::Const { v, n },
+            None => match self.big {
+                Some(b) => Packed::from_u64(b),
+                None => Packed::from_u32(self.small),
+            },
+        }
+    }
+}
+
+/// A fixed-length mutable integer column used while building, as wide as `max` needs; it
+/// becomes a [`Packed`] without copying.
+pub(super) enum Wide {
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+}
+
+impl Wide {
+    pub(super) fn new(n: usize, fill: u64, max: u64) -> Wide {
+        if max <= u64::from(u16::MAX) {
+            Wide::U16(vec![fill as u16; n])
+        } else if max <= u64::from(u32::MAX) {
+            Wide::U32(vec![fill as u32; n])
+        } else {
+            Wide::U64(vec![fill; n])
+        }
+    }
+    pub(super) fn get(&self, i: usize) -> u64 {
+        match self {
+            Wide::U16(v) => v.get(i).map_or(0, |x| u64::from(*x)),
+            Wide::U32(v) => v.get(i).map_or(0, |x| u64::from(*x)),
+            Wide::U64(v) => v.get(i).copied().unwrap_or(0),
+        }
+    }
+    pub(super) fn set(&mut self, i: usize, x: u64) {
+        match self {
+            Wide::U16(v) => {
+                if let Some(s) = v.get_mut(i) {
+                    *s = x as u16;
+                }
+            }
+            Wide::U32(v) => {
+                if let Some(s) = v.get_mut(i) {
+                    *s = x as u32;
+                }
+            }
+            Wide::U64(v) => {
+                if let Some(s) = v.get_mut(i) {
+                    *s = x;
+                }
+            }
+        }
+    }
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Wide::U16(v) => v.len(),
+            Wide::U32(v) => v.len(),
+            Wide::U64(v) => v.len(),
+        }
+    }
+    /// Turns per-node counts (`self[s]`, last entry 0) into inclusive prefix sums (the end of
+    /// each node's range), widening first if the total needs it. Returns the total.
+    pub(super) fn prefix_inclusive(&mut self, total: u64) -> u64 {
+        if total > u64::from(u32::MAX) && !matches!(self, Wide::U64(_)) {
+            let n = self.len();
+            let mut v = Vec::with_capacity(n);
+            v.extend((0..n).map(|i| self.get(i)));
+            *self = Wide::U64(v);
+        } else if total > u64::from(u16::MAX) && matches!(self, Wide::U16(_)) {
+            let n = self.len();
+            let mut v = Vec::with_capacity(n);
+            v.extend((0..n).map(|i| self.get(i) as u32));
+            *self = Wide::U32(v);
+        }
+        let mut acc = 0u64;
+        for i in 0..self.len() {
+            acc += self.get(i);
+            self.set(i, acc);
+        }
+        acc
+    }
+    pub(super) fn finish(self) -> Packed {
+        match self {
+            Wide::U16(v) => Packed::U16(v.into_boxed_slice()),
+            Wide::U32(v) => Packed::U32(v.into_boxed_slice()),
+            Wide::U64(v) => Packed::U64(v.into_boxed_slice()),
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------ bitsets
+
+/// A plain bitset.
+#[derive(Default, Debug)]
+pub(crate) struct Bits {
+    pub(super) words: Vec<u64>,
+}
+
+impl Bits {
+    pub fn set(&mut self, i: u64) {
+        let w = (i / 64) as usize;
+        if self.words.len() <= w {
+            self.words.resize(w + 1, 0);
+        }
+        self.words[w] |= 1 << (i % 64);
+    }
+    #[cfg(test)]
+    pub fn get(&self, i: u64) -> bool {
+        self.words.get((i / 64) as usize).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+    /// The first set bit `>= from`.
+    pub fn next_from(&self, from: u64) -> Option<u64> {
+        let mut w = (from / 64) as usize;
+        let mut word = *self.words.get(w)? & (!0u64 << (from % 64));
+        loop {
+            if word != 0 {
+                return Some(w as u64 * 64 + u64::from(word.trailing_zeros()));
+            }
+            w += 1;
+            word = *self.words.get(w)?;
+        }
+    }
+    pub fn bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+}
+
+/// A bitset that can be set concurrently (dirty bits).
+pub(crate) struct AtomicBits {
+    pub(super) words: Box<[AtomicU64]>,
+    /// Whether any bit was ever set. A freshly loaded base has none, and then every read is
+    /// answered by this one flag (shared, never written again once set) instead of a load from
+    /// the bit array per node or relationship on the traversal hot path.
+    pub(super) any: AtomicBool,
+}
+
+impl AtomicBits {
+    pub(super) fn new(n: u64) -> AtomicBits {
+        AtomicBits {
+            words: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            any: AtomicBool::new(false),
+        }
+    }
+    pub fn set(&self, i: u64) {
+        if let Some(w) = self.words.get((i / 64) as usize) {
+            // The flag is raised before the bit (both Release, and before the commit that needs
+            // them becomes visible), so a reader that sees the commit sees the flag.
+            if !self.any.load(Ordering::Relaxed) {
+                self.any.store(true, Ordering::Release);
+            }
+            w.fetch_or(1 << (i % 64), Ordering::Release);
+        }
+    }
+    /// Whether any bit was ever set.
+    #[inline]
+    pub fn any(&self) -> bool {
+        self.any.load(Ordering::Acquire)
+    }
+    #[inline]
+    pub fn get(&self, i: u64) -> bool {
+        self.any.load(Ordering::Acquire)
+            && self
+                .words
+                .get((i / 64) as usize)
+                .is_some_and(|w| w.load(Ordering::Acquire) & (1 << (i % 64)) != 0)
+    }
+}

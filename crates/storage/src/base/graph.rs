@@ -1,0 +1,517 @@
+//! The [`Base`] itself: its columns, read-only views of one node or relationship
+//! ([`NodeRef`], [`RelRef`]), and every read (labels, properties, adjacency, scans, index seeks).
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+
+use arbor_model::Value;
+use rustc_hash::FxHashMap;
+
+use crate::records::{Labels, NodeData, RelData};
+use crate::schema::Target;
+use crate::value::{target_key, IndexKey, KeyRange};
+
+use super::adjacency::{edge_run, push_edges};
+use super::columns::{AtomicBits, Bits, Packed, PackedView};
+use super::index::{key_hash, BaseIndex};
+use super::props::{blob_all, blob_get, blob_has, blob_int, IntColumn, PropCol};
+
+/// Byte counts of the base's parts (for the memory benchmark and `Store::memory_stats`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BaseStats {
+    pub nodes: u64,
+    pub relationships: u64,
+    pub node_properties: u64,
+    pub rel_properties: u64,
+    pub node_bytes: u64,
+    pub node_property_bytes: u64,
+    pub rel_bytes: u64,
+    pub rel_property_bytes: u64,
+    /// Hash-ordered index id arrays; in [`crate::Store::memory_stats`] also the value-ordered
+    /// arrays range seeks have built so far (8 B per entry).
+    pub index_bytes: u64,
+    pub interned_strings: u64,
+}
+
+/// `(start, end, type, properties)` of a relationship read by a scan.
+pub(crate) type ScannedRel = (u64, u64, u32, Vec<(u32, Value)>);
+
+/// The immutable compact snapshot at `ts` (see the module docs).
+pub(crate) struct Base {
+    pub ts: u64,
+    /// Node ids `< node_end` may be in the base.
+    pub node_end: u64,
+    pub(super) label_code: Packed,
+    pub(super) label_sets: Vec<Box<[u32]>>,
+    pub(super) label_bits: HashMap<u32, Bits>,
+    pub(super) node_props: PropCol,
+    /// Relationship ids `< rel_end` may be in the base.
+    pub rel_end: u64,
+    pub(super) rel_count: u64,
+    /// Forward position of each relationship id; `rel_count` marks a hole.
+    pub(super) rel_pos: Packed,
+    pub(super) rel_props: PropCol,
+    pub(super) out_off: Packed,
+    pub(super) out_other: Packed,
+    pub(super) out_rel: Packed,
+    pub(super) out_type: Packed,
+    pub(super) in_off: Packed,
+    pub(super) in_other: Packed,
+    pub(super) in_rel: Packed,
+    pub(super) in_type: Packed,
+    /// The distinct relationship types present.
+    pub(super) rel_types: Vec<u32>,
+    pub(super) strings: Vec<Arc<str>>,
+    /// Property keys whose string values are not interned (see [`Interner`]).
+    pub(super) inline_keys: Vec<u32>,
+    pub(super) indexes: HashMap<Target, BaseIndex>,
+    /// Per indexed pair, node ids in key order; built lazily by the first range seek (most
+    /// indexes only ever serve equality seeks, which the hash order answers).
+    pub(super) ordered: HashMap<Target, OnceLock<Box<[u64]>>>,
+    /// Per node property key, its values as an [`IntColumn`] (`None`: some base node holds a
+    /// value of another type); built lazily by the first batch read of the key
+    /// ([`Base::int_column`]).
+    pub(super) int_cols: parking_lot::Mutex<FxHashMap<u32, Option<Arc<IntColumn>>>>,
+    pub(super) node_dirty: AtomicBits,
+    pub(super) rel_dirty: AtomicBits,
+    pub(super) stats: BaseStats,
+}
+
+/// A read-only view of one node, either a delta version or a base row.
+#[derive(Clone, Copy)]
+pub(crate) enum NodeRef<'a> {
+    Data(&'a NodeData),
+    Base(&'a Base, u64),
+}
+
+impl NodeRef<'_> {
+    pub fn labels(&self) -> &[u32] {
+        match self {
+            NodeRef::Data(d) => &d.labels,
+            NodeRef::Base(b, id) => b.labels_of(*id),
+        }
+    }
+    pub fn has_label(&self, l: u32) -> bool {
+        self.labels().binary_search(&l).is_ok()
+    }
+    pub fn prop(&self, key: u32) -> Option<Value> {
+        match self {
+            NodeRef::Data(d) => d.prop(key).cloned(),
+            NodeRef::Base(b, id) => blob_get(b.node_props.blob(*id), key, &b.strings),
+        }
+    }
+    pub fn has_prop(&self, key: u32) -> bool {
+        match self {
+            NodeRef::Data(d) => d.prop(key).is_some(),
+            NodeRef::Base(b, id) => blob_has(b.node_props.blob(*id), key),
+        }
+    }
+    pub fn props(&self) -> Vec<(u32, Value)> {
+        match self {
+            NodeRef::Data(d) => d.props.clone(),
+            NodeRef::Base(b, id) => blob_all(b.node_props.blob(*id), &b.strings),
+        }
+    }
+    pub fn key_for(&self, label: u32, keys: &[u32]) -> Option<IndexKey> {
+        if !self.has_label(label) {
+            return None;
+        }
+        target_key(keys, |k| self.prop(k))
+    }
+    pub fn to_data(self) -> NodeData {
+        match self {
+            NodeRef::Data(d) => d.clone(),
+            NodeRef::Base(..) => {
+                NodeData { labels: Labels::from_slice(self.labels()), props: self.props() }
+            }
+        }
+    }
+}
+
+/// A read-only view of one relationship.
+#[derive(Clone, Copy)]
+pub(crate) enum RelRef<'a> {
+    Data(&'a RelData),
+    /// Base, relationship id, forward position.
+    Base(&'a Base, u64, u64),
+}
+
+impl RelRef<'_> {
+    pub fn start(&self) -> u64 {
+        match self {
+            RelRef::Data(r) => r.start,
+            RelRef::Base(b, _, pos) => b.out_owner(*pos),
+        }
+    }
+    pub fn end(&self) -> u64 {
+        match self {
+            RelRef::Data(r) => r.end,
+            RelRef::Base(b, _, pos) => b.out_other.get(*pos as usize),
+        }
+    }
+    pub fn ty(&self) -> u32 {
+        match self {
+            RelRef::Data(r) => r.ty,
+            RelRef::Base(b, _, pos) => b.out_type.get(*pos as usize) as u32,
+        }
+    }
+    pub fn prop(&self, key: u32) -> Option<Value> {
+        match self {
+            RelRef::Data(r) => crate::records::prop_of(&r.props, key).cloned(),
+            RelRef::Base(b, id, _) => blob_get(b.rel_props.blob(*id), key, &b.strings),
+        }
+    }
+    pub fn props(&self) -> Vec<(u32, Value)> {
+        match self {
+            RelRef::Data(r) => r.props.clone(),
+            RelRef::Base(b, id, _) => blob_all(b.rel_props.blob(*id), &b.strings),
+        }
+    }
+    pub fn to_data(self) -> RelData {
+        RelData { start: self.start(), end: self.end(), ty: self.ty(), props: self.props() }
+    }
+}
+
+impl Base {
+    pub fn stats(&self) -> &BaseStats {
+        &self.stats
+    }
+
+    /// Bytes of the value-ordered id arrays built so far (each on its index's first range
+    /// seek; not in `stats`, which is fixed when the base is built).
+    pub fn ordered_bytes(&self) -> u64 {
+        self.ordered.values().filter_map(|c| c.get()).map(|ids| ids.len() as u64 * 8).sum()
+    }
+
+    /// Bytes of the integer columns batch reads have built so far (see [`Base::int_column`]).
+    pub fn int_column_bytes(&self) -> u64 {
+        self.int_cols.lock().values().flatten().map(|c| c.codes.bytes() as u64).sum()
+    }
+
+    /// The base nodes' values of property `key` as one integer column, if every base node
+    /// holding the key holds an integer (so a batch read of a clean base row is an array
+    /// lookup instead of a blob decode). Built on the first call for the key and kept: the
+    /// base is immutable. Bulk-loaded numeric properties (ages, years, counters) are the case
+    /// this serves; a key with any other value type answers `None` (also kept) and is read
+    /// from the blobs.
+    pub fn int_column(&self, key: u32) -> Option<Arc<IntColumn>> {
+        let mut cols = self.int_cols.lock();
+        if let Some(c) = cols.get(&key) {
+            return c.clone();
+        }
+        let c = self.build_int_column(key).map(Arc::new);
+        cols.insert(key, c.clone());
+        c
+    }
+
+    pub(super) fn build_int_column(&self, key: u32) -> Option<IntColumn> {
+        let n = self.node_end;
+        let (mut min, mut max) = (i64::MAX, i64::MIN);
+        for id in 0..n {
+            if let Some(v) = blob_int(self.node_props.blob(id), key)? {
+                min = min.min(v);
+                max = max.max(v);
+            }
+        }
+        if min > max {
+            // No base node has the key.
+            return Some(IntColumn { min: 0, codes: Packed::Const { v: 0, n: n as usize } });
+        }
+        // Codes are `value - min + 1`; they must fit below u64::MAX.
+        if (max as i128 - min as i128) >= i128::from(u64::MAX) {
+            return None;
+        }
+        let mut codes = Vec::with_capacity(n as usize);
+        for id in 0..n {
+            let code = match blob_int(self.node_props.blob(id), key)? {
+                Some(v) => (v as i128 - min as i128 + 1) as u64,
+                None => 0,
+            };
+            codes.push(code);
+        }
+        Some(IntColumn { min, codes: Packed::from_u64(codes) })
+    }
+
+    pub(super) fn labels_of(&self, id: u64) -> &[u32] {
+        let code = self.label_code.get(id as usize) as usize;
+        self.label_sets.get(code).map_or(&[], |s| &s[..])
+    }
+
+    /// The code of a base node's label set (`usize::MAX` past the end); see [`Base::label_set`].
+    pub(crate) fn node_label_code(&self, id: u64) -> usize {
+        if id >= self.node_end {
+            return usize::MAX;
+        }
+        self.label_code.get(id as usize) as usize
+    }
+
+    /// The label set a [`Base::node_label_code`] stands for (empty for an unknown code).
+    pub(crate) fn label_set(&self, code: usize) -> &[u32] {
+        self.label_sets.get(code).map_or(&[], |s| &s[..])
+    }
+
+    /// Labels of a base node (empty for a hole).
+    pub fn node_labels(&self, id: u64) -> &[u32] {
+        if id >= self.node_end {
+            return &[];
+        }
+        self.labels_of(id)
+    }
+
+    pub fn has_node(&self, id: u64) -> bool {
+        id < self.node_end && self.label_code.get(id as usize) != 0
+    }
+
+    pub fn node(&self, id: u64) -> Option<NodeRef<'_>> {
+        self.has_node(id).then_some(NodeRef::Base(self, id))
+    }
+
+    /// Forward position of a base relationship.
+    pub(super) fn pos_of(&self, id: u64) -> Option<u64> {
+        if id >= self.rel_end {
+            return None;
+        }
+        let p = self.rel_pos.get(id as usize);
+        (p < self.rel_count).then_some(p)
+    }
+
+    pub fn has_rel(&self, id: u64) -> bool {
+        self.pos_of(id).is_some()
+    }
+
+    pub fn rel(&self, id: u64) -> Option<RelRef<'_>> {
+        self.pos_of(id).map(|p| RelRef::Base(self, id, p))
+    }
+
+    /// The node whose forward range contains `pos`.
+    pub(super) fn out_owner(&self, pos: u64) -> u64 {
+        // Largest n with out_off[n] <= pos (empty ranges share offsets; pick the last one).
+        let (mut lo, mut hi) = (0u64, self.node_end);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if self.out_off.get(mid as usize) <= pos {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+
+    /// `(start, end, type, properties)` of a base relationship. `hint` carries the previous
+    /// start node between calls so that a scan in forward order finds start nodes in O(1).
+    pub fn rel_scan(&self, id: u64, hint: &mut u64) -> Option<ScannedRel> {
+        let pos = self.pos_of(id)?;
+        let mut start = None;
+        let mut n = *hint;
+        if n < self.node_end && self.out_off.get(n as usize) <= pos {
+            for _ in 0..16 {
+                if pos < self.out_off.get(n as usize + 1) {
+                    start = Some(n);
+                    break;
+                }
+                n += 1;
+                if n >= self.node_end {
+                    break;
+                }
+            }
+        }
+        let start = start.unwrap_or_else(|| self.out_owner(pos));
+        *hint = start;
+        let p = pos as usize;
+        let props = blob_all(self.rel_props.blob(id), &self.strings);
+        Some((start, self.out_other.get(p), self.out_type.get(p) as u32, props))
+    }
+
+    /// The labels of a base node that no delta version or adjacency shadows (`None`: missing
+    /// from the base or dirty), in one lookup of its label code.
+    #[inline]
+    pub fn clean_node_labels(&self, id: u64) -> Option<&[u32]> {
+        if id >= self.node_end || self.node_dirty.get(id) {
+            return None;
+        }
+        let code = self.label_code.get(id as usize) as usize;
+        if code == 0 {
+            return None;
+        }
+        self.label_sets.get(code).map(|s| &s[..])
+    }
+
+    /// Whether any base node may have a delta version (false: every base row is current,
+    /// for this snapshot and every later one that reads this answer first).
+    #[inline]
+    pub fn any_node_dirty(&self) -> bool {
+        self.node_dirty.any()
+    }
+
+    /// Whether a delta version may exist for the node (otherwise the base row is current).
+    pub fn node_dirty(&self, id: u64) -> bool {
+        id >= self.node_end || self.node_dirty.get(id)
+    }
+    pub fn rel_dirty(&self, id: u64) -> bool {
+        id >= self.rel_end || self.rel_dirty.get(id)
+    }
+    pub fn mark_node(&self, id: u64) {
+        self.node_dirty.set(id);
+    }
+    pub fn mark_rel(&self, id: u64) {
+        self.rel_dirty.set(id);
+    }
+
+    /// Whether no base relationship has a delta version (so every base relationship is
+    /// current for any snapshot; the flag only ever goes from false to true).
+    #[inline]
+    pub fn rels_all_clean(&self) -> bool {
+        !self.rel_dirty.any.load(Ordering::Acquire)
+    }
+
+    /// Calls `f(rel, other)` for the node's base relationships in one direction whose type is
+    /// one of `types` (all if empty): the hot loop of traversals. The columns are decoded a
+    /// chunk of entries at a time ([`PackedView::fill`]), so each column's representation is
+    /// matched once per chunk instead of once per entry, and a type column that is constant
+    /// over the node's range (one relationship type in the base) decides the filter once.
+    #[inline]
+    pub fn edges_one_dir(&self, node: u64, out: bool, types: &[u32], f: impl FnMut(u64, u64)) {
+        if node >= self.node_end {
+            return;
+        }
+        let n = node as usize;
+        let (off, other, rel, ty) = if out {
+            (&self.out_off, &self.out_other, &self.out_rel, &self.out_type)
+        } else {
+            (&self.in_off, &self.in_other, &self.in_rel, &self.in_type)
+        };
+        let off = off.view();
+        let (a, b) = (off.get(n) as usize, off.get(n + 1) as usize);
+        if a >= b {
+            return;
+        }
+        let (other, rel, ty) = (other.view(), rel.view(), ty.view());
+        match (types, ty) {
+            ([], _) => edge_run::<false>(a, b, other, rel, ty, |_| true, f),
+            (ts, PackedView::Const(t, len)) if b <= len => {
+                if ts.contains(&(t as u32)) {
+                    edge_run::<false>(a, b, other, rel, ty, |_| true, f)
+                }
+            }
+            ([t], _) => edge_run::<true>(a, b, other, rel, ty, |x| x == u64::from(*t), f),
+            (ts, _) => edge_run::<true>(a, b, other, rel, ty, |x| ts.contains(&(x as u32)), f),
+        }
+    }
+
+    /// Appends `make(rel, other)` to `dst` for the node's base relationships in one direction
+    /// whose type is one of `types` (all if empty), in CSR order: what [`Base::edges_one_dir`]
+    /// reports, for callers that collect the entries anyway (a traversal's pending stack).
+    /// The columns are read through loops specialised for their usual representations
+    /// ([`push_edges`]), so an entry costs a few loads and a store instead of a
+    /// representation match per column and entry.
+    #[inline]
+    pub fn edges_into<T>(
+        &self,
+        node: u64,
+        out: bool,
+        types: &[u32],
+        dst: &mut Vec<T>,
+        make: impl Fn(u64, u64) -> T + Copy,
+    ) {
+        if node >= self.node_end {
+            return;
+        }
+        let n = node as usize;
+        let (off, other, rel, ty) = if out {
+            (&self.out_off, &self.out_other, &self.out_rel, &self.out_type)
+        } else {
+            (&self.in_off, &self.in_other, &self.in_rel, &self.in_type)
+        };
+        let off = off.view();
+        let (a, b) = (off.get(n) as usize, off.get(n + 1) as usize);
+        if a >= b {
+            return;
+        }
+        dst.reserve(b - a);
+        push_edges(other.view(), rel.view(), ty.view(), types, a, b, dst, make);
+    }
+
+    /// Calls `f(rel, other, type, outgoing)` for the node's base relationships.
+    pub fn edges(&self, node: u64, out: bool, inc: bool, mut f: impl FnMut(u64, u64, u32, bool)) {
+        if node >= self.node_end {
+            return;
+        }
+        let n = node as usize;
+        if out {
+            for p in self.out_off.get(n) as usize..self.out_off.get(n + 1) as usize {
+                f(self.out_rel.get(p), self.out_other.get(p), self.out_type.get(p) as u32, true);
+            }
+        }
+        if inc {
+            for p in self.in_off.get(n) as usize..self.in_off.get(n + 1) as usize {
+                f(self.in_rel.get(p), self.in_other.get(p), self.in_type.get(p) as u32, false);
+            }
+        }
+    }
+
+    /// The first base node `>= from` that has `label` in the base.
+    pub fn next_with_label(&self, label: u32, from: u64) -> Option<u64> {
+        self.label_bits.get(&label)?.next_from(from).filter(|id| *id < self.node_end)
+    }
+
+    /// The base nodes that have `label` in the base (a superset of the visible ones: dirty
+    /// rows must still be checked), and the end of the base's id range; for scans that walk
+    /// the bits themselves instead of looking the label up per node.
+    pub fn label_bits(&self, label: u32) -> Option<(&Bits, u64)> {
+        self.label_bits.get(&label).map(|b| (b, self.node_end))
+    }
+
+    /// The first base relationship `>= from` whose type is one of `types`.
+    pub fn next_rel_of_types(&self, types: &[u32], from: u64) -> Option<u64> {
+        if !types.iter().any(|t| self.rel_types.contains(t)) {
+            return None;
+        }
+        (from..self.rel_end).find(|id| {
+            self.pos_of(*id)
+                .is_some_and(|p| types.contains(&(self.out_type.get(p as usize) as u32)))
+        })
+    }
+
+    /// Whether this base has an index on `(label, key)`.
+    pub fn indexes(&self, t: &Target) -> bool {
+        self.indexes.contains_key(t)
+    }
+
+    /// Base nodes whose `(label, key)` value may equal `k` (a superset: hash matches).
+    pub fn index_lookup(&self, t: &Target, k: &IndexKey, out: &mut Vec<u64>) {
+        let Some(ix) = self.indexes.get(t) else { return };
+        ix.lookup(key_hash(k), out);
+    }
+
+    /// Base nodes whose `(label, key)` value lies in `r` (appended to `out`, in key order).
+    pub fn index_range(&self, t: &Target, r: &KeyRange, out: &mut Vec<u64>) {
+        let Some(cell) = self.ordered.get(t) else { return };
+        let (label, key) = (t.0, &t.1[..]);
+        let ids = cell.get_or_init(|| {
+            let mut v: Vec<(IndexKey, u64)> = Vec::new();
+            let mut cur = 0;
+            while let Some(id) = self.next_with_label(label, cur) {
+                if let Some(k) = self.node(id).and_then(|n| n.key_for(label, key)) {
+                    v.push((k, id));
+                }
+                cur = id + 1;
+            }
+            v.sort_unstable();
+            v.into_iter().map(|(_, id)| id).collect()
+        });
+        let key_of = |id: u64| self.node(id).and_then(|n| n.key_for(label, key));
+        let start = r.start();
+        let from = ids.partition_point(|id| key_of(*id).is_some_and(|k| k < start));
+        for &id in &ids[from..] {
+            let Some(k) = key_of(id) else { continue };
+            if r.past_end(&k) {
+                break;
+            }
+            if r.contains(&k) {
+                out.push(id);
+            }
+        }
+    }
+}

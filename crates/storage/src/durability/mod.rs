@@ -1,0 +1,18 @@
+//! The durability layer: the write-ahead log and its writer thread (`wal`), checkpoints, the
+//! manifest and loading them (`checkpoint`), recovery (`recovery`), the bulk checkpoint writer
+//! of the importer (`bulk`) and the offline/online consistency check (`check`).
+//!
+//! It sits on top of the multi-version layer: it plugs the WAL writer into commit as a
+//! [`crate::mvcc::CommitSink`] and reads snapshots through [`crate::mvcc::Transaction`]; the
+//! layers below never import it. Everything read from disk is input: lengths and checksums
+//! are verified and bad bytes are `Corruption` errors, never panics.
+//!
+//! Files, lowest first: `persist` (the file-backed configuration), `wal`, `checkpoint`,
+//! `recovery`, `bulk`, `check`.
+
+pub mod bulk;
+pub(crate) mod check;
+pub(crate) mod checkpoint;
+pub(crate) mod persist;
+pub(crate) mod recovery;
+pub(crate) mod wal;

@@ -1,0 +1,26 @@
+//! [`Persist`]: the configuration and shared state of a file-backed store (file system,
+//! directory, WAL bookkeeping, the checkpoint lock), held by the store handle and handed to
+//! checkpoints, recovery and the check; the MVCC core never holds it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use parking_lot::Mutex;
+
+use super::wal::WalShared;
+use crate::types::StoreConfig;
+use crate::vfs::Vfs;
+
+/// File-backed configuration and state.
+pub(crate) struct Persist {
+    pub vfs: Arc<dyn Vfs>,
+    /// Opened by [`Store::open_read_only`]: nothing in `dir` is ever written.
+    pub read_only: bool,
+    pub dir: PathBuf,
+    pub config: StoreConfig,
+    pub wal: Arc<WalShared>,
+    /// Serializes checkpoints; holds the ts of the last one.
+    pub checkpoint_lock: Mutex<u64>,
+    pub last_checkpoint_at: Mutex<Instant>,
+}

@@ -1,0 +1,103 @@
+//! Recovery: load the manifest's checkpoint, replay newer WAL records into the delta.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arbor_model::Result;
+
+use super::checkpoint;
+use super::persist::Persist;
+use crate::codec::{Dec, Op};
+use crate::durability::wal::{self};
+use crate::mvcc::{CommitState, Core};
+use crate::records::{NodeData, RelData};
+use crate::schema::{IndexDef, Progress};
+use crate::vfs::Vfs;
+
+/// Loads the checkpoint and replays the WAL (cutting off a torn tail with `repair`); returns
+/// the next commit ts and whether any WAL record newer than the checkpoint was replayed.
+pub(crate) fn recover(
+    core: &Arc<Core>,
+    persist: Option<&Persist>,
+    vfs: &dyn Vfs,
+    dir: &Path,
+    repair: bool,
+) -> Result<(u64, bool)> {
+    let mut ckpt_ts = 0;
+    if let Some((ts, name)) = checkpoint::read_manifest(vfs, dir)? {
+        checkpoint::load(core, vfs, dir, &name, ts)?;
+        ckpt_ts = ts;
+        if let Some(p) = persist {
+            *p.checkpoint_lock.lock() = ts;
+        }
+    }
+    let mut cs = core.lock_commit();
+    let mut prev = ckpt_ts;
+    let (segments, last) = wal::replay(vfs, dir, repair, ckpt_ts, |ts, payload| {
+        if ts <= ckpt_ts {
+            return Ok(());
+        }
+        // Commit timestamps are dense: a gap means a lost segment (say, one whose directory
+        // entry never became durable), and replaying past it would mix states.
+        if ts != prev + 1 {
+            return Err(crate::codec::corrupt(format!(
+                "commits {} to {} are missing from the log (a lost segment?)",
+                prev + 1,
+                ts - 1
+            )));
+        }
+        prev = ts;
+        core.replay_record(&mut cs, ts, payload)
+    })?;
+    let last = last.max(ckpt_ts);
+    let next_ts = (last + 1).max(segments.last().map_or(0, |s| s.0));
+    if let Some(p) = persist {
+        *p.wal.segments.lock() = segments;
+    }
+    cs.next_ts = next_ts;
+    {
+        let t = core.tokens().read();
+        for (i, tt) in t.t.iter().enumerate() {
+            cs.tokens_logged[i] = tt.names.len();
+        }
+    }
+    core.clock().publish(last);
+    core.gc(&mut cs);
+    Ok((next_ts, last > ckpt_ts))
+}
+impl Core {
+    /// Applies one WAL record. Caller holds the commit mutex.
+    fn replay_record(&self, cs: &mut CommitState, ts: u64, payload: &[u8]) -> Result<()> {
+        let mut d = Dec::new(payload);
+        let mut nodes: Vec<(u64, Option<Arc<NodeData>>)> = Vec::new();
+        let mut rels: Vec<(u64, Option<Arc<RelData>>)> = Vec::new();
+        while !d.is_empty() {
+            match d.op()? {
+                Op::Token { kind, id, name } => self.tokens().write().ensure(kind, id, &name)?,
+                Op::PutNode { id, labels, props } => {
+                    nodes.push((id, Some(Arc::new(NodeData { labels: labels.into(), props }))))
+                }
+                Op::DelNode { id } => nodes.push((id, None)),
+                Op::PutRel { id, start, end, ty, props } => {
+                    rels.push((id, Some(Arc::new(RelData { start, end, ty, props }))))
+                }
+                Op::DelRel { id } => rels.push((id, None)),
+                Op::CreateIndex { name, label, keys, kind, rel } => {
+                    let exists = self.schema().read().defs.iter().any(|x| x.name == name);
+                    if !exists {
+                        let progress = Progress::online();
+                        let def = IndexDef { name, label, keys, kind, since: 0, progress, rel };
+                        self.install_index(cs, def);
+                    }
+                }
+                Op::DropIndex { name } => {
+                    self.schema().write().drop_def(&name);
+                }
+            }
+        }
+        if !nodes.is_empty() || !rels.is_empty() {
+            self.apply(cs, ts, &nodes, &rels);
+        }
+        Ok(())
+    }
+}
