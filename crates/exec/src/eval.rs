@@ -6,17 +6,15 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use arbor_cypher_plan::expr::{
-    ArithOp, Builtin, MapProjItem, PExpr, PathStep, Slot, StringOp, SubqueryKind,
-};
+use arbor_cypher_plan::expr::{ArithOp, Builtin, MapProjItem, PExpr, PathStep, Slot, StringOp};
 use arbor_cypher_syntax::ast::{CompareOp, Quantifier};
 use arbor_model::ops as vops;
 use arbor_model::{
     compare_op, equals, CmpOp, Error, NodeId, PathRef, PropertyMap, RelId, Result, Status, Value,
 };
 
+use crate::ctx::{Ctx, Row};
 use crate::graph::{Graph, TokenId, TokenKind};
-use crate::runtime::{Ctx, Row};
 
 fn type_err(msg: impl Into<String>) -> Error {
     Error::type_error(msg).with_detail("InvalidArgumentType")
@@ -1507,30 +1505,6 @@ fn rel_data(id: RelId, g: &dyn Graph, names: &mut TokenNames) -> arbor_model::Re
         end,
         rel_type: names.name(g, TokenKind::RelType, t).unwrap_or_default(),
         properties,
-    }
-}
-
-/// Collects a sub-query's rows for `SubqueryKind`.
-pub(crate) fn subquery_result(
-    kind: SubqueryKind,
-    rows: &mut dyn FnMut() -> Result<Option<Row>>,
-) -> Result<Value> {
-    match kind {
-        SubqueryKind::Exists => Ok(Value::Bool(rows()?.is_some())),
-        SubqueryKind::Count => {
-            let mut n = 0i64;
-            while rows()?.is_some() {
-                n += 1;
-            }
-            Ok(Value::Int(n))
-        }
-        SubqueryKind::Collect(slot) => {
-            let mut out = Vec::new();
-            while let Some(r) = rows()? {
-                out.push(r.get(slot).cloned().unwrap_or(Value::Null));
-            }
-            Ok(Value::List(out))
-        }
     }
 }
 
