@@ -7,8 +7,9 @@ use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{Error, NodeId, RelId, Result, Value};
 
+use super::expand::Pump;
 use super::{build, graph_dir, rel_used, resolve_types, Builder};
-use crate::ctx::{Ctx, Operator, Row, Sink};
+use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::CompiledPred;
 use crate::graph::{Dir, Edge, Graph, TokenId};
 use crate::nodeset::NodeSet;
@@ -284,106 +285,102 @@ impl PruningVarExpand {
     }
 }
 
-impl Operator for PruningVarExpand {
-    fn reset(&mut self, arg: &Row) {
-        self.input.reset(arg);
+impl Pump for PruningVarExpand {
+    fn input(&mut self) -> &mut dyn Operator {
+        &mut *self.input
+    }
+
+    fn reopen(&mut self) {
         self.cur = None;
         self.ends.clear();
         self.pos = 0;
     }
-    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
-        let mut out = None;
-        // The row leaves the operator: a copy of the working row (which the expansion keeps).
-        self.pump(ctx, g, &mut |row: &mut Row, ctx: &mut Ctx, _: &mut dyn Graph| {
-            out = Some(ctx.row_like(row));
-            Ok(true)
-        })?;
-        Ok(out)
+
+    #[inline(always)]
+    fn is_open(&self) -> bool {
+        self.cur.is_some()
     }
-    fn drain(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, sink: &mut Sink<'_>) -> Result<()> {
-        // Each end is consumed in the working row itself: no copy per result.
-        self.pump(ctx, g, &mut |row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph| {
-            sink(row, ctx, g)?;
-            Ok(false)
-        })?;
+
+    /// Computes the ends of `r` into `ends`, or, in reachability mode, starts the search
+    /// that `stream_step` continues.
+    #[inline(always)]
+    fn open(&mut self, r: Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<()> {
+        let Value::Node(from) = r[self.from] else { return Ok(()) };
+        let types = resolve_types(g, &self.types);
+        if let (Some(types), true) = (&types, self.streams()) {
+            self.types_buf.clear();
+            self.types_buf.extend_from_slice(types);
+            self.ends.clear();
+            self.pos = 0;
+            self.emitted.clear();
+            if self.min == 0 {
+                Self::emit(&mut self.emitted, &mut self.ends, from);
+            }
+            self.visited.clear();
+            self.visited.insert(from.0);
+            let stack = self.stack.get_or_insert_with(Vec::new);
+            stack.clear();
+            stack.push(from);
+            self.cur = Some(r);
+            return Ok(());
+        }
+        if let Some(stack) = &mut self.stack {
+            stack.clear();
+        }
+        match types {
+            Some(types) => self.compute(from, &r, &types, ctx, g)?,
+            None => {
+                // No such type: only the zero-length path can match.
+                self.ends.clear();
+                self.pos = 0;
+                if self.min == 0 {
+                    self.ends.push(from);
+                }
+            }
+        }
+        self.cur = Some(r);
         Ok(())
     }
-}
 
-impl PruningVarExpand {
-    /// Produces the ends of input row after input row, handing the working row, holding an
-    /// end that passed the fused filter, to `emit` until it says stop (`true`, returned) or
-    /// the input is exhausted (`false`). As `VarExpand::pump`.
+    /// Writes each end into the working row and hands it, if it passes the fused filter, to
+    /// `emit`; in reachability mode the search goes on until it is exhausted.
     #[inline(always)]
-    fn pump<E>(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
+    fn advance<E>(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
     where
         E: FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<bool>,
     {
         loop {
-            if let Some(cur) = &mut self.cur {
-                while let Some(&end) = self.ends.get(self.pos) {
-                    self.pos += 1;
-                    match &mut cur[self.to] {
-                        Value::Node(n) => *n = end,
-                        slot => *slot = Value::Node(end),
-                    }
-                    if let Some((pred, id)) = &mut self.filter {
-                        if ctx.profile {
-                            if let Some(c) = ctx.rows.get_mut(*id) {
-                                *c += 1;
-                            }
-                        }
-                        if !pred.test(cur, ctx, g)? {
-                            continue;
+            let Some(cur) = &mut self.cur else { return Ok(false) };
+            while let Some(&end) = self.ends.get(self.pos) {
+                self.pos += 1;
+                match &mut cur[self.to] {
+                    Value::Node(n) => *n = end,
+                    slot => *slot = Value::Node(end),
+                }
+                if let Some((pred, id)) = &mut self.filter {
+                    if ctx.profile {
+                        if let Some(c) = ctx.rows.get_mut(*id) {
+                            *c += 1;
                         }
                     }
-                    if emit(cur, ctx, g)? {
-                        return Ok(true);
+                    if !pred.test(cur, ctx, g)? {
+                        continue;
                     }
                 }
-                if self.stream_step(ctx, &*g)? {
-                    continue;
-                }
-                if let Some(r) = self.cur.take() {
-                    ctx.recycle(r);
+                if emit(cur, ctx, g)? {
+                    return Ok(true);
                 }
             }
-            let Some(r) = self.input.next(ctx, g)? else { return Ok(false) };
-            ctx.check_interrupt()?;
-            let Value::Node(from) = r[self.from] else { continue };
-            let types = resolve_types(g, &self.types);
-            if let (Some(types), true) = (&types, self.streams()) {
-                self.types_buf.clear();
-                self.types_buf.extend_from_slice(types);
-                self.ends.clear();
-                self.pos = 0;
-                self.emitted.clear();
-                if self.min == 0 {
-                    Self::emit(&mut self.emitted, &mut self.ends, from);
-                }
-                self.visited.clear();
-                self.visited.insert(from.0);
-                let stack = self.stack.get_or_insert_with(Vec::new);
-                stack.clear();
-                stack.push(from);
-                self.cur = Some(r);
-                continue;
+            if !self.stream_step(ctx, &*g)? {
+                return Ok(false);
             }
-            if let Some(stack) = &mut self.stack {
-                stack.clear();
-            }
-            match types {
-                Some(types) => self.compute(from, &r, &types, ctx, g)?,
-                None => {
-                    // No such type: only the zero-length path can match.
-                    self.ends.clear();
-                    self.pos = 0;
-                    if self.min == 0 {
-                        self.ends.push(from);
-                    }
-                }
-            }
-            self.cur = Some(r);
+        }
+    }
+
+    #[inline(always)]
+    fn close(&mut self, ctx: &mut Ctx) {
+        if let Some(r) = self.cur.take() {
+            ctx.recycle(r);
         }
     }
 }

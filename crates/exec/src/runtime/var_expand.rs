@@ -4,8 +4,9 @@ use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{equals, NodeId, RelId, Result, Value};
 
+use super::expand::Pump;
 use super::{build, graph_dir, rel_used, resolve_types, Builder};
-use crate::ctx::{Ctx, Operator, Row, Sink};
+use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::{eval, CompiledPred};
 use crate::graph::{Dir, Edge, Graph, TokenId, TokenKind};
 use crate::traverse::DepthFirst;
@@ -190,9 +191,70 @@ impl VarExpand {
             None => Ok(false),
         }
     }
+}
 
-    /// Runs the expansion of the current input row, handing each result to `emit` until it
-    /// says stop (`true`, returned) or the results are exhausted (`false`).
+impl Pump for VarExpand {
+    fn input(&mut self) -> &mut dyn Operator {
+        &mut *self.input
+    }
+
+    fn reopen(&mut self) {
+        self.cur = None;
+        self.dfs.clear();
+        self.zero_pending = false;
+        self.bound_result = None;
+    }
+
+    #[inline(always)]
+    fn is_open(&self) -> bool {
+        self.cur.is_some()
+    }
+
+    #[inline(always)]
+    fn open(&mut self, mut r: Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<()> {
+        let Value::Node(from) = r[self.from] else { return Ok(()) };
+        self.dfs.clear();
+        self.zero_pending = false;
+        self.bound_result = None;
+        if self.rel_bound {
+            self.bound_result = self.follow(from, &r[self.rel], g);
+            self.cur = Some(r);
+            return Ok(());
+        }
+        let Some(types) = resolve_types(g, &self.types) else {
+            // No such type: only the zero-length path can match.
+            if self.min == 0 {
+                self.zero_pending = true;
+                self.cur = Some(r);
+            }
+            return Ok(());
+        };
+        self.tok_types = types;
+        self.props.clear();
+        let mut impossible = false;
+        for i in 0..self.rel_props.len() {
+            let v = eval(&self.rel_props[i].1, &mut r, ctx, g)?;
+            match g.token_id(TokenKind::PropertyKey, &self.rel_props[i].0) {
+                Some(t) => self.props.push((t, v)),
+                None => impossible = true,
+            }
+        }
+        if impossible {
+            return Ok(());
+        }
+        self.zero_pending = self.min == 0;
+        if self.max != Some(0) {
+            self.dfs.reset(from);
+            let (dir, types) = (self.dir, &self.tok_types);
+            let gr: &dyn Graph = g;
+            self.dfs.expand_top(|_, out| gr.node_edges(from, dir, types, out));
+        }
+        self.cur = Some(r);
+        Ok(())
+    }
+
+    /// The zero-length path or the bound list's path if pending, then the paths of the
+    /// depth-first search, each written into the working row by `output`.
     #[inline(always)]
     fn advance<E>(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
     where
@@ -253,87 +315,8 @@ impl VarExpand {
         Ok(false)
     }
 
-    /// Expands input rows one after the other, handing each result to `emit` (see
-    /// [`Self::advance`]); whether `emit` said stop (`false`: the input is exhausted).
     #[inline(always)]
-    fn pump<E>(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
-    where
-        E: FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<bool>,
-    {
-        loop {
-            if self.cur.is_some() {
-                if self.advance(ctx, g, emit)? {
-                    return Ok(true);
-                }
-                self.cur = None;
-            }
-            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(false) };
-            ctx.check_interrupt()?;
-            let Value::Node(from) = r[self.from] else { continue };
-            self.dfs.clear();
-            self.zero_pending = false;
-            self.bound_result = None;
-            if self.rel_bound {
-                self.bound_result = self.follow(from, &r[self.rel], g);
-                self.cur = Some(r);
-                continue;
-            }
-            let Some(types) = resolve_types(g, &self.types) else {
-                // No such type: only the zero-length path can match.
-                if self.min == 0 {
-                    self.zero_pending = true;
-                    self.cur = Some(r);
-                }
-                continue;
-            };
-            self.tok_types = types;
-            self.props.clear();
-            let mut impossible = false;
-            for i in 0..self.rel_props.len() {
-                let v = eval(&self.rel_props[i].1, &mut r, ctx, g)?;
-                match g.token_id(TokenKind::PropertyKey, &self.rel_props[i].0) {
-                    Some(t) => self.props.push((t, v)),
-                    None => impossible = true,
-                }
-            }
-            if impossible {
-                continue;
-            }
-            self.zero_pending = self.min == 0;
-            if self.max != Some(0) {
-                self.dfs.reset(from);
-                let (dir, types) = (self.dir, &self.tok_types);
-                let gr: &dyn Graph = g;
-                self.dfs.expand_top(|_, out| gr.node_edges(from, dir, types, out));
-            }
-            self.cur = Some(r);
-        }
-    }
-}
-
-impl Operator for VarExpand {
-    fn reset(&mut self, arg: &Row) {
-        self.input.reset(arg);
+    fn close(&mut self, _: &mut Ctx) {
         self.cur = None;
-        self.dfs.clear();
-        self.zero_pending = false;
-        self.bound_result = None;
-    }
-    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
-        let mut out = None;
-        // The row leaves the operator: a copy of the working row (which the expansion keeps).
-        self.pump(ctx, g, &mut |row: &mut Row, ctx: &mut Ctx, _: &mut dyn Graph| {
-            out = Some(ctx.row_like(row));
-            Ok(true)
-        })?;
-        Ok(out)
-    }
-    fn drain(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, sink: &mut Sink<'_>) -> Result<()> {
-        // Each result is consumed in the working row itself: no copy per path.
-        self.pump(ctx, g, &mut |row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph| {
-            sink(row, ctx, g)?;
-            Ok(false)
-        })?;
-        Ok(())
     }
 }
