@@ -303,7 +303,7 @@ impl Execution {
         let mut missing = Vec::new();
         // Moved, not cloned: a 10,000-row `$batch` is the whole request.
         for p in &q.plan.params {
-            match params.remove(&**p) {
+            match params.remove(p) {
                 Some(v) => values.push(v),
                 None => missing.push(p.to_string()),
             }

@@ -186,7 +186,7 @@ impl Groups {
                 (call.args.as_slice(), call.count_star, matches!(reuse.get(ai), Some(Some(_))))
             {
                 if let Some(v) = r.get(*s) {
-                    if !reuse.iter().any(|j| *j == Some(ai)) {
+                    if !reuse.contains(&Some(ai)) {
                         self.groups[gi].1[ai].update(std::slice::from_ref(v))?;
                         continue;
                     }
@@ -208,7 +208,7 @@ impl Groups {
                     self.args.push(v);
                 }
             }
-            if reuse.iter().any(|j| *j == Some(ai)) {
+            if reuse.contains(&Some(ai)) {
                 if self.shared.len() < aggs.len() {
                     self.shared.resize(aggs.len(), Value::Null);
                 }
