@@ -412,57 +412,7 @@ impl Aggregate {
         let Some(sc) = &ctx.scan_cols else {
             return Err(Error::internal("column aggregation without its columns"));
         };
-        // (row, error) of the earliest failing row so far.
-        let mut first_err: Option<(u32, Error)> = None;
-        for (ai, arg) in cols.args.iter().enumerate() {
-            match arg {
-                ColArg::Star => {
-                    let counts = &mut groups.counts;
-                    counts.clear();
-                    counts.resize(groups.groups.len(), 0);
-                    for (_, gi) in &sel {
-                        counts[*gi as usize] += 1;
-                    }
-                    for (gi, n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
-                        let stars = STARS.get(..*n as usize).unwrap_or(&[]);
-                        if let Some(acc) = groups.groups.get_mut(gi).and_then(|g| g.1.get_mut(ai)) {
-                            // (Counting cannot fail; an error would be reported at row 0.)
-                            if let Err((_, e)) = acc.update_many(stars) {
-                                first_err = Some((0, e));
-                            }
-                        }
-                    }
-                }
-                ColArg::Node | ColArg::Prop(_) => {
-                    for (i, gi) in &sel {
-                        if first_err.as_ref().is_some_and(|(r, _)| i >= r) {
-                            break;
-                        }
-                        let node;
-                        let v = match arg {
-                            ColArg::Prop(c) => sc
-                                .cols
-                                .get(*c)
-                                .and_then(|c| c.get(*i as usize))
-                                .unwrap_or(&Value::Null),
-                            _ => {
-                                node = Value::Node(ids[*i as usize]);
-                                &node
-                            }
-                        };
-                        let Some(acc) =
-                            groups.groups.get_mut(*gi as usize).and_then(|g| g.1.get_mut(ai))
-                        else {
-                            continue;
-                        };
-                        if let Err(e) = acc.update(std::slice::from_ref(v)) {
-                            first_err = Some((*i, e));
-                            break;
-                        }
-                    }
-                }
-            }
-        }
+        let first_err = update_columns(cols, ids, &sel, groups, sc);
         groups.sel = sel;
         groups.decided = decided;
         match (first_err, filter_err) {
@@ -470,4 +420,67 @@ impl Aggregate {
             (None, None) => Ok(()),
         }
     }
+}
+
+/// Feeds the selected rows of a batch (`sel`: row and group) to each aggregate from the
+/// batch's columns, `count(*)` as one count per group; the earliest failing row and its
+/// error, if any (see `Aggregate::aggregate_rows`).
+#[inline(always)]
+fn update_columns(
+    cols: &ColumnAgg,
+    ids: &[NodeId],
+    sel: &[(u32, u32)],
+    groups: &mut Groups,
+    sc: &ScanCols,
+) -> Option<(u32, Error)> {
+    // (row, error) of the earliest failing row so far.
+    let mut first_err: Option<(u32, Error)> = None;
+    for (ai, arg) in cols.args.iter().enumerate() {
+        match arg {
+            ColArg::Star => {
+                let counts = &mut groups.counts;
+                counts.clear();
+                counts.resize(groups.groups.len(), 0);
+                for (_, gi) in sel {
+                    counts[*gi as usize] += 1;
+                }
+                for (gi, n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
+                    let stars = STARS.get(..*n as usize).unwrap_or(&[]);
+                    if let Some(acc) = groups.groups.get_mut(gi).and_then(|g| g.1.get_mut(ai)) {
+                        // (Counting cannot fail; an error would be reported at row 0.)
+                        if let Err((_, e)) = acc.update_many(stars) {
+                            first_err = Some((0, e));
+                        }
+                    }
+                }
+            }
+            ColArg::Node | ColArg::Prop(_) => {
+                for (i, gi) in sel {
+                    if first_err.as_ref().is_some_and(|(r, _)| i >= r) {
+                        break;
+                    }
+                    let node;
+                    let v = match arg {
+                        ColArg::Prop(c) => {
+                            sc.cols.get(*c).and_then(|c| c.get(*i as usize)).unwrap_or(&Value::Null)
+                        }
+                        _ => {
+                            node = Value::Node(ids[*i as usize]);
+                            &node
+                        }
+                    };
+                    let Some(acc) =
+                        groups.groups.get_mut(*gi as usize).and_then(|g| g.1.get_mut(ai))
+                    else {
+                        continue;
+                    };
+                    if let Err(e) = acc.update(std::slice::from_ref(v)) {
+                        first_err = Some((*i, e));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    first_err
 }
