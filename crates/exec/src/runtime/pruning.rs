@@ -45,7 +45,7 @@ pub(super) struct PruningVarExpand {
     min: u64,
     max: Option<u64>,
     unique_with: Vec<Slot>,
-    /// A `Filter` right above, evaluated on the working row (see `build_inner`).
+    /// A `Filter` right above, evaluated on the working row (see `build_expand`).
     filter: Option<(CompiledPred, usize)>,
     cur: Option<Row>,
     ends: Vec<NodeId>,
