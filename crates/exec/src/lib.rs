@@ -7,6 +7,7 @@
 //! once; the engine caches it and starts an [`Execution`] per run, which builds fresh operator
 //! state (see `runtime`) and pulls rows one at a time.
 
+mod ctx;
 mod eval;
 pub mod functions;
 pub mod graph;
@@ -30,7 +31,8 @@ use arbor_cypher_plan::{Op, Plan, ProcSig, Resolver, ScalarFn};
 use arbor_cypher_syntax::ast::Statement;
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 
-use crate::runtime::{Builder, Ctx, Operator};
+use crate::ctx::{Ctx, Operator};
+use crate::runtime::Builder;
 
 /// Resolves functions and procedures for the binder from this crate's function library and a
 /// procedure registry, remembering the procedures the query uses.
@@ -301,7 +303,7 @@ impl Execution {
         let mut missing = Vec::new();
         // Moved, not cloned: a 10,000-row `$batch` is the whole request.
         for p in &q.plan.params {
-            match params.remove(&**p) {
+            match params.remove(p) {
                 Some(v) => values.push(v),
                 None => missing.push(p.to_string()),
             }
@@ -318,7 +320,7 @@ impl Execution {
             &q.plan.root,
             &mut Builder { next_id: 0, read_only: !q.plan.is_write, take_unwind },
         );
-        let mut ctx = Ctx::new(values, q.plan.profile);
+        let mut ctx = Ctx::new(values, q.plan.profile, runtime::build_subplan);
         ctx.procs = q.procs.clone();
         // PROFILE runs without the memo: it is the row-at-a-time reference in tests.
         ctx.read_only = !q.plan.is_write && !q.plan.profile;

@@ -1,0 +1,303 @@
+//! Lists and maps: comprehensions, quantifiers, `reduce`, map projections, indexing and
+//! slicing.
+
+use arbor_cypher_plan::expr::{MapProjItem, PExpr, Slot};
+use arbor_cypher_syntax::ast::Quantifier;
+use arbor_model::{Error, PropertyMap, Result, Value};
+
+use super::entity::{properties, property};
+use super::logic::eval_pred;
+use super::{eval, truth, type_err};
+use crate::ctx::{Ctx, Row};
+use crate::graph::Graph;
+
+/// `[x IN list WHERE filter | map]`, binding `x` in its slot while it iterates.
+pub(super) fn list_comp(
+    slot: &Slot,
+    list: &PExpr,
+    filter: &Option<Box<PExpr>>,
+    map: &Option<Box<PExpr>>,
+    row: &mut Row,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+) -> Result<Value> {
+    Ok({
+        let l = eval(list, row, ctx, g)?;
+        let items = match l {
+            Value::Null => return Ok(Value::Null),
+            Value::List(items) => items,
+            other => {
+                return Err(type_err(format!(
+                    "Type mismatch: expected List but was {}",
+                    other.type_name()
+                )))
+            }
+        };
+        let saved = row[*slot].clone();
+        let mut out = Vec::with_capacity(items.len());
+        let r: Result<()> = (|| {
+            for x in items {
+                row[*slot] = x.clone();
+                if let Some(f) = filter {
+                    if !eval_pred(f, row, ctx, g)? {
+                        continue;
+                    }
+                }
+                out.push(match map {
+                    Some(m) => eval(m, row, ctx, g)?,
+                    None => x,
+                });
+            }
+            Ok(())
+        })();
+        row[*slot] = saved;
+        r?;
+        Value::List(out)
+    })
+}
+
+/// `all`, `any`, `none` and `single` over a list.
+pub(super) fn quantified(
+    quantifier: &Quantifier,
+    slot: &Slot,
+    list: &PExpr,
+    filter: &PExpr,
+    row: &mut Row,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+) -> Result<Value> {
+    Ok({
+        let l = eval(list, row, ctx, g)?;
+        let items = match l {
+            Value::Null => return Ok(Value::Null),
+            Value::List(items) => items,
+            other => {
+                return Err(type_err(format!(
+                    "Type mismatch: expected List but was {}",
+                    other.type_name()
+                )))
+            }
+        };
+        let saved = row[*slot].clone();
+        let (mut trues, mut falses, mut nulls) = (0usize, 0usize, 0usize);
+        let r: Result<()> = (|| {
+            for x in items {
+                row[*slot] = x;
+                match truth(&eval(filter, row, ctx, g)?, "quantifier")? {
+                    Some(true) => trues += 1,
+                    Some(false) => falses += 1,
+                    None => nulls += 1,
+                }
+            }
+            Ok(())
+        })();
+        row[*slot] = saved;
+        r?;
+        let res = match quantifier {
+            Quantifier::All => {
+                if falses > 0 {
+                    Some(false)
+                } else if nulls > 0 {
+                    None
+                } else {
+                    Some(true)
+                }
+            }
+            Quantifier::Any => {
+                if trues > 0 {
+                    Some(true)
+                } else if nulls > 0 {
+                    None
+                } else {
+                    Some(false)
+                }
+            }
+            Quantifier::None => {
+                if trues > 0 {
+                    Some(false)
+                } else if nulls > 0 {
+                    None
+                } else {
+                    Some(true)
+                }
+            }
+            Quantifier::Single => {
+                if trues > 1 {
+                    Some(false)
+                } else if nulls > 0 {
+                    None
+                } else {
+                    Some(trues == 1)
+                }
+            }
+        };
+        res.map(Value::Bool).unwrap_or(Value::Null)
+    })
+}
+
+/// `reduce(acc = init, x IN list | expr)`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn reduce(
+    acc: &Slot,
+    init: &PExpr,
+    slot: &Slot,
+    list: &PExpr,
+    expr: &PExpr,
+    row: &mut Row,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+) -> Result<Value> {
+    Ok({
+        let mut a = eval(init, row, ctx, g)?;
+        let l = eval(list, row, ctx, g)?;
+        let items = match l {
+            Value::Null => return Ok(Value::Null),
+            Value::List(items) => items,
+            other => {
+                return Err(type_err(format!(
+                    "Type mismatch: expected List but was {}",
+                    other.type_name()
+                )))
+            }
+        };
+        let (sa, sx) = (row[*acc].clone(), row[*slot].clone());
+        let r: Result<()> = (|| {
+            for x in items {
+                row[*acc] = std::mem::replace(&mut a, Value::Null);
+                row[*slot] = x;
+                a = eval(expr, row, ctx, g)?;
+            }
+            Ok(())
+        })();
+        row[*acc] = sa;
+        row[*slot] = sx;
+        r?;
+        a
+    })
+}
+
+/// `base {.key, key: expr, .*}`.
+pub(super) fn map_projection(
+    base: &PExpr,
+    items: &[MapProjItem],
+    row: &mut Row,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+) -> Result<Value> {
+    Ok({
+        let b = eval(base, row, ctx, g)?;
+        if b.is_null() {
+            return Ok(Value::Null);
+        }
+        let mut out = PropertyMap::new();
+        for it in items {
+            match it {
+                MapProjItem::Property(k) => {
+                    out.insert(arbor_model::Key::from(&**k), property(&b, k, g)?);
+                }
+                MapProjItem::Literal(k, x) => {
+                    let v = eval(x, row, ctx, g)?;
+                    out.insert(arbor_model::Key::from(&**k), v);
+                }
+                MapProjItem::AllProperties => {
+                    if let Value::Map(m) = properties(&b, g)? {
+                        out.extend(m);
+                    }
+                }
+            }
+        }
+        Value::Map(out)
+    })
+}
+
+/// `list[from..to]`.
+pub(super) fn slice_of(
+    a: &PExpr,
+    from: &Option<Box<PExpr>>,
+    to: &Option<Box<PExpr>>,
+    row: &mut Row,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+) -> Result<Value> {
+    Ok({
+        let base = eval(a, row, ctx, g)?;
+        let f = match from {
+            Some(x) => Some(eval(x, row, ctx, g)?),
+            None => None,
+        };
+        let t = match to {
+            Some(x) => Some(eval(x, row, ctx, g)?),
+            None => None,
+        };
+        slice(base, f, t)?
+    })
+}
+
+pub(super) fn index(base: &Value, idx: &Value, g: &dyn Graph) -> Result<Value> {
+    Ok(match (base, idx) {
+        (Value::Null, _) | (_, Value::Null) => Value::Null,
+        (Value::List(items), Value::Int(i)) => {
+            let n = items.len() as i64;
+            let j = if *i < 0 { n + *i } else { *i };
+            if j < 0 || j >= n {
+                Value::Null
+            } else {
+                items[j as usize].clone()
+            }
+        }
+        (Value::List(_), other) => {
+            return Err(type_err(format!(
+                "Type mismatch: expected Integer but was {}",
+                other.type_name()
+            )))
+        }
+        (Value::Map(_) | Value::Node(_) | Value::Relationship(_), Value::String(k)) => {
+            property(base, k, g)?
+        }
+        (Value::Map(_) | Value::Node(_) | Value::Relationship(_), other) => {
+            return Err(Error::type_error(format!(
+                "Type mismatch: expected String but was {}",
+                other.type_name()
+            ))
+            .with_detail("MapElementAccessByNonString"))
+        }
+        (other, _) => {
+            return Err(type_err(format!(
+                "Type mismatch: expected List or Map but was {}",
+                other.type_name()
+            )))
+        }
+    })
+}
+
+pub(super) fn slice(base: Value, from: Option<Value>, to: Option<Value>) -> Result<Value> {
+    let items = match base {
+        Value::Null => return Ok(Value::Null),
+        Value::List(items) => items,
+        other => {
+            return Err(type_err(format!(
+                "Type mismatch: expected List but was {}",
+                other.type_name()
+            )))
+        }
+    };
+    let n = items.len() as i64;
+    let bound = |v: Option<Value>, default: i64| -> Result<Option<i64>> {
+        match v {
+            None => Ok(Some(default)),
+            Some(Value::Null) => Ok(None),
+            Some(Value::Int(i)) => Ok(Some(if i < 0 { (n + i).max(0) } else { i.min(n) })),
+            Some(other) => Err(type_err(format!(
+                "Type mismatch: expected Integer but was {}",
+                other.type_name()
+            ))),
+        }
+    };
+    let (Some(f), Some(t)) = (bound(from, 0)?, bound(to, n)?) else {
+        return Ok(Value::Null);
+    };
+    if f >= t {
+        return Ok(Value::List(Vec::new()));
+    }
+    Ok(Value::List(items[f as usize..t as usize].to_vec()))
+}

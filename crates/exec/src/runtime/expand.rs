@@ -1,0 +1,323 @@
+//! Single-hop `Expand`, `ShortestPath`, the builder of the expansion family and the [`Pump`]
+//! driver shared by the variable-length expansions.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arbor_cypher_plan::expr::Slot;
+use arbor_cypher_plan::ops::{Name, Op};
+use arbor_model::{NodeId, PathRef, RelId, Result, Value};
+
+use super::pruning::PruningVarExpand;
+use super::var_expand::VarExpand;
+use super::{build, graph_dir, rel_used, resolve_types, Builder};
+use crate::ctx::{Ctx, Operator, Row, Sink};
+use crate::graph::{Dir, Edge, Graph, TokenId};
+
+/// A variable-length expansion that writes each result into a working row of its own
+/// (`VarLengthExpand`, `VarLengthExpand(Pruning)`): one input row is opened, its results are
+/// handed on one by one in the working row, then it is closed and the next input row opened.
+///
+/// Every `Pump` is an [`Operator`] through one generic driver ([`pump`]): `next` copies the
+/// working row out, `drain` hands it to the consuming aggregation in place (no copy per
+/// result). The methods are only ever called from that generic code, monomorphized per
+/// expansion and per consumer and inlined, so a result costs no virtual call beyond the sink
+/// the aggregation passes to `drain`.
+pub(super) trait Pump: Send {
+    /// The operator's input.
+    fn input(&mut self) -> &mut dyn Operator;
+    /// Forgets the input row being expanded (the rest of [`Operator::reset`]).
+    fn reopen(&mut self);
+    /// Whether an input row is open.
+    fn is_open(&self) -> bool;
+    /// Opens input row `row` (kept as the working row), unless it cannot produce any result
+    /// (no start node, no such property key), in which case it is dropped.
+    fn open(&mut self, row: Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<()>;
+    /// Hands the open row's remaining results, each in the working row, to `emit` until it
+    /// says stop (`true`, returned) or they are exhausted (`false`).
+    fn advance<E>(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
+    where
+        E: FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<bool>;
+    /// Closes the exhausted input row.
+    fn close(&mut self, ctx: &mut Ctx);
+}
+
+/// Expands input row after input row, handing each result to `emit` until it says stop
+/// (`true`, returned) or the input is exhausted (`false`).
+#[inline(always)]
+fn pump<P, E>(p: &mut P, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
+where
+    P: Pump,
+    E: FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<bool>,
+{
+    loop {
+        if p.is_open() {
+            if p.advance(ctx, g, emit)? {
+                return Ok(true);
+            }
+            p.close(ctx);
+        }
+        let Some(r) = p.input().next(ctx, g)? else { return Ok(false) };
+        ctx.check_interrupt()?;
+        p.open(r, ctx, g)?;
+    }
+}
+
+impl<P: Pump> Operator for P {
+    fn reset(&mut self, arg: &Row) {
+        self.input().reset(arg);
+        self.reopen();
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        let mut out = None;
+        // The row leaves the operator: a copy of the working row (which the expansion keeps).
+        pump(self, ctx, g, &mut |row: &mut Row, ctx: &mut Ctx, _: &mut dyn Graph| {
+            out = Some(ctx.row_like(row));
+            Ok(true)
+        })?;
+        Ok(out)
+    }
+    fn drain(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, sink: &mut Sink<'_>) -> Result<()> {
+        // Each result is consumed in the working row itself: no copy per result.
+        pump(self, ctx, g, &mut |row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph| {
+            sink(row, ctx, g)?;
+            Ok(false)
+        })?;
+        Ok(())
+    }
+}
+
+/// Builds an expansion operator (the builder's dispatch, [`super::build`], sends only those here).
+pub(super) fn build_expand(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
+    match op {
+        // A filter right above a variable-length expansion runs inside it, on the expansion's
+        // working row: a path the filter rejects then costs no row. The expansion keeps its
+        // own PROFILE row count (its pre-order number is the next one).
+        Op::Filter { input, pred } if matches!(**input, Op::VarExpand { .. }) => {
+            let id = b.next_id;
+            b.next_id += 1;
+            Box::new(VarExpand::new(input, b, Some((pred.clone(), id))))
+        }
+        // Likewise for the pruning expansion: an end the filter rejects costs no row.
+        Op::Filter { input, pred } if matches!(**input, Op::PruningVarExpand { .. }) => {
+            let id = b.next_id;
+            b.next_id += 1;
+            Box::new(PruningVarExpand::new(input, b, Some((pred.clone(), id))))
+        }
+        Op::Expand { input, from, rel, to, dir, types, into, rel_bound, unique_with } => {
+            Box::new(Expand {
+                input: build(input, b),
+                from: *from,
+                rel: *rel,
+                to: *to,
+                dir: graph_dir(*dir),
+                types: types.clone(),
+                into: *into,
+                rel_bound: *rel_bound,
+                unique_with: unique_with.clone(),
+                cur: None,
+                edges: Vec::new(),
+                pos: 0,
+            })
+        }
+        Op::VarExpand { .. } => Box::new(VarExpand::new(op, b, None)),
+        Op::PruningVarExpand { .. } => Box::new(PruningVarExpand::new(op, b, None)),
+        Op::ShortestPath { input, from, to, path, rel, dir, types, min, max, all } => {
+            Box::new(ShortestPath {
+                input: build(input, b),
+                from: *from,
+                to: *to,
+                path: *path,
+                rel: *rel,
+                dir: graph_dir(*dir),
+                types: types.clone(),
+                min: *min,
+                max: *max,
+                all: *all,
+                cur: None,
+                results: Vec::new(),
+                pos: 0,
+            })
+        }
+        _ => unreachable!("build_expand called on another operator"),
+    }
+}
+
+struct Expand {
+    input: Box<dyn Operator>,
+    from: Slot,
+    rel: Slot,
+    to: Slot,
+    dir: Dir,
+    types: Vec<Name>,
+    into: bool,
+    rel_bound: bool,
+    unique_with: Vec<Slot>,
+    cur: Option<Row>,
+    edges: Vec<Edge>,
+    pos: usize,
+}
+
+impl Operator for Expand {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(cur) = &self.cur {
+                while let Some(e) = self.edges.get(self.pos).copied() {
+                    self.pos += 1;
+                    if self.into && !matches!(cur[self.to], Value::Node(n) if n == e.other) {
+                        continue;
+                    }
+                    if self.rel_bound
+                        && !matches!(cur[self.rel], Value::Relationship(r) if r == e.rel)
+                    {
+                        continue;
+                    }
+                    if rel_used(cur, &self.unique_with, e.rel) {
+                        continue;
+                    }
+                    let mut row = cur.clone();
+                    row[self.rel] = Value::Relationship(e.rel);
+                    row[self.to] = Value::Node(e.other);
+                    return Ok(Some(row));
+                }
+                self.cur = None;
+            }
+            let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
+            ctx.check_interrupt()?;
+            let Value::Node(from) = r[self.from] else { continue };
+            let Some(types) = resolve_types(g, &self.types) else { continue };
+            self.edges.clear();
+            self.pos = 0;
+            g.node_edges(from, self.dir, &types, &mut self.edges);
+            self.cur = Some(r);
+        }
+    }
+}
+
+struct ShortestPath {
+    input: Box<dyn Operator>,
+    from: Slot,
+    to: Slot,
+    path: Slot,
+    rel: Option<Slot>,
+    dir: Dir,
+    types: Vec<Name>,
+    min: u64,
+    max: Option<u64>,
+    all: bool,
+    cur: Option<Row>,
+    results: Vec<PathRef>,
+    pos: usize,
+}
+
+impl ShortestPath {
+    fn search(&mut self, a: NodeId, b: NodeId, types: &[TokenId], g: &dyn Graph) {
+        let max = self.max.unwrap_or(u64::MAX);
+        // Breadth-first by levels; every predecessor edge at the first level a node is reached
+        // is kept, so all shortest paths can be rebuilt.
+        let mut preds: HashMap<NodeId, Vec<(NodeId, RelId)>> = HashMap::new();
+        let mut level: HashMap<NodeId, u64> = HashMap::new();
+        level.insert(a, 0);
+        let mut frontier = vec![a];
+        let mut depth = 0u64;
+        let mut found = a == b && self.min == 0;
+        if found {
+            self.results.push(PathRef { nodes: vec![a], rels: vec![] });
+            return;
+        }
+        let mut edges = Vec::new();
+        while !frontier.is_empty() && depth < max && !found {
+            depth += 1;
+            let mut next = Vec::new();
+            for &n in &frontier {
+                edges.clear();
+                g.node_edges(n, self.dir, types, &mut edges);
+                for e in &edges {
+                    match level.get(&e.other) {
+                        Some(&l) if l == depth => {
+                            preds.entry(e.other).or_default().push((n, e.rel));
+                        }
+                        Some(_) => {}
+                        None => {
+                            level.insert(e.other, depth);
+                            preds.entry(e.other).or_default().push((n, e.rel));
+                            next.push(e.other);
+                        }
+                    }
+                }
+            }
+            if level.get(&b) == Some(&depth) && depth >= self.min {
+                found = true;
+            }
+            frontier = next;
+        }
+        if !found {
+            return;
+        }
+        // Rebuild paths backwards from b.
+        let mut partial: Vec<(Vec<NodeId>, Vec<RelId>)> = vec![(vec![b], vec![])];
+        let mut done = Vec::new();
+        while let Some((nodes, rels)) = partial.pop() {
+            let head = nodes[nodes.len() - 1];
+            if head == a {
+                let mut n = nodes.clone();
+                n.reverse();
+                let mut r = rels.clone();
+                r.reverse();
+                done.push(PathRef { nodes: n, rels: r });
+                if !self.all {
+                    break;
+                }
+                continue;
+            }
+            for (p, r) in preds.get(&head).map(|v| v.as_slice()).unwrap_or(&[]) {
+                let mut n2 = nodes.clone();
+                n2.push(*p);
+                let mut r2 = rels.clone();
+                r2.push(*r);
+                partial.push((n2, r2));
+                if !self.all {
+                    break;
+                }
+            }
+        }
+        self.results = done;
+    }
+}
+
+impl Operator for ShortestPath {
+    fn reset(&mut self, arg: &Row) {
+        self.input.reset(arg);
+        self.cur = None;
+    }
+    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
+        loop {
+            if let Some(cur) = &self.cur {
+                if let Some(p) = self.results.get(self.pos) {
+                    self.pos += 1;
+                    let mut row = cur.clone();
+                    if let Some(rs) = self.rel {
+                        row[rs] =
+                            Value::List(p.rels.iter().map(|r| Value::Relationship(*r)).collect());
+                    }
+                    row[self.path] = Value::Path(Arc::new(p.clone()));
+                    return Ok(Some(row));
+                }
+                self.cur = None;
+            }
+            let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
+            ctx.check_interrupt()?;
+            let (Value::Node(a), Value::Node(b)) = (&r[self.from], &r[self.to]) else { continue };
+            let (a, b) = (*a, *b);
+            self.results.clear();
+            self.pos = 0;
+            let Some(types) = resolve_types(g, &self.types) else { continue };
+            self.search(a, b, &types, g);
+            self.cur = Some(r);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! The physical operators: a pull-based (Volcano) interpreter, one row at a time.
+//!
+//! Why row-at-a-time: it is the simplest model that supports suspending a result stream between
+//! Bolt `PULL`s and interleaving writes with reads; vectorized execution can replace operators
+//! one by one later behind the same [`Operator`](crate::ctx::Operator) trait.
+//!
+//! Every operator is re-openable with an argument row (`Operator::reset`), which makes nested
+//! loops, OPTIONAL MATCH and subqueries plain "apply" compositions. Operators hold no borrow of
+//! the graph: scans remember the last id they produced and ask the graph for the next one.
+//!
+//! Map (one file per operator family; the row, the context and the `Operator` trait live in
+//! [`crate::ctx`], which the evaluator shares without depending on this module):
+//!
+//! - `build`: [`Builder`], [`build`] and the dispatch of plan operators to the families below.
+//! - `scan`: the argument row, label scans, index seeks, counts from the count store.
+//! - `expand`: `Expand`, `ShortestPath`, and the `Pump` driver of the variable-length
+//!   expansions, `var_expand` (`VarLengthExpand(All)`) and `pruning`
+//!   (`VarLengthExpand(Pruning)`).
+//! - `aggregate`: grouping and the `Aggregate` operator; `fused`: the fused scan aggregate
+//!   (`FusedScan`) and its column mode (`ColumnAgg`).
+//! - `relational`: filter, project, distinct, sort, skip/limit, unwind, optional, apply,
+//!   union, eager, procedure calls.
+//! - `write`: create, merge, set, delete, foreach.
+
+mod aggregate;
+mod build;
+mod expand;
+mod fused;
+mod pruning;
+mod relational;
+mod scan;
+mod var_expand;
+mod write;
+
+pub(crate) use build::{build, build_subplan, unwind_taking_param, Builder};
+
+use arbor_cypher_plan::expr::Slot;
+use arbor_cypher_plan::ops::Name;
+use arbor_cypher_syntax::ast::Direction;
+use arbor_model::{RelId, Value};
+
+use crate::ctx::Row;
+use crate::graph::{Dir, Graph, TokenId, TokenKind};
+
+pub(super) fn graph_dir(d: Direction) -> Dir {
+    match d {
+        Direction::Outgoing => Dir::Outgoing,
+        Direction::Incoming => Dir::Incoming,
+        Direction::Both => Dir::Both,
+    }
+}
+
+/// Resolves type names to tokens; `None` when none of the (non-empty) names exists.
+pub(super) fn resolve_types(g: &dyn Graph, types: &[Name]) -> Option<Vec<TokenId>> {
+    if types.is_empty() {
+        return Some(Vec::new());
+    }
+    let toks: Vec<TokenId> =
+        types.iter().filter_map(|t| g.token_id(TokenKind::RelType, t)).collect();
+    if toks.is_empty() {
+        None
+    } else {
+        Some(toks)
+    }
+}
+
+pub(super) fn rel_used(row: &Row, slots: &[Slot], rel: RelId) -> bool {
+    slots.iter().any(|s| match &row[*s] {
+        Value::Relationship(r) => *r == rel,
+        Value::List(items) => {
+            items.iter().any(|v| matches!(v, Value::Relationship(r) if *r == rel))
+        }
+        _ => false,
+    })
+}
