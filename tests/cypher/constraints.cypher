@@ -136,7 +136,7 @@ DROP CONSTRAINT ON (n:Account) ASSERT exists(n.id)
 statement ok
 DROP CONSTRAINT account_id
 
-statement error Neo.ClientError.Statement.SemanticError
+statement error Neo.DatabaseError.Schema.ConstraintDropFailed
 DROP CONSTRAINT account_id
 
 statement ok

@@ -16,6 +16,14 @@ pub use error::line_col;
 /// Errors carry `Status::SyntaxError` and a message in Neo4j's style naming what was found, what
 /// was expected and the position.
 pub fn parse(text: &str) -> Result<ast::Statement, arbor_model::Error> {
+    parser::parse_statement(text).map(|(stmt, _)| stmt)
+}
+
+/// [`parse`], also returning the graph a leading `USE <graph>` clause names (after any
+/// `CYPHER` options and `EXPLAIN`/`PROFILE`). `CYPHER` options are validated and dropped.
+pub fn parse_with_graph(
+    text: &str,
+) -> Result<(ast::Statement, Option<String>), arbor_model::Error> {
     parser::parse_statement(text)
 }
 

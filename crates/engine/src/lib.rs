@@ -8,12 +8,15 @@
 //! it owns no query semantics itself (those live in `cypher-plan` and `exec`) and no file formats
 //! (those live in `storage`).
 
+mod deadline;
 mod embedded;
 mod graph_impl;
+mod info_procs;
 mod procedures;
 mod schema;
 mod session;
 pub mod traversal;
+mod txinfo;
 
 pub use arbor_exec::graph::Stats;
 pub use arbor_model::{Error, Result, Status, Value};

@@ -116,10 +116,18 @@ fn schema_in(
             if dropped {
                 stats.indexes_removed += 1;
             } else if !if_exists {
-                return Err(Error::new(
-                    Status::SemanticError,
-                    "Unable to drop index: there is no such index",
-                ));
+                return Err(match name {
+                    Some(n) => Error::new(
+                        Status::IndexDropFailed,
+                        format!(
+                            "Unable to drop index called `{}`. There is no such index.",
+                            n.name
+                        ),
+                    ),
+                    None => {
+                        Error::new(Status::IndexDropFailed, "Unable to drop index: No such index.")
+                    }
+                });
             }
         }
         SchemaCommand::CreateConstraint { name, if_not_exists, target, properties, kind } => {
@@ -165,10 +173,16 @@ fn schema_in(
             if dropped {
                 stats.constraints_removed += 1;
             } else if !if_exists {
-                return Err(Error::new(
-                    Status::SemanticError,
-                    "Unable to drop constraint: there is no such constraint",
-                ));
+                return Err(match name {
+                    Some(n) => Error::new(
+                        Status::ConstraintDropFailed,
+                        format!("Unable to drop constraint `{0}`: No such constraint {0}.", n.name),
+                    ),
+                    None => Error::new(
+                        Status::ConstraintDropFailed,
+                        "Unable to drop constraint: No such constraint.",
+                    ),
+                });
             }
         }
     }

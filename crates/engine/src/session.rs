@@ -153,6 +153,8 @@ pub(crate) struct DbInner {
     procedures: crate::procedures::Procedures,
     /// Reused memory of embedded traversals (see `traversal::WorkspacePool`).
     traversal_pool: crate::traversal::WorkspacePool,
+    /// Raises interrupt flags of transactions past their timeout.
+    deadlines: crate::deadline::Deadlines,
 }
 
 /// An open database. Cheap to clone; all clones share one store.
@@ -195,14 +197,16 @@ impl Database {
     }
 
     fn with_store(store: Store, path: Option<PathBuf>) -> Database {
+        let procedures = crate::procedures::Procedures::for_path(path.as_deref());
         let db = Database {
             inner: Arc::new(DbInner {
                 store,
                 path,
                 plans: Mutex::new(HashMap::new()),
                 closed: AtomicBool::new(false),
-                procedures: Default::default(), // [procedures hook]
+                procedures, // [procedures hook]
                 traversal_pool: Default::default(),
+                deadlines: Default::default(),
             }),
         };
         crate::procedures::install_test_hooks(&db); // [procedures hook]
@@ -224,6 +228,9 @@ impl Database {
             interrupt: Arc::new(AtomicBool::new(false)),
             explicit: None,
             auto: None,
+            timer: None,
+            tx_meta: Default::default(),
+            auto_mode: AccessMode::Write,
         }
     }
 
@@ -265,7 +272,10 @@ impl Database {
         if let Some((p, n)) = self.inner.plans.lock().get(text) {
             return Ok(Prepared::Query(p.clone(), n.clone()));
         }
-        let stmt = arbor_cypher_syntax::parse(text)?;
+        let (stmt, graph) = arbor_cypher_syntax::parse_with_graph(text)?;
+        if let Some(graph) = graph {
+            check_graph(&graph, &stmt, text)?;
+        }
         match stmt {
             Statement::Schema(cmd) => Ok(Prepared::Schema(cmd)),
             Statement::Show(cmd) => Ok(Prepared::Show(cmd)),
@@ -333,6 +343,24 @@ impl Database {
         }
         Ok(())
     }
+}
+
+/// The graph a leading `USE` names must be this database (`neo4j`); `system` takes only
+/// administration commands (here: `SHOW`), as in Neo4j.
+fn check_graph(graph: &str, stmt: &Statement, text: &str) -> Result<()> {
+    if graph.eq_ignore_ascii_case("neo4j") {
+        return Ok(());
+    }
+    if graph.eq_ignore_ascii_case("system") {
+        if matches!(stmt, Statement::Show(_)) {
+            return Ok(());
+        }
+        return Err(Error::semantic(format!(
+            "Not a recognised system command or procedure. This Cypher command can only be \
+             executed in a user database: {text}"
+        )));
+    }
+    Err(Error::new(Status::DatabaseNotFound, format!("Graph not found: {graph}")))
 }
 
 /// Notifications Neo4j attaches to a query (computed once per cached plan).
@@ -523,6 +551,9 @@ struct ExplicitTx {
     /// Set when a statement failed: the transaction was rolled back and only ROLLBACK/RESET
     /// (or a new BEGIN after them) are meaningful.
     failed: bool,
+    mode: AccessMode,
+    /// Set when the transaction was rolled back because it ran past its timeout.
+    timed_out: bool,
 }
 
 /// A session: at most one open transaction, explicit or auto-commit. Not thread-safe; one per
@@ -532,6 +563,49 @@ pub struct Session {
     interrupt: Arc<AtomicBool>,
     explicit: Option<ExplicitTx>,
     auto: Option<(Transaction, OpenResult)>,
+    /// The deadline of the current transaction (created on the first timeout).
+    timer: Option<Arc<crate::deadline::Timer>>,
+    /// The metadata of the current transaction (`tx_metadata`, `tx.setMetaData`).
+    tx_meta: crate::txinfo::TxMeta,
+    /// Access mode of the open auto-commit transaction.
+    auto_mode: AccessMode,
+}
+
+/// What Neo4j answers when a transaction outlives the timeout its client set:
+/// `Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration` (the server-wide
+/// setting's code is `TransactionTimedOut`), with Neo4j's message.
+fn timed_out() -> Error {
+    Error::new(
+        Status::TransactionTimedOutClientConfiguration,
+        "The transaction has been terminated. Retry your operation in a new transaction, and you \
+         should see a successful result. The transaction has not completed within the timeout \
+         specified at its start by the client. You may want to retry with a longer timeout. ",
+    )
+}
+
+/// `Neo.ClientError.Statement.AccessMode` with Neo4j's message.
+fn access_mode_error() -> Error {
+    Error::new(
+        Status::AccessMode,
+        "Writing in read access mode not allowed. Attempted write to neo4j",
+    )
+}
+
+/// Refuses a writing statement in a READ transaction before it runs (the plan knows it
+/// writes); `EXPLAIN` of one runs nothing and is allowed.
+fn check_access(p: Prepared, mode: AccessMode) -> Result<Prepared> {
+    if mode == AccessMode::Write {
+        return Ok(p);
+    }
+    let writes = match &p {
+        Prepared::Schema(_) => true,
+        Prepared::Show(_) => false,
+        Prepared::Query(q, _) => q.is_write() && !q.is_explain(),
+    };
+    if writes {
+        return Err(access_mode_error());
+    }
+    Ok(p)
 }
 
 fn bookmark_of(ts: u64) -> String {
@@ -571,9 +645,57 @@ impl Session {
             ));
         }
         self.finish_auto()?;
+        self.start_tx(&config);
         let tx = self.db.inner.store.begin(config.mode == AccessMode::Read);
-        self.explicit = Some(ExplicitTx { tx: Some(tx), results: Vec::new(), failed: false });
+        self.explicit = Some(ExplicitTx {
+            tx: Some(tx),
+            results: Vec::new(),
+            failed: false,
+            mode: config.mode,
+            timed_out: false,
+        });
         Ok(())
+    }
+
+    /// Takes a new transaction's metadata and arms its deadline (or disarms the last one).
+    fn start_tx(&mut self, config: &TxConfig) {
+        self.tx_meta.reset(config.metadata.clone());
+        match config.timeout {
+            Some(after) => {
+                let timer = match &self.timer {
+                    Some(t) => t.clone(),
+                    None => {
+                        let t = self.db.inner.deadlines.timer(self.interrupt.clone());
+                        self.timer = Some(t.clone());
+                        t
+                    }
+                };
+                self.db.inner.deadlines.arm(&timer, after);
+            }
+            None => self.end_tx(),
+        }
+    }
+
+    /// Forgets the deadline of the transaction that just ended.
+    fn end_tx(&mut self) {
+        if let Some(t) = &self.timer {
+            t.disarm();
+        }
+    }
+
+    /// Whether the current transaction has run past its timeout.
+    fn expired(&self) -> bool {
+        self.timer.as_ref().is_some_and(|t| t.expired())
+    }
+
+    /// The error a failed statement reports: an interrupt caused by the deadline is a timeout,
+    /// and the storage's read-only guard in a READ transaction is an access-mode error.
+    fn classify(&self, e: Error, mode: AccessMode) -> Error {
+        match e.status {
+            Status::TransactionTerminated if self.expired() => timed_out(),
+            Status::ForbiddenOnReadOnly if mode == AccessMode::Read => access_mode_error(),
+            _ => e,
+        }
     }
 
     /// Runs a query: inside the explicit transaction if one is open, otherwise in a new
@@ -581,12 +703,20 @@ impl Session {
     /// returned here; runtime errors may surface on `pull`.
     pub fn run(&mut self, query: &str, params: PropertyMap, config: TxConfig) -> Result<RunInfo> {
         self.db.check_open()?;
-        self.interrupt.store(false, Ordering::SeqCst);
         if self.explicit.is_none() {
             check_config(&config)?;
             self.finish_auto()?;
+            self.start_tx(&config);
+            self.auto_mode = config.mode;
+        } else if self.expired() {
+            self.fail_explicit_timed_out();
         }
+        // Only now: a deadline that fired before the check above must still be seen by it.
+        self.interrupt.store(false, Ordering::SeqCst);
         if let Some(ex) = &self.explicit {
+            if ex.timed_out {
+                return Err(timed_out());
+            }
             if ex.failed || ex.tx.is_none() {
                 return Err(Error::new(
                     Status::TransactionTerminated,
@@ -594,7 +724,8 @@ impl Session {
                 ));
             }
         }
-        let prepared = self.db.prepare(query);
+        let mode = self.explicit.as_ref().map_or(config.mode, |ex| ex.mode);
+        let prepared = self.db.prepare(query).and_then(|p| check_access(p, mode));
         let prepared = match prepared {
             Ok(p) => p,
             Err(e) => {
@@ -688,24 +819,51 @@ impl Session {
                 Some(q) if q >= 0 && (q as usize) < ex.results.len() => Some(q as usize),
                 Some(_) => None,
             };
-            let (Some(idx), Some(tx)) = (idx, ex.tx.as_mut()) else {
+            if ex.timed_out {
+                return Err(timed_out());
+            }
+            let (Some(idx), Some(_)) = (idx, ex.tx.as_ref()) else {
                 return Err(Error::new(Status::RequestInvalid, "no such open result"));
             };
-            let result = &mut ex.results[idx];
-            if result.done {
-                return Ok(PullOutcome::Done(result.summary(None)));
+            if ex.results[idx].done {
+                return Ok(PullOutcome::Done(ex.results[idx].summary(None)));
             }
+            if self.expired() {
+                self.fail_explicit_timed_out();
+                return Err(timed_out());
+            }
+            let _meta = crate::txinfo::enter(&self.tx_meta);
+            let Some(ex) = self.explicit.as_mut() else {
+                return Err(Error::internal("explicit transaction vanished"));
+            };
+            let (Some(tx), mode) = (ex.tx.as_mut(), ex.mode) else {
+                return Err(Error::internal("explicit transaction vanished"));
+            };
+            let result = &mut ex.results[idx];
             return match result.produce(tx, None, n, sink) {
                 Ok(true) => Ok(PullOutcome::Done(result.summary(None))),
                 Ok(false) => Ok(PullOutcome::HasMore),
                 Err(e) => {
-                    self.fail_explicit();
+                    let e = self.classify(e, mode);
+                    if e.status == Status::TransactionTimedOutClientConfiguration {
+                        self.fail_explicit_timed_out();
+                    } else {
+                        self.fail_explicit();
+                    }
                     Err(e)
                 }
             };
         }
-        let Some((tx, result)) = self.auto.as_mut() else {
+        if self.auto.is_none() {
             return Err(Error::new(Status::RequestInvalid, "there is no open result to pull from"));
+        }
+        if self.expired() {
+            self.rollback_auto();
+            return Err(timed_out());
+        }
+        let _meta = crate::txinfo::enter(&self.tx_meta);
+        let Some((tx, result)) = self.auto.as_mut() else {
+            return Err(Error::internal("auto-commit result vanished"));
         };
         // Auto-commit: `CALL { ... } IN TRANSACTIONS` may commit batches along the way.
         match result.produce(tx, Some(&self.db.inner.store), n, sink) {
@@ -714,15 +872,30 @@ impl Session {
                 let Some((tx, result)) = self.auto.take() else {
                     return Err(Error::internal("auto-commit result vanished"));
                 };
+                self.end_tx();
                 let ts = tx.commit()?;
                 Ok(PullOutcome::Done(result.summary(Some(bookmark_of(ts)))))
             }
             Err(e) => {
-                if let Some((tx, _)) = self.auto.take() {
-                    tx.rollback();
-                }
+                let e = self.classify(e, self.auto_mode);
+                self.rollback_auto();
                 Err(e)
             }
+        }
+    }
+
+    fn rollback_auto(&mut self) {
+        if let Some((tx, _)) = self.auto.take() {
+            tx.rollback();
+        }
+        self.end_tx();
+    }
+
+    /// Rolls the explicit transaction back because its deadline passed.
+    fn fail_explicit_timed_out(&mut self) {
+        self.fail_explicit();
+        if let Some(ex) = &mut self.explicit {
+            ex.timed_out = true;
         }
     }
 
@@ -742,6 +915,7 @@ impl Session {
                 tx.rollback();
             }
         }
+        self.end_tx();
     }
 
     /// Commits the explicit transaction; returns its bookmark. Results not yet consumed are run
@@ -753,20 +927,33 @@ impl Session {
                 "there is no open transaction to commit",
             ));
         };
+        if ex.timed_out {
+            return Err(timed_out());
+        }
         let Some(mut tx) = ex.tx.take() else {
             return Err(Error::new(
                 Status::TransactionTerminated,
                 "the transaction has been rolled back because of an earlier error",
             ));
         };
+        if self.expired() {
+            tx.rollback();
+            self.end_tx();
+            return Err(timed_out());
+        }
+        let meta = crate::txinfo::enter(&self.tx_meta);
         for result in &mut ex.results {
             if !result.done {
                 if let Err(e) = result.produce(&mut tx, None, -1, None) {
+                    let e = self.classify(e, ex.mode);
                     tx.rollback();
+                    self.end_tx();
                     return Err(e);
                 }
             }
         }
+        drop(meta);
+        self.end_tx();
         let ts = tx.commit()?;
         Ok(bookmark_of(ts))
     }
@@ -778,6 +965,7 @@ impl Session {
                 if let Some(tx) = ex.tx.take() {
                     tx.rollback();
                 }
+                self.end_tx();
                 Ok(())
             }
             None => Err(Error::new(
@@ -797,6 +985,7 @@ impl Session {
                 tx.rollback();
             }
         }
+        self.end_tx();
         self.interrupt.store(false, Ordering::SeqCst);
     }
 

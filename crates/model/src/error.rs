@@ -46,6 +46,16 @@ pub enum Status {
     Io,
     Corruption,
     Internal,
+    /// A write in a transaction the client opened in READ access mode.
+    AccessMode,
+    /// A transaction ran past the server's `db.transaction.timeout`.
+    TransactionTimedOut,
+    /// A transaction ran past the timeout its client set (Bolt `tx_timeout`).
+    TransactionTimedOutClientConfiguration,
+    /// `DROP INDEX` of an index that does not exist (without `IF EXISTS`).
+    IndexDropFailed,
+    /// `DROP CONSTRAINT` of a constraint that does not exist (without `IF EXISTS`).
+    ConstraintDropFailed,
 }
 
 impl Status {
@@ -86,6 +96,13 @@ impl Status {
             Status::Io => "Neo.DatabaseError.General.UnknownError",
             Status::Corruption => "Neo.DatabaseError.General.UnknownError",
             Status::Internal => "Neo.DatabaseError.General.UnknownError",
+            Status::AccessMode => "Neo.ClientError.Statement.AccessMode",
+            Status::TransactionTimedOut => "Neo.ClientError.Transaction.TransactionTimedOut",
+            Status::TransactionTimedOutClientConfiguration => {
+                "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration"
+            }
+            Status::IndexDropFailed => "Neo.DatabaseError.Schema.IndexDropFailed",
+            Status::ConstraintDropFailed => "Neo.DatabaseError.Schema.ConstraintDropFailed",
         }
     }
 
@@ -115,6 +132,10 @@ impl Status {
             Status::RequestInvalid => "08N06",
             Status::MemoryExhausted => "51N00",
             Status::Io | Status::Corruption | Status::Internal => "50N42",
+            // What Neo4j 5.26 sends (its generic code for these; golden from 5.26.30).
+            Status::AccessMode | Status::IndexDropFailed => "50N42",
+            Status::TransactionTimedOut | Status::TransactionTimedOutClientConfiguration => "50N42",
+            Status::ConstraintDropFailed => "50N12",
         }
     }
 

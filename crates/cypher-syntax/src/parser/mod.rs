@@ -8,6 +8,7 @@
 
 mod expr;
 mod pattern;
+mod prefix;
 mod schema;
 
 use std::sync::Arc;
@@ -43,7 +44,7 @@ const DEEP_STACK: usize = 32 << 20;
 /// that parses its right operand recursively (`a OR b AND c = d + e * f ^ g`), plus the bracket.
 const LEVELS_PER_BRACKET: usize = 10;
 
-pub(crate) fn parse_statement(text: &str) -> PResult<Statement> {
+pub(crate) fn parse_statement(text: &str) -> PResult<(Statement, Option<String>)> {
     let toks = tokenize(text)?;
     if recursion_estimate(&toks) <= INLINE_LEVELS {
         return parse_tokens(text, toks);
@@ -110,15 +111,15 @@ pub(crate) fn recursion_estimate(toks: &[Token]) -> usize {
     (max_depth + 1).saturating_mul(LEVELS_PER_BRACKET).saturating_add(prefixes)
 }
 
-fn parse_tokens(text: &str, toks: Vec<Token>) -> PResult<Statement> {
+fn parse_tokens(text: &str, toks: Vec<Token>) -> PResult<(Statement, Option<String>)> {
     let matching = match_brackets(&toks);
-    let mut p = Parser { text, toks, pos: 0, depth: 0, matching };
+    let mut p = Parser { text, toks, pos: 0, depth: 0, matching, graph: None };
     let stmt = p.statement()?;
     p.eat_sym(";");
     if !matches!(p.peek(), Tok::Eof) {
         return Err(p.unexpected("a clause keyword, UNION, ';' or end of input"));
     }
-    Ok(stmt)
+    Ok((stmt, p.graph))
 }
 
 /// For each opening bracket token, the index of its matching closing token (`usize::MAX` when
@@ -153,6 +154,8 @@ pub(crate) struct Parser<'a> {
     pos: usize,
     depth: usize,
     matching: Vec<usize>,
+    /// The graph a leading `USE` names (see [`prefix`]).
+    graph: Option<String>,
 }
 
 impl<'a> Parser<'a> {
@@ -315,11 +318,15 @@ impl<'a> Parser<'a> {
     // ----- statements ----------------------------------------------------------------------
 
     fn statement(&mut self) -> PResult<Statement> {
+        self.query_options()?;
         if self.eat_kw("EXPLAIN") {
             return Ok(Statement::Explain(Box::new(self.nested(|p| p.statement())?)));
         }
         if self.eat_kw("PROFILE") {
             return Ok(Statement::Profile(Box::new(self.nested(|p| p.statement())?)));
+        }
+        if let Some(graph) = self.use_clause()? {
+            self.graph = Some(graph);
         }
         if self.is_kw("SHOW") {
             return Ok(Statement::Show(self.show_command()?));
