@@ -127,6 +127,7 @@ def test_neomodel_structured_node(arbor):
         age = nm.IntegerProperty(index=True)
         friends = nm.RelationshipTo("FastPerson", "FRIEND")
 
+    globals()["FastPerson"] = FastPerson  # neomodel resolves "FastPerson" in this module
     host = arbor.split("://", 1)[1]
     nm.get_config().database_url = f"bolt://neo4j:{PASSWORD}@{host}"
     try:
@@ -163,3 +164,33 @@ def test_graphrag_query_database_and_message_history(arbor):
         assert [m["content"] for m in history.messages] == ["hi", "hello"]
         history.clear()
         assert history.messages == []
+
+
+LLAMA_CHECK = """
+import sys
+try:
+    from llama_index.graph_stores.neo4j import Neo4jGraphStore
+except ImportError:
+    sys.exit(3)
+store = Neo4jGraphStore(username="neo4j", password=sys.argv[2], url=sys.argv[1],
+                        refresh_schema=False)
+store.query("MATCH (n) DETACH DELETE n")
+store.upsert_triplet("Alice", "LIKES", "IceCream")
+store.upsert_triplet("Alice", "KNOWS", "Bob")
+got = sorted(map(tuple, store.get("Alice")))
+assert got == [("KNOWS", "Bob"), ("LIKES", "IceCream")], got
+store.delete("Alice", "LIKES", "IceCream")
+assert [tuple(r) for r in store.get("Alice")] == [("KNOWS", "Bob")]
+rows = store.query("MATCH (n)-[r]->(m) RETURN n.id AS s, type(r) AS t, m.id AS o")
+assert rows == [{"s": "Alice", "t": "KNOWS", "o": "Bob"}], rows
+print("llama-ok")
+"""
+
+
+def test_llamaindex_graph_store(arbor):
+    python = os.environ.get("ARBOR_LIBS_LLAMA_PYTHON", sys.executable)
+    proc = subprocess.run([python, "-c", LLAMA_CHECK, arbor, PASSWORD], capture_output=True,
+                          text=True, timeout=120)
+    if proc.returncode == 3:
+        missing("llama_index.graph_stores.neo4j")
+    assert proc.returncode == 0 and "llama-ok" in proc.stdout, proc.stderr[-2000:]
