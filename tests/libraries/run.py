@@ -199,11 +199,18 @@ def run_suite(lib, target, addr, password, args):
     log = os.path.join(args.out, f"{lib}-{target}.log")
     t0 = time.time()
     with open(log, "w") as fh:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT)
         try:
-            subprocess.run(cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT,
-                           timeout=args.suite_timeout)
+            proc.wait(args.suite_timeout)
         except subprocess.TimeoutExpired:
-            fh.write(f"\nSUITE TIMEOUT after {args.suite_timeout}s\n")
+            # SIGINT: pytest stops and still writes the junit xml for the tests it ran.
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(120)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            fh.write(f"\nSUITE TIMEOUT after {args.suite_timeout}s (interrupted)\n")
     print(f"  {lib} on {target}: {time.time() - t0:.0f}s, log {log}", flush=True)
     return parse_junit(xml)
 
@@ -287,9 +294,19 @@ def main():
     ap.add_argument("--neo4j-startup", type=int, default=600, help="seconds to wait for Neo4j")
     ap.add_argument("--neo4j-addr", help="host:port of a running Neo4j to reuse (emptied per "
                     "suite) instead of starting the anchor per suite")
+    ap.add_argument("--report-only", action="store_true",
+                    help="no runs: print the table from the <lib>-<target>.xml files in --out")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     all_results = {}
+    if args.report_only:
+        for lib in args.libs.split(","):
+            for target in args.targets.split(","):
+                xml = os.path.join(args.out, f"{lib}-{target}.xml")
+                if os.path.exists(xml):
+                    all_results.setdefault(lib, {})[target] = parse_junit(xml)
+        report(all_results, args.out)
+        return
     for lib in args.libs.split(","):
         if not os.path.isdir(os.path.join(args.src, SUITES[lib]["dir"])):
             sys.exit(f"suite {lib}: {args.src}/{SUITES[lib]['dir']} missing; see README.md")
