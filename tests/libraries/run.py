@@ -239,7 +239,7 @@ def first_error_line(message, text):
     came from the database, else the first line of pytest's message."""
     lines = [ln[1:].strip() for ln in text.splitlines() if ln.startswith("E ")]
     for i, ln in enumerate(lines):
-        m = re.search(r"\{neo4j_code: ([^}]*)\} \{message: (.*)", ln)
+        m = re.search(r"\{(?:neo4j_)?code: ([^}]*)\} \{message: (.*)", ln)
         if m:
             quoted = next((q for q in lines[i + 1:i + 3] if q.startswith('"')), "")
             body = m.group(2).split("} {gql_status")[0].rstrip("}")
