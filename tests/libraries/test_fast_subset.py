@@ -194,3 +194,31 @@ def test_llamaindex_graph_store(arbor):
     if proc.returncode == 3:
         missing("llama_index.graph_stores.neo4j")
     assert proc.returncode == 0 and "llama-ok" in proc.stdout, proc.stderr[-2000:]
+
+
+def test_graphrag_text2cypher_retriever(arbor):
+    """The retriever runs the Cypher its LLM returns; the LLM here is a fixed answer (no network)."""
+    need("neo4j_graphrag")
+    import neo4j
+    from neo4j_graphrag.llm import LLMInterface, LLMResponse
+    from neo4j_graphrag.retrievers import Text2CypherRetriever
+
+    cypher = "MATCH (m:Movie) WHERE m.year > 2000 RETURN m.title AS title ORDER BY title"
+
+    class FixedLLM(LLMInterface):
+        def invoke(self, input, message_history=None, system_instruction=None):
+            return LLMResponse(content=cypher)
+
+        async def ainvoke(self, input, message_history=None, system_instruction=None):
+            return LLMResponse(content=cypher)
+
+    with neo4j.GraphDatabase.driver(arbor, auth=("neo4j", PASSWORD)) as driver:
+        driver.execute_query("MATCH (n) DETACH DELETE n")
+        driver.execute_query("UNWIND [['Arrival', 2016], ['Alien', 1979], ['Dune', 2021]] AS m "
+                             "CREATE (:Movie {title: m[0], year: m[1]})")
+        retriever = Text2CypherRetriever(driver=driver, llm=FixedLLM(model_name="fixed"),
+                                         neo4j_schema="Node Movie {title: STRING, year: INTEGER}")
+        result = retriever.search(query_text="movies after 2000")
+        assert [item.content for item in result.items] == [
+            "<Record title='Arrival'>", "<Record title='Dune'>"]
+        assert result.metadata["cypher"] == cypher
