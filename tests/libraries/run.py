@@ -192,6 +192,8 @@ def run_suite(lib, target, addr, password, args):
     env = dict(os.environ)
     env.update(suite["env"](addr, password))
     env["LIB_TARGET_ADDR"] = addr
+    # console scripts of the library (neomodel's test_scripts.py runs `neomodel_install_labels`)
+    env["PATH"] = os.path.dirname(venv_python(lib)) + os.pathsep + env.get("PATH", "")
     env["PYTHONPATH"] = HERE + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [venv_python(lib), "-m", "pytest", "-p", "no:cacheprovider", "-p", "redirect_plugin",
            "-q", "-rN", f"--junitxml={xml}", "-o", "junit_family=xunit1",
