@@ -139,7 +139,7 @@ pub(crate) fn plan_statement(stmt: &Statement, text: &str, res: &dyn Resolver) -
             Statement::Query(q) => (q, false, true),
             _ => return Err(Error::syntax("PROFILE needs a query")),
         },
-        Statement::Schema(_) | Statement::Show(_) => {
+        Statement::Schema(_) | Statement::Show(_) | Statement::Admin(_) => {
             return Err(Error::internal("schema and SHOW commands are not planned by cypher-plan"))
         }
     };

@@ -13,6 +13,7 @@ mod graph_impl;
 mod procedures;
 mod schema;
 mod session;
+mod users;
 pub mod traversal;
 
 pub use arbor_exec::graph::Stats;
@@ -29,3 +30,6 @@ pub use session::{
     RunInfo, Session, Summary, TxConfig,
 };
 pub use traversal::{Direction, NodeRef};
+pub use users::CurrentUser;
+/// The user store (shared with the Bolt server's authentication).
+pub use arbor_auth::{hash_password, Login, StoreError, User, UserStore};

@@ -268,7 +268,7 @@ fn clause(kind: ClauseKind) -> Clause {
 
 /// Runs `UNWIND $rows AS row WITH row.c1 AS c1, ... [YIELD renames] [WHERE ..] [then]` in
 /// process over the computed rows.
-fn filter_rows(
+pub(crate) fn filter_rows(
     tx: &mut Transaction,
     cmd: &ShowCommand,
     columns: &[&str],
@@ -320,10 +320,19 @@ fn filter_rows(
         where_,
     })));
     if cmd.then.is_empty() {
+        // The yielded columns in YIELD order (`RETURN *` would sort them by name).
+        let items = yielded
+            .iter()
+            .map(|(_, out)| ProjectionItem {
+                expr: expr(ExprKind::Variable(Arc::from(out.as_str()))),
+                alias: None,
+                text: out.clone(),
+            })
+            .collect();
         clauses.push(clause(ClauseKind::Return(Projection {
             distinct: false,
-            star: true,
-            items: Vec::new(),
+            star: false,
+            items,
             order_by: Vec::new(),
             skip: None,
             limit: None,

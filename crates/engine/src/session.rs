@@ -153,6 +153,8 @@ pub(crate) struct DbInner {
     procedures: crate::procedures::Procedures,
     /// Reused memory of embedded traversals (see `traversal::WorkspacePool`).
     traversal_pool: crate::traversal::WorkspacePool,
+    /// The users Cypher administration commands manage (see users.rs).
+    users: parking_lot::RwLock<arbor_auth::UserStore>,
 }
 
 /// An open database. Cheap to clone; all clones share one store.
@@ -203,6 +205,7 @@ impl Database {
                 closed: AtomicBool::new(false),
                 procedures: Default::default(), // [procedures hook]
                 traversal_pool: Default::default(),
+                users: parking_lot::RwLock::new(arbor_auth::UserStore::in_memory()),
             }),
         };
         crate::procedures::install_test_hooks(&db); // [procedures hook]
@@ -211,6 +214,10 @@ impl Database {
 
     pub fn path(&self) -> Option<&Path> {
         self.inner.path.as_deref()
+    }
+
+    pub(crate) fn inner_users(&self) -> &parking_lot::RwLock<arbor_auth::UserStore> {
+        &self.inner.users
     }
 
     pub(crate) fn store(&self) -> &Store {
@@ -224,6 +231,7 @@ impl Database {
             interrupt: Arc::new(AtomicBool::new(false)),
             explicit: None,
             auto: None,
+            user: None,
         }
     }
 
@@ -261,6 +269,10 @@ impl Database {
         match stmt {
             Statement::Schema(cmd) => Ok(Prepared::Schema(cmd)),
             Statement::Show(cmd) => Ok(Prepared::Show(cmd)),
+            Statement::Admin(cmd) => Ok(Prepared::Admin(cmd)),
+            other if crate::users::is_show_current_user_call(&other) => {
+                Ok(Prepared::ShowCurrentUserCall)
+            }
             other => {
                 // [procedures hook] resolve CALLs against this database's registry.
                 let procs = self.inner.procedures.snapshot();
@@ -404,6 +416,8 @@ pub(crate) enum Prepared {
     Query(Arc<PreparedQuery>, Arc<[Notification]>),
     Schema(arbor_cypher_syntax::ast::SchemaCommand),
     Show(arbor_cypher_syntax::ast::ShowCommand),
+    Admin(arbor_cypher_syntax::ast_admin::AdminCommand),
+    ShowCurrentUserCall,
 }
 
 /// Where a result's rows come from.
@@ -507,6 +521,7 @@ fn add_stats(into: &mut Stats, s: &Stats) {
     into.indexes_removed += s.indexes_removed;
     into.constraints_added += s.constraints_added;
     into.constraints_removed += s.constraints_removed;
+    into.system_updates += s.system_updates;
 }
 
 struct ExplicitTx {
@@ -524,6 +539,8 @@ pub struct Session {
     interrupt: Arc<AtomicBool>,
     explicit: Option<ExplicitTx>,
     auto: Option<(Transaction, OpenResult)>,
+    /// Who is logged in (`None`: authentication disabled); see users.rs.
+    user: Option<crate::users::CurrentUser>,
 }
 
 fn bookmark_of(ts: u64) -> String {
@@ -594,7 +611,16 @@ impl Session {
                 return Err(e);
             }
         };
+        if let Err(e) = crate::users::check_access(self.user.as_ref(), &prepared, &config) {
+            self.fail_explicit();
+            return Err(e);
+        }
         let (fields, result) = match prepared {
+            Prepared::Admin(_) | Prepared::ShowCurrentUserCall => {
+                let out = crate::users::run_prepared(&self.db, self.user.as_ref(), &prepared, &params)?;
+                let stats = Stats { system_updates: out.changed.into(), ..Stats::default() };
+                (out.fields, OpenResult::rows(out.rows, QueryType::Schema, stats))
+            }
             Prepared::Schema(cmd) => {
                 let (stats, fields, rows) = schema::run_schema(&self.db, &cmd)?;
                 (fields, OpenResult::rows(rows, QueryType::Schema, stats))
@@ -801,6 +827,12 @@ impl Session {
     /// on `reset` and at the next `run`.
     pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
         self.interrupt.clone()
+    }
+
+    /// Sets who is logged in on this session (the Bolt layer calls this after authentication;
+    /// `None` when authentication is disabled).
+    pub fn set_user(&mut self, user: Option<crate::users::CurrentUser>) {
+        self.user = user;
     }
 
     /// The database this session belongs to.

@@ -46,6 +46,10 @@ pub enum Status {
     Io,
     Corruption,
     Internal,
+    /// A user who must change their password ran something other than `ALTER CURRENT USER`.
+    CredentialsExpired,
+    /// An administration command that cannot run here (e.g. `ALTER CURRENT USER` without auth).
+    ExecutionFailed,
 }
 
 impl Status {
@@ -86,6 +90,8 @@ impl Status {
             Status::Io => "Neo.DatabaseError.General.UnknownError",
             Status::Corruption => "Neo.DatabaseError.General.UnknownError",
             Status::Internal => "Neo.DatabaseError.General.UnknownError",
+            Status::CredentialsExpired => "Neo.ClientError.Security.CredentialsExpired",
+            Status::ExecutionFailed => "Neo.DatabaseError.Statement.ExecutionFailed",
         }
     }
 
@@ -115,6 +121,8 @@ impl Status {
             Status::RequestInvalid => "08N06",
             Status::MemoryExhausted => "51N00",
             Status::Io | Status::Corruption | Status::Internal => "50N42",
+            Status::CredentialsExpired => "42NFF",
+            Status::ExecutionFailed => "50N00",
         }
     }
 
