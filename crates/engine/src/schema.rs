@@ -319,8 +319,10 @@ pub(crate) fn filter_rows(
         limit: None,
         where_,
     })));
-    if cmd.then.is_empty() {
-        // The yielded columns in YIELD order (`RETURN *` would sort them by name).
+    clauses.extend(cmd.then.iter().cloned());
+    if !matches!(clauses.last().map(|c| &c.kind), Some(ClauseKind::Return(_))) {
+        // The yielded columns in YIELD order (`RETURN *` would sort them by name); also after
+        // `YIELD ... ORDER BY/SKIP/LIMIT`, which arrives as a trailing `WITH *`.
         let items = yielded
             .iter()
             .map(|(_, out)| ProjectionItem {
@@ -338,8 +340,6 @@ pub(crate) fn filter_rows(
             limit: None,
             where_: None,
         })));
-    } else {
-        clauses.extend(cmd.then.iter().cloned());
     }
     let query = Query {
         first: SingleQuery { clauses, span: Span::default() },
