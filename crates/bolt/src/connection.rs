@@ -20,14 +20,14 @@ use arbor_engine::{
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 use tracing::{debug, info, warn};
 
-use crate::AuthStore;
-use arbor_engine::{CurrentUser, Login};
 use crate::handshake::{self, Negotiated, Version};
 use crate::message::{self, parse_request, peek_tag, tag, Request};
 use crate::packstream::DecodeErrorKind;
 use crate::tls::{Opening, Sock, TlsLevel, TlsSetup};
 use crate::transport::{MessageReader, MessageWriter, ReadError};
 use crate::values::Dialect;
+use crate::AuthStore;
+use arbor_engine::{CurrentUser, Login};
 
 /// The server agent string. Drivers and tools check that it starts with `Neo4j/`.
 pub(crate) const SERVER_AGENT: &str = "Neo4j/5.26.0";
@@ -1219,6 +1219,15 @@ mod tests {
 
     fn extra(entries: &[(&str, Value)]) -> PropertyMap {
         entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    }
+
+    #[test]
+    fn system_updates_are_counted_as_neo4j_does() {
+        let m = stats_map(&Stats { system_updates: 1, ..Stats::default() });
+        assert!(matches!(m.get("system-updates"), Some(Value::Int(1))));
+        assert!(matches!(m.get("contains-system-updates"), Some(Value::Bool(true))));
+        assert!(m.get("contains-updates").is_none());
+        assert!(stats_map(&Stats::default()).is_empty());
     }
 
     #[test]

@@ -437,7 +437,12 @@ impl Tx {
             // User administration: embedded use has no logged-in user.
             prepared @ (Prepared::Admin(_) | Prepared::ShowCurrentUserCall) => {
                 let out = crate::users::run_prepared(&self.db, None, &prepared, &params)?;
-                Ok(Rows { tx: &mut self.tx, columns: out.fields, exec: None, rows: out.rows.into() })
+                Ok(Rows {
+                    tx: &mut self.tx,
+                    columns: out.fields,
+                    exec: None,
+                    rows: out.rows.into(),
+                })
             }
         }
     }

@@ -13,9 +13,11 @@ mod graph_impl;
 mod procedures;
 mod schema;
 mod session;
-mod users;
 pub mod traversal;
+mod users;
 
+/// The user store (shared with the Bolt server's authentication).
+pub use arbor_auth::{hash_password, Login, StoreError, User, UserStore};
 pub use arbor_exec::graph::Stats;
 pub use arbor_model::{Error, Result, Status, Value};
 pub use arbor_model::{NodeId, PropertyMap, RelId};
@@ -31,5 +33,3 @@ pub use session::{
 };
 pub use traversal::{Direction, NodeRef};
 pub use users::CurrentUser;
-/// The user store (shared with the Bolt server's authentication).
-pub use arbor_auth::{hash_password, Login, StoreError, User, UserStore};

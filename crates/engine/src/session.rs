@@ -617,7 +617,8 @@ impl Session {
         }
         let (fields, result) = match prepared {
             Prepared::Admin(_) | Prepared::ShowCurrentUserCall => {
-                let out = crate::users::run_prepared(&self.db, self.user.as_ref(), &prepared, &params)?;
+                let out =
+                    crate::users::run_prepared(&self.db, self.user.as_ref(), &prepared, &params)?;
                 let stats = Stats { system_updates: out.changed.into(), ..Stats::default() };
                 (out.fields, OpenResult::rows(out.rows, QueryType::Schema, stats))
             }

@@ -26,7 +26,8 @@ use crate::session::Database;
 const MIN_PASSWORD_CHARS: usize = 8;
 
 /// The columns of `SHOW USERS` in Neo4j 5 Community, all shown by default.
-const SHOW_USERS_COLUMNS: [&str; 5] = ["user", "roles", "passwordChangeRequired", "suspended", "home"];
+const SHOW_USERS_COLUMNS: [&str; 5] =
+    ["user", "roles", "passwordChangeRequired", "suspended", "home"];
 
 /// The logged-in user of a session.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,16 +80,15 @@ fn store_failure(e: arbor_auth::StoreError) -> Error {
 fn resolve(arg: &Argument, params: &PropertyMap, what: &str) -> Result<String> {
     match arg {
         Argument::Literal(s) => Ok(s.clone()),
-        Argument::Parameter(p) => match params.get(&**p) {
+        Argument::Parameter(p) => match params.get(p) {
             Some(Value::String(s)) => Ok(s.to_string()),
             Some(v) => Err(Error::type_error(format!(
                 "Expected {what} parameter ${p} to have type String but was {}",
                 v.type_name()
             ))),
-            None => Err(Error::new(
-                Status::ParameterMissing,
-                format!("Expected parameter(s): {p}"),
-            )),
+            None => {
+                Err(Error::new(Status::ParameterMissing, format!("Expected parameter(s): {p}")))
+            }
         },
     }
 }
@@ -189,11 +189,15 @@ pub(crate) fn run_admin(
                 where_: where_.clone(),
                 then: then.clone(),
             };
-            let (fields, rows) = if show.yield_.is_none() && show.where_.is_none() && show.then.is_empty() {
+            let (fields, rows) = if show.yield_.is_none()
+                && show.where_.is_none()
+                && show.then.is_empty()
+            {
                 (SHOW_USERS_COLUMNS.iter().map(|c| c.to_string()).collect(), rows)
             } else {
                 let mut tx = db.store().begin(true);
-                let out = crate::schema::filter_rows(&mut tx, &show, &SHOW_USERS_COLUMNS, rows, params);
+                let out =
+                    crate::schema::filter_rows(&mut tx, &show, &SHOW_USERS_COLUMNS, rows, params);
                 tx.rollback();
                 out?
             };
@@ -313,7 +317,8 @@ fn alter_user(
             "{prefix}: Changing your own activation status is not allowed."
         )));
     }
-    let new_hash = settings.password.as_ref().map(|spec| password_hash(spec, params)).transpose()?;
+    let new_hash =
+        settings.password.as_ref().map(|spec| password_hash(spec, params)).transpose()?;
     let changed = modify(store, |users| {
         let Some(user) = users.get_mut(name) else {
             if if_exists {
@@ -346,9 +351,7 @@ fn alter_current_user(
         let user = match users.get_mut(me) {
             Some(u) if u.password_is(old) => u,
             _ => {
-                return Err(argument_error(format!(
-                    "{prefix}: Invalid principal or credentials."
-                )))
+                return Err(argument_error(format!("{prefix}: Invalid principal or credentials.")))
             }
         };
         if old == new {

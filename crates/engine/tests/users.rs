@@ -52,10 +52,16 @@ fn commands_change_the_shared_store() {
     let (cols, rows, updates) = run(&mut s, stmt).unwrap();
     assert!(cols.is_empty() && rows.is_empty());
     assert_eq!(updates, 1);
-    assert_eq!(store.login("troygreene", "foobarbaz"), Login::Accepted { password_change_required: false });
+    assert_eq!(
+        store.login("troygreene", "foobarbaz"),
+        Login::Accepted { password_change_required: false }
+    );
 
     run(&mut s, "CREATE USER bob SET PASSWORD 'bob-password'").unwrap();
-    assert_eq!(store.login("bob", "bob-password"), Login::Accepted { password_change_required: true });
+    assert_eq!(
+        store.login("bob", "bob-password"),
+        Login::Accepted { password_change_required: true }
+    );
     run(&mut s, "ALTER USER bob SET PASSWORD CHANGE NOT REQUIRED SET STATUS SUSPENDED").unwrap();
     assert_eq!(store.login("bob", "bob-password"), Login::Rejected);
     run(&mut s, "ALTER USER bob SET STATUS ACTIVE SET HOME DATABASE neo4j").unwrap();
@@ -71,8 +77,20 @@ fn commands_change_the_shared_store() {
         format!(
             "{:?}",
             vec![
-                vec![Value::str("robert"), Value::Null, Value::Bool(false), Value::Bool(false), Value::str("neo4j")],
-                vec![Value::str("troygreene"), Value::Null, Value::Bool(false), Value::Bool(false), Value::Null],
+                vec![
+                    Value::str("robert"),
+                    Value::Null,
+                    Value::Bool(false),
+                    Value::Bool(false),
+                    Value::str("neo4j")
+                ],
+                vec![
+                    Value::str("troygreene"),
+                    Value::Null,
+                    Value::Bool(false),
+                    Value::Bool(false),
+                    Value::Null
+                ],
             ]
         )
     );
@@ -120,7 +138,10 @@ fn refusals_have_neo4j_codes() {
     let hash = arbor_engine::hash_password("hashed-password").unwrap();
     run(&mut admin, &format!("CREATE USER h SET ENCRYPTED PASSWORD '{hash}' CHANGE NOT REQUIRED"))
         .unwrap();
-    assert_eq!(db.users().login("h", "hashed-password"), Login::Accepted { password_change_required: false });
+    assert_eq!(
+        db.users().login("h", "hashed-password"),
+        Login::Accepted { password_change_required: false }
+    );
 
     // Without a logged-in user (auth disabled) there is no current user.
     let mut anonymous = db.session();

@@ -40,9 +40,8 @@ impl Parser<'_> {
     fn show_users(&mut self) -> PResult<AdminCommand> {
         self.bump(); // SHOW
         let current = self.eat_kw("CURRENT");
-        if current {
-            self.expect_kw("USER")?;
-        } else if !self.eat_kw("USERS") {
+        // `SHOW USER` and `SHOW USERS` are the same; `SHOW CURRENT USER` is singular only.
+        if current || !self.eat_kw("USERS") {
             self.expect_kw("USER")?;
         }
         let (mut yield_, mut where_, mut then) = (None, None, Vec::new());
@@ -156,7 +155,8 @@ impl Parser<'_> {
     /// One `SET` clause after the keyword.
     fn set_clause(&mut self, s: &mut UserSettings) -> PResult<()> {
         let at = self.cur_span().start;
-        let duplicate = |p: &Self, what: &str| p.error_at(at, &format!("Duplicate SET {what} clause"));
+        let duplicate =
+            |p: &Self, what: &str| p.error_at(at, &format!("Duplicate SET {what} clause"));
         if self.eat_kw("STATUS") {
             if s.suspended.is_some() {
                 return Err(duplicate(self, "STATUS"));
@@ -282,9 +282,8 @@ mod tests {
 
     #[test]
     fn neomodel_fixture_statement() {
-        let cmd = admin(
-            "CREATE OR REPLACE USER troygreene SET PASSWORD 'foobarbaz' CHANGE NOT REQUIRED",
-        );
+        let cmd =
+            admin("CREATE OR REPLACE USER troygreene SET PASSWORD 'foobarbaz' CHANGE NOT REQUIRED");
         assert_eq!(
             cmd,
             AdminCommand::CreateUser {
@@ -329,9 +328,9 @@ mod tests {
 
     #[test]
     fn alter_rename_drop() {
-        let AdminCommand::AlterUser { name, if_exists, settings } = admin(
-            "ALTER USER bob IF EXISTS SET PASSWORD CHANGE NOT REQUIRED REMOVE HOME DATABASE",
-        ) else {
+        let AdminCommand::AlterUser { name, if_exists, settings } =
+            admin("ALTER USER bob IF EXISTS SET PASSWORD CHANGE NOT REQUIRED REMOVE HOME DATABASE")
+        else {
             panic!()
         };
         assert_eq!(name, lit("bob"));
@@ -341,13 +340,19 @@ mod tests {
         assert_eq!(settings.home, Some(None));
         assert_eq!(
             admin("ALTER CURRENT USER SET PASSWORD FROM 'old' TO $new"),
-            AdminCommand::AlterCurrentUser { old: lit("old"), new: Argument::Parameter("new".into()) }
+            AdminCommand::AlterCurrentUser {
+                old: lit("old"),
+                new: Argument::Parameter("new".into())
+            }
         );
         assert_eq!(
             admin("RENAME USER a IF EXISTS TO b"),
             AdminCommand::RenameUser { from: lit("a"), to: lit("b"), if_exists: true }
         );
-        assert_eq!(admin("DROP USER a"), AdminCommand::DropUser { name: lit("a"), if_exists: false });
+        assert_eq!(
+            admin("DROP USER a"),
+            AdminCommand::DropUser { name: lit("a"), if_exists: false }
+        );
     }
 
     #[test]
