@@ -1,6 +1,6 @@
 """User administration in Cypher with the official Python driver, against `arbor serve --auth basic`:
-neomodel's fixture statements (`CREATE OR REPLACE USER ... CHANGE NOT REQUIRED` on `system`, then a
-login as that user), Neo4j's errors for each refusal, "password change required", suspended users,
+neomodel's fixture statement (`CREATE OR REPLACE USER ... CHANGE NOT REQUIRED`, on `system` and on
+the default database as neomodel sends it, then a login as that user), Neo4j's errors for each refusal, "password change required", suspended users,
 persistence across a restart, and the commands with authentication disabled.
 
 The expected codes and messages are Neo4j 5.26's. With USERS_TEST_PORT and USERS_TEST_PASSWORD set
@@ -9,6 +9,7 @@ a Neo4j with auth enabled, to check the expectations; Arbor-only features (SET S
 are then left out.
 """
 import os
+import subprocess
 
 import pytest
 from neo4j import GraphDatabase
@@ -67,7 +68,10 @@ def test_neomodel_fixture_creates_a_user_that_can_log_in(admin, basic_server):
     assert summary.counters.system_updates == 1
     assert summary.counters.contains_system_updates
     assert summary.query_type == "s"
-    system(admin, stmt)  # a second run replaces it
+    # neomodel itself sends it to the default database, which Neo4j 5 accepts too; a second run
+    # replaces the user (a drop and a create).
+    _, summary, _ = admin.execute_query(stmt)
+    assert summary.counters.system_updates == 2
     with driver_for(basic_server[0], "troygreene", "foobarbaz") as d:
         records, _, _ = d.execute_query("CREATE (n:Person {name: 'Troy'}) RETURN n.name AS name")
         assert records[0]["name"] == "Troy"
@@ -210,7 +214,7 @@ def test_suspended_user_cannot_log_in(admin, basic_server):
 
 
 @arbor_only
-def test_users_persist_across_restarts_and_without_auth(tmp_path, servers, port_factory):
+def test_users_persist_across_restarts_and_without_auth(tmp_path, servers, port_factory, arbor_bin):
     start, stop = servers
     data = tmp_path / "data"
     # With authentication disabled the commands still manage the stored users, as in Neo4j.
@@ -231,10 +235,15 @@ def test_users_persist_across_restarts_and_without_auth(tmp_path, servers, port_
         stop(proc)
     text = (data / "auth.toml").read_text()
     assert "$argon2id$" in text and "keeper-password" not in text
+    # `arbor passwd` manages the same file.
+    subprocess.run([arbor_bin, "passwd", "--data", str(data), "--user", "admin2", "--password", "admin2-password"],
+                   check=True, capture_output=True, timeout=60)
     # The stored user exists, so basic auth needs no initial password; it logs in at once.
     port = port_factory()
     proc = start(data, port, "--auth", "basic")
     try:
+        with driver_for(port, "admin2", "admin2-password") as d:
+            d.verify_connectivity()
         with driver_for(port, "keeper", "keeper-password") as d:
             records, _, _ = d.execute_query("RETURN 'in' AS x")
             assert records[0]["x"] == "in"
@@ -247,7 +256,8 @@ def test_users_persist_across_restarts_and_without_auth(tmp_path, servers, port_
     try:
         with driver_for(port, "keeper", "keeper-password-2") as d:
             rows, _, _ = system(d, "SHOW USERS YIELD user, passwordChangeRequired")
-            assert rows == [{"user": "keeper", "passwordChangeRequired": False},
+            assert rows == [{"user": "admin2", "passwordChangeRequired": False},
+                            {"user": "keeper", "passwordChangeRequired": False},
                             {"user": "second", "passwordChangeRequired": True}]
     finally:
         stop(proc)

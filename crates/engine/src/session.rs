@@ -619,7 +619,7 @@ impl Session {
             Prepared::Admin(_) | Prepared::ShowCurrentUserCall => {
                 let out =
                     crate::users::run_prepared(&self.db, self.user.as_ref(), &prepared, &params)?;
-                let stats = Stats { system_updates: out.changed.into(), ..Stats::default() };
+                let stats = Stats { system_updates: out.updates, ..Stats::default() };
                 (out.fields, OpenResult::rows(out.rows, QueryType::Schema, stats))
             }
             Prepared::Schema(cmd) => {

@@ -44,13 +44,17 @@ type Rows = Vec<Vec<Value>>;
 pub(crate) struct AdminOutcome {
     pub fields: Vec<String>,
     pub rows: Rows,
-    /// Whether the store changed (`system-updates: 1`).
-    pub changed: bool,
+    /// Changes to the store as Neo4j counts them (`system-updates`; replacing a user is two).
+    pub updates: u64,
 }
 
 impl AdminOutcome {
     fn changed(changed: bool) -> AdminOutcome {
-        AdminOutcome { fields: Vec::new(), rows: Vec::new(), changed }
+        AdminOutcome::updates(changed.into())
+    }
+
+    fn updates(updates: u64) -> AdminOutcome {
+        AdminOutcome { fields: Vec::new(), rows: Vec::new(), updates }
     }
 }
 
@@ -201,7 +205,7 @@ pub(crate) fn run_admin(
                 tx.rollback();
                 out?
             };
-            Ok(AdminOutcome { fields, rows, changed: false })
+            Ok(AdminOutcome { fields, rows, updates: 0 })
         }
     }
 }
@@ -271,10 +275,11 @@ fn create_user(
         Some(spec) => password_hash(spec, params)?,
         None => return Err(Error::syntax("CREATE USER needs SET PASSWORD")),
     };
-    let changed = modify(store, |users| {
-        if users.contains_key(name) {
+    let updates = modify(store, |users| {
+        let replaced = users.contains_key(name);
+        if replaced {
             if if_not_exists {
-                return Ok(false);
+                return Ok(0);
             }
             if !or_replace {
                 return Err(argument_error(format!(
@@ -298,9 +303,10 @@ fn create_user(
         let hash_only = Some((new_hash.0.clone(), None));
         apply_settings(&mut user, settings, params, hash_only, "")?;
         users.insert(name.to_string(), user);
-        Ok(true)
+        // Neo4j counts a replacement as a drop and a create.
+        Ok(if replaced { 2 } else { 1 })
     })?;
-    Ok(AdminOutcome::changed(changed))
+    Ok(AdminOutcome::updates(updates))
 }
 
 fn alter_user(
@@ -449,7 +455,7 @@ pub(crate) fn show_current_user_call(current: Option<&CurrentUser>) -> Result<Ad
     Ok(AdminOutcome {
         fields: vec!["username".into(), "roles".into(), "flags".into()],
         rows: vec![vec![Value::from(me.name.clone()), Value::Null, Value::List(flags)]],
-        changed: false,
+        updates: 0,
     })
 }
 

@@ -56,6 +56,8 @@ fn commands_change_the_shared_store() {
         store.login("troygreene", "foobarbaz"),
         Login::Accepted { password_change_required: false }
     );
+    // Replacing counts as a drop and a create, as in Neo4j.
+    assert_eq!(run(&mut s, stmt).unwrap().2, 2);
 
     run(&mut s, "CREATE USER bob SET PASSWORD 'bob-password'").unwrap();
     assert_eq!(
