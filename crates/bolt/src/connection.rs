@@ -20,13 +20,14 @@ use arbor_engine::{
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 use tracing::{debug, info, warn};
 
-use crate::auth::AuthStore;
 use crate::handshake::{self, Negotiated, Version};
 use crate::message::{self, parse_request, peek_tag, tag, Request};
 use crate::packstream::DecodeErrorKind;
 use crate::tls::{Opening, Sock, TlsLevel, TlsSetup};
 use crate::transport::{MessageReader, MessageWriter, ReadError};
 use crate::values::Dialect;
+use crate::AuthStore;
+use arbor_engine::{CurrentUser, Login};
 
 /// The server agent string. Drivers and tools check that it starts with `Neo4j/`.
 pub(crate) const SERVER_AGENT: &str = "Neo4j/5.26.0";
@@ -50,6 +51,8 @@ pub(crate) trait Backend {
     fn rollback(&mut self) -> Result<()>;
     fn reset(&mut self);
     fn interrupt_flag(&self) -> Arc<AtomicBool>;
+    /// Who logged in (`None`: authentication disabled).
+    fn set_user(&mut self, _user: Option<CurrentUser>) {}
 }
 
 impl Backend for Session {
@@ -81,6 +84,9 @@ impl Backend for Session {
     }
     fn interrupt_flag(&self) -> Arc<AtomicBool> {
         Session::interrupt_flag(self)
+    }
+    fn set_user(&mut self, user: Option<CurrentUser>) {
+        Session::set_user(self, user)
     }
 }
 
@@ -568,8 +574,9 @@ impl<B: Backend> Conn<'_, B> {
             self.state = State::Authentication;
         } else {
             // Before 5.1 the credentials travel in HELLO.
-            if let Err(e) = self.authenticate(&extra) {
-                return self.failure(&e);
+            match self.authenticate(&extra) {
+                Ok(user) => self.backend.set_user(user),
+                Err(e) => return self.failure(&e),
             }
             self.state = State::Ready;
         }
@@ -582,8 +589,9 @@ impl<B: Backend> Conn<'_, B> {
     }
 
     fn logon(&mut self, auth: PropertyMap) -> Flow {
-        if let Err(e) = self.authenticate(&auth) {
-            return self.failure(&e);
+        match self.authenticate(&auth) {
+            Ok(user) => self.backend.set_user(user),
+            Err(e) => return self.failure(&e),
         }
         self.state = State::Ready;
         let mut meta = PropertyMap::new();
@@ -594,7 +602,8 @@ impl<B: Backend> Conn<'_, B> {
         self.success(meta)
     }
 
-    fn authenticate(&self, token: &PropertyMap) -> Result<()> {
+    /// Checks the auth token; returns who logged in (`None` with authentication disabled).
+    fn authenticate(&self, token: &PropertyMap) -> Result<Option<CurrentUser>> {
         let scheme = match token.get("scheme") {
             None | Some(Value::Null) => "none",
             Some(Value::String(s)) => s,
@@ -604,7 +613,7 @@ impl<B: Backend> Conn<'_, B> {
         };
         let Some(store) = &self.shared.auth else {
             // Authentication disabled: every token is accepted, as in Neo4j.
-            return Ok(());
+            return Ok(None);
         };
         if scheme != "basic" {
             warn!(peer = %self.peer, "Bolt authentication failed: unsupported scheme '{scheme}'");
@@ -621,9 +630,11 @@ impl<B: Backend> Conn<'_, B> {
             Some(Value::String(s)) => s.to_string(),
             _ => String::new(),
         };
-        if store.verify(&principal, &credentials) {
+        // A suspended user is rejected like a wrong password.
+        if let Login::Accepted { password_change_required } = store.login(&principal, &credentials)
+        {
             debug!(peer = %self.peer, user = %principal, "Bolt authentication succeeded");
-            return Ok(());
+            return Ok(Some(CurrentUser { name: principal, password_change_required }));
         }
         warn!(peer = %self.peer, user = %principal, "Bolt authentication failed");
         Err(Error::new(
@@ -1048,6 +1059,12 @@ fn stats_map(s: &Stats) -> PropertyMap {
     if !m.is_empty() {
         m.insert("contains-updates".into(), Value::Bool(true));
     }
+    // User administration, as Neo4j reports changes to its system graph.
+    if s.system_updates > 0 {
+        let n = i64::try_from(s.system_updates).unwrap_or(i64::MAX);
+        m.insert("system-updates".into(), Value::Int(n));
+        m.insert("contains-system-updates".into(), Value::Bool(true));
+    }
     m
 }
 
@@ -1202,6 +1219,15 @@ mod tests {
 
     fn extra(entries: &[(&str, Value)]) -> PropertyMap {
         entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    }
+
+    #[test]
+    fn system_updates_are_counted_as_neo4j_does() {
+        let m = stats_map(&Stats { system_updates: 1, ..Stats::default() });
+        assert!(matches!(m.get("system-updates"), Some(Value::Int(1))));
+        assert!(matches!(m.get("contains-system-updates"), Some(Value::Bool(true))));
+        assert!(m.get("contains-updates").is_none());
+        assert!(stats_map(&Stats::default()).is_empty());
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! - `connection`: the per-connection state machine over an engine [`arbor_engine::Session`];
 //! - `server`: accept loop, connection limit, shutdown;
 //! - `tls`: TLS with rustls (required or optional per server), sniffed per connection;
-//! - `auth`: the argon2id user store for `basic` auth.
+//! - authentication uses the engine's user store ([`AuthStore`], crate `arbor-auth`), which
+//!   Cypher's `CREATE USER` etc. manage too.
 //!
 //! **Concurrency model.** One OS thread per connection runs the state machine and the query
 //! (no hand-off: the engine's session is used where it was created), plus one small reader
@@ -31,7 +32,6 @@
 //! closes only that connection. Databases `neo4j` (default) and `system` exist; any other name
 //! is `Neo.ClientError.Database.DatabaseNotFound`. The server agent is `Neo4j/5.26.0`.
 
-mod auth;
 pub mod client;
 mod connection;
 pub mod handshake;
@@ -45,9 +45,8 @@ pub mod values;
 #[cfg(test)]
 mod tests;
 
-use std::path::PathBuf;
-
-pub use auth::AuthStore;
+/// The argon2id user store for `basic` auth (shared with the engine's user administration).
+pub use arbor_engine::UserStore as AuthStore;
 pub use server::{bind, serve, serve_listener};
 
 /// What the Bolt server needs to know at start-up.
@@ -69,6 +68,6 @@ pub struct ServerConfig {
 pub enum BoltError {
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
-    #[error("user store {}: {message}", path.display())]
-    AuthStore { path: PathBuf, message: String },
+    #[error(transparent)]
+    AuthStore(#[from] arbor_engine::StoreError),
 }

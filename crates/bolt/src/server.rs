@@ -51,6 +51,10 @@ pub fn serve_listener(
     config: ServerConfig,
     shutdown: Arc<AtomicBool>,
 ) -> Result<(), BoltError> {
+    if let Some(store) = &config.auth {
+        // Cypher user administration and Bolt authentication share one store.
+        db.attach_users(store.clone());
+    }
     serve_with(listener, move || db.session(), config, Limits::default(), shutdown)
 }
 

@@ -190,6 +190,14 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
 
     let db = arbor_engine::Database::open(&data, db_config)
         .with_context(|| format!("opening database at {}", data.display()))?;
+    if auth.is_none() {
+        // Without authentication Cypher's CREATE USER etc. still manage the stored users, as in
+        // Neo4j (with basic auth the server attaches the store it authenticates against).
+        match arbor_bolt::AuthStore::open(&data.join("auth.toml")) {
+            Ok(store) => db.attach_users(store),
+            Err(e) => tracing::warn!("user administration works in memory only: {e}"),
+        }
+    }
     let tls = match (args.tls_cert.or(file.tls_cert.clone()), args.tls_key.or(file.tls_key.clone()))
     {
         (Some(cert), Some(key)) => {

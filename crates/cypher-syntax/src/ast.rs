@@ -30,6 +30,8 @@ pub enum Statement {
     Profile(Box<Statement>),
     Schema(SchemaCommand),
     Show(ShowCommand),
+    /// User administration (`CREATE USER`, `SHOW USERS`, ...; see [`crate::ast_admin`]).
+    Admin(crate::ast_admin::AdminCommand),
 }
 
 /// A query: one or more single queries joined by `UNION` / `UNION ALL`.

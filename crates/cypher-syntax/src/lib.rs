@@ -4,6 +4,7 @@
 //! every error names what was expected and where (line, column).
 
 pub mod ast;
+pub mod ast_admin;
 mod error;
 mod lexer;
 mod parser;

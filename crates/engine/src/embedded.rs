@@ -434,6 +434,16 @@ impl Tx {
                     crate::schema::run_show(&self.db, &mut self.tx, &cmd, &params)?;
                 Ok(Rows { tx: &mut self.tx, columns, exec: None, rows: rows.into() })
             }
+            // User administration: embedded use has no logged-in user.
+            prepared @ (Prepared::Admin(_) | Prepared::ShowCurrentUserCall) => {
+                let out = crate::users::run_prepared(&self.db, None, &prepared, &params)?;
+                Ok(Rows {
+                    tx: &mut self.tx,
+                    columns: out.fields,
+                    exec: None,
+                    rows: out.rows.into(),
+                })
+            }
         }
     }
 

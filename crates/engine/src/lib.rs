@@ -17,7 +17,10 @@ mod schema;
 mod session;
 pub mod traversal;
 mod txinfo;
+mod users;
 
+/// The user store (shared with the Bolt server's authentication).
+pub use arbor_auth::{hash_password, Login, StoreError, User, UserStore};
 pub use arbor_exec::graph::Stats;
 pub use arbor_model::{Error, Result, Status, Value};
 pub use arbor_model::{NodeId, PropertyMap, RelId};
@@ -32,3 +35,4 @@ pub use session::{
     RunInfo, Session, Summary, TxConfig,
 };
 pub use traversal::{Direction, NodeRef};
+pub use users::CurrentUser;

@@ -282,7 +282,7 @@ fn clause(kind: ClauseKind) -> Clause {
 
 /// Runs `UNWIND $rows AS row WITH row.c1 AS c1, ... [YIELD renames] [WHERE ..] [then]` in
 /// process over the computed rows.
-fn filter_rows(
+pub(crate) fn filter_rows(
     tx: &mut Transaction,
     cmd: &ShowCommand,
     columns: &[&str],
@@ -333,18 +333,27 @@ fn filter_rows(
         limit: None,
         where_,
     })));
-    if cmd.then.is_empty() {
+    clauses.extend(cmd.then.iter().cloned());
+    if !matches!(clauses.last().map(|c| &c.kind), Some(ClauseKind::Return(_))) {
+        // The yielded columns in YIELD order (`RETURN *` would sort them by name); also after
+        // `YIELD ... ORDER BY/SKIP/LIMIT`, which arrives as a trailing `WITH *`.
+        let items = yielded
+            .iter()
+            .map(|(_, out)| ProjectionItem {
+                expr: expr(ExprKind::Variable(Arc::from(out.as_str()))),
+                alias: None,
+                text: out.clone(),
+            })
+            .collect();
         clauses.push(clause(ClauseKind::Return(Projection {
             distinct: false,
-            star: true,
-            items: Vec::new(),
+            star: false,
+            items,
             order_by: Vec::new(),
             skip: None,
             limit: None,
             where_: None,
         })));
-    } else {
-        clauses.extend(cmd.then.iter().cloned());
     }
     let query = Query {
         first: SingleQuery { clauses, span: Span::default() },

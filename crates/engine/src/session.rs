@@ -155,6 +155,8 @@ pub(crate) struct DbInner {
     traversal_pool: crate::traversal::WorkspacePool,
     /// Raises interrupt flags of transactions past their timeout.
     deadlines: crate::deadline::Deadlines,
+    /// The users Cypher administration commands manage (see users.rs).
+    users: parking_lot::RwLock<arbor_auth::UserStore>,
 }
 
 /// An open database. Cheap to clone; all clones share one store.
@@ -207,6 +209,7 @@ impl Database {
                 procedures, // [procedures hook]
                 traversal_pool: Default::default(),
                 deadlines: Default::default(),
+                users: parking_lot::RwLock::new(arbor_auth::UserStore::in_memory()),
             }),
         };
         crate::procedures::install_test_hooks(&db); // [procedures hook]
@@ -215,6 +218,10 @@ impl Database {
 
     pub fn path(&self) -> Option<&Path> {
         self.inner.path.as_deref()
+    }
+
+    pub(crate) fn inner_users(&self) -> &parking_lot::RwLock<arbor_auth::UserStore> {
+        &self.inner.users
     }
 
     pub(crate) fn store(&self) -> &Store {
@@ -231,6 +238,7 @@ impl Database {
             timer: None,
             tx_meta: Default::default(),
             auto_mode: AccessMode::Write,
+            user: None,
         }
     }
 
@@ -279,6 +287,10 @@ impl Database {
         match stmt {
             Statement::Schema(cmd) => Ok(Prepared::Schema(cmd)),
             Statement::Show(cmd) => Ok(Prepared::Show(cmd)),
+            Statement::Admin(cmd) => Ok(Prepared::Admin(cmd)),
+            other if crate::users::is_show_current_user_call(&other) => {
+                Ok(Prepared::ShowCurrentUserCall)
+            }
             other => {
                 // [procedures hook] resolve CALLs against this database's registry.
                 let procs = self.inner.procedures.snapshot();
@@ -440,6 +452,8 @@ pub(crate) enum Prepared {
     Query(Arc<PreparedQuery>, Arc<[Notification]>),
     Schema(arbor_cypher_syntax::ast::SchemaCommand),
     Show(arbor_cypher_syntax::ast::ShowCommand),
+    Admin(arbor_cypher_syntax::ast_admin::AdminCommand),
+    ShowCurrentUserCall,
 }
 
 /// Where a result's rows come from.
@@ -543,6 +557,7 @@ fn add_stats(into: &mut Stats, s: &Stats) {
     into.indexes_removed += s.indexes_removed;
     into.constraints_added += s.constraints_added;
     into.constraints_removed += s.constraints_removed;
+    into.system_updates += s.system_updates;
 }
 
 struct ExplicitTx {
@@ -569,6 +584,8 @@ pub struct Session {
     tx_meta: crate::txinfo::TxMeta,
     /// Access mode of the open auto-commit transaction.
     auto_mode: AccessMode,
+    /// Who is logged in (`None`: authentication disabled); see users.rs.
+    user: Option<crate::users::CurrentUser>,
 }
 
 /// What Neo4j answers when a transaction outlives the timeout its client set:
@@ -599,7 +616,8 @@ fn check_access(p: Prepared, mode: AccessMode) -> Result<Prepared> {
     }
     let writes = match &p {
         Prepared::Schema(_) => true,
-        Prepared::Show(_) => false,
+        // User administration changes the user store, not the graph (Neo4j runs it on `system`).
+        Prepared::Show(_) | Prepared::Admin(_) | Prepared::ShowCurrentUserCall => false,
         Prepared::Query(q, _) => q.is_write() && !q.is_explain(),
     };
     if writes {
@@ -733,7 +751,17 @@ impl Session {
                 return Err(e);
             }
         };
+        if let Err(e) = crate::users::check_access(self.user.as_ref(), &prepared, &config) {
+            self.fail_explicit();
+            return Err(e);
+        }
         let (fields, result) = match prepared {
+            Prepared::Admin(_) | Prepared::ShowCurrentUserCall => {
+                let out =
+                    crate::users::run_prepared(&self.db, self.user.as_ref(), &prepared, &params)?;
+                let stats = Stats { system_updates: out.updates, ..Stats::default() };
+                (out.fields, OpenResult::rows(out.rows, QueryType::Schema, stats))
+            }
             Prepared::Schema(cmd) => {
                 let (stats, fields, rows) = schema::run_schema(&self.db, &cmd)?;
                 (fields, OpenResult::rows(rows, QueryType::Schema, stats))
@@ -998,6 +1026,12 @@ impl Session {
     /// on `reset` and at the next `run`.
     pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
         self.interrupt.clone()
+    }
+
+    /// Sets who is logged in on this session (the Bolt layer calls this after authentication;
+    /// `None` when authentication is disabled).
+    pub fn set_user(&mut self, user: Option<crate::users::CurrentUser>) {
+        self.user = user;
     }
 
     /// The database this session belongs to.

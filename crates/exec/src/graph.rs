@@ -51,6 +51,8 @@ pub struct Stats {
     pub indexes_removed: u64,
     pub constraints_added: u64,
     pub constraints_removed: u64,
+    /// User administration changes (`system-updates`).
+    pub system_updates: u64,
 }
 
 /// What a range index seek asks for.

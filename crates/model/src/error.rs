@@ -56,6 +56,10 @@ pub enum Status {
     IndexDropFailed,
     /// `DROP CONSTRAINT` of a constraint that does not exist (without `IF EXISTS`).
     ConstraintDropFailed,
+    /// A user who must change their password ran something other than `ALTER CURRENT USER`.
+    CredentialsExpired,
+    /// An administration command that cannot run here (e.g. `ALTER CURRENT USER` without auth).
+    ExecutionFailed,
 }
 
 impl Status {
@@ -103,6 +107,8 @@ impl Status {
             }
             Status::IndexDropFailed => "Neo.DatabaseError.Schema.IndexDropFailed",
             Status::ConstraintDropFailed => "Neo.DatabaseError.Schema.ConstraintDropFailed",
+            Status::CredentialsExpired => "Neo.ClientError.Security.CredentialsExpired",
+            Status::ExecutionFailed => "Neo.DatabaseError.Statement.ExecutionFailed",
         }
     }
 
@@ -136,6 +142,8 @@ impl Status {
             Status::AccessMode | Status::IndexDropFailed => "50N42",
             Status::TransactionTimedOut | Status::TransactionTimedOutClientConfiguration => "50N42",
             Status::ConstraintDropFailed => "50N12",
+            Status::CredentialsExpired => "42NFF",
+            Status::ExecutionFailed => "50N00",
         }
     }
 

@@ -211,7 +211,8 @@ impl Binder<'_> {
                 PExpr::Not(a)
             }
             UnaryOp::Neg => match *a {
-                PExpr::Const(Value::Int(i)) => PExpr::Const(Value::Int(i.wrapping_neg())),
+                // -i64::MIN overflows: left to run time, which reports it.
+                PExpr::Const(Value::Int(i)) if i != i64::MIN => PExpr::Const(Value::Int(-i)),
                 PExpr::Const(Value::Float(f)) => {
                     PExpr::Const(Value::Float(if f == 0.0 { 0.0 } else { -f }))
                 }

@@ -39,7 +39,7 @@ pub(crate) fn plan_statement(
             Statement::Query(q) => (q, false, true),
             _ => return Err(Error::syntax("PROFILE needs a query")),
         },
-        Statement::Schema(_) | Statement::Show(_) => {
+        Statement::Schema(_) | Statement::Show(_) | Statement::Admin(_) => {
             return Err(Error::internal("schema and SHOW commands are not planned by cypher-plan"))
         }
     };

@@ -6,6 +6,7 @@
 //! can exhaust the stack. Backtracking is limited to O(1) lookahead decisions (bracket matching is
 //! precomputed), so parsing time stays linear even for adversarial input.
 
+mod admin;
 mod expr;
 mod pattern;
 mod prefix;
@@ -327,6 +328,9 @@ impl<'a> Parser<'a> {
         }
         if let Some(graph) = self.use_clause()? {
             self.graph = Some(graph);
+        }
+        if let Some(admin) = self.admin_command()? {
+            return Ok(admin);
         }
         if self.is_kw("SHOW") {
             return Ok(Statement::Show(self.show_command()?));
