@@ -206,7 +206,7 @@ fn big_endian_to_words(bytes: &[u8]) -> Vec<u32> {
     while le.last() == Some(&0) {
         le.pop();
     }
-    while le.len() % 4 != 0 {
+    while !le.len().is_multiple_of(4) {
         le.push(0);
     }
     let mut words: Vec<u32> =

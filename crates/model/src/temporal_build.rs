@@ -363,7 +363,7 @@ pub fn temporal_from_temporal(kind: TemporalKind, v: &Value) -> Result<Value> {
         return Err(bad(format!("Cannot construct a {} from a {}", kind.name(), v.type_name())));
     }
     let mut map = PropertyMap::new();
-    map.insert(crate::propmap::Key::from(&*key), v.clone());
+    map.insert(crate::propmap::Key::from(key), v.clone());
     temporal_from_map(kind, &map)
 }
 
