@@ -18,7 +18,12 @@ use clap::{Parser, Subcommand};
 static GLOBAL: arbor_bench::CountingAlloc = arbor_bench::CountingAlloc;
 
 #[derive(Parser)]
-#[command(name = "arbor bench", version, about = "Arbor's benchmarks (run as `arbor bench ...`)")]
+#[command(
+    name = "arbor bench",
+    bin_name = "arbor bench",
+    version,
+    about = "Arbor's benchmarks (run as `arbor bench ...`)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: BenchCommand,
