@@ -5,7 +5,6 @@
 
 pub mod alloc;
 pub mod java_random;
-pub mod json;
 pub mod stats;
 pub mod traversal;
 pub mod tree;

@@ -15,9 +15,9 @@ use arbor_engine::{Database, DatabaseConfig, Direction, Durability, Edge, Proper
 use arbor_model::{Error, Result, Status};
 
 use crate::alloc::{self, AllocCount};
-use crate::json::{self, Json};
 use crate::stats::Summary;
 use crate::tree::{self, BuildStats, Expected, TreeSpec};
+use serde_json::{json, Value as Json};
 
 /// `count(b)` form; plan: label scan, variable-length expand, filter, aggregate.
 pub const CYPHER: &str = "MATCH (:Root)-[:HAS_B|HAS_A*]->(b:B) WHERE b.value RETURN count(b) AS c";
@@ -435,9 +435,9 @@ pub fn run_anchor(
 /// Reads the anchor's `--json` output.
 pub fn parse_anchor_json(text: &str) -> Result<(Json, Vec<NeoResult>)> {
     let bad = || Error::new(Status::ArgumentError, "not neo4j-anchor traversal-bench JSON");
-    let j = json::parse(text).ok_or_else(bad)?;
+    let j: Json = serde_json::from_str(text).map_err(|_| bad())?;
     let mut out = Vec::new();
-    for r in j.get("results").ok_or_else(bad)?.as_array() {
+    for r in j.get("results").and_then(Json::as_array).ok_or_else(bad)? {
         let f = |k: &str| r.get(k).and_then(Json::as_f64).ok_or_else(bad);
         out.push(NeoResult {
             mode: r.get("mode").and_then(Json::as_str).ok_or_else(bad)?.to_string(),
@@ -453,22 +453,13 @@ pub fn parse_anchor_json(text: &str) -> Result<(Json, Vec<NeoResult>)> {
     Ok((j, out))
 }
 
-/// Raw JSON text of a parsed value (to embed the anchor's document in ours).
-fn to_json_text(j: &Json) -> String {
-    match j {
-        Json::Null => "null".into(),
-        Json::Bool(b) => b.to_string(),
-        Json::Num(n) if n.fract() == 0.0 && n.abs() < 1e15 => format!("{}", *n as i64),
-        Json::Num(n) => json::num(*n),
-        Json::Str(s) => json::quote(s),
-        Json::Arr(a) => format!("[{}]", a.iter().map(to_json_text).collect::<Vec<_>>().join(", ")),
-        Json::Obj(m) => format!(
-            "{{{}}}",
-            m.iter()
-                .map(|(k, v)| format!("{}: {}", json::quote(k), to_json_text(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+/// A duration in milliseconds rounded to microseconds (what the reports always showed);
+/// `null` when not finite.
+fn ms(x: f64) -> Json {
+    if x.is_finite() {
+        json!((x * 1000.0).round() / 1000.0)
+    } else {
+        Json::Null
     }
 }
 
@@ -476,52 +467,47 @@ impl Report {
     /// `{"results": [...]}` with the anchor's keys plus `condition`, `p95_ms` and
     /// `alloc_bytes_per_run`; the anchor's own document under `"neo4j"` when it ran.
     pub fn to_json(&self) -> String {
-        let mut s = String::new();
-        let _ = write!(
-            s,
-            "{{\"arbor\": {}, \"depth\": {}, \"fanout\": {}, \"seed\": {}, \"nodes\": {}, \
-             \"relationships\": {}, \"true_b\": {}, \"warmup\": {}, \"rss_bytes\": {}, \
-             \"peak_rss_bytes\": {}, \"open_ms_mean\": {}, \"drop_caches\": {}, \"results\": [",
-            json::quote(env!("CARGO_PKG_VERSION")),
-            self.spec.depth,
-            self.spec.fanout,
-            self.spec.seed,
-            self.expected.nodes,
-            self.expected.relationships,
-            self.label_scan_true_b,
-            self.warmup,
-            self.rss_bytes,
-            self.peak_rss_bytes,
-            json::num(mean(&self.open_ms)),
-            json::quote(&self.drop_caches),
-        );
-        for (i, r) in self.results.iter().enumerate() {
-            let m = &r.summary;
-            let _ = write!(
-                s,
-                "{}{{\"mode\": \"{}\", \"condition\": \"{}\", \"count\": {}, \"runs\": {}, \
-                 \"mean_ms\": {}, \"p50_ms\": {}, \"p90_ms\": {}, \"p95_ms\": {}, \"p99_ms\": {}, \
-                 \"max_ms\": {}, \"min_ms\": {}, \"alloc_bytes_per_run\": {}}}",
-                if i == 0 { "" } else { ", " },
-                r.mode.name(),
-                r.condition.name(),
-                r.count,
-                m.runs,
-                json::num(m.mean),
-                json::num(m.p50),
-                json::num(m.p90),
-                json::num(m.p95),
-                json::num(m.p99),
-                json::num(m.max),
-                json::num(m.min),
-                r.alloc_bytes_per_run.map_or("null".into(), |b| format!("{}", b.round() as u64)),
-            );
+        let results: Vec<Json> = self
+            .results
+            .iter()
+            .map(|r| {
+                let m = &r.summary;
+                json!({
+                    "mode": r.mode.name(),
+                    "condition": r.condition.name(),
+                    "count": r.count,
+                    "runs": m.runs,
+                    "mean_ms": ms(m.mean),
+                    "p50_ms": ms(m.p50),
+                    "p90_ms": ms(m.p90),
+                    "p95_ms": ms(m.p95),
+                    "p99_ms": ms(m.p99),
+                    "max_ms": ms(m.max),
+                    "min_ms": ms(m.min),
+                    "alloc_bytes_per_run": r.alloc_bytes_per_run.map(|b| b.round() as u64),
+                })
+            })
+            .collect();
+        let mut doc = json!({
+            "arbor": env!("CARGO_PKG_VERSION"),
+            "depth": self.spec.depth,
+            "fanout": self.spec.fanout,
+            "seed": self.spec.seed,
+            "nodes": self.expected.nodes,
+            "relationships": self.expected.relationships,
+            "true_b": self.label_scan_true_b,
+            "warmup": self.warmup,
+            "rss_bytes": self.rss_bytes,
+            "peak_rss_bytes": self.peak_rss_bytes,
+            "open_ms_mean": ms(mean(&self.open_ms)),
+            "drop_caches": self.drop_caches,
+            "results": results,
+        });
+        if let (Some((j, _)), Some(fields)) = (&self.neo4j, doc.as_object_mut()) {
+            fields.insert("neo4j".into(), j.clone());
         }
-        s.push(']');
-        if let Some((j, _)) = &self.neo4j {
-            let _ = write!(s, ", \"neo4j\": {}", to_json_text(j));
-        }
-        s.push_str("}\n");
+        let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        s.push('\n');
         s
     }
 
@@ -659,8 +645,8 @@ mod tests {
         let again = run(&Options { cold_runs: 0, ..opts.clone() }).unwrap();
         assert!(again.build.is_none());
         assert_eq!(again.results.len(), 4);
-        let j = json::parse(&report.to_json()).unwrap();
-        let first = &j.get("results").unwrap().as_array()[0];
+        let j: Json = serde_json::from_str(&report.to_json()).unwrap();
+        let first = &j["results"][0];
         for key in [
             "mode",
             "condition",
@@ -711,7 +697,7 @@ mod tests {
         };
         let md = report.to_markdown();
         assert!(md.contains("| 8.0× | 8.0× |"), "{md}");
-        let back = json::parse(&report.to_json()).unwrap();
+        let back: Json = serde_json::from_str(&report.to_json()).unwrap();
         assert_eq!(
             back.get("neo4j").and_then(|n| n.get("neo4j")).and_then(Json::as_str),
             Some("5.26.30")

@@ -5,10 +5,10 @@
 //! **Architecture Invariant:** this is the only crate that uses clap, anyhow and
 //! tracing-subscriber; everything it does is a thin call into `engine` and `bolt`.
 
+mod alloc;
 mod bench;
 mod config;
 mod import;
-mod mgbench;
 mod shell;
 
 use std::net::SocketAddr;
@@ -20,11 +20,6 @@ use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 
 use crate::config::{AuthMode, FileConfig};
-
-/// Counts allocations (per thread, relaxed) so `arbor bench` can report bytes per run; off (one
-/// relaxed flag load per allocation) until a benchmark turns it on.
-#[global_allocator]
-static GLOBAL: arbor_bench::CountingAlloc = arbor_bench::CountingAlloc;
 
 #[derive(Parser)]
 #[command(
@@ -49,9 +44,8 @@ enum Command {
     Check(CheckArgs),
     /// Bulk-import neo4j-admin style CSV files (plain, .gz, .zip) into a new data directory.
     Import(Box<import::ImportArgs>),
-    /// Run a benchmark in process (`arbor bench traversal`).
-    #[command(subcommand)]
-    Bench(bench::BenchCommand),
+    /// Run a benchmark (`traversal`, `mgbench`, `copy`) with the `arbor-bench` binary.
+    Bench(bench::BenchArgs),
 }
 
 #[derive(clap::Args)]
@@ -119,7 +113,7 @@ struct PasswdArgs {
 }
 
 fn main() {
-    arbor_bench::tune_allocator();
+    alloc::tune();
     // The old `--nodes:Label files` spelling of `arbor import` is rewritten before clap sees it.
     let cli = Cli::parse_from(import::normalize_argv(std::env::args_os().collect()));
     init_logging();
@@ -131,7 +125,7 @@ fn main() {
         Command::Passwd(args) => passwd(args),
         Command::Check(args) => check(args),
         Command::Import(args) => import::run(*args),
-        Command::Bench(cmd) => bench::run(cmd),
+        Command::Bench(args) => bench::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -1,6 +1,7 @@
 //! End-to-end tests of the importer in process: files on disk -> `run` -> the store opened with
 //! `arbor_storage::Store`, checking counts, values, the report file and the failure modes.
 
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

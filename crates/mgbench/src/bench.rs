@@ -2,7 +2,7 @@
 //! for every run restores it, starts the server, applies the condition's warm-up, executes the
 //! query list with N workers, stops the server and checks every answer against the reference.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use arbor_bolt::client::{Client, ClientConfig};
@@ -271,7 +271,7 @@ struct Measured {
     server_cpu_run: f64,
 }
 
-fn measure(o: &Options, kind: &ServerKind, golden: &PathBuf, list: &[Query]) -> Result<Measured> {
+fn measure(o: &Options, kind: &ServerKind, golden: &Path, list: &[Query]) -> Result<Measured> {
     let run_dir = golden.with_file_name("run");
     if !matches!(kind, ServerKind::External { .. }) {
         server::restore(golden, &run_dir)?;
@@ -370,7 +370,7 @@ fn mode_for(o: &Options, kind: &ServerKind, list: &[Query], isolated: bool) -> M
 fn calibrate(
     o: &Options,
     kind: &ServerKind,
-    golden: &PathBuf,
+    golden: &Path,
     spec: &'static QuerySpec,
     n: i64,
     runtime: f64,
@@ -398,6 +398,9 @@ fn calibrate(
 
 /// Runs everything `o` asks for against every target, in order. `on_record` sees each run as
 /// it completes (progress output).
+/// One measured run of a workload: its name, query number, query list and (mixed) base query.
+type Run = (String, Option<u8>, Vec<Query>, Option<&'static QuerySpec>);
+
 pub fn run(o: &Options, mut on_record: impl FnMut(&RunRecord)) -> Result<Report> {
     let dir = pokec::generate(&o.gen_script, &o.work_dir, &o.size)?;
     let data = Pokec::read(&dir)?;
@@ -410,15 +413,15 @@ pub fn run(o: &Options, mut on_record: impl FnMut(&RunRecord)) -> Result<Report>
         report.loads.push(load);
         if let (Some(rt), true) = (o.runtime, o.workloads.contains(&WorkloadKind::Isolated)) {
             for s in &o.queries {
-                if !counts.contains_key(&s.q) {
+                if let std::collections::hash_map::Entry::Vacant(slot) = counts.entry(s.q) {
                     let c = calibrate(o, kind, &golden_dir, s, n, rt)?;
                     log(o, &format!("{}: {c} queries for {rt} s single-threaded", s.name));
-                    counts.insert(s.q, c);
+                    slot.insert(c);
                 }
             }
         }
         for &wl in &o.workloads {
-            let runs: Vec<(String, Option<u8>, Vec<Query>, Option<&'static QuerySpec>)> = match wl {
+            let runs: Vec<Run> = match wl {
                 WorkloadKind::Isolated => o
                     .queries
                     .iter()
@@ -428,7 +431,7 @@ pub fn run(o: &Options, mut on_record: impl FnMut(&RunRecord)) -> Result<Report>
                     })
                     .collect(),
                 WorkloadKind::Mixed => workload::mixed(&MixConfig::mixed_preset(o.mix_count), n)
-                    .map_err(|e| Error::argument(e))?
+                    .map_err(Error::argument)?
                     .into_iter()
                     .filter(|(b, _)| o.queries.iter().any(|s| std::ptr::eq(*s, *b)))
                     .map(|(b, l)| (b.name.to_string(), Some(b.q), l, Some(b)))
@@ -439,7 +442,7 @@ pub fn run(o: &Options, mut on_record: impl FnMut(&RunRecord)) -> Result<Report>
                         workload::realistic(&cfg, n).map(|l| (w.to_string(), None, l, None))
                     })
                     .collect::<std::result::Result<_, _>>()
-                    .map_err(|e| Error::argument(e))?,
+                    .map_err(Error::argument)?,
             };
             for (name, q, list, base) in runs {
                 log(o, &format!("{} {} {name} ({} queries)", kind.name(), wl.name(), list.len()));

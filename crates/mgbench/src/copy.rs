@@ -22,9 +22,9 @@ use std::time::{Duration, Instant};
 use arbor_bolt::client::{is_transient, Client, ClientConfig};
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 
-use crate::json::Json;
 use crate::metrics;
 use crate::server::{Server, ServerKind};
+use serde_json::{json, Value as Json};
 
 /// Which strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -405,23 +405,27 @@ pub fn to_json(records: &[CopyRecord], meta: Json) -> String {
     let runs = records
         .iter()
         .map(|r| {
-            Json::obj()
-                .with("target", r.target.as_str())
-                .with("strategy", r.strategy.name())
-                .with("nodes", r.nodes)
-                .with("seconds", r.seconds)
-                .with("nodes_per_second", r.nodes as f64 / r.seconds.max(1e-9))
-                .with("client_peak_rss_mib", r.client_peak_rss_kib as f64 / 1024.0)
-                .with("client_base_rss_mib", r.client_base_rss_kib as f64 / 1024.0)
-                .with("client_cpu_seconds", r.client_cpu_seconds)
-                .with("source_cpu_seconds", r.source_cpu_seconds)
-                .with("target_cpu_seconds", r.target_cpu_seconds)
-                .with("copied", r.copied)
-                .with("checksum_ok", r.checksum_ok)
-                .with("error", r.error.clone())
+            json!({
+                "target": r.target.as_str(),
+                "strategy": r.strategy.name(),
+                "nodes": r.nodes,
+                "seconds": r.seconds,
+                "nodes_per_second": r.nodes as f64 / r.seconds.max(1e-9),
+                "client_peak_rss_mib": r.client_peak_rss_kib as f64 / 1024.0,
+                "client_base_rss_mib": r.client_base_rss_kib as f64 / 1024.0,
+                "client_cpu_seconds": r.client_cpu_seconds,
+                "source_cpu_seconds": r.source_cpu_seconds,
+                "target_cpu_seconds": r.target_cpu_seconds,
+                "copied": r.copied,
+                "checksum_ok": r.checksum_ok,
+                "error": r.error.clone(),
+            })
         })
         .collect::<Vec<_>>();
-    Json::obj().with("meta", meta).with("runs", runs).render()
+    crate::json::render(&json!({
+        "meta": meta,
+        "runs": runs,
+    }))
 }
 
 pub fn to_markdown(records: &[CopyRecord], header: &str) -> String {

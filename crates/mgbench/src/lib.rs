@@ -23,6 +23,5 @@ pub mod pokec;
 pub mod pyrandom;
 pub mod report;
 pub mod server;
-pub mod sha512;
 pub mod verify;
 pub mod workload;

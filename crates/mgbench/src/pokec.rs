@@ -156,8 +156,10 @@ impl Pokec {
 
     /// Builds the CSR from an edge list in file order (adjacency keeps that order).
     pub fn from_edges(users: Vec<User>, edges: &[(u32, u32)]) -> Pokec {
+        /// Picks (from, to) out of an edge: forward or reversed.
+        type EdgeKey = dyn Fn(&(u32, u32)) -> (u32, u32);
         let n = users.len();
-        let csr = |key: &dyn Fn(&(u32, u32)) -> (u32, u32)| {
+        let csr = |key: &EdgeKey| {
             let mut offsets = vec![0usize; n + 1];
             for e in edges {
                 offsets[key(e).0 as usize + 1] += 1;

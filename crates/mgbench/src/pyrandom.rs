@@ -10,7 +10,7 @@
 //! compare against python3 at test time (skipped when python3 is missing) and against values
 //! recorded from CPython 3.11.
 
-use crate::sha512::sha512;
+use sha2::{Digest, Sha512};
 
 const N: usize = 624;
 const M: usize = 397;
@@ -84,7 +84,7 @@ impl PyRandom {
     /// `random.seed(s)` for a `str` `s` (CPython 3.2+, version 2).
     pub fn from_str_seed(s: &str) -> PyRandom {
         let mut bytes = s.as_bytes().to_vec();
-        bytes.extend_from_slice(&sha512(s.as_bytes()));
+        bytes.extend_from_slice(&Sha512::digest(s.as_bytes()));
         PyRandom::from_key(&big_endian_to_words(&bytes))
     }
 
@@ -206,7 +206,7 @@ fn big_endian_to_words(bytes: &[u8]) -> Vec<u32> {
     while le.last() == Some(&0) {
         le.pop();
     }
-    while le.len() % 4 != 0 {
+    while !le.len().is_multiple_of(4) {
         le.push(0);
     }
     let mut words: Vec<u32> =

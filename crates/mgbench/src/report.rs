@@ -4,45 +4,47 @@
 use std::fmt::Write;
 
 use crate::bench::{Condition, Report, RunRecord, WorkloadKind};
-use crate::json::Json;
 use crate::metrics::Latency;
+use serde_json::{json, Value as Json};
 
 fn lat_json(l: &Latency) -> Json {
-    Json::obj()
-        .with("min", l.min)
-        .with("mean", l.mean)
-        .with("p50", l.p50)
-        .with("p90", l.p90)
-        .with("p95", l.p95)
-        .with("p99", l.p99)
-        .with("max", l.max)
+    json!({
+        "min": l.min,
+        "mean": l.mean,
+        "p50": l.p50,
+        "p90": l.p90,
+        "p95": l.p95,
+        "p99": l.p99,
+        "max": l.max,
+    })
 }
 
 fn run_json(r: &RunRecord) -> Json {
-    Json::obj()
-        .with("target", r.target.as_str())
-        .with("workload", r.workload.name())
-        .with("query", r.name.as_str())
-        .with("q", r.q.map(i64::from))
-        .with("count", r.count)
-        .with("workers", r.workers)
-        .with("throughput_qps", r.throughput)
-        .with("wall_qps", r.count as f64 / r.wall_seconds.max(1e-9))
-        .with("mean_worker_seconds", r.mean_worker_seconds)
-        .with("wall_seconds", r.wall_seconds)
-        .with("latency_ms", lat_json(&r.latency))
-        .with("base_latency_ms", lat_json(&r.base_latency))
-        .with("rows_per_query", r.rows_mean)
-        .with("retries", r.retries)
-        .with("failed", r.failed)
-        .with("verified", r.verified)
-        .with("mismatches", r.mismatches.iter().map(|m| Json::from(m.as_str())).collect::<Vec<_>>())
-        .with("server_peak_rss_mib", r.server.peak_rss_kib as f64 / 1024.0)
-        .with("server_cpu_seconds", r.server.cpu_seconds)
-        .with("server_cpu_seconds_run", r.server_cpu_run)
-        .with("client_cpu_seconds", r.client_cpu)
-        .with("client_cpu_share", r.client_share())
-        .with("load_average", r.load_avg)
+    json!({
+        "target": r.target.as_str(),
+        "workload": r.workload.name(),
+        "query": r.name.as_str(),
+        "q": r.q.map(i64::from),
+        "count": r.count,
+        "workers": r.workers,
+        "throughput_qps": r.throughput,
+        "wall_qps": r.count as f64 / r.wall_seconds.max(1e-9),
+        "mean_worker_seconds": r.mean_worker_seconds,
+        "wall_seconds": r.wall_seconds,
+        "latency_ms": lat_json(&r.latency),
+        "base_latency_ms": lat_json(&r.base_latency),
+        "rows_per_query": r.rows_mean,
+        "retries": r.retries,
+        "failed": r.failed,
+        "verified": r.verified,
+        "mismatches": r.mismatches,
+        "server_peak_rss_mib": r.server.peak_rss_kib as f64 / 1024.0,
+        "server_cpu_seconds": r.server.cpu_seconds,
+        "server_cpu_seconds_run": r.server_cpu_run,
+        "client_cpu_seconds": r.client_cpu,
+        "client_cpu_share": r.client_share(),
+        "load_average": r.load_avg,
+    })
 }
 
 /// The whole report as JSON.
@@ -51,20 +53,21 @@ pub fn to_json(report: &Report, meta: Json) -> String {
         .loads
         .iter()
         .map(|l| {
-            Json::obj()
-                .with("target", l.target.as_str())
-                .with("seconds", l.seconds)
-                .with("cached", l.cached)
-                .with("store_bytes", l.store_bytes)
+            json!({
+                "target": l.target.as_str(),
+                "seconds": l.seconds,
+                "cached": l.cached,
+                "store_bytes": l.store_bytes,
+            })
         })
         .collect::<Vec<_>>();
-    Json::obj()
-        .with("meta", meta)
-        .with("vertices", report.vertices)
-        .with("edges", report.edges)
-        .with("loads", loads)
-        .with("runs", report.runs.iter().map(run_json).collect::<Vec<_>>())
-        .render()
+    crate::json::render(&json!({
+        "meta": meta,
+        "vertices": report.vertices,
+        "edges": report.edges,
+        "loads": loads,
+        "runs": report.runs.iter().map(run_json).collect::<Vec<_>>(),
+    }))
 }
 
 fn find<'a>(

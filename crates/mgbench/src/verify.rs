@@ -98,6 +98,72 @@ impl<'a> Verifier<'a> {
         Ok(nid)
     }
 
+    /// Q4: one row of min, max and average age.
+    fn check_age_stats(&self, rows: &[Vec<Value>]) -> Result<(), String> {
+        let r = rows.first().filter(|_| rows.len() == 1).ok_or("expected one row")?;
+        let ages: Vec<i64> = self.data.users.iter().map(|u| u.age).collect();
+        let min = ages.iter().min().copied().unwrap_or(0);
+        let max = ages.iter().max().copied().unwrap_or(0);
+        let avg = ages.iter().sum::<i64>() as f64 / ages.len().max(1) as f64;
+        let got_avg = match r.get(2) {
+            Some(Value::Float(f)) => *f,
+            other => return Err(format!("avg is {other:?}")),
+        };
+        if r.first().and_then(int) != Some(min)
+            || r.get(1).and_then(int) != Some(max)
+            || (got_avg - avg).abs() > 1e-9 * avg.abs().max(1.0)
+        {
+            return Err(format!("min/max/avg {r:?}, expected {min}/{max}/{avg}"));
+        }
+        Ok(())
+    }
+
+    /// Q5-Q16: the ids of the nodes reached from start node `s` (with the nodes for Q15/Q16);
+    /// exactly the expected set, or in bounded mode a superset of it within the id range.
+    fn check_neighbour_ids(
+        &mut self,
+        qn: u8,
+        s: u32,
+        rows: &[Vec<Value>],
+        exact: bool,
+    ) -> Result<(), String> {
+        let n = self.data.n() as i64;
+        let mut got: Vec<i64> = Vec::with_capacity(rows.len());
+        for r in rows {
+            let id = r.first().and_then(int).ok_or("n.id is not an integer")?;
+            if qn == 15 || qn == 16 {
+                self.check_user_node(r.get(1).ok_or("missing n")?, Some(id))?;
+            }
+            got.push(id);
+        }
+        got.sort_unstable();
+        let distinct = qn >= 7;
+        if distinct && got.windows(2).any(|w| w[0] == w[1]) {
+            return Err("DISTINCT result has duplicates".into());
+        }
+        let want: Vec<i64> = self.ends(qn, s).iter().map(|&x| i64::from(x) + 1).collect();
+        if exact {
+            if got != want {
+                return Err(format!("{} ids, expected {}", got.len(), want.len()));
+            }
+        } else {
+            // Every expected id must be there (sorted-merge subset test), ids in range.
+            let mut it = got.iter().peekable();
+            for w in &want {
+                while it.peek().is_some_and(|g| *g < w) {
+                    it.next();
+                }
+                if it.next() != Some(w) {
+                    return Err(format!("expected id {w} missing"));
+                }
+            }
+            if got.iter().any(|&g| g < 1 || g > n) {
+                return Err("id out of range".into());
+            }
+        }
+        Ok(())
+    }
+
     /// Checks one answer. `rows` are the records, `summary` the final SUCCESS metadata.
     pub fn check(
         &mut self,
@@ -147,58 +213,10 @@ impl<'a> Verifier<'a> {
                     ));
                 }
             }
-            4 => {
-                let r = rows.first().filter(|_| rows.len() == 1).ok_or("expected one row")?;
-                let ages: Vec<i64> = self.data.users.iter().map(|u| u.age).collect();
-                let min = ages.iter().min().copied().unwrap_or(0);
-                let max = ages.iter().max().copied().unwrap_or(0);
-                let avg = ages.iter().sum::<i64>() as f64 / ages.len().max(1) as f64;
-                let got_avg = match r.get(2) {
-                    Some(Value::Float(f)) => *f,
-                    other => return Err(format!("avg is {other:?}")),
-                };
-                if r.first().and_then(int) != Some(min)
-                    || r.get(1).and_then(int) != Some(max)
-                    || (got_avg - avg).abs() > 1e-9 * avg.abs().max(1.0)
-                {
-                    return Err(format!("min/max/avg {r:?}, expected {min}/{max}/{avg}"));
-                }
-            }
+            4 => self.check_age_stats(rows)?,
             5..=16 => {
                 let s = start.ok_or("start id out of range")?;
-                let mut got: Vec<i64> = Vec::with_capacity(rows.len());
-                for r in rows {
-                    let id = r.first().and_then(int).ok_or("n.id is not an integer")?;
-                    if qn == 15 || qn == 16 {
-                        self.check_user_node(r.get(1).ok_or("missing n")?, Some(id))?;
-                    }
-                    got.push(id);
-                }
-                got.sort_unstable();
-                let distinct = qn >= 7;
-                if distinct && got.windows(2).any(|w| w[0] == w[1]) {
-                    return Err("DISTINCT result has duplicates".into());
-                }
-                let want: Vec<i64> = self.ends(qn, s).iter().map(|&x| i64::from(x) + 1).collect();
-                if exact {
-                    if got != want {
-                        return Err(format!("{} ids, expected {}", got.len(), want.len()));
-                    }
-                } else {
-                    // Every expected id must be there (sorted-merge subset test), ids in range.
-                    let mut it = got.iter().peekable();
-                    for w in &want {
-                        while it.peek().is_some_and(|g| *g < w) {
-                            it.next();
-                        }
-                        if it.next() != Some(w) {
-                            return Err(format!("expected id {w} missing"));
-                        }
-                    }
-                    if got.iter().any(|&g| g < 1 || g > n) {
-                        return Err("id out of range".into());
-                    }
-                }
+                self.check_neighbour_ids(qn, s, rows, exact)?;
             }
             17 => {
                 let s = start.ok_or("start id out of range")?;

@@ -18,6 +18,7 @@ pub mod spatial;
 mod temporal;
 pub mod temporal_build;
 pub mod temporal_ops;
+mod temporal_parse;
 mod value;
 
 pub use error::{Error, Result, Status};

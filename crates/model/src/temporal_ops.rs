@@ -11,6 +11,9 @@ use crate::error::{Error, Result, Status};
 use crate::temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time};
 use crate::value::Value;
 
+/// The largest year accepted, kept inside chrono's range with room for offset arithmetic.
+pub const MAX_YEAR: i32 = 262_000;
+
 pub const NANOS_PER_SECOND: i128 = 1_000_000_000;
 pub const NANOS_PER_DAY: i128 = 86_400 * NANOS_PER_SECOND;
 /// Average Gregorian month (365.2425 / 12 days) in seconds, used to cascade fractional months.
@@ -203,7 +206,7 @@ fn add_months_days(date: NaiveDate, months: i64, days: i64) -> Result<NaiveDate>
 /// Keeps results inside the year range constructors accept, so later offset arithmetic on them
 /// cannot overflow chrono.
 fn in_range(d: NaiveDate) -> Result<NaiveDate> {
-    let max = crate::temporal_build::MAX_YEAR;
+    let max = MAX_YEAR;
     if (-max..=max).contains(&d.year()) {
         Ok(d)
     } else {
@@ -385,6 +388,24 @@ pub fn parse_offset(s: &str) -> Result<i32> {
 pub fn iso_week(d: &NaiveDate) -> (i32, u32) {
     let w = d.iso_week();
     (w.year(), w.week())
+}
+
+thread_local! {
+    /// The statement clock: when set, "now" reads it, so every `date()`, `datetime()`, ... of one
+    /// statement sees the same instant, as Cypher requires.
+    static STATEMENT_TIME: std::cell::Cell<Option<NaiveDateTime>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Pins "now" for temporal functions on this thread (call at statement start with the current
+/// UTC time; `None` to unpin). Unpinned, every call reads the system clock.
+pub fn set_statement_time(utc: Option<NaiveDateTime>) {
+    STATEMENT_TIME.with(|c| c.set(utc));
+}
+
+/// The current instant in UTC: the pinned statement time, else the system clock.
+pub fn now_utc() -> NaiveDateTime {
+    STATEMENT_TIME.with(|c| c.get()).unwrap_or_else(|| chrono::Utc::now().naive_utc())
 }
 
 #[cfg(test)]

@@ -180,33 +180,7 @@ pub fn parse_feature(text: &str) -> Result<Feature, ParseError> {
             continue;
         }
         if line.starts_with('|') {
-            let row = parse_row(line);
-            match target {
-                Target::Examples => {
-                    let ex = feat
-                        .scenarios
-                        .last_mut()
-                        .and_then(|s| s.examples.last_mut())
-                        .ok_or_else(|| err(lineno, "table row outside Examples"))?;
-                    if ex.header.is_empty() && ex.rows.is_empty() {
-                        ex.header = row;
-                    } else {
-                        ex.rows.push(row);
-                    }
-                }
-                Target::Background | Target::Scenario => {
-                    let step = last_step(feat, &target)
-                        .ok_or_else(|| err(lineno, "table row without a step"))?;
-                    match &mut step.arg {
-                        StepArg::None => step.arg = StepArg::Table(vec![row]),
-                        StepArg::Table(rows) => rows.push(row),
-                        StepArg::DocString(_) => {
-                            return Err(err(lineno, "step has both a doc string and a table"))
-                        }
-                    }
-                }
-                Target::Nothing => return Err(err(lineno, "table row outside a scenario")),
-            }
+            add_table_row(feat, &target, parse_row(line), lineno)?;
             continue;
         }
         if line.starts_with("\"\"\"") || line.starts_with("```") {
@@ -261,6 +235,41 @@ pub fn parse_feature(text: &str) -> Result<Feature, ParseError> {
         // Anything else is a free-text description (allowed under Feature/Scenario headers).
     }
     feature.ok_or_else(|| err(1, "no Feature in file"))
+}
+
+/// A `| ... |` row: the header or a row of the current Examples, or a row of the last step's
+/// data table.
+fn add_table_row(
+    feat: &mut Feature,
+    target: &Target,
+    row: Vec<String>,
+    lineno: usize,
+) -> Result<(), ParseError> {
+    let err = |message: &str| ParseError { line: lineno, message: message.to_string() };
+    match target {
+        Target::Examples => {
+            let ex = feat
+                .scenarios
+                .last_mut()
+                .and_then(|s| s.examples.last_mut())
+                .ok_or_else(|| err("table row outside Examples"))?;
+            if ex.header.is_empty() && ex.rows.is_empty() {
+                ex.header = row;
+            } else {
+                ex.rows.push(row);
+            }
+        }
+        Target::Background | Target::Scenario => {
+            let step = last_step(feat, target).ok_or_else(|| err("table row without a step"))?;
+            match &mut step.arg {
+                StepArg::None => step.arg = StepArg::Table(vec![row]),
+                StepArg::Table(rows) => rows.push(row),
+                StepArg::DocString(_) => return Err(err("step has both a doc string and a table")),
+            }
+        }
+        Target::Nothing => return Err(err("table row outside a scenario")),
+    }
+    Ok(())
 }
 
 fn last_step<'a>(feat: &'a mut Feature, target: &Target) -> Option<&'a mut Step> {

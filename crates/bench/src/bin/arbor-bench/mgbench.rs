@@ -1,4 +1,4 @@
-//! `arbor bench mgbench ...` and `arbor bench copy ...`: argument plumbing for the
+//! `arbor-bench mgbench ...` and `arbor-bench copy ...` (what `arbor bench ...` runs): argument plumbing for the
 //! `arbor-mgbench` crate (mgBench's Pokec workloads against Arbor and Neo4j side by side, and
 //! the Bolt data-copy benchmark).
 
@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use arbor_mgbench::bench::{self, Condition, Options, WorkloadKind};
-use arbor_mgbench::json::Json;
 use arbor_mgbench::pokec::Size;
 use arbor_mgbench::server::ServerKind;
 use arbor_mgbench::{metrics, report, workload};
+use serde_json::json;
 
 #[derive(clap::Args)]
 pub struct MgbenchArgs {
@@ -49,7 +49,7 @@ pub struct MgbenchArgs {
     /// Comma-separated servers to run in this order: arbor, neo4j.
     #[arg(long, default_value = "arbor,neo4j")]
     targets: String,
-    /// The arbor binary to benchmark (default: this one).
+    /// The arbor binary to benchmark (default: `arbor` next to this binary).
     #[arg(long)]
     arbor_binary: Option<PathBuf>,
     /// Arbor's commit durability (sync = fsync per commit group, like Neo4j).
@@ -80,6 +80,21 @@ pub struct MgbenchArgs {
     /// Seconds to wait for a server to come up.
     #[arg(long, default_value_t = 180)]
     start_timeout: u64,
+}
+
+/// The `arbor` binary next to this one (both are built into the same target directory).
+fn sibling_arbor() -> anyhow::Result<PathBuf> {
+    let me = std::env::current_exe().context("locating the arbor-bench binary")?;
+    let arbor = me.with_file_name(format!("arbor{}", std::env::consts::EXE_SUFFIX));
+    if !arbor.is_file() {
+        bail!(
+            "the arbor binary is not next to {} (expected {}): build the workspace or pass \
+             --arbor-binary",
+            me.display(),
+            arbor.display()
+        );
+    }
+    Ok(arbor)
 }
 
 fn abs(p: &Path) -> anyhow::Result<PathBuf> {
@@ -120,7 +135,7 @@ pub fn mgbench(a: MgbenchArgs) -> anyhow::Result<()> {
                 "arbor" => Ok(ServerKind::Arbor {
                     binary: match &a.arbor_binary {
                         Some(b) => abs(b)?,
-                        None => std::env::current_exe().context("locating the arbor binary")?,
+                        None => sibling_arbor()?,
                     },
                     durability: Some(a.durability.clone()),
                 }),
@@ -196,16 +211,17 @@ pub fn mgbench(a: MgbenchArgs) -> anyhow::Result<()> {
         std::fs::write(p, &md).with_context(|| format!("writing {}", p.display()))?;
     }
     if let Some(p) = &a.json {
-        let meta = Json::obj()
-            .with("dataset", size.label())
-            .with("workers", a.workers)
-            .with("condition", condition.name())
-            .with("count", a.count)
-            .with("mix_count", a.mix_count)
-            .with("durability", a.durability.as_str())
-            .with("cpus", metrics::cpu_count())
-            .with("load_average_start", load0)
-            .with("load_average_end", load1);
+        let meta = json!({
+            "dataset": size.label(),
+            "workers": a.workers,
+            "condition": condition.name(),
+            "count": a.count,
+            "mix_count": a.mix_count,
+            "durability": a.durability.as_str(),
+            "cpus": metrics::cpu_count(),
+            "load_average_start": load0,
+            "load_average_end": load1,
+        });
         std::fs::write(p, report::to_json(&report, meta))
             .with_context(|| format!("writing {}", p.display()))?;
     }
@@ -283,7 +299,7 @@ pub fn copy(a: CopyArgs) -> anyhow::Result<()> {
             "arbor" => Ok(ServerKind::Arbor {
                 binary: match &a.arbor_binary {
                     Some(b) => abs(b)?,
-                    None => std::env::current_exe().context("locating the arbor binary")?,
+                    None => sibling_arbor()?,
                 },
                 durability: Some(a.durability.clone()),
             }),
@@ -338,13 +354,14 @@ pub fn copy(a: CopyArgs) -> anyhow::Result<()> {
         std::fs::write(p, &md).with_context(|| format!("writing {}", p.display()))?;
     }
     if let Some(p) = &a.json {
-        let meta = Json::obj()
-            .with("nodes", a.nodes)
-            .with("batch", a.batch)
-            .with("writers", a.writers)
-            .with("queue", a.queue)
-            .with("load_average_start", load0)
-            .with("load_average_end", load1);
+        let meta = json!({
+            "nodes": a.nodes,
+            "batch": a.batch,
+            "writers": a.writers,
+            "queue": a.queue,
+            "load_average_start": load0,
+            "load_average_end": load1,
+        });
         std::fs::write(p, copy::to_json(&records, meta))
             .with_context(|| format!("writing {}", p.display()))?;
     }

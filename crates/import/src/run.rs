@@ -1,0 +1,693 @@
+//! The import driver, stage by stage (see the crate doc for the pipeline): check the inputs and
+//! print the plan, prepare the destination, read the nodes (ids into the id map, encoded
+//! records into a spill file), read the relationships (triples in memory, spilled past the
+//! budget), write the node records, link the relationships in start-node order, report.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use arbor_model::{Error, Status};
+use arbor_storage::bulk::{self, BulkHeader, CheckpointWriter};
+
+use crate::csv::Splitter;
+use crate::header::{self, Column, Entity};
+use crate::idmap::IdMap;
+use crate::progress::{self, human_bytes, human_duration, Mode, Stage};
+use crate::report::{BadKind, BadLog};
+use crate::values::ValueOptions;
+use crate::{
+    arg_err, input, io_err, parse_nodes, parse_rels, pipeline, plan_columns, read_header,
+    ImportConfig, ImportSummary, NodeOut, RelOut, RowCtx, SharedTokens, TokenSet,
+};
+
+/// Removes the work directory however the import ends.
+struct WorkDir(PathBuf);
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn total_size(files: &[PathBuf]) -> u64 {
+    files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum()
+}
+
+fn display_files(files: &[PathBuf]) -> String {
+    files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// Prints a line of the report unless quiet.
+type Say<'a> = &'a dyn Fn(String);
+
+/// What the reading stages share: the options, the token sets and the bad-entry log.
+struct Reader<'a> {
+    cfg: &'a ImportConfig,
+    splitter: Splitter,
+    vopts: ValueOptions,
+    labels: SharedTokens,
+    types: SharedTokens,
+    keys: TokenSet,
+    bad: BadLog,
+    work: WorkDir,
+}
+
+/// The node records spilled by [`read_nodes`].
+struct NodeSpill {
+    path: PathBuf,
+    count: u64,
+}
+
+/// The relationships read by [`read_relationships`]: the first `spilled` triples in the spill
+/// file, the rest in memory, both in input order.
+struct Rels {
+    /// (start, end, type) per relationship.
+    triples: Vec<[u32; 3]>,
+    props: Vec<u8>,
+    /// End offset in `props` per relationship, when any group has properties.
+    prop_ends: Option<Vec<u64>>,
+    /// Relationships per start node, for the counting sort.
+    degree: Vec<u32>,
+    /// How many triples may be in memory at once ([`rel_budget`]).
+    cap: usize,
+    spill_path: PathBuf,
+    spilled: u64,
+}
+
+impl Rels {
+    fn count(&self) -> u64 {
+        self.spilled + self.triples.len() as u64
+    }
+}
+
+/// Runs the import (see the crate doc). Prints progress to stdout/stderr unless quiet.
+pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
+    let started = Instant::now();
+    let quiet = cfg.progress == Mode::Quiet;
+    let say = |s: String| {
+        if !quiet {
+            println!("{s}");
+        }
+    };
+    let (node_bytes, rel_bytes) = check_inputs(cfg)?;
+    print_plan(cfg, node_bytes, rel_bytes, &say);
+    let work = prepare_destination(cfg)?;
+    let bad = BadLog::create(
+        &cfg.report_file,
+        cfg.bad_tolerance,
+        cfg.skip_duplicate_nodes,
+        cfg.skip_bad_relationships,
+        !cfg.skip_bad_entries_logging,
+    )?;
+    let mut rd = Reader {
+        cfg,
+        splitter: Splitter {
+            delimiter: cfg.delimiter,
+            quote: cfg.quote,
+            multiline: cfg.multiline_fields,
+        },
+        vopts: ValueOptions {
+            array_delimiter: cfg.array_delimiter,
+            trim_strings: cfg.trim_strings,
+            ignore_empty_strings: cfg.ignore_empty_strings,
+        },
+        labels: SharedTokens::new(),
+        types: SharedTokens::new(),
+        keys: TokenSet::default(),
+        bad,
+        work,
+    };
+    let mut idmap = IdMap::default();
+    let mut summary = ImportSummary { input_bytes: node_bytes + rel_bytes, ..Default::default() };
+
+    let nodes = read_nodes(&mut rd, &mut idmap, node_bytes, &mut summary)?;
+    say(format!("  id map: {}", human_bytes(idmap.bytes() as f64)));
+    let rels = read_relationships(&mut rd, &idmap, nodes.count, rel_bytes, &mut summary)?;
+    drop(idmap);
+    rd.bad.flush()?;
+
+    let header = BulkHeader {
+        labels: rd.labels.names(),
+        rel_types: rd.types.names(),
+        property_keys: rd.keys.names.clone(),
+        indexes: Vec::new(),
+        next_node: nodes.count,
+        next_rel: rels.count(),
+    };
+    let mut w = CheckpointWriter::create(&cfg.dest, &header, cfg.overwrite, cfg.sync)?;
+    write_nodes(&mut w, &nodes, cfg.progress, &mut summary)?;
+    link(&mut w, rels, nodes.count, cfg.progress, &mut summary)?;
+    let written = w.finish()?;
+    summary.store_bytes = written.bytes;
+    say(format!("Store written: {} checkpoint", human_bytes(written.bytes as f64)));
+    summary.bad_entries = rd.bad.count;
+    rd.bad.flush()?;
+    summary.elapsed = started.elapsed();
+    summary.peak_rss = progress::peak_rss();
+    print_done(&summary, &rd.bad, &say);
+    Ok(summary)
+}
+
+/// Checks the arguments and the input files; returns the input sizes (nodes, relationships).
+fn check_inputs(cfg: &ImportConfig) -> Result<(u64, u64), Error> {
+    if cfg.nodes.is_empty() {
+        return Err(arg_err("no node input given (--nodes)"));
+    }
+    if bulk::holds_store(&cfg.dest)? && !cfg.overwrite {
+        return Err(arg_err(format!(
+            "{} already holds a database; use --overwrite-destination to replace it",
+            cfg.dest.display()
+        )));
+    }
+    for f in cfg
+        .nodes
+        .iter()
+        .flat_map(|n| &n.files)
+        .chain(cfg.relationships.iter().flat_map(|r| &r.files))
+    {
+        if !f.is_file() {
+            return Err(arg_err(format!("input file {} does not exist", f.display())));
+        }
+    }
+    let node_bytes: u64 = cfg.nodes.iter().map(|n| total_size(&n.files)).sum();
+    let rel_bytes: u64 = cfg.relationships.iter().map(|r| total_size(&r.files)).sum();
+    Ok((node_bytes, rel_bytes))
+}
+
+/// The report's head: input files, resources, destination.
+fn print_plan(cfg: &ImportConfig, node_bytes: u64, rel_bytes: u64, say: Say<'_>) {
+    say("Arbor import".to_string());
+    say("Input files:".to_string());
+    for n in &cfg.nodes {
+        let l =
+            if n.labels.is_empty() { String::new() } else { format!(":{} ", n.labels.join(":")) };
+        say(format!(
+            "  nodes {l}{} ({})",
+            display_files(&n.files),
+            human_bytes(total_size(&n.files) as f64)
+        ));
+    }
+    for r in &cfg.relationships {
+        let t = r.rel_type.as_ref().map_or(String::new(), |t| format!("[:{t}] "));
+        say(format!(
+            "  relationships {t}{} ({})",
+            display_files(&r.files),
+            human_bytes(total_size(&r.files) as f64)
+        ));
+    }
+    say("Available resources:".to_string());
+    if let Some(m) = progress::machine_memory() {
+        say(format!("  Total machine memory: {}", human_bytes(m as f64)));
+    }
+    say(format!(
+        "  Max memory for the import: {}",
+        cfg.max_memory.map_or("unlimited".to_string(), |m| human_bytes(m as f64))
+    ));
+    say(format!("  Threads: {} parser(s) + 1 reader + 1 collector", cfg.threads.max(1)));
+    say(format!(
+        "  Input: {} (nodes {}, relationships {})",
+        human_bytes((node_bytes + rel_bytes) as f64),
+        human_bytes(node_bytes as f64),
+        human_bytes(rel_bytes as f64)
+    ));
+    say(format!(
+        "  Destination: {}; report file: {}",
+        cfg.dest.display(),
+        cfg.report_file.display()
+    ));
+    say(String::new());
+}
+
+/// Creates the destination, removes work directories left by killed imports, and creates
+/// this import's own.
+fn prepare_destination(cfg: &ImportConfig) -> Result<WorkDir, Error> {
+    std::fs::create_dir_all(&cfg.dest).map_err(|e| io_err("cannot create", &cfg.dest, e))?;
+    if let Ok(entries) = std::fs::read_dir(&cfg.dest) {
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with("import-work-") {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    let work = WorkDir(cfg.dest.join(format!("import-work-{}", std::process::id())));
+    std::fs::create_dir_all(&work.0).map_err(|e| io_err("cannot create", &work.0, e))?;
+    Ok(work)
+}
+
+/// Reads every node group: assigns ids in input order, fills the id map and appends each
+/// node's encoded record (`varint(len) record`) to the spill file.
+fn read_nodes(
+    rd: &mut Reader<'_>,
+    idmap: &mut IdMap,
+    node_bytes: u64,
+    summary: &mut ImportSummary,
+) -> Result<NodeSpill, Error> {
+    let cfg = rd.cfg;
+    let spill_path = rd.work.0.join("nodes.bin");
+    let spill_file =
+        File::create(&spill_path).map_err(|e| io_err("cannot create", &spill_path, e))?;
+    let mut spill = BufWriter::with_capacity(4 << 20, spill_file);
+    let mut next_node: u64 = 0;
+    let mut stage = Stage::start("Nodes", node_bytes, true, cfg.progress);
+    for group in &cfg.nodes {
+        let Some(first) = group.files.first() else { continue };
+        let fields = read_header(first, cfg)?;
+        let header = header::parse(&fields, Entity::Nodes)
+            .map_err(|e| arg_err(format!("{}: {e}", first.display())))?;
+        let id_group = header.columns.iter().find_map(|c| match c {
+            Column::Id { group, .. } => Some(group.clone()),
+            _ => None,
+        });
+        let gi = id_group.as_ref().map(|g| idmap.group(g));
+        let static_labels: Vec<u32> = {
+            let mut cache = HashMap::new();
+            group.labels.iter().map(|l| rd.labels.get_or_add(l, &mut cache)).collect()
+        };
+        let ctx = RowCtx {
+            cfg,
+            plan: plan_columns(&header, &mut rd.keys, cfg.id_type),
+            splitter: rd.splitter,
+            vopts: rd.vopts,
+            labels: &rd.labels,
+            types: &rd.types,
+            static_labels,
+            default_type: None,
+            idmap: None,
+            start_group: 0,
+            end_group: 0,
+            start_group_name: String::new(),
+            end_group_name: String::new(),
+        };
+        let names: Vec<String> = group.files.iter().map(|f| f.display().to_string()).collect();
+        let header_text = fields.join(&(cfg.delimiter as char).to_string());
+        let counter = stage.bytes.clone();
+        let bad = &mut rd.bad;
+        let mut consume = |out: NodeOut| -> Result<(), Error> {
+            let file = &names[out.file];
+            let mut bads = out.bad.into_iter().peekable();
+            let (mut d0, mut i0) = (0usize, 0usize);
+            let mut rows = 0;
+            for row in &out.rows {
+                while let Some(b) = bads.next_if(|b| b.0 <= row.line) {
+                    bad.record(b.1, file, b.0, &b.2)?;
+                }
+                let data = &out.data[d0..row.data_end as usize];
+                let id_text = &out.ids[i0..row.id_end as usize];
+                d0 = row.data_end as usize;
+                i0 = row.id_end as usize;
+                if let (Some(k), Some(g)) = (row.key, gi) {
+                    let Ok(node) = u32::try_from(next_node) else {
+                        return Err(arg_err("more than 4,294,967,295 nodes in one import"));
+                    };
+                    if let Err(first) = idmap.insert(g, k, node) {
+                        let group = id_group.as_deref().unwrap_or(header::GLOBAL_GROUP);
+                        bad.record(
+                            BadKind::DuplicateNode,
+                            file,
+                            row.line,
+                            &format!(
+                                "id '{id_text}' is defined more than once in id group '{group}' \
+                                 (first as node {first})"
+                            ),
+                        )?;
+                        continue;
+                    }
+                }
+                if next_node >= u64::from(u32::MAX) {
+                    return Err(arg_err("more than 4,294,967,295 nodes in one import"));
+                }
+                let mut len = Vec::with_capacity(5);
+                put_var(&mut len, data.len() as u64);
+                spill.write_all(&len).map_err(|e| io_err("cannot write", &spill_path, e))?;
+                spill.write_all(data).map_err(|e| io_err("cannot write", &spill_path, e))?;
+                next_node += 1;
+                summary.properties += u64::from(row.props);
+                rows += 1;
+            }
+            for b in bads {
+                bad.record(b.1, file, b.0, &b.2)?;
+            }
+            let _ = out.bytes;
+            stage.advance(rows);
+            Ok(())
+        };
+        pipeline(
+            &group.files,
+            cfg,
+            header_text.as_bytes(),
+            &counter,
+            &|chunk, cache| parse_nodes(&ctx, chunk, cache),
+            &mut consume,
+        )?;
+    }
+    let took = stage.finish(&format!("{next_node} nodes"));
+    summary.stages.push(("nodes".to_string(), took));
+    summary.nodes = next_node;
+    spill.flush().map_err(|e| io_err("cannot write", &spill_path, e))?;
+    Ok(NodeSpill { path: spill_path, count: next_node })
+}
+
+/// Reads every relationship group: both ends resolved through the id map, `(start, end,
+/// type)` triples kept in input order (spilled past the memory budget, after which linking
+/// works in start-node ranges that fit it), properties encoded alongside.
+fn read_relationships(
+    rd: &mut Reader<'_>,
+    idmap: &IdMap,
+    node_count: u64,
+    rel_bytes: u64,
+    summary: &mut ImportSummary,
+) -> Result<Rels, Error> {
+    let cfg = rd.cfg;
+    let mut rels = Rels {
+        triples: Vec::new(),
+        props: Vec::new(),
+        prop_ends: None,
+        degree: vec![0; node_count as usize + 1],
+        cap: rel_budget(cfg.max_memory, idmap.bytes()),
+        spill_path: rd.work.0.join("rels.bin"),
+        spilled: 0,
+    };
+    let mut spill: Option<BufWriter<File>> = None;
+    let mut stage = Stage::start("Relationships", rel_bytes, true, cfg.progress);
+    for group in &cfg.relationships {
+        let Some(first) = group.files.first() else { continue };
+        let fields = read_header(first, cfg)?;
+        let header = header::parse(&fields, Entity::Relationships)
+            .map_err(|e| arg_err(format!("{}: {e}", first.display())))?;
+        let (mut sg, mut eg) = (String::new(), String::new());
+        for c in &header.columns {
+            match c {
+                Column::StartId { group } => sg = group.clone(),
+                Column::EndId { group } => eg = group.clone(),
+                _ => {}
+            }
+        }
+        let find = |g: &str| {
+            idmap.find_group(g).ok_or_else(|| {
+                arg_err(format!(
+                    "{}: id group '{g}' is used by this relationship header but no node header \
+                     defines it",
+                    first.display()
+                ))
+            })
+        };
+        let (sgi, egi) = (find(&sg)?, find(&eg)?);
+        let has_props = header.columns.iter().any(|c| matches!(c, Column::Property { .. }));
+        if has_props && rels.prop_ends.is_none() {
+            rels.prop_ends = Some(vec![0; rels.triples.len()]);
+        }
+        let ctx = RowCtx {
+            cfg,
+            plan: plan_columns(&header, &mut rd.keys, cfg.id_type),
+            splitter: rd.splitter,
+            vopts: rd.vopts,
+            labels: &rd.labels,
+            types: &rd.types,
+            static_labels: Vec::new(),
+            default_type: group.rel_type.clone(),
+            idmap: Some(idmap),
+            start_group: sgi,
+            end_group: egi,
+            start_group_name: sg.clone(),
+            end_group_name: eg.clone(),
+        };
+        let names: Vec<String> = group.files.iter().map(|f| f.display().to_string()).collect();
+        let header_text = fields.join(&(cfg.delimiter as char).to_string());
+        let counter = stage.bytes.clone();
+        let bad = &mut rd.bad;
+        let mut consume = |out: RelOut| -> Result<(), Error> {
+            for b in &out.bad {
+                bad.record(b.1, &names[out.file], b.0, &b.2)?;
+            }
+            add_relationships(&mut rels, &mut spill, &out)?;
+            summary.properties += out.prop_count;
+            stage.advance(out.rels.len() as u64);
+            Ok(())
+        };
+        pipeline(
+            &group.files,
+            cfg,
+            header_text.as_bytes(),
+            &counter,
+            &|chunk, cache| parse_rels(&ctx, chunk, cache),
+            &mut consume,
+        )?;
+    }
+    if let Some(mut f) = spill.take() {
+        f.flush().map_err(|e| io_err("cannot write", &rels.spill_path, e))?;
+    }
+    let took = stage.finish(&format!("{} relationships", rels.count()));
+    summary.stages.push(("relationships".to_string(), took));
+    summary.relationships = rels.count();
+    Ok(rels)
+}
+
+/// Adds one parsed chunk of relationships, spilling the in-memory triples past the budget.
+fn add_relationships(
+    rels: &mut Rels,
+    spill: &mut Option<BufWriter<File>>,
+    out: &RelOut,
+) -> Result<(), Error> {
+    if rels.spilled as usize + rels.triples.len() + out.rels.len() > u32::MAX as usize {
+        return Err(arg_err("more than 4,294,967,295 relationships in one import"));
+    }
+    for &(s, _, _) in &out.rels {
+        rels.degree[s as usize] += 1;
+    }
+    let _ = out.bytes;
+    rels.triples.extend(out.rels.iter().map(|&(s, e, t)| [s, e, t]));
+    if rels.triples.len() >= rels.cap {
+        let f = match spill.as_mut() {
+            Some(f) => f,
+            None => {
+                let f = File::create(&rels.spill_path)
+                    .map_err(|e| io_err("cannot create", &rels.spill_path, e))?;
+                spill.insert(BufWriter::with_capacity(4 << 20, f))
+            }
+        };
+        let mut bytes = Vec::with_capacity(rels.triples.len() * 12);
+        for r in &rels.triples {
+            for v in r {
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        f.write_all(&bytes).map_err(|e| io_err("cannot write", &rels.spill_path, e))?;
+        rels.spilled += rels.triples.len() as u64;
+        rels.triples.clear();
+    }
+    if let Some(ends_col) = rels.prop_ends.as_mut() {
+        if out.prop_ends.is_empty() {
+            ends_col.extend(std::iter::repeat_n(rels.props.len() as u64, out.rels.len()));
+        } else {
+            let base = rels.props.len() as u64;
+            rels.props.extend_from_slice(&out.props);
+            ends_col.extend(out.prop_ends.iter().map(|e| base + u64::from(*e)));
+        }
+    }
+    Ok(())
+}
+
+/// Copies the spilled node records into the checkpoint, reading the spill file in large
+/// blocks.
+fn write_nodes(
+    w: &mut CheckpointWriter,
+    nodes: &NodeSpill,
+    mode: Mode,
+    summary: &mut ImportSummary,
+) -> Result<(), Error> {
+    let mut stage = Stage::start("Writing nodes", nodes.count, false, mode);
+    let path = &nodes.path;
+    let mut f = File::open(path).map_err(|e| io_err("cannot read", path, e))?;
+    let mut block: Vec<u8> = Vec::new();
+    let mut at = 0usize;
+    let mut id = 0u64;
+    let mut eof = false;
+    while id < nodes.count {
+        match decode_var(&block[at..]) {
+            Some((len, n)) if block.len() - at - n >= len as usize => {
+                let rec = &block[at + n..at + n + len as usize];
+                w.node_raw(id, rec)?;
+                at += n + len as usize;
+                id += 1;
+                if id.is_multiple_of(65536) {
+                    stage.advance(65536);
+                }
+            }
+            _ => {
+                if eof {
+                    return Err(Error::new(Status::Io, format!("{} is truncated", path.display())));
+                }
+                block.drain(..at);
+                at = 0;
+                let want = (block.len() + (4 << 20)).max(block.capacity());
+                eof = input::fill(&mut f, &mut block, want)
+                    .map_err(|e| io_err("cannot read", path, e))?;
+            }
+        }
+    }
+    drop(f);
+    let _ = std::fs::remove_file(path);
+    let took = stage.finish(&format!("{} nodes written", nodes.count));
+    summary.stages.push(("write nodes".to_string(), took));
+    Ok(())
+}
+
+/// Linking: relationships in start-node order (a stable counting sort that scatters the
+/// triples: sequential reads, random writes, which the CPU overlaps far better than the
+/// random reads of a gather), one start-node range at a time when they were spilled.
+fn link(
+    w: &mut CheckpointWriter,
+    rels: Rels,
+    node_count: u64,
+    mode: Mode,
+    summary: &mut ImportSummary,
+) -> Result<(), Error> {
+    let rel_count = rels.count();
+    let mut stage = Stage::start("Linking", rel_count, false, mode);
+    let n = node_count as usize;
+    let mut pos: Vec<u32> = vec![0; n + 1];
+    for i in 0..n {
+        pos[i + 1] = pos[i] + rels.degree[i];
+    }
+    let cap = rels.cap.clamp(1, u32::MAX as usize) as u32;
+    let mut passes = 0u32;
+    let mut lo = 0usize;
+    while lo < n {
+        let from = pos[lo];
+        let mut hi = lo + pos[lo + 1..].partition_point(|p| p - from <= cap);
+        if hi == lo {
+            hi = lo + 1; // one node with more relationships than the budget
+        }
+        let len = (pos[hi] - from) as usize;
+        if len == 0 {
+            lo = hi;
+            continue;
+        }
+        passes += 1;
+        let (sorted, order) = sort_range(&rels, &pos, lo, hi)?;
+        for (j, r) in sorted.iter().enumerate() {
+            let props = match (&rels.prop_ends, order.get(j)) {
+                (Some(e), Some(&i)) => {
+                    let i = i as usize;
+                    let a = if i == 0 { 0 } else { e[i - 1] as usize };
+                    let b = e[i] as usize;
+                    if a == b {
+                        bulk::NO_PROPS
+                    } else {
+                        &rels.props[a..b]
+                    }
+                }
+                _ => bulk::NO_PROPS,
+            };
+            w.rel_raw(u64::from(from) + j as u64, u64::from(r[0]), u64::from(r[1]), r[2], props)?;
+            if j % 65536 == 65535 {
+                stage.advance(65536);
+            }
+        }
+        lo = hi;
+    }
+    let _ = std::fs::remove_file(&rels.spill_path);
+    summary.spilled_relationships = rels.spilled;
+    summary.link_passes = passes;
+    let took = stage
+        .finish(&format!("{rel_count} relationships ordered by start node in {passes} pass(es)"));
+    summary.stages.push(("linking".to_string(), took));
+    Ok(())
+}
+
+/// The triples whose start node is in `lo..hi`, in start-node order (stable), and for each
+/// its index in input order when relationship properties need it.
+#[allow(clippy::type_complexity)]
+fn sort_range(
+    rels: &Rels,
+    pos: &[u32],
+    lo: usize,
+    hi: usize,
+) -> Result<(Vec<[u32; 3]>, Vec<u32>), Error> {
+    let from = pos[lo];
+    let len = (pos[hi] - from) as usize;
+    let mut sorted: Vec<[u32; 3]> = vec![[0; 3]; len];
+    let mut order: Vec<u32> = if rels.prop_ends.is_some() { vec![0; len] } else { Vec::new() };
+    let mut cursor: Vec<u32> = pos[lo..hi].iter().map(|p| p - from).collect();
+    let mut place = |i: u32, r: [u32; 3]| {
+        let s = r[0] as usize;
+        if s >= lo && s < hi {
+            let c = &mut cursor[s - lo];
+            sorted[*c as usize] = r;
+            if let Some(o) = order.get_mut(*c as usize) {
+                *o = i;
+            }
+            *c += 1;
+        }
+    };
+    if rels.spilled > 0 {
+        let path = &rels.spill_path;
+        let f = File::open(path).map_err(|e| io_err("cannot read", path, e))?;
+        let mut r = BufReader::with_capacity(4 << 20, f);
+        let mut rec = [0u8; 12];
+        for i in 0..rels.spilled {
+            r.read_exact(&mut rec).map_err(|e| io_err("cannot read", path, e))?;
+            let word = |k: usize| u32::from_le_bytes([rec[k], rec[k + 1], rec[k + 2], rec[k + 3]]);
+            place(i as u32, [word(0), word(4), word(8)]);
+        }
+    }
+    for (j, r) in rels.triples.iter().enumerate() {
+        place((rels.spilled as usize + j) as u32, *r);
+    }
+    Ok((sorted, order))
+}
+
+/// The report's tail: what was imported, bad entries, peak memory.
+fn print_done(summary: &ImportSummary, bad: &BadLog, say: Say<'_>) {
+    say(String::new());
+    say(format!("IMPORT DONE in {}.", human_duration(summary.elapsed)));
+    say("Imported:".to_string());
+    say(format!("  {} nodes", summary.nodes));
+    say(format!("  {} relationships", summary.relationships));
+    say(format!("  {} properties", summary.properties));
+    if summary.bad_entries > 0 {
+        say(format!(
+            "There were {} bad entries which were skipped and logged into {}",
+            summary.bad_entries,
+            bad.path().display()
+        ));
+    }
+    if let Some(p) = summary.peak_rss {
+        say(format!("Peak memory usage: {}", human_bytes(p as f64)));
+    }
+}
+/// How many relationship triples may be held in memory at once: half of what the budget leaves
+/// after the id map (the other half is the sorted copy made while linking); unlimited without
+/// a budget.
+fn rel_budget(max_memory: Option<u64>, idmap_bytes: u64) -> usize {
+    match max_memory {
+        None => usize::MAX,
+        Some(m) => {
+            let free = m.saturating_sub(idmap_bytes + (64 << 20));
+            usize::try_from(free / 2 / 12).unwrap_or(usize::MAX).max(1 << 12)
+        }
+    }
+}
+
+fn put_var(buf: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        buf.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    buf.push(v as u8);
+}
+
+/// Decodes a LEB128 varint at the start of `b`: `(value, bytes used)`, `None` if incomplete.
+fn decode_var(b: &[u8]) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for (i, byte) in b.iter().enumerate().take(10) {
+        v |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    None
+}
