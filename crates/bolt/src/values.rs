@@ -408,7 +408,7 @@ const SHAPE_MAX: usize = 32;
 /// previous one (the rows of a batch) take its order without comparing keys.
 fn sorted_map(dec: &mut Decoder<'_>, mut entries: Vec<(arbor_model::Key, Value)>) -> PropertyMap {
     let n = entries.len();
-    if n < 2 || n > SHAPE_MAX {
+    if !(2..=SHAPE_MAX).contains(&n) {
         return PropertyMap::from_entries(entries);
     }
     let same_shape = dec.shape_keys.len() == n

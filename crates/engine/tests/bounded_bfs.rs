@@ -103,7 +103,6 @@ where
         }
         out.push(owned);
     }
-    drop(t);
     (out, log.borrow().clone())
 }
 

@@ -78,7 +78,7 @@ fn value_literal(i: u64) -> String {
         3 => "0.0/0.0".to_string(),
         4 => format!("'s{}'", (i * 17) % 60),
         5 => format!("'{}'", ["", "a", "ab", "abc", "b", "ba", "é", "Z"][(i % 8) as usize]),
-        6 => (if i % 2 == 0 { "true" } else { "false" }).to_string(),
+        6 => (if i.is_multiple_of(2) { "true" } else { "false" }).to_string(),
         7 => format!("date('2020-01-{:02}')", 1 + i % 28),
         8 => format!("datetime('2020-01-01T{:02}:00:00+0{}:00')", i % 24, i % 3),
         9 => format!("[{}, {}]", i % 3, i % 5),

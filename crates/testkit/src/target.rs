@@ -3,7 +3,6 @@
 //! named connection). The Bolt implementation is in [`crate::bolt`].
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use arbor_engine::{Database, DatabaseConfig, Durability, PullOutcome, Session, TxConfig};
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
@@ -52,7 +51,7 @@ impl InProcess {
             .prefix("arbor-golden-")
             .tempdir()
             .map_err(|e| Error::new(Status::Io, format!("creating a temporary directory: {e}")))?;
-        let db = open(&dir.path().to_path_buf())?;
+        let db = open(dir.path())?;
         Ok(InProcess { dir, db: Some(db), sessions: HashMap::new() })
     }
 
@@ -64,12 +63,12 @@ impl InProcess {
     }
 
     fn reopen(&mut self) -> Result<()> {
-        self.db = Some(open(&self.dir.path().to_path_buf())?);
+        self.db = Some(open(self.dir.path())?);
         Ok(())
     }
 }
 
-fn open(path: &PathBuf) -> Result<Database> {
+fn open(path: &std::path::Path) -> Result<Database> {
     let config = DatabaseConfig { durability: DURABILITY, ..DatabaseConfig::default() };
     Database::open(path, config)
 }
