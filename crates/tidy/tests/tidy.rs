@@ -23,11 +23,14 @@ const FN_LINES_MAX: usize = 150;
 /// on top. Adding an edge here is an architecture change: it needs a line in ARCHITECTURE.md.
 const ALLOWED_EDGES: &[(&str, &[&str])] = &[
     ("model", &[]),
+    // Leaf libraries with no crate of ours below them: the user store, the ANN index.
+    ("auth", &[]),
+    ("vector", &[]),
     ("cypher-syntax", &["model"]),
     ("cypher-plan", &["model", "cypher-syntax"]),
     ("exec", &["model", "cypher-syntax", "cypher-plan"]),
     ("storage", &["model"]),
-    ("engine", &["model", "cypher-syntax", "cypher-plan", "exec", "storage"]),
+    ("engine", &["model", "cypher-syntax", "cypher-plan", "exec", "storage", "auth"]),
     ("bolt", &["model", "engine"]),
     ("import", &["model", "storage"]),
     ("cli", &["model", "engine", "bolt", "import"]),
@@ -36,6 +39,7 @@ const ALLOWED_EDGES: &[(&str, &[&str])] = &[
     ("mgbench", &["model", "engine", "bolt"]),
     ("bench", &["model", "engine", "mgbench"]),
     ("tidy", &[]),
+    ("testkit", &["model", "engine", "bolt"]),
 ];
 
 fn root() -> PathBuf {
