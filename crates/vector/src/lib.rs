@@ -47,5 +47,7 @@ mod topk;
 
 pub use distance::{cosine_score, euclidean_score, Similarity};
 pub use error::{Result, VectorError};
-pub use index::{GcReport, IndexBuilder, IndexConfig, SearchParams, VectorIndex, MAX_DIMENSIONS};
+pub use index::{
+    GcReport, IndexBuilder, IndexConfig, SearchParams, VectorIndex, DEFAULT_M, MAX_DIMENSIONS,
+};
 pub use topk::{exact_top_k, merge_top_k, Hit};
