@@ -337,7 +337,7 @@ impl Graph {
             let found =
                 self.search_layer(space, query, &entries, ef_construction, l, visited, None);
             let found: Vec<Cand> = found.into_iter().filter(|c| c.slot != slot).collect();
-            per_level.push((l, self.select(space, &found, self.m)));
+            per_level.push((l, self.select(space, &found, if l == 0 { self.m0 } else { self.m })));
             if !found.is_empty() {
                 entries = found;
             }
