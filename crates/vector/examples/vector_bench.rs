@@ -2,10 +2,10 @@
 //!
 //! ```text
 //! cargo run --release -p arbor-vector --example vector_bench -- [random|clustered|both]
-//!     [--n N] [--dims D] [--queries Q] [--ef 32,64,128] [--m M] [--threads T]
+//!     [--n N] [--dims D] [--queries Q] [--ef 32,64,128] [--m M] [--efc EF] [--threads T]
 //! ```
 //! Defaults are the issue's targets: `random` = 1 M x 128 euclidean, `clustered` = 100 k x 768
-//! cosine (100 clusters). Datasets come from `arbor_vector::synthetic` with fixed seeds.
+//! cosine (100 clusters, queries held out from the same clusters). Datasets come from `arbor_vector::synthetic` with fixed seeds.
 
 use std::time::Instant;
 
@@ -18,6 +18,7 @@ struct Args {
     queries: usize,
     efs: Vec<usize>,
     m: usize,
+    efc: Option<usize>,
     threads: Option<usize>,
 }
 
@@ -29,6 +30,7 @@ fn parse() -> Args {
         queries: 200,
         efs: vec![32, 64, 128, 256],
         m: 0,
+        efc: None,
         threads: None,
     };
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -40,6 +42,7 @@ fn parse() -> Args {
             "--dims" => a.dims = val().parse().ok(),
             "--queries" => a.queries = val().parse().unwrap_or(200),
             "--m" => a.m = val().parse().unwrap_or(0),
+            "--efc" => a.efc = val().parse().ok(),
             "--threads" => a.threads = val().parse().ok(),
             "--ef" => a.efs = val().split(',').filter_map(|s| s.parse().ok()).collect(),
             kind => {
@@ -65,8 +68,7 @@ fn main() {
         };
         let (n, dims) = (args.n.unwrap_or(n), args.dims.unwrap_or(dims));
         let (data, queries) = if kind == "clustered" {
-            let d = synthetic::clustered(n, dims, 100, 11);
-            (d, synthetic::clustered(args.queries, dims, 100, 12))
+            synthetic::clustered_with_queries(n, args.queries, dims, 100, 11)
         } else {
             (synthetic::uniform(n, dims, 21), synthetic::uniform(args.queries, dims, 22))
         };
@@ -78,6 +80,9 @@ fn main() {
 fn run(args: &Args, data: &[f32], queries: &[f32], dims: usize, sim: Similarity) {
     let mut config = IndexConfig::new(dims, sim);
     config.m = args.m;
+    if let Some(efc) = args.efc {
+        config.ef_construction = efc;
+    }
     if let Some(t) = args.threads {
         config.threads = t;
     }

@@ -337,7 +337,7 @@ impl Graph {
             let found =
                 self.search_layer(space, query, &entries, ef_construction, l, visited, None);
             let found: Vec<Cand> = found.into_iter().filter(|c| c.slot != slot).collect();
-            per_level.push((l, self.select(space, &found, self.m)));
+            per_level.push((l, self.select(space, &found, if l == 0 { self.m0 } else { self.m })));
             if !found.is_empty() {
                 entries = found;
             }
@@ -498,5 +498,76 @@ impl Graph {
             g.promote(top);
         }
         Ok(g)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic;
+
+    /// Builds a graph over `data` on `threads` threads with the paper's settings.
+    fn build(data: &[f32], dims: usize, threads: usize) -> Graph {
+        let n = data.len() / dims;
+        let mut g = Graph::new(16, 32);
+        for slot in 0..n as u32 {
+            g.push_node(crate::index::level_of(7, slot, 16));
+        }
+        let space = Space { similarity: Similarity::Euclidean, dims, data };
+        g.link_range(space, 0, 100, threads);
+        g
+    }
+
+    /// Layer-0 slots reachable from the entry point.
+    fn reachable(g: &Graph) -> usize {
+        let mut seen = vec![false; g.len()];
+        let mut todo = vec![g.entry];
+        seen[g.entry as usize] = true;
+        let mut buf = Vec::new();
+        let mut count = 1;
+        while let Some(s) = todo.pop() {
+            g.neighbours(s, 0, &mut buf);
+            for &n in &buf {
+                if !std::mem::replace(&mut seen[n as usize], true) {
+                    count += 1;
+                    todo.push(n);
+                }
+            }
+        }
+        count
+    }
+
+    /// A parallel build must not lose links to races: every node keeps valid, distinct,
+    /// non-self links on each of its layers and the whole layer 0 is reachable from the entry.
+    #[test]
+    fn parallel_build_keeps_every_node_linked_and_reachable() {
+        let dims = 16;
+        let data = synthetic::uniform(6000, dims, 31);
+        for threads in [1, 4] {
+            let g = build(&data, dims, threads);
+            let mut buf = Vec::new();
+            for slot in 0..g.len() as u32 {
+                for level in 0..=g.levels[slot as usize] {
+                    g.neighbours(slot, level, &mut buf);
+                    assert!(!buf.is_empty(), "slot {slot} has no links on layer {level}");
+                    assert!(!buf.contains(&slot), "slot {slot} links to itself");
+                    let mut sorted = buf.clone();
+                    sorted.sort_unstable();
+                    sorted.dedup();
+                    assert_eq!(sorted.len(), buf.len(), "slot {slot} has a duplicate link");
+                    assert!(buf.iter().all(|&n| g.levels[n as usize] >= level));
+                }
+            }
+            assert_eq!(reachable(&g), g.len(), "unreachable nodes with {threads} threads");
+        }
+    }
+
+    /// Level draws follow the paper's `mL = 1 / ln(M)`: about `n / M` nodes above layer 0.
+    #[test]
+    fn levels_thin_out_by_m() {
+        let n = 200_000u32;
+        let above = (0..n).filter(|&s| crate::index::level_of(3, s, 16) > 0).count();
+        let want = n as usize / 16;
+        assert!(above.abs_diff(want) < want / 10, "{above} nodes above layer 0, want ~{want}");
     }
 }

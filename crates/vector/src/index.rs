@@ -16,6 +16,10 @@ use crate::topk::{check_len, hit_order, Hit};
 
 /// Largest supported vector length (Neo4j's `vector.dimensions` limit).
 pub const MAX_DIMENSIONS: usize = 4096;
+/// Links per node when the config says `m = 0`. An earlier default sized `m` to a memory
+/// budget (9 at 128 dimensions), which halved recall on hard data; the regression test
+/// `default_config_reaches_textbook_recall` guards against that.
+pub const DEFAULT_M: usize = 16;
 /// Slots sampled to estimate how many entries a snapshot and filter accept.
 const SAMPLE: usize = 256;
 /// Below this accepted fraction, search scans exactly instead of walking the graph.
@@ -26,8 +30,8 @@ const EXACT_FRACTION: f64 = 0.05;
 pub struct IndexConfig {
     pub dims: usize,
     pub similarity: Similarity,
-    /// Links per node on upper layers; layer 0 gets `2 * m`. `0` chooses from `dims` so the
-    /// links stay within 20% of the vector bytes (16 at 128 dimensions, 24 from 256 up).
+    /// Links per node on upper layers; layer 0 gets `2 * m`. `0` means [`DEFAULT_M`] (16, the
+    /// paper's and Neo4j's default; fewer links cost recall, see the crate docs).
     pub m: usize,
     pub ef_construction: usize,
     /// Default beam width of a search (raised to `k` when smaller).
@@ -60,9 +64,7 @@ impl IndexConfig {
             return Err(VectorError::BadDimensions { got: self.dims, max: MAX_DIMENSIONS });
         }
         if self.m == 0 {
-            // Budget: 20% of the vector bytes, less ~24 bytes of id, version and counts.
-            let budget_links = (self.dims * 4 / 5).saturating_sub(24) / 4;
-            self.m = (budget_links / 2).clamp(8, 24);
+            self.m = DEFAULT_M;
         }
         if !(2..=127).contains(&self.m) {
             return Err(bad("m", format!("must be in 2..=127, got {}", self.m)));
