@@ -317,10 +317,9 @@ fn read_loop(
             }
             Err(ReadError::Io(e)) => Inbound::Closed(Some(e.to_string())),
         };
-        if !matches!(event, Inbound::Stopped) {
-            // Nobody will read the results of whatever is running: stop it.
-            interrupt.store(true, Ordering::SeqCst);
-        }
+        // The client is gone (nobody will read the results of whatever is running), or the
+        // server is shutting down (which must not wait for a long query): stop it.
+        interrupt.store(true, Ordering::SeqCst);
         let _ = tx.send(event);
         return;
     }

@@ -1,6 +1,7 @@
 //! The accept loop: one thread per connection up to `max_connections`, clean refusal beyond
-//! that, and an orderly shutdown (stop accepting, let connections finish their current message,
-//! then close what is left after a grace period).
+//! that, and an orderly shutdown (stop accepting; each connection's reader sees the shutdown
+//! within a poll interval and interrupts its running query; close what is left after a grace
+//! period).
 
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -38,6 +38,7 @@ pub enum TlsLevelArg {
 /// tls_cert = "/etc/arbor/bolt.crt"  # PEM chain; with tls_key enables bolt+s:// and neo4j+s://
 /// tls_key = "/etc/arbor/bolt.key"   # PEM private key
 /// tls_level = "required"            # or "optional" (plaintext Bolt too, same port)
+/// transaction_timeout = "30s"       # server-wide; "0" = none; a driver's smaller one wins
 /// ```
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +54,8 @@ pub struct FileConfig {
     pub tls_cert: Option<PathBuf>,
     pub tls_key: Option<PathBuf>,
     pub tls_level: Option<TlsLevelArg>,
+    /// Neo4j's `db.transaction.timeout`: "30s", "500ms", "2m", "0" (none; the default).
+    pub transaction_timeout: Option<String>,
 }
 
 pub fn default_data_dir() -> PathBuf {

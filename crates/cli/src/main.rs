@@ -80,6 +80,29 @@ struct ServeArgs {
     /// With TLS: `required` (default; plaintext connections are closed) or `optional`.
     #[arg(long, value_enum)]
     tls_level: Option<config::TlsLevelArg>,
+    /// Server-wide transaction timeout (Neo4j's db.transaction.timeout), e.g. `30s`, `500ms`,
+    /// `2m`; `0` (default): none. A driver's smaller timeout wins.
+    #[arg(long)]
+    transaction_timeout: Option<String>,
+}
+
+/// Parses a timeout such as `30s`, `500ms`, `2m`, `1h` or `0` (a bare number is seconds).
+fn parse_timeout(text: &str) -> anyhow::Result<std::time::Duration> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num
+        .parse()
+        .with_context(|| format!("transaction timeout `{text}`: expected e.g. 30s, 500ms, 2m"))?;
+    let ms = match unit.trim() {
+        "ms" => Some(n),
+        "" | "s" => n.checked_mul(1000),
+        "m" => n.checked_mul(60_000),
+        "h" => n.checked_mul(3_600_000),
+        other => bail!("transaction timeout `{text}`: unknown unit `{other}` (ms, s, m, h)"),
+    };
+    let ms = ms.with_context(|| format!("transaction timeout `{text}` is too large"))?;
+    Ok(std::time::Duration::from_millis(ms))
 }
 
 #[derive(clap::Args)]
@@ -161,6 +184,11 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         );
     }
     let db_config = file.database_config(args.durability.as_deref())?;
+    let tx_timeout =
+        match args.transaction_timeout.as_deref().or(file.transaction_timeout.as_deref()) {
+            Some(t) => parse_timeout(t)?,
+            None => std::time::Duration::ZERO,
+        };
 
     std::fs::create_dir_all(&data)
         .with_context(|| format!("creating data directory {}", data.display()))?;
@@ -192,6 +220,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
             Err(e) => tracing::warn!("user administration works in memory only: {e}"),
         }
     }
+    db.set_transaction_timeout(tx_timeout);
     let tls = match (args.tls_cert.or(file.tls_cert.clone()), args.tls_key.or(file.tls_key.clone()))
     {
         (Some(cert), Some(key)) => {
@@ -225,6 +254,10 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let listener = arbor_bolt::bind(&config).with_context(|| format!("binding {listen}"))?;
     let shutdown = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        // The first signal starts the shutdown (running queries are interrupted, the store is
+        // checkpointed and its lock released); a second one exits at once.
+        signal_hook::flag::register_conditional_shutdown(signal, 1, shutdown.clone())
+            .context("installing signal handler")?;
         signal_hook::flag::register(signal, shutdown.clone())
             .context("installing signal handler")?;
     }
@@ -276,4 +309,21 @@ fn passwd(args: PasswdArgs) -> anyhow::Result<()> {
     store.set_password(&args.user, &args.password)?;
     println!("password set for user {}", args.user);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_timeout;
+    use std::time::Duration;
+
+    #[test]
+    fn timeouts_parse_with_units() {
+        assert_eq!(parse_timeout("30s").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_timeout("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_timeout("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_timeout("0").unwrap(), Duration::ZERO);
+        assert_eq!(parse_timeout("7").unwrap(), Duration::from_secs(7));
+        assert!(parse_timeout("5 parsecs").is_err());
+        assert!(parse_timeout("s").is_err());
+    }
 }

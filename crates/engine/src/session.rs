@@ -157,6 +157,9 @@ pub(crate) struct DbInner {
     deadlines: crate::deadline::Deadlines,
     /// The users Cypher administration commands manage (see users.rs).
     users: parking_lot::RwLock<arbor_auth::UserStore>,
+    /// The server-wide transaction timeout (`db.transaction.timeout`) in milliseconds, 0 for
+    /// none.
+    tx_timeout_ms: std::sync::atomic::AtomicU64,
 }
 
 /// An open database. Cheap to clone; all clones share one store.
@@ -210,10 +213,27 @@ impl Database {
                 traversal_pool: Default::default(),
                 deadlines: Default::default(),
                 users: parking_lot::RwLock::new(arbor_auth::UserStore::in_memory()),
+                tx_timeout_ms: Default::default(),
             }),
         };
         crate::procedures::install_test_hooks(&db); // [procedures hook]
         db
+    }
+
+    /// Sets the server-wide transaction timeout (Neo4j's `db.transaction.timeout`;
+    /// `Duration::ZERO`: none) for transactions started from now on. A driver's smaller
+    /// timeout wins.
+    pub fn set_transaction_timeout(&self, timeout: Duration) {
+        let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        self.inner.tx_timeout_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// The server-wide transaction timeout, if one is set.
+    pub fn transaction_timeout(&self) -> Option<Duration> {
+        match self.inner.tx_timeout_ms.load(Ordering::Relaxed) {
+            0 => None,
+            ms => Some(Duration::from_millis(ms)),
+        }
     }
 
     pub fn path(&self) -> Option<&Path> {
@@ -236,6 +256,7 @@ impl Database {
             explicit: None,
             auto: None,
             timer: None,
+            server_deadline: false,
             tx_meta: Default::default(),
             auto_mode: AccessMode::Write,
             user: None,
@@ -580,6 +601,9 @@ pub struct Session {
     auto: Option<(Transaction, OpenResult)>,
     /// The deadline of the current transaction (created on the first timeout).
     timer: Option<Arc<crate::deadline::Timer>>,
+    /// Whether the current deadline is the server-wide timeout (not the client's), which
+    /// Neo4j reports as `TransactionTimedOut`.
+    server_deadline: bool,
     /// The metadata of the current transaction (`tx_metadata`, `tx.setMetaData`).
     tx_meta: crate::txinfo::TxMeta,
     /// Access mode of the open auto-commit transaction.
@@ -589,9 +613,18 @@ pub struct Session {
 }
 
 /// What Neo4j answers when a transaction outlives the timeout its client set:
-/// `Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration` (the server-wide
-/// setting's code is `TransactionTimedOut`), with Neo4j's message.
-fn timed_out() -> Error {
+/// `Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration`, with Neo4j's message;
+/// for the server-wide setting (`server`) `TransactionTimedOut`.
+fn timed_out(server: bool) -> Error {
+    if server {
+        return Error::new(
+            Status::TransactionTimedOut,
+            "The transaction has been terminated. Retry your operation in a new transaction, and \
+             you should see a successful result. The transaction has not completed within the \
+             specified timeout (db.transaction.timeout). You may want to retry with a longer \
+             timeout. ",
+        );
+    }
     Error::new(
         Status::TransactionTimedOutClientConfiguration,
         "The transaction has been terminated. Retry your operation in a new transaction, and you \
@@ -678,7 +711,15 @@ impl Session {
     /// Takes a new transaction's metadata and arms its deadline (or disarms the last one).
     fn start_tx(&mut self, config: &TxConfig) {
         self.tx_meta.reset(config.metadata.clone());
-        match config.timeout {
+        let server = self.db.transaction_timeout();
+        // The smaller of the client's and the server's timeouts applies.
+        let (timeout, server_deadline) = match (config.timeout, server) {
+            (Some(c), Some(s)) if s < c => (Some(s), true),
+            (None, Some(s)) => (Some(s), true),
+            (c, _) => (c, false),
+        };
+        self.server_deadline = server_deadline;
+        match timeout {
             Some(after) => {
                 let timer = match &self.timer {
                     Some(t) => t.clone(),
@@ -701,6 +742,11 @@ impl Session {
         }
     }
 
+    /// The timeout error of the current transaction's deadline.
+    fn timed_out(&self) -> Error {
+        timed_out(self.server_deadline)
+    }
+
     /// Whether the current transaction has run past its timeout.
     fn expired(&self) -> bool {
         self.timer.as_ref().is_some_and(|t| t.expired())
@@ -710,7 +756,7 @@ impl Session {
     /// and the storage's read-only guard in a READ transaction is an access-mode error.
     fn classify(&self, e: Error, mode: AccessMode) -> Error {
         match e.status {
-            Status::TransactionTerminated if self.expired() => timed_out(),
+            Status::TransactionTerminated if self.expired() => self.timed_out(),
             Status::ForbiddenOnReadOnly if mode == AccessMode::Read => access_mode_error(),
             _ => e,
         }
@@ -733,7 +779,7 @@ impl Session {
         self.interrupt.store(false, Ordering::SeqCst);
         if let Some(ex) = &self.explicit {
             if ex.timed_out {
-                return Err(timed_out());
+                return Err(self.timed_out());
             }
             if ex.failed || ex.tx.is_none() {
                 return Err(Error::new(
@@ -848,7 +894,7 @@ impl Session {
                 Some(_) => None,
             };
             if ex.timed_out {
-                return Err(timed_out());
+                return Err(self.timed_out());
             }
             let (Some(idx), Some(_)) = (idx, ex.tx.as_ref()) else {
                 return Err(Error::new(Status::RequestInvalid, "no such open result"));
@@ -858,7 +904,7 @@ impl Session {
             }
             if self.expired() {
                 self.fail_explicit_timed_out();
-                return Err(timed_out());
+                return Err(self.timed_out());
             }
             let _meta = crate::txinfo::enter(&self.tx_meta);
             let Some(ex) = self.explicit.as_mut() else {
@@ -873,7 +919,11 @@ impl Session {
                 Ok(false) => Ok(PullOutcome::HasMore),
                 Err(e) => {
                     let e = self.classify(e, mode);
-                    if e.status == Status::TransactionTimedOutClientConfiguration {
+                    if matches!(
+                        e.status,
+                        Status::TransactionTimedOutClientConfiguration
+                            | Status::TransactionTimedOut
+                    ) {
                         self.fail_explicit_timed_out();
                     } else {
                         self.fail_explicit();
@@ -887,7 +937,7 @@ impl Session {
         }
         if self.expired() {
             self.rollback_auto();
-            return Err(timed_out());
+            return Err(self.timed_out());
         }
         let _meta = crate::txinfo::enter(&self.tx_meta);
         let Some((tx, result)) = self.auto.as_mut() else {
@@ -956,7 +1006,7 @@ impl Session {
             ));
         };
         if ex.timed_out {
-            return Err(timed_out());
+            return Err(self.timed_out());
         }
         let Some(mut tx) = ex.tx.take() else {
             return Err(Error::new(
@@ -967,7 +1017,7 @@ impl Session {
         if self.expired() {
             tx.rollback();
             self.end_tx();
-            return Err(timed_out());
+            return Err(self.timed_out());
         }
         let meta = crate::txinfo::enter(&self.tx_meta);
         for result in &mut ex.results {

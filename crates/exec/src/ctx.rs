@@ -21,6 +21,8 @@ pub(crate) struct Ctx {
     pub params: Vec<Value>,
     pub stats: Stats,
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// Calls of [`Ctx::tick`] so far.
+    ticks: u32,
     /// Operator trees of subquery expressions, keyed by the address of their plan.
     subplans: HashMap<usize, Box<dyn Operator>>,
     /// Builds the operator tree of a subquery plan (the runtime's builder, handed in so that
@@ -97,6 +99,7 @@ impl Ctx {
             params,
             stats: Stats::default(),
             interrupt: None,
+            ticks: 0,
             subplans: HashMap::new(),
             build_subplan,
             regexes: HashMap::new(),
@@ -174,13 +177,22 @@ impl Ctx {
         Ok(t)
     }
 
+    /// [`Ctx::check_interrupt`] every [`crate::interrupt::EVERY`] calls: for loops over data
+    /// (one relaxed load per that many items).
+    #[inline]
+    pub fn tick(&mut self) -> Result<()> {
+        self.ticks = self.ticks.wrapping_add(1);
+        if self.ticks & (crate::interrupt::EVERY - 1) == 0 {
+            self.check_interrupt()
+        } else {
+            Ok(())
+        }
+    }
+
     pub fn check_interrupt(&self) -> Result<()> {
         if let Some(f) = &self.interrupt {
             if f.load(AtomicOrdering::Relaxed) {
-                return Err(Error::new(
-                    Status::TransactionTerminated,
-                    "The transaction has been terminated.",
-                ));
+                return Err(crate::interrupt::terminated());
             }
         }
         Ok(())

@@ -11,6 +11,7 @@ mod ctx;
 mod eval;
 pub mod functions;
 pub mod graph;
+mod interrupt;
 mod nodeset;
 pub mod procs;
 mod profile;
@@ -351,6 +352,7 @@ impl Execution {
         arbor_model::temporal_build::set_statement_time(Some(self.statement_time));
         // Another statement of the transaction may have written since the last call.
         self.ctx.last_prop = None;
+        let _interrupt = interrupt::enter(self.ctx.interrupt.clone());
         let row = self.next_row(g);
         arbor_model::temporal_build::set_statement_time(None);
         row

@@ -37,6 +37,7 @@ pub(super) fn list_comp(
         let mut out = Vec::with_capacity(items.len());
         let r: Result<()> = (|| {
             for x in items {
+                ctx.tick()?;
                 row[*slot] = x.clone();
                 if let Some(f) = filter {
                     if !eval_pred(f, row, ctx, g)? {
@@ -82,6 +83,7 @@ pub(super) fn quantified(
         let (mut trues, mut falses, mut nulls) = (0usize, 0usize, 0usize);
         let r: Result<()> = (|| {
             for x in items {
+                ctx.tick()?;
                 row[*slot] = x;
                 match truth(&eval(filter, row, ctx, g)?, "quantifier")? {
                     Some(true) => trues += 1,
@@ -163,6 +165,8 @@ pub(super) fn reduce(
         let (sa, sx) = (row[*acc].clone(), row[*slot].clone());
         let r: Result<()> = (|| {
             for x in items {
+                // Every step: `acc + [x]` makes a step cost as much as the list so far.
+                ctx.check_interrupt()?;
                 row[*acc] = std::mem::replace(&mut a, Value::Null);
                 row[*slot] = x;
                 a = eval(expr, row, ctx, g)?;

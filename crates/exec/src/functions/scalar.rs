@@ -533,6 +533,8 @@ pub fn tail(args: &[Value]) -> Result<Value> {
 
 /// The largest list `range()` may build, to fail cleanly instead of exhausting memory.
 const MAX_RANGE_LEN: i128 = 100_000_000;
+/// Elements `range()` builds between two looks at the interrupt flag.
+const RANGE_CHUNK: i128 = 4096;
 
 pub fn range(args: &[Value]) -> Result<Value> {
     let int = |i: usize| -> Result<Option<i64>> {
@@ -566,7 +568,16 @@ pub fn range(args: &[Value]) -> Result<Value> {
             "range() would create a list that is too large",
         ));
     }
-    Ok(Value::List((0..len).map(|i| Value::Int((s + i * st) as i64)).collect()))
+    // Built in chunks with a look at the interrupt flag between them (a long range is slow).
+    let mut out = Vec::with_capacity(len as usize);
+    let mut i = 0;
+    while i < len {
+        crate::interrupt::check()?;
+        let end = len.min(i + RANGE_CHUNK);
+        out.extend((i..end).map(|i| Value::Int((s + i * st) as i64)));
+        i = end;
+    }
+    Ok(Value::List(out))
 }
 
 pub fn coalesce(args: &[Value]) -> Result<Value> {

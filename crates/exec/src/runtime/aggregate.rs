@@ -244,6 +244,7 @@ impl Operator for Aggregate {
             }
             let mut rows = Vec::with_capacity(groups.len());
             for (kv, mut accs) in groups {
+                ctx.tick()?;
                 let mut row = self.arg.clone();
                 for ((s, _), v) in self.keys.iter().zip(kv) {
                     row[*s] = v;

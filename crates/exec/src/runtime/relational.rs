@@ -189,6 +189,7 @@ impl Operator for Sort {
         if self.out.is_none() {
             let mut rows: Vec<(Vec<Value>, Row)> = Vec::new();
             while let Some(mut r) = self.input.next(ctx, g)? {
+                ctx.tick()?;
                 let mut k = Vec::with_capacity(self.keys.len());
                 for (e, _) in &self.keys {
                     k.push(eval(e, &mut r, ctx, g)?);
@@ -196,11 +197,28 @@ impl Operator for Sort {
                 rows.push((k, r));
             }
             let desc: Vec<bool> = self.keys.iter().map(|k| k.1).collect();
-            rows.sort_by(|a, b| eval::order_keys(&a.0, &b.0, &desc));
+            sort_interruptibly(&mut rows, &desc, ctx)?;
             self.out = Some(rows.into_iter().map(|x| x.1).collect::<Vec<_>>().into_iter());
         }
         Ok(self.out.as_mut().and_then(|o| o.next()))
     }
+}
+
+/// Sorts `rows` by their keys; an interrupt raised meanwhile makes every remaining
+/// comparison trivial and fails the sort.
+fn sort_interruptibly(rows: &mut [(Vec<Value>, Row)], desc: &[bool], ctx: &Ctx) -> Result<()> {
+    let (mut n, mut stopped) = (0u32, false);
+    rows.sort_by(|a, b| {
+        n = n.wrapping_add(1);
+        if n % crate::interrupt::EVERY == 0 && !stopped {
+            stopped = ctx.check_interrupt().is_err();
+        }
+        if stopped {
+            return std::cmp::Ordering::Equal;
+        }
+        eval::order_keys(&a.0, &b.0, desc)
+    });
+    ctx.check_interrupt()
 }
 
 struct SkipLimit {
@@ -292,6 +310,7 @@ impl Operator for Unwind {
         loop {
             if let Some(cur) = &self.cur {
                 if let Some(v) = self.items.next() {
+                    ctx.tick()?;
                     let mut row = ctx.row_like(cur);
                     row[self.slot] = v;
                     return Ok(Some(row));
