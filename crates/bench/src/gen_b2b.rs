@@ -347,7 +347,9 @@ fn push_u64(b: &mut Vec<u8>, mut v: u64) {
     b.extend_from_slice(&tmp[at..]);
 }
 
-type Job = (u64, Box<dyn FnOnce(&mut Vec<u8>) + Send>);
+/// Formats one chunk of rows into the buffer.
+type Format = Box<dyn FnOnce(&mut Vec<u8>) + Send>;
+type Job = (u64, Format);
 
 /// Hands formatting jobs, in output order, to the worker threads of one file.
 pub struct Emitter {
@@ -370,7 +372,7 @@ impl Emitter {
     /// Queues a job that formats `rows` rows (the count is for progress lines).
     fn emit(&mut self, rows: u64, f: impl FnOnce(&mut Vec<u8>) + Send + 'static) {
         let header = self.header.take();
-        let job: Box<dyn FnOnce(&mut Vec<u8>) + Send> = Box::new(move |b: &mut Vec<u8>| {
+        let job: Format = Box::new(move |b: &mut Vec<u8>| {
             if let Some(h) = header {
                 b.extend_from_slice(h.as_bytes());
             }
