@@ -5,8 +5,10 @@
 //! - `traversal`: the traversal-perfs tree, in process (this binary's global allocator is the
 //!   counting one, so allocation per run is reported);
 //! - `mgbench`: mgBench's Pokec workloads over Bolt, Arbor and Neo4j side by side;
-//! - `copy`: the Bolt data-copy benchmark.
+//! - `copy`: the Bolt data-copy benchmark;
+//! - `gen-b2b`: the B2B import data set (a fast port of `../shared/bench/gen_b2b.py`).
 
+mod gen_b2b;
 mod mgbench;
 mod traversal;
 
@@ -38,6 +40,8 @@ enum BenchCommand {
     Mgbench(mgbench::MgbenchArgs),
     /// Copy nodes between two running servers over Bolt with three client strategies.
     Copy(mgbench::CopyArgs),
+    /// Generate the B2B import data set: the same files as `../shared/bench/gen_b2b.py`, fast.
+    GenB2b(gen_b2b::GenB2bArgs),
 }
 
 fn main() {
@@ -47,6 +51,7 @@ fn main() {
         BenchCommand::Traversal(args) => traversal::run(args),
         BenchCommand::Mgbench(args) => mgbench::mgbench(args),
         BenchCommand::Copy(args) => mgbench::copy(args),
+        BenchCommand::GenB2b(args) => gen_b2b::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

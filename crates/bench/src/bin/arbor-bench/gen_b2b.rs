@@ -1,0 +1,58 @@
+//! `arbor-bench gen-b2b` (what `arbor bench gen-b2b` runs): argument plumbing for
+//! [`arbor_bench::gen_b2b`], the Rust port of `../shared/bench/gen_b2b.py`.
+
+use std::path::PathBuf;
+
+use arbor_bench::gen_b2b::{self, Options};
+
+#[derive(clap::Args)]
+pub struct GenB2bArgs {
+    /// Multiplies the full-size Individual, Organization, TOUCHED and WORKS_FOR counts.
+    #[arg(long, default_value_t = 0.001)]
+    scale: f64,
+    /// Output directory (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Seed of Python's `random.Random` (same seed, same rows as the Python generator).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write plain .csv instead of .csv.gz.
+    #[arg(long)]
+    no_gzip: bool,
+    /// Activity nodes (not scaled).
+    #[arg(long, default_value_t = 254)]
+    activities: u64,
+    /// Formatting/compression threads (default: the available cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress lines on stderr.
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub fn run(a: GenB2bArgs) -> anyhow::Result<()> {
+    let threads =
+        a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let opts = Options {
+        scale: a.scale,
+        out: a.out,
+        seed: a.seed,
+        gzip: !a.no_gzip,
+        activities: a.activities,
+        threads,
+        progress: !a.quiet,
+    };
+    let s = gen_b2b::generate(&opts)?;
+    let secs = s.seconds.max(1e-9);
+    println!(
+        "wrote {} rows, {:.1} MB ({:.1} MB uncompressed) to {} in {secs:.1} s: {:.2} M rows/s, {:.1} MB/s written, {:.1} MB/s uncompressed",
+        s.rows,
+        s.bytes as f64 / 1e6,
+        s.uncompressed_bytes as f64 / 1e6,
+        opts.out.display(),
+        s.rows as f64 / secs / 1e6,
+        s.bytes as f64 / secs / 1e6,
+        s.uncompressed_bytes as f64 / secs / 1e6,
+    );
+    Ok(())
+}
