@@ -7,35 +7,7 @@
 
 use arbor_model::{NodeId, RelId, Result, Value};
 
-/// Token ids for labels, relationship types and property keys. Tokens are global, never deleted,
-/// and created outside transactions (a rolled-back transaction may leave an unused token, as in
-/// Neo4j).
-pub type TokenId = u32;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Dir {
-    Outgoing,
-    Incoming,
-    Both,
-}
-
-/// One relationship seen from a node: the relationship, the node at its other end, and which way
-/// it points as seen from the node we expanded (`Outgoing` if that node is the start). A
-/// self-loop expanded with `Both` appears once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Edge {
-    pub rel: RelId,
-    pub other: NodeId,
-    pub dir: Dir,
-}
-
-/// Which kind of token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TokenKind {
-    Label,
-    RelType,
-    PropertyKey,
-}
+pub use arbor_model::graph::{Direction, Edge, TokenId, TokenKind};
 
 /// Counters of what a statement changed, as drivers read them (`nodes-created`, ...).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -122,16 +94,22 @@ pub trait Graph {
     }
     /// Relationships of `node` in `dir` whose type is in `types` (all types if empty), appended
     /// to `out`.
-    fn node_edges(&self, node: NodeId, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>);
+    fn node_edges(&self, node: NodeId, dir: Direction, types: &[TokenId], out: &mut Vec<Edge>);
     /// Calls `f` for every relationship `node_edges` would append, in the same order. The
     /// engine's implementation allocates nothing (this default collects into a `Vec` first).
-    fn for_each_edge(&self, node: NodeId, dir: Dir, types: &[TokenId], f: &mut dyn FnMut(Edge)) {
+    fn for_each_edge(
+        &self,
+        node: NodeId,
+        dir: Direction,
+        types: &[TokenId],
+        f: &mut dyn FnMut(Edge),
+    ) {
         let mut v = Vec::new();
         self.node_edges(node, dir, types, &mut v);
         v.into_iter().for_each(f);
     }
     /// Number of relationships as `node_edges` would list them.
-    fn degree(&self, node: NodeId, dir: Dir, types: &[TokenId]) -> u64;
+    fn degree(&self, node: NodeId, dir: Direction, types: &[TokenId]) -> u64;
     /// Nodes with `label` whose property `key` equals `value`, if an index can answer that;
     /// `None` when there is no usable index (the caller then scans).
     fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>>;

@@ -16,6 +16,9 @@ pub mod procs;
 mod profile;
 mod runtime;
 mod temporal_access;
+/// In-memory graph double for tests; compiled only for this crate's tests or with the
+/// `testing` feature (a dev-dependency feature of crates that test against it).
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod traverse;
 

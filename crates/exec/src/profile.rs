@@ -10,7 +10,7 @@ use std::cell::Cell;
 use arbor_cypher_plan::{Op, PExpr};
 use arbor_model::{NodeId, RelId, Result, Value};
 
-use crate::graph::{Dir, Edge, Graph, TokenId, TokenKind};
+use crate::graph::{Direction, Edge, Graph, TokenId, TokenKind};
 
 /// Counts calls into the wrapped graph.
 pub(crate) struct Counting<'a> {
@@ -62,13 +62,19 @@ impl Graph for Counting<'_> {
         self.hit();
         self.inner.node_properties(id)
     }
-    fn node_edges(&self, node: NodeId, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
+    fn node_edges(&self, node: NodeId, dir: Direction, types: &[TokenId], out: &mut Vec<Edge>) {
         let before = out.len();
         self.inner.node_edges(node, dir, types, out);
         // One hit per relationship read, at least one for the lookup.
         self.hits.set(self.hits.get() + (out.len() - before).max(1) as u64);
     }
-    fn for_each_edge(&self, node: NodeId, dir: Dir, types: &[TokenId], f: &mut dyn FnMut(Edge)) {
+    fn for_each_edge(
+        &self,
+        node: NodeId,
+        dir: Direction,
+        types: &[TokenId],
+        f: &mut dyn FnMut(Edge),
+    ) {
         let mut n = 0u64;
         self.inner.for_each_edge(node, dir, types, &mut |e| {
             n += 1;
@@ -76,7 +82,7 @@ impl Graph for Counting<'_> {
         });
         self.hits.set(self.hits.get() + n.max(1));
     }
-    fn degree(&self, node: NodeId, dir: Dir, types: &[TokenId]) -> u64 {
+    fn degree(&self, node: NodeId, dir: Direction, types: &[TokenId]) -> u64 {
         self.hit();
         self.inner.degree(node, dir, types)
     }

@@ -1,4 +1,4 @@
-//! A small in-memory [`Graph`] for tests (this crate's and the engine's): no MVCC, no
+//! A small in-memory [`Graph`] for this crate's tests (and, with the `testing` feature, others'): no MVCC, no
 //! durability, linear scans for relationships. Property-equality indexes can be declared with
 //! [`MemGraph::add_index`] so `index_seek` answers.
 
@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use arbor_model::{equals, Error, NodeId, RelId, Result, Status, Value};
 
-use crate::graph::{Dir, Edge, Graph, TokenId, TokenKind};
+use crate::graph::{Direction, Edge, Graph, TokenId, TokenKind};
 
 #[derive(Clone, Debug, Default)]
 struct MemNode {
@@ -86,17 +86,17 @@ impl MemGraph {
         Ok(())
     }
 
-    fn matches(&self, r: &MemRel, node: NodeId, dir: Dir, types: &[TokenId]) -> Option<Edge> {
+    fn matches(&self, r: &MemRel, node: NodeId, dir: Direction, types: &[TokenId]) -> Option<Edge> {
         if !types.is_empty() && !types.contains(&r.rel_type) {
             return None;
         }
         None.or_else(|| {
-            (matches!(dir, Dir::Outgoing | Dir::Both) && r.start == node)
-                .then_some((r.end, Dir::Outgoing))
+            (matches!(dir, Direction::Outgoing | Direction::Both) && r.start == node)
+                .then_some((r.end, Direction::Outgoing))
         })
         .or_else(|| {
-            (matches!(dir, Dir::Incoming | Dir::Both) && r.end == node)
-                .then_some((r.start, Dir::Incoming))
+            (matches!(dir, Direction::Incoming | Direction::Both) && r.end == node)
+                .then_some((r.start, Direction::Incoming))
         })
         .map(|(other, d)| Edge { rel: RelId(0), other, dir: d })
     }
@@ -143,7 +143,7 @@ impl Graph for MemGraph {
             .map(|n| n.props.iter().map(|(k, v)| (*k, v.clone())).collect())
             .unwrap_or_default()
     }
-    fn node_edges(&self, node: NodeId, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
+    fn node_edges(&self, node: NodeId, dir: Direction, types: &[TokenId], out: &mut Vec<Edge>) {
         for (id, r) in &self.rels {
             if let Some(mut e) = self.matches(r, node, dir, types) {
                 e.rel = RelId(*id);
@@ -151,7 +151,7 @@ impl Graph for MemGraph {
             }
         }
     }
-    fn degree(&self, node: NodeId, dir: Dir, types: &[TokenId]) -> u64 {
+    fn degree(&self, node: NodeId, dir: Direction, types: &[TokenId]) -> u64 {
         let mut v = Vec::new();
         self.node_edges(node, dir, types, &mut v);
         v.len() as u64
