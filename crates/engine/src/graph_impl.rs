@@ -1,10 +1,11 @@
-//! `exec::graph::Graph` over a storage transaction: the seam between query execution and storage.
+//! `exec::graph::{GraphRead, GraphWrite}` over a storage transaction: the seam between query
+//! execution and storage.
 //!
 //! Pure delegation: both crates speak `arbor_model::graph`'s vocabulary (`Direction`, `Edge`,
 //! `TokenKind`), so nothing is converted, and the adjacency calls hand storage's `Edge`s
 //! straight through.
 
-use arbor_exec::graph::{Direction, Edge, Graph, TokenId, TokenKind, ValueRange};
+use arbor_exec::graph::{Direction, Edge, GraphRead, GraphWrite, TokenId, TokenKind, ValueRange};
 use arbor_model::{NodeId, RelId, Result, Value};
 use arbor_storage as st;
 
@@ -17,15 +18,12 @@ pub struct TxGraph<'a> {
     pub batch_store: Option<&'a st::Store>,
 }
 
-impl Graph for TxGraph<'_> {
+impl GraphRead for TxGraph<'_> {
     fn token_id(&self, k: TokenKind, name: &str) -> Option<TokenId> {
         self.tx.token_id(k, name)
     }
     fn token_name(&self, k: TokenKind, id: TokenId) -> Option<String> {
         self.tx.token_name(k, id)
-    }
-    fn get_or_create_token(&mut self, k: TokenKind, name: &str) -> Result<TokenId> {
-        self.tx.get_or_create_token(k, name)
     }
     fn tokens(&self, k: TokenKind) -> Vec<(TokenId, String)> {
         self.tx.tokens(k)
@@ -196,6 +194,18 @@ impl Graph for TxGraph<'_> {
     fn next_rel(&self, types: &[TokenId], from: RelId) -> Option<RelId> {
         self.tx.next_rel(types, from)
     }
+    fn node_deleted_in_tx(&self, id: NodeId) -> bool {
+        self.tx.node_deleted_in_tx(id)
+    }
+    fn rel_deleted_in_tx(&self, id: RelId) -> bool {
+        self.tx.rel_deleted_in_tx(id)
+    }
+}
+
+impl GraphWrite for TxGraph<'_> {
+    fn get_or_create_token(&mut self, k: TokenKind, name: &str) -> Result<TokenId> {
+        self.tx.get_or_create_token(k, name)
+    }
     fn create_node(&mut self, labels: &[TokenId], props: Vec<(TokenId, Value)>) -> Result<NodeId> {
         self.tx.create_node(labels, props)
     }
@@ -226,14 +236,10 @@ impl Graph for TxGraph<'_> {
     fn delete_rel(&mut self, id: RelId) -> Result<()> {
         self.tx.delete_rel(id)
     }
-    fn node_deleted_in_tx(&self, id: NodeId) -> bool {
-        self.tx.node_deleted_in_tx(id)
-    }
-    fn rel_deleted_in_tx(&self, id: RelId) -> bool {
-        self.tx.rel_deleted_in_tx(id)
-    }
     fn commit_batch(&mut self) -> Result<bool> {
-        let Some(store) = self.batch_store else { return Ok(false) };
+        let Some(store) = self.batch_store else {
+            return Ok(false);
+        };
         let fresh = store.begin(self.tx.is_read_only());
         let done = std::mem::replace(self.tx, fresh);
         done.commit()?;
