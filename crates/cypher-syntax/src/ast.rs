@@ -227,15 +227,8 @@ pub struct NodePattern {
     pub span: Span,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Direction {
-    /// `-->`
-    Outgoing,
-    /// `<--`
-    Incoming,
-    /// `--` (either direction)
-    Both,
-}
+/// A pattern arrow: `-->` `Outgoing`, `<--` `Incoming`, `--` `Both` (the shared graph vocabulary).
+pub use arbor_model::graph::Direction;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct RelPattern {

@@ -42,12 +42,60 @@
 use std::collections::VecDeque;
 
 use arbor_exec::Execution;
+use arbor_model::graph::{Direction, Edge, TokenId, TokenKind};
 use arbor_model::{Error, NodeId, PropertyMap, RelId, Result, Status, Value};
-use arbor_storage::{Dir, Edge, TokenId, TokenKind, Transaction};
+use arbor_storage::Transaction;
 
 use crate::graph_impl::TxGraph;
 use crate::session::{Database, Prepared};
 use crate::traversal::NodeRef;
+
+/// What [`Database::check`] found: the embedding API's own copy of storage's report, so the
+/// public API names no `arbor_storage` type.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckReport {
+    /// The checkpoint file the manifest names (file-backed stores).
+    pub checkpoint: Option<String>,
+    pub wal_segments: u64,
+    pub wal_records: u64,
+    /// Entities seen in the checked snapshot.
+    pub nodes: u64,
+    pub relationships: u64,
+    /// Index entries verified (node, indexed value) pairs.
+    pub index_entries: u64,
+    /// Human-readable descriptions of every inconsistency found (empty when healthy).
+    pub problems: Vec<String>,
+}
+
+impl CheckReport {
+    /// Whether no inconsistency was found.
+    pub fn is_ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+impl From<arbor_storage::CheckReport> for CheckReport {
+    fn from(r: arbor_storage::CheckReport) -> CheckReport {
+        let arbor_storage::CheckReport {
+            checkpoint,
+            wal_segments,
+            wal_records,
+            nodes,
+            relationships,
+            index_entries,
+            problems,
+        } = r;
+        CheckReport {
+            checkpoint,
+            wal_segments,
+            wal_records,
+            nodes,
+            relationships,
+            index_entries,
+            problems,
+        }
+    }
+}
 
 /// A label token, resolved once with [`Tx::label`] (or created with [`Tx::get_or_create_label`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -253,7 +301,7 @@ impl Tx {
     }
 
     /// The node's relationships in `dir` whose type is one of `types` (all if empty).
-    pub fn relationships(&self, node: NodeId, dir: Dir, types: &[RelType]) -> Vec<Edge> {
+    pub fn relationships(&self, node: NodeId, dir: Direction, types: &[RelType]) -> Vec<Edge> {
         let mut out = Vec::new();
         self.relationships_into(node, dir, types, &mut out);
         out
@@ -263,14 +311,14 @@ impl Tx {
     pub fn relationships_into(
         &self,
         node: NodeId,
-        dir: Dir,
+        dir: Direction,
         types: &[RelType],
         out: &mut Vec<Edge>,
     ) {
         NodeRef::new(&self.tx, node).relationships(dir, types, out)
     }
 
-    pub fn degree(&self, node: NodeId, dir: Dir, types: &[RelType]) -> u64 {
+    pub fn degree(&self, node: NodeId, dir: Direction, types: &[RelType]) -> u64 {
         NodeRef::new(&self.tx, node).degree(dir, types)
     }
 
@@ -542,9 +590,9 @@ mod tests {
         let next = tx.rel_type("NEXT").unwrap();
         assert_eq!(tx.find_nodes(n).collect::<Vec<_>>(), ids);
         assert_eq!(tx.find_nodes_by_property(n, i, &Value::Float(1.0)), vec![ids[1]]);
-        assert_eq!(tx.relationships(ids[1], Dir::Both, &[next]).len(), 2);
-        assert_eq!(tx.relationships(ids[1], Dir::Incoming, &[]).len(), 1);
-        let r = tx.relationships(ids[0], Dir::Outgoing, &[])[0];
+        assert_eq!(tx.relationships(ids[1], Direction::Both, &[next]).len(), 2);
+        assert_eq!(tx.relationships(ids[1], Direction::Incoming, &[]).len(), 1);
+        let r = tx.relationships(ids[0], Direction::Outgoing, &[])[0];
         assert_eq!(tx.other_node(r.rel, ids[0]), Some(ids[1]));
         assert_eq!(tx.other_node(r.rel, ids[2]), None);
         assert_eq!(tx.label("Missing"), None);
@@ -598,7 +646,7 @@ mod tests {
         let tx = db.begin_read().unwrap();
         let e = tx.rel_type("E").unwrap();
         let bfs = TraversalDescription::new()
-            .relationships(e, Dir::Outgoing)
+            .relationships(e, Direction::Outgoing)
             .uniqueness(Uniqueness::NodePath)
             .breadth_first();
         let pool = db.traversal_pool();
@@ -626,7 +674,7 @@ mod tests {
         let ids = diamond(&db);
         let tx = db.begin_read().unwrap();
         let e = tx.rel_type("E").unwrap();
-        let base = TraversalDescription::new().relationships(e, Dir::Outgoing);
+        let base = TraversalDescription::new().relationships(e, Direction::Outgoing);
         let n = |i: usize| ids[i].0;
         // Node-global: every node once; depth-first goes a, b, d before c.
         assert_eq!(ends(&base, &tx, ids[0]), vec![n(0), n(1), n(3), n(2)]);
@@ -660,7 +708,7 @@ mod tests {
         let e = tx.rel_type("E").unwrap();
         let b = ids[1];
         // Exclude the start, prune at b: reach b, c, d (via c).
-        let td = TraversalDescription::new().relationships(e, Dir::Outgoing).evaluate_with(
+        let td = TraversalDescription::new().relationships(e, Direction::Outgoing).evaluate_with(
             move |p: &Path<'_>| Evaluation::of(p.length() > 0, p.end_node().id() != b),
         );
         for bfs in [false, true] {

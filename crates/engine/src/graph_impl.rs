@@ -1,9 +1,11 @@
-//! `exec::graph::Graph` over a storage transaction: the seam between query execution and storage.
+//! `exec::graph::{GraphRead, GraphWrite}` over a storage transaction: the seam between query
+//! execution and storage.
 //!
-//! Pure delegation; the two crates keep their own small `Dir`/`Edge`/`TokenKind` types so that
-//! neither depends on the other.
+//! Pure delegation: both crates speak `arbor_model::graph`'s vocabulary (`Direction`, `Edge`,
+//! `TokenKind`), so nothing is converted, and the adjacency calls hand storage's `Edge`s
+//! straight through.
 
-use arbor_exec::graph::{Dir, Edge, Graph, TokenId, TokenKind, ValueRange};
+use arbor_exec::graph::{Direction, Edge, GraphRead, GraphWrite, TokenId, TokenKind, ValueRange};
 use arbor_model::{NodeId, RelId, Result, Value};
 use arbor_storage as st;
 
@@ -16,47 +18,15 @@ pub struct TxGraph<'a> {
     pub batch_store: Option<&'a st::Store>,
 }
 
-fn kind(k: TokenKind) -> st::TokenKind {
-    match k {
-        TokenKind::Label => st::TokenKind::Label,
-        TokenKind::RelType => st::TokenKind::RelType,
-        TokenKind::PropertyKey => st::TokenKind::PropertyKey,
-    }
-}
-
-fn dir(d: Dir) -> st::Dir {
-    match d {
-        Dir::Outgoing => st::Dir::Outgoing,
-        Dir::Incoming => st::Dir::Incoming,
-        Dir::Both => st::Dir::Both,
-    }
-}
-
-fn dir_back(d: st::Dir) -> Dir {
-    match d {
-        st::Dir::Outgoing => Dir::Outgoing,
-        st::Dir::Incoming => Dir::Incoming,
-        st::Dir::Both => Dir::Both,
-    }
-}
-
-#[inline]
-fn edge(e: st::Edge) -> Edge {
-    Edge { rel: e.rel, other: e.other, dir: dir_back(e.dir) }
-}
-
-impl Graph for TxGraph<'_> {
+impl GraphRead for TxGraph<'_> {
     fn token_id(&self, k: TokenKind, name: &str) -> Option<TokenId> {
-        self.tx.token_id(kind(k), name)
+        self.tx.token_id(k, name)
     }
     fn token_name(&self, k: TokenKind, id: TokenId) -> Option<String> {
-        self.tx.token_name(kind(k), id)
-    }
-    fn get_or_create_token(&mut self, k: TokenKind, name: &str) -> Result<TokenId> {
-        self.tx.get_or_create_token(kind(k), name)
+        self.tx.token_name(k, id)
     }
     fn tokens(&self, k: TokenKind) -> Vec<(TokenId, String)> {
-        self.tx.tokens(kind(k))
+        self.tx.tokens(k)
     }
     fn next_node(&self, label: Option<TokenId>, from: NodeId) -> Option<NodeId> {
         self.tx.next_node(label, from)
@@ -101,14 +71,20 @@ impl Graph for TxGraph<'_> {
     fn node_property_batch(&self, ids: &[NodeId], key: TokenId, out: &mut Vec<Value>) {
         self.tx.node_property_batch(ids, key, out)
     }
-    fn node_edges(&self, node: NodeId, d: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
-        self.tx.node_handle(node).edges_into_with(dir(d), types, out, edge);
+    fn node_edges(&self, node: NodeId, d: Direction, types: &[TokenId], out: &mut Vec<Edge>) {
+        self.tx.node_handle(node).edges_into(d, types, out);
     }
-    fn for_each_edge(&self, node: NodeId, d: Dir, types: &[TokenId], f: &mut dyn FnMut(Edge)) {
-        self.tx.for_each_edge(node, dir(d), types, |e| f(edge(e)));
+    fn for_each_edge(
+        &self,
+        node: NodeId,
+        d: Direction,
+        types: &[TokenId],
+        f: &mut dyn FnMut(Edge),
+    ) {
+        self.tx.for_each_edge(node, d, types, f);
     }
-    fn degree(&self, node: NodeId, d: Dir, types: &[TokenId]) -> u64 {
-        self.tx.degree(node, dir(d), types)
+    fn degree(&self, node: NodeId, d: Direction, types: &[TokenId]) -> u64 {
+        self.tx.degree(node, d, types)
     }
     fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>> {
         self.tx.index_seek(label, key, value)
@@ -218,6 +194,18 @@ impl Graph for TxGraph<'_> {
     fn next_rel(&self, types: &[TokenId], from: RelId) -> Option<RelId> {
         self.tx.next_rel(types, from)
     }
+    fn node_deleted_in_tx(&self, id: NodeId) -> bool {
+        self.tx.node_deleted_in_tx(id)
+    }
+    fn rel_deleted_in_tx(&self, id: RelId) -> bool {
+        self.tx.rel_deleted_in_tx(id)
+    }
+}
+
+impl GraphWrite for TxGraph<'_> {
+    fn get_or_create_token(&mut self, k: TokenKind, name: &str) -> Result<TokenId> {
+        self.tx.get_or_create_token(k, name)
+    }
     fn create_node(&mut self, labels: &[TokenId], props: Vec<(TokenId, Value)>) -> Result<NodeId> {
         self.tx.create_node(labels, props)
     }
@@ -248,14 +236,10 @@ impl Graph for TxGraph<'_> {
     fn delete_rel(&mut self, id: RelId) -> Result<()> {
         self.tx.delete_rel(id)
     }
-    fn node_deleted_in_tx(&self, id: NodeId) -> bool {
-        self.tx.node_deleted_in_tx(id)
-    }
-    fn rel_deleted_in_tx(&self, id: RelId) -> bool {
-        self.tx.rel_deleted_in_tx(id)
-    }
     fn commit_batch(&mut self) -> Result<bool> {
-        let Some(store) = self.batch_store else { return Ok(false) };
+        let Some(store) = self.batch_store else {
+            return Ok(false);
+        };
         let fresh = store.begin(self.tx.is_read_only());
         let done = std::mem::replace(self.tx, fresh);
         done.commit()?;

@@ -22,11 +22,10 @@ mod users;
 /// The user store (shared with the Bolt server's authentication).
 pub use arbor_auth::{hash_password, Login, StoreError, User, UserStore};
 pub use arbor_exec::graph::Stats;
+pub use arbor_model::graph::Edge;
 pub use arbor_model::{Error, Result, Status, Value};
 pub use arbor_model::{NodeId, PropertyMap, RelId};
-pub use arbor_storage::CheckReport;
-pub use arbor_storage::Edge;
-pub use embedded::{Label, NodesWithLabel, PropertyKey, RelInfo, RelType, Rows, Tx};
+pub use embedded::{CheckReport, Label, NodesWithLabel, PropertyKey, RelInfo, RelType, Rows, Tx};
 pub use procedures::{
     CypherType, ProcBody, Procedure, ProcedureSpec, TEST_PROCEDURES_ENV, TEST_REGISTRAR, TEST_RESET,
 };

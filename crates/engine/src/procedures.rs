@@ -289,7 +289,7 @@ struct Warmed {
 /// type), and with `props` every property value, through the transaction's snapshot; logs
 /// progress for large stores.
 fn warm(g: &mut dyn arbor_exec::graph::Graph, props: bool) -> Warmed {
-    use arbor_exec::graph::Dir;
+    use arbor_exec::graph::Direction;
     use arbor_model::{NodeId, RelId};
     use std::time::Instant;
     let mut w = Warmed::default();
@@ -308,7 +308,7 @@ fn warm(g: &mut dyn arbor_exec::graph::Graph, props: bool) -> Warmed {
         next = id + 1;
         sink = sink.wrapping_add(g.node_labels(NodeId(id)).len() as u64);
         edges.clear();
-        g.node_edges(NodeId(id), Dir::Both, &[], &mut edges);
+        g.node_edges(NodeId(id), Direction::Both, &[], &mut edges);
         sink = sink.wrapping_add(edges.len() as u64);
         if props {
             let p = Instant::now();

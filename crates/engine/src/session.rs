@@ -266,8 +266,8 @@ impl Database {
     /// Verifies the store: checkpoint and WAL checksums, adjacency symmetry, counts, index
     /// consistency. Inconsistencies are listed in the report; `Err` only when the check itself
     /// could not run.
-    pub fn check(&self) -> Result<arbor_storage::CheckReport> {
-        self.inner.store.check()
+    pub fn check(&self) -> Result<crate::CheckReport> {
+        self.inner.store.check().map(Into::into)
     }
 
     /// Writes a checkpoint now.

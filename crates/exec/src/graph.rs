@@ -3,39 +3,21 @@
 //! Operators never hold a borrow of the graph between calls: every call receives `&dyn Graph` or
 //! `&mut dyn Graph` and iteration is by cursor (the last id seen), so a result stream can be
 //! suspended between Bolt `PULL`s and writes can interleave with reads in one statement.
-//! The engine implements this trait over a storage transaction.
+//! The engine implements this seam over a storage transaction.
+//!
+//! The seam has two halves: [`GraphRead`] (tokens, nodes, relationships, index seeks, counts)
+//! and [`GraphWrite`]` : GraphRead` (creating tokens and entities, setting and removing
+//! properties and labels, deleting, committing a batch). [`Graph`] names the write half, the
+//! one object every operator is handed (`&mut dyn Graph`). We keep that one trait object
+//! rather than passing a `&dyn GraphRead` beside it because a `dyn GraphWrite` vtable holds
+//! the read half's methods too: a read on the hot path (expanding, scanning, reading a
+//! property) stays one indirect call, with no second object or double dispatch. Code that only
+//! reads takes `&dyn GraphRead` (plan estimates, for instance) and gets it from a `&dyn Graph`
+//! by trait upcasting.
 
 use arbor_model::{NodeId, RelId, Result, Value};
 
-/// Token ids for labels, relationship types and property keys. Tokens are global, never deleted,
-/// and created outside transactions (a rolled-back transaction may leave an unused token, as in
-/// Neo4j).
-pub type TokenId = u32;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Dir {
-    Outgoing,
-    Incoming,
-    Both,
-}
-
-/// One relationship seen from a node: the relationship, the node at its other end, and which way
-/// it points as seen from the node we expanded (`Outgoing` if that node is the start). A
-/// self-loop expanded with `Both` appears once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Edge {
-    pub rel: RelId,
-    pub other: NodeId,
-    pub dir: Dir,
-}
-
-/// Which kind of token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TokenKind {
-    Label,
-    RelType,
-    PropertyKey,
-}
+pub use arbor_model::graph::{Direction, Edge, TokenId, TokenKind};
 
 /// Counters of what a statement changed, as drivers read them (`nodes-created`, ...).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,18 +46,15 @@ pub enum ValueRange {
     Prefix(String),
 }
 
-/// Read and write access to the graph as one transaction sees it: its snapshot plus its own
-/// writes. Reads of an entity deleted in this transaction return `None`/empty.
-pub trait Graph {
+/// Read access to the graph as one transaction sees it: its snapshot plus its own writes.
+/// Reads of an entity deleted in this transaction return `None`/empty.
+pub trait GraphRead {
     // ---- tokens ----
     fn token_id(&self, kind: TokenKind, name: &str) -> Option<TokenId>;
     fn token_name(&self, kind: TokenKind, id: TokenId) -> Option<String>;
-    /// Finds or creates a token. Never fails for a valid name.
-    fn get_or_create_token(&mut self, kind: TokenKind, name: &str) -> Result<TokenId>;
     /// All tokens of a kind, in id order.
     fn tokens(&self, kind: TokenKind) -> Vec<(TokenId, String)>;
 
-    // ---- nodes ----
     /// The first visible node with id `>= from` (and the label, if given), in id order.
     fn next_node(&self, label: Option<TokenId>, from: NodeId) -> Option<NodeId>;
     /// Appends to `out` the visible nodes with id `>= from` (and the label, if given), in id
@@ -86,7 +65,9 @@ pub trait Graph {
     fn next_nodes(&self, label: Option<TokenId>, from: NodeId, max: usize, out: &mut Vec<NodeId>) {
         let mut cur = from;
         for _ in 0..max {
-            let Some(id) = self.next_node(label, cur) else { return };
+            let Some(id) = self.next_node(label, cur) else {
+                return;
+            };
             out.push(id);
             cur = NodeId(id.0 + 1);
         }
@@ -124,16 +105,22 @@ pub trait Graph {
     }
     /// Relationships of `node` in `dir` whose type is in `types` (all types if empty), appended
     /// to `out`.
-    fn node_edges(&self, node: NodeId, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>);
+    fn node_edges(&self, node: NodeId, dir: Direction, types: &[TokenId], out: &mut Vec<Edge>);
     /// Calls `f` for every relationship `node_edges` would append, in the same order. The
     /// engine's implementation allocates nothing (this default collects into a `Vec` first).
-    fn for_each_edge(&self, node: NodeId, dir: Dir, types: &[TokenId], f: &mut dyn FnMut(Edge)) {
+    fn for_each_edge(
+        &self,
+        node: NodeId,
+        dir: Direction,
+        types: &[TokenId],
+        f: &mut dyn FnMut(Edge),
+    ) {
         let mut v = Vec::new();
         self.node_edges(node, dir, types, &mut v);
         v.into_iter().for_each(f);
     }
     /// Number of relationships as `node_edges` would list them.
-    fn degree(&self, node: NodeId, dir: Dir, types: &[TokenId]) -> u64;
+    fn degree(&self, node: NodeId, dir: Direction, types: &[TokenId]) -> u64;
     /// Nodes with `label` whose property `key` equals `value`, if an index can answer that;
     /// `None` when there is no usable index (the caller then scans).
     fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>>;
@@ -201,7 +188,6 @@ pub trait Graph {
     /// Number of visible nodes (with the label, if given).
     fn count_nodes(&self, label: Option<TokenId>) -> u64;
 
-    // ---- relationships ----
     fn rel_exists(&self, id: RelId) -> bool;
     /// `(start, end, type)` of a visible relationship.
     fn rel_info(&self, id: RelId) -> Option<(NodeId, NodeId, TokenId)>;
@@ -210,32 +196,11 @@ pub trait Graph {
     /// The first visible relationship with id `>= from` (and one of the types, if non-empty).
     fn next_rel(&self, types: &[TokenId], from: RelId) -> Option<RelId>;
 
-    // ---- writes (fail with `ForbiddenOnReadOnly` in a read-only transaction) ----
-    fn create_node(&mut self, labels: &[TokenId], props: Vec<(TokenId, Value)>) -> Result<NodeId>;
-    fn create_rel(
-        &mut self,
-        start: NodeId,
-        end: NodeId,
-        rel_type: TokenId,
-        props: Vec<(TokenId, Value)>,
-    ) -> Result<RelId>;
-    /// Sets (or with `Value::Null`, removes) a property. Storable values only: scalars,
-    /// temporals, points, and homogeneous lists of those.
-    fn set_node_property(&mut self, id: NodeId, key: TokenId, value: Value) -> Result<()>;
-    fn set_rel_property(&mut self, id: RelId, key: TokenId, value: Value) -> Result<()>;
-    /// Returns whether the label was newly added.
-    fn add_label(&mut self, id: NodeId, label: TokenId) -> Result<bool>;
-    /// Returns whether the label was present.
-    fn remove_label(&mut self, id: NodeId, label: TokenId) -> Result<bool>;
-    /// Deletes a node; fails with `DeleteNodeWithRelationships` if it still has relationships.
-    fn delete_node(&mut self, id: NodeId) -> Result<()>;
-    fn delete_rel(&mut self, id: RelId) -> Result<()>;
     /// Whether this entity was deleted by this transaction (reading it is then an error in some
     /// contexts, e.g. property access).
     fn node_deleted_in_tx(&self, id: NodeId) -> bool;
     fn rel_deleted_in_tx(&self, id: RelId) -> bool;
 
-    // ---- optional capabilities (default implementations; the engine may override) ----
     /// Number of visible relationships (of one of the types, if non-empty), if known cheaply;
     /// used for EXPLAIN/PROFILE row estimates only.
     fn count_rels(&self, types: &[TokenId]) -> Option<u64> {
@@ -260,6 +225,33 @@ pub trait Graph {
         let _ = (name, timeout);
         Ok(())
     }
+}
+
+/// Write access to the graph in one transaction. Every method fails with
+/// `ForbiddenOnReadOnly` in a read-only transaction (except `get_or_create_token`: tokens are
+/// created outside transactions).
+pub trait GraphWrite: GraphRead {
+    /// Finds or creates a token. Never fails for a valid name.
+    fn get_or_create_token(&mut self, kind: TokenKind, name: &str) -> Result<TokenId>;
+    fn create_node(&mut self, labels: &[TokenId], props: Vec<(TokenId, Value)>) -> Result<NodeId>;
+    fn create_rel(
+        &mut self,
+        start: NodeId,
+        end: NodeId,
+        rel_type: TokenId,
+        props: Vec<(TokenId, Value)>,
+    ) -> Result<RelId>;
+    /// Sets (or with `Value::Null`, removes) a property. Storable values only: scalars,
+    /// temporals, points, and homogeneous lists of those.
+    fn set_node_property(&mut self, id: NodeId, key: TokenId, value: Value) -> Result<()>;
+    fn set_rel_property(&mut self, id: RelId, key: TokenId, value: Value) -> Result<()>;
+    /// Returns whether the label was newly added.
+    fn add_label(&mut self, id: NodeId, label: TokenId) -> Result<bool>;
+    /// Returns whether the label was present.
+    fn remove_label(&mut self, id: NodeId, label: TokenId) -> Result<bool>;
+    /// Deletes a node; fails with `DeleteNodeWithRelationships` if it still has relationships.
+    fn delete_node(&mut self, id: NodeId) -> Result<()>;
+    fn delete_rel(&mut self, id: RelId) -> Result<()>;
     /// `CALL { ... } IN TRANSACTIONS`: commits the work done so far and continues in a fresh
     /// transaction. Returns whether it did; the default (`false`) keeps one transaction, which
     /// gives the same final state, only without bounding the transaction's size.
@@ -267,3 +259,7 @@ pub trait Graph {
         Ok(false)
     }
 }
+
+/// The whole seam, as operators receive it: the write half, whose trait object also answers
+/// every read.
+pub use self::GraphWrite as Graph;

@@ -17,6 +17,9 @@ pub mod procs;
 mod profile;
 mod runtime;
 mod temporal_access;
+/// In-memory graph double for tests; compiled only for this crate's tests or with the
+/// `testing` feature (a dev-dependency feature of crates that test against it).
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod traverse;
 
@@ -144,11 +147,11 @@ impl PreparedQuery {
 
     /// As [`PreparedQuery::plan_description`], with row estimates from `g`'s statistics
     /// (node and label counts) instead of defaults.
-    pub fn plan_description_for(&self, g: &dyn graph::Graph) -> Value {
+    pub fn plan_description_for(&self, g: &dyn graph::GraphRead) -> Value {
         self.describe_plan(Some(g))
     }
 
-    fn estimates(&self, g: Option<&dyn graph::Graph>) -> Vec<f64> {
+    fn estimates(&self, g: Option<&dyn graph::GraphRead>) -> Vec<f64> {
         let stats = profile::Stats {
             nodes: g.map(|g| g.count_nodes(None) as f64),
             rels: g.and_then(|g| g.count_rels(&[])).map(|r| r as f64),
@@ -163,7 +166,7 @@ impl PreparedQuery {
         profile::estimate(&self.plan.root, stats, &label_count)
     }
 
-    fn describe_plan(&self, g: Option<&dyn graph::Graph>) -> Value {
+    fn describe_plan(&self, g: Option<&dyn graph::GraphRead>) -> Value {
         let mut id = 0;
         let estimates = self.estimates(g);
         let mut d = describe(&self.plan.root, &estimates, None, &mut id);
@@ -362,7 +365,8 @@ impl Execution {
         if !self.started {
             self.started = true;
             if self.q.plan.profile {
-                self.ctx.estimates = Some(self.q.estimates(Some(&*g)));
+                let read: &dyn graph::GraphRead = &*g;
+                self.ctx.estimates = Some(self.q.estimates(Some(read)));
             }
             self.root.reset(&vec![Value::Null; self.q.plan.num_slots]);
         }

@@ -10,7 +10,7 @@ use std::cell::Cell;
 use arbor_cypher_plan::{Op, PExpr};
 use arbor_model::{NodeId, RelId, Result, Value};
 
-use crate::graph::{Dir, Edge, Graph, TokenId, TokenKind};
+use crate::graph::{Direction, Edge, Graph, GraphRead, GraphWrite, TokenId, TokenKind};
 
 /// Counts calls into the wrapped graph.
 pub(crate) struct Counting<'a> {
@@ -24,16 +24,13 @@ impl Counting<'_> {
     }
 }
 
-impl Graph for Counting<'_> {
+impl GraphRead for Counting<'_> {
     fn token_id(&self, kind: TokenKind, name: &str) -> Option<TokenId> {
         // Token lookups are schema cache reads, not store accesses (Neo4j does not count them).
         self.inner.token_id(kind, name)
     }
     fn token_name(&self, kind: TokenKind, id: TokenId) -> Option<String> {
         self.inner.token_name(kind, id)
-    }
-    fn get_or_create_token(&mut self, kind: TokenKind, name: &str) -> Result<TokenId> {
-        self.inner.get_or_create_token(kind, name)
     }
     fn tokens(&self, kind: TokenKind) -> Vec<(TokenId, String)> {
         self.inner.tokens(kind)
@@ -62,13 +59,19 @@ impl Graph for Counting<'_> {
         self.hit();
         self.inner.node_properties(id)
     }
-    fn node_edges(&self, node: NodeId, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
+    fn node_edges(&self, node: NodeId, dir: Direction, types: &[TokenId], out: &mut Vec<Edge>) {
         let before = out.len();
         self.inner.node_edges(node, dir, types, out);
         // One hit per relationship read, at least one for the lookup.
         self.hits.set(self.hits.get() + (out.len() - before).max(1) as u64);
     }
-    fn for_each_edge(&self, node: NodeId, dir: Dir, types: &[TokenId], f: &mut dyn FnMut(Edge)) {
+    fn for_each_edge(
+        &self,
+        node: NodeId,
+        dir: Direction,
+        types: &[TokenId],
+        f: &mut dyn FnMut(Edge),
+    ) {
         let mut n = 0u64;
         self.inner.for_each_edge(node, dir, types, &mut |e| {
             n += 1;
@@ -76,7 +79,7 @@ impl Graph for Counting<'_> {
         });
         self.hits.set(self.hits.get() + n.max(1));
     }
-    fn degree(&self, node: NodeId, dir: Dir, types: &[TokenId]) -> u64 {
+    fn degree(&self, node: NodeId, dir: Direction, types: &[TokenId]) -> u64 {
         self.hit();
         self.inner.degree(node, dir, types)
     }
@@ -172,6 +175,21 @@ impl Graph for Counting<'_> {
         self.hit();
         self.inner.next_rel(types, from)
     }
+    fn node_deleted_in_tx(&self, id: NodeId) -> bool {
+        self.inner.node_deleted_in_tx(id)
+    }
+    fn rel_deleted_in_tx(&self, id: RelId) -> bool {
+        self.inner.rel_deleted_in_tx(id)
+    }
+    fn count_rels(&self, types: &[TokenId]) -> Option<u64> {
+        self.inner.count_rels(types)
+    }
+}
+
+impl GraphWrite for Counting<'_> {
+    fn get_or_create_token(&mut self, kind: TokenKind, name: &str) -> Result<TokenId> {
+        self.inner.get_or_create_token(kind, name)
+    }
     fn create_node(&mut self, labels: &[TokenId], props: Vec<(TokenId, Value)>) -> Result<NodeId> {
         self.hit();
         self.inner.create_node(labels, props)
@@ -209,15 +227,6 @@ impl Graph for Counting<'_> {
     fn delete_rel(&mut self, id: RelId) -> Result<()> {
         self.hit();
         self.inner.delete_rel(id)
-    }
-    fn node_deleted_in_tx(&self, id: NodeId) -> bool {
-        self.inner.node_deleted_in_tx(id)
-    }
-    fn rel_deleted_in_tx(&self, id: RelId) -> bool {
-        self.inner.rel_deleted_in_tx(id)
-    }
-    fn count_rels(&self, types: &[TokenId]) -> Option<u64> {
-        self.inner.count_rels(types)
     }
     fn commit_batch(&mut self) -> Result<bool> {
         self.inner.commit_batch()
@@ -294,7 +303,9 @@ fn est(
             i
         }
         other => {
-            let Some(input) = other.children().into_iter().next() else { return arg };
+            let Some(input) = other.children().into_iter().next() else {
+                return arg;
+            };
             let i = child(input, arg, out);
             match other {
                 Op::NodeScan { label: None, .. } => i * nodes,

@@ -1,12 +1,13 @@
-//! A small in-memory [`Graph`] for tests (this crate's and the engine's): no MVCC, no
-//! durability, linear scans for relationships. Property-equality indexes can be declared with
-//! [`MemGraph::add_index`] so `index_seek` answers.
+//! A small in-memory graph ([`GraphRead`] + [`GraphWrite`]) for this crate's tests (and, with
+//! the `testing` feature, other crates'): no MVCC, no durability, linear scans for
+//! relationships. Property-equality indexes can be declared with [`MemGraph::add_index`] so
+//! `index_seek` answers.
 
 use std::collections::{BTreeMap, HashSet};
 
 use arbor_model::{equals, Error, NodeId, RelId, Result, Status, Value};
 
-use crate::graph::{Dir, Edge, Graph, TokenId, TokenKind};
+use crate::graph::{Direction, Edge, GraphRead, GraphWrite, TokenId, TokenKind};
 
 #[derive(Clone, Debug, Default)]
 struct MemNode {
@@ -86,31 +87,28 @@ impl MemGraph {
         Ok(())
     }
 
-    fn matches(&self, r: &MemRel, node: NodeId, dir: Dir, types: &[TokenId]) -> Option<Edge> {
+    fn matches(&self, r: &MemRel, node: NodeId, dir: Direction, types: &[TokenId]) -> Option<Edge> {
         if !types.is_empty() && !types.contains(&r.rel_type) {
             return None;
         }
         None.or_else(|| {
-            (matches!(dir, Dir::Outgoing | Dir::Both) && r.start == node)
-                .then_some((r.end, Dir::Outgoing))
+            (matches!(dir, Direction::Outgoing | Direction::Both) && r.start == node)
+                .then_some((r.end, Direction::Outgoing))
         })
         .or_else(|| {
-            (matches!(dir, Dir::Incoming | Dir::Both) && r.end == node)
-                .then_some((r.start, Dir::Incoming))
+            (matches!(dir, Direction::Incoming | Direction::Both) && r.end == node)
+                .then_some((r.start, Direction::Incoming))
         })
         .map(|(other, d)| Edge { rel: RelId(0), other, dir: d })
     }
 }
 
-impl Graph for MemGraph {
+impl GraphRead for MemGraph {
     fn token_id(&self, kind: TokenKind, name: &str) -> Option<TokenId> {
         self.tokens[kind_ix(kind)].iter().position(|n| n == name).map(|i| i as TokenId)
     }
     fn token_name(&self, kind: TokenKind, id: TokenId) -> Option<String> {
         self.tokens[kind_ix(kind)].get(id as usize).cloned()
-    }
-    fn get_or_create_token(&mut self, kind: TokenKind, name: &str) -> Result<TokenId> {
-        Ok(self.intern(kind, name))
     }
     fn tokens(&self, kind: TokenKind) -> Vec<(TokenId, String)> {
         self.tokens[kind_ix(kind)]
@@ -143,7 +141,7 @@ impl Graph for MemGraph {
             .map(|n| n.props.iter().map(|(k, v)| (*k, v.clone())).collect())
             .unwrap_or_default()
     }
-    fn node_edges(&self, node: NodeId, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
+    fn node_edges(&self, node: NodeId, dir: Direction, types: &[TokenId], out: &mut Vec<Edge>) {
         for (id, r) in &self.rels {
             if let Some(mut e) = self.matches(r, node, dir, types) {
                 e.rel = RelId(*id);
@@ -151,7 +149,7 @@ impl Graph for MemGraph {
             }
         }
     }
-    fn degree(&self, node: NodeId, dir: Dir, types: &[TokenId]) -> u64 {
+    fn degree(&self, node: NodeId, dir: Direction, types: &[TokenId]) -> u64 {
         let mut v = Vec::new();
         self.node_edges(node, dir, types, &mut v);
         v.len() as u64
@@ -192,6 +190,18 @@ impl Graph for MemGraph {
             .range(from.0..)
             .find(|(_, r)| types.is_empty() || types.contains(&r.rel_type))
             .map(|(id, _)| RelId(*id))
+    }
+    fn node_deleted_in_tx(&self, id: NodeId) -> bool {
+        self.deleted_nodes.contains(&id.0)
+    }
+    fn rel_deleted_in_tx(&self, id: RelId) -> bool {
+        self.deleted_rels.contains(&id.0)
+    }
+}
+
+impl GraphWrite for MemGraph {
+    fn get_or_create_token(&mut self, kind: TokenKind, name: &str) -> Result<TokenId> {
+        Ok(self.intern(kind, name))
     }
     fn create_node(&mut self, labels: &[TokenId], props: Vec<(TokenId, Value)>) -> Result<NodeId> {
         self.writable()?;
@@ -301,11 +311,5 @@ impl Graph for MemGraph {
             self.deleted_rels.insert(id.0);
         }
         Ok(())
-    }
-    fn node_deleted_in_tx(&self, id: NodeId) -> bool {
-        self.deleted_nodes.contains(&id.0)
-    }
-    fn rel_deleted_in_tx(&self, id: RelId) -> bool {
-        self.deleted_rels.contains(&id.0)
     }
 }

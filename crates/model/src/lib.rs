@@ -12,6 +12,7 @@
 
 mod error;
 pub mod format;
+pub mod graph;
 pub mod ops;
 pub mod propmap;
 pub mod spatial;
@@ -23,6 +24,7 @@ mod value;
 
 pub use error::{Error, Result, Status};
 pub use format::{to_cypher_literal, to_string_value};
+pub use graph::{Direction, Edge, TokenId, TokenKind};
 pub use ops::{compare, compare_op, equals, group_key, order, CmpOp, GroupKey};
 pub use propmap::Key;
 pub use temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Point, Time};

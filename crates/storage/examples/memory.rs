@@ -25,7 +25,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use arbor_storage::{
-    Dir, Durability, NodeId, Result, Store, StoreConfig, TokenKind, Transaction, Value,
+    Direction, Durability, NodeId, Result, Store, StoreConfig, TokenKind, Transaction, Value,
 };
 
 fn cfg() -> StoreConfig {
@@ -265,7 +265,7 @@ fn touch(tx: &Transaction) -> (u64, u64, u64) {
     let mut cur = NodeId(0);
     while let Some(n) = tx.next_node(None, cur) {
         nodes += 1;
-        degree += tx.degree(n, Dir::Both, &[]);
+        degree += tx.degree(n, Direction::Both, &[]);
         props += tx.node_properties(n).len() as u64;
         cur = NodeId(n.0 + 1);
     }

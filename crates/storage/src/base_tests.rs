@@ -66,7 +66,7 @@ fn age(tx: &Transaction, n: NodeId, k: TokenId) -> Option<i64> {
     }
 }
 
-fn edges(tx: &Transaction, n: NodeId, dir: Dir, types: &[TokenId]) -> Vec<(u64, u64)> {
+fn edges(tx: &Transaction, n: NodeId, dir: Direction, types: &[TokenId]) -> Vec<(u64, u64)> {
     let mut out = Vec::new();
     tx.node_edges(n, dir, types, &mut out);
     let mut v: Vec<(u64, u64)> = out.iter().map(|e| (e.rel.0, e.other.0)).collect();
@@ -93,8 +93,8 @@ fn base_rows_read_like_versions_and_take_updates() {
     );
     assert_eq!(before.rel_info(r[3]), Some((n[3], n[4], t.knows)));
     assert!(matches!(before.rel_property(r[12], t.age), Some(Value::Float(f)) if f == 0.5));
-    assert_eq!(edges(&before, n[0], Dir::Outgoing, &[t.knows]), vec![(r[0].0, n[1].0)]);
-    assert_eq!(before.degree(n[0], Dir::Both, &[]), 11);
+    assert_eq!(edges(&before, n[0], Direction::Outgoing, &[t.knows]), vec![(r[0].0, n[1].0)]);
+    assert_eq!(before.degree(n[0], Direction::Both, &[]), 11);
     assert_eq!(before.count_nodes(Some(t.user)), 10);
 
     // Update, relabel, delete and connect base rows.
@@ -119,7 +119,7 @@ fn base_rows_read_like_versions_and_take_updates() {
         assert_eq!(tx.rel_exists(r[5]), !new);
         assert_eq!(tx.rel_exists(fresh), new);
         assert_eq!(tx.rel_property(r[7], t.name).is_some(), new);
-        let out3 = edges(tx, n[3], Dir::Outgoing, &[]);
+        let out3 = edges(tx, n[3], Direction::Outgoing, &[]);
         assert_eq!(out3.len(), if new { 2 } else { 1 });
         assert_eq!(tx.count_nodes(Some(t.user)), if new { 9 } else { 10 });
         assert_eq!(tx.count_nodes(Some(t.other)), u64::from(new));
@@ -137,10 +137,13 @@ fn base_rows_read_like_versions_and_take_updates() {
     assert!(s.compact().unwrap());
     assert_eq!(age(&before, n[3], t.age), Some(3));
     assert!(before.node_exists(n[5]));
-    assert_eq!(edges(&before, n[4], Dir::Outgoing, &[]), vec![(r[4].0, n[5].0)]);
+    assert_eq!(edges(&before, n[4], Direction::Outgoing, &[]), vec![(r[4].0, n[5].0)]);
     let post = s.begin(true);
     assert_eq!(age(&post, n[3], t.age), Some(33));
-    assert_eq!(edges(&post, n[3], Dir::Outgoing, &[]), vec![(r[3].0, n[4].0), (fresh.0, n[7].0)]);
+    assert_eq!(
+        edges(&post, n[3], Direction::Outgoing, &[]),
+        vec![(r[3].0, n[4].0), (fresh.0, n[7].0)]
+    );
     assert!(s.memory_stats().delta_nodes > 0, "an old snapshot pins the delta");
     drop((before, after, post));
     s.gc();
@@ -248,7 +251,7 @@ fn checkpoint_rebuilds_and_recovery_restores_base_plus_wal() {
         assert!(!tx.rel_exists(r[0]));
         assert_eq!(tx.rel_info(extra), Some((n[2], n[5], t.likes)));
         assert_eq!(
-            edges(&tx, n[5], Dir::Incoming, &[t.likes]),
+            edges(&tx, n[5], Direction::Incoming, &[t.likes]),
             vec![(r[8 + 4].0, n[0].0), (extra.0, n[2].0)]
         );
         assert_eq!(tx.index_seek(t.user, t.age, &Value::Int(-2)), Some(vec![n[2]]));
@@ -282,9 +285,12 @@ fn unsorted_creation_order_builds_a_general_csr() {
     for (i, (a, b)) in pairs.iter().enumerate() {
         assert_eq!(tx.rel_info(r[i]), Some((n[*a], n[*b], t.knows)));
     }
-    assert_eq!(edges(&tx, n[4], Dir::Outgoing, &[]), vec![(r[0].0, 0), (r[2].0, 4), (r[5].0, 1)]);
-    assert_eq!(tx.degree(n[4], Dir::Both, &[]), 3, "a self-loop counts once with Both");
-    assert_eq!(edges(&tx, n[1], Dir::Incoming, &[]), vec![(r[4].0, 2), (r[5].0, 4)]);
+    assert_eq!(
+        edges(&tx, n[4], Direction::Outgoing, &[]),
+        vec![(r[0].0, 0), (r[2].0, 4), (r[5].0, 1)]
+    );
+    assert_eq!(tx.degree(n[4], Direction::Both, &[]), 3, "a self-loop counts once with Both");
+    assert_eq!(edges(&tx, n[1], Direction::Incoming, &[]), vec![(r[4].0, 2), (r[5].0, 4)]);
 }
 
 #[test]
@@ -440,7 +446,7 @@ fn edges_into_matches_for_each_edge() {
         ];
         let check = |tx: &Transaction, rels: &[RelId], what: &str| {
             for node in &n {
-                for dir in [Dir::Outgoing, Dir::Incoming, Dir::Both] {
+                for dir in [Direction::Outgoing, Direction::Incoming, Direction::Both] {
                     for f in &filters {
                         let mut streamed = Vec::new();
                         tx.for_each_edge(*node, dir, f, |e| streamed.push(e));
@@ -455,8 +461,8 @@ fn edges_into_matches_for_each_edge() {
                             if !f.is_empty() && !f.contains(&ty) {
                                 continue;
                             }
-                            let out = a == *node && dir != Dir::Incoming;
-                            let inc = b == *node && dir != Dir::Outgoing;
+                            let out = a == *node && dir != Direction::Incoming;
+                            let inc = b == *node && dir != Direction::Outgoing;
                             if out {
                                 want.push((r.0, b.0));
                             } else if inc {
@@ -516,14 +522,14 @@ fn edges_into_matches_for_each_edge_on_wide_columns() {
         s.compact().unwrap();
         let tx = s.begin(true);
         for i in (0..N).step_by(997).chain([1, 7, N - 1]) {
-            for dir in [Dir::Outgoing, Dir::Incoming, Dir::Both] {
+            for dir in [Direction::Outgoing, Direction::Incoming, Direction::Both] {
                 for f in [vec![], vec![t.knows], vec![t.likes], vec![t.knows, t.likes]] {
                     let mut streamed = Vec::new();
                     tx.for_each_edge(n[i as usize], dir, &f, |e| streamed.push(e));
                     let mut into = Vec::new();
                     tx.node_handle(n[i as usize]).edges_into(dir, &f, &mut into);
                     assert_eq!(into, streamed, "node {i} {dir:?} {f:?}");
-                    if dir == Dir::Outgoing {
+                    if dir == Direction::Outgoing {
                         // One KNOWS and one LIKES out of every node.
                         let want = if f.len() == 1 { 1 } else { 2 };
                         assert_eq!(into.len(), want, "node {i} {f:?}");

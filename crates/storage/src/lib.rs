@@ -241,4 +241,4 @@ pub use value::check_storable;
 pub use vfs::{RealFs, Vfs, VfsFile, VfsRead};
 
 pub use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
-pub use types::{Dir, Durability, Edge, StoreConfig, TokenId, TokenKind};
+pub use types::{Direction, Durability, Edge, StoreConfig, TokenId, TokenKind};

@@ -442,9 +442,9 @@ fn check_view(tx: &Transaction, g: &Graph) {
             .collect();
         assert_eq!(got, props.iter().map(|(k, v)| (*k, *v)).collect::<Vec<_>>());
         let mut edges = Vec::new();
-        tx.node_edges(n, Dir::Both, &[], &mut edges);
+        tx.node_edges(n, Direction::Both, &[], &mut edges);
         let mut got: Vec<(u64, u64, bool)> =
-            edges.iter().map(|e| (e.rel.0, e.other.0, e.dir == Dir::Outgoing)).collect();
+            edges.iter().map(|e| (e.rel.0, e.other.0, e.dir == Direction::Outgoing)).collect();
         got.sort_unstable();
         let mut expect: Vec<(u64, u64, bool)> = Vec::new();
         for (rid, (a, b, _, _)) in &g.rels {

@@ -94,7 +94,7 @@ fn rollback_discards_and_savepoints_undo_partially() {
     assert!(!w.node_exists(b));
     assert_eq!(int(&w.node_property(a, k)), Some(1));
     assert!(w.node_has_label(a, l));
-    assert_eq!(w.degree(a, Dir::Both, &[]), 0);
+    assert_eq!(w.degree(a, Direction::Both, &[]), 0);
     assert_eq!(w.count_nodes(Some(l)), 1);
     assert_eq!(all_nodes(&w, Some(l)), vec![a.0]);
     w.commit().unwrap();
@@ -184,9 +184,9 @@ fn concurrent_relationship_creation_on_one_node_does_not_conflict() {
         tx.commit().unwrap();
     }
     let r = s.begin(true);
-    assert_eq!(r.degree(hub, Dir::Outgoing, &[]), 4);
-    assert_eq!(r.degree(hub, Dir::Incoming, &[t]), 4);
-    assert_eq!(r.degree(hub, Dir::Both, &[t + 1]), 0);
+    assert_eq!(r.degree(hub, Direction::Outgoing, &[]), 4);
+    assert_eq!(r.degree(hub, Direction::Incoming, &[t]), 4);
+    assert_eq!(r.degree(hub, Direction::Both, &[t + 1]), 0);
 }
 
 #[test]
@@ -243,13 +243,13 @@ fn edges_self_loops_and_type_filters() {
     let r2 = w.create_rel(a, b, u, vec![]).unwrap();
     let check = |tx: &Transaction| {
         let mut out = Vec::new();
-        tx.node_edges(a, Dir::Both, &[], &mut out);
+        tx.node_edges(a, Direction::Both, &[], &mut out);
         assert_eq!(out.len(), 2);
-        assert_eq!(out[0], Edge { rel: r1, other: a, dir: Dir::Outgoing });
-        assert_eq!(out[1], Edge { rel: r2, other: b, dir: Dir::Outgoing });
-        assert_eq!(tx.degree(a, Dir::Incoming, &[]), 1);
-        assert_eq!(tx.degree(b, Dir::Incoming, &[u]), 1);
-        assert_eq!(tx.degree(b, Dir::Incoming, &[t]), 0);
+        assert_eq!(out[0], Edge { rel: r1, other: a, dir: Direction::Outgoing });
+        assert_eq!(out[1], Edge { rel: r2, other: b, dir: Direction::Outgoing });
+        assert_eq!(tx.degree(a, Direction::Incoming, &[]), 1);
+        assert_eq!(tx.degree(b, Direction::Incoming, &[u]), 1);
+        assert_eq!(tx.degree(b, Direction::Incoming, &[t]), 0);
         assert_eq!(tx.rel_info(r2), Some((a, b, u)));
         assert_eq!(tx.next_rel(&[u], RelId(0)), Some(r2));
         assert_eq!(tx.next_rel(&[], RelId(r1.0 + 1)), Some(r2));
@@ -423,7 +423,7 @@ fn durable_commits_survive_a_crash() {
     assert_eq!(r.count_nodes(Some(l)), n as u64);
     assert_eq!(int(&r.node_property(NodeId(0), k)), Some(-1));
     assert_eq!(int(&r.node_property(NodeId(7), k)), Some(7));
-    assert_eq!(r.degree(NodeId(7), Dir::Both, &[]), 2);
+    assert_eq!(r.degree(NodeId(7), Direction::Both, &[]), 2);
     // New commits continue after the recovered ones.
     let ts = r.start_ts();
     drop(r);
@@ -845,7 +845,7 @@ fn bulk_transaction_round_trip() {
     let mut edges = Vec::new();
     while let Some(x) = r.next_node(Some(u), cur) {
         edges.clear();
-        r.node_edges(x, Dir::Both, &[], &mut edges);
+        r.node_edges(x, Direction::Both, &[], &mut edges);
         cnt += 1;
         cur = NodeId(x.0 + 1);
     }
@@ -1239,7 +1239,7 @@ fn node_handles_and_edge_streaming_follow_the_snapshot() {
     w.set_node_property(n1, k, Value::Int(5)).unwrap();
     w.commit().unwrap();
 
-    let edges_via = |tx: &Transaction, n: NodeId, dir: Dir| {
+    let edges_via = |tx: &Transaction, n: NodeId, dir: Direction| {
         let mut v = Vec::new();
         tx.node_handle(n).for_each_edge(dir, &[], |e| v.push(e));
         let mut w = Vec::new();
@@ -1256,41 +1256,41 @@ fn node_handles_and_edge_streaming_follow_the_snapshot() {
     assert!(h3.exists() && h3.has_label(a) && h3.has_label(b));
     assert_eq!(int(&h3.property(k)), Some(3));
     assert_eq!(h3.labels(), vec![a, b]);
-    let out3 = edges_via(&r, n3, Dir::Both);
+    let out3 = edges_via(&r, n3, Direction::Both);
     assert_eq!((out3.len(), out3[0].rel, out3[0].other), (1, r3, n2));
     let h0 = r.node_handle(n0);
     assert!(h0.exists() && h0.has_label(a) && !h0.has_label(b));
     assert!(matches!(h0.property(k), Some(Value::Bool(true))));
     assert_eq!(h0.labels(), vec![a]);
-    assert_eq!(edges_via(&r, n0, Dir::Outgoing).len(), 2);
+    assert_eq!(edges_via(&r, n0, Direction::Outgoing).len(), 2);
     // The relationship committed after the base is seen from both ends.
-    let inc = edges_via(&r, n0, Dir::Incoming);
+    let inc = edges_via(&r, n0, Direction::Incoming);
     assert_eq!(inc.iter().map(|e| e.rel).collect::<Vec<_>>(), vec![late]);
     assert_eq!(int(&r.node_handle(n1).property(k)), Some(5));
     // A self-loop is listed once with `Both`.
-    assert_eq!(edges_via(&r, n1, Dir::Both).iter().filter(|e| e.other == n1).count(), 1);
+    assert_eq!(edges_via(&r, n1, Direction::Both).iter().filter(|e| e.other == n1).count(), 1);
 
     // Own writes: a new label, a deleted relationship, a created one and a deleted node.
     let mut w = s.begin(false);
     w.add_label(n0, b).unwrap();
-    let first = edges_via(&w, n0, Dir::Outgoing)[0].rel;
+    let first = edges_via(&w, n0, Direction::Outgoing)[0].rel;
     w.delete_rel(first).unwrap();
     let own = w.create_rel(n0, n0, t, vec![]).unwrap();
-    let out: Vec<RelId> = edges_via(&w, n0, Dir::Outgoing).iter().map(|e| e.rel).collect();
+    let out: Vec<RelId> = edges_via(&w, n0, Direction::Outgoing).iter().map(|e| e.rel).collect();
     assert!(!out.contains(&first) && out.contains(&own) && out.len() == 2, "{out:?}");
     assert!(w.node_handle(n0).has_label(b));
     w.delete_rel(late).unwrap();
-    for e in edges_via(&w, n2, Dir::Both) {
+    for e in edges_via(&w, n2, Direction::Both) {
         w.delete_rel(e.rel).unwrap();
     }
     w.delete_node(n2).unwrap();
     let gone = w.node_handle(n2);
     assert!(!gone.exists() && !gone.has_label(b) && gone.property(k).is_none());
-    assert!(edges_via(&w, n2, Dir::Both).is_empty());
+    assert!(edges_via(&w, n2, Direction::Both).is_empty());
     assert!(!w.node_handle(NodeId(1 << 40)).exists());
     // The reader's snapshot is untouched by all of that.
     assert!(!r.node_handle(n0).has_label(b) && r.node_handle(n2).exists());
-    assert_eq!(edges_via(&r, n0, Dir::Outgoing).len(), 2);
+    assert_eq!(edges_via(&r, n0, Direction::Outgoing).len(), 2);
 }
 
 /// Relationship uniqueness and key constraints: refused on violating data, enforced at the

@@ -1,56 +1,8 @@
-//! Vocabulary of the public API used by every layer: token ids and kinds, expansion
-//! directions and edges, durability modes and the store configuration.
+//! Storage's configuration vocabulary: durability modes and the store configuration. The graph
+//! vocabulary (token ids and kinds, directions, edges) is `arbor_model::graph`'s, re-exported.
 
-use arbor_model::{NodeId, RelId};
+pub use arbor_model::graph::{Direction, Edge, TokenId, TokenKind};
 use std::time::Duration;
-
-/// Token ids for labels, relationship types and property keys (same shape as `arbor_exec`'s).
-pub type TokenId = u32;
-
-/// Direction of an expansion, as seen from the expanded node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Dir {
-    Outgoing,
-    Incoming,
-    Both,
-}
-
-/// One relationship seen from a node: the relationship, the node at its other end and which way
-/// it points (`Outgoing` if the expanded node is its start). A self-loop expanded with `Both`
-/// appears once, as `Outgoing`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Edge {
-    pub rel: RelId,
-    pub other: NodeId,
-    pub dir: Dir,
-}
-
-/// Which kind of token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TokenKind {
-    Label,
-    RelType,
-    PropertyKey,
-}
-
-impl TokenKind {
-    pub(crate) fn index(self) -> usize {
-        match self {
-            TokenKind::Label => 0,
-            TokenKind::RelType => 1,
-            TokenKind::PropertyKey => 2,
-        }
-    }
-
-    pub(crate) fn from_index(i: u8) -> Option<TokenKind> {
-        match i {
-            0 => Some(TokenKind::Label),
-            1 => Some(TokenKind::RelType),
-            2 => Some(TokenKind::PropertyKey),
-            _ => None,
-        }
-    }
-}
 
 /// When a commit is acknowledged relative to its WAL record reaching the disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -5,8 +5,9 @@
 use std::borrow::BorrowMut;
 
 use arbor_exec::traverse::DepthFirst;
+use arbor_model::graph::Edge;
 use arbor_model::NodeId;
-use arbor_storage::{Edge, Transaction};
+use arbor_storage::Transaction;
 
 use super::*;
 

@@ -2,8 +2,9 @@
 //! traits with their closure wrappers and defaults ([`TypeExpander`], [`IncludeAll`]), and
 //! [`NodeRef`], the node view they read through. No traversal state lives here.
 
+use arbor_model::graph::{Edge, TokenId};
 use arbor_model::{NodeId, Value};
-use arbor_storage::{Dir, Edge, NodeHandle, TokenId, Transaction};
+use arbor_storage::{NodeHandle, Transaction};
 
 use super::Path;
 use crate::embedded::{Label, PropertyKey, RelType};
@@ -112,7 +113,7 @@ impl Evaluator for IncludeAll {
 #[derive(Clone, Debug, Default)]
 pub struct TypeExpander {
     /// (direction, types); empty types = all types.
-    pub(super) rules: Vec<(Dir, Vec<TokenId>)>,
+    pub(super) rules: Vec<(Direction, Vec<TokenId>)>,
 }
 
 impl TypeExpander {
@@ -144,7 +145,7 @@ impl Expander for TypeExpander {
     fn expand(&self, path: &Path<'_>, out: &mut Vec<Edge>) {
         let end = path.end;
         if self.rules.is_empty() {
-            end.edges_into(Dir::Both, &[], out);
+            end.edges_into(Direction::Both, &[], out);
             return;
         }
         for (dir, types) in &self.rules {
@@ -153,7 +154,7 @@ impl Expander for TypeExpander {
     }
 }
 
-pub use arbor_storage::Dir as Direction;
+pub use arbor_model::graph::Direction;
 
 /// A node seen through a transaction: cheap to copy, reads on demand. It is resolved once
 /// (a storage [`NodeHandle`]), so repeated reads of one node do not repeat the lookup.

@@ -4,7 +4,7 @@
 use std::borrow::{Borrow, BorrowMut};
 
 use arbor_exec::traverse::DepthFirst;
-use arbor_storage::Edge;
+use arbor_model::graph::Edge;
 
 use super::Arena;
 

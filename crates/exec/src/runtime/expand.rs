@@ -10,9 +10,9 @@ use arbor_model::{NodeId, PathRef, RelId, Result, Value};
 
 use super::pruning::PruningVarExpand;
 use super::var_expand::VarExpand;
-use super::{build, graph_dir, rel_used, resolve_types, Builder};
+use super::{build, rel_used, resolve_types, Builder};
 use crate::ctx::{Ctx, Operator, Row, Sink};
-use crate::graph::{Dir, Edge, Graph, TokenId};
+use crate::graph::{Direction, Edge, Graph, TokenId};
 
 /// A variable-length expansion that writes each result into a working row of its own
 /// (`VarLengthExpand`, `VarLengthExpand(Pruning)`): one input row is opened, its results are
@@ -110,7 +110,7 @@ pub(super) fn build_expand(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
                 from: *from,
                 rel: *rel,
                 to: *to,
-                dir: graph_dir(*dir),
+                dir: *dir,
                 types: types.clone(),
                 into: *into,
                 rel_bound: *rel_bound,
@@ -129,7 +129,7 @@ pub(super) fn build_expand(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
                 to: *to,
                 path: *path,
                 rel: *rel,
-                dir: graph_dir(*dir),
+                dir: *dir,
                 types: types.clone(),
                 min: *min,
                 max: *max,
@@ -148,7 +148,7 @@ struct Expand {
     from: Slot,
     rel: Slot,
     to: Slot,
-    dir: Dir,
+    dir: Direction,
     types: Vec<Name>,
     into: bool,
     rel_bound: bool,
@@ -204,7 +204,7 @@ struct ShortestPath {
     to: Slot,
     path: Slot,
     rel: Option<Slot>,
-    dir: Dir,
+    dir: Direction,
     types: Vec<Name>,
     min: u64,
     max: Option<u64>,

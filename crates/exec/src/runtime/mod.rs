@@ -36,19 +36,10 @@ pub(crate) use build::{build, build_subplan, unwind_taking_param, Builder};
 
 use arbor_cypher_plan::expr::Slot;
 use arbor_cypher_plan::ops::Name;
-use arbor_cypher_syntax::ast::Direction;
 use arbor_model::{RelId, Value};
 
 use crate::ctx::Row;
-use crate::graph::{Dir, Graph, TokenId, TokenKind};
-
-pub(super) fn graph_dir(d: Direction) -> Dir {
-    match d {
-        Direction::Outgoing => Dir::Outgoing,
-        Direction::Incoming => Dir::Incoming,
-        Direction::Both => Dir::Both,
-    }
-}
+use crate::graph::{Graph, TokenId, TokenKind};
 
 /// Resolves type names to tokens; `None` when none of the (non-empty) names exists.
 pub(super) fn resolve_types(g: &dyn Graph, types: &[Name]) -> Option<Vec<TokenId>> {

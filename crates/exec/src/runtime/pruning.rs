@@ -8,10 +8,10 @@ use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{Error, NodeId, RelId, Result, Value};
 
 use super::expand::Pump;
-use super::{build, graph_dir, rel_used, resolve_types, Builder};
+use super::{build, rel_used, resolve_types, Builder};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::CompiledPred;
-use crate::graph::{Dir, Edge, Graph, TokenId};
+use crate::graph::{Direction, Edge, Graph, TokenId};
 use crate::nodeset::NodeSet;
 use crate::traverse::DepthFirst;
 
@@ -40,7 +40,7 @@ pub(super) struct PruningVarExpand {
     input: Box<dyn Operator>,
     from: Slot,
     to: Slot,
-    dir: Dir,
+    dir: Direction,
     types: Vec<Name>,
     min: u64,
     max: Option<u64>,
@@ -84,7 +84,7 @@ impl PruningVarExpand {
             input: build(input, b),
             from: *from,
             to: *to,
-            dir: graph_dir(*dir),
+            dir: *dir,
             types: types.clone(),
             min: *min,
             max: *max,
@@ -110,7 +110,7 @@ impl PruningVarExpand {
     /// (every reachable node has a simple path to it, which is a trail), plus the start if a
     /// cycle leads back to it, so a depth-first search over nodes finds them, in any order.
     fn streams(&self) -> bool {
-        self.dir != Dir::Both && self.min <= 1 && self.max.is_none()
+        self.dir != Direction::Both && self.min <= 1 && self.max.is_none()
     }
 
     /// Reachability mode: expands the next node of the stack into `ends`; false when done.
@@ -172,7 +172,7 @@ impl PruningVarExpand {
         // Usually empty (no allocation): a copy frees `self` for the helpers below.
         let outer = self.unique_with.clone();
         let excluded = |r: RelId| !outer.is_empty() && rel_used(row, &outer, r);
-        if self.dir != Dir::Both && self.min <= 1 {
+        if self.dir != Direction::Both && self.min <= 1 {
             // Breadth-first: level by level up to `max`.
             self.visited.clear();
             self.visited.insert(s.0);

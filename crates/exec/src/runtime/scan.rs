@@ -5,10 +5,10 @@ use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_cypher_plan::ops::{Name, Op, SeekRange};
 use arbor_model::{equals, NodeId, RelId, Result, Value};
 
-use super::{build, graph_dir, Builder};
+use super::{build, Builder};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::eval;
-use crate::graph::{Dir, Graph, TokenId, TokenKind, ValueRange};
+use crate::graph::{Direction, Graph, TokenId, TokenKind, ValueRange};
 
 /// Builds a leaf or seek operator (the builder's dispatch, [`super::build`], sends only those here).
 pub(super) fn build_scan(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
@@ -49,7 +49,7 @@ pub(super) fn build_scan(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
                 rel: *rel,
                 start: *start,
                 end: *end,
-                dir: graph_dir(*dir),
+                dir: *dir,
                 ty: ty.clone(),
                 keys: keys.clone(),
                 values: values.clone(),
@@ -397,7 +397,7 @@ struct RelIndexSeek {
     rel: Slot,
     start: Slot,
     end: Slot,
-    dir: Dir,
+    dir: Direction,
     ty: Name,
     keys: Vec<Name>,
     values: Vec<PExpr>,
@@ -497,9 +497,9 @@ impl RelIndexSeek {
                 }
             };
             match self.dir {
-                Dir::Outgoing => push(s, e),
-                Dir::Incoming => push(e, s),
-                Dir::Both => {
+                Direction::Outgoing => push(s, e),
+                Direction::Incoming => push(e, s),
+                Direction::Both => {
                     push(s, e);
                     // A self-loop matches an undirected pattern once.
                     if s != e {

@@ -5,10 +5,10 @@ use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{equals, NodeId, RelId, Result, Value};
 
 use super::expand::Pump;
-use super::{build, graph_dir, rel_used, resolve_types, Builder};
+use super::{build, rel_used, resolve_types, Builder};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::{eval, CompiledPred};
-use crate::graph::{Dir, Edge, Graph, TokenId, TokenKind};
+use crate::graph::{Direction, Edge, Graph, TokenId, TokenKind};
 use crate::traverse::DepthFirst;
 
 /// `VarLengthExpand(All)`: every relationship-unique path of `min..=max` relationships from
@@ -26,7 +26,7 @@ pub(super) struct VarExpand {
     from: Slot,
     rel: Slot,
     to: Slot,
-    dir: Dir,
+    dir: Direction,
     types: Vec<Name>,
     min: u64,
     max: Option<u64>,
@@ -78,7 +78,7 @@ impl VarExpand {
             from: *from,
             rel: *rel,
             to: *to,
-            dir: graph_dir(*dir),
+            dir: *dir,
             types: types.clone(),
             min: *min,
             max: *max,
@@ -125,10 +125,10 @@ impl VarExpand {
                 return None;
             }
             cur = match self.dir {
-                Dir::Outgoing if s == cur => e,
-                Dir::Incoming if e == cur => s,
-                Dir::Both if s == cur => e,
-                Dir::Both if e == cur => s,
+                Direction::Outgoing if s == cur => e,
+                Direction::Incoming if e == cur => s,
+                Direction::Both if s == cur => e,
+                Direction::Both if e == cur => s,
                 _ => return None,
             };
         }

@@ -9,7 +9,7 @@ use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 use super::{build, Builder};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::{self, eval};
-use crate::graph::{Dir, Graph, TokenId, TokenKind};
+use crate::graph::{Direction, Graph, TokenId, TokenKind};
 
 /// Builds a write operator (the builder's dispatch, [`super::build`], sends only those here).
 pub(super) fn build_write(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
@@ -517,7 +517,7 @@ impl Operator for Delete {
                 let mut edges = Vec::new();
                 for n in &nodes {
                     edges.clear();
-                    g.node_edges(*n, Dir::Both, &[], &mut edges);
+                    g.node_edges(*n, Direction::Both, &[], &mut edges);
                     rels.extend(edges.iter().map(|e| e.rel));
                 }
             }

@@ -15,7 +15,7 @@ use super::persist::Persist;
 use super::wal;
 use crate::mvcc::Core;
 use crate::mvcc::Transaction;
-use crate::types::{Dir, Edge, TokenKind};
+use crate::types::{Direction, Edge, TokenKind};
 
 /// At most this many problems are listed (the counts keep going).
 const MAX_PROBLEMS: usize = 100;
@@ -128,7 +128,7 @@ fn check_graph(tx: &Transaction, r: &mut CheckReport) {
         for l in tx.node_labels(n) {
             *per_label.entry(l).or_default() += 1;
         }
-        for dir in [Dir::Outgoing, Dir::Incoming] {
+        for dir in [Direction::Outgoing, Direction::Incoming] {
             edges.clear();
             tx.node_edges(n, dir, &[], &mut edges);
             let mut seen: Vec<u64> = edges.iter().map(|e| e.rel.0).collect();
@@ -137,7 +137,7 @@ fn check_graph(tx: &Transaction, r: &mut CheckReport) {
                 r.problem(format!("node {} lists a relationship twice ({dir:?})", n.0));
             }
             for e in &edges {
-                let want = if dir == Dir::Outgoing { (n, e.other) } else { (e.other, n) };
+                let want = if dir == Direction::Outgoing { (n, e.other) } else { (e.other, n) };
                 match tx.rel_info(e.rel) {
                     Some((s, t, _)) if (s, t) == want => {}
                     got => r.problem(format!(
@@ -152,7 +152,7 @@ fn check_graph(tx: &Transaction, r: &mut CheckReport) {
                     ));
                 }
             }
-            if dir == Dir::Outgoing {
+            if dir == Direction::Outgoing {
                 outs += edges.len() as u64;
             } else {
                 ins += edges.len() as u64;

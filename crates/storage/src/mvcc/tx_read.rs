@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use arbor_model::{NodeId, RelId, Value};
 
 use crate::base::{NodeRef, RelRef};
-use crate::types::{Dir, Edge, TokenId};
+use crate::types::{Direction, Edge, TokenId};
 
 use super::tx::{min_opt, Transaction};
 
@@ -250,12 +250,12 @@ impl Transaction {
 
     /// Calls `f` for every relationship of `node` in `dir` whose type is in `types` (all if
     /// empty), without allocating: base CSR entries first (outgoing, then incoming), then
-    /// relationships committed after this transaction's base, then its own. With `Dir::Both`
+    /// relationships committed after this transaction's base, then its own. With `Direction::Both`
     /// a self-loop is reported once, as outgoing.
     pub fn for_each_edge(
         &self,
         node: NodeId,
-        dir: Dir,
+        dir: Direction,
         types: &[TokenId],
         mut f: impl FnMut(Edge),
     ) {
@@ -266,7 +266,7 @@ impl Transaction {
     pub(super) fn edges_of(
         &self,
         h: NodeHandle<'_>,
-        dir: Dir,
+        dir: Direction,
         types: &[TokenId],
         f: &mut impl FnMut(Edge),
     ) {
@@ -281,26 +281,26 @@ impl Transaction {
             && self.adj.is_empty()
             && self.base.rels_all_clean()
         {
-            let edge = |rel: u64, other: u64, d: Dir| Edge {
+            let edge = |rel: u64, other: u64, d: Direction| Edge {
                 rel: RelId(rel),
                 other: NodeId(other),
                 dir: d,
             };
             match dir {
-                Dir::Outgoing => self.base.edges_one_dir(node, true, types, |rel, other| {
-                    f(edge(rel, other, Dir::Outgoing))
+                Direction::Outgoing => self.base.edges_one_dir(node, true, types, |rel, other| {
+                    f(edge(rel, other, Direction::Outgoing))
                 }),
-                Dir::Incoming => self.base.edges_one_dir(node, false, types, |rel, other| {
-                    f(edge(rel, other, Dir::Incoming))
+                Direction::Incoming => self.base.edges_one_dir(node, false, types, |rel, other| {
+                    f(edge(rel, other, Direction::Incoming))
                 }),
-                Dir::Both => {
+                Direction::Both => {
                     self.base.edges_one_dir(node, true, types, |rel, other| {
-                        f(edge(rel, other, Dir::Outgoing))
+                        f(edge(rel, other, Direction::Outgoing))
                     });
                     // A self-loop is in both lists; it is reported once, as outgoing.
                     self.base.edges_one_dir(node, false, types, |rel, other| {
                         if other != node {
-                            f(edge(rel, other, Dir::Incoming))
+                            f(edge(rel, other, Direction::Incoming))
                         }
                     });
                 }
@@ -322,18 +322,18 @@ impl Transaction {
         &self,
         node: u64,
         clean: bool,
-        dir: Dir,
+        dir: Direction,
         types: &[TokenId],
         dst: &mut Vec<T>,
         make: impl Fn(Edge) -> T + Copy,
     ) {
         if clean
-            && dir != Dir::Both
+            && dir != Direction::Both
             && self.rels.is_empty()
             && self.adj.is_empty()
             && self.base.rels_all_clean()
         {
-            let out = dir == Dir::Outgoing;
+            let out = dir == Direction::Outgoing;
             self.base.edges_into(node, out, types, dst, move |rel, other| {
                 make(Edge { rel: RelId(rel), other: NodeId(other), dir })
             });
@@ -349,7 +349,7 @@ impl Transaction {
         &self,
         node: u64,
         clean: bool,
-        dir: Dir,
+        dir: Direction,
         types: &[TokenId],
         f: &mut impl FnMut(Edge),
     ) {
@@ -358,17 +358,17 @@ impl Transaction {
         }
         let want = |t: u32| types.is_empty() || types.contains(&t);
         let (want_out, want_in) = match dir {
-            Dir::Outgoing => (true, false),
-            Dir::Incoming => (false, true),
-            Dir::Both => (true, true),
+            Direction::Outgoing => (true, false),
+            Direction::Incoming => (false, true),
+            Direction::Both => (true, true),
         };
         let edge = |rel: u64, other: u64, out: bool| Edge {
             rel: RelId(rel),
             other: NodeId(other),
-            dir: if out { Dir::Outgoing } else { Dir::Incoming },
+            dir: if out { Direction::Outgoing } else { Direction::Incoming },
         };
         // A self-loop is in both lists; with `Both` it is reported once, as outgoing.
-        let skip_in = |other: u64| dir == Dir::Both && other == node;
+        let skip_in = |other: u64| dir == Direction::Both && other == node;
         let base = &*self.base;
         let rels_written = !self.rels.is_empty();
         base.edges(node, want_out, want_in, |rel, other, ty, out| {
@@ -427,13 +427,13 @@ impl Transaction {
     }
 
     /// Relationships of `node` in `dir` whose type is in `types` (all if empty), appended to
-    /// `out`. With `Dir::Both`, outgoing ones come first.
-    pub fn node_edges(&self, node: NodeId, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
+    /// `out`. With `Direction::Both`, outgoing ones come first.
+    pub fn node_edges(&self, node: NodeId, dir: Direction, types: &[TokenId], out: &mut Vec<Edge>) {
         self.for_each_edge(node, dir, types, |e| out.push(e));
     }
 
     /// Number of relationships as `node_edges` would list them.
-    pub fn degree(&self, node: NodeId, dir: Dir, types: &[TokenId]) -> u64 {
+    pub fn degree(&self, node: NodeId, dir: Direction, types: &[TokenId]) -> u64 {
         let mut n = 0;
         self.for_each_edge(node, dir, types, |_| n += 1);
         n
@@ -496,7 +496,7 @@ impl NodeHandle<'_> {
 
     /// As [`Transaction::for_each_edge`].
     #[inline]
-    pub fn for_each_edge(&self, dir: Dir, types: &[TokenId], mut f: impl FnMut(Edge)) {
+    pub fn for_each_edge(&self, dir: Direction, types: &[TokenId], mut f: impl FnMut(Edge)) {
         self.tx.edges_of(*self, dir, types, &mut f);
     }
 
@@ -504,20 +504,8 @@ impl NodeHandle<'_> {
     /// the same order; cheaper for a clean base node, whose entries the base writes straight
     /// into `out`.
     #[inline]
-    pub fn edges_into(&self, dir: Dir, types: &[TokenId], out: &mut Vec<Edge>) {
+    pub fn edges_into(&self, dir: Direction, types: &[TokenId], out: &mut Vec<Edge>) {
         self.tx.edges_into(self.id, self.clean.is_some(), dir, types, out, |e| e);
-    }
-
-    /// As [`edges_into`](Self::edges_into), appending `make(edge)`.
-    #[inline]
-    pub fn edges_into_with<T>(
-        &self,
-        dir: Dir,
-        types: &[TokenId],
-        out: &mut Vec<T>,
-        make: impl Fn(Edge) -> T + Copy,
-    ) {
-        self.tx.edges_into(self.id, self.clean.is_some(), dir, types, out, make);
     }
 }
 

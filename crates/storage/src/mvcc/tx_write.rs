@@ -8,7 +8,7 @@ use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 
 use crate::codec::MAX_ID;
 use crate::records::{set_prop, Labels, NodeData, RelData};
-use crate::types::{Dir, TokenId};
+use crate::types::{Direction, TokenId};
 use crate::value::check_storable;
 
 use super::tx::{
@@ -251,7 +251,7 @@ impl Transaction {
             return Ok(());
         }
         let cur = self.node_for_write(id.0)?;
-        if self.degree(id, Dir::Both, &[]) > 0 {
+        if self.degree(id, Direction::Both, &[]) > 0 {
             return Err(Error::new(
                 Status::DeleteNodeWithRelationships,
                 format!(
