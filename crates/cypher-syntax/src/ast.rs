@@ -96,8 +96,14 @@ pub enum ClauseKind {
         args: Option<Vec<Expr>>,
         yield_: Option<YieldSpec>,
     },
-    /// `CALL { ... }` with an optional `IN TRANSACTIONS [OF n ROWS]`.
+    /// `[OPTIONAL] CALL [(scope)] { ... }` with an optional `IN TRANSACTIONS [OF n ROWS]`.
     CallSubquery {
+        /// The variable scope clause of Neo4j 5.23+ (`CALL (a, b) { ... }`, `CALL (*)`,
+        /// `CALL ()`); `None` for the older `CALL { ... }`, which imports through a leading
+        /// `WITH`.
+        scope: Option<CallScope>,
+        /// `OPTIONAL CALL`: a row with nulls for the returned columns when the body has none.
+        optional: bool,
         body: Box<Query>,
         in_transactions: Option<InTransactions>,
     },
@@ -107,6 +113,15 @@ pub enum ClauseKind {
         variable: Ident,
         field_terminator: Option<String>,
     },
+}
+
+/// The variable scope clause of a subquery call: which outer variables its body sees.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallScope {
+    /// `CALL (*) { ... }`: every variable in scope.
+    All,
+    /// `CALL (a, b) { ... }`; empty for `CALL () { ... }`.
+    Vars(Vec<Ident>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
