@@ -216,3 +216,25 @@ query
 MATCH (t:Tmp) RETURN count(t), sum(t.x)
 ----
 3 | 6
+
+# IN CONCURRENT TRANSACTIONS (5.21+) and ON ERROR FAIL (the default) are accepted; batches may
+# run in any order, so only the totals are asserted.
+statement ok
+UNWIND range(1, 5) AS x CALL (x) { CREATE (:C {x: x}) } IN 2 CONCURRENT TRANSACTIONS OF 2 ROWS
+
+statement ok
+UNWIND range(1, 5) AS x CALL (x) { CREATE (:C {x: x}) } IN CONCURRENT TRANSACTIONS
+
+statement ok
+UNWIND range(1, 5) AS x CALL (x) { CREATE (:C {x: x}) } IN TRANSACTIONS OF 2 ROWS ON ERROR FAIL
+
+query
+MATCH (c:C) RETURN count(c), sum(c.x)
+----
+15 | 45
+
+statement error Neo.ClientError.Statement.SyntaxError Invalid input. '0' is not a valid value. Must be a positive integer.
+UNWIND range(1, 5) AS x CALL (x) { CREATE (:C {x: x}) } IN 0 CONCURRENT TRANSACTIONS
+
+statement error Neo.ClientError.Statement.SyntaxError REPORT STATUS can only be used when specifying ON ERROR CONTINUE or ON ERROR BREAK
+UNWIND [1, 0, 2] AS x CALL (x) { CREATE (:E {v: 1 / x}) } IN TRANSACTIONS OF 1 ROW REPORT STATUS AS s RETURN x, s

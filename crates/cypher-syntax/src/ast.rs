@@ -127,6 +127,20 @@ pub enum CallScope {
 #[derive(Clone, Debug, PartialEq)]
 pub struct InTransactions {
     pub batch_rows: Option<Expr>,
+    /// `IN [n] CONCURRENT TRANSACTIONS`: `Some(None)` without a count.
+    pub concurrency: Option<Option<Expr>>,
+    /// `ON ERROR CONTINUE | BREAK | FAIL` (`None` when not written; FAIL is the default).
+    pub on_error: Option<OnError>,
+    /// `REPORT STATUS AS s`.
+    pub report_status: Option<Ident>,
+}
+
+/// What `CALL { ... } IN TRANSACTIONS` does when a batch fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnError {
+    Continue,
+    Break,
+    Fail,
 }
 
 /// `WITH` and `RETURN` bodies.

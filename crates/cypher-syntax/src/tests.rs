@@ -619,6 +619,17 @@ fn clause_shapes() {
     else {
         panic!("{:?}", cs[0])
     };
+    let cs = clauses(
+        "CALL () { CREATE () } IN 3 CONCURRENT TRANSACTIONS OF 2 ROWS ON ERROR CONTINUE \
+         REPORT STATUS AS s RETURN s",
+    );
+    let ClauseKind::CallSubquery { in_transactions: Some(t), .. } = &cs[0] else { panic!() };
+    assert!(matches!(t.concurrency, Some(Some(_))) && t.batch_rows.is_some());
+    assert_eq!(t.on_error, Some(OnError::Continue));
+    assert_eq!(t.report_status.as_ref().map(|s| &*s.name), Some("s"));
+    let cs = clauses("CALL () { CREATE () } IN CONCURRENT TRANSACTIONS");
+    let ClauseKind::CallSubquery { in_transactions: Some(t), .. } = &cs[0] else { panic!() };
+    assert!(matches!(t.concurrency, Some(None)) && t.on_error.is_none());
     let cs = clauses("CALL () { RETURN 1 AS c } RETURN c");
     assert!(matches!(
         &cs[0],

@@ -8,8 +8,8 @@
 //! (`EXISTS { }`, `COUNT { }`, `COLLECT { }`) are not planned here: they see the whole scope.
 
 use arbor_cypher_syntax::ast::{
-    CallScope, Clause, ClauseKind, Expr, ExprKind, Ident, InTransactions, Literal, Projection,
-    Query, SingleQuery, Span,
+    CallScope, Clause, ClauseKind, Expr, ExprKind, Ident, InTransactions, Literal, OnError,
+    Projection, Query, SingleQuery, Span,
 };
 use arbor_model::{Result, Status, Value};
 
@@ -100,6 +100,39 @@ impl Binder<'_> {
                 "InvalidClauseComposition",
                 "CALL { ... } IN TRANSACTIONS cannot be nested in a subquery",
             ));
+        }
+        if let Some(s) = &t.report_status {
+            if !matches!(t.on_error, Some(OnError::Continue | OnError::Break)) {
+                return Err(self.syntax(
+                    s.span,
+                    "InvalidClauseComposition",
+                    "REPORT STATUS can only be used when specifying ON ERROR CONTINUE or ON \
+                     ERROR BREAK",
+                ));
+            }
+        }
+        if let Some(mode) = t.on_error.filter(|m| *m != OnError::Fail) {
+            let what = if mode == OnError::Continue { "CONTINUE" } else { "BREAK" };
+            return Err(self.err(
+                call.span,
+                Status::SemanticError,
+                "UnsupportedClause",
+                format!("CALL {{ ... }} IN TRANSACTIONS ON ERROR {what} is not supported"),
+            ));
+        }
+        if let Some(Some(e)) = &t.concurrency {
+            if let ExprKind::Literal(Literal::Int(n)) = e.kind {
+                if n <= 0 {
+                    return Err(self.syntax(
+                        e.span,
+                        "InvalidArgumentValue",
+                        format!("Invalid input. '{n}' is not a valid value. Must be a positive integer."),
+                    ));
+                }
+            }
+            // Checked to be a constant; the batches run one after another, which is one of
+            // the orders concurrent batches may take.
+            self.bind_constant(e, "IN ... CONCURRENT TRANSACTIONS")?;
         }
         Ok(Some(match &t.batch_rows {
             Some(e) => {

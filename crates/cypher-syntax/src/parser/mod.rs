@@ -637,20 +637,48 @@ impl<'a> Parser<'a> {
         self.expect_sym("{")?;
         let body = self.query()?;
         self.expect_sym("}")?;
-        let mut in_transactions = None;
-        if self.is_kw("IN") && self.is_kw_n(1, "TRANSACTIONS") {
-            self.bump();
-            self.bump();
-            let mut batch_rows = None;
-            if self.eat_kw("OF") {
-                batch_rows = Some(self.expr()?);
-                if !(self.eat_kw("ROWS") || self.eat_kw("ROW")) {
-                    return Err(self.unexpected("ROWS"));
-                }
-            }
-            in_transactions = Some(InTransactions { batch_rows });
-        }
+        let in_transactions = if self.is_kw("IN") { Some(self.in_transactions()?) } else { None };
         Ok(ClauseKind::CallSubquery { scope, optional, body: Box::new(body), in_transactions })
+    }
+
+    /// `IN [[n] CONCURRENT] TRANSACTIONS [OF n ROWS] [ON ERROR ...] [REPORT STATUS AS s]`.
+    fn in_transactions(&mut self) -> PResult<InTransactions> {
+        self.expect_kw("IN")?;
+        let mut concurrency = None;
+        if !self.is_kw("TRANSACTIONS") {
+            let count = if self.is_kw("CONCURRENT") { None } else { Some(self.expr()?) };
+            self.expect_kw("CONCURRENT")?;
+            concurrency = Some(count);
+        }
+        self.expect_kw("TRANSACTIONS")?;
+        let mut batch_rows = None;
+        if self.eat_kw("OF") {
+            batch_rows = Some(self.expr()?);
+            if !(self.eat_kw("ROWS") || self.eat_kw("ROW")) {
+                return Err(self.unexpected("ROWS"));
+            }
+        }
+        let mut on_error = None;
+        if self.is_kw("ON") && self.is_kw_n(1, "ERROR") {
+            self.bump();
+            self.bump();
+            on_error = Some(if self.eat_kw("CONTINUE") {
+                OnError::Continue
+            } else if self.eat_kw("BREAK") {
+                OnError::Break
+            } else if self.eat_kw("FAIL") {
+                OnError::Fail
+            } else {
+                return Err(self.unexpected("CONTINUE, BREAK or FAIL"));
+            });
+        }
+        let mut report_status = None;
+        if self.eat_kw("REPORT") {
+            self.expect_kw("STATUS")?;
+            self.expect_kw("AS")?;
+            report_status = Some(self.ident("a variable name")?);
+        }
+        Ok(InTransactions { batch_rows, concurrency, on_error, report_status })
     }
 
     /// The variable scope clause after its `(`: `*)`, `)` or `a, b)`.
