@@ -98,8 +98,14 @@ pub enum ClauseKind {
         args: Option<Vec<Expr>>,
         yield_: Option<YieldSpec>,
     },
-    /// `CALL { ... }` with an optional `IN TRANSACTIONS [OF n ROWS]`.
+    /// `[OPTIONAL] CALL [(scope)] { ... }` with an optional `IN TRANSACTIONS [OF n ROWS]`.
     CallSubquery {
+        /// The variable scope clause of Neo4j 5.23+ (`CALL (a, b) { ... }`, `CALL (*)`,
+        /// `CALL ()`); `None` for the older `CALL { ... }`, which imports through a leading
+        /// `WITH`.
+        scope: Option<CallScope>,
+        /// `OPTIONAL CALL`: a row with nulls for the returned columns when the body has none.
+        optional: bool,
         body: Box<Query>,
         in_transactions: Option<InTransactions>,
     },
@@ -111,9 +117,32 @@ pub enum ClauseKind {
     },
 }
 
+/// The variable scope clause of a subquery call: which outer variables its body sees.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallScope {
+    /// `CALL (*) { ... }`: every variable in scope.
+    All,
+    /// `CALL (a, b) { ... }`; empty for `CALL () { ... }`.
+    Vars(Vec<Ident>),
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct InTransactions {
     pub batch_rows: Option<Expr>,
+    /// `IN [n] CONCURRENT TRANSACTIONS`: `Some(None)` without a count.
+    pub concurrency: Option<Option<Expr>>,
+    /// `ON ERROR CONTINUE | BREAK | FAIL` (`None` when not written; FAIL is the default).
+    pub on_error: Option<OnError>,
+    /// `REPORT STATUS AS s`.
+    pub report_status: Option<Ident>,
+}
+
+/// What `CALL { ... } IN TRANSACTIONS` does when a batch fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnError {
+    Continue,
+    Break,
+    Fail,
 }
 
 /// `WITH` and `RETURN` bodies.

@@ -603,6 +603,43 @@ fn clause_shapes() {
     let ClauseKind::CallSubquery { in_transactions: Some(t), .. } = &cs[0] else { panic!() };
     assert!(t.batch_rows.is_some());
 
+    let cs = clauses("WITH 1 AS a, 2 AS b CALL (a, b) { RETURN a + b AS c } RETURN c");
+    let ClauseKind::CallSubquery { scope: Some(CallScope::Vars(vs)), optional: false, .. } = &cs[1]
+    else {
+        panic!("{:?}", cs[1])
+    };
+    assert_eq!(vs.iter().map(|v| &*v.name).collect::<Vec<_>>(), ["a", "b"]);
+    let cs = clauses("OPTIONAL CALL (*) { RETURN 1 AS c } IN TRANSACTIONS RETURN c");
+    let ClauseKind::CallSubquery {
+        scope: Some(CallScope::All),
+        optional: true,
+        in_transactions: Some(_),
+        ..
+    } = &cs[0]
+    else {
+        panic!("{:?}", cs[0])
+    };
+    let cs = clauses(
+        "CALL () { CREATE () } IN 3 CONCURRENT TRANSACTIONS OF 2 ROWS ON ERROR CONTINUE \
+         REPORT STATUS AS s RETURN s",
+    );
+    let ClauseKind::CallSubquery { in_transactions: Some(t), .. } = &cs[0] else { panic!() };
+    assert!(matches!(t.concurrency, Some(Some(_))) && t.batch_rows.is_some());
+    assert_eq!(t.on_error, Some(OnError::Continue));
+    assert_eq!(t.report_status.as_ref().map(|s| &*s.name), Some("s"));
+    let cs = clauses("CALL () { CREATE () } IN CONCURRENT TRANSACTIONS");
+    let ClauseKind::CallSubquery { in_transactions: Some(t), .. } = &cs[0] else { panic!() };
+    assert!(matches!(t.concurrency, Some(None)) && t.on_error.is_none());
+    let cs = clauses("CALL () { RETURN 1 AS c } RETURN c");
+    assert!(matches!(
+        &cs[0],
+        ClauseKind::CallSubquery { scope: Some(CallScope::Vars(vs)), .. } if vs.is_empty()
+    ));
+    let cs = clauses("CALL { RETURN 1 AS c } RETURN c");
+    assert!(matches!(&cs[0], ClauseKind::CallSubquery { scope: None, optional: false, .. }));
+    let err = parse("WITH 1 AS x CALL (x + 1) { RETURN 1 AS c } RETURN c").unwrap_err();
+    assert!(err.message.contains("Invalid input '+': expected ')' or ','"), "{}", err.message);
+
     let cs = clauses("LOAD CSV WITH HEADERS FROM 'f' AS row FIELDTERMINATOR '\\t' RETURN row");
     let ClauseKind::LoadCsv { with_headers: true, field_terminator: Some(t), .. } = &cs[0] else {
         panic!()

@@ -55,6 +55,13 @@ impl Binder<'_> {
         Ok(())
     }
 
+    /// Binds an operand in a boolean position (an operand of NOT, AND, OR, XOR, a searched
+    /// CASE's WHEN, a list filter): Neo4j 5 takes a pattern there as an existence test.
+    pub(crate) fn bind_bool(&mut self, e: &Expr, scope: &Scope) -> Result<Box<PExpr>> {
+        self.pred_ctx = true;
+        self.bx(e, scope)
+    }
+
     pub(crate) fn bind_expr(&mut self, e: &Expr, scope: &Scope) -> Result<PExpr> {
         let pred = std::mem::replace(&mut self.pred_ctx, false);
         let r = self.bind_expr_inner(e, scope, pred);
@@ -107,8 +114,8 @@ impl Binder<'_> {
                 }
                 PExpr::Map(out)
             }
-            ExprKind::Unary(op, a) => self.bind_unary(*op, a, scope, pred)?,
-            ExprKind::Binary(op, a, b) => self.bind_binary(*op, a, b, scope, pred)?,
+            ExprKind::Unary(op, a) => self.bind_unary(*op, a, scope)?,
+            ExprKind::Binary(op, a, b) => self.bind_binary(*op, a, b, scope)?,
             ExprKind::Compare(a, rest) => {
                 let a = self.bx(a, scope)?;
                 let mut r = Vec::new();
@@ -145,6 +152,8 @@ impl Binder<'_> {
                 };
                 let mut ws = Vec::new();
                 for (w, t) in whens {
+                    // A searched CASE's conditions are predicates; a simple CASE's are values.
+                    self.pred_ctx = operand.is_none();
                     ws.push((self.bind_expr(w, scope)?, self.bind_expr(t, scope)?));
                 }
                 let else_ = match else_ {
@@ -201,10 +210,9 @@ impl Binder<'_> {
     }
 
     /// `NOT a`, `-a`, `+a` (folding negative literals).
-    fn bind_unary(&mut self, op: UnaryOp, a: &Expr, scope: &Scope, pred: bool) -> Result<PExpr> {
+    fn bind_unary(&mut self, op: UnaryOp, a: &Expr, scope: &Scope) -> Result<PExpr> {
         let ast_a = a;
-        self.pred_ctx = pred && op == UnaryOp::Not;
-        let a = self.bx(a, scope)?;
+        let a = if op == UnaryOp::Not { self.bind_bool(a, scope)? } else { self.bx(a, scope)? };
         Ok(match op {
             UnaryOp::Not => {
                 self.check_bool_operand(ast_a, &a)?;
@@ -223,19 +231,12 @@ impl Binder<'_> {
     }
 
     /// Boolean, arithmetic, string and `IN` operators, with their static operand checks.
-    fn bind_binary(
-        &mut self,
-        op: BinaryOp,
-        a: &Expr,
-        b: &Expr,
-        scope: &Scope,
-        pred: bool,
-    ) -> Result<PExpr> {
+    fn bind_binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr, scope: &Scope) -> Result<PExpr> {
         let boolean = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
         let (ast_a, ast_b) = (a, b);
-        self.pred_ctx = pred && boolean;
+        self.pred_ctx = boolean;
         let a = self.bx(a, scope)?;
-        self.pred_ctx = pred && boolean;
+        self.pred_ctx = boolean;
         let b = self.bx(b, scope)?;
         if boolean {
             self.check_bool_operand(ast_a, &a)?;
@@ -326,7 +327,10 @@ impl Binder<'_> {
                     "Argument to exists(...) is not a property or pattern",
                 ));
             }
-            self.pred_ctx = b == Builtin::Exists;
+            if b == Builtin::Exists && matches!(args[0].kind, ExprKind::PatternPredicate(_)) {
+                // `exists((a)-->())` is the pattern's existence test itself.
+                return self.bind_subquery_expr(&args[0], scope, true);
+            }
             let bargs = self.bind_exprs(args, scope)?;
             let k = bargs.first().map(|a| static_kind(a, scope)).unwrap_or(Kind::Any);
             let bad = match b {
@@ -362,6 +366,15 @@ impl Binder<'_> {
         }
         Ok(match self.res.scalar(&lower) {
             Some(func) => {
+                if lower == "size" && matches!(args[0].kind, ExprKind::PatternPredicate(_)) {
+                    return Err(self.syntax(
+                        args[0].span,
+                        "UnexpectedSyntax",
+                        "A pattern expression should only be used in order to test the existence \
+                         of a pattern. It can no longer be used inside the function size(), an \
+                         alternative is to replace size() with COUNT {}.",
+                    ));
+                }
                 let bargs = self.bind_exprs(args, scope)?;
                 if lower == "size"
                     && bargs.first().is_some_and(|a| static_kind(a, scope) == Kind::Path)
@@ -394,7 +407,7 @@ impl Binder<'_> {
                 let mut inner = scope.clone();
                 inner.bind(variable.name.clone(), slot, Kind::Any);
                 let filter = match filter {
-                    Some(f) => Some(self.bx(f, &inner)?),
+                    Some(f) => Some(self.bind_bool(f, &inner)?),
                     None => None,
                 };
                 let map = match map {
@@ -408,7 +421,7 @@ impl Binder<'_> {
                 let slot = self.slot();
                 let mut inner = scope.clone();
                 inner.bind(variable.name.clone(), slot, element_kind(&list, scope));
-                let filter = self.bx(filter, &inner)?;
+                let filter = self.bind_bool(filter, &inner)?;
                 PExpr::Quantified { quantifier: *quantifier, slot, list, filter }
             }
             ExprKind::Reduce { accumulator, init, variable, list, expr } => {
@@ -431,12 +444,33 @@ impl Binder<'_> {
     fn bind_subquery_expr(&mut self, e: &Expr, scope: &Scope, pred: bool) -> Result<PExpr> {
         Ok(match &e.kind {
             ExprKind::PatternPredicate(pe) => {
+                let nodes = std::iter::once(&pe.start).chain(pe.chain.iter().map(|(_, n)| n));
+                let vars = nodes
+                    .map(|n| &n.variable)
+                    .chain(pe.chain.iter().map(|(r, _)| &r.variable))
+                    .flatten();
+                if let Some(v) =
+                    vars.filter(|v| scope.get(&v.name).is_none()).min_by_key(|v| v.span.start)
+                {
+                    return Err(self.syntax(
+                        v.span,
+                        "UndefinedVariable",
+                        format!(
+                            "PatternExpressions are not allowed to introduce new variables: '{}'.",
+                            v.name
+                        ),
+                    ));
+                }
                 if !pred {
                     return Err(self.syntax(
-                    e.span,
-                    "UnexpectedSyntax",
-                    "A pattern expression should only be used in order to test the existence of a pattern",
-                ));
+                        e.span,
+                        "UnexpectedSyntax",
+                        "A pattern expression should only be used in order to test the existence \
+                         of a pattern. It should therefore only be used in contexts that evaluate \
+                         to a boolean, e.g. inside the function exists() or in a WHERE-clause. No \
+                         other uses are allowed, instead they should be replaced by a pattern \
+                         comprehension",
+                    ));
                 }
                 if pe.chain.is_empty() {
                     return Err(self.syntax(
@@ -444,20 +478,6 @@ impl Binder<'_> {
                         "InvalidArgumentType",
                         "Type mismatch: a single node pattern is not a predicate",
                     ));
-                }
-                for np in std::iter::once(&pe.start).chain(pe.chain.iter().map(|(_, n)| n)) {
-                    if let Some(v) = &np.variable {
-                        if scope.get(&v.name).is_none() {
-                            return Err(self.undefined(v.span, &v.name));
-                        }
-                    }
-                }
-                for (rp, _) in &pe.chain {
-                    if let Some(v) = &rp.variable {
-                        if scope.get(&v.name).is_none() {
-                            return Err(self.undefined(v.span, &v.name));
-                        }
-                    }
                 }
                 let saved = self.agg.take();
                 let r = self.pattern_subplan(pe, None, scope, None, None);

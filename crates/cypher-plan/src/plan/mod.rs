@@ -7,21 +7,22 @@ pub(crate) mod access;
 pub(crate) mod call;
 pub(crate) mod matching;
 pub(crate) mod projection;
+pub(crate) mod subquery;
 pub(crate) mod update;
 
 use std::sync::Arc;
 
 use arbor_cypher_syntax::ast::{
-    self, Clause, ClauseKind, Expr, ExprKind, InTransactions, Literal, PatternPart, Query, Span,
-    Statement,
+    self, Clause, ClauseKind, Expr, ExprKind, Literal, PatternPart, Query, SingleQuery, Statement,
 };
-use arbor_model::{Error, Result, Status, Value};
+use arbor_model::{Error, Result, Status};
 
 use crate::bind::*;
-use crate::expr::{PExpr, Slot};
+use crate::expr::Slot;
 use crate::ops::Op;
 use crate::rewrite::{self, RewriteCtx, RewriteRule};
 use crate::{Plan, Resolver};
+use subquery::SubqueryCall;
 
 pub(crate) fn plan_statement(
     stmt: &Statement,
@@ -102,8 +103,22 @@ impl Binder<'_> {
         scope: &Scope,
         top: bool,
     ) -> Result<(Op, Scope, Option<Cols>)> {
+        self.plan_query_parts(q, scope, top, &mut |_, _| Ok(scope.clone()))
+    }
+
+    /// [`Binder::plan_query`] where each single query of a UNION starts from its own scope
+    /// (`scope_of`; a subquery's branches each import their own variables). `scope` is the
+    /// one the union's columns are added to.
+    pub(crate) fn plan_query_parts(
+        &mut self,
+        q: &Query,
+        scope: &Scope,
+        top: bool,
+        scope_of: &mut dyn FnMut(&Self, &SingleQuery) -> Result<Scope>,
+    ) -> Result<(Op, Scope, Option<Cols>)> {
         if q.unions.is_empty() {
-            return self.plan_clauses(&q.first.clauses, Op::Argument, scope.clone(), top);
+            let start = scope_of(self, &q.first)?;
+            return self.plan_clauses(&q.first.clauses, Op::Argument, start, top);
         }
         let all = q.unions[0].0;
         if q.unions.iter().any(|(a, _)| *a != all) {
@@ -116,8 +131,8 @@ impl Binder<'_> {
         let mut branches = Vec::new();
         let mut names: Option<Vec<String>> = None;
         for part in std::iter::once(&q.first).chain(q.unions.iter().map(|(_, p)| p)) {
-            let (op, _, cols) =
-                self.plan_clauses(&part.clauses, Op::Argument, scope.clone(), top)?;
+            let start = scope_of(self, part)?;
+            let (op, _, cols) = self.plan_clauses(&part.clauses, Op::Argument, start, top)?;
             let Some(cols) = cols else {
                 return Err(self.syntax(
                     part.span,
@@ -236,9 +251,15 @@ impl Binder<'_> {
                         cols = Some(c);
                     }
                 }
-                ClauseKind::CallSubquery { body, in_transactions } => {
-                    let call = (body.as_ref(), in_transactions.as_ref());
-                    op = self.plan_call_subquery(op, &mut scope, clause.span, call, top)?;
+                ClauseKind::CallSubquery { scope: vars, optional, body, in_transactions } => {
+                    let call = SubqueryCall {
+                        vars: vars.as_ref(),
+                        optional: *optional,
+                        body,
+                        in_transactions: in_transactions.as_ref(),
+                        span: clause.span,
+                    };
+                    op = self.plan_call_subquery(op, &mut scope, &call, top)?;
                 }
                 ClauseKind::LoadCsv { .. } => {
                     return Err(self.err(
@@ -352,70 +373,6 @@ impl Binder<'_> {
         }
         let (body, _, _) = self.plan_clauses(clauses, Op::Argument, inner, false)?;
         op = Op::Foreach { input: Box::new(op), slot, list: l, body: Box::new(body) };
-        Ok(op)
-    }
-
-    /// `CALL { ... } [IN TRANSACTIONS [OF n ROWS]]`: a unit or returning subquery per row.
-    fn plan_call_subquery(
-        &mut self,
-        mut op: Op,
-        scope: &mut Scope,
-        span: Span,
-        (body, in_transactions): (&Query, Option<&InTransactions>),
-        top: bool,
-    ) -> Result<Op> {
-        self.read = true;
-        let batch = match in_transactions {
-            None => None,
-            Some(_) if !top => {
-                return Err(self.syntax(
-                    span,
-                    "InvalidClauseComposition",
-                    "CALL { ... } IN TRANSACTIONS cannot be nested in a subquery",
-                ))
-            }
-            Some(t) => Some(match &t.batch_rows {
-                Some(e) => {
-                    if let ExprKind::Literal(Literal::Int(n)) = e.kind {
-                        if n <= 0 {
-                            return Err(self.err(
-                                e.span,
-                                Status::ArgumentError,
-                                "InvalidArgumentValue",
-                                format!("Invalid input. '{n}' is not a valid value. Must be a positive integer."),
-                            ));
-                        }
-                    }
-                    self.bind_constant(e, "OF ... ROWS")?
-                }
-                // Neo4j's default batch size.
-                None => PExpr::Const(Value::Int(1000)),
-            }),
-        };
-        if batch.is_some() {
-            // The outer rows are read before the first batch commits.
-            op = Op::Eager { input: Box::new(op) };
-        }
-        let (inner, inner_scope, inner_cols) = self.plan_query(body, scope, false)?;
-        let _ = inner_scope;
-        match inner_cols {
-            Some(c) => {
-                for (n, s) in &c {
-                    if scope.get(n).is_some() {
-                        return Err(self.syntax(
-                            span,
-                            "VariableAlreadyBound",
-                            format!("Variable `{n}` already declared in outer scope"),
-                        ));
-                    }
-                    scope.bind(Arc::from(n.as_str()), *s, Kind::Any);
-                }
-                op = Op::Apply { input: Box::new(op), inner: Box::new(inner), unit: false, batch };
-            }
-            None => {
-                op = Op::Apply { input: Box::new(op), inner: Box::new(inner), unit: true, batch };
-            }
-        }
         Ok(op)
     }
 

@@ -391,6 +391,9 @@ impl<'a> Parser<'a> {
 
     fn clause_kind(&mut self) -> PResult<ClauseKind> {
         if self.eat_kw("OPTIONAL") {
+            if self.eat_kw("CALL") {
+                return self.call_subquery_rest(true);
+            }
             self.expect_kw("MATCH")?;
             return self.match_rest(true);
         }
@@ -621,23 +624,8 @@ impl<'a> Parser<'a> {
     }
 
     fn call_rest(&mut self) -> PResult<ClauseKind> {
-        if self.eat_sym("{") {
-            let body = self.query()?;
-            self.expect_sym("}")?;
-            let mut in_transactions = None;
-            if self.is_kw("IN") && self.is_kw_n(1, "TRANSACTIONS") {
-                self.bump();
-                self.bump();
-                let mut batch_rows = None;
-                if self.eat_kw("OF") {
-                    batch_rows = Some(self.expr()?);
-                    if !(self.eat_kw("ROWS") || self.eat_kw("ROW")) {
-                        return Err(self.unexpected("ROWS"));
-                    }
-                }
-                in_transactions = Some(InTransactions { batch_rows });
-            }
-            return Ok(ClauseKind::CallSubquery { body: Box::new(body), in_transactions });
+        if self.is_sym("{") || self.is_sym("(") {
+            return self.call_subquery_rest(false);
         }
         let name = self.qualified_name()?;
         let args = if self.eat_sym("(") {
@@ -652,6 +640,77 @@ impl<'a> Parser<'a> {
         };
         let yield_ = if self.eat_kw("YIELD") { Some(self.yield_spec(false)?.0) } else { None };
         Ok(ClauseKind::CallProcedure { name, args, yield_ })
+    }
+
+    /// After `[OPTIONAL] CALL`: `[(scope)] { query } [IN TRANSACTIONS [OF n ROWS]]`.
+    fn call_subquery_rest(&mut self, optional: bool) -> PResult<ClauseKind> {
+        let scope = if self.eat_sym("(") { Some(self.call_scope()?) } else { None };
+        self.expect_sym("{")?;
+        let body = self.query()?;
+        self.expect_sym("}")?;
+        let in_transactions = if self.is_kw("IN") { Some(self.in_transactions()?) } else { None };
+        Ok(ClauseKind::CallSubquery { scope, optional, body: Box::new(body), in_transactions })
+    }
+
+    /// `IN [[n] CONCURRENT] TRANSACTIONS [OF n ROWS] [ON ERROR ...] [REPORT STATUS AS s]`.
+    fn in_transactions(&mut self) -> PResult<InTransactions> {
+        self.expect_kw("IN")?;
+        let mut concurrency = None;
+        if !self.is_kw("TRANSACTIONS") {
+            let count = if self.is_kw("CONCURRENT") { None } else { Some(self.expr()?) };
+            self.expect_kw("CONCURRENT")?;
+            concurrency = Some(count);
+        }
+        self.expect_kw("TRANSACTIONS")?;
+        let mut batch_rows = None;
+        if self.eat_kw("OF") {
+            batch_rows = Some(self.expr()?);
+            if !(self.eat_kw("ROWS") || self.eat_kw("ROW")) {
+                return Err(self.unexpected("ROWS"));
+            }
+        }
+        let mut on_error = None;
+        if self.is_kw("ON") && self.is_kw_n(1, "ERROR") {
+            self.bump();
+            self.bump();
+            on_error = Some(if self.eat_kw("CONTINUE") {
+                OnError::Continue
+            } else if self.eat_kw("BREAK") {
+                OnError::Break
+            } else if self.eat_kw("FAIL") {
+                OnError::Fail
+            } else {
+                return Err(self.unexpected("CONTINUE, BREAK or FAIL"));
+            });
+        }
+        let mut report_status = None;
+        if self.eat_kw("REPORT") {
+            self.expect_kw("STATUS")?;
+            self.expect_kw("AS")?;
+            report_status = Some(self.ident("a variable name")?);
+        }
+        Ok(InTransactions { batch_rows, concurrency, on_error, report_status })
+    }
+
+    /// The variable scope clause after its `(`: `*)`, `)` or `a, b)`.
+    fn call_scope(&mut self) -> PResult<CallScope> {
+        if self.eat_sym("*") {
+            self.expect_sym(")")?;
+            return Ok(CallScope::All);
+        }
+        let mut vars = Vec::new();
+        if !self.eat_sym(")") {
+            loop {
+                vars.push(self.ident("a variable name")?);
+                if self.eat_sym(")") {
+                    break;
+                }
+                if !self.eat_sym(",") {
+                    return Err(self.unexpected("')' or ','"));
+                }
+            }
+        }
+        Ok(CallScope::Vars(vars))
     }
 
     pub(crate) fn qualified_name(&mut self) -> PResult<QualifiedName> {
