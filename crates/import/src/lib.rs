@@ -809,7 +809,8 @@ pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
     ));
     say(String::new());
 
-    std::fs::create_dir_all(&cfg.dest).map_err(|e| io_err("cannot create", &cfg.dest, e))?;
+    arbor_storage::vfs::create_private_dir_all(&cfg.dest)
+        .map_err(|e| io_err("cannot create", &cfg.dest, e))?;
     // Work directories left by killed imports are garbage.
     if let Ok(entries) = std::fs::read_dir(&cfg.dest) {
         for entry in entries.flatten() {
@@ -819,7 +820,8 @@ pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
         }
     }
     let work = WorkDir(cfg.dest.join(format!("import-work-{}", std::process::id())));
-    std::fs::create_dir_all(&work.0).map_err(|e| io_err("cannot create", &work.0, e))?;
+    arbor_storage::vfs::create_private_dir_all(&work.0)
+        .map_err(|e| io_err("cannot create", &work.0, e))?;
     let mut bad = BadLog::create(
         &cfg.report_file,
         cfg.bad_tolerance,
