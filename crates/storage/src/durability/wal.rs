@@ -568,6 +568,9 @@ impl Writer {
                 WalMsg::Commit { ts, header, body, ack } => {
                     if res.is_ok() {
                         res = self.append(ts, &header, &body);
+                        // A record that cannot be framed is final, stalled or not (a retry
+                        // would acknowledge a commit that is not in the log).
+                        self.stalled &= res.is_ok();
                     }
                     self.held_ts = Some(ts);
                     self.held.extend(ack);
