@@ -190,7 +190,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
             None => std::time::Duration::ZERO,
         };
 
-    std::fs::create_dir_all(&data)
+    create_data_dir(&data)
         .with_context(|| format!("creating data directory {}", data.display()))?;
     let auth = match auth_mode {
         AuthMode::None => None,
@@ -283,8 +283,21 @@ fn check(args: CheckArgs) -> anyhow::Result<()> {
     let db = arbor_engine::Database::open_read_only(&data)
         .with_context(|| format!("opening database at {} (recovery failed)", data.display()))?;
     let report = db.check().context("checking the store")?;
-    println!("checkpoint: {}", report.checkpoint.as_deref().unwrap_or("(none)"));
+    match &report.checkpoint {
+        Some(name) => println!("checkpoint: {name} (commit {})", report.checkpoint_ts),
+        None => println!("checkpoint: (none)"),
+    }
     println!("wal: {} segments, {} records", report.wal_segments, report.wal_records);
+    for seg in &report.segments {
+        println!(
+            "segment {}: {} records, commits {} to {}, {} bytes",
+            seg.name, seg.records, seg.first_ts, seg.last_ts, seg.bytes
+        );
+    }
+    println!("last commit: {}", report.last_commit());
+    for note in &report.notes {
+        println!("note: {note}");
+    }
     println!(
         "snapshot: {} nodes, {} relationships, {} index entries",
         report.nodes, report.relationships, report.index_entries
@@ -301,9 +314,19 @@ fn check(args: CheckArgs) -> anyhow::Result<()> {
     }
 }
 
+/// Creates the data directory (and missing parents) owner-only on Unix: it holds the database
+/// and the users file.
+fn create_data_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b.create(dir)
+}
+
 fn passwd(args: PasswdArgs) -> anyhow::Result<()> {
     let data = args.data.unwrap_or_else(config::default_data_dir);
-    std::fs::create_dir_all(&data)
+    create_data_dir(&data)
         .with_context(|| format!("creating data directory {}", data.display()))?;
     let mut store = arbor_bolt::AuthStore::open(&data.join("auth.toml"))?;
     store.set_password(&args.user, &args.password)?;

@@ -25,7 +25,9 @@ pub use arbor_exec::graph::Stats;
 pub use arbor_model::graph::Edge;
 pub use arbor_model::{Error, Result, Status, Value};
 pub use arbor_model::{NodeId, PropertyMap, RelId};
-pub use embedded::{CheckReport, Label, NodesWithLabel, PropertyKey, RelInfo, RelType, Rows, Tx};
+pub use embedded::{
+    CheckReport, Label, NodesWithLabel, PropertyKey, RelInfo, RelType, Rows, SegmentReport, Tx,
+};
 pub use procedures::{
     CypherType, ProcBody, Procedure, ProcedureSpec, TEST_PROCEDURES_ENV, TEST_REGISTRAR, TEST_RESET,
 };

@@ -224,7 +224,8 @@ fn print_plan(cfg: &ImportConfig, node_bytes: u64, rel_bytes: u64, say: Say<'_>)
 /// Creates the destination, removes work directories left by killed imports, and creates
 /// this import's own.
 fn prepare_destination(cfg: &ImportConfig) -> Result<WorkDir, Error> {
-    std::fs::create_dir_all(&cfg.dest).map_err(|e| io_err("cannot create", &cfg.dest, e))?;
+    arbor_storage::vfs::create_private_dir_all(&cfg.dest)
+        .map_err(|e| io_err("cannot create", &cfg.dest, e))?;
     if let Ok(entries) = std::fs::read_dir(&cfg.dest) {
         for entry in entries.flatten() {
             if entry.file_name().to_string_lossy().starts_with("import-work-") {
@@ -233,7 +234,8 @@ fn prepare_destination(cfg: &ImportConfig) -> Result<WorkDir, Error> {
         }
     }
     let work = WorkDir(cfg.dest.join(format!("import-work-{}", std::process::id())));
-    std::fs::create_dir_all(&work.0).map_err(|e| io_err("cannot create", &work.0, e))?;
+    arbor_storage::vfs::create_private_dir_all(&work.0)
+        .map_err(|e| io_err("cannot create", &work.0, e))?;
     Ok(work)
 }
 

@@ -20,6 +20,9 @@ pub(crate) struct Clock {
     lock: Mutex<(u64, u64)>,
     cv: Condvar,
     failed: Mutex<Option<String>>,
+    /// A condition that refuses commits until it clears (a full disk: the log writer holds
+    /// records it could not write yet, or recovery's checkpoint is still to be taken).
+    paused: Mutex<Option<String>>,
 }
 
 impl Clock {
@@ -29,6 +32,7 @@ impl Clock {
             lock: Mutex::new((ts, ts)),
             cv: Condvar::new(),
             failed: Mutex::new(None),
+            paused: Mutex::new(None),
         }
     }
     /// The log writer made commits up to `ts` durable.
@@ -88,7 +92,34 @@ impl Clock {
             *f = Some(msg);
         }
     }
+    /// Refuses commits until [`Clock::resume`] (a condition expected to clear, such as a full
+    /// disk); unlike [`Clock::fail`], nothing was lost.
+    pub fn pause(&self, msg: String) {
+        let mut p = self.paused.lock();
+        if p.is_none() {
+            tracing::warn!("refusing commits until this clears: {msg}");
+            *p = Some(msg);
+        }
+    }
+    /// Ends a [`Clock::pause`].
+    pub fn resume(&self) {
+        if self.paused.lock().take().is_some() {
+            tracing::info!("commits are accepted again");
+        }
+    }
+    /// Whether the store can commit: not failed and not paused.
     pub fn check(&self) -> Result<()> {
+        self.check_failed()?;
+        match &*self.paused.lock() {
+            None => Ok(()),
+            Some(m) => Err(Error::new(
+                Status::Io,
+                format!("the store cannot commit now (retried in the background): {m}"),
+            )),
+        }
+    }
+    /// Whether the store has failed for good (a pause does not count).
+    pub fn check_failed(&self) -> Result<()> {
         match &*self.failed.lock() {
             None => Ok(()),
             Some(m) => Err(Error::new(

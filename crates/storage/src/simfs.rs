@@ -19,6 +19,9 @@
 //!   later successful fsync does not persist it).
 //! * **write failure**: `ENOSPC` after a random prefix of the buffer was written.
 //! * **rename failure**: the rename fails without effect.
+//! * **full disk** ([`SimFs::set_full`], until switched off): every write fails with `ENOSPC`
+//!   after a random prefix, and creating a file fails with `ENOSPC` (truncating, removing and
+//!   fsyncing need no new space and still work).
 //!
 //! Besides, writes are randomly short (`Ok(n < len)`), which `write_all` must cope with.
 //! After a fault the test restarts the "machine" ([`SimFs::restart`]): the surviving image
@@ -116,6 +119,13 @@ enum OpKind {
     Read,
 }
 
+fn no_space(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::StorageFull,
+        format!("simulated ENOSPC writing {}", path.display()),
+    )
+}
+
 fn eio(what: String) -> io::Error {
     io::Error::other(format!("simulated EIO: {what}"))
 }
@@ -189,6 +199,8 @@ struct State {
     /// `ARBOR_SIMFS_TRACE=1`: record every mutating operation (to diagnose a failing seed).
     trace: bool,
     ops: Vec<String>,
+    /// The disk is full (see [`SimFs::set_full`]).
+    full: bool,
 }
 
 /// The simulated file system; clones share one state.
@@ -343,6 +355,9 @@ impl State {
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 let what = || format!("create {}", path.display());
+                if self.full {
+                    return Err(no_space(path));
+                }
                 if self.fault(epoch, OpKind::Other, &what)? {
                     return Err(eio(what()));
                 }
@@ -397,6 +412,7 @@ impl SimFs {
                 log: Vec::new(),
                 trace: std::env::var_os("ARBOR_SIMFS_TRACE").is_some(),
                 ops: Vec::new(),
+                full: false,
             })),
         }
     }
@@ -404,6 +420,12 @@ impl SimFs {
     /// Arms one fault: it strikes the `skip + 1`-th operation it applies to.
     pub fn arm(&self, kind: FaultKind, skip: u64) {
         self.s.lock().plan = Some(Plan { kind, skip });
+    }
+
+    /// Fills the disk (`true`) or frees space (`false`): while full, writes and file creations
+    /// fail with `ENOSPC`. Survives restarts.
+    pub fn set_full(&self, full: bool) {
+        self.s.lock().full = full;
     }
 
     /// Disarms a fault that has not struck yet.
@@ -475,7 +497,8 @@ impl Write for SimFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut s = self.s.lock();
         let path = &self.path;
-        let fail = s.fault(self.epoch, OpKind::Write, &|| format!("write {}", path.display()))?;
+        let fail =
+            s.fault(self.epoch, OpKind::Write, &|| format!("write {}", path.display()))? || s.full;
         // Short writes happen; write_all has to cope.
         let mut n = buf.len();
         if fail || (n > 1 && s.rng.one_in(8)) {
@@ -491,10 +514,7 @@ impl Write for SimFile {
         }
         self.pos = at + n as u64;
         if fail {
-            return Err(io::Error::new(
-                io::ErrorKind::StorageFull,
-                format!("simulated ENOSPC writing {}", self.path.display()),
-            ));
+            return Err(no_space(&self.path));
         }
         Ok(n)
     }
@@ -746,6 +766,7 @@ mod tests {
             log: Vec::new(),
             trace: false,
             ops: Vec::new(),
+            full: s.full,
         }
     }
 

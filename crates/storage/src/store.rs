@@ -3,7 +3,7 @@
 
 use std::any::Any;
 use std::path::Path;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -127,6 +127,7 @@ impl Store {
             wal: shared.clone(),
             checkpoint_lock: Mutex::new(0),
             last_checkpoint_at: Mutex::new(Instant::now()),
+            recovery_checkpoint: AtomicBool::new(false),
         };
         let persist = Arc::new(persist);
         let core = Arc::new(Core::new(true));
@@ -140,7 +141,14 @@ impl Store {
             // into a new, fsynced file; all old segments, the last one included (writing starts
             // in a new one), are then garbage.
             persist.wal.segments.lock().push((next_ts, dir.join(wal::segment_name(next_ts))));
-            checkpoint::checkpoint_with(&core, Some(&persist), false)?;
+            if let Err(e) = checkpoint::checkpoint_with(&core, Some(&persist), false) {
+                // Opening must not need new space (the disk may be full): the replayed state is
+                // readable now, and commits, which would build on it, wait until the
+                // maintenance thread has taken this checkpoint.
+                tracing::warn!("the checkpoint after recovery failed, retrying it: {e}");
+                persist.recovery_checkpoint.store(true, Ordering::Release);
+                core.clock().pause(format!("the checkpoint after recovery is pending ({e})"));
+            }
         }
         let (sender, writer) = wal::start(
             vfs.clone(),
@@ -187,6 +195,7 @@ impl Store {
             wal: Arc::new(WalShared::default()),
             checkpoint_lock: Mutex::new(0),
             last_checkpoint_at: Mutex::new(Instant::now()),
+            recovery_checkpoint: AtomicBool::new(false),
         };
         let persist = Arc::new(persist);
         let core = Arc::new(Core::new(true));
@@ -747,6 +756,10 @@ fn spawn_background(
                 }
                 continue;
             };
+            if p.recovery_checkpoint.load(Ordering::Acquire) {
+                retry_recovery_checkpoint(&core, p);
+                continue;
+            }
             let due = p.last_checkpoint_at.lock().elapsed() >= p.config.checkpoint_interval
                 || p.wal.bytes_since_checkpoint.load(Ordering::Relaxed)
                     >= p.config.checkpoint_wal_bytes;
@@ -768,6 +781,28 @@ fn spawn_background(
         })
         .ok()?;
     Some((tx, t))
+}
+
+/// How often the maintenance thread retries a checkpoint that recovery could not take.
+const RECOVERY_CHECKPOINT_RETRY: Duration = Duration::from_millis(500);
+
+/// Retries the checkpoint recovery could not take (see [`Store::open_with_vfs`]); once it is
+/// durable, commits are accepted.
+fn retry_recovery_checkpoint(core: &Arc<Core>, p: &Persist) {
+    if p.last_checkpoint_at.lock().elapsed() < RECOVERY_CHECKPOINT_RETRY {
+        return;
+    }
+    match checkpoint::checkpoint_with(core, Some(p), false) {
+        Ok(_) => {
+            p.recovery_checkpoint.store(false, Ordering::Release);
+            tracing::info!("the checkpoint after recovery is written");
+            core.clock().resume();
+        }
+        Err(e) => {
+            tracing::debug!("the checkpoint after recovery failed again: {e}");
+            *p.last_checkpoint_at.lock() = Instant::now();
+        }
+    }
 }
 
 /// Takes the store's directory lock (see [`Vfs::lock_dir`]).

@@ -68,9 +68,34 @@ pub trait Vfs: Send + Sync {
     fn lock_dir(&self, dir: &Path, exclusive: bool) -> io::Result<Option<Box<dyn Any + Send>>>;
 }
 
-/// The real file system (`std::fs`).
+/// The real file system (`std::fs`). Files and directories it creates are owner-only (0600
+/// and 0700 on Unix): they hold the whole database.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RealFs;
+
+/// Creates `dir` and its missing parents owner-only (0700 on Unix; existing ones are left as
+/// they are).
+pub fn create_private_dir_all(dir: &Path) -> io::Result<()> {
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
+}
+
+/// Open options whose file, if created, is owner-only (0600 on Unix).
+pub fn private_file_options() -> OpenOptions {
+    let mut o = OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    o
+}
 
 /// The name of the lock file in a data directory.
 pub(crate) const LOCK_FILE: &str = "LOCK";
@@ -98,13 +123,14 @@ impl VfsRead for File {
 
 impl Vfs for RealFs {
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
-        fs::create_dir_all(dir)
+        create_private_dir_all(dir)
     }
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn VfsFile>> {
-        Ok(Box::new(OpenOptions::new().create(true).append(true).open(path)?))
+        Ok(Box::new(private_file_options().create(true).append(true).open(path)?))
     }
     fn create(&self, path: &Path) -> io::Result<Box<dyn VfsFile>> {
-        Ok(Box::new(File::create(path)?))
+        let file = private_file_options().write(true).create(true).truncate(true).open(path)?;
+        Ok(Box::new(file))
     }
     fn open_read(&self, path: &Path) -> io::Result<Box<dyn VfsRead>> {
         Ok(Box::new(File::open(path)?))
@@ -137,7 +163,7 @@ impl Vfs for RealFs {
     fn lock_dir(&self, dir: &Path, exclusive: bool) -> io::Result<Option<Box<dyn Any + Send>>> {
         let path = dir.join(LOCK_FILE);
         let file = if exclusive {
-            OpenOptions::new().create(true).truncate(false).write(true).open(&path)?
+            private_file_options().create(true).truncate(false).write(true).open(&path)?
         } else {
             match File::open(&path) {
                 Ok(f) => f,
@@ -249,6 +275,35 @@ mod tests {
         assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
         drop(g);
         assert!(fs.lock_dir(dir.path(), false).unwrap().is_some());
+    }
+
+    /// Everything a store writes is owner-only: its directory, log, checkpoint, manifest and
+    /// lock file.
+    #[cfg(unix)]
+    #[test]
+    fn store_files_are_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("a/db");
+        let store = crate::Store::open(&dir, crate::StoreConfig::default()).unwrap();
+        let mut tx = store.begin(false);
+        tx.create_node(&[], vec![]).unwrap();
+        tx.commit().unwrap();
+        store.close().unwrap();
+        drop(store);
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&tmp.path().join("a")), 0o700);
+        let mut kinds = Vec::new();
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            assert_eq!(mode(&path), 0o600, "{}", path.display());
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            kinds.push(name.split(['-', '.']).next().unwrap().to_string());
+        }
+        kinds.sort();
+        kinds.dedup();
+        assert_eq!(kinds, ["LOCK", "MANIFEST", "checkpoint", "wal"]);
     }
 
     #[test]

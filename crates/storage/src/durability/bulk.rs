@@ -21,7 +21,7 @@
 //! bytes from [`encode_labels`] / [`encode_props`]) but checks id order and end-node bounds, the
 //! invariants whose violation recovery would report as corruption.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -32,7 +32,7 @@ use crate::durability::checkpoint::{
     checkpoint_name, write_atomic, CK_MAGIC, MANIFEST, MF_MAGIC, TAG_END, TAG_NODE, TAG_REL,
 };
 use crate::durability::wal::{io_err, sync_dir};
-use crate::vfs::RealFs;
+use crate::vfs::{create_private_dir_all, private_file_options, RealFs};
 
 /// Name of the marker file present while an import is writing a data directory.
 pub const INCOMPLETE_MARKER: &str = "IMPORT-INCOMPLETE";
@@ -181,9 +181,9 @@ impl CheckpointWriter {
         if header.next_node > MAX_ID || header.next_rel > MAX_ID {
             return Err(Error::new(Status::ArgumentError, "too many entities for one store"));
         }
-        fs::create_dir_all(dir).map_err(|e| io_err("cannot create", dir, e))?;
+        create_private_dir_all(dir).map_err(|e| io_err("cannot create", dir, e))?;
         let lock_path = dir.join("LOCK");
-        let lock = OpenOptions::new()
+        let lock = private_file_options()
             .create(true)
             .truncate(false)
             .write(true)
@@ -224,7 +224,12 @@ impl CheckpointWriter {
         }
         let name = checkpoint_name(IMPORT_TS);
         let tmp = dir.join(format!("{name}.tmp"));
-        let file = File::create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
+        let file = private_file_options()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)
+            .map_err(|e| io_err("cannot create", &tmp, e))?;
         let mut w = CheckpointWriter {
             dir: dir.to_path_buf(),
             name,

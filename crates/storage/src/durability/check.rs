@@ -1,11 +1,13 @@
 //! `Store::check`: an online consistency check, run by `arbor check` on a read-only open. It
 //! verifies the checksums of the manifest, the checkpoint and every WAL record not covered by
-//! the checkpoint, and, on a read-only snapshot, that adjacency is symmetric (every relationship
+//! the checkpoint, reports each segment's first and last commit, the last commit and its time,
+//! and treats a gap in the commit sequence as a problem; and, on a read-only snapshot, that adjacency is symmetric (every relationship
 //! is listed exactly once at its start as outgoing and at its end as incoming, with matching
 //! endpoints), that node counts agree with scans, and that every online node index finds every
 //! node it should.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 
 use arbor_model::{NodeId, RelId, Result};
@@ -16,6 +18,7 @@ use super::wal;
 use crate::mvcc::Core;
 use crate::mvcc::Transaction;
 use crate::types::{Direction, Edge, TokenKind};
+use crate::vfs::Vfs;
 
 /// At most this many problems are listed (the counts keep going).
 const MAX_PROBLEMS: usize = 100;
@@ -23,10 +26,19 @@ const MAX_PROBLEMS: usize = 100;
 /// What [`crate::Store::check`] found.
 #[derive(Clone, Debug, Default)]
 pub struct CheckReport {
-    /// The checkpoint file the manifest names (file-backed stores).
+    /// The checkpoint file the manifest names (file-backed stores), and its commit ts.
     pub checkpoint: Option<String>,
+    pub checkpoint_ts: u64,
     pub wal_segments: u64,
     pub wal_records: u64,
+    /// The log segments read (those not covered by the checkpoint), oldest first.
+    pub segments: Vec<SegmentReport>,
+    /// The last commit found (checkpoint or log; 0: none) and, when a log record carries it,
+    /// its wall-clock time (Unix milliseconds).
+    pub last_commit_ts: u64,
+    pub last_commit_time_ms: Option<u64>,
+    /// Observations that are not problems, such as an unsynced tail recovery would discard.
+    pub notes: Vec<String>,
     /// Entities seen in the checked snapshot.
     pub nodes: u64,
     pub relationships: u64,
@@ -36,7 +48,23 @@ pub struct CheckReport {
     pub problems: Vec<String>,
 }
 
+/// One log segment as [`crate::Store::check`] found it.
+#[derive(Clone, Debug, Default)]
+pub struct SegmentReport {
+    pub name: String,
+    pub bytes: u64,
+    /// Intact records read, and the first and last commit ts among them (0 when none).
+    pub records: u64,
+    pub first_ts: u64,
+    pub last_ts: u64,
+}
+
 impl CheckReport {
+    /// `"<ts> (made at <UTC time>)"` for the last commit, as `arbor check` prints it.
+    pub fn last_commit(&self) -> String {
+        super::recovery::describe_commit(self.last_commit_ts, self.last_commit_time_ms)
+    }
+
     pub fn is_ok(&self) -> bool {
         self.problems.is_empty()
     }
@@ -55,9 +83,11 @@ pub(crate) fn check(core: &Arc<Core>, persist: Option<&Persist>) -> Result<Check
         let _g = p.checkpoint_lock.lock();
         let vfs = &*p.vfs;
         let mut checkpoint_ts = 0;
-        match checkpoint::read_manifest(vfs, &p.dir) {
-            Ok(Some((ts, name))) => {
+        let mut sealed = wal::Sealed::default();
+        match checkpoint::read_manifest_sealed(vfs, &p.dir) {
+            Ok(Some((ts, name, s))) => {
                 checkpoint_ts = ts;
+                sealed = s;
                 if let Err(e) = checkpoint::verify(vfs, &p.dir, &name) {
                     r.problem(e.message);
                 }
@@ -66,55 +96,120 @@ pub(crate) fn check(core: &Arc<Core>, persist: Option<&Persist>) -> Result<Check
             Ok(None) => {}
             Err(e) => r.problem(e.message),
         }
-        let segments = wal::list_segments(vfs, &p.dir)?;
-        let mut last_ts = 0;
-        'segments: for (i, (_, path)) in segments.iter().enumerate() {
-            // Wholly covered by the checkpoint: garbage recovery does not read (its deletion
-            // may not have reached the disk).
-            if wal::covered(&segments, i, checkpoint_ts) {
-                continue;
-            }
-            r.wal_segments += 1;
-            let data = match vfs.read(path) {
-                Ok(d) => d,
-                Err(e) => {
-                    r.problem(format!("cannot read {}: {e}", path.display()));
-                    continue;
-                }
-            };
-            let mut pos = 0;
-            while pos < data.len() {
-                let Some(rec) = wal::parse_record(&data, pos) else {
-                    // The log may end in an unsynced tail (a record being written right now, or
-                    // one torn by a crash); damage to a record declared durable is a problem.
-                    let missing = (last_ts + 1).max(segments[i].0);
-                    match wal::durable_claimed_after(vfs, &segments, i, &data, pos, missing) {
-                        Ok(false) => {}
-                        Ok(true) => r.problem(format!(
-                            "WAL file {} has a bad record at byte {pos} (commit {missing}, which                              later records say was durable)",
-                            path.display()
-                        )),
-                        Err(e) => r.problem(e.message),
-                    }
-                    break 'segments;
-                };
-                let ts = rec.ts;
-                let next = rec.next;
-                if ts <= last_ts {
-                    r.problem(format!(
-                        "WAL file {} byte {pos}: commit ts {ts} after {last_ts}",
-                        path.display()
-                    ));
-                }
-                last_ts = ts;
-                r.wal_records += 1;
-                pos = next;
-            }
-        }
+        r.checkpoint_ts = checkpoint_ts;
+        r.last_commit_ts = checkpoint_ts;
+        check_wal(vfs, &p.dir, (checkpoint_ts, &sealed), &mut r)?;
     }
     let tx = Transaction::new(core.clone(), true);
     check_graph(&tx, &mut r);
     Ok(r)
+}
+
+/// Reads every segment not covered by the checkpoint: records, CRCs, ts order and gaps.
+fn check_wal(
+    vfs: &dyn Vfs,
+    dir: &Path,
+    (checkpoint_ts, sealed): (u64, &wal::Sealed),
+    r: &mut CheckReport,
+) -> Result<()> {
+    let segments = wal::list_segments(vfs, dir)?;
+    let mut last_ts = 0;
+    let mut covered = 0;
+    for (i, (first, path)) in segments.iter().enumerate() {
+        // Wholly covered by the checkpoint: garbage recovery does not read (its deletion may
+        // not have reached the disk).
+        if wal::covered(&segments, i, checkpoint_ts) {
+            covered += 1;
+            continue;
+        }
+        r.wal_segments += 1;
+        let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into());
+        let data = match vfs.read(path) {
+            Ok(d) => d,
+            Err(e) => {
+                r.problem(format!("cannot read {}: {e}", path.display()));
+                continue;
+            }
+        };
+        let mut seg = SegmentReport { name, bytes: data.len() as u64, ..Default::default() };
+        let mut pos = 0;
+        let mut ended = false;
+        while pos < data.len() {
+            let Some(rec) = wal::parse_record(&data, pos) else {
+                // The log may end in an unsynced tail (a record being written right now, or
+                // one torn by a crash); damage to a record declared durable is a problem.
+                let missing = (last_ts + 1).max(*first);
+                match wal::durable_claimed_after(vfs, &segments, i, &data, pos, missing) {
+                    Ok(false) => r.notes.push(format!(
+                        "the log ends at byte {pos} of {} in an unsynced tail of {} bytes (and \
+                         {} later segment(s)), which recovery discards",
+                        path.display(),
+                        data.len() - pos,
+                        segments.len() - i - 1
+                    )),
+                    Ok(true) => r.problem(format!(
+                        "WAL file {} has a bad record at byte {pos} (commit {missing}, which \
+                         later records say was durable)",
+                        path.display()
+                    )),
+                    Err(e) => r.problem(e.message),
+                }
+                ended = true;
+                break;
+            };
+            let expected = last_ts.max(checkpoint_ts) + 1;
+            if rec.ts <= last_ts {
+                r.problem(format!(
+                    "WAL file {} byte {pos}: commit ts {} after {last_ts}",
+                    path.display(),
+                    rec.ts
+                ));
+            } else if rec.ts > expected {
+                // As in recovery: a gap later records say was durable is a lost or truncated
+                // segment; otherwise it is where the log ends (a segment lost before it was
+                // durable).
+                let what = format!(
+                    "commits {expected} to {} are missing from the log before {} byte {pos}",
+                    rec.ts - 1,
+                    path.display()
+                );
+                match wal::durable_claimed_after(vfs, &segments, i, &data, pos, expected) {
+                    Ok(false) if rec.durable < expected => r.notes.push(format!(
+                        "{what}, written after the last fsync: the log ends there and \
+                         recovery discards the rest"
+                    )),
+                    Ok(_) => r.problem(format!("{what} (a lost or truncated segment)")),
+                    Err(e) => r.problem(e.message),
+                }
+                ended = true;
+                break;
+            }
+            last_ts = rec.ts;
+            if seg.records == 0 {
+                seg.first_ts = rec.ts;
+            }
+            seg.records += 1;
+            seg.last_ts = rec.ts;
+            r.wal_records += 1;
+            if rec.ts > r.last_commit_ts {
+                r.last_commit_ts = rec.ts;
+                r.last_commit_time_ms = rec.time_ms;
+            }
+            pos = rec.next;
+        }
+        r.segments.push(seg);
+        if ended {
+            break;
+        }
+    }
+    if covered > 0 {
+        r.notes.push(format!("{covered} log segment(s) covered by the checkpoint (garbage)"));
+    }
+    // Gaps past the end are caught above; a log that ends early is caught here.
+    if r.last_commit_ts < sealed.until {
+        r.problem(sealed.lost(r.last_commit_ts + 1, &segments, dir).message);
+    }
+    Ok(())
 }
 
 fn check_graph(tx: &Transaction, r: &mut CheckReport) {

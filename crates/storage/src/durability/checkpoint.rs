@@ -11,7 +11,9 @@
 //! File format: `"ARBORCK1"`, then a body, then `crc32c(body)` (u32 LE). The body: `C`, the next
 //! node and relationship ids, tokens, schema rules, then tagged node (1) and relationship (2)
 //! records and an end tag (0). The manifest: `"ARBORMF1"`, `C`, the checkpoint file name, the
-//! first WAL segment to replay, and a trailing CRC.
+//! first WAL segment to replay, then (since version 3; older readers ignore it) what is known
+//! of sealed segments ([`wal::Sealed`]: the last commit they hold and the first ts of each one
+//! not covered by `C`), and a trailing CRC.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -28,7 +30,7 @@ use crate::codec::{corrupt, Dec, Enc};
 use crate::mvcc::Transaction;
 use crate::mvcc::{Core, CountDelta};
 use crate::schema::{IndexDef, IndexKind};
-use crate::types::TokenKind;
+use crate::types::{Durability, TokenKind};
 use crate::vfs::{Vfs, VfsFile, VfsRead};
 
 pub(crate) const CK_MAGIC: &[u8; 8] = b"ARBORCK1";
@@ -99,7 +101,7 @@ pub(crate) fn checkpoint_with(
     let vfs = &*p.vfs;
     let mut last = p.checkpoint_lock.lock();
     let _rebuild = core.lock_rebuild();
-    core.clock().check()?;
+    core.clock().check_failed()?;
     let tx = Transaction::new(core.clone(), true);
     let c = tx.start_ts();
     if c == *last {
@@ -175,12 +177,31 @@ pub(crate) fn checkpoint_with(
     vfs.rename(&tmp, &p.dir.join(&name)).map_err(|e| io_err("cannot rename", &tmp, e))?;
     sync_dir(vfs, &p.dir)?;
 
-    let first_wal = p.wal.segments.lock().first().map_or(c + 1, |s| s.0);
+    let (first_wal, sealed) = {
+        let segs = p.wal.segments.lock();
+        let first_wal = segs.first().map_or(c + 1, |s| s.0);
+        // Every segment but the last (the one being written) was fsynced before the log moved
+        // on (except without fsyncs at all).
+        let mut sealed = wal::Sealed::default();
+        if p.config.durability != Durability::Off && segs.len() >= 2 {
+            sealed.until = segs[segs.len() - 1].0.saturating_sub(1);
+            sealed.segments = (0..segs.len() - 1)
+                .filter(|&i| !wal::covered(&segs, i, c))
+                .map(|i| segs[i].0)
+                .collect();
+        }
+        (first_wal, sealed)
+    };
     let mut m = Enc::new();
     m.buf.extend_from_slice(MF_MAGIC);
     m.u64(c);
     m.str(&name);
     m.u64(first_wal);
+    m.u64(sealed.until);
+    m.var(sealed.segments.len() as u64);
+    for ts in &sealed.segments {
+        m.u64(*ts);
+    }
     let crc = crc32c::crc32c(&m.buf[8..]);
     m.u32(crc);
     write_atomic(vfs, &p.dir, MANIFEST, &m.buf, true)?;
@@ -384,8 +405,12 @@ pub(crate) fn compact(core: &Arc<Core>) -> Result<bool> {
     Ok(true)
 }
 
-/// Reads the manifest: `(checkpoint ts, checkpoint file name)`, or `None` for a new store.
-pub(crate) fn read_manifest(vfs: &dyn Vfs, dir: &Path) -> Result<Option<(u64, String)>> {
+/// Reads the manifest: the checkpoint ts, the checkpoint file name and what it says about
+/// sealed segments (empty if nothing), or `None` for a new store.
+pub(crate) fn read_manifest_sealed(
+    vfs: &dyn Vfs,
+    dir: &Path,
+) -> Result<Option<(u64, String, wal::Sealed)>> {
     let path = dir.join(MANIFEST);
     let data = match vfs.read(&path) {
         Ok(d) => d,
@@ -408,7 +433,19 @@ pub(crate) fn read_manifest(vfs: &dyn Vfs, dir: &Path) -> Result<Option<(u64, St
     if name.contains('/') || name.contains('\\') || !name.starts_with("checkpoint-") {
         return Err(bad());
     }
-    Ok(Some((ts, name)))
+    let mut sealed = wal::Sealed::default();
+    // Written by older versions (and the importer) without the sealed segments.
+    if d.u64().is_ok() && !d.is_empty() {
+        sealed.until = d.u64().map_err(|_| bad())?;
+        let n = d.count(8).map_err(|_| bad())?;
+        for _ in 0..n {
+            sealed.segments.push(d.u64().map_err(|_| bad())?);
+        }
+        if sealed.until <= ts {
+            sealed = wal::Sealed::default();
+        }
+    }
+    Ok(Some((ts, name, sealed)))
 }
 
 /// Reads a checkpoint body in bounded chunks (recovery never holds the whole file), checking

@@ -3,6 +3,7 @@
 //! checkpoints, recovery and the check; the MVCC core never holds it.
 
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -23,4 +24,7 @@ pub(crate) struct Persist {
     /// Serializes checkpoints; holds the ts of the last one.
     pub checkpoint_lock: Mutex<u64>,
     pub last_checkpoint_at: Mutex<Instant>,
+    /// Recovery replayed log records but could not checkpoint them (a full disk): commits are
+    /// refused (the clock is paused) until the maintenance thread has taken that checkpoint.
+    pub recovery_checkpoint: AtomicBool,
 }

@@ -24,7 +24,9 @@ pub(crate) fn recover(
     repair: bool,
 ) -> Result<(u64, bool)> {
     let mut ckpt_ts = 0;
-    if let Some((ts, name)) = checkpoint::read_manifest(vfs, dir)? {
+    let mut sealed = wal::Sealed::default();
+    if let Some((ts, name, s)) = checkpoint::read_manifest_sealed(vfs, dir)? {
+        sealed = s;
         checkpoint::load(core, vfs, dir, &name, ts)?;
         ckpt_ts = ts;
         if let Some(p) = persist {
@@ -33,7 +35,7 @@ pub(crate) fn recover(
     }
     let mut cs = core.lock_commit();
     let mut prev = ckpt_ts;
-    let (segments, last) = wal::replay(vfs, dir, repair, ckpt_ts, |ts, payload| {
+    let (segments, end) = wal::replay(vfs, dir, repair, (ckpt_ts, &sealed), |ts, payload| {
         if ts <= ckpt_ts {
             return Ok(());
         }
@@ -49,7 +51,13 @@ pub(crate) fn recover(
         prev = ts;
         core.replay_record(&mut cs, ts, payload)
     })?;
-    let last = last.max(ckpt_ts);
+    let last = end.last_ts.max(ckpt_ts);
+    tracing::info!(
+        "recovered {}: checkpoint at commit {ckpt_ts}, {} log record(s) replayed, last commit {}",
+        dir.display(),
+        end.records,
+        describe_commit(last, (end.last_ts == last).then_some(end.last_time_ms).flatten()),
+    );
     let next_ts = (last + 1).max(segments.last().map_or(0, |s| s.0));
     if let Some(p) = persist {
         *p.wal.segments.lock() = segments;
@@ -65,6 +73,23 @@ pub(crate) fn recover(
     core.gc(&mut cs);
     Ok((next_ts, last > ckpt_ts))
 }
+/// `"<ts> (made at <UTC time>)"`, or the ts alone when its time is unknown (a commit of a
+/// checkpoint, or a log record from before version 3).
+pub(crate) fn describe_commit(ts: u64, time_ms: Option<u64>) -> String {
+    match time_ms {
+        Some(ms) => format!("{ts} (made at {})", utc(ms)),
+        None => format!("{ts}"),
+    }
+}
+
+/// Unix milliseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+pub(crate) fn utc(ms: u64) -> String {
+    match chrono::DateTime::from_timestamp_millis(i64::try_from(ms).unwrap_or(i64::MAX)) {
+        Some(t) => t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+        None => format!("{ms} ms after 1970"),
+    }
+}
+
 impl Core {
     /// Applies one WAL record. Caller holds the commit mutex.
     fn replay_record(&self, cs: &mut CommitState, ts: u64, payload: &[u8]) -> Result<()> {
@@ -99,5 +124,16 @@ impl Core {
             self.apply(cs, ts, &nodes, &rels);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utc_times_format() {
+        assert_eq!(super::utc(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(super::utc(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(super::utc(1_795_000_000_000), "2026-11-18T11:06:40.000Z");
+        assert_eq!(super::describe_commit(7, None), "7");
     }
 }

@@ -13,6 +13,11 @@
 //! unsynced tail may have a hole (a bad record followed by intact ones), which is simply the end
 //! of the log; whereas a bad record that a later intact record declares durable was damaged
 //! after its fsync, and that is corruption.
+//!
+//! Records written since version 3 of the format also set the next bit ([`TIMED_MARK`], only
+//! together with the durable mark) and carry, after the watermark, the wall-clock time of the
+//! commit (Unix milliseconds), so that start-up and `arbor check` can say when the last commit
+//! found was made. Older records are read as they are (without a time).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,9 +36,11 @@ use crate::types::Durability;
 use crate::vfs::{Vfs, VfsFile};
 
 /// Largest record accepted when reading (a cap on allocations driven by file content).
-pub(crate) const MAX_RECORD: usize = 1 << 30;
+pub(crate) const MAX_RECORD: usize = (1 << 30) - 1;
 /// Top bit of a record's `len`: the payload carries the durability watermark after the ts.
 const DURABLE_MARK: u32 = 1 << 31;
+/// Next bit: the payload carries the commit's wall-clock time after the watermark.
+const TIMED_MARK: u32 = 1 << 30;
 const ASYNC_SYNC_EVERY: Duration = Duration::from_millis(10);
 
 pub(crate) enum WalMsg {
@@ -108,7 +115,10 @@ pub(crate) fn list_segments(vfs: &dyn Vfs, dir: &Path) -> Result<Vec<(u64, PathB
 pub(crate) fn record_at(data: &[u8], pos: usize) -> Option<(&[u8], usize)> {
     let head = data.get(pos..pos.checked_add(8)?)?;
     let raw = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-    let len = (raw & !DURABLE_MARK) as usize;
+    let len = (raw & !(DURABLE_MARK | TIMED_MARK)) as usize;
+    if raw & TIMED_MARK != 0 && raw & DURABLE_MARK == 0 {
+        return None;
+    }
     let crc = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
     if !(8..=MAX_RECORD).contains(&len) {
         return None;
@@ -130,6 +140,8 @@ pub(crate) struct Record<'a> {
     /// The last commit ts already durable when this record was written (`u64::MAX` for records
     /// from before the watermark: damage before one of them is always corruption).
     pub durable: u64,
+    /// The commit's wall-clock time, Unix milliseconds (records from before version 3: none).
+    pub time_ms: Option<u64>,
     /// The redo operations.
     pub ops: &'a [u8],
     /// Where the next record starts.
@@ -139,15 +151,18 @@ pub(crate) struct Record<'a> {
 /// Parses the record at `pos` (see [`record_at`]) into its fields.
 pub(crate) fn parse_record(data: &[u8], pos: usize) -> Option<Record<'_>> {
     let (payload, next) = record_at(data, pos)?;
-    let marked = data[pos + 3] & 0x80 != 0;
+    let (marked, timed) = (data[pos + 3] & 0x80 != 0, data[pos + 3] & 0x40 != 0);
     let word = |at: usize| -> Option<u64> {
         Some(u64::from_le_bytes(payload.get(at..at + 8)?.try_into().ok()?))
     };
     let ts = word(0)?;
-    if marked {
-        Some(Record { ts, durable: word(8)?, ops: &payload[16..], next })
+    if timed {
+        let (durable, time_ms) = (word(8)?, Some(word(16)?));
+        Some(Record { ts, durable, time_ms, ops: &payload[24..], next })
+    } else if marked {
+        Some(Record { ts, durable: word(8)?, time_ms: None, ops: &payload[16..], next })
     } else {
-        Some(Record { ts, durable: u64::MAX, ops: &payload[8..], next })
+        Some(Record { ts, durable: u64::MAX, time_ms: None, ops: &payload[8..], next })
     }
 }
 
@@ -184,6 +199,68 @@ pub(crate) fn covered(segments: &[(u64, PathBuf)], i: usize, upto: u64) -> bool 
     segments.get(i + 1).is_some_and(|next| next.0 <= upto.saturating_add(1))
 }
 
+/// Where a replayed log ends.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct LogEnd {
+    /// The last commit ts replayed (0: none), and its wall-clock time (records from before
+    /// version 3 have none).
+    pub last_ts: u64,
+    pub last_time_ms: Option<u64>,
+    /// Records replayed.
+    pub records: u64,
+}
+
+/// Intact records in `data` from `pos` on, found by trying every byte offset past a bad one
+/// (a hole in an unsynced tail hides where the next record starts).
+fn count_records(data: &[u8], mut pos: usize) -> u64 {
+    let mut n = 0;
+    while pos < data.len() {
+        match parse_record(data, pos) {
+            Some(r) => {
+                n += 1;
+                pos = r.next;
+            }
+            None => pos += 1,
+        }
+    }
+    n
+}
+
+/// What the manifest says about sealed segments: when its checkpoint was taken, the segments
+/// named `segments` (first ts each) were sealed (fsynced before the log moved on, their names
+/// made durable when created) and held every commit up to `until`. Losing any of that is
+/// corruption, not an unsynced tail. Empty when not known (`Durability::Off`, older manifests).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sealed {
+    pub until: u64,
+    pub segments: Vec<u64>,
+}
+
+impl Sealed {
+    /// The error for a log that ends at commit `from - 1` although the sealed segments reach
+    /// `until`: names the sealed segments that are gone, or else the one cut short.
+    pub fn lost(&self, from: u64, present: &[(u64, PathBuf)], dir: &Path) -> Error {
+        let gone: Vec<String> = self
+            .segments
+            .iter()
+            .filter(|ts| !present.iter().any(|p| p.0 == **ts))
+            .map(|ts| segment_name(*ts))
+            .collect();
+        let what = if gone.is_empty() {
+            let cut = self.segments.iter().rev().find(|ts| **ts <= from).copied();
+            format!("{} was truncated", segment_name(cut.unwrap_or(from)))
+        } else {
+            format!("{} missing", gone.join(", "))
+        };
+        corrupt(format!(
+            "the log in {} lacks commits {from} to {}, which the manifest says are in sealed \
+             (fsynced) segments: {what}",
+            dir.display(),
+            self.until
+        ))
+    }
+}
+
 /// Replays every intact record of every segment not [`covered`] by `checkpoint_ts`, in order,
 /// through `f(ts, ops)`. The first bad record ends the log unless a later intact record declares
 /// it durable (see [`durable_claimed_after`]), which is a `Corruption` error naming the file and
@@ -191,16 +268,18 @@ pub(crate) fn covered(segments: &[(u64, PathBuf)], i: usize, upto: u64) -> bool 
 /// segments (which hold only commits that never became durable) are deleted; a read-only open
 /// only stops there. Covered segments are not read: they are garbage whose deletion may not
 /// have been durable, and one may end in a torn write (a segment whose unsynced tail was lost,
-/// then covered by the checkpoint taken at recovery). Returns the segments that remain
-/// (covered ones included) and the last ts seen.
+/// then covered by the checkpoint taken at recovery). A log ending before `sealed.until` is a
+/// `Corruption` error naming the lost segment, before anything is repaired. Returns the
+/// segments that remain (covered ones included) and where the log ends.
 pub(crate) fn replay(
     vfs: &dyn Vfs,
     dir: &Path,
     repair: bool,
-    checkpoint_ts: u64,
+    (checkpoint_ts, sealed): (u64, &Sealed),
     mut f: impl FnMut(u64, &[u8]) -> Result<()>,
-) -> Result<(Vec<(u64, PathBuf)>, u64)> {
+) -> Result<(Vec<(u64, PathBuf)>, LogEnd)> {
     let mut segments = list_segments(vfs, dir)?;
+    let mut end = LogEnd::default();
     let mut last_ts = 0u64;
     for i in 0..segments.len() {
         if covered(&segments, i, checkpoint_ts) {
@@ -221,8 +300,11 @@ pub(crate) fn replay(
                          durable"
                     )));
                 }
-                end_log(vfs, dir, &mut segments, i, pos, data.len(), repair)?;
-                return Ok((segments, last_ts));
+                if missing <= sealed.until {
+                    return Err(sealed.lost(missing, &segments, dir));
+                }
+                end_log(vfs, dir, &mut segments, i, (&data, pos), repair)?;
+                return Ok((segments, end));
             };
             if rec.ts <= last_ts {
                 return Err(ctx(&format!("commit ts {} after {last_ts}", rec.ts)));
@@ -236,19 +318,28 @@ pub(crate) fn replay(
                     || durable_claimed_after(vfs, &segments, i, &data, pos, expected)?
                 {
                     return Err(ctx(&format!(
-                        "commits {expected} to {} are missing from the log (a lost segment?)",
-                        rec.ts - 1
+                        "commits {expected} to {} are missing from the log (a lost or truncated \
+                         segment, {} or before?)",
+                        rec.ts - 1,
+                        segment_name(expected)
                     )));
                 }
-                end_log(vfs, dir, &mut segments, i, pos, data.len(), repair)?;
-                return Ok((segments, last_ts));
+                if expected <= sealed.until {
+                    return Err(sealed.lost(expected, &segments, dir));
+                }
+                end_log(vfs, dir, &mut segments, i, (&data, pos), repair)?;
+                return Ok((segments, end));
             }
             f(rec.ts, rec.ops).map_err(|e| ctx(&e.message))?;
             last_ts = rec.ts;
+            end = LogEnd { last_ts, last_time_ms: rec.time_ms, records: end.records + 1 };
             pos = rec.next;
         }
     }
-    Ok((segments, last_ts))
+    if last_ts.max(checkpoint_ts) < sealed.until {
+        return Err(sealed.lost(last_ts.max(checkpoint_ts) + 1, &segments, dir));
+    }
+    Ok((segments, end))
 }
 
 /// The log ends at byte `pos` of `segments[i]` (a torn or lost unsynced tail): with `repair`
@@ -258,16 +349,23 @@ fn end_log(
     dir: &Path,
     segments: &mut Vec<(u64, PathBuf)>,
     i: usize,
-    pos: usize,
-    len: usize,
+    (data, pos): (&[u8], usize),
     repair: bool,
 ) -> Result<()> {
     let path = segments[i].1.clone();
     let later = segments.len() - i - 1;
+    // What is discarded, for the warning: intact records past the end were commits written
+    // but never acknowledged as durable.
+    let (mut commits, mut bytes) = (count_records(data, pos), (data.len() - pos) as u64);
+    for (_, p) in &segments[i + 1..] {
+        let d = vfs.read(p).map_err(|e| io_err("cannot read", p, e))?;
+        commits += count_records(&d, 0);
+        bytes += d.len() as u64;
+    }
     tracing::warn!(
-        "the log ends in an unsynced tail: discarding {} bytes of {} from byte {pos} and {later} \
-         later segment(s)",
-        len - pos,
+        "the log ends in an unsynced tail at byte {pos} of {}: discarding {bytes} bytes holding \
+         {commits} intact commit record(s) not known to be durable, {later} later segment(s) \
+         included",
         path.display(),
     );
     if !repair {
@@ -306,14 +404,26 @@ struct Writer {
     dir: PathBuf,
     durability: Durability,
     segment_bytes: u64,
-    file: Box<dyn VfsFile>,
+    /// The segment being appended to; `None` until its first write creates it (a full disk
+    /// must not keep the store from opening, nor a rotation from being retried).
+    file: Option<Box<dyn VfsFile>>,
     path: PathBuf,
     file_len: u64,
+    /// Framed records not yet written, and where in it a new segment starts (offset, its ts).
     buf: Vec<u8>,
+    rotate_at: Vec<(usize, u64)>,
     /// Written but not yet fsynced.
     unsynced: bool,
     last_sync: Instant,
     failed: Option<Error>,
+    /// A write (or a segment's creation) found the disk full before anything of it was
+    /// fsynced: the unwritten records stay in `buf`, their commits wait in `held`, new commits
+    /// are refused (the clock is paused), and the write is retried every `retry_wait`.
+    stalled: bool,
+    retry_wait: Duration,
+    /// Acks of commits appended but not yet answered, and the newest such ts.
+    held: Vec<Sender<Result<()>>>,
+    held_ts: Option<u64>,
     shared: Arc<WalShared>,
     clock: Arc<Clock>,
     /// The last commit ts appended, and the last one an fsync has made durable (written into
@@ -322,7 +432,25 @@ struct Writer {
     durable_ts: u64,
 }
 
-/// Opens the segment for `next_ts` and starts the writer thread.
+/// The first and the longest wait between retries of a write that found the disk full.
+const RETRY_FIRST: Duration = Duration::from_millis(10);
+const RETRY_MAX: Duration = Duration::from_secs(1);
+
+/// The wall-clock time in Unix milliseconds (0 before 1970).
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Whether `e` says the disk (or the quota) is full: nothing of the failed write was made
+/// durable, so it may be retried once space returns.
+pub(crate) fn no_space(e: &std::io::Error) -> bool {
+    matches!(e.kind(), std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded)
+}
+
+/// Starts the writer thread, which appends from `next_ts` on in a new segment named after it
+/// (created by the first write).
 pub(crate) fn start(
     vfs: Arc<dyn Vfs>,
     dir: &Path,
@@ -340,7 +468,6 @@ pub(crate) fn start(
     if vfs.exists(&path) {
         vfs.remove_file(&path).map_err(|e| io_err("cannot remove", &path, e))?;
     }
-    let (path, file, len) = open_segment(&*vfs, dir, next_ts, durability)?;
     {
         let mut segs = shared.segments.lock();
         if segs.last().map(|s| &s.1) != Some(&path) {
@@ -352,18 +479,23 @@ pub(crate) fn start(
         dir: dir.to_path_buf(),
         durability,
         segment_bytes: segment_bytes.max(1),
-        file,
+        file: None,
         path,
-        file_len: len,
+        file_len: 0,
         buf: Vec::new(),
+        rotate_at: Vec::new(),
         unsynced: false,
         last_sync: Instant::now(),
         failed: None,
+        stalled: false,
+        retry_wait: RETRY_FIRST,
+        held: Vec::new(),
+        held_ts: None,
         shared,
         clock,
         appended_ts: next_ts.saturating_sub(1),
-        // Everything recovery found is durable (it checkpoints what it replayed), except
-        // without fsyncs at all.
+        // Everything recovery found is durable (it checkpoints what it replayed before commits
+        // are accepted), except without fsyncs at all.
         durable_ts: if durability == Durability::Off { 0 } else { next_ts.saturating_sub(1) },
     };
     let (tx, rx) = crossbeam_channel::unbounded();
@@ -374,30 +506,26 @@ pub(crate) fn start(
     Ok((tx, handle))
 }
 
-fn open_segment(
-    vfs: &dyn Vfs,
-    dir: &Path,
-    ts: u64,
-    durability: Durability,
-) -> Result<(PathBuf, Box<dyn VfsFile>, u64)> {
-    let path = dir.join(segment_name(ts));
-    let existed = vfs.exists(&path);
-    let file = vfs.open_append(&path).map_err(|e| io_err("cannot open", &path, e))?;
-    let len = file.size().map_err(|e| io_err("cannot stat", &path, e))?;
-    if !existed && durability != Durability::Off {
-        sync_dir(vfs, dir)?;
-    }
-    Ok((path, file, len))
-}
-
 impl Writer {
     fn run(&mut self, rx: Receiver<WalMsg>) {
         loop {
             let timer = self.durability == Durability::Async && self.failed.is_none();
-            let first = if self.unsynced && timer {
-                let wait = ASYNC_SYNC_EVERY.saturating_sub(self.last_sync.elapsed());
-                match rx.recv_timeout(wait) {
+            let wait = if self.stalled {
+                Some(self.retry_wait)
+            } else if self.unsynced && timer {
+                Some(ASYNC_SYNC_EVERY.saturating_sub(self.last_sync.elapsed()))
+            } else {
+                None
+            };
+            let first = match wait {
+                Some(wait) => match rx.recv_timeout(wait) {
                     Ok(m) => m,
+                    Err(RecvTimeoutError::Timeout) if self.stalled => {
+                        // Retry the held write; nothing new arrived.
+                        self.retry_wait = (self.retry_wait * 2).min(RETRY_MAX);
+                        self.process(Vec::new());
+                        continue;
+                    }
                     Err(RecvTimeoutError::Timeout) => {
                         // A failed fsync is final (its data may be gone while a retry would
                         // succeed): stop committing, as after any other log failure.
@@ -408,12 +536,11 @@ impl Writer {
                         continue;
                     }
                     Err(RecvTimeoutError::Disconnected) => break,
-                }
-            } else {
-                match rx.recv() {
+                },
+                None => match rx.recv() {
                     Ok(m) => m,
                     Err(_) => break,
-                }
+                },
             };
             let mut batch = vec![first];
             while batch.len() < 4096 {
@@ -431,20 +558,22 @@ impl Writer {
         }
     }
 
-    /// Writes a batch with one fsync; returns true when asked to stop.
+    /// Writes a batch (and what a full disk held back) with one fsync; returns true when asked
+    /// to stop.
     fn process(&mut self, batch: Vec<WalMsg>) -> bool {
-        let mut acks = Vec::new();
         let mut stop = None;
-        let mut last_ts = None;
         let mut res = self.failed.clone().map_or(Ok(()), Err);
         for m in batch {
             match m {
                 WalMsg::Commit { ts, header, body, ack } => {
                     if res.is_ok() {
                         res = self.append(ts, &header, &body);
+                        // A record that cannot be framed is final, stalled or not (a retry
+                        // would acknowledge a commit that is not in the log).
+                        self.stalled &= res.is_ok();
                     }
-                    last_ts = Some(ts);
-                    acks.extend(ack);
+                    self.held_ts = Some(ts);
+                    self.held.extend(ack);
                 }
                 WalMsg::Stop(a) => stop = Some(a),
             }
@@ -452,8 +581,16 @@ impl Writer {
         if res.is_ok() {
             res = self.flush_buf();
         }
+        if let Err(e) = &res {
+            if self.stalled && stop.is_none() {
+                // Nothing of the held records was made durable: keep them, refuse new commits
+                // and retry (see `run`). Closing on a full disk ends here for good.
+                self.clock.pause(format!("the disk is full: {}", e.message));
+                return false;
+            }
+        }
         let want_sync = match self.durability {
-            Durability::Sync => last_ts.is_some() || stop.is_some(),
+            Durability::Sync => self.held_ts.is_some() || stop.is_some(),
             Durability::Async => stop.is_some() || self.last_sync.elapsed() >= ASYNC_SYNC_EVERY,
             Durability::Off => false,
         };
@@ -462,16 +599,23 @@ impl Writer {
         }
         match &res {
             Ok(()) => {
-                if let Some(ts) = last_ts {
+                if let Some(ts) = self.held_ts.take() {
                     self.clock.durable(ts);
+                }
+                if self.stalled {
+                    self.stalled = false;
+                    self.retry_wait = RETRY_FIRST;
+                    tracing::info!("the log writer could write again after the disk was full");
+                    self.clock.resume();
                 }
             }
             Err(e) => {
+                self.stalled = false;
                 self.clock.fail(e.message.clone());
                 self.failed = Some(e.clone());
             }
         }
-        for a in acks {
+        for a in self.held.drain(..) {
             let _ = a.send(res.clone());
         }
         if let Some(a) = stop {
@@ -481,31 +625,38 @@ impl Writer {
         false
     }
 
+    /// Frames a record into the buffer (no I/O: a record that cannot be written yet stays
+    /// there, in order).
     fn append(&mut self, ts: u64, header: &[u8], body: &[u8]) -> Result<()> {
         // `header` starts with the ts; the watermark goes right after it.
         let (ts_bytes, tokens) = header.split_at_checked(8).ok_or_else(|| {
             Error::internal(format!("log record header of {} bytes", header.len()))
         })?;
-        let len = header.len() + 8 + body.len();
+        let len = header.len() + 16 + body.len();
         if len > MAX_RECORD {
             return Err(Error::new(Status::MemoryExhausted, "transaction too large for the log"));
         }
-        let pending = self.file_len + self.buf.len() as u64;
+        // Bytes of the segment this record would go to.
+        let pending = match self.rotate_at.last() {
+            Some(&(at, _)) => (self.buf.len() - at) as u64,
+            None => self.file_len + self.buf.len() as u64,
+        };
         if pending > 0 && pending + 8 + len as u64 > self.segment_bytes {
-            self.flush_buf()?;
-            self.rotate(ts)?;
+            self.rotate_at.push((self.buf.len(), ts));
         }
         let durable = self.durable_ts.to_le_bytes();
-        let head = (len as u32 | DURABLE_MARK).to_le_bytes();
+        let time_ms = now_ms();
+        let time = time_ms.to_le_bytes();
+        let head = (len as u32 | DURABLE_MARK | TIMED_MARK).to_le_bytes();
         let mut crc = crc32c::crc32c(&head);
-        for part in [ts_bytes, &durable[..], tokens, body] {
+        for part in [ts_bytes, &durable[..], &time[..], tokens, body] {
             crc = crc32c::crc32c_append(crc, part);
         }
         invariant!(ts > self.appended_ts, "log records are appended in commit-ts order");
         let start = self.buf.len();
         self.buf.extend_from_slice(&head);
         self.buf.extend_from_slice(&crc.to_le_bytes());
-        for part in [ts_bytes, &durable[..], tokens, body] {
+        for part in [ts_bytes, &durable[..], &time[..], tokens, body] {
             self.buf.extend_from_slice(part);
         }
         // Pair assertion: the framed record reads back as what was encoded (on reading, the
@@ -513,6 +664,7 @@ impl Writer {
         invariant!(
             parse_record(&self.buf, start).is_some_and(|r| r.ts == ts
                 && r.durable == self.durable_ts
+                && r.time_ms == Some(time_ms)
                 && r.next == self.buf.len()
                 && r.ops.len() == tokens.len() + body.len()
                 && r.ops.starts_with(tokens)
@@ -523,15 +675,47 @@ impl Writer {
         Ok(())
     }
 
+    /// Writes the buffer out, switching segments where `append` decided to.
     fn flush_buf(&mut self) -> Result<()> {
-        if self.buf.is_empty() {
-            return Ok(());
+        loop {
+            let end = self.rotate_at.first().map_or(self.buf.len(), |r| r.0);
+            if end > 0 {
+                self.write_out(end)?;
+            }
+            let Some(&(_, ts)) = self.rotate_at.first() else { return Ok(()) };
+            self.rotate(ts)?;
+            self.rotate_at.remove(0);
         }
-        self.file.write_all(&self.buf).map_err(|e| io_err("cannot write", &self.path, e))?;
-        let n = self.buf.len() as u64;
+    }
+
+    /// Writes `buf[..end]` to the current segment (creating it first if needed). A full disk
+    /// sets `stalled` when the segment could be cut back to what it held before (so a retry
+    /// appends the records exactly once).
+    fn write_out(&mut self, end: usize) -> Result<()> {
+        if self.file.is_none() {
+            let existed = self.vfs.exists(&self.path);
+            let file = self.vfs.open_append(&self.path).map_err(|e| {
+                self.stalled = no_space(&e);
+                io_err("cannot create", &self.path, e)
+            })?;
+            self.file_len = file.size().map_err(|e| io_err("cannot stat", &self.path, e))?;
+            self.file = Some(file);
+            if !existed && self.durability != Durability::Off {
+                sync_dir(&*self.vfs, &self.dir)?;
+            }
+        }
+        let Some(file) = self.file.as_mut() else { return Ok(()) };
+        if let Err(e) = file.write_all(&self.buf[..end]) {
+            self.stalled = no_space(&e) && file.set_len(self.file_len).is_ok();
+            return Err(io_err("cannot write", &self.path, e));
+        }
+        let n = end as u64;
         self.file_len += n;
         self.shared.bytes_since_checkpoint.fetch_add(n, Ordering::Relaxed);
-        self.buf.clear();
+        self.buf.drain(..end);
+        for r in &mut self.rotate_at {
+            r.0 -= end;
+        }
         self.unsynced = true;
         Ok(())
     }
@@ -544,7 +728,9 @@ impl Writer {
                 format!("cannot fsync {}: injected", self.path.display()),
             ));
         }
-        self.file.sync_data().map_err(|e| io_err("cannot fsync", &self.path, e))?;
+        if let Some(file) = self.file.as_mut() {
+            file.sync_data().map_err(|e| io_err("cannot fsync", &self.path, e))?;
+        }
         // Only what was written out is synced (`flush_buf` runs before every sync).
         if self.buf.is_empty() {
             self.durable_ts = self.appended_ts;
@@ -555,15 +741,16 @@ impl Writer {
         Ok(())
     }
 
+    /// Seals the current segment (fsynced) and makes the next write create the one for `ts`.
     fn rotate(&mut self, ts: u64) -> Result<()> {
         if self.durability != Durability::Off && self.unsynced {
             self.sync()?;
         }
-        let (path, file, len) = open_segment(&*self.vfs, &self.dir, ts, self.durability)?;
+        let path = self.dir.join(segment_name(ts));
         self.shared.segments.lock().push((ts, path.clone()));
-        self.file = file;
+        self.file = None;
         self.path = path;
-        self.file_len = len;
+        self.file_len = 0;
         Ok(())
     }
 }
@@ -595,7 +782,7 @@ mod tests {
 
     fn replayed(dir: &Path, repair: bool) -> Result<Vec<u64>> {
         let mut seen = Vec::new();
-        replay(&crate::vfs::RealFs, dir, repair, 0, |ts, ops| {
+        replay(&crate::vfs::RealFs, dir, repair, (0, &Sealed::default()), |ts, ops| {
             assert_eq!(ops, b"x");
             seen.push(ts);
             Ok(())
@@ -664,6 +851,66 @@ mod tests {
     }
 
     #[test]
+    fn losing_a_sealed_segment_is_corruption_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = |ts| dir.path().join(segment_name(ts));
+        let write_all = || {
+            std::fs::write(p(1), [rec2(1, 0, b"x"), rec2(2, 1, b"x")].concat()).unwrap();
+            std::fs::write(p(3), [rec2(3, 2, b"x"), rec2(4, 3, b"x")].concat()).unwrap();
+            std::fs::write(p(5), rec2(5, 4, b"x")).unwrap();
+        };
+        // The manifest's checkpoint (at 0) saw segments 1 and 3 sealed, up to commit 4.
+        let sealed = Sealed { until: 4, segments: vec![1, 3] };
+        let run =
+            |repair| replay(&crate::vfs::RealFs, dir.path(), repair, (0, &sealed), |_, _| Ok(()));
+        write_all();
+        assert_eq!(run(true).unwrap().1.last_ts, 5);
+        // The segment being written may go (its commits were not known durable).
+        std::fs::remove_file(p(5)).unwrap();
+        assert_eq!(run(true).unwrap().1.last_ts, 4);
+        // A sealed segment deleted with everything after it.
+        std::fs::remove_file(p(3)).unwrap();
+        for repair in [false, true] {
+            let err = run(repair).unwrap_err();
+            assert_eq!(err.status, Status::Corruption);
+            assert!(err.message.contains(&segment_name(3)), "{}", err.message);
+            assert!(err.message.contains("commits 3 to 4"), "{}", err.message);
+        }
+        // Cut at a record boundary, or inside a record: nothing is repaired away.
+        for cut in [rec2(3, 2, b"x").len(), rec2(3, 2, b"x").len() + 5] {
+            let mut data = [rec2(3, 2, b"x"), rec2(4, 3, b"x")].concat();
+            data.truncate(cut);
+            std::fs::write(p(3), &data).unwrap();
+            let err = run(true).unwrap_err();
+            assert!(err.message.contains("truncated"), "{}", err.message);
+            assert_eq!(std::fs::read(p(3)).unwrap(), data, "a failed recovery changed the log");
+        }
+    }
+
+    #[test]
+    fn timed_records_carry_their_time_and_old_ones_still_read() {
+        let mut w = rec2(9, 8, b"ops");
+        assert_eq!(parse_record(&w, 0).map(|r| (r.ts, r.time_ms)), Some((9, None)));
+        // A version-3 record: the time after the watermark, flagged in the length word.
+        let mut payload = 9u64.to_le_bytes().to_vec();
+        payload.extend_from_slice(&8u64.to_le_bytes());
+        payload.extend_from_slice(&1_700_000_000_000u64.to_le_bytes());
+        payload.extend_from_slice(b"ops");
+        w = (payload.len() as u32 | DURABLE_MARK | TIMED_MARK).to_le_bytes().to_vec();
+        let crc = crc32c::crc32c_append(crc32c::crc32c(&w), &payload);
+        w.extend_from_slice(&crc.to_le_bytes());
+        w.extend_from_slice(&payload);
+        let r = parse_record(&w, 0).unwrap();
+        assert_eq!(
+            (r.ts, r.durable, r.time_ms, r.ops),
+            (9, 8, Some(1_700_000_000_000), &b"ops"[..])
+        );
+        // The time flag without the durable mark is no record of ours.
+        w[3] &= 0x7f;
+        assert!(parse_record(&w, 0).is_none());
+    }
+
+    #[test]
     fn record_parsing_checks_everything() {
         let r = rec(7, b"abc");
         assert_eq!(record_at(&r, 0).map(|(p, n)| (p.len(), n)), Some((11, r.len())));
@@ -692,12 +939,13 @@ mod tests {
         data.extend(&full[..full.len() - 2]);
         std::fs::write(&path, &data).unwrap();
         let mut seen = Vec::new();
-        let (_, last) = replay(&crate::vfs::RealFs, dir.path(), true, 0, |ts, _| {
-            seen.push(ts);
-            Ok(())
-        })
-        .unwrap();
-        assert_eq!((seen, last), (vec![1, 2], 2));
+        let (_, end) =
+            replay(&crate::vfs::RealFs, dir.path(), true, (0, &Sealed::default()), |ts, _| {
+                seen.push(ts);
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!((seen, end.last_ts, end.records), (vec![1, 2], 2, 2));
         assert_eq!(std::fs::metadata(&path).unwrap().len() as usize, data.len() - full.len() + 2);
 
         let mut data = rec(1, b"a");
@@ -706,7 +954,9 @@ mod tests {
         data.extend(rec(3, b"c"));
         data[second + 9] ^= 0x55;
         std::fs::write(&path, &data).unwrap();
-        let err = replay(&crate::vfs::RealFs, dir.path(), true, 0, |_, _| Ok(())).unwrap_err();
+        let err =
+            replay(&crate::vfs::RealFs, dir.path(), true, (0, &Sealed::default()), |_, _| Ok(()))
+                .unwrap_err();
         assert_eq!(err.status, Status::Corruption);
         assert!(err.message.contains(&format!("byte {second}")), "{}", err.message);
     }
