@@ -28,11 +28,10 @@ fn to_vector(func: &str, v: &Value) -> Result<Option<Vec<f32>>> {
     Ok(Some(out))
 }
 
-fn score(
-    func: &str,
-    args: &[Value],
-    scorer: fn(Option<&[f32]>, Option<&[f32]>) -> arbor_vector::Result<Option<f64>>,
-) -> Result<Value> {
+/// A similarity function of `arbor-vector`.
+type Scorer = fn(Option<&[f32]>, Option<&[f32]>) -> arbor_vector::Result<Option<f64>>;
+
+fn score(func: &str, args: &[Value], scorer: Scorer) -> Result<Value> {
     let a = to_vector(func, arg(args, 0))?;
     let b = to_vector(func, arg(args, 1))?;
     scorer(a.as_deref(), b.as_deref())
