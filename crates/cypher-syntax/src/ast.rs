@@ -448,6 +448,15 @@ pub enum SchemaCommand {
         target: SchemaTarget,
         properties: Vec<Ident>,
     },
+    /// `CREATE VECTOR INDEX [name] [IF NOT EXISTS] FOR (n:L) ON n.p [OPTIONS {...}]` (also the
+    /// relationship form); `options` is the OPTIONS map (or parameter) as written.
+    CreateVectorIndex {
+        name: Option<Ident>,
+        if_not_exists: bool,
+        target: SchemaTarget,
+        property: Ident,
+        options: Option<Expr>,
+    },
     DropIndex {
         name: Option<Ident>,
         if_exists: bool,

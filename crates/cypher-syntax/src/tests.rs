@@ -1007,3 +1007,34 @@ fn never_panics_on_truncated_or_mutated_input() {
         }
     }
 }
+
+#[test]
+fn create_vector_index_forms() {
+    let text = "CREATE VECTOR INDEX emb IF NOT EXISTS FOR (d:Doc) ON d.embedding \
+                OPTIONS {indexConfig: {`vector.dimensions`: 3, `vector.similarity_function`: 'cosine'}}";
+    let SchemaCommand::CreateVectorIndex { name, if_not_exists, target, property, options } =
+        schema(text)
+    else {
+        panic!("{text}")
+    };
+    assert_eq!(name.map(|n| n.name.to_string()).as_deref(), Some("emb"));
+    assert!(if_not_exists);
+    assert!(matches!(target, SchemaTarget::Node { ref label, .. } if &*label.name == "Doc"));
+    assert_eq!(&*property.name, "embedding");
+    assert!(options.is_some());
+    for text in [
+        "CREATE VECTOR INDEX FOR (d:Doc) ON (d.e)",
+        "CREATE VECTOR INDEX r FOR ()-[r:REL]-() ON r.e OPTIONS $opts",
+    ] {
+        let SchemaCommand::CreateVectorIndex { property, .. } = schema(text) else {
+            panic!("{text}")
+        };
+        assert_eq!(&*property.name, "e");
+    }
+    for bad in [
+        "CREATE VECTOR INDEX x FOR (d:Doc) ON (d.a, d.b)",
+        "CREATE VECTOR INDEX x FOR (d:Doc) ON EACH labels(d)",
+    ] {
+        assert!(crate::parse(bad).is_err(), "{bad}");
+    }
+}

@@ -92,6 +92,14 @@ fn schema_in(
                 return Err(already_exists(store, name, false, target, properties));
             }
         }
+        SchemaCommand::CreateVectorIndex { name, .. } => {
+            // Parsed (cypher-syntax) but not yet backed by storage: refuse rather than create a
+            // RANGE index under a vector index's name.
+            let name = name.as_ref().map_or("", |n| &*n.name);
+            return Err(Error::syntax(format!(
+                "Vector indexes are not supported yet (CREATE VECTOR INDEX {name})"
+            )));
+        }
         SchemaCommand::DropIndex { name, if_exists, target } => {
             let dropped = match (name, target) {
                 (Some(n), _) => store.drop_index(&n.name)?,

@@ -28,7 +28,7 @@ const ALLOWED_EDGES: &[(&str, &[&str])] = &[
     ("vector", &[]),
     ("cypher-syntax", &["model"]),
     ("cypher-plan", &["model", "cypher-syntax"]),
-    ("exec", &["model", "cypher-syntax", "cypher-plan"]),
+    ("exec", &["model", "cypher-syntax", "cypher-plan", "vector"]),
     ("storage", &["model"]),
     ("engine", &["model", "cypher-syntax", "cypher-plan", "exec", "storage", "auth"]),
     ("bolt", &["model", "engine"]),

@@ -73,10 +73,13 @@ impl<'a> Parser<'a> {
                 IndexKind::Point
             } else if self.eat_kw("LOOKUP") {
                 IndexKind::Lookup
+            } else if self.eat_kw("VECTOR") {
+                self.expect_kw("INDEX")?;
+                return self.create_vector_index();
             } else {
                 return Err(self.error_at(
                     kind_at,
-                    "Unsupported index type (expected RANGE, TEXT, POINT or LOOKUP)",
+                    "Unsupported index type (expected RANGE, TEXT, POINT, LOOKUP or VECTOR)",
                 ));
             };
             self.expect_kw("INDEX")?;
@@ -116,6 +119,37 @@ impl<'a> Parser<'a> {
         };
         self.skip_options()?;
         Ok(SchemaCommand::CreateIndex { name, if_not_exists, kind, target, properties })
+    }
+
+    /// After `CREATE VECTOR INDEX`: one property, as `n.p` or `(n.p)`, and the OPTIONS map.
+    fn create_vector_index(&mut self) -> PResult<SchemaCommand> {
+        let name = self.schema_name()?;
+        let if_not_exists = self.if_not_exists()?;
+        self.expect_kw("FOR")?;
+        let target = self.schema_target(false)?;
+        self.expect_kw("ON")?;
+        let at = self.cur_span().start;
+        let mut properties = if self.eat_sym("(") {
+            let props = self.property_refs()?;
+            self.expect_sym(")")?;
+            props
+        } else {
+            self.property_refs()?
+        };
+        if properties.len() != 1 {
+            return Err(self.error_at(at, "A vector index is on exactly one property"));
+        }
+        let property = properties.remove(0);
+        let options = if self.eat_kw("OPTIONS") {
+            Some(if matches!(self.peek(), crate::lexer::Tok::Param(_)) {
+                self.expr()?
+            } else {
+                self.map_literal()?
+            })
+        } else {
+            None
+        };
+        Ok(SchemaCommand::CreateVectorIndex { name, if_not_exists, target, property, options })
     }
 
     fn create_constraint(&mut self) -> PResult<SchemaCommand> {

@@ -10,6 +10,7 @@ mod agg;
 mod convert;
 mod scalar;
 mod temporal;
+mod vector;
 
 use arbor_model::{Error, Result, Value};
 
@@ -109,6 +110,9 @@ static SCALARS: &[Entry] = &[
     e("distance", scalar::distance, 2, 2),
     e("point.distance", scalar::distance, 2, 2),
     e("point.withinbbox", scalar::within_bbox, 3, 3),
+    // Vectors.
+    e("vector.similarity.cosine", vector::cosine, 2, 2),
+    e("vector.similarity.euclidean", vector::euclidean, 2, 2),
     // Temporal.
     e("date", temporal::date, 0, 1),
     e("date.transaction", temporal::date, 0, 1),
@@ -219,6 +223,8 @@ pub static CATALOG: &[(&str, &str)] = &[
     ("distance", "Spatial"),
     ("point.distance", "Spatial"),
     ("point.withinBBox", "Spatial"),
+    ("vector.similarity.cosine", "Vector"),
+    ("vector.similarity.euclidean", "Vector"),
     ("date", "Temporal"),
     ("date.transaction", "Temporal"),
     ("date.statement", "Temporal"),
