@@ -541,7 +541,10 @@ fn clause_shapes() {
         assert_eq!(pattern[0].element.chain[0].0.direction, want, "{text}");
         assert_eq!(pattern[0].element.chain[0].0.length, None, "{text}");
     }
+}
 
+#[test]
+fn clause_shapes_projection_and_updates() {
     let cs = clauses("MATCH (n:A&B:C WHERE n.x = 1) RETURN n");
     let ClauseKind::Match { pattern, .. } = &cs[0] else { panic!() };
     let labels: Vec<_> = pattern[0].element.start.labels.iter().map(|l| &*l.name).collect();
