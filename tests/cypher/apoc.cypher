@@ -98,3 +98,22 @@ MATCH (n:Tmp) CALL apoc.create.setLabels(n, ['Tmp', 'Z']) YIELD node RETURN labe
 
 statement error Neo.ClientError.Statement.ArgumentError without a type
 MATCH (n:Tmp) CALL apoc.create.relationship(n, '', {}, n) YIELD rel RETURN rel
+
+# apoc.refactor.mergeNodes as neo4j-graphrag's entity resolver calls it.
+statement ok
+CREATE (:R:A {name: 'one', k: 1})-[:T {w: 1}]->(x:Tgt), (:R:B {name: 'two', j: 2})-[:T {w: 2}]->(x), (:Src)-[:IN]->(:R:C {name: 'three'})
+
+query
+MATCH (n:R) WITH n ORDER BY n.name DESC WITH collect(n) AS nodes CALL apoc.refactor.mergeNodes(nodes, {properties: 'discard', mergeRels: true}) YIELD node RETURN labels(node), node.name, node.k, node.j
+----
+['A', 'B', 'C', 'R'] | 'two' | 1 | 2
+
+query
+MATCH (n:R)-[r:T]->(:Tgt) RETURN count(n), count(r), r.w
+----
+1 | 1 | 2
+
+query
+MATCH (:Src)-[:IN]->(n:R) RETURN n.name
+----
+'two'

@@ -2,10 +2,12 @@
 //! `apoc.merge.node`, `apoc.create.*`, ...), with APOC's signatures and column names.
 //!
 //! Split by APOC package: [`meta`] reads the schema from the data, [`write`] creates and merges
-//! entities. Procedures that write are marked so and fail in read transactions through the
-//! graph (the engine reports `Neo.ClientError.Statement.AccessMode`).
+//! entities, [`refactor`] merges nodes. Procedures that write are marked so: a query calling
+//! one is a write query, refused in read transactions with
+//! `Neo.ClientError.Statement.AccessMode`.
 
 mod meta;
+mod refactor;
 mod write;
 
 use arbor_cypher_plan::CypherType;
@@ -18,6 +20,7 @@ use crate::graph::{Graph, TokenId, TokenKind};
 pub(crate) fn procedures() -> Vec<Procedure> {
     let mut out = meta::procedures();
     out.extend(write::procedures());
+    out.extend(refactor::procedures());
     out
 }
 
