@@ -222,3 +222,19 @@ def test_graphrag_text2cypher_retriever(arbor):
         assert [item.content for item in result.items] == [
             "<Record title='Arrival'>", "<Record title='Dune'>"]
         assert result.metadata["cypher"] == cypher
+
+
+def test_langchain_structured_schema_from_apoc_meta_data(arbor):
+    """langchain-neo4j's refresh_schema reads labels, properties and relationships through
+    apoc.meta.data (neo4j-graphrag's schema queries)."""
+    lc = need("langchain_neo4j")
+    graph = lc.Neo4jGraph(url=arbor, username="neo4j", password=PASSWORD, refresh_schema=False)
+    graph.query("MATCH (n) DETACH DELETE n")
+    graph.query("CREATE (:Person {name: 'Ann', born: 1990})-[:ACTED_IN {role: 'x'}]->(:Film {title: 'T'})")
+    graph.refresh_schema()
+    schema = graph.get_structured_schema
+    person = {p["property"]: p["type"] for p in schema["node_props"]["Person"]}
+    assert person == {"name": "STRING", "born": "INTEGER"}
+    assert schema["rel_props"]["ACTED_IN"] == [{"property": "role", "type": "STRING"}]
+    assert {"start": "Person", "type": "ACTED_IN", "end": "Film"} in schema["relationships"]
+    graph.close()

@@ -122,9 +122,9 @@ impl PreparedQuery {
         &self.plan.columns
     }
 
-    /// Whether the query contains an updating clause.
+    /// Whether the query contains an updating clause or calls a writing procedure.
     pub fn is_write(&self) -> bool {
-        self.plan.is_write
+        self.plan.is_write || self.procs.iter().any(|p| p.writes)
     }
 
     /// Whether the query contains a reading clause (MATCH, MERGE, CALL ...).
@@ -322,12 +322,12 @@ impl Execution {
         let take_unwind = runtime::unwind_taking_param(&q.plan);
         let root = runtime::build(
             &q.plan.root,
-            &mut Builder { next_id: 0, read_only: !q.plan.is_write, take_unwind },
+            &mut Builder { next_id: 0, read_only: !q.is_write(), take_unwind },
         );
         let mut ctx = Ctx::new(values, q.plan.profile, runtime::build_subplan);
         ctx.procs = q.procs.clone();
         // PROFILE runs without the memo: it is the row-at-a-time reference in tests.
-        ctx.read_only = !q.plan.is_write && !q.plan.profile;
+        ctx.read_only = !q.is_write() && !q.plan.profile;
         let n = count_ops(&q.plan.root);
         ctx.rows = vec![0; n];
         if q.plan.profile {

@@ -14,6 +14,8 @@ use arbor_model::{Error, NodeData, NodeId, PropertyMap, RelData, RelId, Result, 
 
 use crate::graph::{Graph, TokenKind};
 
+mod apoc;
+
 /// A procedure body: arguments (checked against the signature, INTEGER converted to FLOAT where
 /// declared) to rows with one value per output column, in signature order.
 pub type ProcBody = dyn Fn(&[Value], &mut dyn Graph) -> Result<Vec<Vec<Value>>> + Send + Sync;
@@ -100,7 +102,7 @@ impl Registry {
     /// A registry holding the built-in procedures.
     pub fn with_builtins() -> Registry {
         let mut r = Registry::default();
-        for p in builtins() {
+        for p in builtins().into_iter().chain(apoc::procedures()) {
             r.procs.insert(p.sig.name.clone(), p);
         }
         r
