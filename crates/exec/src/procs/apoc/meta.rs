@@ -13,7 +13,7 @@ use arbor_cypher_plan::CypherType as T;
 use arbor_model::{NodeId, PropertyMap, RelId, Result, Value};
 
 use super::{col, list_of, map_arg, strings_arg};
-use crate::graph::{Dir, Edge, Graph, TokenId, TokenKind};
+use crate::graph::{Direction, Edge, Graph, TokenId, TokenKind};
 use crate::procs::Procedure;
 
 const NAME: &str = "apoc.meta.data";
@@ -148,7 +148,7 @@ fn meta_data(args: &[Value], g: &mut dyn Graph) -> Result<Vec<Vec<Value>>> {
                 }
             }
             edges.clear();
-            g.node_edges(n, Dir::Outgoing, &[], &mut edges);
+            g.node_edges(n, Direction::Outgoing, &[], &mut edges);
             for e in edges.iter().take(cfg.max_rels) {
                 sample_rel(g, e, &cfg, &label_names, &type_names, &key_names, seen, &mut by_type);
             }

@@ -8,7 +8,7 @@ use arbor_cypher_plan::CypherType as T;
 use arbor_model::{equals, NodeId, PropertyMap, Result, Value};
 
 use super::{arg_error, col, map_arg, nodes_arg};
-use crate::graph::{Dir, Edge, Graph, TokenId};
+use crate::graph::{Direction, Edge, Graph, TokenId};
 use crate::procs::Procedure;
 
 const NAME: &str = "apoc.refactor.mergeNodes";
@@ -103,7 +103,7 @@ fn move_rels(
     merge_rels: bool,
 ) -> Result<()> {
     let mut edges: Vec<Edge> = Vec::new();
-    g.node_edges(from, Dir::Both, &[], &mut edges);
+    g.node_edges(from, Direction::Both, &[], &mut edges);
     for e in edges {
         let Some((s, t_end, ty)) = g.rel_info(e.rel) else { continue };
         let start = if s == from { to } else { s };
@@ -128,6 +128,6 @@ fn move_rels(
 /// A relationship of type `ty` from `start` to `end`, if one exists.
 fn find_rel(g: &dyn Graph, start: NodeId, end: NodeId, ty: TokenId) -> Option<arbor_model::RelId> {
     let mut edges: Vec<Edge> = Vec::new();
-    g.node_edges(start, Dir::Outgoing, &[ty], &mut edges);
+    g.node_edges(start, Direction::Outgoing, &[ty], &mut edges);
     edges.into_iter().find(|e| e.other == end).map(|e| e.rel)
 }

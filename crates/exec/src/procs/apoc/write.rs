@@ -9,7 +9,7 @@ use super::{
     col, label_tokens, list_of, map_arg, node_arg, nodes_arg, prop_tokens, rel_type_arg,
     set_node_props, set_rel_props, strings_arg,
 };
-use crate::graph::{Dir, Edge, Graph, TokenKind};
+use crate::graph::{Direction, Edge, Graph, TokenKind};
 use crate::procs::Procedure;
 
 type Body = fn(&[Value], &mut dyn Graph) -> Result<Vec<Vec<Value>>>;
@@ -203,7 +203,7 @@ fn merge_relationship(args: &[Value], g: &mut dyn Graph) -> Result<Vec<Vec<Value
     let mut found: Vec<RelId> = Vec::new();
     if let Some(t) = g.token_id(TokenKind::RelType, &ty) {
         let mut edges: Vec<Edge> = Vec::new();
-        g.node_edges(start, Dir::Outgoing, &[t], &mut edges);
+        g.node_edges(start, Direction::Outgoing, &[t], &mut edges);
         for e in edges.iter().filter(|e| e.other == end) {
             let get = |k: &str| {
                 g.token_id(TokenKind::PropertyKey, k).and_then(|key| g.rel_property(e.rel, key))
