@@ -30,8 +30,8 @@ pub enum Statement {
     Profile(Box<Statement>),
     Schema(SchemaCommand),
     Show(ShowCommand),
-    /// User administration (`CREATE USER`, `SHOW USERS`, ...; see [`crate::ast_admin`]).
-    Admin(crate::ast_admin::AdminCommand),
+    /// User administration (`CREATE USER`, `SHOW USERS`, ...).
+    Admin(AdminCommand),
 }
 
 /// A query: one or more single queries joined by `UNION` / `UNION ALL`.
@@ -525,4 +525,73 @@ pub struct ShowCommand {
     pub where_: Option<Expr>,
     /// Clauses following `YIELD` (typically `RETURN ...`), run over the yielded rows.
     pub then: Vec<Clause>,
+}
+
+// User administration (`CREATE USER`, `ALTER USER`, `ALTER CURRENT USER`, `RENAME USER`,
+// `DROP USER`, `SHOW USERS`, `SHOW CURRENT USER`), as Neo4j 5 spells them. Only the syntax lives
+// here: the engine checks the rules (password length, name characters, existing users) and runs
+// the commands against its user store without the planner.
+
+/// A name or secret given literally or as a `$parameter`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Argument {
+    Literal(String),
+    Parameter(Arc<str>),
+}
+
+/// `SET [PLAINTEXT | ENCRYPTED] PASSWORD 'pw' | $param`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PasswordSpec {
+    /// `ENCRYPTED`: the value is a hash (`<version>,<hash>,<salt>[,<iterations>]`).
+    pub encrypted: bool,
+    pub value: Argument,
+}
+
+/// Settings shared by `CREATE USER` and `ALTER USER`; `None` leaves a setting alone.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UserSettings {
+    pub password: Option<PasswordSpec>,
+    /// `CHANGE [NOT] REQUIRED`.
+    pub change_required: Option<bool>,
+    /// `SET STATUS SUSPENDED` (true) or `ACTIVE` (false).
+    pub suspended: Option<bool>,
+    /// `SET HOME DATABASE db` (`Some(Some)`) or `REMOVE HOME DATABASE` (`Some(None)`).
+    pub home: Option<Option<Argument>>,
+}
+
+/// A user administration command.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AdminCommand {
+    CreateUser {
+        name: Argument,
+        or_replace: bool,
+        if_not_exists: bool,
+        settings: UserSettings,
+    },
+    AlterUser {
+        name: Argument,
+        if_exists: bool,
+        settings: UserSettings,
+    },
+    /// `ALTER CURRENT USER SET PASSWORD FROM old TO new`.
+    AlterCurrentUser {
+        old: Argument,
+        new: Argument,
+    },
+    RenameUser {
+        from: Argument,
+        to: Argument,
+        if_exists: bool,
+    },
+    DropUser {
+        name: Argument,
+        if_exists: bool,
+    },
+    /// `SHOW USERS` / `SHOW CURRENT USER` with the usual `YIELD`/`WHERE`/`RETURN` tail.
+    ShowUsers {
+        current: bool,
+        yield_: Option<YieldSpec>,
+        where_: Option<Expr>,
+        then: Vec<Clause>,
+    },
 }

@@ -84,21 +84,21 @@ impl Similarity {
 /// Dot product: the AVX2+FMA kernel when the CPU has it, else the portable one.
 #[inline]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    #[cfg(target_arch = "x86_64")]
     if crate::simd::avx2_fma() {
-        crate::simd::dot(a, b)
-    } else {
-        dot_portable(a, b)
+        return crate::simd::dot(a, b);
     }
+    dot_portable(a, b)
 }
 
 /// Squared euclidean distance: the AVX2+FMA kernel when the CPU has it, else the portable one.
 #[inline]
 pub fn l2_squared(a: &[f32], b: &[f32]) -> f32 {
+    #[cfg(target_arch = "x86_64")]
     if crate::simd::avx2_fma() {
-        crate::simd::l2_squared(a, b)
-    } else {
-        l2_squared_portable(a, b)
+        return crate::simd::l2_squared(a, b);
     }
+    l2_squared_portable(a, b)
 }
 
 /// Dot product on the baseline target, written so it vectorises.

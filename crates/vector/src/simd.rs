@@ -4,6 +4,8 @@
 //! called only after [`avx2_fma`] returned true (the CPU has AVX2 and FMA, checked and cached by
 //! `is_x86_feature_detected!`), and an unaligned 8-lane load reads only inside its slice
 //! (asserted in `load`). Two 8-lane accumulators with fused multiply-adds per 16 coordinates.
+//! Other targets have only [`avx2_fma`] (always false), so callers fall back to the portable
+//! kernels and this module never needs to know them.
 #![allow(unsafe_code)]
 
 /// True when the AVX2+FMA kernels may be called.
@@ -20,33 +22,21 @@ pub(crate) fn avx2_fma() -> bool {
 }
 
 /// Dot product with AVX2+FMA; callers checked [`avx2_fma`].
+#[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        debug_assert!(avx2_fma(), "AVX2 kernel called without the CPU feature");
-        // SAFETY: the caller checked `avx2_fma()`, so the CPU supports every enabled feature.
-        unsafe { x86::dot(a, b) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        crate::distance::dot_portable(a, b)
-    }
+    debug_assert!(avx2_fma(), "AVX2 kernel called without the CPU feature");
+    // SAFETY: the caller checked `avx2_fma()`, so the CPU supports every enabled feature.
+    unsafe { x86::dot(a, b) }
 }
 
 /// Squared euclidean distance with AVX2+FMA; callers checked [`avx2_fma`].
+#[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) fn l2_squared(a: &[f32], b: &[f32]) -> f32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        debug_assert!(avx2_fma(), "AVX2 kernel called without the CPU feature");
-        // SAFETY: as in `dot`.
-        unsafe { x86::l2_squared(a, b) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        crate::distance::l2_squared_portable(a, b)
-    }
+    debug_assert!(avx2_fma(), "AVX2 kernel called without the CPU feature");
+    // SAFETY: as in `dot`.
+    unsafe { x86::l2_squared(a, b) }
 }
 
 #[cfg(target_arch = "x86_64")]
