@@ -9,7 +9,6 @@ use arbor_cypher_syntax::ast::{self, CompareOp, PatternElement};
 use crate::bind::*;
 use crate::expr::{PExpr, Slot, StringOp};
 use crate::ops::{Name, SeekRange};
-use crate::plan::matching::*;
 use crate::Resolver;
 
 /// A relationship index seek for a pattern part with nothing bound: the first single-type,
@@ -160,6 +159,13 @@ pub(crate) fn gather_preds(
         }
     }
     keys
+}
+
+/// Whether `e` reads only slots in `bound` (and nothing whose slots are unknown, such as a
+/// subquery).
+pub(crate) fn deps_within(e: &PExpr, bound: &HashSet<Slot>) -> bool {
+    let mut d = Vec::new();
+    e.deps(&mut d) && d.iter().all(|s| bound.contains(s))
 }
 
 /// An indexable predicate found for a start node.

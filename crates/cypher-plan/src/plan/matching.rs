@@ -45,11 +45,6 @@ pub(crate) fn is_prop_eq(e: &PExpr, slot: Slot, key: &Name) -> bool {
     }
 }
 
-pub(crate) fn deps_within(e: &PExpr, bound: &HashSet<Slot>) -> bool {
-    let mut d = Vec::new();
-    e.deps(&mut d) && d.iter().all(|s| bound.contains(s))
-}
-
 /// Wraps `op` in a filter with every conjunct whose slots are all bound.
 pub(crate) fn place(
     op: Op,
