@@ -18,15 +18,42 @@ pub(crate) enum ItemRef<'e> {
     Expr(&'e Expr),
 }
 
+/// A projection planned up to its `ORDER BY`: the plan, the columns, the sort keys and the
+/// `WHERE` predicate.
+type ProjectionPlan = (Op, Cols, Vec<(PExpr, bool)>, Option<PExpr>);
+
 impl Binder<'_> {
     pub(crate) fn plan_projection(
         &mut self,
-        mut op: Op,
+        op: Op,
         scope: &Scope,
         p: &Projection,
         is_return: bool,
         span: Span,
     ) -> Result<(Op, Scope, Cols)> {
+        let items = self.projection_items(scope, p, is_return, span)?;
+        let aggregating =
+            items.iter().any(|(_, it)| matches!(it, ItemRef::Expr(e) if contains_aggregate(e)));
+        let mut new_scope = Scope::default();
+        let (op, cols, sort_keys, where_pred) = if aggregating {
+            self.plan_aggregating_projection(op, scope, p, &items, &mut new_scope)?
+        } else {
+            self.plan_plain_projection(op, scope, p, &items, &mut new_scope)?
+        };
+        let op = self.plan_order_skip_limit(op, p, sort_keys, where_pred)?;
+        Ok((op, new_scope, cols))
+    }
+
+    /// The columns of a projection, named, in order: the scope's variables for `*` (sorted by
+    /// name), then the items. Rejects `RETURN *` with nothing in scope, ambiguous `ORDER BY`,
+    /// aggregations inside list expressions, unaliased `WITH` expressions and repeated columns.
+    fn projection_items<'p>(
+        &mut self,
+        scope: &Scope,
+        p: &'p Projection,
+        is_return: bool,
+        span: Span,
+    ) -> Result<Vec<(String, ItemRef<'p>)>> {
         // (column name, expression) — star items are variables of the scope.
         let mut items: Vec<(String, ItemRef)> = Vec::new();
         if p.star {
@@ -86,93 +113,106 @@ impl Binder<'_> {
             }
             items.push((col, ItemRef::Expr(&it.expr)));
         }
-        let aggregating =
-            items.iter().any(|(_, it)| matches!(it, ItemRef::Expr(e) if contains_aggregate(e)));
+        Ok(items)
+    }
 
-        let mut new_scope = Scope::default();
+    /// A projection without aggregation: `Project` (for items that are not plain variables),
+    /// then `DISTINCT`; binds the columns into `new_scope` and returns the plan, the columns, the
+    /// sort keys and the `WHERE` (seeing the projected names and, unless `DISTINCT`, the earlier
+    /// variables).
+    fn plan_plain_projection(
+        &mut self,
+        mut op: Op,
+        scope: &Scope,
+        p: &Projection,
+        items: &[(String, ItemRef)],
+        new_scope: &mut Scope,
+    ) -> Result<ProjectionPlan> {
         let mut cols: Cols = Vec::new();
-        let sort_keys;
-        let mut where_pred = None;
-
-        if !aggregating {
-            let mut proj = Vec::new();
-            for (col, it) in &items {
-                let (slot, kind) = match it {
-                    ItemRef::Var(s, k) => (*s, *k),
-                    ItemRef::Expr(e) => {
-                        let b = self.bind_expr(e, scope)?;
-                        match b {
-                            PExpr::Slot(s) => {
-                                let kind = match &e.kind {
-                                    ExprKind::Variable(v) => {
-                                        scope.get(v).map(|x| x.1).unwrap_or(Kind::Any)
-                                    }
-                                    _ => Kind::Any,
-                                };
-                                (s, kind)
-                            }
-                            other => {
-                                let s = self.slot();
-                                let k = static_kind(&other, scope);
-                                proj.push((s, other));
-                                (s, k)
-                            }
+        let mut proj = Vec::new();
+        for (col, it) in items {
+            let (slot, kind) = match it {
+                ItemRef::Var(s, k) => (*s, *k),
+                ItemRef::Expr(e) => {
+                    let b = self.bind_expr(e, scope)?;
+                    match b {
+                        PExpr::Slot(s) => {
+                            let kind = match &e.kind {
+                                ExprKind::Variable(v) => {
+                                    scope.get(v).map(|x| x.1).unwrap_or(Kind::Any)
+                                }
+                                _ => Kind::Any,
+                            };
+                            (s, kind)
+                        }
+                        other => {
+                            let s = self.slot();
+                            let k = static_kind(&other, scope);
+                            proj.push((s, other));
+                            (s, k)
                         }
                     }
-                };
-                new_scope.bind(Arc::from(col.as_str()), slot, kind);
-                cols.push((col.clone(), slot));
-            }
-            if !proj.is_empty() {
-                op = Op::Project { input: Box::new(op), items: proj };
-            }
-            // ORDER BY sees the projected names and, unless DISTINCT, the earlier variables.
-            let mut sort_scope = if p.distinct { Scope::default() } else { scope.clone() };
-            for (n, s, k) in &new_scope.vars {
-                sort_scope.bind(n.clone(), *s, *k);
-            }
-            let item_texts: Vec<(String, Slot)> = items
-                .iter()
-                .zip(&cols)
-                .filter_map(|((_, it), (_, s))| match it {
-                    ItemRef::Expr(e) => Some((self.norm(e.span), *s)),
-                    ItemRef::Var(..) => None,
-                })
-                .collect();
-            sort_keys = self.bind_sort_items(p, &item_texts, &sort_scope)?;
-            if let Some(w) = &p.where_ {
-                where_pred = Some(self.bind_pred(w, &sort_scope)?);
-            }
-            if p.distinct {
-                op =
-                    Op::Distinct { input: Box::new(op), slots: cols.iter().map(|c| c.1).collect() };
-            }
-        } else {
-            self.agg = Some(AggCtx {
-                keys: Vec::new(),
-                aggs: Vec::new(),
-                agg_texts: Vec::new(),
-                pre: scope.clone(),
-            });
-            let r = self.bind_aggregating(&items, scope, p, &mut new_scope);
-            let ctx = self.agg.take();
-            let (keys, post, c, sk, wp) = r?;
-            let ctx = ctx.ok_or_else(|| Error::internal("aggregation context lost"))?;
-            cols = c;
-            sort_keys = sk;
-            where_pred = wp;
-            op = Op::Aggregate { input: Box::new(op), keys, aggs: ctx.aggs };
-            if !post.is_empty() {
-                op = Op::Project { input: Box::new(op), items: post };
-            }
-            if p.distinct {
-                op =
-                    Op::Distinct { input: Box::new(op), slots: cols.iter().map(|c| c.1).collect() };
-            }
+                }
+            };
+            new_scope.bind(Arc::from(col.as_str()), slot, kind);
+            cols.push((col.clone(), slot));
         }
+        if !proj.is_empty() {
+            op = Op::Project { input: Box::new(op), items: proj };
+        }
+        // ORDER BY sees the projected names and, unless DISTINCT, the earlier variables.
+        let mut sort_scope = if p.distinct { Scope::default() } else { scope.clone() };
+        for (n, s, k) in &new_scope.vars {
+            sort_scope.bind(n.clone(), *s, *k);
+        }
+        let item_texts: Vec<(String, Slot)> = items
+            .iter()
+            .zip(&cols)
+            .filter_map(|((_, it), (_, s))| match it {
+                ItemRef::Expr(e) => Some((self.norm(e.span), *s)),
+                ItemRef::Var(..) => None,
+            })
+            .collect();
+        let sort_keys = self.bind_sort_items(p, &item_texts, &sort_scope)?;
+        let mut where_pred = None;
+        if let Some(w) = &p.where_ {
+            where_pred = Some(self.bind_pred(w, &sort_scope)?);
+        }
+        if p.distinct {
+            op = Op::Distinct { input: Box::new(op), slots: cols.iter().map(|c| c.1).collect() };
+        }
+        Ok((op, cols, sort_keys, where_pred))
+    }
 
-        let op = self.plan_order_skip_limit(op, p, sort_keys, where_pred)?;
-        Ok((op, new_scope, cols))
+    /// A projection with aggregation: `Aggregate` (grouping keys and aggregates bound in an
+    /// aggregation context), a `Project` of what is computed from them, then `DISTINCT`.
+    /// Returns what [`Self::plan_plain_projection`] returns.
+    fn plan_aggregating_projection(
+        &mut self,
+        op: Op,
+        scope: &Scope,
+        p: &Projection,
+        items: &[(String, ItemRef)],
+        new_scope: &mut Scope,
+    ) -> Result<ProjectionPlan> {
+        self.agg = Some(AggCtx {
+            keys: Vec::new(),
+            aggs: Vec::new(),
+            agg_texts: Vec::new(),
+            pre: scope.clone(),
+        });
+        let r = self.bind_aggregating(items, scope, p, new_scope);
+        let ctx = self.agg.take();
+        let (keys, post, cols, sort_keys, where_pred) = r?;
+        let ctx = ctx.ok_or_else(|| Error::internal("aggregation context lost"))?;
+        let mut op = Op::Aggregate { input: Box::new(op), keys, aggs: ctx.aggs };
+        if !post.is_empty() {
+            op = Op::Project { input: Box::new(op), items: post };
+        }
+        if p.distinct {
+            op = Op::Distinct { input: Box::new(op), slots: cols.iter().map(|c| c.1).collect() };
+        }
+        Ok((op, cols, sort_keys, where_pred))
     }
 
     /// ORDER BY items of a non-aggregating projection: an item written like a projected
