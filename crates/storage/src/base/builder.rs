@@ -233,135 +233,36 @@ impl BaseBuilder {
         let rel_count = rel_ids.len() as u64;
         let rel_end = rel_ids.last().map_or(0, |l| l + 1);
 
-        // Strings pay for a table entry (~48 bytes) when repeated enough.
-        let mut remap: Vec<Option<u32>> = Vec::with_capacity(interner.strs.len());
-        let mut strings: Vec<Arc<str>> = Vec::new();
-        for (i, (s, count)) in interner.strs.iter().enumerate() {
-            let saved = (*count as usize).saturating_sub(1) * s.len();
-            // Strings of the extended base keep their index: blobs copied from it use them.
-            if i < interner.pinned || (*count >= 2 && saved > 48) {
-                remap.push(Some(strings.len() as u32));
-                strings.push(s.clone());
-            } else {
-                remap.push(None);
-            }
-        }
+        let (remap, strings) = string_table(&interner);
         let identity = remap.iter().enumerate().all(|(i, r)| *r == Some(i as u32));
-        let rewrite = |off: PackedBuilder, arena: Vec<u8>| -> PropCol {
-            if arena.is_empty() {
-                return PropCol::default();
-            }
-            if identity {
-                return PropCol { off: off.finish(), arena: arena.into_boxed_slice() };
-            }
-            let mut out = Vec::with_capacity(arena.len());
-            let mut noff = PackedBuilder::default();
-            noff.push(0);
-            for i in 0..off.len().saturating_sub(1) {
-                let (a, b) = (off.get(i) as usize, off.get(i + 1) as usize);
-                if let Some(blob) = arena.get(a..b) {
-                    rewrite_blob(&mut out, blob, &remap, &interner.strs);
-                }
-                noff.push(out.len() as u64);
-            }
-            PropCol { off: noff.finish(), arena: out.into_boxed_slice() }
-        };
-        let node_props_col = rewrite(node_off, node_arena);
-        let rel_props_col = rewrite(rel_off, rel_arena);
+        let recode = |off, arena| recode_props(off, arena, identity, &remap, &interner.strs);
+        let node_props_col = recode(node_off, node_arena);
+        let rel_props_col = recode(rel_off, rel_arena);
         let inline_keys = interner.inline_keys;
 
-        let mut rel_types: Vec<u32> = Vec::new();
-        for i in 0..rel_type.len() {
-            let t = rel_type.get(i) as u32;
-            if rel_types.last() != Some(&t) && !rel_types.contains(&t) {
-                rel_types.push(t);
-            }
-        }
+        let rel_types = types_in_order(&rel_type);
         let max_type = rel_types.iter().copied().max().map_or(0, u64::from);
-        let typed = |len: usize| (rel_types.len() > 1).then(|| Wide::new(len, 0, max_type));
         let mut out_off = out_count.unwrap_or_else(|| Wide::new(n + 1, 0, 0));
         let mut in_off = in_count.unwrap_or_else(|| Wide::new(n + 1, 0, 0));
         out_off.prefix_inclusive(rel_count);
         in_off.prefix_inclusive(rel_count);
-
-        // Forward CSR. Entries are placed by walking relationships backwards and decrementing
-        // each node's end position, which leaves the start positions behind (no cursor copy).
-        let no_rels = rel_count == 0;
-        let (out_other, out_rel, out_type, rel_pos);
-        match &rel_start {
-            None => {
-                // Creation order is forward order: the columns are already CSR-ordered, and
-                // the inclusive ends shift into exclusive starts.
-                for i in (1..=n).rev() {
-                    out_off.set(i, out_off.get(i - 1));
-                }
-                out_off.set(0, 0);
-                rel_pos = if rel_end == rel_count {
-                    Packed::Seq { first: 0, n: rel_count as usize }
-                } else {
-                    let mut p = Wide::new(rel_end as usize, rel_count, rel_count);
-                    for i in 0..rel_ids.len() {
-                        p.set(rel_ids.get(i) as usize, i as u64);
-                    }
-                    p.finish()
-                };
-                out_other = None;
-                out_rel = None;
-                out_type = None;
-            }
-            Some(starts) => {
-                let len = rel_count as usize;
-                let mut other = Wide::new(len, 0, node_end);
-                let mut rel = Wide::new(len, 0, rel_end);
-                let mut ty = typed(len);
-                let mut pos = Wide::new(rel_end as usize, rel_count, rel_count);
-                for i in (0..len).rev() {
-                    let s = starts.get(i) as usize;
-                    let p = out_off.get(s).saturating_sub(1);
-                    out_off.set(s, p);
-                    let p = p as usize;
-                    other.set(p, rel_endp.get(i));
-                    rel.set(p, rel_ids.get(i));
-                    if let Some(t) = &mut ty {
-                        t.set(p, rel_type.get(i));
-                    }
-                    pos.set(rel_ids.get(i) as usize, p as u64);
-                }
-                out_off.set(n, rel_count);
-                out_other = Some(other.finish());
-                out_rel = Some(rel.finish());
-                out_type = ty.map(Wide::finish);
-                rel_pos = pos.finish();
-            }
-        }
-        // Backward CSR, the same way.
-        let len = rel_count as usize;
-        let mut in_other = Wide::new(len, 0, node_end);
-        let mut in_rel = Wide::new(len, 0, rel_end);
-        let mut in_type = typed(len);
-        let mut owner = n; // start node of entry i when `rel_start` is None (walks down)
-        for i in (0..len).rev() {
-            let s = match &rel_start {
-                Some(st) => st.get(i),
-                None => {
-                    while owner > 0 && out_off.get(owner) > i as u64 {
-                        owner -= 1;
-                    }
-                    owner as u64
-                }
-            };
-            let e = rel_endp.get(i) as usize;
-            let p = in_off.get(e).saturating_sub(1);
-            in_off.set(e, p);
-            let p = p as usize;
-            in_other.set(p, s);
-            in_rel.set(p, rel_ids.get(i));
-            if let Some(t) = &mut in_type {
-                t.set(p, rel_type.get(i));
-            }
-        }
-        in_off.set(n, rel_count);
+        let rels = RelCols {
+            ids: &rel_ids,
+            start: rel_start.as_ref(),
+            endp: &rel_endp,
+            ty: &rel_type,
+            n,
+            node_end,
+            count: rel_count,
+            end: rel_end,
+            several_types: rel_types.len() > 1,
+            max_type,
+        };
+        let (out_other, out_rel, out_type, rel_pos) = rels.forward(&mut out_off);
+        let (in_other, in_rel, in_type) = rels.backward(&mut in_off, &out_off);
         drop(rel_start);
+        let len = rel_count as usize;
+        let no_rels = rel_count == 0;
         let konst = || Packed::Const { v: max_type, n: len };
         let out_other = out_other.unwrap_or_else(|| rel_endp.finish());
         let out_rel = out_rel.unwrap_or_else(|| rel_ids.finish());
@@ -388,8 +289,8 @@ impl BaseBuilder {
             out_rel,
             out_type,
             in_off: if no_rels { Packed::Const { v: 0, n: n + 1 } } else { in_off.finish() },
-            in_other: in_other.finish(),
-            in_rel: in_rel.finish(),
+            in_other,
+            in_rel,
             in_type,
             rel_types,
             strings,
@@ -406,34 +307,210 @@ impl BaseBuilder {
             base.indexes.insert(t.clone(), ix);
             base.ordered.insert(t.clone(), OnceLock::new());
         }
-        base.stats = BaseStats {
-            nodes: node_count,
-            relationships: rel_count,
-            node_properties: node_props,
-            rel_properties: rel_props,
-            node_bytes: (base.label_code.bytes()
-                + base.label_sets.iter().map(|s| s.len() * 4 + 16).sum::<usize>()
-                + base.label_bits.values().map(Bits::bytes).sum::<usize>()
-                + node_end.div_ceil(8) as usize) as u64,
-            node_property_bytes: (base.node_props.bytes()
-                + base.strings.iter().map(|s| s.len() + 32).sum::<usize>())
-                as u64,
-            rel_bytes: (base.rel_pos.bytes()
-                + base.out_off.bytes()
-                + base.out_other.bytes()
-                + base.out_rel.bytes()
-                + base.out_type.bytes()
-                + base.in_off.bytes()
-                + base.in_other.bytes()
-                + base.in_rel.bytes()
-                + base.in_type.bytes()
-                + rel_end.div_ceil(8) as usize) as u64,
-            rel_property_bytes: base.rel_props.bytes() as u64,
-            index_bytes: base.indexes.values().map(BaseIndex::bytes).sum::<usize>() as u64,
-            interned_strings: base.strings.len() as u64,
-        };
+        base.stats = base_stats(&base, node_count, node_props, rel_props);
         invariant!(csr_well_formed(&base), "CSR offsets of the base at {} not monotonic", base.ts);
         base
+    }
+}
+
+/// The string table of a finished base: `remap` gives each interned string's index in it, or
+/// `None` for a string that stays inline. Strings pay for a table entry (~48 bytes) when
+/// repeated enough; strings of the extended base keep their index (blobs copied from it use
+/// them).
+fn string_table(interner: &Interner) -> (Vec<Option<u32>>, Vec<Arc<str>>) {
+    let mut remap: Vec<Option<u32>> = Vec::with_capacity(interner.strs.len());
+    let mut strings: Vec<Arc<str>> = Vec::new();
+    for (i, (s, count)) in interner.strs.iter().enumerate() {
+        let saved = (*count as usize).saturating_sub(1) * s.len();
+        if i < interner.pinned || (*count >= 2 && saved > 48) {
+            remap.push(Some(strings.len() as u32));
+            strings.push(s.clone());
+        } else {
+            remap.push(None);
+        }
+    }
+    (remap, strings)
+}
+
+/// A property column with each blob's interned strings re-coded by `remap` (`identity`: the
+/// table is unchanged, so the column is kept as it is).
+fn recode_props(
+    off: PackedBuilder,
+    arena: Vec<u8>,
+    identity: bool,
+    remap: &[Option<u32>],
+    strs: &[(Arc<str>, u64)],
+) -> PropCol {
+    if arena.is_empty() {
+        return PropCol::default();
+    }
+    if identity {
+        return PropCol { off: off.finish(), arena: arena.into_boxed_slice() };
+    }
+    let mut out = Vec::with_capacity(arena.len());
+    let mut noff = PackedBuilder::default();
+    noff.push(0);
+    for i in 0..off.len().saturating_sub(1) {
+        let (a, b) = (off.get(i) as usize, off.get(i + 1) as usize);
+        if let Some(blob) = arena.get(a..b) {
+            rewrite_blob(&mut out, blob, remap, strs);
+        }
+        noff.push(out.len() as u64);
+    }
+    PropCol { off: noff.finish(), arena: out.into_boxed_slice() }
+}
+
+/// The relationship types present, in order of first appearance.
+fn types_in_order(rel_type: &PackedBuilder) -> Vec<u32> {
+    let mut rel_types: Vec<u32> = Vec::new();
+    for i in 0..rel_type.len() {
+        let t = rel_type.get(i) as u32;
+        if rel_types.last() != Some(&t) && !rel_types.contains(&t) {
+            rel_types.push(t);
+        }
+    }
+    rel_types
+}
+
+/// The relationship columns as fed (in relationship id order) and the sizes the adjacency
+/// (CSR) is built for.
+struct RelCols<'a> {
+    ids: &'a PackedBuilder,
+    /// Start nodes; `None` while relationships arrived in start order.
+    start: Option<&'a PackedBuilder>,
+    endp: &'a PackedBuilder,
+    ty: &'a PackedBuilder,
+    /// Node count (`node_end` as an index).
+    n: usize,
+    node_end: u64,
+    /// Relationship count, and one past the largest relationship id.
+    count: u64,
+    end: u64,
+    /// More than one relationship type (else the type columns are a constant), and the largest.
+    several_types: bool,
+    max_type: u64,
+}
+
+impl RelCols<'_> {
+    /// An empty type column of `len` entries, if types must be stored.
+    fn type_col(&self, len: usize) -> Option<Wide> {
+        self.several_types.then(|| Wide::new(len, 0, self.max_type))
+    }
+
+    /// The forward CSR: turns `out_off` (inclusive per-node ends) into start offsets and
+    /// returns the `(other node, relationship, type)` columns (`None` where the fed columns
+    /// already are them: relationships created in start order) and each relationship's
+    /// position. Entries are placed by walking relationships backwards and decrementing each
+    /// node's end position, which leaves the start positions behind (no cursor copy).
+    fn forward(
+        &self,
+        out_off: &mut Wide,
+    ) -> (Option<Packed>, Option<Packed>, Option<Packed>, Packed) {
+        let (n, rel_count) = (self.n, self.count);
+        match self.start {
+            None => {
+                // Creation order is forward order: the columns are already CSR-ordered, and
+                // the inclusive ends shift into exclusive starts.
+                for i in (1..=n).rev() {
+                    out_off.set(i, out_off.get(i - 1));
+                }
+                out_off.set(0, 0);
+                let rel_pos = if self.end == rel_count {
+                    Packed::Seq { first: 0, n: rel_count as usize }
+                } else {
+                    let mut p = Wide::new(self.end as usize, rel_count, rel_count);
+                    for i in 0..self.ids.len() {
+                        p.set(self.ids.get(i) as usize, i as u64);
+                    }
+                    p.finish()
+                };
+                (None, None, None, rel_pos)
+            }
+            Some(starts) => {
+                let len = rel_count as usize;
+                let mut other = Wide::new(len, 0, self.node_end);
+                let mut rel = Wide::new(len, 0, self.end);
+                let mut ty = self.type_col(len);
+                let mut pos = Wide::new(self.end as usize, rel_count, rel_count);
+                for i in (0..len).rev() {
+                    let s = starts.get(i) as usize;
+                    let p = out_off.get(s).saturating_sub(1);
+                    out_off.set(s, p);
+                    let p = p as usize;
+                    other.set(p, self.endp.get(i));
+                    rel.set(p, self.ids.get(i));
+                    if let Some(t) = &mut ty {
+                        t.set(p, self.ty.get(i));
+                    }
+                    pos.set(self.ids.get(i) as usize, p as u64);
+                }
+                out_off.set(n, rel_count);
+                (Some(other.finish()), Some(rel.finish()), ty.map(Wide::finish), pos.finish())
+            }
+        }
+    }
+
+    /// The backward CSR, the same way as [`Self::forward`], from the finished forward offsets
+    /// `out_off` (which give each entry's start node when start nodes were not stored):
+    /// `(other node, relationship, type)` columns.
+    fn backward(&self, in_off: &mut Wide, out_off: &Wide) -> (Packed, Packed, Option<Wide>) {
+        let len = self.count as usize;
+        let mut in_other = Wide::new(len, 0, self.node_end);
+        let mut in_rel = Wide::new(len, 0, self.end);
+        let mut in_type = self.type_col(len);
+        let mut owner = self.n; // start node of entry i when `start` is None (walks down)
+        for i in (0..len).rev() {
+            let s = match self.start {
+                Some(st) => st.get(i),
+                None => {
+                    while owner > 0 && out_off.get(owner) > i as u64 {
+                        owner -= 1;
+                    }
+                    owner as u64
+                }
+            };
+            let e = self.endp.get(i) as usize;
+            let p = in_off.get(e).saturating_sub(1);
+            in_off.set(e, p);
+            let p = p as usize;
+            in_other.set(p, s);
+            in_rel.set(p, self.ids.get(i));
+            if let Some(t) = &mut in_type {
+                t.set(p, self.ty.get(i));
+            }
+        }
+        in_off.set(self.n, self.count);
+        (in_other.finish(), in_rel.finish(), in_type)
+    }
+}
+
+/// The sizes of a finished base (its indexes built).
+fn base_stats(base: &Base, node_count: u64, node_props: u64, rel_props: u64) -> BaseStats {
+    BaseStats {
+        nodes: node_count,
+        relationships: base.rel_count,
+        node_properties: node_props,
+        rel_properties: rel_props,
+        node_bytes: (base.label_code.bytes()
+            + base.label_sets.iter().map(|s| s.len() * 4 + 16).sum::<usize>()
+            + base.label_bits.values().map(Bits::bytes).sum::<usize>()
+            + base.node_end.div_ceil(8) as usize) as u64,
+        node_property_bytes: (base.node_props.bytes()
+            + base.strings.iter().map(|s| s.len() + 32).sum::<usize>())
+            as u64,
+        rel_bytes: (base.rel_pos.bytes()
+            + base.out_off.bytes()
+            + base.out_other.bytes()
+            + base.out_rel.bytes()
+            + base.out_type.bytes()
+            + base.in_off.bytes()
+            + base.in_other.bytes()
+            + base.in_rel.bytes()
+            + base.in_type.bytes()
+            + base.rel_end.div_ceil(8) as usize) as u64,
+        rel_property_bytes: base.rel_props.bytes() as u64,
+        index_bytes: base.indexes.values().map(BaseIndex::bytes).sum::<usize>() as u64,
+        interned_strings: base.strings.len() as u64,
     }
 }
 
