@@ -100,6 +100,24 @@ pub(crate) struct Core {
     pub(super) durable: bool,
 }
 
+/// What installing one commit gathers on the way (see [`Core::apply`]).
+struct Install<'a> {
+    base: &'a Base,
+    ts: u64,
+    /// The node indexes' `(label, keys)`.
+    pairs: Vec<Target>,
+    delta: CountDelta,
+    /// New `(label, node)` and `(type, relationship)` members of the id sets.
+    label_adds: Vec<(u32, u64)>,
+    type_adds: Vec<(u32, u64)>,
+    /// Ids GC has to visit for this commit. A chain holding just this commit's version of an
+    /// existing entity (a created node, the first write of a base row since the last fold) has
+    /// nothing to prune until a later write or the next fold, and both queue the id again;
+    /// leaving them out saves a locked table lookup per node of a bulk load.
+    gc_nodes: Vec<u64>,
+    gc_rels: Vec<u64>,
+}
+
 impl Core {
     pub fn new(durable: bool) -> Core {
         Core {
@@ -332,135 +350,181 @@ impl Core {
         let base = self.base();
         let mut delta = CountDelta::default();
         self.rel_count_delta(&base, nodes, rels, &mut delta);
-        let mut label_adds: Vec<(u32, u64)> = Vec::new();
-        let mut type_adds: Vec<(u32, u64)> = Vec::new();
-        // Ids GC has to visit for this commit. A chain holding just this commit's version of
-        // an existing entity (a created node, the first write of a base row since the last
-        // fold) has nothing to prune until a later write or the next fold, and both queue the
-        // id again; leaving them out saves a locked table lookup per node of a bulk load.
-        let mut gc_nodes: Vec<u64> = Vec::with_capacity(nodes.len());
-        let mut gc_rels: Vec<u64> = Vec::with_capacity(rels.len());
         let mut schema = self.schema.write();
-        let pairs = schema.pairs();
-        let mut put_node = |id: u64, data: &Option<Arc<NodeData>>, schema: &mut Schema| {
-            base.mark_node(id);
-            // `None`: no delta version, the base row (if any) is the previous state.
-            let mut lone = false;
-            let prev: Option<Option<Arc<NodeData>>> = self
-                .nodes
-                .write(id, |slot| {
-                    let slot = slot.get_or_insert_with(NodeSlot::default);
-                    let prev = slot.chain.last().map(|(_, d)| d.clone());
-                    // Most slots only ever hold the one version of a created node until a fold
-                    // takes it: room for one (24 bytes), not `Vec`'s first growth to four. Only
-                    // for a new chain: later pushes keep `Vec`'s amortized doubling.
-                    if slot.chain.capacity() == 0 {
-                        slot.chain.reserve_exact(1);
-                    }
-                    invariant!(
-                        slot.chain.last().is_none_or(|(t, _)| *t < ts),
-                        "version chain of {id} not sorted by commit ts (installing {ts})"
-                    );
-                    slot.chain.push((ts, data.clone()));
-                    lone = slot.chain.len() == 1 && data.is_some();
-                    prev
-                })
-                .flatten();
-            let p: Option<NodeRef<'_>> = match &prev {
-                Some(Some(d)) => Some(NodeRef::Data(d)),
-                Some(None) => None,
-                None => base.node(id),
-            };
-            let empty = NodeData::default();
-            let p_ref = p.unwrap_or(NodeRef::Data(&empty));
-            let n = data.as_deref().unwrap_or(&empty);
-            delta.total += i64::from(data.is_some()) - i64::from(p.is_some());
-            for l in &n.labels {
-                if !p_ref.has_label(*l) {
-                    delta.label(*l, 1);
-                    label_adds.push((*l, id));
-                }
-            }
-            for l in p_ref.labels() {
-                if !n.has_label(*l) {
-                    delta.label(*l, -1);
-                }
-            }
-            for t in &pairs {
-                if let Some(key) = n.key_for(t.0, &t.1) {
-                    if p_ref.key_for(t.0, &t.1).as_ref() != Some(&key) {
-                        schema.insert_entry(t, key, id);
-                    }
-                }
-            }
-            if !lone {
-                gc_nodes.push(id);
-            }
+        let mut x = Install {
+            base: &base,
+            ts,
+            pairs: schema.pairs(),
+            delta,
+            label_adds: Vec::new(),
+            type_adds: Vec::new(),
+            gc_nodes: Vec::with_capacity(nodes.len()),
+            gc_rels: Vec::with_capacity(rels.len()),
         };
         for (id, data) in nodes.iter().filter(|(_, d)| d.is_some()) {
-            put_node(*id, data, &mut schema);
+            self.install_node(&mut x, *id, data, &mut schema);
         }
         let rel_targets: Vec<Target> = schema.rel_maps.keys().cloned().collect();
         for (id, data) in rels {
-            base.mark_rel(*id);
-            let (chain_was_empty, prev) = self
-                .rels
-                .write(*id, |slot| {
-                    let slot = slot.get_or_insert_with(RelSlot::default);
-                    let new = slot.chain.is_empty();
-                    let prev = slot.chain.last().and_then(|(_, d)| d.clone());
-                    if new && slot.chain.capacity() == 0 {
-                        slot.chain.reserve_exact(1);
-                    }
-                    invariant!(
-                        slot.chain.last().is_none_or(|(t, _)| *t < ts),
-                        "version chain of {id} not sorted by commit ts (installing {ts})"
-                    );
-                    slot.chain.push((ts, data.clone()));
-                    (new, prev)
-                })
-                .unwrap_or((false, None));
-            if !(chain_was_empty && data.is_some()) {
-                gc_rels.push(*id);
+            self.install_rel(&mut x, *id, data, &mut schema, &rel_targets);
+        }
+        for (id, data) in nodes.iter().filter(|(_, d)| d.is_none()) {
+            self.install_node(&mut x, *id, data, &mut schema);
+        }
+        drop(schema);
+        let Install { delta, label_adds, type_adds, gc_nodes, gc_rels, .. } = x;
+        self.add_set_members(label_adds, type_adds);
+        self.counts.write().apply(ts, &delta);
+        let bump = |a: &AtomicU64, id: u64| {
+            a.fetch_max(id + 1, Ordering::AcqRel);
+        };
+        for (id, _) in nodes {
+            bump(&self.next_node, *id);
+        }
+        for (id, _) in rels {
+            bump(&self.next_rel, *id);
+        }
+        cs.delta_versions += (nodes.len() + rels.len()) as u64;
+        if !gc_nodes.is_empty() || !gc_rels.is_empty() {
+            cs.gc_queue.push_back(Dirty { ts, gate: 0, nodes: gc_nodes, rels: gc_rels });
+        }
+    }
+
+    /// Installs one node version (`None`: deleted) of the commit: appends it to the node's
+    /// chain and records its count changes, new label members and index entries.
+    fn install_node(
+        &self,
+        x: &mut Install<'_>,
+        id: u64,
+        data: &Option<Arc<NodeData>>,
+        schema: &mut Schema,
+    ) {
+        let (base, ts) = (x.base, x.ts);
+        base.mark_node(id);
+        // `None`: no delta version, the base row (if any) is the previous state.
+        let mut lone = false;
+        let prev: Option<Option<Arc<NodeData>>> = self
+            .nodes
+            .write(id, |slot| {
+                let slot = slot.get_or_insert_with(NodeSlot::default);
+                let prev = slot.chain.last().map(|(_, d)| d.clone());
+                // Most slots only ever hold the one version of a created node until a fold
+                // takes it: room for one (24 bytes), not `Vec`'s first growth to four. Only
+                // for a new chain: later pushes keep `Vec`'s amortized doubling.
+                if slot.chain.capacity() == 0 {
+                    slot.chain.reserve_exact(1);
+                }
+                invariant!(
+                    slot.chain.last().is_none_or(|(t, _)| *t < ts),
+                    "version chain of {id} not sorted by commit ts (installing {ts})"
+                );
+                slot.chain.push((ts, data.clone()));
+                lone = slot.chain.len() == 1 && data.is_some();
+                prev
+            })
+            .flatten();
+        let p: Option<NodeRef<'_>> = match &prev {
+            Some(Some(d)) => Some(NodeRef::Data(d)),
+            Some(None) => None,
+            None => base.node(id),
+        };
+        let empty = NodeData::default();
+        let p_ref = p.unwrap_or(NodeRef::Data(&empty));
+        let n = data.as_deref().unwrap_or(&empty);
+        x.delta.total += i64::from(data.is_some()) - i64::from(p.is_some());
+        for l in &n.labels {
+            if !p_ref.has_label(*l) {
+                x.delta.label(*l, 1);
+                x.label_adds.push((*l, id));
             }
-            let is_new = chain_was_empty && !base.has_rel(*id);
-            if let (false, Some(r)) = (rel_targets.is_empty(), data) {
-                // The previous state: the newest delta version, else the base row.
-                let prev = prev.or_else(|| base.rel(*id).map(|b| Arc::new(b.to_data())));
-                for t in &rel_targets {
-                    if let Some(k) = r.key_for(t.0, &t.1) {
-                        if prev.as_ref().and_then(|p| p.key_for(t.0, &t.1)).as_ref() != Some(&k) {
-                            schema.rel_entry(t, k, *id, true);
-                        }
+        }
+        for l in p_ref.labels() {
+            if !n.has_label(*l) {
+                x.delta.label(*l, -1);
+            }
+        }
+        for t in &x.pairs {
+            if let Some(key) = n.key_for(t.0, &t.1) {
+                if p_ref.key_for(t.0, &t.1).as_ref() != Some(&key) {
+                    schema.insert_entry(t, key, id);
+                }
+            }
+        }
+        if !lone {
+            x.gc_nodes.push(id);
+        }
+    }
+
+    /// Installs one relationship version (`None`: deleted) of the commit: appends it to the
+    /// relationship's chain, records its index entries and, for a new relationship, its
+    /// fresh adjacency at both nodes and its type member.
+    fn install_rel(
+        &self,
+        x: &mut Install<'_>,
+        id: u64,
+        data: &Option<Arc<RelData>>,
+        schema: &mut Schema,
+        rel_targets: &[Target],
+    ) {
+        let (base, ts) = (x.base, x.ts);
+        base.mark_rel(id);
+        let (chain_was_empty, prev) = self
+            .rels
+            .write(id, |slot| {
+                let slot = slot.get_or_insert_with(RelSlot::default);
+                let new = slot.chain.is_empty();
+                let prev = slot.chain.last().and_then(|(_, d)| d.clone());
+                if new && slot.chain.capacity() == 0 {
+                    slot.chain.reserve_exact(1);
+                }
+                invariant!(
+                    slot.chain.last().is_none_or(|(t, _)| *t < ts),
+                    "version chain of {id} not sorted by commit ts (installing {ts})"
+                );
+                slot.chain.push((ts, data.clone()));
+                (new, prev)
+            })
+            .unwrap_or((false, None));
+        if !(chain_was_empty && data.is_some()) {
+            x.gc_rels.push(id);
+        }
+        let is_new = chain_was_empty && !base.has_rel(id);
+        if let (false, Some(r)) = (rel_targets.is_empty(), data) {
+            // The previous state: the newest delta version, else the base row.
+            let prev = prev.or_else(|| base.rel(id).map(|b| Arc::new(b.to_data())));
+            for t in rel_targets {
+                if let Some(k) = r.key_for(t.0, &t.1) {
+                    if prev.as_ref().and_then(|p| p.key_for(t.0, &t.1)).as_ref() != Some(&k) {
+                        schema.rel_entry(t, k, id, true);
                     }
                 }
             }
-            if let (true, Some(r)) = (is_new, data) {
-                base.mark_node(r.start);
-                base.mark_node(r.end);
-                self.nodes.write(r.start, |s| {
-                    s.get_or_insert_with(NodeSlot::default).out.push(Adj {
-                        rel: *id,
-                        other: r.end,
-                        ty: r.ty,
-                        ts,
-                    })
-                });
-                self.nodes.write(r.end, |s| {
-                    s.get_or_insert_with(NodeSlot::default).inc.push(Adj {
-                        rel: *id,
-                        other: r.start,
-                        ty: r.ty,
-                        ts,
-                    })
-                });
-                type_adds.push((r.ty, *id));
-            }
         }
-        for (id, data) in nodes.iter().filter(|(_, d)| d.is_none()) {
-            put_node(*id, data, &mut schema);
+        if let (true, Some(r)) = (is_new, data) {
+            base.mark_node(r.start);
+            base.mark_node(r.end);
+            self.nodes.write(r.start, |s| {
+                s.get_or_insert_with(NodeSlot::default).out.push(Adj {
+                    rel: id,
+                    other: r.end,
+                    ty: r.ty,
+                    ts,
+                })
+            });
+            self.nodes.write(r.end, |s| {
+                s.get_or_insert_with(NodeSlot::default).inc.push(Adj {
+                    rel: id,
+                    other: r.start,
+                    ty: r.ty,
+                    ts,
+                })
+            });
+            x.type_adds.push((r.ty, id));
         }
-        drop(schema);
+    }
+
+    /// Adds a commit's new members to the label and type id sets.
+    fn add_set_members(&self, label_adds: Vec<(u32, u64)>, type_adds: Vec<(u32, u64)>) {
         if !label_adds.is_empty() {
             let mut ls = self.label_sets.write();
             // Ids of one label come in runs (a batch creates nodes of the same labels): one
@@ -482,20 +546,6 @@ impl Core {
             for (t, id) in type_adds {
                 ts_.entry(t).or_default().insert(id);
             }
-        }
-        self.counts.write().apply(ts, &delta);
-        let bump = |a: &AtomicU64, id: u64| {
-            a.fetch_max(id + 1, Ordering::AcqRel);
-        };
-        for (id, _) in nodes {
-            bump(&self.next_node, *id);
-        }
-        for (id, _) in rels {
-            bump(&self.next_rel, *id);
-        }
-        cs.delta_versions += (nodes.len() + rels.len()) as u64;
-        if !gc_nodes.is_empty() || !gc_rels.is_empty() {
-            cs.gc_queue.push_back(Dirty { ts, gate: 0, nodes: gc_nodes, rels: gc_rels });
         }
     }
 
