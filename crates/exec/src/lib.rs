@@ -320,10 +320,7 @@ impl Execution {
             .with_detail("MissingParameter"));
         }
         let take_unwind = runtime::unwind_taking_param(&q.plan);
-        let root = runtime::build(
-            &q.plan.root,
-            &mut Builder { next_id: 0, read_only: !q.is_write(), take_unwind },
-        );
+        let root = runtime::build(&q.plan.root, &mut Builder::new(0, !q.is_write(), take_unwind));
         let mut ctx = Ctx::new(values, q.plan.profile, runtime::build_subplan);
         ctx.procs = q.procs.clone();
         // PROFILE runs without the memo: it is the row-at-a-time reference in tests.

@@ -1,30 +1,19 @@
-//! The plan-to-operator builder: [`Builder`], [`build`] (each operator wrapped in a PROFILE
-//! row counter) and the dispatch of each plan operator to the builder of its family.
+//! The plan-to-operator dispatch: [`Builder::new`] (a builder whose dispatch is
+//! [`build_counted`]: each operator wrapped in a PROFILE row counter and sent to the builder of
+//! its family) and the `UNWIND $list` that may take its parameter list.
 
 use arbor_cypher_plan::expr::PExpr;
 use arbor_cypher_plan::ops::Op;
 use arbor_model::Result;
 
 use super::aggregate::build_aggregate;
+use super::builder::Builder;
 use super::expand::build_expand;
 use super::relational::build_relational;
 use super::scan::build_scan;
 use super::write::build_write;
 use crate::ctx::{Ctx, Operator, Row, Sink};
 use crate::graph::Graph;
-
-pub(crate) struct Builder {
-    pub next_id: usize,
-    /// The statement never writes, so the graph cannot change while one call of
-    /// `Execution::next` runs (another statement of the same transaction may run between two
-    /// calls): an aggregation, which consumes its whole input in one call, may then drive a
-    /// node scan itself with ids fetched in batches ([`Graph::next_nodes`]). Subquery plans
-    /// are built with `false` (conservatively, they are not checked separately).
-    pub read_only: bool,
-    /// Address of the one `Unwind` allowed to move its parameter list out of the execution's
-    /// parameters instead of copying it (see [`unwind_taking_param`]).
-    pub take_unwind: Option<usize>,
-}
 
 /// Finds the `UNWIND $list` whose list may be moved out of the parameters rather than copied:
 /// the parameter is read nowhere else in the plan, and the `Unwind` runs exactly once (it sits
@@ -46,9 +35,16 @@ pub(crate) fn unwind_taking_param(plan: &arbor_cypher_plan::Plan) -> Option<usiz
     }
 }
 
-/// Node ids a fused scan fetches per call.
+impl Builder {
+    /// A builder for one plan (`read_only`, `take_unwind`: see the fields), numbering operators
+    /// from `next_id`.
+    pub(crate) fn new(next_id: usize, read_only: bool, take_unwind: Option<usize>) -> Builder {
+        Builder { next_id, read_only, take_unwind, dispatch: build_counted }
+    }
+}
+
 /// Builds the operator tree for a plan. Operators get pre-order numbers for PROFILE.
-pub(crate) fn build(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
+fn build_counted(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
     let id = b.next_id;
     b.next_id += 1;
     let inner: Box<dyn Operator> = build_inner(op, b);
@@ -146,5 +142,5 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
 /// Builds the operator tree of a subquery plan, for [`Ctx::new`](crate::ctx::Ctx::new).
 /// Subquery operators are numbered far from the statement's own (they are not profiled).
 pub(crate) fn build_subplan(plan: &Op) -> Box<dyn Operator> {
-    build(plan, &mut Builder { next_id: usize::MAX / 2, read_only: false, take_unwind: None })
+    build_counted(plan, &mut Builder::new(usize::MAX / 2, false, None))
 }

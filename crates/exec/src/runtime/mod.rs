@@ -11,10 +11,11 @@
 //! Map (one file per operator family; the row, the context and the `Operator` trait live in
 //! [`crate::ctx`], which the evaluator shares without depending on this module):
 //!
-//! - `build`: [`Builder`], [`build`] and the dispatch of plan operators to the families below.
+//! - `builder`: [`Builder`] and [`build`], through which a family builds its inputs; `build`:
+//!   the dispatch of plan operators to the families below, handed to each [`Builder`].
 //! - `scan`: the argument row, label scans, index seeks, counts from the count store.
 //! - `expand`: `Expand`, `ShortestPath`, and the `Pump` driver of the variable-length
-//!   expansions, `var_expand` (`VarLengthExpand(All)`) and `pruning`
+//!   expansions (`pump`), `var_expand` (`VarLengthExpand(All)`) and `pruning`
 //!   (`VarLengthExpand(Pruning)`).
 //! - `aggregate`: grouping and the `Aggregate` operator; `fused`: the fused scan aggregate
 //!   (`FusedScan`) and its column mode (`ColumnAgg`).
@@ -24,15 +25,18 @@
 
 mod aggregate;
 mod build;
+mod builder;
 mod expand;
 mod fused;
 mod pruning;
+mod pump;
 mod relational;
 mod scan;
 mod var_expand;
 mod write;
 
-pub(crate) use build::{build, build_subplan, unwind_taking_param, Builder};
+pub(crate) use build::{build_subplan, unwind_taking_param};
+pub(crate) use builder::{build, Builder};
 
 use arbor_cypher_plan::expr::Slot;
 use arbor_cypher_plan::ops::Name;

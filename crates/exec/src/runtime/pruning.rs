@@ -7,7 +7,7 @@ use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{Error, NodeId, RelId, Result, Value};
 
-use super::expand::Pump;
+use super::pump::Pump;
 use super::{build, rel_used, resolve_types, Builder};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::CompiledPred;
