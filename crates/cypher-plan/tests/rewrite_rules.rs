@@ -1,7 +1,10 @@
 //! Each rewrite rule run alone: the plan as built (no rules) and after the one rule, as
 //! EXPLAIN-style text (`Op::render`), so a rule change shows up as a readable diff.
 
+use arbor_cypher_plan::expr::PExpr;
+use arbor_cypher_plan::ops::Op;
 use arbor_cypher_plan::rewrite::eager::EagerBeforeWrites;
+use arbor_cypher_plan::rewrite::index_seek::IndexSeek;
 use arbor_cypher_plan::rewrite::{count_store::CountStore, prune::PruneVarExpand};
 use arbor_cypher_plan::rewrite::{RewriteCtx, RewriteRule, RULES};
 use arbor_cypher_plan::{plan_with_rules, ProcSig, Resolver, ScalarFn};
@@ -17,28 +20,58 @@ impl Resolver for NoFunctions {
     }
 }
 
-/// `before:` the plan without rewrites, `after:` the same tree after `rule` alone.
-fn before_after(query: &str, rule: &dyn RewriteRule) -> String {
+/// Indexes on `:Account(id)`, `:Tag(name)` and `:Person(first, last)` (composite).
+struct Indexes;
+
+impl Resolver for Indexes {
+    fn scalar(&self, _: &str) -> Option<ScalarFn> {
+        None
+    }
+    fn procedure(&self, _: &str) -> Option<ProcSig> {
+        None
+    }
+    fn indexes_on(&self, label: &str) -> Vec<Vec<String>> {
+        let keys: &[&[&str]] = match label {
+            "Account" => &[&["id"]],
+            "Tag" => &[&["name"]],
+            "Person" => &[&["first", "last"]],
+            _ => &[],
+        };
+        keys.iter().map(|ks| ks.iter().map(|k| k.to_string()).collect()).collect()
+    }
+}
+
+/// The plan of `query` without rewrites and after `rule` alone, with the indexes of `res`.
+fn plans(query: &str, rule: &dyn RewriteRule, res: &dyn Resolver) -> (Op, Op) {
     let stmt = arbor_cypher_syntax::parse(query).unwrap_or_else(|e| panic!("{query}: {e}"));
-    let plain = plan_with_rules(&stmt, query, &NoFunctions, &[])
-        .unwrap_or_else(|e| panic!("{query}: {e}"))
-        .root;
-    let after = rule.rewrite(plain.clone(), &RewriteCtx { resolver: &NoFunctions });
+    let plain =
+        plan_with_rules(&stmt, query, res, &[]).unwrap_or_else(|e| panic!("{query}: {e}")).root;
+    let after = rule.rewrite(plain.clone(), &RewriteCtx { resolver: res });
     // The planner running only this rule must give the same tree.
-    let planned = plan_with_rules(&stmt, query, &NoFunctions, &[rule]).unwrap().root;
+    let planned = plan_with_rules(&stmt, query, res, &[rule]).unwrap().root;
     assert_eq!(planned.render(), after.render(), "{query}");
+    (plain, after)
+}
+
+/// `before:` the plan without rewrites, `after:` the same tree after `rule` alone.
+fn before_after(query: &str, rule: &dyn RewriteRule, res: &dyn Resolver) -> String {
+    let (plain, after) = plans(query, rule, res);
     format!("before:\n{}after:\n{}", plain.render(), after.render())
 }
 
 fn check(query: &str, rule: &dyn RewriteRule, want: &str) {
-    let got = before_after(query, rule);
+    check_with(query, rule, &NoFunctions, want);
+}
+
+fn check_with(query: &str, rule: &dyn RewriteRule, res: &dyn Resolver, want: &str) {
+    let got = before_after(query, rule, res);
     assert_eq!(got.trim(), want.trim(), "{query} ({}):\n{got}", rule.name());
 }
 
 #[test]
 fn rules_run_in_a_fixed_order() {
     let names: Vec<&str> = RULES.iter().map(|r| r.name()).collect();
-    assert_eq!(names, ["eager_before_writes", "count_store", "prune_var_expand"]);
+    assert_eq!(names, ["index_seek", "eager_before_writes", "count_store", "prune_var_expand"]);
 }
 
 #[test]
@@ -273,4 +306,104 @@ Create
     Argument
 ",
     );
+}
+
+#[test]
+fn index_seek_for_a_range_under_a_label_scan() {
+    check_with(
+        "MATCH (a:Account) WHERE a.id > 1 RETURN a.id AS id",
+        &IndexSeek,
+        &Indexes,
+        "
+before:
+Projection s1
+  Filter
+    NodeByLabelScan s0:Account
+      Argument
+after:
+Projection s1
+  Filter
+    NodeIndexSeekByRange s0:Account(id)
+      Argument
+",
+    );
+}
+
+#[test]
+fn index_seek_for_an_equality_on_a_bound_value() {
+    check_with(
+        "MATCH (x) WITH x.v AS v MATCH (t:Tag) WHERE t.name = v RETURN t",
+        &IndexSeek,
+        &Indexes,
+        "
+before:
+Filter
+  NodeByLabelScan s2:Tag
+    Projection s1
+      AllNodesScan s0
+        Argument
+after:
+Filter
+  NodeIndexSeek s2:Tag(name)
+    Projection s1
+      AllNodesScan s0
+        Argument
+",
+    );
+}
+
+#[test]
+fn index_seek_for_a_composite_index() {
+    check_with(
+        "MATCH (p:Person) WHERE p.first = 'A' AND p.last = 'B' RETURN p",
+        &IndexSeek,
+        &Indexes,
+        "
+before:
+Filter
+  NodeByLabelScan s0:Person
+    Argument
+after:
+Filter
+  NodeIndexSeek s0:Person(first)
+    Argument
+",
+    );
+}
+
+#[test]
+fn index_seek_needs_an_index_and_a_value_known_before_the_node() {
+    for query in [
+        "MATCH (a:Other) WHERE a.id = 1 RETURN a",
+        "MATCH (a:Account) WHERE a.id = a.other RETURN a",
+        "MATCH (a:Account) WHERE a.other = 1 RETURN a",
+        "MATCH (p:Person) WHERE p.first = 'A' RETURN p",
+    ] {
+        let (plain, after) = plans(query, &IndexSeek, &Indexes);
+        assert_eq!(plain.render(), after.render(), "{query}");
+        assert!(after.render().contains("NodeByLabelScan"), "{query}");
+    }
+}
+
+#[test]
+fn index_seek_on_another_label_checks_the_scanned_one() {
+    let (_, after) =
+        plans("MATCH (n:Person:Account) WHERE n.id = 7 RETURN n", &IndexSeek, &Indexes);
+    let Op::Filter { input, pred } = &after else { panic!("{}", after.render()) };
+    assert!(
+        matches!(&**input, Op::NodeIndexSeek { label, .. } if &**label == "Account"),
+        "{}",
+        after.render()
+    );
+    let mut parts = Vec::new();
+    pred.clone().conjuncts_into(&mut parts);
+    let checked: Vec<String> = parts
+        .iter()
+        .filter_map(|e| match e {
+            PExpr::HasLabels(_, ls) => Some(ls.join(":")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(checked, ["Person"], "{}", after.render());
+    assert_eq!(parts.len(), 2, "the equality stays in the filter: {parts:?}");
 }

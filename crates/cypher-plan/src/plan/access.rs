@@ -1,10 +1,13 @@
 //! Access-path selection: which index seek (node or relationship, equality, range, prefix,
 //! `IN`, composite) can start a pattern, given the predicates and the indexes the [`crate::Resolver`]
 //! reports. A seek only narrows candidates: the predicates stay in a `Filter` above it.
+//!
+//! The planner asks it where a pattern may start and plans relationship seeks with it; the
+//! `index_seek` rewrite rule (`rewrite::index_seek`) turns label scans into node seeks with it.
 
 use std::collections::HashSet;
 
-use arbor_cypher_syntax::ast::{self, CompareOp, PatternElement};
+use arbor_cypher_syntax::ast::{CompareOp, PatternElement};
 
 use crate::bind::*;
 use crate::expr::{PExpr, Slot, StringOp};
@@ -200,7 +203,7 @@ pub(crate) fn flip_cmp(op: CompareOp) -> CompareOp {
 pub(crate) fn index_seek_for(
     conj: &[(PExpr, Option<Vec<Slot>>)],
     slot: Slot,
-    labels: &[ast::Ident],
+    labels: &[Name],
     bound: &HashSet<Slot>,
     res: &dyn Resolver,
 ) -> Option<(Name, Name, Found)> {
@@ -211,7 +214,7 @@ pub(crate) fn index_seek_for(
     let mut best: Option<(u8, Name, Name, Found)> = None;
     for l in labels {
         // A composite index whose every key has an equality.
-        for ks in res.indexes_on(&l.name).into_iter().filter(|ks| ks.len() > 1) {
+        for ks in res.indexes_on(l).into_iter().filter(|ks| ks.len() > 1) {
             let values: Option<Vec<PExpr>> = ks
                 .iter()
                 .map(|k| keys.iter().find(|(n, _)| **n == **k).and_then(|(_, p)| p.eq.clone()))
@@ -220,19 +223,19 @@ pub(crate) fn index_seek_for(
                 let names: Vec<Name> = ks.iter().map(|k| Name::from(k.as_str())).collect();
                 let first = names[0].clone();
                 let seek = SeekRange::Composite { keys: names, values };
-                best = Some((0, l.name.clone(), first, Found::Seek(seek)));
+                best = Some((0, l.clone(), first, Found::Seek(seek)));
             } else if let Some((rank, seek)) = composite_range(&ks, &keys) {
                 // Neo4j's rule: equalities on a prefix of the keys, a range or prefix on the
                 // next, and a predicate on every later key (the index has only nodes with
                 // all of its keys).
                 if best.as_ref().is_none_or(|b| rank < b.0) {
                     let first = Name::from(ks[0].as_str());
-                    best = Some((rank, l.name.clone(), first, Found::Seek(seek)));
+                    best = Some((rank, l.clone(), first, Found::Seek(seek)));
                 }
             }
         }
         for (k, p) in &keys {
-            if !res.has_index(&l.name, k) {
+            if !res.has_index(l, k) {
                 continue;
             }
             let cand = if let Some(e) = &p.eq {
@@ -243,7 +246,7 @@ pub(crate) fn index_seek_for(
                 continue;
             };
             if best.as_ref().is_none_or(|b| cand.0 < b.0) {
-                best = Some((cand.0, l.name.clone(), k.clone(), cand.1));
+                best = Some((cand.0, l.clone(), k.clone(), cand.1));
             }
         }
     }

@@ -242,8 +242,8 @@ impl Binder<'_> {
             })
             .or_else(|| {
                 (0..ps.nodes.len()).find(|&i| {
-                    index_seek_for(conj, ps.nodes[i], &node_pats[i].labels, bound, self.res)
-                        .is_some()
+                    let labels: Vec<Name> = node_pats[i].labels.iter().map(name).collect();
+                    index_seek_for(conj, ps.nodes[i], &labels, bound, self.res).is_some()
                 })
             });
         // Else a relationship index seek, which binds a relationship and its two nodes.
@@ -287,9 +287,12 @@ impl Binder<'_> {
             if let Some(label) = np.labels.first() {
                 take_conj(conj, |e| is_label_check(e, s_slot, label));
             }
-            let found = index_seek_for(conj, s_slot, &np.labels, bound, self.res);
+            // An inline equality is an equality seek (it needs no index), unless a composite
+            // index answers the node. Else a label scan, which the `index_seek` rule turns
+            // into a seek when an index answers the filter placed above it.
+            let labels: Vec<Name> = np.labels.iter().map(name).collect();
             let composite = matches!(
-                &found,
+                index_seek_for(conj, s_slot, &labels, bound, self.res),
                 Some((
                     _,
                     _,
@@ -305,35 +308,6 @@ impl Binder<'_> {
                     label: name(label),
                     key: key.clone(),
                     value: value.clone(),
-                };
-            } else if let Some((label, key, found)) = found {
-                // The predicates stay in `conj` (placed as a filter right above): the seek
-                // only narrows the candidates, so results are the scan's exactly.
-                if label != np.labels[0].name {
-                    take_conj(conj, |e| {
-                        matches!(e, PExpr::HasLabels(b, ls)
-                            if matches!(**b, PExpr::Slot(x) if x == s_slot)
-                                && ls.len() == 1 && ls[0] == label)
-                    });
-                    push(
-                        PExpr::HasLabels(
-                            Box::new(PExpr::Slot(s_slot)),
-                            vec![np.labels[0].name.clone()],
-                        ),
-                        conj,
-                    );
-                }
-                op = match found {
-                    Found::Eq(value) => {
-                        Op::NodeIndexSeek { input: Box::new(op), slot: s_slot, label, key, value }
-                    }
-                    Found::Seek(seek) => Op::NodeIndexRangeSeek {
-                        input: Box::new(op),
-                        slot: s_slot,
-                        label,
-                        key,
-                        seek,
-                    },
                 };
             } else {
                 op = Op::NodeScan {

@@ -6,13 +6,13 @@
 //! tested alone in `tests/rewrite_rules.rs`, as a plan before and after in EXPLAIN-style text
 //! ([`crate::ops::Op::render`]).
 //!
-//! Not rules (yet): the index seek choice is made while planning (`plan::access`), because it
-//! decides where a pattern starts (join order, not a local rewrite); and the `Eager` barrier
-//! *after* an updating clause follows clause boundaries the tree does not keep (see
-//! [`eager`]).
+//! Not rules: where a pattern starts (join order, not a local rewrite) is chosen while
+//! planning, preferring a node an index answers (`plan::access`); the seek itself is the
+//! [`index_seek`] rule.
 
 pub mod count_store;
 pub mod eager;
+pub mod index_seek;
 pub mod prune;
 
 use crate::ops::Op;
@@ -36,11 +36,16 @@ pub trait RewriteRule: Sync {
     fn rewrite(&self, op: Op, ctx: &RewriteCtx) -> Op;
 }
 
-/// The rules, in the order they run: `Eager` barriers under writes, count store (it needs the
-/// plain expansion), then pruning of expansions under deduplication. (The barriers depend only
-/// on which operators read the graph, which the later rules do not change.)
-pub static RULES: &[&dyn RewriteRule] =
-    &[&eager::EagerBeforeWrites, &count_store::CountStore, &prune::PruneVarExpand];
+/// The rules, in the order they run: index seeks for label scans, `Eager` barriers under
+/// writes, count store (it needs the plain expansion), then pruning of expansions under
+/// deduplication. (The barriers depend only on which operators read the graph, which the
+/// later rules do not change.)
+pub static RULES: &[&dyn RewriteRule] = &[
+    &index_seek::IndexSeek,
+    &eager::EagerBeforeWrites,
+    &count_store::CountStore,
+    &prune::PruneVarExpand,
+];
 
 /// Runs `rules` over a query's tree, in order (the planner passes [`RULES`]).
 pub fn apply(rules: &[&dyn RewriteRule], op: Op, ctx: &RewriteCtx) -> Op {
