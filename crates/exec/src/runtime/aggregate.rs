@@ -6,8 +6,8 @@ use arbor_cypher_plan::expr::{AggCall, PExpr, Slot};
 use arbor_cypher_plan::ops::Op;
 use arbor_model::{group_key, Error, GroupKey, Result, Value};
 
+use super::builder::{build, Builder};
 use super::fused::{reused_args, ColumnAgg, FusedScan};
-use super::{build, Builder};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::eval;
 use crate::functions::{self, Accumulator};

@@ -8,9 +8,10 @@ use arbor_cypher_plan::expr::Slot;
 use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{NodeId, PathRef, RelId, Result, Value};
 
+use super::builder::{build, Builder};
 use super::pruning::PruningVarExpand;
 use super::var_expand::VarExpand;
-use super::{build, rel_used, resolve_types, Builder};
+use super::{rel_used, resolve_types};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::graph::{Direction, Edge, Graph, TokenId};
 

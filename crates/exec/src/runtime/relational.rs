@@ -7,7 +7,7 @@ use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{group_key, Error, GroupKey, Result, Status, Value};
 
-use super::{build, Builder};
+use super::builder::{build, Builder};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::{self, eval, CompiledPred};
 use crate::graph::Graph;

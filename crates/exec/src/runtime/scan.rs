@@ -5,7 +5,7 @@ use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_cypher_plan::ops::{Name, Op, SeekRange};
 use arbor_model::{equals, NodeId, RelId, Result, Value};
 
-use super::{build, Builder};
+use super::builder::{build, Builder};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::eval;
 use crate::graph::{Direction, Graph, TokenId, TokenKind, ValueRange};

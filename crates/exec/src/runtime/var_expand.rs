@@ -4,8 +4,9 @@ use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{equals, NodeId, RelId, Result, Value};
 
+use super::builder::{build, Builder};
 use super::pump::Pump;
-use super::{build, rel_used, resolve_types, Builder};
+use super::{rel_used, resolve_types};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::{eval, CompiledPred};
 use crate::graph::{Direction, Edge, Graph, TokenId, TokenKind};

@@ -6,7 +6,7 @@ use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_cypher_plan::ops::{CreateStep, Op, SetOp};
 use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 
-use super::{build, Builder};
+use super::builder::{build, Builder};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::{self, eval};
 use crate::graph::{Direction, Graph, TokenId, TokenKind};
