@@ -7,7 +7,7 @@
 //! - `transport`: chunked framing with a message size cap;
 //! - `handshake`: magic, legacy version slots and manifest v1;
 //! - `message`: request parsing and response encoding;
-//! - `connection`: the per-connection state machine over an engine [`arbor_engine::Session`];
+//! - `connection/`: the per-connection state machine over an engine [`arbor_engine::Session`];
 //! - `server`: accept loop, connection limit, shutdown;
 //! - `tls`: TLS with rustls (required or optional per server), sniffed per connection;
 //! - authentication uses the engine's user store ([`AuthStore`], crate `arbor-auth`), which
