@@ -47,7 +47,8 @@ mod tests;
 
 /// The argon2id user store for `basic` auth (shared with the engine's user administration).
 pub use arbor_engine::UserStore as AuthStore;
-pub use server::{bind, serve, serve_listener};
+pub use connection::{Limits as ConnectionLimits, LoginLimits};
+pub use server::{bind, serve, serve_listener, serve_listener_with_limits};
 
 /// What the Bolt server needs to know at start-up.
 #[derive(Clone, Debug)]

@@ -1,5 +1,6 @@
 //! AST of user administration commands (`CREATE USER`, `ALTER USER`, `ALTER CURRENT USER`,
-//! `RENAME USER`, `DROP USER`, `SHOW USERS`, `SHOW CURRENT USER`), as Neo4j 5 spells them.
+//! `RENAME USER`, `DROP USER`, `SHOW USERS`, `SHOW CURRENT USER`) and transaction management
+//! (`SHOW TRANSACTIONS`, `TERMINATE TRANSACTIONS`), as Neo4j 5 spells them.
 //!
 //! Only the syntax lives here: the engine checks the rules (password length, name characters,
 //! existing users) and runs the commands against its user store without the planner.
@@ -66,6 +67,21 @@ pub enum AdminCommand {
     /// `SHOW USERS` / `SHOW CURRENT USER` with the usual `YIELD`/`WHERE`/`RETURN` tail.
     ShowUsers {
         current: bool,
+        yield_: Option<YieldSpec>,
+        where_: Option<Expr>,
+        then: Vec<Clause>,
+    },
+    /// `SHOW TRANSACTION[S] [id, ...]` with the usual `YIELD`/`WHERE`/`RETURN` tail; ids are
+    /// strings or parameters (a parameter may hold a list of ids).
+    ShowTransactions {
+        ids: Vec<Argument>,
+        yield_: Option<YieldSpec>,
+        where_: Option<Expr>,
+        then: Vec<Clause>,
+    },
+    /// `TERMINATE TRANSACTION[S] id, ... [YIELD ...]`.
+    TerminateTransactions {
+        ids: Vec<Argument>,
         yield_: Option<YieldSpec>,
         where_: Option<Expr>,
         then: Vec<Clause>,

@@ -43,6 +43,7 @@ impl<B: Backend> Conn<'_, B> {
                 Ok(user) => self.backend.set_user(user),
                 Err(e) => return self.failure(&e),
             }
+            self.pre_auth = None;
             self.state = State::Ready;
         }
         let flow = self.success(meta);
@@ -58,6 +59,7 @@ impl<B: Backend> Conn<'_, B> {
             Ok(user) => self.backend.set_user(user),
             Err(e) => return self.failure(&e),
         }
+        self.pre_auth = None;
         self.state = State::Ready;
         let mut meta = PropertyMap::new();
         if let (true, Some(addr)) = (self.version().at_least(5, 8), &self.shared.advertised_address)
@@ -95,9 +97,21 @@ impl<B: Backend> Conn<'_, B> {
             Some(Value::String(s)) => s.to_string(),
             _ => String::new(),
         };
-        // A suspended user is rejected like a wrong password.
-        if let Login::Accepted { password_change_required } = store.login(&principal, &credentials)
-        {
+        // A suspended user is rejected like a wrong password. Locked users and a full hashing
+        // pool are refused before any hashing.
+        let mut change_required = None;
+        let attempt = self.shared.logins.attempt(&principal, || {
+            let login = store.login(&principal, &credentials);
+            if let Login::Accepted { password_change_required } = login {
+                change_required = Some(password_change_required);
+            }
+            change_required.is_some()
+        });
+        if let Err(e) = attempt {
+            warn!(peer = %self.peer, user = %principal, "Bolt authentication refused: {}", e.message);
+            return Err(e);
+        }
+        if let Some(password_change_required) = change_required {
             debug!(peer = %self.peer, user = %principal, "Bolt authentication succeeded");
             return Ok(Some(CurrentUser { name: principal, password_change_required }));
         }

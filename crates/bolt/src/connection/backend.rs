@@ -25,6 +25,8 @@ pub(crate) trait Backend {
     fn interrupt_flag(&self) -> Arc<AtomicBool>;
     /// Who logged in (`None`: authentication disabled).
     fn set_user(&mut self, _user: Option<CurrentUser>) {}
+    /// The connection id and client address `SHOW TRANSACTIONS` lists.
+    fn set_client(&mut self, _connection_id: &str, _client_address: &str) {}
 }
 
 impl Backend for Session {
@@ -59,5 +61,8 @@ impl Backend for Session {
     }
     fn set_user(&mut self, user: Option<CurrentUser>) {
         Session::set_user(self, user)
+    }
+    fn set_client(&mut self, connection_id: &str, client_address: &str) {
+        Session::set_client(self, connection_id, client_address)
     }
 }

@@ -6,17 +6,26 @@ use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use arbor_model::{Error, PropertyMap, Status};
 use tracing::{debug, info, warn};
 
+use super::guard::{drain, Deadlined, LoginClock};
 use super::*;
-use crate::handshake::{self, Version};
+use crate::handshake::{self, Negotiated, Version};
 use crate::message::{self, parse_request, peek_tag, tag, Request};
 use crate::packstream::DecodeErrorKind;
 use crate::tls::{Opening, Sock, TlsLevel};
 use crate::transport::{MessageReader, MessageWriter, ReadError};
 use crate::values::Dialect;
+
+/// How a connection ended, for what `run` does before closing the socket.
+pub(super) enum Ending {
+    Normal,
+    /// The client is probably still sending the rest of an oversized message.
+    Oversized,
+}
 
 pub(super) enum Inbound {
     Message(Vec<u8>),
@@ -28,43 +37,18 @@ pub(super) enum Inbound {
 }
 
 /// Serves one accepted connection to the end. Never panics on client input; every way out
-/// closes the socket.
-pub(crate) fn run<B: Backend>(stream: TcpStream, backend: B, shared: &Shared, conn_no: u64) {
+/// closes the socket. `pre_auth` is the connection's place among those not yet logged in.
+pub(crate) fn run<B: Backend>(
+    stream: TcpStream,
+    backend: B,
+    shared: &Shared,
+    conn_no: u64,
+    pre_auth: Option<PreAuthSlot>,
+) {
+    let opened = Instant::now();
     let peer = stream.peer_addr().map(|a| a.to_string()).unwrap_or_else(|_| "?".into());
     let local = stream.local_addr().map(|a| a.to_string()).unwrap_or_default();
-    let _ = stream.set_nodelay(true);
-    let _ = stream.set_read_timeout(Some(shared.limits.handshake_timeout));
-    let sock = match &shared.tls {
-        None => Sock::Plain(stream),
-        Some(tls) => match crate::tls::sniff(&stream) {
-            Ok(Opening::Tls) => match Sock::tls(tls, stream) {
-                Ok(s) => s,
-                Err(e) => {
-                    warn!(peer = %peer, "{e}");
-                    return;
-                }
-            },
-            Ok(Opening::Plain) if tls.level == TlsLevel::Optional => Sock::Plain(stream),
-            Ok(Opening::Plain) => {
-                info!(peer = %peer, "plaintext Bolt connection closed: this server requires TLS");
-                let _ = stream.shutdown(Shutdown::Both);
-                return;
-            }
-            Err(e) => {
-                info!(peer = %peer, "Bolt connection closed before its handshake: {e}");
-                let _ = stream.shutdown(Shutdown::Both);
-                return;
-            }
-        },
-    };
-    let negotiated = match handshake::perform(&mut &sock) {
-        Ok(n) => n,
-        Err(e) => {
-            info!(peer = %peer, tls = sock.is_tls(), "Bolt handshake failed: {e}");
-            sock.shutdown();
-            return;
-        }
-    };
+    let Some((sock, negotiated)) = open(stream, shared, &peer, opened) else { return };
     debug!(peer = %peer, conn = conn_no, tls = sock.is_tls(), "Bolt connection negotiated version {}", negotiated.version);
 
     // From here on the socket's read timeout is only a shutdown poll for the reader thread.
@@ -79,15 +63,25 @@ pub(crate) fn run<B: Backend>(stream: TcpStream, backend: B, shared: &Shared, co
     let (tx, rx) = mpsc::sync_channel(shared.limits.queue_depth);
     let pending_resets = Arc::new(AtomicUsize::new(0));
     let interrupt = backend.interrupt_flag();
+    let login_clock = Arc::new(LoginClock::new(opened, shared.limits.login_timeout));
     let reader = {
-        let pending_resets = pending_resets.clone();
-        let interrupt = interrupt.clone();
-        let shutdown = shared.shutdown.clone();
+        let signals = ReaderSignals {
+            pending_resets: pending_resets.clone(),
+            interrupt: interrupt.clone(),
+            shutdown: shared.shutdown.clone(),
+            login_clock: login_clock.clone(),
+            // Before 5.1 the credentials travel in HELLO, from 5.1 in LOGON.
+            credentials_tag: if negotiated.version.at_least(5, 1) {
+                tag::LOGON
+            } else {
+                tag::HELLO
+            },
+        };
         let max = shared.limits.max_message_bytes;
         std::thread::Builder::new()
             .name(format!("bolt-read-{conn_no}"))
             .stack_size(256 * 1024)
-            .spawn(move || read_loop(read_half, max, tx, pending_resets, interrupt, shutdown))
+            .spawn(move || read_loop(read_half, max, tx, signals))
     };
     let reader = match reader {
         Ok(h) => h,
@@ -116,12 +110,65 @@ pub(crate) fn run<B: Backend>(stream: TcpStream, backend: B, shared: &Shared, co
         tx_filter: NotificationFilter::default(),
         pending_resets,
         interrupt,
+        pre_auth,
+        login_clock,
     };
-    conn.serve(rx);
+    conn.backend.set_client(&format!("bolt-{conn_no}"), &conn.peer);
+    let ending = conn.serve(rx);
     drop(conn);
+    if let Ending::Oversized = ending {
+        drain(&sock, shared.limits.max_message_bytes, DRAIN_WAIT);
+    }
     sock.shutdown();
     let _ = reader.join();
     debug!(peer = %peer, conn = conn_no, "Bolt connection closed");
+}
+
+/// How long a client that sent an oversized message gets to finish sending it (and read the
+/// `FAILURE`) before the socket is closed.
+const DRAIN_WAIT: Duration = Duration::from_secs(5);
+
+/// TLS sniffing and the version handshake, all within the handshake deadline.
+fn open(
+    stream: TcpStream,
+    shared: &Shared,
+    peer: &str,
+    opened: Instant,
+) -> Option<(Sock, Negotiated)> {
+    let deadline = opened + shared.limits.handshake_timeout;
+    let _ = stream.set_nodelay(true);
+    let _ = stream.set_read_timeout(Some(shared.limits.handshake_timeout));
+    let sock = match &shared.tls {
+        None => Sock::Plain(stream),
+        Some(tls) => match crate::tls::sniff(&stream) {
+            Ok(Opening::Tls) => match Sock::tls(tls, stream) {
+                Ok(s) => s,
+                Err(e) => {
+                    warn!(peer = %peer, "{e}");
+                    return None;
+                }
+            },
+            Ok(Opening::Plain) if tls.level == TlsLevel::Optional => Sock::Plain(stream),
+            Ok(Opening::Plain) => {
+                info!(peer = %peer, "plaintext Bolt connection closed: this server requires TLS");
+                let _ = stream.shutdown(Shutdown::Both);
+                return None;
+            }
+            Err(e) => {
+                info!(peer = %peer, "Bolt connection closed before its handshake: {e}");
+                let _ = stream.shutdown(Shutdown::Both);
+                return None;
+            }
+        },
+    };
+    match handshake::perform(&mut Deadlined { sock: &sock, deadline }) {
+        Ok(n) => Some((sock, n)),
+        Err(e) => {
+            info!(peer = %peer, tls = sock.is_tls(), "Bolt handshake failed: {e}");
+            sock.shutdown();
+            None
+        }
+    }
 }
 
 pub(super) fn dialect_for(v: Version) -> Dialect {
@@ -132,21 +179,32 @@ pub(super) fn dialect_for(v: Version) -> Dialect {
     }
 }
 
-/// The reader thread: reassembles messages and forwards them; handles the jump-ahead signals.
-fn read_loop(
-    stream: Sock,
-    max_message: usize,
-    tx: SyncSender<Inbound>,
+/// What the reader thread signals through, besides its queue.
+struct ReaderSignals {
     pending_resets: Arc<AtomicUsize>,
     interrupt: Arc<AtomicBool>,
     shutdown: Arc<AtomicBool>,
-) {
+    login_clock: Arc<LoginClock>,
+    /// The message carrying credentials (HELLO before 5.1, LOGON after): it stops the clock.
+    credentials_tag: u8,
+}
+
+/// The reader thread: reassembles messages and forwards them; handles the jump-ahead signals
+/// and the login deadline.
+fn read_loop(stream: Sock, max_message: usize, tx: SyncSender<Inbound>, signals: ReaderSignals) {
+    let ReaderSignals { pending_resets, interrupt, shutdown, login_clock, credentials_tag } =
+        signals;
     let mut reader = MessageReader::new(&stream, max_message);
     let stop = || shutdown.load(Ordering::Relaxed);
+    let expired = || login_clock.expired();
     loop {
-        let event = match reader.read_message(&stop) {
-            Ok(msg) => {
+        let mut msg = Vec::new();
+        let event = match reader.read_message_until(&mut msg, &stop, &expired) {
+            Ok(()) => {
                 let t = peek_tag(&msg);
+                if t == Some(credentials_tag) {
+                    login_clock.disarm();
+                }
                 if t == Some(tag::RESET) {
                     // Count first, then interrupt: the worker clears the flag only when no
                     // RESET is pending.
@@ -159,6 +217,9 @@ fn read_loop(
                     return;
                 }
                 continue;
+            }
+            Err(ReadError::Expired) => {
+                Inbound::Closed(Some("no credentials within the login timeout".into()))
             }
             Err(ReadError::Eof) => Inbound::Closed(None),
             Err(ReadError::Stopped) => Inbound::Stopped,
@@ -177,8 +238,11 @@ fn read_loop(
 }
 
 impl<B: Backend> Conn<'_, B> {
-    pub(super) fn serve(&mut self, rx: Receiver<Inbound>) {
+    /// Answers requests until the connection is to close; says whether the client was cut off
+    /// in the middle of an oversized message.
+    pub(super) fn serve(&mut self, rx: Receiver<Inbound>) -> Ending {
         let mut next: Option<Inbound> = None;
+        let mut ending = Ending::Normal;
         loop {
             let event = match next.take() {
                 Some(e) => e,
@@ -201,6 +265,7 @@ impl<B: Backend> Conn<'_, B> {
                 }
                 Inbound::TooLarge(max) => {
                     warn!(peer = %self.peer, "closing Bolt connection: message larger than {max} bytes");
+                    ending = Ending::Oversized;
                     self.protocol_violation(&format!(
                         "Message exceeds the maximum size of {max} bytes"
                     ))
@@ -221,6 +286,7 @@ impl<B: Backend> Conn<'_, B> {
                 }
             }
         }
+        ending
     }
 
     pub(super) fn on_message(&mut self, bytes: &[u8]) -> Flow {
@@ -272,6 +338,7 @@ impl<B: Backend> Conn<'_, B> {
             (_, Request::Reset) => self.reset(),
             (State::Failed, _) => self.ignored(),
             (State::Ready, Request::Logoff) => {
+                self.login_clock.rearm(self.shared.limits.login_timeout);
                 self.backend.reset();
                 self.results.clear();
                 self.state = State::Authentication;

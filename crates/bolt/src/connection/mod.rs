@@ -14,6 +14,8 @@
 mod auth;
 mod backend;
 mod errors;
+mod guard;
+mod logins;
 mod message_loop;
 mod streaming;
 mod transaction;
@@ -30,6 +32,9 @@ use crate::AuthStore;
 
 pub(crate) use backend::Backend;
 pub(crate) use errors::write_single_failure;
+pub(crate) use guard::{Deadlined, PeerSlots, PreAuthSlot};
+pub(crate) use logins::LoginGuard;
+pub use logins::LoginLimits;
 pub(crate) use message_loop::run;
 use streaming::NotificationFilter;
 
@@ -39,11 +44,19 @@ pub(crate) const SERVER_AGENT: &str = "Neo4j/5.26.0";
 /// Seconds a routing table stays valid in the driver.
 const ROUTING_TTL_SECONDS: i64 = 300;
 
-/// Tunables that are not part of the public `ServerConfig`.
+/// Connection limits and timeouts (defaults suit a server; tests shorten them).
 #[derive(Clone, Debug)]
-pub(crate) struct Limits {
+pub struct Limits {
+    /// A larger message gets a `FAILURE` and the connection is closed.
     pub max_message_bytes: usize,
+    /// Total time from accept to the end of the version handshake (TLS included).
     pub handshake_timeout: Duration,
+    /// Total time from accept (or `LOGOFF`) until the client has sent its credentials.
+    pub login_timeout: Duration,
+    /// Connections from one address that have not logged in yet; more are refused at once.
+    pub max_unauthenticated_per_address: usize,
+    /// Login lockout and the password-hashing pool.
+    pub logins: LoginLimits,
     /// How often an idle reader checks for server shutdown.
     pub poll_interval: Duration,
     /// Output is written to the socket once this much is buffered (and at the end of a batch).
@@ -59,6 +72,9 @@ impl Default for Limits {
         Limits {
             max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
             handshake_timeout: Duration::from_secs(10),
+            login_timeout: Duration::from_secs(20),
+            max_unauthenticated_per_address: 256,
+            logins: LoginLimits::default(),
             poll_interval: Duration::from_millis(200),
             flush_threshold: 64 * 1024,
             queue_depth: 16,
@@ -74,6 +90,7 @@ pub(crate) struct Shared {
     pub advertised_address: Option<String>,
     pub limits: Limits,
     pub shutdown: Arc<AtomicBool>,
+    pub logins: logins::LoginGuard,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +156,9 @@ pub(super) struct Conn<'a, B: Backend> {
     tx_filter: NotificationFilter,
     pending_resets: Arc<AtomicUsize>,
     interrupt: Arc<AtomicBool>,
+    /// Held until the client has logged in (see `guard::PeerSlots`).
+    pre_auth: Option<PreAuthSlot>,
+    login_clock: Arc<guard::LoginClock>,
 }
 
 impl<B: Backend> Conn<'_, B> {
