@@ -335,7 +335,9 @@ impl Client {
                     ReadError::TooLarge { max } => {
                         protocol_error(format!("reply larger than {max} bytes"))
                     }
-                    ReadError::Stopped => Error::new(Status::Io, "read stopped"),
+                    ReadError::Stopped | ReadError::Expired => {
+                        Error::new(Status::Io, "read stopped")
+                    }
                 });
             }
         }

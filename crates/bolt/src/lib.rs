@@ -7,7 +7,7 @@
 //! - `transport`: chunked framing with a message size cap;
 //! - `handshake`: magic, legacy version slots and manifest v1;
 //! - `message`: request parsing and response encoding;
-//! - `connection`: the per-connection state machine over an engine [`arbor_engine::Session`];
+//! - `connection/`: the per-connection state machine over an engine [`arbor_engine::Session`];
 //! - `server`: accept loop, connection limit, shutdown;
 //! - `tls`: TLS with rustls (required or optional per server), sniffed per connection;
 //! - authentication uses the engine's user store ([`AuthStore`], crate `arbor-auth`), which
@@ -47,7 +47,8 @@ mod tests;
 
 /// The argon2id user store for `basic` auth (shared with the engine's user administration).
 pub use arbor_engine::UserStore as AuthStore;
-pub use server::{bind, serve, serve_listener};
+pub use connection::{Limits as ConnectionLimits, LoginLimits};
+pub use server::{bind, serve, serve_listener, serve_listener_with_limits};
 
 /// What the Bolt server needs to know at start-up.
 #[derive(Clone, Debug)]

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use tracing::{info, warn};
 
-use crate::connection::{self, Backend, Limits, Shared};
+use crate::connection::Deadlined;
+use crate::connection::{self, Backend, Limits, PeerSlots, Shared};
 use crate::handshake;
 use crate::transport::MessageReader;
 use crate::{BoltError, ServerConfig};
@@ -24,6 +25,9 @@ const ACCEPT_WAIT: Duration = Duration::from_millis(200);
 /// At most this many refusals are answered at once; beyond that, excess connections are just
 /// closed, so a connection flood cannot make us spawn threads without bound.
 const MAX_CONCURRENT_REFUSALS: usize = 8;
+
+/// Total time a refused connection gets to say HELLO and read why it is refused.
+const REFUSAL_WAIT: Duration = Duration::from_secs(2);
 
 /// Stack for connection threads: queries are evaluated on them, and parsing and evaluation
 /// recurse over the query's structure.
@@ -52,11 +56,22 @@ pub fn serve_listener(
     config: ServerConfig,
     shutdown: Arc<AtomicBool>,
 ) -> Result<(), BoltError> {
+    // Cypher user administration and Bolt authentication share one store (attached below).
+    serve_listener_with_limits(listener, db, config, Limits::default(), shutdown)
+}
+
+/// [`serve_listener`] with explicit connection limits and timeouts.
+pub fn serve_listener_with_limits(
+    listener: TcpListener,
+    db: arbor_engine::Database,
+    config: ServerConfig,
+    limits: Limits,
+    shutdown: Arc<AtomicBool>,
+) -> Result<(), BoltError> {
     if let Some(store) = &config.auth {
-        // Cypher user administration and Bolt authentication share one store.
         db.attach_users(store.clone());
     }
-    serve_with(listener, move || db.session(), config, Limits::default(), shutdown)
+    serve_with(listener, move || db.session(), config, limits, shutdown)
 }
 
 struct Live {
@@ -87,7 +102,9 @@ where
         mio::Interest::READABLE,
     )?;
     let grace = limits.shutdown_grace;
+    let peers = PeerSlots::new(limits.max_unauthenticated_per_address);
     let shared = Arc::new(Shared {
+        logins: connection::LoginGuard::new(limits.logins.clone()),
         auth: config.auth.clone(),
         tls: config.tls.clone(),
         advertised_address: config.advertised_address.clone(),
@@ -104,7 +121,9 @@ where
             Ok(x) => x,
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 // Edge-triggered readiness: every pending connection was accepted before this
-                // WouldBlock, so the next event means a new one.
+                // WouldBlock, so the next event means a new one. Finished connections are
+                // reaped here too, so their sockets close even when no one else connects.
+                live.retain(|c| !c.handle.is_finished());
                 if let Err(e) = poll.poll(&mut events, Some(ACCEPT_WAIT)) {
                     if e.kind() != std::io::ErrorKind::Interrupted {
                         warn!("waiting for Bolt connections failed: {e}");
@@ -131,6 +150,11 @@ where
             refuse(stream, &refusals);
             continue;
         }
+        let Some(slot) = peers.acquire(peer.ip()) else {
+            warn!(peer = %peer, "refusing Bolt connection: too many connections from this address have not logged in");
+            refuse(stream, &refusals);
+            continue;
+        };
         let socket = match stream.try_clone() {
             Ok(s) => s,
             Err(e) => {
@@ -146,7 +170,7 @@ where
             .stack_size(CONNECTION_STACK_BYTES)
             .spawn(move || {
                 let backend = factory();
-                connection::run(stream, backend, &shared, id);
+                connection::run(stream, backend, &shared, id, Some(slot));
             });
         match spawned {
             Ok(handle) => live.push(Live { handle, socket }),
@@ -188,14 +212,16 @@ fn refuse(stream: TcpStream, refusals: &Arc<AtomicUsize>) {
     let refusals_done = refusals.clone();
     let spawned = std::thread::Builder::new().name("bolt-refuse".into()).stack_size(128 * 1024).spawn(
         move || {
-            let timeout = Some(Duration::from_secs(2));
-            let _ = stream.set_read_timeout(timeout);
-            let _ = stream.set_write_timeout(timeout);
-            if let Ok(n) = handshake::perform(&mut &stream) {
-                let mut reader = MessageReader::new(&stream, 1 << 20);
+            // One total deadline for the whole exchange, however slowly the peer sends.
+            let deadline = Instant::now() + REFUSAL_WAIT;
+            let _ = stream.set_read_timeout(Some(REFUSAL_WAIT));
+            let _ = stream.set_write_timeout(Some(REFUSAL_WAIT));
+            let sock = crate::tls::Sock::Plain(stream);
+            if let Ok(n) = handshake::perform(&mut Deadlined { sock: &sock, deadline }) {
+                let mut reader = MessageReader::new(Deadlined { sock: &sock, deadline }, 1 << 20);
                 if reader.read_message(&|| true).is_ok() {
                     let _ = connection::write_single_failure(
-                        &stream,
+                        sock.tcp(),
                         n.version,
                         "Neo.TransientError.Request.NoThreadsAvailable",
                         "50N00",
@@ -203,7 +229,7 @@ fn refuse(stream: TcpStream, refusals: &Arc<AtomicUsize>) {
                     );
                 }
             }
-            let _ = stream.shutdown(Shutdown::Both);
+            sock.shutdown();
             refusals_done.fetch_sub(1, Ordering::SeqCst);
         },
     );

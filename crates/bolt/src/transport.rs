@@ -26,6 +26,8 @@ pub enum ReadError {
     },
     /// The peer closed the connection in the middle of a message.
     Truncated,
+    /// The caller's deadline (`expired()`) passed, between or in the middle of a message.
+    Expired,
     Io(io::Error),
 }
 
@@ -60,6 +62,7 @@ impl<R: Read> MessageReader<R> {
         out: &mut [u8],
         boundary: bool,
         stop: &dyn Fn() -> bool,
+        expired: &dyn Fn() -> bool,
     ) -> Result<(), ReadError> {
         let mut filled = 0;
         while filled < out.len() {
@@ -99,6 +102,11 @@ impl<R: Read> MessageReader<R> {
                 }
                 Err(e) => return Err(ReadError::Io(e)),
             }
+            // Checked after every read, not only on timeouts: a peer trickling one byte at a
+            // time must not outlive its deadline.
+            if expired() {
+                return Err(ReadError::Expired);
+            }
         }
         Ok(())
     }
@@ -117,10 +125,21 @@ impl<R: Read> MessageReader<R> {
         msg: &mut Vec<u8>,
         stop: &dyn Fn() -> bool,
     ) -> Result<(), ReadError> {
+        self.read_message_until(msg, stop, &|| false)
+    }
+
+    /// [`Self::read_message_into`] that also gives up with [`ReadError::Expired`] once
+    /// `expired()` says so (a total deadline: checked after every read, whatever the peer sends).
+    pub fn read_message_until(
+        &mut self,
+        msg: &mut Vec<u8>,
+        stop: &dyn Fn() -> bool,
+        expired: &dyn Fn() -> bool,
+    ) -> Result<(), ReadError> {
         msg.clear();
         loop {
             let mut header = [0u8; 2];
-            self.read_exact(&mut header, msg.is_empty(), stop)?;
+            self.read_exact(&mut header, msg.is_empty(), stop, expired)?;
             let len = usize::from(u16::from_be_bytes(header));
             if len == 0 {
                 if msg.is_empty() {
@@ -134,7 +153,7 @@ impl<R: Read> MessageReader<R> {
             let old = msg.len();
             // At most one chunk (64 KiB) is reserved ahead of the data that fills it.
             msg.resize(old + len, 0);
-            self.read_exact(&mut msg[old..], false, stop)?;
+            self.read_exact(&mut msg[old..], false, stop, expired)?;
         }
     }
 }

@@ -39,6 +39,10 @@ pub enum TlsLevelArg {
 /// tls_key = "/etc/arbor/bolt.key"   # PEM private key
 /// tls_level = "required"            # or "optional" (plaintext Bolt too, same port)
 /// transaction_timeout = "30s"       # server-wide; "0" = none; a driver's smaller one wins
+/// handshake_timeout = "10s"         # total, from connect to the end of the Bolt handshake
+/// login_timeout = "20s"             # total, from connect (or LOGOFF) to the credentials
+/// auth_max_failed_attempts = 3      # dbms.security.auth_max_failed_attempts; 0 = no lock
+/// auth_lock_time = "5s"             # dbms.security.auth_lock_time
 /// ```
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -56,6 +60,10 @@ pub struct FileConfig {
     pub tls_level: Option<TlsLevelArg>,
     /// Neo4j's `db.transaction.timeout`: "30s", "500ms", "2m", "0" (none; the default).
     pub transaction_timeout: Option<String>,
+    pub handshake_timeout: Option<String>,
+    pub login_timeout: Option<String>,
+    pub auth_max_failed_attempts: Option<u32>,
+    pub auth_lock_time: Option<String>,
 }
 
 pub fn default_data_dir() -> PathBuf {

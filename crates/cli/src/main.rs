@@ -35,7 +35,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Start the Bolt server on an embedded data directory.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Run Cypher statements against a data directory in process (one per line, or `;`-separated).
     Shell(ShellArgs),
     /// Set a user's password for basic auth (stored argon2id-hashed in the data directory).
@@ -84,6 +84,45 @@ struct ServeArgs {
     /// `2m`; `0` (default): none. A driver's smaller timeout wins.
     #[arg(long)]
     transaction_timeout: Option<String>,
+    /// Bolt connections open at once (like Neo4j's server.bolt.thread_pool_max_size); more are
+    /// refused at once with Neo.TransientError.Request.NoThreadsAvailable. Default: 1000.
+    #[arg(long)]
+    max_connections: Option<usize>,
+    /// Total time a new connection gets for its Bolt handshake. Default: 10s.
+    #[arg(long)]
+    handshake_timeout: Option<String>,
+    /// Total time from connecting (or LOGOFF) until the credentials must have arrived.
+    /// Default: 20s.
+    #[arg(long)]
+    login_timeout: Option<String>,
+    /// Failed logins in a row before a user is locked (dbms.security.auth_max_failed_attempts;
+    /// 0 = never). Default: 3.
+    #[arg(long)]
+    auth_max_failed_attempts: Option<u32>,
+    /// How long a user stays locked (dbms.security.auth_lock_time). Default: 5s.
+    #[arg(long)]
+    auth_lock_time: Option<String>,
+}
+
+/// Connection limits from flags, else the config file, else the defaults.
+fn connection_limits(
+    args: &ServeArgs,
+    file: &FileConfig,
+) -> anyhow::Result<arbor_bolt::ConnectionLimits> {
+    let mut limits = arbor_bolt::ConnectionLimits::default();
+    if let Some(t) = args.handshake_timeout.as_deref().or(file.handshake_timeout.as_deref()) {
+        limits.handshake_timeout = parse_timeout(t)?;
+    }
+    if let Some(t) = args.login_timeout.as_deref().or(file.login_timeout.as_deref()) {
+        limits.login_timeout = parse_timeout(t)?;
+    }
+    if let Some(n) = args.auth_max_failed_attempts.or(file.auth_max_failed_attempts) {
+        limits.logins.max_failed_attempts = n;
+    }
+    if let Some(t) = args.auth_lock_time.as_deref().or(file.auth_lock_time.as_deref()) {
+        limits.logins.lock_time = parse_timeout(t)?;
+    }
+    Ok(limits)
 }
 
 /// Parses a timeout such as `30s`, `500ms`, `2m`, `1h` or `0` (a bare number is seconds).
@@ -91,17 +130,16 @@ fn parse_timeout(text: &str) -> anyhow::Result<std::time::Duration> {
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let n: u64 = num
-        .parse()
-        .with_context(|| format!("transaction timeout `{text}`: expected e.g. 30s, 500ms, 2m"))?;
+    let n: u64 =
+        num.parse().with_context(|| format!("timeout `{text}`: expected e.g. 30s, 500ms, 2m"))?;
     let ms = match unit.trim() {
         "ms" => Some(n),
         "" | "s" => n.checked_mul(1000),
         "m" => n.checked_mul(60_000),
         "h" => n.checked_mul(3_600_000),
-        other => bail!("transaction timeout `{text}`: unknown unit `{other}` (ms, s, m, h)"),
+        other => bail!("timeout `{text}`: unknown unit `{other}` (ms, s, m, h)"),
     };
-    let ms = ms.with_context(|| format!("transaction timeout `{text}` is too large"))?;
+    let ms = ms.with_context(|| format!("timeout `{text}` is too large"))?;
     Ok(std::time::Duration::from_millis(ms))
 }
 
@@ -141,7 +179,7 @@ fn main() {
     let cli = Cli::parse_from(import::normalize_argv(std::env::args_os().collect()));
     init_logging();
     let result = match cli.command {
-        Command::Serve(args) => serve(args),
+        Command::Serve(args) => serve(*args),
         Command::Shell(args) => {
             shell::run(args.data.unwrap_or_else(config::default_data_dir), args.command.as_deref())
         }
@@ -167,6 +205,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         Some(path) => FileConfig::load(path)?,
         None => FileConfig::default(),
     };
+    let limits = connection_limits(&args, &file)?;
     let data = args.data.or(file.data.clone()).unwrap_or_else(config::default_data_dir);
     let listen = match args.listen {
         Some(l) => l,
@@ -247,7 +286,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let config = arbor_bolt::ServerConfig {
         listen,
         auth,
-        max_connections: file.max_connections.unwrap_or(1000),
+        max_connections: args.max_connections.or(file.max_connections).unwrap_or(1000),
         advertised_address: args.advertised_address.or(file.advertised_address.clone()),
         tls,
     };
@@ -263,7 +302,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     let local = listener.local_addr().context("reading the bound address")?;
     tracing::info!(data = %data.display(), "Bolt server listening on {local}");
-    arbor_bolt::serve_listener(listener, db.clone(), config, shutdown.clone())
+    arbor_bolt::serve_listener_with_limits(listener, db.clone(), config, limits, shutdown.clone())
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     if shutdown.load(Ordering::SeqCst) {
         tracing::info!("shutting down: writing a checkpoint");

@@ -527,8 +527,9 @@ pub struct ShowCommand {
     pub then: Vec<Clause>,
 }
 
-// User administration (`CREATE USER`, `ALTER USER`, `ALTER CURRENT USER`, `RENAME USER`,
-// `DROP USER`, `SHOW USERS`, `SHOW CURRENT USER`), as Neo4j 5 spells them. Only the syntax lives
+// Administration: users (`CREATE USER`, `ALTER USER`, `ALTER CURRENT USER`, `RENAME USER`,
+// `DROP USER`, `SHOW USERS`, `SHOW CURRENT USER`) and transactions (`SHOW TRANSACTIONS`,
+// `TERMINATE TRANSACTIONS`), as Neo4j 5 spells them. Only the syntax lives
 // here: the engine checks the rules (password length, name characters, existing users) and runs
 // the commands against its user store without the planner.
 
@@ -590,6 +591,21 @@ pub enum AdminCommand {
     /// `SHOW USERS` / `SHOW CURRENT USER` with the usual `YIELD`/`WHERE`/`RETURN` tail.
     ShowUsers {
         current: bool,
+        yield_: Option<YieldSpec>,
+        where_: Option<Expr>,
+        then: Vec<Clause>,
+    },
+    /// `SHOW TRANSACTION[S] [id, ...]` with the usual `YIELD`/`WHERE`/`RETURN` tail; ids are
+    /// strings or parameters (a parameter may hold a list of ids).
+    ShowTransactions {
+        ids: Vec<Argument>,
+        yield_: Option<YieldSpec>,
+        where_: Option<Expr>,
+        then: Vec<Clause>,
+    },
+    /// `TERMINATE TRANSACTION[S] id, ... [YIELD ...]`.
+    TerminateTransactions {
+        ids: Vec<Argument>,
         yield_: Option<YieldSpec>,
         where_: Option<Expr>,
         then: Vec<Clause>,

@@ -814,7 +814,6 @@ fn show_commands() {
         ("SHOW FUNCTIONS", ShowKind::Functions),
         ("SHOW BUILT IN FUNCTIONS EXECUTABLE BY CURRENT USER", ShowKind::Functions),
         ("SHOW PROCEDURES", ShowKind::Procedures),
-        ("SHOW TRANSACTIONS", ShowKind::Transactions),
     ] {
         assert_eq!(show(text).kind, want, "{text}");
     }

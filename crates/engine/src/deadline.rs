@@ -50,13 +50,19 @@ struct Shared {
     watching: AtomicBool,
 }
 
-/// The database's deadline watcher (started on first use).
+/// The database's deadline watcher (started on first use), and its list of live transactions.
 #[derive(Default)]
 pub(crate) struct Deadlines {
     shared: Arc<Shared>,
+    transactions: crate::txinfo::Registry,
 }
 
 impl Deadlines {
+    /// Every session's transaction (see txinfo.rs).
+    pub(crate) fn transactions(&self) -> &crate::txinfo::Registry {
+        &self.transactions
+    }
+
     /// A timer raising `flag` on expiry, registered with the watcher.
     pub(crate) fn timer(&self, flag: Arc<AtomicBool>) -> Arc<Timer> {
         let t = Arc::new(Timer { flag, armed: Mutex::new(None), fired: AtomicBool::new(false) });

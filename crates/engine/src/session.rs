@@ -244,20 +244,25 @@ impl Database {
         &self.inner.users
     }
 
+    pub(crate) fn transactions(&self) -> &crate::txinfo::Registry {
+        self.inner.deadlines.transactions()
+    }
+
     pub(crate) fn store(&self) -> &Store {
         &self.inner.store
     }
 
     /// Opens a session: a sequence of transactions, one at a time.
     pub fn session(&self) -> Session {
+        let interrupt = Arc::new(AtomicBool::new(false));
         Session {
             db: self.clone(),
-            interrupt: Arc::new(AtomicBool::new(false)),
+            tx_meta: self.inner.deadlines.transactions().register(interrupt.clone()),
+            interrupt,
             explicit: None,
             auto: None,
             timer: None,
             server_deadline: false,
-            tx_meta: Default::default(),
             auto_mode: AccessMode::Write,
             user: None,
         }
@@ -710,7 +715,6 @@ impl Session {
 
     /// Takes a new transaction's metadata and arms its deadline (or disarms the last one).
     fn start_tx(&mut self, config: &TxConfig) {
-        self.tx_meta.reset(config.metadata.clone());
         let server = self.db.transaction_timeout();
         // The smaller of the client's and the server's timeouts applies.
         let (timeout, server_deadline) = match (config.timeout, server) {
@@ -733,10 +737,13 @@ impl Session {
             }
             None => self.end_tx(),
         }
+        // After `end_tx` above, which forgets the previous transaction.
+        self.tx_meta.reset(config.metadata.clone());
     }
 
     /// Forgets the deadline of the transaction that just ended.
     fn end_tx(&mut self) {
+        self.tx_meta.end();
         if let Some(t) = &self.timer {
             t.disarm();
         }
@@ -775,6 +782,12 @@ impl Session {
         } else if self.expired() {
             self.fail_explicit_timed_out();
         }
+        if self.explicit.is_some() && self.tx_meta.terminated() {
+            // TERMINATE TRANSACTION (txinfo.rs) while the transaction was idle.
+            self.fail_explicit();
+            return Err(crate::txinfo::terminated_error());
+        }
+        self.tx_meta.set_query(query);
         // Only now: a deadline that fired before the check above must still be seen by it.
         self.interrupt.store(false, Ordering::SeqCst);
         if let Some(ex) = &self.explicit {
@@ -1019,6 +1032,11 @@ impl Session {
             self.end_tx();
             return Err(self.timed_out());
         }
+        if self.tx_meta.terminated() {
+            tx.rollback();
+            self.end_tx();
+            return Err(crate::txinfo::terminated_error());
+        }
         let meta = crate::txinfo::enter(&self.tx_meta);
         for result in &mut ex.results {
             if !result.done {
@@ -1081,7 +1099,14 @@ impl Session {
     /// Sets who is logged in on this session (the Bolt layer calls this after authentication;
     /// `None` when authentication is disabled).
     pub fn set_user(&mut self, user: Option<crate::users::CurrentUser>) {
+        self.tx_meta.set_user(user.as_ref().map_or("", |u| u.name.as_str()));
         self.user = user;
+    }
+
+    /// Who this session serves, as `SHOW TRANSACTIONS` lists it (`connectionId`,
+    /// `clientAddress`).
+    pub fn set_client(&mut self, connection_id: &str, client_address: &str) {
+        self.tx_meta.set_client(connection_id, client_address);
     }
 
     /// The database this session belongs to.

@@ -1,5 +1,12 @@
-//! Transaction metadata (Bolt `tx_metadata`) and the procedures that read and set it:
-//! `tx.getMetaData()` and `tx.setMetaData(map)`.
+//! Live transactions: what each session is running (for `SHOW TRANSACTIONS` and `TERMINATE
+//! TRANSACTIONS`), transaction metadata (Bolt `tx_metadata`) and the procedures that read and
+//! set it: `tx.getMetaData()` and `tx.setMetaData(map)`.
+//!
+//! Every session registers its [`TxMeta`] with the database's [`Registry`] (held weakly, so a
+//! dropped session disappears from the list). Ids are Neo4j's: `neo4j-transaction-N`, and
+//! `query-N` for the current query. Terminating raises the session's interrupt flag (the running
+//! query stops at its next check) and marks the transaction, so its next statement or commit
+//! fails with `Neo.ClientError.Transaction.Terminated`.
 //!
 //! Procedure bodies see only the graph, so the session publishes the metadata of the
 //! transaction it is running in a thread-local for the duration of each `PULL`/`COMMIT`
@@ -7,21 +14,391 @@
 //! value when dropped.
 
 use std::cell::RefCell;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use arbor_cypher_plan::CypherType;
+use arbor_cypher_syntax::ast_admin::{AdminCommand, Argument};
 use arbor_exec::procs::Procedure;
-use arbor_model::{Error, PropertyMap, Result, Status, Value};
+use arbor_model::{Duration, Error, PropertyMap, Result, Status, Value};
 use parking_lot::Mutex;
 
-/// The metadata of a session's current transaction.
+/// What SHOW TRANSACTIONS knows of one session's transaction.
+#[derive(Default)]
+struct TxState {
+    metadata: PropertyMap,
+    /// `None` while the session has no transaction open.
+    id: Option<u64>,
+    started: Option<(SystemTime, Instant)>,
+    query: String,
+    query_id: u64,
+    username: String,
+    connection_id: String,
+    client_address: String,
+    terminated: bool,
+    interrupt: Option<Arc<AtomicBool>>,
+}
+
+/// The metadata and live state of a session's current transaction.
 #[derive(Clone, Default)]
-pub(crate) struct TxMeta(Arc<Mutex<PropertyMap>>);
+pub(crate) struct TxMeta {
+    state: Arc<Mutex<TxState>>,
+    registry: Arc<RegistryInner>,
+}
 
 impl TxMeta {
-    /// Replaces the metadata (a new transaction starts).
+    /// Replaces the metadata: a new transaction starts.
     pub(crate) fn reset(&self, map: PropertyMap) {
-        *self.0.lock() = map;
+        let id = self.registry.next_tx.fetch_add(1, Ordering::Relaxed) + 1;
+        let mut s = self.state.lock();
+        s.metadata = map;
+        s.id = Some(id);
+        s.started = Some((SystemTime::now(), Instant::now()));
+        s.query.clear();
+        s.terminated = false;
+    }
+
+    /// The transaction ended.
+    pub(crate) fn end(&self) {
+        let mut s = self.state.lock();
+        s.id = None;
+        s.query.clear();
+        s.terminated = false;
+    }
+
+    /// The statement the transaction is running now.
+    pub(crate) fn set_query(&self, query: &str) {
+        let qid = self.registry.next_query.fetch_add(1, Ordering::Relaxed) + 1;
+        let mut s = self.state.lock();
+        s.query = query.to_string();
+        s.query_id = qid;
+    }
+
+    pub(crate) fn set_user(&self, name: &str) {
+        self.state.lock().username = name.to_string();
+    }
+
+    pub(crate) fn set_client(&self, connection_id: &str, client_address: &str) {
+        let mut s = self.state.lock();
+        s.connection_id = connection_id.to_string();
+        s.client_address = client_address.to_string();
+    }
+
+    /// Whether `TERMINATE TRANSACTION` ended the current transaction.
+    pub(crate) fn terminated(&self) -> bool {
+        self.state.lock().terminated
+    }
+}
+
+/// The error a terminated transaction's next statement gets, with Neo4j's message.
+pub(crate) fn terminated_error() -> Error {
+    Error::new(
+        Status::TransactionTerminated,
+        "The transaction has been terminated. Retry your operation in a new transaction, and you \
+         should see a successful result. Explicitly terminated by the user. ",
+    )
+}
+
+#[derive(Default)]
+struct RegistryInner {
+    next_tx: AtomicU64,
+    next_query: AtomicU64,
+    sessions: Mutex<Vec<Weak<Mutex<TxState>>>>,
+}
+
+/// Every session of one database.
+#[derive(Default)]
+pub(crate) struct Registry(Arc<RegistryInner>);
+
+impl Registry {
+    /// The live state of a new session whose queries `interrupt` stops.
+    pub(crate) fn register(&self, interrupt: Arc<AtomicBool>) -> TxMeta {
+        let state =
+            Arc::new(Mutex::new(TxState { interrupt: Some(interrupt), ..TxState::default() }));
+        let mut sessions = self.0.sessions.lock();
+        sessions.retain(|w| w.strong_count() > 0);
+        sessions.push(Arc::downgrade(&state));
+        TxMeta { state, registry: self.0.clone() }
+    }
+
+    fn live(&self) -> Vec<Arc<Mutex<TxState>>> {
+        self.0.sessions.lock().iter().filter_map(Weak::upgrade).collect()
+    }
+}
+
+/// Neo4j's `SHOW TRANSACTIONS` columns; the first ten are shown without `YIELD`.
+const COLUMNS: [&str; 39] = [
+    "database",
+    "transactionId",
+    "currentQueryId",
+    "connectionId",
+    "clientAddress",
+    "username",
+    "currentQuery",
+    "startTime",
+    "status",
+    "elapsedTime",
+    "outerTransactionId",
+    "metaData",
+    "parameters",
+    "planner",
+    "runtime",
+    "indexes",
+    "currentQueryStartTime",
+    "protocol",
+    "requestUri",
+    "currentQueryStatus",
+    "statusDetails",
+    "resourceInformation",
+    "activeLockCount",
+    "currentQueryActiveLockCount",
+    "cpuTime",
+    "waitTime",
+    "idleTime",
+    "currentQueryElapsedTime",
+    "currentQueryCpuTime",
+    "currentQueryWaitTime",
+    "currentQueryIdleTime",
+    "currentQueryAllocatedBytes",
+    "allocatedDirectBytes",
+    "estimatedUsedHeapMemory",
+    "pageHits",
+    "pageFaults",
+    "currentQueryPageHits",
+    "currentQueryPageFaults",
+    "initializationStackTrace",
+];
+const DEFAULT_COLUMNS: usize = 10;
+const TERMINATE_COLUMNS: [&str; 3] = ["transactionId", "username", "message"];
+
+fn tx_id(n: u64) -> String {
+    format!("neo4j-transaction-{n}")
+}
+
+/// `2026-11-26T18:14:33.562Z`, as Neo4j shows start times.
+fn iso_millis(t: SystemTime) -> String {
+    let ms = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    let (days, rem) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    // Civil date from days since 1970-01-01 (proleptic Gregorian).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (h, m, s, milli) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
+    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z")
+}
+
+fn duration_of(d: std::time::Duration) -> Value {
+    let ms = d.as_millis() as i64;
+    Value::Duration(Duration {
+        months: 0,
+        days: 0,
+        seconds: ms / 1000,
+        nanos: ((ms % 1000) * 1_000_000) as i32,
+    })
+}
+
+/// One row of every column, for an open transaction.
+fn row(s: &TxState, id: u64) -> Vec<Value> {
+    let (start_wall, start) = s.started.unwrap_or((SystemTime::now(), Instant::now()));
+    let elapsed = duration_of(start.elapsed());
+    let text = |t: &str| Value::from(t.to_string());
+    let status = if s.terminated {
+        "Terminated with reason: Status.Code[Neo.ClientError.Transaction.Terminated]"
+    } else {
+        "Running"
+    };
+    let query_id = if s.query.is_empty() { String::new() } else { format!("query-{}", s.query_id) };
+    let zero = Value::Int(0);
+    vec![
+        text("neo4j"),
+        text(&tx_id(id)),
+        text(&query_id),
+        text(&s.connection_id),
+        text(&s.client_address),
+        text(&s.username),
+        text(&s.query),
+        text(&iso_millis(start_wall)),
+        text(status),
+        elapsed.clone(),
+        text(""),
+        Value::Map(s.metadata.clone()),
+        Value::Map(PropertyMap::new()),
+        text("idp"),
+        text("slotted"),
+        Value::List(Vec::new()),
+        text(&iso_millis(start_wall)),
+        text(if s.connection_id.is_empty() { "embedded" } else { "bolt" }),
+        text(""),
+        text(if s.query.is_empty() { "" } else { "running" }),
+        text(""),
+        Value::Map(PropertyMap::new()),
+        zero.clone(),
+        zero.clone(),
+        Value::Null,
+        duration_of(std::time::Duration::ZERO),
+        Value::Null,
+        elapsed,
+        Value::Null,
+        duration_of(std::time::Duration::ZERO),
+        Value::Null,
+        Value::Null,
+        zero.clone(),
+        zero.clone(),
+        zero.clone(),
+        zero.clone(),
+        zero.clone(),
+        zero,
+        text(""),
+    ]
+}
+
+/// The ids a command names: literals, and parameters holding a string or a list of strings.
+fn ids(args: &[Argument], params: &PropertyMap) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for a in args {
+        match a {
+            Argument::Literal(s) => out.push(s.clone()),
+            Argument::Parameter(p) => match params.get(p) {
+                Some(Value::String(s)) => out.push(s.to_string()),
+                Some(Value::List(items)) => {
+                    for v in items {
+                        match v {
+                            Value::String(s) => out.push(s.to_string()),
+                            other => return Err(bad_id_type(other)),
+                        }
+                    }
+                }
+                Some(other) => return Err(bad_id_type(other)),
+                None => {
+                    return Err(Error::new(
+                        Status::ParameterMissing,
+                        format!("Expected parameter(s): {p}"),
+                    ))
+                }
+            },
+        }
+    }
+    Ok(out)
+}
+
+fn bad_id_type(v: &Value) -> Error {
+    Error::type_error(format!("Expected a string or a list of strings, got {}", v.type_name()))
+}
+
+/// `neo4j-transaction-7` -> 7; anything else is Neo4j's `InvalidArguments`.
+fn parse_id(id: &str) -> Result<u64> {
+    let n = id.rsplit_once("-transaction-").and_then(|(db, n)| {
+        (!db.is_empty()).then_some(())?;
+        n.parse::<u64>().ok()
+    });
+    n.ok_or_else(|| {
+        Error::new(
+            Status::InvalidArguments,
+            "Could not parse id (expected format: <databasename>-transaction-<id>)",
+        )
+    })
+}
+
+/// Runs `SHOW TRANSACTIONS` or `TERMINATE TRANSACTIONS` with its `YIELD`/`WHERE`/`RETURN` tail.
+pub(crate) fn run_admin(
+    db: &crate::session::Database,
+    cmd: &AdminCommand,
+    params: &PropertyMap,
+) -> Result<crate::users::AdminOutcome> {
+    use arbor_cypher_syntax::ast::{ShowCommand, ShowKind};
+    let (columns, rows) = run_command(db.transactions(), cmd, params)?;
+    let (yield_, where_, then) = match cmd {
+        AdminCommand::ShowTransactions { yield_, where_, then, .. }
+        | AdminCommand::TerminateTransactions { yield_, where_, then, .. } => {
+            (yield_, where_, then)
+        }
+        _ => return Err(Error::internal("not a transaction command")),
+    };
+    let (fields, rows) = if yield_.is_none() && where_.is_none() && then.is_empty() {
+        (columns.iter().map(|c| c.to_string()).collect(), rows)
+    } else {
+        let show = ShowCommand {
+            kind: ShowKind::Transactions,
+            yield_: yield_.clone(),
+            where_: where_.clone(),
+            then: then.clone(),
+        };
+        let mut tx = db.store().begin(true);
+        let out = crate::schema::filter_rows(&mut tx, &show, &columns, rows, params);
+        tx.rollback();
+        out?
+    };
+    Ok(crate::users::AdminOutcome { fields, rows, updates: 0 })
+}
+
+/// Runs `SHOW TRANSACTIONS` or `TERMINATE TRANSACTIONS`: `(columns in scope, rows)`, before
+/// any `YIELD`/`WHERE`/`RETURN`.
+pub(crate) fn run_command(
+    registry: &Registry,
+    cmd: &AdminCommand,
+    params: &PropertyMap,
+) -> Result<(Vec<&'static str>, Vec<Vec<Value>>)> {
+    match cmd {
+        AdminCommand::ShowTransactions { ids: wanted, yield_, .. } => {
+            let wanted: Vec<u64> =
+                ids(wanted, params)?.iter().filter_map(|i| parse_id(i).ok()).collect();
+            let all_columns = yield_.is_some();
+            let mut rows = Vec::new();
+            for state in registry.live() {
+                let s = state.lock();
+                let Some(id) = s.id else { continue };
+                if !wanted.is_empty() && !wanted.contains(&id) {
+                    continue;
+                }
+                let mut r = row(&s, id);
+                if !all_columns {
+                    r.truncate(DEFAULT_COLUMNS);
+                }
+                rows.push((id, r));
+            }
+            rows.sort_by_key(|(id, _)| *id);
+            let columns =
+                if all_columns { COLUMNS.to_vec() } else { COLUMNS[..DEFAULT_COLUMNS].to_vec() };
+            Ok((columns, rows.into_iter().map(|(_, r)| r).collect()))
+        }
+        AdminCommand::TerminateTransactions { ids: wanted, .. } => {
+            let wanted = ids(wanted, params)?;
+            let parsed = wanted.iter().map(|i| parse_id(i)).collect::<Result<Vec<u64>>>()?;
+            let live = registry.live();
+            let rows = wanted
+                .iter()
+                .zip(parsed)
+                .map(|(text, id)| {
+                    let found = live.iter().find(|s| s.lock().id == Some(id));
+                    let Some(state) = found else {
+                        return vec![
+                            Value::from(text.clone()),
+                            Value::Null,
+                            Value::str("Transaction not found."),
+                        ];
+                    };
+                    let mut s = state.lock();
+                    s.terminated = true;
+                    if let Some(flag) = &s.interrupt {
+                        flag.store(true, Ordering::SeqCst);
+                    }
+                    vec![
+                        Value::from(text.clone()),
+                        Value::from(s.username.clone()),
+                        Value::str("Transaction terminated."),
+                    ]
+                })
+                .collect();
+            Ok((TERMINATE_COLUMNS.to_vec(), rows))
+        }
+        _ => Err(Error::internal("not a transaction command")),
     }
 }
 
@@ -59,7 +436,7 @@ pub(crate) fn procedures() -> Vec<Procedure> {
         vec![],
         vec![("metadata".into(), CypherType::Map)],
         "Provides attached transaction metadata.",
-        |_, _| Ok(vec![vec![Value::Map(current()?.0.lock().clone())]]),
+        |_, _| Ok(vec![vec![Value::Map(current()?.state.lock().metadata.clone())]]),
     );
     let set = Procedure::new(
         "tx.setMetaData",
@@ -78,9 +455,72 @@ pub(crate) fn procedures() -> Vec<Procedure> {
                     )))
                 }
             };
-            current()?.reset(map);
+            current()?.state.lock().metadata = map;
             Ok(Vec::new())
         },
     );
     vec![get, set]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_times_are_iso_with_milliseconds() {
+        let t = UNIX_EPOCH + std::time::Duration::from_millis(1_795_716_873_562);
+        assert_eq!(iso_millis(t), "2026-11-26T18:14:33.562Z");
+        assert_eq!(iso_millis(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn ids_are_neo4js() {
+        assert_eq!(parse_id("neo4j-transaction-42").unwrap(), 42);
+        assert_eq!(parse_id("foo").unwrap_err().status, Status::InvalidArguments);
+        assert!(parse_id("-transaction-1").is_err());
+    }
+
+    #[test]
+    fn sessions_are_listed_and_terminated_by_id() {
+        let registry = Registry::default();
+        let flag = Arc::new(AtomicBool::new(false));
+        let meta = registry.register(flag.clone());
+        let idle = registry.register(Arc::new(AtomicBool::new(false)));
+        meta.set_user("alice");
+        meta.reset(PropertyMap::new());
+        meta.set_query("RETURN 1");
+        let show = AdminCommand::ShowTransactions {
+            ids: vec![],
+            yield_: None,
+            where_: None,
+            then: vec![],
+        };
+        let (cols, rows) = run_command(&registry, &show, &PropertyMap::new()).unwrap();
+        assert_eq!(cols.len(), 10);
+        assert_eq!(rows.len(), 1, "the idle session has no transaction");
+        let id = match &rows[0][1] {
+            Value::String(s) => s.to_string(),
+            other => panic!("{other:?}"),
+        };
+        assert!(id.starts_with("neo4j-transaction-"));
+        let terminate = AdminCommand::TerminateTransactions {
+            ids: vec![Argument::Literal(id), Argument::Literal("neo4j-transaction-999".into())],
+            yield_: None,
+            where_: None,
+            then: vec![],
+        };
+        let (_, rows) = run_command(&registry, &terminate, &PropertyMap::new()).unwrap();
+        let text = |v: &Value| match v {
+            Value::String(s) => s.to_string(),
+            other => format!("{other:?}"),
+        };
+        assert_eq!(text(&rows[0][2]), "Transaction terminated.");
+        assert_eq!(text(&rows[0][1]), "alice");
+        assert_eq!(text(&rows[1][2]), "Transaction not found.");
+        assert!(matches!(rows[1][1], Value::Null));
+        assert!(flag.load(Ordering::SeqCst) && meta.terminated());
+        meta.end();
+        assert!(!meta.terminated());
+        drop(idle);
+    }
 }

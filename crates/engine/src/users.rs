@@ -180,6 +180,9 @@ pub(crate) fn run_admin(
             let name = resolve(name, params, "username")?;
             drop_user(&store, me, &name, *if_exists)
         }
+        AdminCommand::ShowTransactions { .. } | AdminCommand::TerminateTransactions { .. } => {
+            crate::txinfo::run_admin(db, cmd, params)
+        }
         AdminCommand::ShowUsers { current: only_me, yield_, where_, then } => {
             let rows: Rows = store
                 .users()

@@ -60,6 +60,10 @@ pub enum Status {
     CredentialsExpired,
     /// An administration command that cannot run here (e.g. `ALTER CURRENT USER` without auth).
     ExecutionFailed,
+    /// Too many failed logins in a row (`dbms.security.auth_max_failed_attempts`).
+    AuthenticationRateLimit,
+    /// A procedure or administration command got an argument it cannot use.
+    InvalidArguments,
 }
 
 impl Status {
@@ -109,6 +113,8 @@ impl Status {
             Status::ConstraintDropFailed => "Neo.DatabaseError.Schema.ConstraintDropFailed",
             Status::CredentialsExpired => "Neo.ClientError.Security.CredentialsExpired",
             Status::ExecutionFailed => "Neo.DatabaseError.Statement.ExecutionFailed",
+            Status::AuthenticationRateLimit => "Neo.ClientError.Security.AuthenticationRateLimit",
+            Status::InvalidArguments => "Neo.ClientError.General.InvalidArguments",
         }
     }
 
@@ -144,6 +150,8 @@ impl Status {
             Status::ConstraintDropFailed => "50N12",
             Status::CredentialsExpired => "42NFF",
             Status::ExecutionFailed => "50N00",
+            Status::AuthenticationRateLimit => "42NFF",
+            Status::InvalidArguments => "50N42",
         }
     }
 

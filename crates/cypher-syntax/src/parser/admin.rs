@@ -1,5 +1,6 @@
 //! User administration commands: `CREATE [OR REPLACE] USER`, `ALTER USER`, `ALTER CURRENT USER`,
-//! `RENAME USER`, `DROP USER`, `SHOW USERS` and `SHOW CURRENT USER` (Neo4j 5 syntax).
+//! `RENAME USER`, `DROP USER`, `SHOW USERS` and `SHOW CURRENT USER`, and transaction management:
+//! `SHOW TRANSACTIONS` and `TERMINATE TRANSACTIONS` (Neo4j 5 syntax).
 //!
 //! [`Parser::admin_command`] looks at the first words only and answers `None` for anything else,
 //! so the statement dispatcher can try it first without disturbing queries or schema commands.
@@ -14,8 +15,11 @@ impl Parser<'_> {
     /// Parses a user administration command if the statement starts like one.
     pub(crate) fn admin_command(&mut self) -> PResult<Option<Statement>> {
         let user_at = |p: &Self, n: usize| p.is_kw_n(n, "USER") || p.is_kw_n(n, "USERS");
+        let tx_at = |p: &Self| p.is_kw_n(1, "TRANSACTION") || p.is_kw_n(1, "TRANSACTIONS");
         let cmd = if self.is_kw("SHOW") && (user_at(self, 1) || self.is_kw_n(1, "CURRENT")) {
             self.show_users()?
+        } else if (self.is_kw("SHOW") || self.is_kw("TERMINATE")) && tx_at(self) {
+            self.transactions_command()?
         } else if self.is_kw("CREATE")
             && (self.is_kw_n(1, "USER")
                 || (self.is_kw_n(1, "OR") && self.is_kw_n(2, "REPLACE") && self.is_kw_n(3, "USER")))
@@ -56,6 +60,38 @@ impl Parser<'_> {
             where_ = Some(self.expr()?);
         }
         Ok(AdminCommand::ShowUsers { current, yield_, where_, then })
+    }
+
+    fn transactions_command(&mut self) -> PResult<AdminCommand> {
+        let terminate = self.is_kw("TERMINATE");
+        self.bump(); // SHOW | TERMINATE
+        self.bump(); // TRANSACTION[S]
+        let mut ids = Vec::new();
+        if matches!(self.peek(), Tok::Str(_) | Tok::Param(_)) {
+            ids.push(self.secret()?);
+            while self.is_sym(",") {
+                self.bump();
+                ids.push(self.secret()?);
+            }
+        } else if terminate {
+            return Err(self.unexpected("a string or a parameter"));
+        }
+        let (mut yield_, mut where_, mut then) = (None, None, Vec::new());
+        if self.eat_kw("YIELD") {
+            let (spec, paging) = self.yield_spec(true)?;
+            yield_ = Some(spec);
+            then.extend(paging);
+            while self.at_clause_start() {
+                then.push(self.clause()?);
+            }
+        } else if self.eat_kw("WHERE") {
+            where_ = Some(self.expr()?);
+        }
+        Ok(if terminate {
+            AdminCommand::TerminateTransactions { ids, yield_, where_, then }
+        } else {
+            AdminCommand::ShowTransactions { ids, yield_, where_, then }
+        })
     }
 
     fn create_user(&mut self) -> PResult<AdminCommand> {
@@ -376,6 +412,36 @@ mod tests {
         assert!(matches!(crate::parse("SHOW INDEXES"), Ok(Statement::Show(_))));
         assert!(matches!(crate::parse("DROP INDEX i"), Ok(Statement::Schema(_))));
         assert!(matches!(crate::parse("CREATE (user:User)"), Ok(Statement::Query(_))));
+    }
+
+    #[test]
+    fn transaction_commands() {
+        let AdminCommand::ShowTransactions { ids, yield_, where_, .. } = admin("SHOW TRANSACTIONS")
+        else {
+            panic!()
+        };
+        assert!(ids.is_empty() && yield_.is_none() && where_.is_none());
+        let AdminCommand::ShowTransactions { ids, yield_, then, .. } =
+            admin("SHOW TRANSACTION 'neo4j-transaction-1', $t YIELD transactionId AS t RETURN t")
+        else {
+            panic!()
+        };
+        assert_eq!(ids, vec![lit("neo4j-transaction-1"), Argument::Parameter("t".into())]);
+        assert!(yield_.is_some() && !then.is_empty());
+        let AdminCommand::ShowTransactions { where_, .. } =
+            admin("SHOW TRANSACTIONS WHERE status = 'Running'")
+        else {
+            panic!()
+        };
+        assert!(where_.is_some());
+        let AdminCommand::TerminateTransactions { ids, yield_, .. } =
+            admin("TERMINATE TRANSACTIONS 'neo4j-transaction-7' YIELD message")
+        else {
+            panic!()
+        };
+        assert_eq!(ids, vec![lit("neo4j-transaction-7")]);
+        assert!(yield_.is_some());
+        assert!(error("TERMINATE TRANSACTIONS").contains("a string or a parameter"));
     }
 
     #[test]

@@ -1,0 +1,390 @@
+//! The message loop: accepting a connection (TLS sniff, handshake), the reader thread that
+//! reassembles messages and makes `RESET` jump ahead, and the worker loop that dispatches each
+//! request by state.
+
+use std::net::{Shutdown, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arbor_model::{Error, PropertyMap, Status};
+use tracing::{debug, info, warn};
+
+use super::guard::{drain, Deadlined, LoginClock};
+use super::*;
+use crate::handshake::{self, Negotiated, Version};
+use crate::message::{self, parse_request, peek_tag, tag, Request};
+use crate::packstream::DecodeErrorKind;
+use crate::tls::{Opening, Sock, TlsLevel};
+use crate::transport::{MessageReader, MessageWriter, ReadError};
+use crate::values::Dialect;
+
+/// How a connection ended, for what `run` does before closing the socket.
+pub(super) enum Ending {
+    Normal,
+    /// The client is probably still sending the rest of an oversized message.
+    Oversized,
+}
+
+pub(super) enum Inbound {
+    Message(Vec<u8>),
+    /// The peer went away; `Some` carries why, when it was not a clean close.
+    Closed(Option<String>),
+    TooLarge(usize),
+    /// Server shutdown, seen while the connection was idle.
+    Stopped,
+}
+
+/// Serves one accepted connection to the end. Never panics on client input; every way out
+/// closes the socket. `pre_auth` is the connection's place among those not yet logged in.
+pub(crate) fn run<B: Backend>(
+    stream: TcpStream,
+    backend: B,
+    shared: &Shared,
+    conn_no: u64,
+    pre_auth: Option<PreAuthSlot>,
+) {
+    let opened = Instant::now();
+    let peer = stream.peer_addr().map(|a| a.to_string()).unwrap_or_else(|_| "?".into());
+    let local = stream.local_addr().map(|a| a.to_string()).unwrap_or_default();
+    let Some((sock, negotiated)) = open(stream, shared, &peer, opened) else { return };
+    debug!(peer = %peer, conn = conn_no, tls = sock.is_tls(), "Bolt connection negotiated version {}", negotiated.version);
+
+    // From here on the socket's read timeout is only a shutdown poll for the reader thread.
+    let _ = sock.tcp().set_read_timeout(Some(shared.limits.poll_interval));
+    let read_half = match sock.try_clone() {
+        Ok(s) => s,
+        Err(e) => {
+            warn!(peer = %peer, "cannot clone the connection socket: {e}");
+            return;
+        }
+    };
+    let (tx, rx) = mpsc::sync_channel(shared.limits.queue_depth);
+    let pending_resets = Arc::new(AtomicUsize::new(0));
+    let interrupt = backend.interrupt_flag();
+    let login_clock = Arc::new(LoginClock::new(opened, shared.limits.login_timeout));
+    let reader = {
+        let signals = ReaderSignals {
+            pending_resets: pending_resets.clone(),
+            interrupt: interrupt.clone(),
+            shutdown: shared.shutdown.clone(),
+            login_clock: login_clock.clone(),
+            // Before 5.1 the credentials travel in HELLO, from 5.1 in LOGON.
+            credentials_tag: if negotiated.version.at_least(5, 1) {
+                tag::LOGON
+            } else {
+                tag::HELLO
+            },
+        };
+        let max = shared.limits.max_message_bytes;
+        std::thread::Builder::new()
+            .name(format!("bolt-read-{conn_no}"))
+            .stack_size(256 * 1024)
+            .spawn(move || read_loop(read_half, max, tx, signals))
+    };
+    let reader = match reader {
+        Ok(h) => h,
+        Err(e) => {
+            warn!(peer = %peer, "cannot start a reader thread: {e}");
+            return;
+        }
+    };
+
+    let writer = MessageWriter::new(&sock, shared.limits.flush_threshold);
+    let mut conn = Conn {
+        backend,
+        writer,
+        shared,
+        negotiated,
+        dialect: dialect_for(negotiated.version),
+        state: State::Negotiation,
+        conn_no,
+        peer: peer.clone(),
+        local,
+        results: Vec::new(),
+        last_key: None,
+        next_key: 0,
+        db: "neo4j".to_string(),
+        hello_filter: NotificationFilter::default(),
+        tx_filter: NotificationFilter::default(),
+        pending_resets,
+        interrupt,
+        pre_auth,
+        login_clock,
+    };
+    conn.backend.set_client(&format!("bolt-{conn_no}"), &conn.peer);
+    let ending = conn.serve(rx);
+    drop(conn);
+    if let Ending::Oversized = ending {
+        drain(&sock, shared.limits.max_message_bytes, DRAIN_WAIT);
+    }
+    sock.shutdown();
+    let _ = reader.join();
+    debug!(peer = %peer, conn = conn_no, "Bolt connection closed");
+}
+
+/// How long a client that sent an oversized message gets to finish sending it (and read the
+/// `FAILURE`) before the socket is closed.
+const DRAIN_WAIT: Duration = Duration::from_secs(5);
+
+/// TLS sniffing and the version handshake, all within the handshake deadline.
+fn open(
+    stream: TcpStream,
+    shared: &Shared,
+    peer: &str,
+    opened: Instant,
+) -> Option<(Sock, Negotiated)> {
+    let deadline = opened + shared.limits.handshake_timeout;
+    let _ = stream.set_nodelay(true);
+    let _ = stream.set_read_timeout(Some(shared.limits.handshake_timeout));
+    let sock = match &shared.tls {
+        None => Sock::Plain(stream),
+        Some(tls) => match crate::tls::sniff(&stream) {
+            Ok(Opening::Tls) => match Sock::tls(tls, stream) {
+                Ok(s) => s,
+                Err(e) => {
+                    warn!(peer = %peer, "{e}");
+                    return None;
+                }
+            },
+            Ok(Opening::Plain) if tls.level == TlsLevel::Optional => Sock::Plain(stream),
+            Ok(Opening::Plain) => {
+                info!(peer = %peer, "plaintext Bolt connection closed: this server requires TLS");
+                let _ = stream.shutdown(Shutdown::Both);
+                return None;
+            }
+            Err(e) => {
+                info!(peer = %peer, "Bolt connection closed before its handshake: {e}");
+                let _ = stream.shutdown(Shutdown::Both);
+                return None;
+            }
+        },
+    };
+    match handshake::perform(&mut Deadlined { sock: &sock, deadline }) {
+        Ok(n) => Some((sock, n)),
+        Err(e) => {
+            info!(peer = %peer, tls = sock.is_tls(), "Bolt handshake failed: {e}");
+            sock.shutdown();
+            None
+        }
+    }
+}
+
+pub(super) fn dialect_for(v: Version) -> Dialect {
+    if v.at_least(5, 0) {
+        Dialect::V5
+    } else {
+        Dialect::V4_4
+    }
+}
+
+/// What the reader thread signals through, besides its queue.
+struct ReaderSignals {
+    pending_resets: Arc<AtomicUsize>,
+    interrupt: Arc<AtomicBool>,
+    shutdown: Arc<AtomicBool>,
+    login_clock: Arc<LoginClock>,
+    /// The message carrying credentials (HELLO before 5.1, LOGON after): it stops the clock.
+    credentials_tag: u8,
+}
+
+/// The reader thread: reassembles messages and forwards them; handles the jump-ahead signals
+/// and the login deadline.
+fn read_loop(stream: Sock, max_message: usize, tx: SyncSender<Inbound>, signals: ReaderSignals) {
+    let ReaderSignals { pending_resets, interrupt, shutdown, login_clock, credentials_tag } =
+        signals;
+    let mut reader = MessageReader::new(&stream, max_message);
+    let stop = || shutdown.load(Ordering::Relaxed);
+    let expired = || login_clock.expired();
+    loop {
+        let mut msg = Vec::new();
+        let event = match reader.read_message_until(&mut msg, &stop, &expired) {
+            Ok(()) => {
+                let t = peek_tag(&msg);
+                if t == Some(credentials_tag) {
+                    login_clock.disarm();
+                }
+                if t == Some(tag::RESET) {
+                    // Count first, then interrupt: the worker clears the flag only when no
+                    // RESET is pending.
+                    pending_resets.fetch_add(1, Ordering::SeqCst);
+                    interrupt.store(true, Ordering::SeqCst);
+                } else if t == Some(tag::GOODBYE) {
+                    interrupt.store(true, Ordering::SeqCst);
+                }
+                if tx.send(Inbound::Message(msg)).is_err() || t == Some(tag::GOODBYE) {
+                    return;
+                }
+                continue;
+            }
+            Err(ReadError::Expired) => {
+                Inbound::Closed(Some("no credentials within the login timeout".into()))
+            }
+            Err(ReadError::Eof) => Inbound::Closed(None),
+            Err(ReadError::Stopped) => Inbound::Stopped,
+            Err(ReadError::TooLarge { max }) => Inbound::TooLarge(max),
+            Err(ReadError::Truncated) => {
+                Inbound::Closed(Some("connection closed in the middle of a message".into()))
+            }
+            Err(ReadError::Io(e)) => Inbound::Closed(Some(e.to_string())),
+        };
+        // The client is gone (nobody will read the results of whatever is running), or the
+        // server is shutting down (which must not wait for a long query): stop it.
+        interrupt.store(true, Ordering::SeqCst);
+        let _ = tx.send(event);
+        return;
+    }
+}
+
+impl<B: Backend> Conn<'_, B> {
+    /// Answers requests until the connection is to close; says whether the client was cut off
+    /// in the middle of an oversized message.
+    pub(super) fn serve(&mut self, rx: Receiver<Inbound>) -> Ending {
+        let mut next: Option<Inbound> = None;
+        let mut ending = Ending::Normal;
+        loop {
+            let event = match next.take() {
+                Some(e) => e,
+                None => match rx.recv() {
+                    Ok(e) => e,
+                    Err(_) => break,
+                },
+            };
+            let flow = match event {
+                Inbound::Message(bytes) => self.on_message(&bytes),
+                Inbound::Closed(reason) => {
+                    if let Some(reason) = reason {
+                        info!(peer = %self.peer, "Bolt connection lost: {reason}");
+                    }
+                    Flow::Close
+                }
+                Inbound::Stopped => {
+                    debug!(peer = %self.peer, "closing idle Bolt connection: server shutting down");
+                    Flow::Close
+                }
+                Inbound::TooLarge(max) => {
+                    warn!(peer = %self.peer, "closing Bolt connection: message larger than {max} bytes");
+                    ending = Ending::Oversized;
+                    self.protocol_violation(&format!(
+                        "Message exceeds the maximum size of {max} bytes"
+                    ))
+                }
+            };
+            if let Flow::Close = flow {
+                let _ = self.writer.flush();
+                break;
+            }
+            // Pipelined requests share one write: flush only when nothing else is waiting.
+            match rx.try_recv() {
+                Ok(e) => next = Some(e),
+                Err(TryRecvError::Empty) | Err(TryRecvError::Disconnected) => {
+                    if let Err(e) = self.writer.flush() {
+                        debug!(peer = %self.peer, "Bolt write failed: {e}");
+                        break;
+                    }
+                }
+            }
+        }
+        ending
+    }
+
+    pub(super) fn on_message(&mut self, bytes: &[u8]) -> Flow {
+        let t = peek_tag(bytes);
+        let logged_in = !matches!(self.state, State::Negotiation | State::Authentication);
+        if t == Some(tag::RESET) {
+            let _ = self
+                .pending_resets
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| Some(n.saturating_sub(1)));
+        } else if logged_in && self.pending_resets.load(Ordering::SeqCst) > 0 {
+            // Queued in front of a RESET that has already jumped ahead: INTERRUPTED.
+            if t == Some(tag::GOODBYE) {
+                return Flow::Close;
+            }
+            return self.ignored();
+        }
+        let request = match parse_request(bytes) {
+            Ok(r) => r,
+            Err(e) if e.kind == DecodeErrorKind::Malformed => {
+                warn!(peer = %self.peer, "closing Bolt connection: malformed request: {e}");
+                return self.protocol_violation(&e.message);
+            }
+            Err(e) => return self.failure(&Error::new(Status::RequestInvalid, e.message)),
+        };
+        self.dispatch(request)
+    }
+
+    pub(super) fn dispatch(&mut self, request: Request) -> Flow {
+        let v51 = self.version().at_least(5, 1);
+        match (self.state, request) {
+            (_, Request::Goodbye) => Flow::Close,
+            (State::Negotiation, Request::Hello { extra }) => self.hello(extra),
+            (State::Authentication, Request::Logon { auth }) if v51 => self.logon(auth),
+            (State::Negotiation | State::Authentication, r) => self.protocol_violation(&format!(
+                "Message '{}' cannot be handled by a session in the {} state.",
+                r.name(),
+                self.state.name()
+            )),
+            (_, r @ (Request::Hello { .. } | Request::Logon { .. })) => {
+                self.protocol_violation(&format!(
+                    "Message '{}' cannot be handled by a session in the {} state.",
+                    r.name(),
+                    self.state.name()
+                ))
+            }
+            (_, Request::Logoff) if !v51 => {
+                self.protocol_violation("LOGOFF is not part of this Bolt version")
+            }
+            (_, Request::Reset) => self.reset(),
+            (State::Failed, _) => self.ignored(),
+            (State::Ready, Request::Logoff) => {
+                self.login_clock.rearm(self.shared.limits.login_timeout);
+                self.backend.reset();
+                self.results.clear();
+                self.state = State::Authentication;
+                self.success(PropertyMap::new())
+            }
+            (State::Ready, Request::Run { query, params, extra }) => {
+                self.run_auto(&query, params, extra)
+            }
+            (State::Ready, Request::Begin { extra }) => self.begin(extra),
+            (State::Ready, Request::Route { routing, bookmarks: _, db }) => self.route(routing, db),
+            (_, Request::Telemetry { api: _ }) => self.success(PropertyMap::new()),
+            (State::Streaming | State::TxStreaming, Request::Pull { n, qid }) => {
+                self.pull(n, qid, false)
+            }
+            (State::Streaming | State::TxStreaming, Request::Discard { n, qid }) => {
+                self.pull(n, qid, true)
+            }
+            (State::TxReady | State::TxStreaming, Request::Run { query, params, extra: _ }) => {
+                self.run_in_tx(&query, params)
+            }
+            // Neo4j lets a transaction end with results still open; so do we.
+            (State::TxReady | State::TxStreaming, Request::Commit) => self.commit(),
+            (State::TxReady | State::TxStreaming, Request::Rollback) => self.rollback(),
+            (state, r) => self.failure(&Error::new(
+                Status::RequestInvalid,
+                format!(
+                    "Message '{}' cannot be handled by a session in the {} state.",
+                    r.name(),
+                    state.name()
+                ),
+            )),
+        }
+    }
+
+    pub(super) fn success(&mut self, meta: PropertyMap) -> Flow {
+        let d = self.dialect;
+        match self.writer.message(|b| message::write_success(b, &meta, d)) {
+            Ok(()) => Flow::Continue,
+            Err(_) => Flow::Close,
+        }
+    }
+
+    pub(super) fn ignored(&mut self) -> Flow {
+        match self.writer.message(message::write_ignored) {
+            Ok(()) => Flow::Continue,
+            Err(_) => Flow::Close,
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! One Bolt connection: handshake, then the request/response state machine of
+//! `appendix/version-5.adoc` over an engine session.
+//!
+//! Two threads serve a connection. This module's worker owns the session and the socket's write
+//! side; a reader thread reassembles incoming messages into a bounded queue. When the reader sees
+//! `RESET` it bumps `pending_resets` and raises the session's interrupt flag at once (the
+//! "jump ahead"); the worker then answers every message queued in front of that `RESET` with
+//! `IGNORED` (the INTERRUPTED state), and the `RESET` itself puts the session back to READY.
+//!
+//! Files by concern: `message_loop` (accept, reader thread, dispatch), `auth` (HELLO, LOGON),
+//! `transaction` (RUN, BEGIN, COMMIT, ROLLBACK, RESET, ROUTE), `streaming` (PULL, DISCARD,
+//! summaries, notifications), `errors` (FAILURE metadata and state), `backend` (the engine seam).
+
+mod auth;
+mod backend;
+mod errors;
+mod guard;
+mod logins;
+mod message_loop;
+mod streaming;
+mod transaction;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::handshake::{Negotiated, Version};
+use crate::tls::{Sock, TlsSetup};
+use crate::transport::MessageWriter;
+use crate::values::Dialect;
+use crate::AuthStore;
+
+pub(crate) use backend::Backend;
+pub(crate) use errors::write_single_failure;
+pub(crate) use guard::{Deadlined, PeerSlots, PreAuthSlot};
+pub(crate) use logins::LoginGuard;
+pub use logins::LoginLimits;
+pub(crate) use message_loop::run;
+use streaming::NotificationFilter;
+
+/// The server agent string. Drivers and tools check that it starts with `Neo4j/`.
+pub(crate) const SERVER_AGENT: &str = "Neo4j/5.26.0";
+
+/// Seconds a routing table stays valid in the driver.
+const ROUTING_TTL_SECONDS: i64 = 300;
+
+/// Connection limits and timeouts (defaults suit a server; tests shorten them).
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// A larger message gets a `FAILURE` and the connection is closed.
+    pub max_message_bytes: usize,
+    /// Total time from accept to the end of the version handshake (TLS included).
+    pub handshake_timeout: Duration,
+    /// Total time from accept (or `LOGOFF`) until the client has sent its credentials.
+    pub login_timeout: Duration,
+    /// Connections from one address that have not logged in yet; more are refused at once.
+    pub max_unauthenticated_per_address: usize,
+    /// Login lockout and the password-hashing pool.
+    pub logins: LoginLimits,
+    /// How often an idle reader checks for server shutdown.
+    pub poll_interval: Duration,
+    /// Output is written to the socket once this much is buffered (and at the end of a batch).
+    pub flush_threshold: usize,
+    /// Requests decoded ahead of the worker (pipelining depth before TCP back-pressure).
+    pub queue_depth: usize,
+    /// On shutdown, how long connections get to finish before their sockets are closed.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
+            handshake_timeout: Duration::from_secs(10),
+            login_timeout: Duration::from_secs(20),
+            max_unauthenticated_per_address: 256,
+            logins: LoginLimits::default(),
+            poll_interval: Duration::from_millis(200),
+            flush_threshold: 64 * 1024,
+            queue_depth: 16,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What every connection of one server shares.
+pub(crate) struct Shared {
+    pub auth: Option<AuthStore>,
+    pub tls: Option<TlsSetup>,
+    pub advertised_address: Option<String>,
+    pub limits: Limits,
+    pub shutdown: Arc<AtomicBool>,
+    pub logins: logins::LoginGuard,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum State {
+    Negotiation,
+    Authentication,
+    Ready,
+    Streaming,
+    TxReady,
+    TxStreaming,
+    Failed,
+}
+
+impl State {
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            State::Negotiation => "NEGOTIATION",
+            State::Authentication => "AUTHENTICATION",
+            State::Ready => "READY",
+            State::Streaming => "STREAMING",
+            State::TxReady => "TX_READY",
+            State::TxStreaming => "TX_STREAMING",
+            State::Failed => "FAILED",
+        }
+    }
+}
+
+#[must_use]
+pub(super) enum Flow {
+    Continue,
+    Close,
+}
+
+/// One open result: the id the client uses, the id the engine uses, and what the summary's
+/// status needs to know.
+pub(super) struct OpenResult {
+    key: i64,
+    engine_qid: Option<i64>,
+    has_fields: bool,
+    records: u64,
+}
+
+pub(super) struct Conn<'a, B: Backend> {
+    backend: B,
+    writer: MessageWriter<&'a Sock>,
+    shared: &'a Shared,
+    negotiated: Negotiated,
+    dialect: Dialect,
+    state: State,
+    conn_no: u64,
+    peer: String,
+    local: String,
+    /// Open results: the auto-commit one (key -1), or those of the explicit transaction.
+    results: Vec<OpenResult>,
+    /// The most recent result in the explicit transaction (`qid: -1`).
+    last_key: Option<i64>,
+    /// Our own qid counter, for when the engine does not number results.
+    next_key: i64,
+    /// The database of the current transaction.
+    db: String,
+    /// Notification settings from HELLO, and those in force for the current transaction.
+    hello_filter: NotificationFilter,
+    tx_filter: NotificationFilter,
+    pending_resets: Arc<AtomicUsize>,
+    interrupt: Arc<AtomicBool>,
+    /// Held until the client has logged in (see `guard::PeerSlots`).
+    pre_auth: Option<PreAuthSlot>,
+    login_clock: Arc<guard::LoginClock>,
+}
+
+impl<B: Backend> Conn<'_, B> {
+    pub(super) fn version(&self) -> Version {
+        self.negotiated.version
+    }
+}
