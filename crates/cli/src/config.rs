@@ -39,6 +39,7 @@ pub enum TlsLevelArg {
 /// tls_key = "/etc/arbor/bolt.key"   # PEM private key
 /// tls_level = "required"            # or "optional" (plaintext Bolt too, same port)
 /// transaction_timeout = "30s"       # server-wide; "0" = none; a driver's smaller one wins
+/// memory_limit = "4GiB"             # page cache budget (segment pages); default half of RAM
 /// ```
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -56,6 +57,8 @@ pub struct FileConfig {
     pub tls_level: Option<TlsLevelArg>,
     /// Neo4j's `db.transaction.timeout`: "30s", "500ms", "2m", "0" (none; the default).
     pub transaction_timeout: Option<String>,
+    /// The page cache's budget: "512MiB", "4g", "25%" of the machine; default half of RAM.
+    pub memory_limit: Option<String>,
 }
 
 pub fn default_data_dir() -> PathBuf {
@@ -74,9 +77,18 @@ impl FileConfig {
         text.parse().with_context(|| format!("config `listen`: `{text}` is not HOST:PORT"))
     }
 
-    /// The engine configuration; `durability_flag` overrides the file's `durability`.
-    pub fn database_config(&self, durability_flag: Option<&str>) -> anyhow::Result<DatabaseConfig> {
+    /// The engine configuration; `durability_flag` and `memory_flag` override the file's
+    /// `durability` and `memory_limit`.
+    pub fn database_config(
+        &self,
+        durability_flag: Option<&str>,
+        memory_flag: Option<&str>,
+    ) -> anyhow::Result<DatabaseConfig> {
         let mut config = DatabaseConfig::default();
+        if let Some(m) = memory_flag.or(self.memory_limit.as_deref()) {
+            config.memory_limit =
+                Some(crate::import::memory(m).with_context(|| format!("memory limit `{m}`"))?);
+        }
         if let Some(d) = durability_flag.or(self.durability.as_deref()) {
             config.durability = match d {
                 "sync" => Durability::Sync,
