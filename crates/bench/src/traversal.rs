@@ -162,6 +162,7 @@ fn bench_config() -> DatabaseConfig {
         durability: Durability::Off,
         checkpoint_interval: Duration::from_secs(24 * 3600),
         checkpoint_wal_bytes: u64::MAX,
+        memory_limit: None,
     }
 }
 

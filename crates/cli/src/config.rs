@@ -43,6 +43,7 @@ pub enum TlsLevelArg {
 /// login_timeout = "20s"             # total, from connect (or LOGOFF) to the credentials
 /// auth_max_failed_attempts = 3      # dbms.security.auth_max_failed_attempts; 0 = no lock
 /// auth_lock_time = "5s"             # dbms.security.auth_lock_time
+/// memory_limit = "4GiB"             # page cache budget (segment pages); default half of RAM
 /// ```
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -64,6 +65,8 @@ pub struct FileConfig {
     pub login_timeout: Option<String>,
     pub auth_max_failed_attempts: Option<u32>,
     pub auth_lock_time: Option<String>,
+    /// The page cache's budget: "512MiB", "4g", "25%" of the machine; default half of RAM.
+    pub memory_limit: Option<String>,
 }
 
 pub fn default_data_dir() -> PathBuf {
@@ -82,9 +85,18 @@ impl FileConfig {
         text.parse().with_context(|| format!("config `listen`: `{text}` is not HOST:PORT"))
     }
 
-    /// The engine configuration; `durability_flag` overrides the file's `durability`.
-    pub fn database_config(&self, durability_flag: Option<&str>) -> anyhow::Result<DatabaseConfig> {
+    /// The engine configuration; `durability_flag` and `memory_flag` override the file's
+    /// `durability` and `memory_limit`.
+    pub fn database_config(
+        &self,
+        durability_flag: Option<&str>,
+        memory_flag: Option<&str>,
+    ) -> anyhow::Result<DatabaseConfig> {
         let mut config = DatabaseConfig::default();
+        if let Some(m) = memory_flag.or(self.memory_limit.as_deref()) {
+            config.memory_limit =
+                Some(crate::import::memory(m).with_context(|| format!("memory limit `{m}`"))?);
+        }
         if let Some(d) = durability_flag.or(self.durability.as_deref()) {
             config.durability = match d {
                 "sync" => Durability::Sync,

@@ -229,7 +229,7 @@ fn one_char(name: &str, s: &str) -> anyhow::Result<u8> {
 }
 
 /// Parses `2G`, `512m`, `1.5g`, `1000000`, `80%`.
-fn memory(s: &str) -> anyhow::Result<u64> {
+pub(crate) fn memory(s: &str) -> anyhow::Result<u64> {
     let t = s.trim();
     if let Some(p) = t.strip_suffix('%') {
         let p: f64 = p.trim().parse().with_context(|| format!("bad percentage `{s}`"))?;

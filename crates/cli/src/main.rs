@@ -84,6 +84,10 @@ struct ServeArgs {
     /// `2m`; `0` (default): none. A driver's smaller timeout wins.
     #[arg(long)]
     transaction_timeout: Option<String>,
+    /// Page cache budget for segment pages, e.g. `512MiB`, `4g`, `25%`. Default: half of RAM.
+    /// A budget too small to run is refused at start with the minimum named.
+    #[arg(long)]
+    memory_limit: Option<String>,
     /// Bolt connections open at once (like Neo4j's server.bolt.thread_pool_max_size); more are
     /// refused at once with Neo.TransientError.Request.NoThreadsAvailable. Default: 1000.
     #[arg(long)]
@@ -222,7 +226,8 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
              --initial-password or ARBOR_INITIAL_PASSWORD) or listen on a loopback address"
         );
     }
-    let db_config = file.database_config(args.durability.as_deref())?;
+    let db_config =
+        file.database_config(args.durability.as_deref(), args.memory_limit.as_deref())?;
     let tx_timeout =
         match args.transaction_timeout.as_deref().or(file.transaction_timeout.as_deref()) {
             Some(t) => parse_timeout(t)?,
@@ -325,6 +330,9 @@ fn check(args: CheckArgs) -> anyhow::Result<()> {
     match &report.checkpoint {
         Some(name) => println!("checkpoint: {name} (commit {})", report.checkpoint_ts),
         None => println!("checkpoint: (none)"),
+    }
+    for name in &report.segment_files {
+        println!("page file: {name} ({} pages, every checksum verified)", report.segment_pages);
     }
     println!("wal: {} segments, {} records", report.wal_segments, report.wal_records);
     for seg in &report.segments {

@@ -73,6 +73,9 @@ pub struct CheckReport {
     pub relationships: u64,
     /// Index entries verified (node, indexed value) pairs.
     pub index_entries: u64,
+    /// The checkpoint's segment files and their data pages (every page checksum verified).
+    pub segment_files: Vec<String>,
+    pub segment_pages: u64,
     /// Human-readable descriptions of every inconsistency found (empty when healthy).
     pub problems: Vec<String>,
 }
@@ -115,6 +118,8 @@ impl From<arbor_storage::CheckReport> for CheckReport {
             nodes,
             relationships,
             index_entries,
+            segment_files,
+            segment_pages,
             problems,
         } = r;
         let segments = segments
@@ -137,6 +142,8 @@ impl From<arbor_storage::CheckReport> for CheckReport {
             last_commit_time_ms,
             last_commit_text,
             notes,
+            segment_files,
+            segment_pages,
             nodes,
             relationships,
             index_entries,

@@ -40,6 +40,9 @@ pub struct DatabaseConfig {
     pub checkpoint_interval: Duration,
     /// ...or when the WAL has grown past this many bytes.
     pub checkpoint_wal_bytes: u64,
+    /// The page cache's budget in bytes (`--memory-limit`); `None`: half of the machine's
+    /// memory.
+    pub memory_limit: Option<u64>,
 }
 
 impl Default for DatabaseConfig {
@@ -48,6 +51,7 @@ impl Default for DatabaseConfig {
             durability: Durability::Sync,
             checkpoint_interval: Duration::from_secs(300),
             checkpoint_wal_bytes: 256 << 20,
+            memory_limit: None,
         }
     }
 }
@@ -183,6 +187,7 @@ impl Database {
             },
             checkpoint_interval: config.checkpoint_interval,
             checkpoint_wal_bytes: config.checkpoint_wal_bytes,
+            memory_limit: config.memory_limit,
             ..StoreConfig::default()
         };
         let store = Store::open(path, store_config)?;

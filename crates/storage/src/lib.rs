@@ -12,6 +12,7 @@
 //! | store | `store.rs` | [`Store`]: open (with recovery), schema operations, maintenance thread, shutdown |
 //! | durability | `durability/` | `wal` (log + writer thread, the commit sink), `checkpoint` (+ manifest, load), `recovery`, `bulk` (importer's checkpoint writer), `check`, `persist` (file-backed state) |
 //! | multi-version | `mvcc/` | `versions` (chains, sharded tables), `tokens`, `counts`, `sink` (the `CommitSink` seam), `state` (`Core`), `gc`, `violations`, `schema_ops`, `tx` + `tx_read`/`tx_index`/`tx_write`/`tx_commit` ([`Transaction`], [`NodeHandle`]) |
+//! | pager | `pager/` | `pool` (the buffer pool: fixed budget, `pread` misses, clock eviction, pins; the only `unsafe`), `segment` (page-aligned, checksummed column files) |
 //! | base | `base/` | `columns` (packed ints, bitsets), `props` (blobs, interning), `adjacency` (CSR decoding), `index`, `graph` (the `Base` and its reads), `builder` |
 //! | bottom | `records`, `types`, `clock`, `codec`, `value`, `idset`, `schema`, `invariant`, `vfs`, `simfs` | record types, public vocabulary, the commit clock, encodings, index keys, id sets, schema rules, assertions, the file-system seam |
 //!
@@ -217,6 +218,7 @@ pub mod vfs;
 mod base;
 mod durability;
 mod mvcc;
+mod pager;
 mod store;
 
 pub use durability::bulk;
@@ -228,6 +230,8 @@ mod fault_tests;
 #[cfg(test)]
 mod model_tests;
 #[cfg(test)]
+mod segment_tests;
+#[cfg(test)]
 mod simfs;
 #[cfg(test)]
 mod tests;
@@ -235,6 +239,8 @@ mod tests;
 pub use base::BaseStats;
 pub use durability::check::CheckReport;
 pub use mvcc::{NodeHandle, Savepoint, Transaction};
+pub use pager::default_memory_limit;
+pub use pager::pool::{MemFile, PageFile, PoolStats};
 pub use schema::{IndexInfo, IndexKind};
 pub use store::{MemoryStats, Store};
 pub use value::check_storable;

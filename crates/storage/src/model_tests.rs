@@ -519,6 +519,7 @@ proptest! {
             checkpoint_interval: std::time::Duration::from_secs(3600),
             checkpoint_wal_bytes: u64::MAX,
             wal_segment_bytes: 256,
+            memory_limit: Some(1 << 20),
         };
         let mut h = Harness::with_store(Store::open(dir.path(), config.clone()).unwrap());
         for (i, op) in ops.into_iter().enumerate() {

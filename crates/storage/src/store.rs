@@ -20,6 +20,7 @@ use crate::durability::recovery::recover;
 use crate::durability::wal::{self, io_err, WalShared};
 use crate::mvcc::Core;
 use crate::mvcc::Transaction;
+use crate::pager::Pager;
 use crate::schema::{default_name, IndexDef, IndexInfo, IndexKind, Progress, Target};
 use crate::types::{Durability, StoreConfig, TokenId, TokenKind};
 use crate::vfs::{RealFs, StickyDirSync, Vfs};
@@ -128,6 +129,7 @@ impl Store {
             checkpoint_lock: Mutex::new(0),
             last_checkpoint_at: Mutex::new(Instant::now()),
             recovery_checkpoint: AtomicBool::new(false),
+            pager: Pager::new(vfs.clone(), dir, config.memory_limit)?,
         };
         let persist = Arc::new(persist);
         let core = Arc::new(Core::new(true));
@@ -196,6 +198,7 @@ impl Store {
             checkpoint_lock: Mutex::new(0),
             last_checkpoint_at: Mutex::new(Instant::now()),
             recovery_checkpoint: AtomicBool::new(false),
+            pager: Pager::new(vfs.clone(), dir, None)?,
         };
         let persist = Arc::new(persist);
         let core = Arc::new(Core::new(true));
@@ -626,6 +629,11 @@ impl Store {
     /// current snapshot (adjacency symmetry, counts, indexes); for `arbor check`. Runs online
     /// (a read-only snapshot; checkpoints wait while the files are read). `Err` only for I/O
     /// errors that stop the check itself; inconsistencies are listed in the report.
+    /// The page cache's counters (`None` for an in-memory store).
+    pub fn page_cache_stats(&self) -> Option<crate::PoolStats> {
+        self.h.persist.as_ref().map(|p| p.pager.pool.stats())
+    }
+
     pub fn check(&self) -> Result<crate::durability::check::CheckReport> {
         crate::durability::check::check(&self.h.core, self.h.persist.as_deref())
     }

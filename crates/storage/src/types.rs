@@ -26,6 +26,8 @@ pub struct StoreConfig {
     pub checkpoint_wal_bytes: u64,
     /// A WAL segment is closed and a new one started once it exceeds this size.
     pub wal_segment_bytes: u64,
+    /// The page cache's budget in bytes (segment pages); `None`: half of the machine's memory.
+    pub memory_limit: Option<u64>,
 }
 
 impl Default for StoreConfig {
@@ -35,6 +37,7 @@ impl Default for StoreConfig {
             checkpoint_interval: Duration::from_secs(300),
             checkpoint_wal_bytes: 256 << 20,
             wal_segment_bytes: 64 << 20,
+            memory_limit: None,
         }
     }
 }

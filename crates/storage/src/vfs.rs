@@ -22,6 +22,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use crate::pager::pool::{MemFile, PageFile};
+
 /// A file open for writing (appending to a WAL segment, or writing a new checkpoint).
 pub trait VfsFile: Write + Send {
     /// `fdatasync`: the written data (and the size) are durable when this returns `Ok`.
@@ -53,6 +55,12 @@ pub trait Vfs: Send + Sync {
     fn open_read(&self, path: &Path) -> io::Result<Box<dyn VfsRead>>;
     /// The whole content of `path`.
     fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// Opens `path` for positional page reads (segment files through the buffer pool). The
+    /// default reads the whole file into memory (simulated file systems); [`RealFs`] reads
+    /// pages on demand with `pread`.
+    fn open_pages(&self, path: &Path) -> io::Result<Arc<dyn PageFile>> {
+        Ok(Arc::new(MemFile(self.read(path)?)))
+    }
     fn exists(&self, path: &Path) -> bool;
     /// Atomically replaces `to` with `from` (durable after [`Vfs::sync_dir`]).
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
@@ -138,6 +146,10 @@ impl Vfs for RealFs {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         fs::read(path)
     }
+    #[cfg(unix)]
+    fn open_pages(&self, path: &Path) -> io::Result<Arc<dyn PageFile>> {
+        Ok(Arc::new(File::open(path)?))
+    }
     fn exists(&self, path: &Path) -> bool {
         path.exists()
     }
@@ -212,6 +224,9 @@ impl Vfs for StickyDirSync {
     }
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         self.inner.read(path)
+    }
+    fn open_pages(&self, path: &Path) -> io::Result<Arc<dyn PageFile>> {
+        self.inner.open_pages(path)
     }
     fn exists(&self, path: &Path) -> bool {
         self.inner.exists(path)
@@ -303,7 +318,7 @@ mod tests {
         }
         kinds.sort();
         kinds.dedup();
-        assert_eq!(kinds, ["LOCK", "MANIFEST", "checkpoint", "wal"]);
+        assert_eq!(kinds, ["LOCK", "MANIFEST", "checkpoint", "segment", "wal"]);
     }
 
     #[test]

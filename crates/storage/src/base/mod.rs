@@ -31,9 +31,11 @@ mod columns;
 mod graph;
 mod index;
 mod props;
+mod segments;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use builder::BaseBuilder;
 pub use graph::BaseStats;
 pub(crate) use graph::{Base, NodeRef, RelRef};
+pub(crate) use segments::{compare as compare_segment, SegGraph};

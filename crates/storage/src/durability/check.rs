@@ -1,5 +1,6 @@
 //! `Store::check`: an online consistency check, run by `arbor check` on a read-only open. It
-//! verifies the checksums of the manifest, the checkpoint and every WAL record not covered by
+//! verifies the checksums of the manifest, the checkpoint, every page of its segment files
+//! (and that their topology, read through the page cache, matches the base), every WAL record not covered by
 //! the checkpoint, reports each segment's first and last commit, the last commit and its time,
 //! and treats a gap in the commit sequence as a problem; and, on a read-only snapshot, that adjacency is symmetric (every relationship
 //! is listed exactly once at its start as outgoing and at its end as incoming, with matching
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use arbor_model::{NodeId, RelId, Result};
 
 use super::checkpoint;
+use super::checkpoint_segments;
 use super::persist::Persist;
 use super::wal;
 use crate::mvcc::Core;
@@ -44,6 +46,9 @@ pub struct CheckReport {
     pub relationships: u64,
     /// Index entries verified (node, indexed value) pairs.
     pub index_entries: u64,
+    /// The checkpoint's segment files and their data pages (each checksum verified).
+    pub segment_files: Vec<String>,
+    pub segment_pages: u64,
     /// Human-readable descriptions of every inconsistency found (empty when healthy).
     pub problems: Vec<String>,
 }
@@ -84,14 +89,15 @@ pub(crate) fn check(core: &Arc<Core>, persist: Option<&Persist>) -> Result<Check
         let vfs = &*p.vfs;
         let mut checkpoint_ts = 0;
         let mut sealed = wal::Sealed::default();
-        match checkpoint::read_manifest_sealed(vfs, &p.dir) {
-            Ok(Some((ts, name, s))) => {
-                checkpoint_ts = ts;
-                sealed = s;
-                if let Err(e) = checkpoint::verify(vfs, &p.dir, &name) {
+        match checkpoint::read_manifest(vfs, &p.dir) {
+            Ok(Some(m)) => {
+                checkpoint_ts = m.ts;
+                sealed = m.sealed;
+                if let Err(e) = checkpoint::verify(vfs, &p.dir, &m.name) {
                     r.problem(e.message);
                 }
-                r.checkpoint = Some(name);
+                r.checkpoint = Some(m.name);
+                check_segments(core, p, &m.segments, m.ts, &mut r);
             }
             Ok(None) => {}
             Err(e) => r.problem(e.message),
@@ -103,6 +109,32 @@ pub(crate) fn check(core: &Arc<Core>, persist: Option<&Persist>) -> Result<Check
     let tx = Transaction::new(core.clone(), true);
     check_graph(&tx, &mut r);
     Ok(r)
+}
+
+/// Verifies every page of the manifest's segment files and, when the in-memory base is the
+/// checkpoint's, compares the topology read through the page cache with it.
+fn check_segments(core: &Core, p: &Persist, names: &[String], ts: u64, r: &mut CheckReport) {
+    let base = core.base();
+    for name in names {
+        match crate::pager::open_segment(&*p.vfs, &p.dir, name) {
+            Ok(seg) => {
+                r.segment_pages += seg.pages();
+                if seg.ts != ts {
+                    r.problem(format!("segment file {name} is of commit {}, not {ts}", seg.ts));
+                }
+                // The open registered the manifest's segment as the one to read.
+                if !p.pager.current().ok().flatten().is_some_and(|c| c.path().ends_with(name)) {
+                    r.problem(format!("segment file {name} is not the one in use"));
+                }
+                let same = (base.ts == ts).then_some(&*base);
+                for problem in checkpoint_segments::check(&seg, &p.pager.pool, same) {
+                    r.problem(problem);
+                }
+                r.segment_files.push(name.clone());
+            }
+            Err(e) => r.problem(e.message),
+        }
+    }
 }
 
 /// Reads every segment not covered by the checkpoint: records, CRCs, ts order and gaps.

@@ -13,7 +13,8 @@
 //! records and an end tag (0). The manifest: `"ARBORMF1"`, `C`, the checkpoint file name, the
 //! first WAL segment to replay, then (since version 3; older readers ignore it) what is known
 //! of sealed segments ([`wal::Sealed`]: the last commit they hold and the first ts of each one
-//! not covered by `C`), and a trailing CRC.
+//! not covered by `C`), then (since version 4) the manifest version and the checkpoint's
+//! segment files (`checkpoint_segments`), and a trailing CRC.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -23,9 +24,10 @@ use std::time::Instant;
 
 use arbor_model::{Error, Result, Status, Value};
 
+use super::checkpoint_segments;
 use super::persist::Persist;
 use super::wal::{self, io_err, sync_dir};
-use crate::base::{BaseBuilder, NodeRef};
+use crate::base::{Base, BaseBuilder, NodeRef};
 use crate::codec::{corrupt, Dec, Enc};
 use crate::mvcc::Transaction;
 use crate::mvcc::{Core, CountDelta};
@@ -167,14 +169,18 @@ pub(crate) fn checkpoint_with(
     }
     w.put(&e.buf)?;
     e.buf.clear();
-    let mut builder = rebuild.then(|| BaseBuilder::new(c));
-    feed(core, &tx, builder.as_mut(), Some(&mut w))?;
+    // The base is built even when it will not be installed (`rebuild` false): the segment
+    // file is written from it.
+    let mut builder = BaseBuilder::new(c);
+    feed(core, &tx, Some(&mut builder), Some(&mut w))?;
+    let base = builder.finish(&core.schema().read().pairs());
     let crc = w.crc;
     w.out.write_all(&crc.to_le_bytes()).map_err(|e| io_err("cannot write", &tmp, e))?;
     let mut file = w.out.into_inner().map_err(|e| io_err("cannot write", &tmp, e.into_error()))?;
     file.sync_all().map_err(|e| io_err("cannot fsync", &tmp, e))?;
     drop(file);
     vfs.rename(&tmp, &p.dir.join(&name)).map_err(|e| io_err("cannot rename", &tmp, e))?;
+    let segment = checkpoint_segments::write(vfs, &p.dir, &base, c)?;
     sync_dir(vfs, &p.dir)?;
 
     let (first_wal, sealed) = {
@@ -202,6 +208,9 @@ pub(crate) fn checkpoint_with(
     for ts in &sealed.segments {
         m.u64(*ts);
     }
+    m.var(checkpoint_segments::MANIFEST_VERSION);
+    m.var(1);
+    m.str(&segment);
     let crc = crc32c::crc32c(&m.buf[8..]);
     m.u32(crc);
     write_atomic(vfs, &p.dir, MANIFEST, &m.buf, true)?;
@@ -214,13 +223,15 @@ pub(crate) fn checkpoint_with(
             }
         }
     }
+    checkpoint_segments::remove_others(vfs, &p.dir, std::slice::from_ref(&segment));
     wal::delete_covered(vfs, &p.wal, c);
     p.wal.bytes_since_checkpoint.store(0, Ordering::Relaxed);
     *last = c;
     *p.last_checkpoint_at.lock() = Instant::now();
-    match builder {
-        Some(b) => install(core, b, tx),
-        None => drop(tx),
+    // Opened on first use: a checkpoint reads nothing back.
+    p.pager.set_current(segment);
+    if rebuild {
+        install(core, base, tx);
     }
     Ok(Some(c))
 }
@@ -372,15 +383,13 @@ thread_local! {
 /// base is in place: otherwise GC may prune the whole version chain of an entity created before
 /// and deleted after the snapshot (when the current base lacks it), and the new base, which has
 /// it, would get no dirty bit for it and show it again (found by the fault tests).
-fn install(core: &Core, builder: BaseBuilder, snapshot: Transaction) {
+fn install(core: &Core, base: Base, snapshot: Transaction) {
     #[cfg(test)]
     BEFORE_INSTALL.with(|h| {
         if let Some(f) = h.borrow_mut().as_mut() {
             f();
         }
     });
-    let pairs = core.schema().read().pairs();
-    let base = builder.finish(&pairs);
     let mut cs = core.lock_commit();
     if base.ts <= core.base_ts() {
         return;
@@ -401,16 +410,24 @@ pub(crate) fn compact(core: &Arc<Core>) -> Result<bool> {
     }
     let mut builder = BaseBuilder::extending(c, tx.base());
     feed(core, &tx, Some(&mut builder), None)?;
-    install(core, builder, tx);
+    let base = builder.finish(&core.schema().read().pairs());
+    install(core, base, tx);
     Ok(true)
 }
 
-/// Reads the manifest: the checkpoint ts, the checkpoint file name and what it says about
-/// sealed segments (empty if nothing), or `None` for a new store.
-pub(crate) fn read_manifest_sealed(
-    vfs: &dyn Vfs,
-    dir: &Path,
-) -> Result<Option<(u64, String, wal::Sealed)>> {
+/// What the manifest says.
+pub(crate) struct Manifest {
+    /// The checkpoint's commit ts and file name.
+    pub ts: u64,
+    pub name: String,
+    /// Sealed log segments (empty if nothing).
+    pub sealed: wal::Sealed,
+    /// The checkpoint's segment files (none before manifest version 4, and for imports).
+    pub segments: Vec<String>,
+}
+
+/// Reads the whole manifest, or `None` for a new store.
+pub(crate) fn read_manifest(vfs: &dyn Vfs, dir: &Path) -> Result<Option<Manifest>> {
     let path = dir.join(MANIFEST);
     let data = match vfs.read(&path) {
         Ok(d) => d,
@@ -434,6 +451,7 @@ pub(crate) fn read_manifest_sealed(
         return Err(bad());
     }
     let mut sealed = wal::Sealed::default();
+    let mut segments = Vec::new();
     // Written by older versions (and the importer) without the sealed segments.
     if d.u64().is_ok() && !d.is_empty() {
         sealed.until = d.u64().map_err(|_| bad())?;
@@ -444,8 +462,28 @@ pub(crate) fn read_manifest_sealed(
         if sealed.until <= ts {
             sealed = wal::Sealed::default();
         }
+        // Since version 4: the segment files.
+        if !d.is_empty() {
+            let version = d.var().map_err(|_| bad())?;
+            if version > checkpoint_segments::MANIFEST_VERSION {
+                return Err(corrupt(format!(
+                    "manifest {} has format version {version}; this build reads versions up \
+                     to {}",
+                    path.display(),
+                    checkpoint_segments::MANIFEST_VERSION
+                )));
+            }
+            let n = d.count(1).map_err(|_| bad())?;
+            for _ in 0..n {
+                let s = d.str().map_err(|_| bad())?;
+                if !checkpoint_segments::is_segment_name(s) {
+                    return Err(bad());
+                }
+                segments.push(s.to_string());
+            }
+        }
     }
-    Ok(Some((ts, name, sealed)))
+    Ok(Some(Manifest { ts, name, sealed, segments }))
 }
 
 /// Reads a checkpoint body in bounded chunks (recovery never holds the whole file), checking

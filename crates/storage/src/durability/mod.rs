@@ -7,12 +7,14 @@
 //! layers below never import it. Everything read from disk is input: lengths and checksums
 //! are verified and bad bytes are `Corruption` errors, never panics.
 //!
-//! Files, lowest first: `persist` (the file-backed configuration), `wal`, `checkpoint`,
+//! Files, lowest first: `persist` (the file-backed configuration), `wal`,
+//! `checkpoint_segments` (the segment file of a checkpoint), `checkpoint`,
 //! `recovery`, `bulk`, `check`.
 
 pub mod bulk;
 pub(crate) mod check;
 pub(crate) mod checkpoint;
+pub(crate) mod checkpoint_segments;
 pub(crate) mod persist;
 pub(crate) mod recovery;
 pub(crate) mod wal;

@@ -1,6 +1,7 @@
 //! [`Persist`]: the configuration and shared state of a file-backed store (file system,
 //! directory, WAL bookkeeping, the checkpoint lock), held by the store handle and handed to
-//! checkpoints, recovery and the check; the MVCC core never holds it.
+//! checkpoints, recovery and the check, and the page cache of segment files; the MVCC core
+//! never holds it.
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -10,6 +11,7 @@ use std::time::Instant;
 use parking_lot::Mutex;
 
 use super::wal::WalShared;
+use crate::pager::Pager;
 use crate::types::StoreConfig;
 use crate::vfs::Vfs;
 
@@ -27,4 +29,6 @@ pub(crate) struct Persist {
     /// Recovery replayed log records but could not checkpoint them (a full disk): commits are
     /// refused (the clock is paused) until the maintenance thread has taken that checkpoint.
     pub recovery_checkpoint: AtomicBool,
+    /// The page cache and the current checkpoint's segment.
+    pub pager: Pager,
 }

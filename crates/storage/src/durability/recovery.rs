@@ -6,6 +6,7 @@ use std::sync::Arc;
 use arbor_model::Result;
 
 use super::checkpoint;
+use super::checkpoint_segments;
 use super::persist::Persist;
 use crate::codec::{Dec, Op};
 use crate::durability::wal::{self};
@@ -25,12 +26,20 @@ pub(crate) fn recover(
 ) -> Result<(u64, bool)> {
     let mut ckpt_ts = 0;
     let mut sealed = wal::Sealed::default();
-    if let Some((ts, name, s)) = checkpoint::read_manifest_sealed(vfs, dir)? {
-        sealed = s;
-        checkpoint::load(core, vfs, dir, &name, ts)?;
-        ckpt_ts = ts;
+    if let Some(m) = checkpoint::read_manifest(vfs, dir)? {
+        sealed = m.sealed;
+        checkpoint::load(core, vfs, dir, &m.name, m.ts)?;
+        ckpt_ts = m.ts;
         if let Some(p) = persist {
-            *p.checkpoint_lock.lock() = ts;
+            *p.checkpoint_lock.lock() = m.ts;
+            // The segment files the manifest names must open; others are garbage of a
+            // checkpoint that never reached its manifest.
+            if let Some(name) = m.segments.first() {
+                p.pager.open_current(name)?;
+            }
+            if repair {
+                checkpoint_segments::remove_others(vfs, dir, &m.segments);
+            }
         }
     }
     let mut cs = core.lock_commit();

@@ -1,0 +1,394 @@
+//! The buffer pool: a fixed budget of 4 KiB frames caching clean pages of immutable segment
+//! files, filled by positional reads (`pread`) on a miss, evicted by clock (second chance),
+//! and pinned while read. This is the crate's only `unsafe`.
+//!
+//! # Invariants (what makes the `unsafe` sound)
+//!
+//! 1. The frames live in page-aligned chunks of 1 MiB, allocated when the pool first needs
+//!    one of their frames (under the table mutex, before the frame is handed out) and freed
+//!    only when the pool is dropped; a [`PageGuard`] borrows the pool, so no
+//!    guard outlives the memory.
+//! 2. A frame's bytes are written only while the writer holds the table mutex, the frame's pin
+//!    count is 0 and the frame is in no table entry (it was just taken as a victim or was never
+//!    used). Pins are only *taken* under the same mutex, so a frame observed unpinned there stays
+//!    unpinned until the mutex is released: nobody reads bytes that are being written.
+//! 3. A frame's bytes are read only through a [`PageGuard`], which holds one pin from its
+//!    creation (under the mutex, after the write that filled the frame, so the mutex orders the
+//!    write before every read) to its drop (a `Release` decrement). A pinned frame is never
+//!    chosen as a victim, so its bytes do not change while any guard exists.
+//!
+//! Pages are immutable on disk, so the pool never writes back: eviction just reuses the frame.
+//! Every page is checked against the CRC32C its segment lists before it becomes visible; a bad
+//! or short page is a `Corruption` error naming the file and page, and the frame stays free.
+//!
+//! A miss reads under the table mutex (misses are serialised; hits wait for a miss in
+//! progress). That is the simple first version: the vmcache design (a state word per page,
+//! optimistic reads, misses outside any global lock) is the next step behind the same API.
+
+#![allow(unsafe_code)]
+
+use std::alloc::{self, Layout};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use arbor_model::{Error, Result, Status};
+use parking_lot::Mutex;
+use rustc_hash::FxHashMap;
+
+/// Bytes per page (and frame).
+pub const PAGE_SIZE: usize = 4096;
+
+/// The smallest pool that can run: a node's range may pin one page of each of the columns an
+/// expansion reads at once (offsets twice, neighbour, relationship, type) plus a few for
+/// concurrent readers.
+pub const MIN_FRAMES: usize = 16;
+
+/// A file whose pages can be read at any offset without moving a cursor (`pread`).
+pub trait PageFile: Send + Sync {
+    /// Reads up to `buf.len()` bytes at `offset`; fewer only at the end of the file.
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
+}
+
+#[cfg(unix)]
+impl PageFile for std::fs::File {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let mut done = 0;
+        while done < buf.len() {
+            match std::os::unix::fs::FileExt::read_at(self, &mut buf[done..], offset + done as u64)
+            {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(done)
+    }
+}
+
+/// A file held in memory (simulated file systems, tests).
+pub struct MemFile(pub Vec<u8>);
+
+impl PageFile for MemFile {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let at = usize::try_from(offset).unwrap_or(usize::MAX).min(self.0.len());
+        let n = buf.len().min(self.0.len() - at);
+        buf[..n].copy_from_slice(&self.0[at..at + n]);
+        Ok(n)
+    }
+}
+
+/// A file registered for paging: its handle, its path (for errors), where its data pages
+/// start, and the expected CRC32C of each data page.
+pub struct PagedFile {
+    id: u32,
+    file: Arc<dyn PageFile>,
+    path: PathBuf,
+    /// Byte offset of data page 0.
+    data_offset: u64,
+    crcs: Box<[u32]>,
+}
+
+static NEXT_FILE_ID: AtomicU32 = AtomicU32::new(1);
+
+impl PagedFile {
+    /// Registers a file: data page `p` is the `PAGE_SIZE` bytes at `data_offset + p * PAGE_SIZE`
+    /// and must have CRC32C `crcs[p]`. Ids are never reused, so pages of a dropped file still in
+    /// a pool are never mistaken for another file's.
+    pub fn new(file: Arc<dyn PageFile>, path: &Path, data_offset: u64, crcs: Box<[u32]>) -> Self {
+        let id = NEXT_FILE_ID.fetch_add(1, Ordering::Relaxed);
+        PagedFile { id, file, path: path.to_path_buf(), data_offset, crcs }
+    }
+
+    pub fn pages(&self) -> u64 {
+        self.crcs.len() as u64
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn corrupt(&self, page: u64, what: &str) -> Error {
+        Error::new(
+            Status::Corruption,
+            format!("segment file {} page {page}: {what}", self.path.display()),
+        )
+    }
+
+    /// Reads and verifies one data page into `buf` (exactly `PAGE_SIZE` bytes).
+    fn load(&self, page: u64, buf: &mut [u8]) -> Result<()> {
+        let Some(&want) = self.crcs.get(page as usize) else {
+            return Err(self.corrupt(page, "past the last page"));
+        };
+        let off = self.data_offset + page * PAGE_SIZE as u64;
+        let n = self.file.read_at(buf, off).map_err(|e| {
+            Error::new(
+                Status::Io,
+                format!("cannot read segment file {} page {page}: {e}", self.path.display()),
+            )
+        })?;
+        if n < PAGE_SIZE {
+            return Err(self.corrupt(page, "the file ends inside it (truncated)"));
+        }
+        if crc32c::crc32c(buf) != want {
+            return Err(self.corrupt(page, "checksum mismatch"));
+        }
+        Ok(())
+    }
+
+    /// Reads and verifies every data page without caching them (`arbor check`).
+    pub fn verify_all(&self) -> Result<()> {
+        let mut buf = vec![0u8; PAGE_SIZE];
+        (0..self.pages()).try_for_each(|p| self.load(p, &mut buf))
+    }
+}
+
+/// Frames per separately allocated chunk (1 MiB): memory is taken as the pool fills, so an
+/// idle pool with a large budget costs nothing.
+const CHUNK_FRAMES: usize = 256;
+
+/// The page-aligned frame memory (invariant 1): chunks allocated on first use, under the table
+/// mutex, and freed with the pool.
+struct Frames {
+    chunks: Box<[AtomicPtr<u8>]>,
+    count: usize,
+}
+
+impl Frames {
+    fn layout(&self, chunk: usize) -> Layout {
+        let frames = CHUNK_FRAMES.min(self.count - chunk * CHUNK_FRAMES);
+        // Cannot fail: at most 1 MiB, page alignment is a power of two.
+        Layout::from_size_align(frames * PAGE_SIZE, PAGE_SIZE).unwrap_or(Layout::new::<u8>())
+    }
+
+    /// Makes sure frame `f`'s chunk exists (called under the table mutex).
+    fn ensure(&self, f: usize) -> Result<()> {
+        let c = f / CHUNK_FRAMES;
+        if !self.chunks[c].load(Ordering::Acquire).is_null() {
+            return Ok(());
+        }
+        // SAFETY: the layout has a non-zero size (at least one frame).
+        let p = unsafe { alloc::alloc_zeroed(self.layout(c)) };
+        if p.is_null() {
+            return Err(Error::new(Status::MemoryExhausted, "cannot allocate page cache memory"));
+        }
+        self.chunks[c].store(p, Ordering::Release);
+        Ok(())
+    }
+
+    /// The address of frame `f`, whose chunk exists.
+    fn ptr(&self, f: usize) -> *mut u8 {
+        let base = self.chunks[f / CHUNK_FRAMES].load(Ordering::Acquire);
+        debug_assert!(!base.is_null());
+        base.wrapping_add((f % CHUNK_FRAMES) * PAGE_SIZE)
+    }
+}
+
+impl Drop for Frames {
+    fn drop(&mut self) {
+        for c in 0..self.chunks.len() {
+            let p = self.chunks[c].load(Ordering::Acquire);
+            if !p.is_null() {
+                // SAFETY: allocated in `ensure` with this very layout, freed once.
+                unsafe { alloc::dealloc(p, self.layout(c)) }
+            }
+        }
+    }
+}
+
+/// What the table mutex protects.
+struct Table {
+    /// `(file id, page)` → frame.
+    map: FxHashMap<(u32, u64), u32>,
+    /// Per frame, the page it holds (`None`: free).
+    owner: Vec<Option<(u32, u64)>>,
+    /// The clock hand.
+    hand: usize,
+    /// Frames handed out so far (`0..used` have memory); the clock runs once all are used.
+    used: usize,
+}
+
+/// Counters for tests and memory statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    pub frames: u64,
+    pub resident: u64,
+    pub hits: u64,
+    pub misses: u64,
+    pub evictions: u64,
+}
+
+/// The buffer pool (see the module docs).
+pub struct BufferPool {
+    frames: Frames,
+    count: usize,
+    pins: Box<[AtomicU32]>,
+    referenced: Box<[AtomicBool]>,
+    table: Mutex<Table>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+    evictions: AtomicU64,
+}
+
+impl BufferPool {
+    /// A pool of `budget` bytes (rounded down to whole pages). A budget below
+    /// [`MIN_FRAMES`] pages is refused with the minimum named. The memory is reserved, not
+    /// touched: frames become resident as pages are first read into them.
+    pub fn new(budget: u64) -> Result<BufferPool> {
+        let count = usize::try_from(budget / PAGE_SIZE as u64).unwrap_or(usize::MAX);
+        if count < MIN_FRAMES {
+            return Err(Error::new(
+                Status::MemoryExhausted,
+                format!(
+                    "a memory limit of {budget} bytes is too small for the page cache: the \
+                     minimum is {} bytes",
+                    MIN_FRAMES * PAGE_SIZE
+                ),
+            ));
+        }
+        let chunks = count.div_ceil(CHUNK_FRAMES);
+        Ok(BufferPool {
+            frames: Frames {
+                chunks: (0..chunks).map(|_| AtomicPtr::new(std::ptr::null_mut())).collect(),
+                count,
+            },
+            count,
+            pins: (0..count).map(|_| AtomicU32::new(0)).collect(),
+            referenced: (0..count).map(|_| AtomicBool::new(false)).collect(),
+            table: Mutex::new(Table {
+                map: FxHashMap::default(),
+                owner: vec![None; count],
+                hand: 0,
+                used: 0,
+            }),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            evictions: AtomicU64::new(0),
+        })
+    }
+
+    pub fn stats(&self) -> PoolStats {
+        let resident = self.table.lock().map.len() as u64;
+        PoolStats {
+            frames: self.count as u64,
+            resident,
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            evictions: self.evictions.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The frame's bytes as a mutable slice.
+    ///
+    /// SAFETY: the caller holds the table mutex (`_locked` is its contents, and bounds the
+    /// slice's life) and the frame is unpinned and unmapped (invariant 2), so nobody else reads
+    /// or writes these bytes.
+    unsafe fn frame_mut<'t>(&self, _locked: &'t mut Table, frame: usize) -> &'t mut [u8] {
+        debug_assert!(frame < self.count);
+        // SAFETY: the frame was handed out, so its chunk exists and the range lies inside it
+        // (invariant 1).
+        unsafe { std::slice::from_raw_parts_mut(self.frames.ptr(frame), PAGE_SIZE) }
+    }
+
+    /// Pins page `page` of `file`, reading it on a miss. Errors: a bad page (`Corruption`
+    /// naming file and page), a read error (`Io`), or every frame pinned (`MemoryExhausted`).
+    pub fn fix<'p>(&'p self, file: &PagedFile, page: u64) -> Result<PageGuard<'p>> {
+        let key = (file.id, page);
+        let mut t = self.table.lock();
+        if let Some(&f) = t.map.get(&key) {
+            let f = f as usize;
+            self.pins[f].fetch_add(1, Ordering::Acquire);
+            self.referenced[f].store(true, Ordering::Relaxed);
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(PageGuard { pool: self, frame: f });
+        }
+        let f = self.victim(&mut t)?;
+        if let Some(old) = t.owner[f].take() {
+            t.map.remove(&old);
+            self.evictions.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: we hold the mutex; `victim` returned an unpinned frame and it is now unmapped.
+        let buf = unsafe { self.frame_mut(&mut t, f) };
+        file.load(page, buf)?;
+        t.owner[f] = Some(key);
+        t.map.insert(key, f as u32);
+        self.pins[f].fetch_add(1, Ordering::Acquire);
+        self.referenced[f].store(true, Ordering::Relaxed);
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        Ok(PageGuard { pool: self, frame: f })
+    }
+
+    /// Clock: the first frame after the hand that is unpinned and not referenced since the
+    /// hand last passed (clearing the bits it passes). Two turns find one unless all are pinned.
+    fn victim(&self, t: &mut Table) -> Result<usize> {
+        if t.used < self.count {
+            self.frames.ensure(t.used)?;
+            t.used += 1;
+            return Ok(t.used - 1);
+        }
+        for _ in 0..2 * self.count {
+            let f = t.hand;
+            t.hand = (t.hand + 1) % self.count;
+            if self.pins[f].load(Ordering::Acquire) != 0 {
+                continue;
+            }
+            if t.owner[f].is_none() || !self.referenced[f].swap(false, Ordering::Relaxed) {
+                return Ok(f);
+            }
+        }
+        Err(Error::new(
+            Status::MemoryExhausted,
+            format!("all {} pages of the page cache are pinned", self.count),
+        ))
+    }
+
+    /// Drops every cached page of `file` that is not pinned (its segment was replaced).
+    pub fn forget(&self, file: &PagedFile) {
+        let mut t = self.table.lock();
+        for f in 0..self.count {
+            if matches!(t.owner[f], Some((id, _)) if id == file.id)
+                && self.pins[f].load(Ordering::Acquire) == 0
+            {
+                if let Some(k) = t.owner[f].take() {
+                    t.map.remove(&k);
+                }
+            }
+        }
+    }
+}
+
+/// A pinned page: its bytes stay valid and unchanged until the guard is dropped.
+pub struct PageGuard<'p> {
+    pool: &'p BufferPool,
+    frame: usize,
+}
+
+impl PageGuard<'_> {
+    /// The page's `PAGE_SIZE` bytes.
+    #[inline]
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: the frame is pinned by this guard (invariant 3): it was filled before the pin
+        // was taken under the mutex and is not written again while the pin is held; the range
+        // lies inside the allocation (invariant 1) and the pool outlives the guard.
+        unsafe { std::slice::from_raw_parts(self.pool.frames.ptr(self.frame), PAGE_SIZE) }
+    }
+}
+
+impl Drop for PageGuard<'_> {
+    fn drop(&mut self) {
+        self.pool.pins[self.frame].fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// Half of the machine's memory (`/proc/meminfo`), or 1 GiB where that cannot be read: the
+/// default page-cache budget.
+pub fn default_memory_limit() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
+        let line = s.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    });
+    total.map_or(1 << 30, |t| t / 2)
+}

@@ -1,0 +1,373 @@
+//! Segment files: immutable, page-aligned integer columns written by a checkpoint and read
+//! through the [`BufferPool`], each data page checksummed.
+//!
+//! Layout (all integers little-endian):
+//!
+//! ```text
+//! header region (header_pages × 4 KiB, read whole at open):
+//!   "ARBORSG1"  u32 format version (1)  u32 header_pages  u64 checkpoint ts
+//!   u64 data_pages  u32 column count
+//!   per column: u8 id, u8 repr (0 const, 1 sequence, 2 u8, 3 u16, 4 u32, 5 u64),
+//!               u64 length, u64 value (the constant or the first of the sequence),
+//!               u64 first data page, u64 data pages
+//!   data_pages × u32 CRC32C (one per data page)
+//!   u32 CRC32C of the header region up to here, then zeros to the page boundary
+//! data pages: each column's values packed from the start of its first page, so value `i` of
+//!   a `w`-byte column is at page `first + i / (4096 / w)`, slot `i % (4096 / w)`.
+//! ```
+//!
+//! Constant and sequence columns take no pages. The header is verified as a whole when the
+//! file is opened; a data page when the pool reads it (or by [`Segment::verify_pages`]).
+
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use arbor_model::{Error, Result, Status};
+
+use super::pool::{BufferPool, PageFile, PagedFile, PAGE_SIZE};
+
+pub(crate) const SEG_MAGIC: &[u8; 8] = b"ARBORSG1";
+/// The segment format this build writes and reads.
+pub(crate) const SEG_VERSION: u32 = 1;
+const FIXED_HEADER: usize = 36;
+const COLUMN_ENTRY: usize = 34;
+
+/// A column to write: the representations of the base's packed integer columns.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ColumnData<'a> {
+    Const(u64, usize),
+    Seq(u64, usize),
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+}
+
+impl ColumnData<'_> {
+    fn len(&self) -> usize {
+        match self {
+            ColumnData::Const(_, n) | ColumnData::Seq(_, n) => *n,
+            ColumnData::U8(v) => v.len(),
+            ColumnData::U16(v) => v.len(),
+            ColumnData::U32(v) => v.len(),
+            ColumnData::U64(v) => v.len(),
+        }
+    }
+
+    /// `(repr code, value, bytes per entry)`; 0 bytes for the computed representations.
+    fn repr(&self) -> (u8, u64, usize) {
+        match self {
+            ColumnData::Const(v, _) => (0, *v, 0),
+            ColumnData::Seq(v, _) => (1, *v, 0),
+            ColumnData::U8(_) => (2, 0, 1),
+            ColumnData::U16(_) => (3, 0, 2),
+            ColumnData::U32(_) => (4, 0, 4),
+            ColumnData::U64(_) => (5, 0, 8),
+        }
+    }
+
+    fn pages(&self) -> u64 {
+        let w = self.repr().2;
+        (self.len() * w).div_ceil(PAGE_SIZE) as u64
+    }
+
+    /// Encodes page `p` of this column into `buf` (zero-padded).
+    fn page(&self, p: u64, buf: &mut [u8]) {
+        buf.fill(0);
+        let w = self.repr().2;
+        if w == 0 {
+            return;
+        }
+        let per = PAGE_SIZE / w;
+        let from = p as usize * per;
+        let to = (from + per).min(self.len());
+        fn put<T: Copy, const W: usize>(s: &[T], buf: &mut [u8], enc: impl Fn(T) -> [u8; W]) {
+            for (d, v) in buf.chunks_exact_mut(W).zip(s) {
+                d.copy_from_slice(&enc(*v));
+            }
+        }
+        match self {
+            ColumnData::U8(v) => buf[..to - from].copy_from_slice(&v[from..to]),
+            ColumnData::U16(v) => put(&v[from..to], buf, u16::to_le_bytes),
+            ColumnData::U32(v) => put(&v[from..to], buf, u32::to_le_bytes),
+            ColumnData::U64(v) => put(&v[from..to], buf, u64::to_le_bytes),
+            ColumnData::Const(..) | ColumnData::Seq(..) => {}
+        }
+    }
+}
+
+/// Writes a segment holding `columns` (ids must be distinct) for checkpoint `ts` to `out`.
+pub(crate) fn write_segment(
+    out: &mut dyn Write,
+    ts: u64,
+    columns: &[(u8, ColumnData<'_>)],
+) -> io::Result<()> {
+    let mut buf = vec![0u8; PAGE_SIZE];
+    // First pass: page numbers and checksums.
+    let mut crcs = Vec::new();
+    let mut firsts = Vec::with_capacity(columns.len());
+    for (_, c) in columns {
+        firsts.push(crcs.len() as u64);
+        for p in 0..c.pages() {
+            c.page(p, &mut buf);
+            crcs.push(crc32c::crc32c(&buf));
+        }
+    }
+    let body = FIXED_HEADER + columns.len() * COLUMN_ENTRY + crcs.len() * 4 + 4;
+    let header_pages = body.div_ceil(PAGE_SIZE);
+    let mut h = Vec::with_capacity(header_pages * PAGE_SIZE);
+    h.extend_from_slice(SEG_MAGIC);
+    h.extend_from_slice(&SEG_VERSION.to_le_bytes());
+    h.extend_from_slice(&(header_pages as u32).to_le_bytes());
+    h.extend_from_slice(&ts.to_le_bytes());
+    h.extend_from_slice(&(crcs.len() as u64).to_le_bytes());
+    h.extend_from_slice(&(columns.len() as u32).to_le_bytes());
+    for ((id, c), first) in columns.iter().zip(&firsts) {
+        let (code, value, _) = c.repr();
+        h.push(*id);
+        h.push(code);
+        h.extend_from_slice(&(c.len() as u64).to_le_bytes());
+        h.extend_from_slice(&value.to_le_bytes());
+        h.extend_from_slice(&first.to_le_bytes());
+        h.extend_from_slice(&c.pages().to_le_bytes());
+    }
+    for crc in &crcs {
+        h.extend_from_slice(&crc.to_le_bytes());
+    }
+    let crc = crc32c::crc32c(&h);
+    h.extend_from_slice(&crc.to_le_bytes());
+    h.resize(header_pages * PAGE_SIZE, 0);
+    out.write_all(&h)?;
+    // Second pass: the data pages.
+    for (_, c) in columns {
+        for p in 0..c.pages() {
+            c.page(p, &mut buf);
+            out.write_all(&buf)?;
+        }
+    }
+    Ok(())
+}
+
+/// How a column's values are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Repr {
+    Const(u64),
+    Seq(u64),
+    /// Bytes per value (1, 2, 4 or 8).
+    Width(usize),
+}
+
+/// One column of an open segment.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SegColumn {
+    repr: Repr,
+    len: u64,
+    first_page: u64,
+}
+
+impl SegColumn {
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+/// An open segment file: its directory in memory, its data pages behind the pool.
+pub(crate) struct Segment {
+    pub ts: u64,
+    columns: Vec<(u8, SegColumn)>,
+    file: PagedFile,
+}
+
+fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
+    Error::new(Status::Corruption, format!("segment file {} is corrupt: {what}", path.display()))
+}
+
+/// Little-endian reads over the header, with bounds checks.
+struct Cursor<'a>(&'a [u8], usize);
+
+impl Cursor<'_> {
+    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let s = self.0.get(self.1..self.1 + N)?;
+        self.1 += N;
+        s.try_into().ok()
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take::<1>().map(|b| b[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take().map(u32::from_le_bytes)
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.take().map(u64::from_le_bytes)
+    }
+}
+
+impl Segment {
+    /// Opens a segment: reads and verifies its header (magic, version, checksum, a directory
+    /// whose columns fit the data pages). Data pages are verified as they are read.
+    pub fn open(file: Arc<dyn PageFile>, path: &Path) -> Result<Segment> {
+        let io = |e: io::Error| {
+            Error::new(Status::Io, format!("cannot read segment file {}: {e}", path.display()))
+        };
+        let mut first = vec![0u8; PAGE_SIZE];
+        if file.read_at(&mut first, 0).map_err(io)? < PAGE_SIZE || &first[..8] != SEG_MAGIC {
+            return Err(bad(path, "bad header"));
+        }
+        let mut c = Cursor(&first, 8);
+        let version = c.u32().unwrap_or(0);
+        if version != SEG_VERSION {
+            return Err(Error::new(
+                Status::Corruption,
+                format!(
+                    "segment file {} has format version {version}; this build reads version \
+                     {SEG_VERSION}",
+                    path.display()
+                ),
+            ));
+        }
+        let header_pages = c.u32().unwrap_or(0) as usize;
+        if header_pages == 0 || header_pages > 1 << 20 {
+            return Err(bad(path, "bad header length"));
+        }
+        let mut h = vec![0u8; header_pages * PAGE_SIZE];
+        if file.read_at(&mut h, 0).map_err(io)? < h.len() {
+            return Err(bad(path, "the header is truncated"));
+        }
+        Self::parse(h, file, path)
+    }
+
+    fn parse(h: Vec<u8>, file: Arc<dyn PageFile>, path: &Path) -> Result<Segment> {
+        let mut c = Cursor(&h, 16);
+        let e = |what: &str| bad(path, what);
+        let ts = c.u64().ok_or_else(|| e("short header"))?;
+        let data_pages = c.u64().ok_or_else(|| e("short header"))?;
+        let ncols = c.u32().ok_or_else(|| e("short header"))? as usize;
+        let needed = FIXED_HEADER as u64 + ncols as u64 * COLUMN_ENTRY as u64 + data_pages * 4 + 4;
+        if needed > h.len() as u64 {
+            return Err(e("the directory does not fit the header"));
+        }
+        let mut columns = Vec::with_capacity(ncols);
+        for _ in 0..ncols {
+            let (id, code) = (c.u8().unwrap_or(0), c.u8().unwrap_or(0));
+            let (len, value) = (c.u64().unwrap_or(0), c.u64().unwrap_or(0));
+            let (first_page, pages) = (c.u64().unwrap_or(0), c.u64().unwrap_or(0));
+            let repr = match code {
+                0 => Repr::Const(value),
+                1 => Repr::Seq(value),
+                2 => Repr::Width(1),
+                3 => Repr::Width(2),
+                4 => Repr::Width(4),
+                5 => Repr::Width(8),
+                _ => return Err(e(&format!("column {id} has unknown representation {code}"))),
+            };
+            let w = if let Repr::Width(w) = repr { w as u64 } else { 0 };
+            let fits = len.checked_mul(w).map(|b| b.div_ceil(PAGE_SIZE as u64)) == Some(pages)
+                && first_page.checked_add(pages).is_some_and(|end| end <= data_pages);
+            if !fits {
+                return Err(e(&format!("column {id} does not fit its pages")));
+            }
+            columns.push((id, SegColumn { repr, len, first_page }));
+        }
+        let crcs: Box<[u32]> = (0..data_pages).map(|_| c.u32().unwrap_or(0)).collect();
+        let at = c.1;
+        let stored = c.u32().ok_or_else(|| e("short header"))?;
+        if crc32c::crc32c(&h[..at]) != stored {
+            return Err(e("header checksum mismatch"));
+        }
+        let file = PagedFile::new(file, path, h.len() as u64, crcs);
+        Ok(Segment { ts, columns, file })
+    }
+
+    pub fn column(&self, id: u8) -> Option<SegColumn> {
+        self.columns.iter().find(|(i, _)| *i == id).map(|(_, c)| *c)
+    }
+
+    pub fn path(&self) -> &Path {
+        self.file.path()
+    }
+
+    pub fn pages(&self) -> u64 {
+        self.file.pages()
+    }
+
+    /// Reads and verifies every data page (`arbor check`), bypassing the pool.
+    pub fn verify_pages(&self) -> Result<()> {
+        self.file.verify_all()
+    }
+
+    /// Drops this segment's cached pages from `pool`.
+    pub fn forget(&self, pool: &BufferPool) {
+        pool.forget(&self.file);
+    }
+
+    /// Value `i` of `col` (0 past its end, as the in-memory columns answer).
+    pub fn get(&self, pool: &BufferPool, col: SegColumn, i: u64) -> Result<u64> {
+        let mut v = [0u64; 1];
+        self.fill(pool, col, i, &mut v)?;
+        Ok(v[0])
+    }
+
+    /// Writes values `from..from + dst.len()` of `col` into `dst` (0 past its end), pinning
+    /// each page it touches once.
+    pub fn fill(
+        &self,
+        pool: &BufferPool,
+        col: SegColumn,
+        from: u64,
+        dst: &mut [u64],
+    ) -> Result<()> {
+        let w = match col.repr {
+            Repr::Const(v) => {
+                for (i, d) in dst.iter_mut().enumerate() {
+                    *d = if from + (i as u64) < col.len { v } else { 0 };
+                }
+                return Ok(());
+            }
+            Repr::Seq(first) => {
+                for (i, d) in dst.iter_mut().enumerate() {
+                    let at = from + i as u64;
+                    *d = if at < col.len { first + at } else { 0 };
+                }
+                return Ok(());
+            }
+            Repr::Width(w) => w,
+        };
+        let per = (PAGE_SIZE / w) as u64;
+        let mut done = 0usize;
+        while done < dst.len() {
+            let at = from + done as u64;
+            if at >= col.len {
+                dst[done..].fill(0);
+                break;
+            }
+            let (page, slot) = (at / per, (at % per) as usize);
+            let take = ((per as usize - slot).min(dst.len() - done) as u64).min(col.len - at);
+            let g = pool.fix(&self.file, col.first_page + page)?;
+            let bytes = &g.bytes()[slot * w..(slot + take as usize) * w];
+            let out = &mut dst[done..done + take as usize];
+            decode(bytes, w, out);
+            done += take as usize;
+        }
+        Ok(())
+    }
+}
+
+/// Widens `w`-byte little-endian values into `out` (`bytes.len() == out.len() * w`).
+#[inline]
+fn decode(bytes: &[u8], w: usize, out: &mut [u64]) {
+    match w {
+        1 => out.iter_mut().zip(bytes).for_each(|(o, b)| *o = u64::from(*b)),
+        2 => out
+            .iter_mut()
+            .zip(bytes.chunks_exact(2))
+            .for_each(|(o, b)| *o = u64::from(u16::from_le_bytes([b[0], b[1]]))),
+        4 => out
+            .iter_mut()
+            .zip(bytes.chunks_exact(4))
+            .for_each(|(o, b)| *o = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
+        _ => out.iter_mut().zip(bytes.chunks_exact(8)).for_each(|(o, b)| {
+            *o = u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+        }),
+    }
+}
