@@ -726,7 +726,7 @@ fn schema_commands() {
     assert!(matches!(target, SchemaTarget::Node { label, .. } if &*label.name == "Person"));
     assert_eq!(names(&properties), ["name", "age"]);
 
-    let SchemaCommand::DropIndex { name: Some(n), if_exists: true, target: None } =
+    let SchemaCommand::DropIndex { name: Some(n), if_exists: true, target: None, .. } =
         schema("DROP INDEX idx IF EXISTS")
     else {
         panic!()

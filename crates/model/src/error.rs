@@ -60,6 +60,11 @@ pub enum Status {
     CredentialsExpired,
     /// An administration command that cannot run here (e.g. `ALTER CURRENT USER` without auth).
     ExecutionFailed,
+    /// A procedure failed on its arguments or the state it found (`db.index.vector.queryNodes`
+    /// on a missing index); the message says `Failed to invoke procedure ...: Caused by: ...`.
+    ProcedureCallFailed,
+    /// Settings a command does not accept (an unknown `indexConfig` key, a mistyped value).
+    InvalidArguments,
 }
 
 impl Status {
@@ -109,6 +114,8 @@ impl Status {
             Status::ConstraintDropFailed => "Neo.DatabaseError.Schema.ConstraintDropFailed",
             Status::CredentialsExpired => "Neo.ClientError.Security.CredentialsExpired",
             Status::ExecutionFailed => "Neo.DatabaseError.Statement.ExecutionFailed",
+            Status::ProcedureCallFailed => "Neo.ClientError.Procedure.ProcedureCallFailed",
+            Status::InvalidArguments => "Neo.ClientError.General.InvalidArguments",
         }
     }
 
@@ -144,6 +151,8 @@ impl Status {
             Status::ConstraintDropFailed => "50N12",
             Status::CredentialsExpired => "42NFF",
             Status::ExecutionFailed => "50N00",
+            // What Neo4j 5.26 sends for both (checked against 5.26).
+            Status::ProcedureCallFailed | Status::InvalidArguments => "50N42",
         }
     }
 

@@ -212,6 +212,7 @@ mod records;
 mod schema;
 mod types;
 mod value;
+mod vector;
 pub mod vfs;
 // The immutable base, the multi-version delta with transactions, durability, the store API.
 mod base;
@@ -234,10 +235,11 @@ mod tests;
 
 pub use base::BaseStats;
 pub use durability::check::CheckReport;
-pub use mvcc::{NodeHandle, Savepoint, Transaction};
+pub use mvcc::{NodeHandle, Savepoint, Transaction, VectorEntity};
 pub use schema::{IndexInfo, IndexKind};
 pub use store::{MemoryStats, Store};
 pub use value::check_storable;
+pub use vector::{VectorSettings, VectorSimilarity};
 pub use vfs::{RealFs, Vfs, VfsFile, VfsRead};
 
 pub use arbor_model::{Error, NodeId, RelId, Result, Status, Value};

@@ -190,13 +190,20 @@ impl<'a> Parser<'a> {
                 let target = self.legacy_index_target()?;
                 return Ok(SchemaCommand::DropIndex {
                     name: None,
+                    param: None,
                     if_exists: false,
                     target: Some(target),
                 });
             }
+            if let crate::lexer::Tok::Param(p) = self.peek() {
+                let param = Some(Arc::from(p.as_str()));
+                self.bump();
+                let if_exists = self.if_exists()?;
+                return Ok(SchemaCommand::DropIndex { name: None, param, if_exists, target: None });
+            }
             let name = Some(self.ident("an index name")?);
             let if_exists = self.if_exists()?;
-            return Ok(SchemaCommand::DropIndex { name, if_exists, target: None });
+            return Ok(SchemaCommand::DropIndex { name, param: None, if_exists, target: None });
         }
         if self.eat_kw("CONSTRAINT") {
             if self.eat_kw("ON") {
@@ -382,6 +389,7 @@ impl<'a> Parser<'a> {
     pub(crate) fn show_command(&mut self) -> PResult<ShowCommand> {
         self.bump(); // SHOW
         let mut filters = 0;
+        let mut filter: Option<Arc<str>> = None;
         let kind = loop {
             let kind = if self.is_kw("DATABASES") || self.is_kw("DATABASE") {
                 Some(ShowKind::Databases)
@@ -403,6 +411,11 @@ impl<'a> Parser<'a> {
                 break kind;
             }
             if filters < 4 && SHOW_FILTER_WORDS.iter().any(|w| self.is_kw(w)) {
+                if filters == 0 && INDEX_KIND_WORDS.iter().chain(&["ALL"]).any(|w| self.is_kw(w)) {
+                    if let crate::lexer::Tok::Word(w) = self.peek() {
+                        filter = Some(Arc::from(w.to_ascii_uppercase().as_str()));
+                    }
+                }
                 filters += 1;
                 self.bump();
                 continue;
@@ -421,7 +434,10 @@ impl<'a> Parser<'a> {
                 self.ident("a user name")?;
             }
         }
-        let mut cmd = ShowCommand { kind, yield_: None, where_: None, then: Vec::new() };
+        if kind != ShowKind::Indexes {
+            filter = None;
+        }
+        let mut cmd = ShowCommand { kind, filter, yield_: None, where_: None, then: Vec::new() };
         if self.eat_kw("YIELD") {
             let (spec, paging) = self.yield_spec(true)?;
             cmd.yield_ = Some(spec);
