@@ -452,6 +452,8 @@ pub enum SchemaCommand {
     /// relationship form); `options` is the OPTIONS map (or parameter) as written.
     CreateVectorIndex {
         name: Option<Ident>,
+        /// `CREATE VECTOR INDEX $name ...`: the parameter holding the name.
+        name_param: Option<Arc<str>>,
         if_not_exists: bool,
         target: SchemaTarget,
         property: Ident,

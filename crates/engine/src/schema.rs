@@ -97,43 +97,12 @@ fn schema_in(
                 return Err(already_exists(store, name, false, target, properties));
             }
         }
-        SchemaCommand::CreateVectorIndex { name, if_not_exists, target, property, options } => {
-            let options = options.as_ref().map(|o| crate::vector_schema::constant(o, params));
-            let name = name.as_ref().map(|n| &*n.name);
-            let created = crate::vector_schema::create(
-                store,
-                tx,
-                name,
-                *if_not_exists,
-                target,
-                &property.name,
-                options.transpose()?.as_ref(),
-            )?;
-            if created {
-                stats.indexes_added += 1;
-            } else if !if_not_exists {
-                return Err(already_exists(
-                    store,
-                    name,
-                    false,
-                    target,
-                    std::slice::from_ref(property),
-                ));
-            }
-        }
+        SchemaCommand::CreateVectorIndex { .. } => create_vector(store, tx, cmd, params, stats)?,
         SchemaCommand::DropIndex { name, param, if_exists, target } => {
             let name = match param {
-                Some(p) => match params.get(p) {
-                    Some(Value::String(s)) => {
-                        Some(Ident { name: s.clone(), span: Span::default() })
-                    }
-                    _ => {
-                        return Err(Error::new(
-                            Status::ParameterMissing,
-                            format!("Expected parameter(s): {p}"),
-                        ))
-                    }
-                },
+                Some(p) => {
+                    Some(Ident { name: name_param_value(p, params)?.into(), span: Span::default() })
+                }
                 None => name.clone(),
             };
             let dropped = match (&name, target) {
@@ -230,6 +199,60 @@ fn schema_in(
         }
     }
     Ok(())
+}
+
+/// `CREATE VECTOR INDEX`, with its name and options possibly from parameters.
+fn create_vector(
+    store: &Store,
+    tx: &Transaction,
+    cmd: &SchemaCommand,
+    params: &PropertyMap,
+    stats: &mut Stats,
+) -> Result<()> {
+    let SchemaCommand::CreateVectorIndex {
+        name,
+        name_param,
+        if_not_exists,
+        target,
+        property,
+        options,
+    } = cmd
+    else {
+        return Ok(());
+    };
+    let options = options.as_ref().map(|o| crate::vector_schema::constant(o, params));
+    let name = match name_param {
+        Some(p) => Some(name_param_value(p, params)?),
+        None => name.as_ref().map(|n| n.name.to_string()),
+    };
+    let name = name.as_deref();
+    let created = crate::vector_schema::create(
+        store,
+        tx,
+        name,
+        *if_not_exists,
+        target,
+        &property.name,
+        options.transpose()?.as_ref(),
+    )?;
+    if created {
+        stats.indexes_added += 1;
+    } else if !if_not_exists {
+        return Err(already_exists(store, name, false, target, std::slice::from_ref(property)));
+    }
+    Ok(())
+}
+
+/// The string a `$name` schema name stands for.
+fn name_param_value(p: &str, params: &PropertyMap) -> Result<String> {
+    match params.get(p) {
+        Some(Value::String(s)) => Ok(s.to_string()),
+        Some(other) => Err(Error::type_error(format!(
+            "Expected the index name parameter ${p} to be a String, got {}",
+            other.type_name()
+        ))),
+        None => Err(Error::new(Status::ParameterMissing, format!("Expected parameter(s): {p}"))),
+    }
 }
 
 /// The error for creating a rule equivalent to an existing one without `IF NOT EXISTS`, as
@@ -415,6 +438,48 @@ pub(crate) fn filter_rows(
     Ok((fields, out))
 }
 
+/// All columns, the default columns and the rows of `SHOW DATABASES`.
+fn database_rows(db: &Database) -> (Vec<&'static str>, Vec<&'static str>, Rows) {
+    let columns = vec![
+        "name",
+        "type",
+        "aliases",
+        "access",
+        "address",
+        "role",
+        "writer",
+        "requestedStatus",
+        "currentStatus",
+        "statusMessage",
+        "default",
+        "home",
+        "constituents",
+    ];
+    let rows = db
+        .database_names()
+        .iter()
+        .map(|name| {
+            let is_default = *name == "neo4j";
+            vec![
+                s(name),
+                s(if is_default { "standard" } else { "system" }),
+                Value::List(Vec::new()),
+                s("read-write"),
+                s("localhost:7687"),
+                s("primary"),
+                Value::Bool(true),
+                s("online"),
+                s("online"),
+                s(""),
+                Value::Bool(is_default),
+                Value::Bool(is_default),
+                Value::List(Vec::new()),
+            ]
+        })
+        .collect();
+    (columns.clone(), columns, rows)
+}
+
 /// All columns, the default columns, and the rows of a `SHOW` command.
 fn show_rows(
     db: &Database,
@@ -423,46 +488,7 @@ fn show_rows(
     filter: Option<&str>,
 ) -> (Vec<&'static str>, Vec<&'static str>, Rows) {
     match kind {
-        ShowKind::Databases => {
-            let columns = vec![
-                "name",
-                "type",
-                "aliases",
-                "access",
-                "address",
-                "role",
-                "writer",
-                "requestedStatus",
-                "currentStatus",
-                "statusMessage",
-                "default",
-                "home",
-                "constituents",
-            ];
-            let rows = db
-                .database_names()
-                .iter()
-                .map(|name| {
-                    let is_default = *name == "neo4j";
-                    vec![
-                        s(name),
-                        s(if is_default { "standard" } else { "system" }),
-                        Value::List(Vec::new()),
-                        s("read-write"),
-                        s("localhost:7687"),
-                        s("primary"),
-                        Value::Bool(true),
-                        s("online"),
-                        s("online"),
-                        s(""),
-                        Value::Bool(is_default),
-                        Value::Bool(is_default),
-                        Value::List(Vec::new()),
-                    ]
-                })
-                .collect();
-            (columns.clone(), columns, rows)
-        }
+        ShowKind::Databases => database_rows(db),
         ShowKind::Indexes | ShowKind::Constraints => {
             let indexes = db.store_indexes();
             let (columns, defaults, rows) = if kind == ShowKind::Indexes {

@@ -152,10 +152,38 @@ pub(crate) fn constant(e: &Expr, params: &PropertyMap) -> Result<Value> {
             Value::Float(f) => Value::Float(-f),
             other => other,
         },
+        ExprKind::Function { name, args, .. } if args.len() == 1 => {
+            convert(&name.dotted(), constant(&args[0], params)?)?
+        }
         _ => {
             return Err(invalid(
                 "Could not create vector index: OPTIONS must be a map of literal values".into(),
             ))
+        }
+    })
+}
+
+/// The conversion functions clients wrap option values in (`toInteger($dimensions)`).
+fn convert(function: &str, v: Value) -> Result<Value> {
+    Ok(match (function.to_ascii_lowercase().as_str(), v) {
+        (_, Value::Null) => Value::Null,
+        ("tointeger", Value::Int(i)) => Value::Int(i),
+        ("tointeger", Value::Float(f)) if f.is_finite() => Value::Int(f.trunc() as i64),
+        ("tointeger", Value::String(s)) => {
+            s.trim().parse::<i64>().map(Value::Int).unwrap_or(Value::Null)
+        }
+        ("tofloat", Value::Int(i)) => Value::Float(i as f64),
+        ("tofloat", Value::Float(f)) => Value::Float(f),
+        ("tofloat", Value::String(s)) => {
+            s.trim().parse::<f64>().map(Value::Float).unwrap_or(Value::Null)
+        }
+        ("toboolean", Value::Bool(b)) => Value::Bool(b),
+        ("tostring", Value::String(s)) => Value::String(s),
+        (f, other) => {
+            return Err(invalid(format!(
+                "Could not create vector index: cannot evaluate {f}({}) in OPTIONS",
+                other.type_name()
+            )))
         }
     })
 }

@@ -123,7 +123,12 @@ impl<'a> Parser<'a> {
 
     /// After `CREATE VECTOR INDEX`: one property, as `n.p` or `(n.p)`, and the OPTIONS map.
     fn create_vector_index(&mut self) -> PResult<SchemaCommand> {
-        let name = self.schema_name()?;
+        let mut name_param = None;
+        if let crate::lexer::Tok::Param(p) = self.peek() {
+            name_param = Some(Arc::from(p.as_str()));
+            self.bump();
+        }
+        let name = if name_param.is_some() { None } else { self.schema_name()? };
         let if_not_exists = self.if_not_exists()?;
         self.expect_kw("FOR")?;
         let target = self.schema_target(false)?;
@@ -149,7 +154,14 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        Ok(SchemaCommand::CreateVectorIndex { name, if_not_exists, target, property, options })
+        Ok(SchemaCommand::CreateVectorIndex {
+            name,
+            name_param,
+            if_not_exists,
+            target,
+            property,
+            options,
+        })
     }
 
     fn create_constraint(&mut self) -> PResult<SchemaCommand> {
