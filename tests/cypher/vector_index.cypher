@@ -49,3 +49,76 @@ MATCH (d:Doc) RETURN d.id, vector.similarity.cosine(d.emb, [1.0, 0.0]) AS s ORDE
 1 | 1.0
 2 | 0.800000011920929
 3 | 0.5
+
+# Vector indexes (issue 18, item 2): answers, columns and errors checked against Neo4j 5.26.
+# Without quantization Neo4j's index scores are exact (those below); with quantization (its
+# default) they are off by up to about 0.001, while Arbor always stores f32 vectors.
+statement ok
+CREATE VECTOR INDEX vdocs IF NOT EXISTS FOR (n:VDoc) ON n.emb OPTIONS {indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'cosine', `vector.quantization.enabled`: false}}
+
+statement ok
+CREATE (:VDoc {id: 1, emb: [1.0, 0.0]}), (:VDoc {id: 2, emb: [0.0, 1.0]}), (:VDoc {id: 3, emb: [1.0, 1.0]}), (:VDoc {id: 4, emb: [1, 2]}), (:VDoc {id: 5, emb: 'x'}), (:VDoc {id: 6, emb: [1.0, 2.0, 3.0]})
+
+query ordered
+CALL db.index.vector.queryNodes('vdocs', 10, [1.0, 0.5]) YIELD node, score RETURN node.id, score
+----
+3 | 0.974341630935669
+1 | 0.9472135901451111
+4 | 0.8999999761581421
+2 | 0.7236068248748779
+
+query
+SHOW VECTOR INDEXES YIELD name, state, type, entityType, labelsOrTypes, properties, indexProvider, owningConstraint, readCount, failureMessage
+----
+'vdocs' | 'ONLINE' | 'VECTOR' | 'NODE' | ['VDoc'] | ['emb'] | 'vector-2.0' | null | null | ''
+
+query
+SHOW INDEXES YIELD name, options, createStatement WHERE type = 'VECTOR'
+----
+'vdocs' | {indexConfig: {`vector.dimensions`: 2, `vector.hnsw.ef_construction`: 100, `vector.hnsw.m`: 16, `vector.quantization.enabled`: false, `vector.similarity_function`: 'COSINE'}, indexProvider: 'vector-2.0'} | 'CREATE VECTOR INDEX `vdocs` FOR (n:`VDoc`) ON (n.`emb`) OPTIONS {indexConfig: {`vector.dimensions`: 2,`vector.hnsw.ef_construction`: 100,`vector.hnsw.m`: 16,`vector.quantization.enabled`: false,`vector.similarity_function`: \'COSINE\'}}'
+
+query
+SHOW TEXT INDEXES YIELD name
+----
+
+statement error Neo.ClientError.Procedure.ProcedureCallFailed Failed to invoke procedure `db.index.vector.queryNodes`: Caused by: java.lang.IllegalArgumentException: There is no such vector schema index: nope
+CALL db.index.vector.queryNodes('nope', 10, [1.0, 0.5]) YIELD node, score RETURN node.id, score
+
+statement error Neo.ClientError.Procedure.ProcedureCallFailed Failed to invoke procedure `db.index.vector.queryNodes`: Caused by: java.lang.IllegalArgumentException: 'numberOfNearestNeighbours' must be positive
+CALL db.index.vector.queryNodes('vdocs', 0, [1.0, 0.5]) YIELD node, score RETURN node.id, score
+
+statement error Neo.ClientError.Procedure.ProcedureCallFailed Failed to invoke procedure `db.index.vector.queryNodes`: Caused by: java.lang.IllegalArgumentException: Index query vector has 3 dimensions, but indexed vectors have 2.
+CALL db.index.vector.queryNodes('vdocs', 2, [1.0, 0.5, 3.0]) YIELD node, score RETURN node.id, score
+
+statement error Neo.ClientError.Schema.IndexAlreadyExists There already exists an index (:VDoc {emb}).
+CREATE VECTOR INDEX vdocs2 FOR (n:VDoc) ON n.emb
+
+statement error Neo.DatabaseError.Statement.ExecutionFailed 'vector.dimensions' must be between 1 and 4096 inclusively
+CREATE VECTOR INDEX vbad FOR (n:VDoc) ON n.x OPTIONS {indexConfig: {`vector.dimensions`: 5000}}
+
+statement error Neo.DatabaseError.Schema.IndexDropFailed Unable to drop index called `vnope`. There is no such index.
+DROP INDEX vnope
+
+# Durable: the definition after a crash (WAL replay) and the vectors written since.
+statement ok
+CREATE (:VDoc {id: 7, emb: [0.0, -1.0]})
+
+crash
+
+query ordered
+CALL db.index.vector.queryNodes('vdocs', 2, [0.0, -1.0]) YIELD node, score RETURN node.id, score
+----
+7 | 1.0
+1 | 0.5
+
+params {name: 'vdocs'}
+statement ok
+DROP INDEX $name IF EXISTS
+
+params {name: 'vdocs'}
+statement ok
+DROP INDEX $name IF EXISTS
+
+query
+SHOW VECTOR INDEXES YIELD name
+----

@@ -452,6 +452,8 @@ pub enum SchemaCommand {
     /// relationship form); `options` is the OPTIONS map (or parameter) as written.
     CreateVectorIndex {
         name: Option<Ident>,
+        /// `CREATE VECTOR INDEX $name ...`: the parameter holding the name.
+        name_param: Option<Arc<str>>,
         if_not_exists: bool,
         target: SchemaTarget,
         property: Ident,
@@ -459,6 +461,8 @@ pub enum SchemaCommand {
     },
     DropIndex {
         name: Option<Ident>,
+        /// `DROP INDEX $name`: the parameter holding the name.
+        param: Option<Arc<str>>,
         if_exists: bool,
         target: Option<(SchemaTarget, Vec<Ident>)>,
     },
@@ -516,11 +520,14 @@ pub enum ShowKind {
 /// `SHOW INDEXES [YIELD ...] [WHERE ...] [RETURN ...]`.
 ///
 /// `ORDER BY` / `SKIP` / `LIMIT` after `YIELD` (and a `WHERE` following them) arrive as a leading
-/// `WITH *` clause in [`ShowCommand::then`]. Filter words (`SHOW RANGE INDEXES`, `SHOW UNIQUE
-/// CONSTRAINTS`, `SHOW BUILT IN FUNCTIONS`, `EXECUTABLE BY ...`) are accepted but not recorded.
+/// `WITH *` clause in [`ShowCommand::then`]. The index type of `SHOW RANGE|VECTOR|... INDEXES`
+/// is kept in [`ShowCommand::filter`]; other filter words (`SHOW UNIQUE CONSTRAINTS`, `SHOW
+/// BUILT IN FUNCTIONS`, `EXECUTABLE BY ...`) are accepted but not recorded.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShowCommand {
     pub kind: ShowKind,
+    /// `SHOW ALL|RANGE|TEXT|POINT|LOOKUP|VECTOR|FULLTEXT|BTREE INDEXES`: that word, uppercase.
+    pub filter: Option<Arc<str>>,
     pub yield_: Option<YieldSpec>,
     pub where_: Option<Expr>,
     /// Clauses following `YIELD` (typically `RETURN ...`), run over the yielded rows.

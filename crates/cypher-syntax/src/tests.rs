@@ -726,7 +726,7 @@ fn schema_commands() {
     assert!(matches!(target, SchemaTarget::Node { label, .. } if &*label.name == "Person"));
     assert_eq!(names(&properties), ["name", "age"]);
 
-    let SchemaCommand::DropIndex { name: Some(n), if_exists: true, target: None } =
+    let SchemaCommand::DropIndex { name: Some(n), if_exists: true, target: None, .. } =
         schema("DROP INDEX idx IF EXISTS")
     else {
         panic!()
@@ -1014,7 +1014,7 @@ fn never_panics_on_truncated_or_mutated_input() {
 fn create_vector_index_forms() {
     let text = "CREATE VECTOR INDEX emb IF NOT EXISTS FOR (d:Doc) ON d.embedding \
                 OPTIONS {indexConfig: {`vector.dimensions`: 3, `vector.similarity_function`: 'cosine'}}";
-    let SchemaCommand::CreateVectorIndex { name, if_not_exists, target, property, options } =
+    let SchemaCommand::CreateVectorIndex { name, if_not_exists, target, property, options, .. } =
         schema(text)
     else {
         panic!("{text}")

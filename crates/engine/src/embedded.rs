@@ -529,7 +529,7 @@ impl Tx {
                 })
             }
             Prepared::Schema(cmd) => {
-                let (_, columns, rows) = crate::schema::run_schema(&self.db, &cmd)?;
+                let (_, columns, rows) = crate::schema::run_schema(&self.db, &cmd, &params)?;
                 Ok(Rows { tx: &mut self.tx, columns, exec: None, rows: rows.into() })
             }
             Prepared::Show(cmd) => {

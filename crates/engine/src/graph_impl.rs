@@ -176,6 +176,17 @@ impl GraphRead for TxGraph<'_> {
     fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
         self.tx.await_indexes(name, timeout)
     }
+    fn vector_query(
+        &self,
+        index: &str,
+        relationships: bool,
+        k: usize,
+        query: &[f32],
+    ) -> Result<Vec<(u64, f64)>> {
+        let entity =
+            if relationships { st::VectorEntity::Relationship } else { st::VectorEntity::Node };
+        self.tx.vector_query(index, entity, k, query)
+    }
     fn count_nodes(&self, label: Option<TokenId>) -> u64 {
         self.tx.count_nodes(label)
     }
@@ -235,6 +246,18 @@ impl GraphWrite for TxGraph<'_> {
     }
     fn delete_rel(&mut self, id: RelId) -> Result<()> {
         self.tx.delete_rel(id)
+    }
+    fn create_vector_index(
+        &mut self,
+        name: &str,
+        label: &str,
+        property: &str,
+        dimensions: i64,
+        similarity: &str,
+    ) -> Result<()> {
+        crate::vector_schema::create_node_index(
+            self.tx, name, label, property, dimensions, similarity,
+        )
     }
     fn commit_batch(&mut self) -> Result<bool> {
         let Some(store) = self.batch_store else {

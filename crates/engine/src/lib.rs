@@ -15,9 +15,11 @@ mod info_procs;
 mod procedures;
 mod schema;
 mod session;
+mod show_indexes;
 pub mod traversal;
 mod txinfo;
 mod users;
+mod vector_schema;
 
 /// The user store (shared with the Bolt server's authentication).
 pub use arbor_auth::{hash_password, Login, StoreError, User, UserStore};

@@ -38,11 +38,15 @@ fn rule_kind(kind: ConstraintKind) -> IndexKind {
 
 /// Runs a schema command directly against the store (schema changes commit on their own).
 /// Cached plans are dropped afterwards: they were planned against the old set of indexes.
-pub(crate) fn run_schema(db: &Database, cmd: &SchemaCommand) -> Result<(Stats, Vec<String>, Rows)> {
+pub(crate) fn run_schema(
+    db: &Database,
+    cmd: &SchemaCommand,
+    params: &PropertyMap,
+) -> Result<(Stats, Vec<String>, Rows)> {
     let store = db.store();
     let mut stats = Stats::default();
     let mut tx = store.begin(false);
-    let result = schema_in(store, &mut tx, cmd, &mut stats);
+    let result = schema_in(store, &mut tx, cmd, params, &mut stats);
     tx.rollback();
     db.clear_plan_cache();
     result?;
@@ -53,6 +57,7 @@ fn schema_in(
     store: &Store,
     tx: &mut Transaction,
     cmd: &SchemaCommand,
+    params: &PropertyMap,
     stats: &mut Stats,
 ) -> Result<()> {
     use arbor_storage::TokenKind as K;
@@ -92,16 +97,15 @@ fn schema_in(
                 return Err(already_exists(store, name, false, target, properties));
             }
         }
-        SchemaCommand::CreateVectorIndex { name, .. } => {
-            // Parsed (cypher-syntax) but not yet backed by storage: refuse rather than create a
-            // RANGE index under a vector index's name.
-            let name = name.as_ref().map_or("", |n| &*n.name);
-            return Err(Error::syntax(format!(
-                "Vector indexes are not supported yet (CREATE VECTOR INDEX {name})"
-            )));
-        }
-        SchemaCommand::DropIndex { name, if_exists, target } => {
-            let dropped = match (name, target) {
+        SchemaCommand::CreateVectorIndex { .. } => create_vector(store, tx, cmd, params, stats)?,
+        SchemaCommand::DropIndex { name, param, if_exists, target } => {
+            let name = match param {
+                Some(p) => {
+                    Some(Ident { name: name_param_value(p, params)?.into(), span: Span::default() })
+                }
+                None => name.clone(),
+            };
+            let dropped = match (&name, target) {
                 (Some(n), _) => store.drop_index(&n.name)?,
                 (None, Some((t, props))) => {
                     let (label, rel) = match t {
@@ -124,7 +128,7 @@ fn schema_in(
             if dropped {
                 stats.indexes_removed += 1;
             } else if !if_exists {
-                return Err(match name {
+                return Err(match &name {
                     Some(n) => Error::new(
                         Status::IndexDropFailed,
                         format!(
@@ -197,6 +201,60 @@ fn schema_in(
     Ok(())
 }
 
+/// `CREATE VECTOR INDEX`, with its name and options possibly from parameters.
+fn create_vector(
+    store: &Store,
+    tx: &Transaction,
+    cmd: &SchemaCommand,
+    params: &PropertyMap,
+    stats: &mut Stats,
+) -> Result<()> {
+    let SchemaCommand::CreateVectorIndex {
+        name,
+        name_param,
+        if_not_exists,
+        target,
+        property,
+        options,
+    } = cmd
+    else {
+        return Ok(());
+    };
+    let options = options.as_ref().map(|o| crate::vector_schema::constant(o, params));
+    let name = match name_param {
+        Some(p) => Some(name_param_value(p, params)?),
+        None => name.as_ref().map(|n| n.name.to_string()),
+    };
+    let name = name.as_deref();
+    let created = crate::vector_schema::create(
+        store,
+        tx,
+        name,
+        *if_not_exists,
+        target,
+        &property.name,
+        options.transpose()?.as_ref(),
+    )?;
+    if created {
+        stats.indexes_added += 1;
+    } else if !if_not_exists {
+        return Err(already_exists(store, name, false, target, std::slice::from_ref(property)));
+    }
+    Ok(())
+}
+
+/// The string a `$name` schema name stands for.
+fn name_param_value(p: &str, params: &PropertyMap) -> Result<String> {
+    match params.get(p) {
+        Some(Value::String(s)) => Ok(s.to_string()),
+        Some(other) => Err(Error::type_error(format!(
+            "Expected the index name parameter ${p} to be a String, got {}",
+            other.type_name()
+        ))),
+        None => Err(Error::new(Status::ParameterMissing, format!("Expected parameter(s): {p}"))),
+    }
+}
+
 /// The error for creating a rule equivalent to an existing one without `IF NOT EXISTS`, as
 /// Neo4j words it: `EquivalentSchemaRuleAlreadyExists` when the existing rule has the name
 /// asked for (or none was given), else `IndexAlreadyExists` / `ConstraintAlreadyExists`.
@@ -249,10 +307,6 @@ fn s(v: &str) -> Value {
     Value::str(v)
 }
 
-fn list_of(items: Vec<String>) -> Value {
-    Value::List(items.into_iter().map(Value::from).collect())
-}
-
 /// Computes a `SHOW` command's rows and applies its `YIELD`/`WHERE`/`RETURN`.
 pub(crate) fn run_show(
     db: &Database,
@@ -260,7 +314,7 @@ pub(crate) fn run_show(
     cmd: &ShowCommand,
     params: &PropertyMap,
 ) -> Result<(Vec<String>, Rows)> {
-    let (columns, defaults, rows) = show_rows(db, tx, cmd.kind);
+    let (columns, defaults, rows) = show_rows(db, tx, cmd.kind, cmd.filter.as_deref());
     if cmd.yield_.is_none() && cmd.where_.is_none() && cmd.then.is_empty() {
         // The default columns only (Neo4j shows a subset unless YIELD asks for more).
         let keep: Vec<usize> = columns
@@ -384,154 +438,68 @@ pub(crate) fn filter_rows(
     Ok((fields, out))
 }
 
+/// All columns, the default columns and the rows of `SHOW DATABASES`.
+fn database_rows(db: &Database) -> (Vec<&'static str>, Vec<&'static str>, Rows) {
+    let columns = vec![
+        "name",
+        "type",
+        "aliases",
+        "access",
+        "address",
+        "role",
+        "writer",
+        "requestedStatus",
+        "currentStatus",
+        "statusMessage",
+        "default",
+        "home",
+        "constituents",
+    ];
+    let rows = db
+        .database_names()
+        .iter()
+        .map(|name| {
+            let is_default = *name == "neo4j";
+            vec![
+                s(name),
+                s(if is_default { "standard" } else { "system" }),
+                Value::List(Vec::new()),
+                s("read-write"),
+                s("localhost:7687"),
+                s("primary"),
+                Value::Bool(true),
+                s("online"),
+                s("online"),
+                s(""),
+                Value::Bool(is_default),
+                Value::Bool(is_default),
+                Value::List(Vec::new()),
+            ]
+        })
+        .collect();
+    (columns.clone(), columns, rows)
+}
+
 /// All columns, the default columns, and the rows of a `SHOW` command.
 fn show_rows(
     db: &Database,
     tx: &Transaction,
     kind: ShowKind,
+    filter: Option<&str>,
 ) -> (Vec<&'static str>, Vec<&'static str>, Rows) {
-    use arbor_storage::TokenKind as K;
     match kind {
-        ShowKind::Databases => {
-            let columns = vec![
-                "name",
-                "type",
-                "aliases",
-                "access",
-                "address",
-                "role",
-                "writer",
-                "requestedStatus",
-                "currentStatus",
-                "statusMessage",
-                "default",
-                "home",
-                "constituents",
-            ];
-            let rows = db
-                .database_names()
-                .iter()
-                .map(|name| {
-                    let is_default = *name == "neo4j";
-                    vec![
-                        s(name),
-                        s(if is_default { "standard" } else { "system" }),
-                        Value::List(Vec::new()),
-                        s("read-write"),
-                        s("localhost:7687"),
-                        s("primary"),
-                        Value::Bool(true),
-                        s("online"),
-                        s("online"),
-                        s(""),
-                        Value::Bool(is_default),
-                        Value::Bool(is_default),
-                        Value::List(Vec::new()),
-                    ]
-                })
-                .collect();
-            (columns.clone(), columns, rows)
-        }
+        ShowKind::Databases => database_rows(db),
         ShowKind::Indexes | ShowKind::Constraints => {
             let indexes = db.store_indexes();
-            let name_of = |k: K, id: u32| tx.token_name(k, id).unwrap_or_default();
-            if kind == ShowKind::Indexes {
-                let columns = vec![
-                    "id",
-                    "name",
-                    "state",
-                    "populationPercent",
-                    "type",
-                    "entityType",
-                    "labelsOrTypes",
-                    "properties",
-                    "indexProvider",
-                    "owningConstraint",
-                    "lastRead",
-                    "readCount",
-                ];
-                let defaults = vec![
-                    "id",
-                    "name",
-                    "state",
-                    "populationPercent",
-                    "type",
-                    "entityType",
-                    "labelsOrTypes",
-                    "properties",
-                    "indexProvider",
-                    "owningConstraint",
-                    "lastRead",
-                    "readCount",
-                ];
-                let rows = indexes
-                    .iter()
-                    .filter(|ix| ix.kind.has_index())
-                    .enumerate()
-                    .map(|(i, ix)| {
-                        vec![
-                            Value::Int(i as i64 + 1),
-                            s(&ix.name),
-                            s(ix.state),
-                            Value::Float(ix.population_percent),
-                            s("RANGE"),
-                            s(if ix.relationship { "RELATIONSHIP" } else { "NODE" }),
-                            list_of(vec![if ix.relationship {
-                                name_of(K::RelType, ix.label)
-                            } else {
-                                name_of(K::Label, ix.label)
-                            }]),
-                            list_of(
-                                ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect(),
-                            ),
-                            s("range-1.0"),
-                            if ix.kind.is_constraint() { s(&ix.name) } else { Value::Null },
-                            Value::Null,
-                            Value::Int(0),
-                        ]
-                    })
-                    .collect();
-                (columns, defaults, rows)
+            let (columns, defaults, rows) = if kind == ShowKind::Indexes {
+                let rows = crate::show_indexes::index_rows(tx, &indexes, filter);
+                (&crate::show_indexes::INDEX_COLUMNS[..], crate::show_indexes::INDEX_DEFAULTS, rows)
             } else {
-                let columns = vec![
-                    "id",
-                    "name",
-                    "type",
-                    "entityType",
-                    "labelsOrTypes",
-                    "properties",
-                    "ownedIndex",
-                    "propertyType",
-                ];
-                let rows = indexes
-                    .iter()
-                    .filter(|ix| ix.kind.is_constraint())
-                    .enumerate()
-                    .map(|(i, ix)| {
-                        vec![
-                            Value::Int(i as i64 + 1),
-                            s(&ix.name),
-                            s(if ix.relationship {
-                                ix.kind.rel_type_name()
-                            } else {
-                                ix.kind.type_name()
-                            }),
-                            s(if ix.relationship { "RELATIONSHIP" } else { "NODE" }),
-                            list_of(vec![if ix.relationship {
-                                name_of(K::RelType, ix.label)
-                            } else {
-                                name_of(K::Label, ix.label)
-                            }]),
-                            list_of(
-                                ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect(),
-                            ),
-                            if ix.kind.has_index() { s(&ix.name) } else { Value::Null },
-                            Value::Null,
-                        ]
-                    })
-                    .collect();
-                (columns.clone(), columns, rows)
-            }
+                let rows = crate::show_indexes::constraint_rows(tx, &indexes);
+                let d = crate::show_indexes::CONSTRAINT_DEFAULTS;
+                (&crate::show_indexes::CONSTRAINT_COLUMNS[..], d, rows)
+            };
+            (columns.to_vec(), columns[..defaults].to_vec(), rows)
         }
         ShowKind::Procedures => {
             let columns = vec![

@@ -827,7 +827,7 @@ impl Session {
                 (out.fields, OpenResult::rows(out.rows, QueryType::Schema, stats))
             }
             Prepared::Schema(cmd) => {
-                let (stats, fields, rows) = schema::run_schema(&self.db, &cmd)?;
+                let (stats, fields, rows) = schema::run_schema(&self.db, &cmd, &params)?;
                 (fields, OpenResult::rows(rows, QueryType::Schema, stats))
             }
             Prepared::Show(cmd) => {

@@ -192,6 +192,7 @@ pub(crate) fn run_admin(
                 .collect();
             let show = ShowCommand {
                 kind: ShowKind::Databases,
+                filter: None,
                 yield_: yield_.clone(),
                 where_: where_.clone(),
                 then: then.clone(),

@@ -225,6 +225,20 @@ pub trait GraphRead {
         let _ = (name, timeout);
         Ok(())
     }
+    /// The `k` nodes (with `relationships`, relationships) nearest to `query` in the vector
+    /// index `index`, best first, as `(id, score)`: this transaction's snapshot plus its own
+    /// writes. Argument errors carry Neo4j's exception message (the procedure wraps it). The
+    /// default has no vector indexes.
+    fn vector_query(
+        &self,
+        index: &str,
+        relationships: bool,
+        k: usize,
+        query: &[f32],
+    ) -> Result<Vec<(u64, f64)>> {
+        let _ = (relationships, k, query);
+        Err(arbor_model::Error::argument(format!("There is no such vector schema index: {index}")))
+    }
 }
 
 /// Write access to the graph in one transaction. Every method fails with
@@ -255,6 +269,22 @@ pub trait GraphWrite: GraphRead {
     /// `CALL { ... } IN TRANSACTIONS`: commits the work done so far and continues in a fresh
     /// transaction. Returns whether it did; the default (`false`) keeps one transaction, which
     /// gives the same final state, only without bounding the transaction's size.
+    /// `db.index.vector.createNodeIndex(name, label, property, dimensions, similarity)`: a
+    /// vector index, committed on its own as every schema change. The default cannot.
+    fn create_vector_index(
+        &mut self,
+        name: &str,
+        label: &str,
+        property: &str,
+        dimensions: i64,
+        similarity: &str,
+    ) -> Result<()> {
+        let _ = (label, property, dimensions, similarity);
+        Err(arbor_model::Error::new(
+            arbor_model::Status::ExecutionFailed,
+            format!("this graph cannot create the vector index {name}"),
+        ))
+    }
     fn commit_batch(&mut self) -> Result<bool> {
         Ok(false)
     }

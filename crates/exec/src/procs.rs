@@ -15,6 +15,7 @@ use arbor_model::{Error, NodeData, NodeId, PropertyMap, RelData, RelId, Result, 
 use crate::graph::{Graph, TokenKind};
 
 mod apoc;
+mod vector;
 
 /// A procedure body: arguments (checked against the signature, INTEGER converted to FLOAT where
 /// declared) to rows with one value per output column, in signature order.
@@ -102,7 +103,7 @@ impl Registry {
     /// A registry holding the built-in procedures.
     pub fn with_builtins() -> Registry {
         let mut r = Registry::default();
-        for p in builtins().into_iter().chain(apoc::procedures()) {
+        for p in builtins().into_iter().chain(apoc::procedures()).chain(vector::procedures()) {
             r.procs.insert(p.sig.name.clone(), p);
         }
         r

@@ -62,7 +62,10 @@ pub enum Status {
     ExecutionFailed,
     /// Too many failed logins in a row (`dbms.security.auth_max_failed_attempts`).
     AuthenticationRateLimit,
-    /// A procedure or administration command got an argument it cannot use.
+    /// A procedure failed on its arguments or the state it found (`db.index.vector.queryNodes`
+    /// on a missing index); the message says `Failed to invoke procedure ...: Caused by: ...`.
+    ProcedureCallFailed,
+    /// Settings a command does not accept (an unknown `indexConfig` key, a mistyped value).
     InvalidArguments,
 }
 
@@ -114,6 +117,7 @@ impl Status {
             Status::CredentialsExpired => "Neo.ClientError.Security.CredentialsExpired",
             Status::ExecutionFailed => "Neo.DatabaseError.Statement.ExecutionFailed",
             Status::AuthenticationRateLimit => "Neo.ClientError.Security.AuthenticationRateLimit",
+            Status::ProcedureCallFailed => "Neo.ClientError.Procedure.ProcedureCallFailed",
             Status::InvalidArguments => "Neo.ClientError.General.InvalidArguments",
         }
     }
@@ -151,7 +155,8 @@ impl Status {
             Status::CredentialsExpired => "42NFF",
             Status::ExecutionFailed => "50N00",
             Status::AuthenticationRateLimit => "42NFF",
-            Status::InvalidArguments => "50N42",
+            // What Neo4j 5.26 sends for both (checked against 5.26).
+            Status::ProcedureCallFailed | Status::InvalidArguments => "50N42",
         }
     }
 

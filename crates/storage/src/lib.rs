@@ -213,6 +213,7 @@ mod records;
 mod schema;
 mod types;
 mod value;
+mod vector;
 pub mod vfs;
 // The immutable base, the multi-version delta with transactions, durability, the store API.
 mod base;
@@ -238,12 +239,13 @@ mod tests;
 
 pub use base::BaseStats;
 pub use durability::check::CheckReport;
-pub use mvcc::{NodeHandle, Savepoint, Transaction};
+pub use mvcc::{NodeHandle, Savepoint, Transaction, VectorEntity};
 pub use pager::default_memory_limit;
 pub use pager::pool::{MemFile, PageFile, PoolStats};
 pub use schema::{IndexInfo, IndexKind};
 pub use store::{MemoryStats, Store};
 pub use value::check_storable;
+pub use vector::{VectorSettings, VectorSimilarity};
 pub use vfs::{RealFs, Vfs, VfsFile, VfsRead};
 
 pub use arbor_model::{Error, NodeId, RelId, Result, Status, Value};

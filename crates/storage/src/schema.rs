@@ -24,6 +24,8 @@ pub enum IndexKind {
     NodeKey,
     /// Every node with the label has the property (no index).
     Existence,
+    /// A vector index (`crate::vector`): its `keys` hold the property and the settings.
+    Vector,
 }
 
 impl IndexKind {
@@ -35,6 +37,7 @@ impl IndexKind {
             IndexKind::Uniqueness => "UNIQUENESS",
             IndexKind::NodeKey => "NODE_KEY",
             IndexKind::Existence => "NODE_PROPERTY_EXISTENCE",
+            IndexKind::Vector => "VECTOR",
         }
     }
 
@@ -46,17 +49,19 @@ impl IndexKind {
             IndexKind::Uniqueness => "RELATIONSHIP_UNIQUENESS",
             IndexKind::NodeKey => "RELATIONSHIP_KEY",
             IndexKind::Existence => "RELATIONSHIP_PROPERTY_EXISTENCE",
+            IndexKind::Vector => "VECTOR",
         }
     }
 
     /// Whether this is a constraint (as opposed to a plain index).
     pub fn is_constraint(self) -> bool {
-        self != IndexKind::Range
+        matches!(self, IndexKind::Uniqueness | IndexKind::NodeKey | IndexKind::Existence)
     }
 
-    /// Whether the rule has index data (everything but existence constraints).
+    /// Whether the rule has property index data (seekable by value: everything but existence
+    /// constraints and vector indexes, whose data is `crate::vector`'s).
     pub fn has_index(self) -> bool {
-        self != IndexKind::Existence
+        !matches!(self, IndexKind::Existence | IndexKind::Vector)
     }
 
     /// Whether the rule forbids two nodes sharing a key.
@@ -76,6 +81,7 @@ impl IndexKind {
             IndexKind::Uniqueness => 1,
             IndexKind::NodeKey => 2,
             IndexKind::Existence => 3,
+            IndexKind::Vector => 4,
         }
     }
 
@@ -85,6 +91,7 @@ impl IndexKind {
             1 => IndexKind::Uniqueness,
             2 => IndexKind::NodeKey,
             3 => IndexKind::Existence,
+            4 => IndexKind::Vector,
             _ => return None,
         })
     }
@@ -105,6 +112,10 @@ pub struct IndexInfo {
     pub population_percent: f64,
     /// A relationship property index: `label` is then the relationship type.
     pub relationship: bool,
+    /// The settings of a vector index (`properties` then holds its one property).
+    pub vector: Option<crate::vector::VectorSettings>,
+    /// Why an index failed (`SHOW INDEXES`' `failureMessage`); empty when it did not.
+    pub failure: String,
 }
 
 /// Progress of a background index population, shared by the rule and its builder thread.
@@ -230,6 +241,8 @@ pub(crate) struct Schema {
     /// Names of constraints installed (and enforced) but still being validated against the
     /// existing data: not logged yet, so checkpoints leave them out.
     pub pending: HashSet<String>,
+    /// The vector indexes' state, by rule name (`crate::vector`).
+    pub vectors: crate::vector::VectorIndexes,
 }
 
 impl Schema {
@@ -353,14 +366,29 @@ impl Schema {
         let mut out: Vec<IndexInfo> = self
             .defs
             .iter()
-            .map(|d| IndexInfo {
-                name: d.name.clone(),
-                kind: d.kind,
-                label: d.label,
-                properties: d.keys.clone(),
-                state: if d.progress.is_online() { "ONLINE" } else { "POPULATING" },
-                population_percent: d.progress.percent(),
-                relationship: d.rel,
+            .map(|d| {
+                let vector = (d.kind == IndexKind::Vector)
+                    .then(|| crate::vector::VectorSettings::from_keys(&d.keys))
+                    .flatten();
+                let failure = self.vectors.get(&d.name).and_then(|v| v.failure());
+                IndexInfo {
+                    name: d.name.clone(),
+                    kind: d.kind,
+                    label: d.label,
+                    properties: match vector {
+                        Some(_) => d.keys[..1].to_vec(),
+                        None => d.keys.clone(),
+                    },
+                    state: match (&failure, d.progress.is_online()) {
+                        (Some(_), _) => "FAILED",
+                        (None, true) => "ONLINE",
+                        (None, false) => "POPULATING",
+                    },
+                    population_percent: d.progress.percent(),
+                    relationship: d.rel,
+                    vector: vector.map(|(_, v)| v),
+                    failure: failure.unwrap_or_default(),
+                }
             })
             .collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -373,6 +401,7 @@ impl Schema {
             return false;
         };
         let d = self.defs.remove(pos);
+        self.vectors.remove(name);
         let shared = |o: &IndexDef| {
             o.rel == d.rel && o.kind.has_index() && o.label == d.label && o.keys == d.keys
         };

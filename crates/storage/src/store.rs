@@ -163,6 +163,7 @@ impl Store {
         )?;
         core.lock_commit().sink = Some(Box::new(sender));
         let background = spawn_background(core.clone(), Some(persist.clone()));
+        core.start_vector_builds();
         Ok(Store {
             h: Arc::new(Handle {
                 core,
@@ -375,6 +376,22 @@ impl Store {
             kind: IndexKind::Range,
             rel: true,
         })
+    }
+
+    /// Creates a vector index on `owner` (a label; with `rel` a relationship type) and
+    /// `property`. Its ANN structure is built in the background (`POPULATING`, then
+    /// `ONLINE`); queries scan exactly until then. `false` if an equivalent index of that name
+    /// exists; another index of the name, or another vector index on the same property, is an
+    /// error.
+    pub fn create_vector_index(
+        &self,
+        name: Option<&str>,
+        rel: bool,
+        owner: TokenId,
+        property: TokenId,
+        settings: crate::vector::VectorSettings,
+    ) -> Result<bool> {
+        self.h.core.create_vector_rule(name, rel, owner, property, settings)
     }
 
     /// Drops a (non-constraint) index by name; `false` if there is none.

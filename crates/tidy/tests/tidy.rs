@@ -29,7 +29,7 @@ const ALLOWED_EDGES: &[(&str, &[&str])] = &[
     ("cypher-syntax", &["model"]),
     ("cypher-plan", &["model", "cypher-syntax"]),
     ("exec", &["model", "cypher-syntax", "cypher-plan", "vector"]),
-    ("storage", &["model"]),
+    ("storage", &["model", "vector"]),
     ("engine", &["model", "cypher-syntax", "cypher-plan", "exec", "storage", "auth"]),
     ("bolt", &["model", "engine"]),
     ("import", &["model", "storage"]),

@@ -32,6 +32,10 @@ pub enum VectorError {
     /// A configuration value out of range, naming the setting.
     #[error("invalid vector index setting {name}: {reason}")]
     BadConfig { name: &'static str, reason: String },
+    /// The index cannot take more entries: slots and link offsets are `u32` (`what` names
+    /// which one ran out).
+    #[error("vector index is full: at most {max} {what}")]
+    Full { what: &'static str, max: u64 },
     /// A persisted index that fails a check; `what` names the section and the problem.
     #[error("corrupt vector index file: {what}")]
     Corrupt { what: String },

@@ -17,6 +17,7 @@ use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
 
 use crate::distance::Similarity;
+use crate::error::{Result, VectorError};
 
 /// Highest layer a node may get; with `m >= 4` layer 16 is never reached in practice.
 pub(crate) const MAX_LEVEL: u8 = 16;
@@ -141,19 +142,49 @@ impl Graph {
         self.links0.reserve_exact(n * self.m0);
     }
 
-    /// Adds an unlinked node on layers `0..=level`; returns its slot.
-    pub fn push_node(&mut self, level: u8) -> u32 {
-        let slot = u32::try_from(self.levels.len()).expect("slot count checked by the index");
+    /// Checks that nodes with these layers fit after the current ones: slots and offsets into
+    /// the upper link array are `u32`, so an index past about four billion entries (or links)
+    /// is refused with an error instead of wrapping or panicking.
+    pub fn check_room(&self, levels: impl IntoIterator<Item = u8>) -> Result<()> {
+        let mut slots = self.levels.len();
+        let mut upper = self.upper.len();
+        for level in levels {
+            if slots >= NO_NODE as usize {
+                return Err(VectorError::Full { what: "entries", max: u64::from(NO_NODE) });
+            }
+            slots += 1;
+            if level > 0 {
+                if upper > u32::MAX as usize {
+                    return Err(VectorError::Full { what: "links", max: u64::from(u32::MAX) });
+                }
+                upper += usize::from(level) * (self.m + 1);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds an unlinked node on layers `0..=level`; returns its slot, or an error (changing
+    /// nothing) when the graph is full (see [`Graph::check_room`]).
+    pub fn push_node(&mut self, level: u8) -> Result<u32> {
+        let full = |what| VectorError::Full { what, max: u64::from(u32::MAX) };
+        let slot = u32::try_from(self.levels.len())
+            .ok()
+            .filter(|&s| s != NO_NODE)
+            .ok_or(full("entries"))?;
+        let at = if level > 0 {
+            Some(u32::try_from(self.upper.len()).map_err(|_| full("links"))?)
+        } else {
+            None
+        };
         self.levels.push(level);
         self.count0.push(AtomicU8::new(0));
         self.links0.extend((0..self.m0).map(|_| AtomicU32::new(0)));
-        if level > 0 {
-            let at = u32::try_from(self.upper.len()).expect("upper links fit in u32");
+        if let Some(at) = at {
             self.upper_at.insert(slot, at);
             let words = usize::from(level) * (self.m + 1);
             self.upper.extend((0..words).map(|_| AtomicU32::new(0)));
         }
-        slot
+        Ok(slot)
     }
 
     /// Copies the links of `slot` on `level` into `out`.
@@ -463,7 +494,7 @@ impl Graph {
             if level > MAX_LEVEL {
                 return Err(format!("node level {level} above {MAX_LEVEL}"));
             }
-            g.push_node(level);
+            g.push_node(level).map_err(|e| e.to_string())?;
         }
         if g.upper.len() != upper.len() {
             return Err("upper-layer link array has the wrong length".into());
@@ -510,8 +541,8 @@ mod tests {
     fn build(data: &[f32], dims: usize, threads: usize) -> Graph {
         let n = data.len() / dims;
         let mut g = Graph::new(16, 32);
-        for slot in 0..n as u32 {
-            g.push_node(crate::index::level_of(7, slot, 16));
+        for slot in 0..n {
+            g.push_node(crate::index::level_of(7, slot, 16)).unwrap();
         }
         let space = Space { similarity: Similarity::Euclidean, dims, data };
         g.link_range(space, 0, 100, threads);
@@ -565,9 +596,9 @@ mod tests {
     /// Level draws follow the paper's `mL = 1 / ln(M)`: about `n / M` nodes above layer 0.
     #[test]
     fn levels_thin_out_by_m() {
-        let n = 200_000u32;
+        let n = 200_000usize;
         let above = (0..n).filter(|&s| crate::index::level_of(3, s, 16) > 0).count();
-        let want = n as usize / 16;
+        let want = n / 16;
         assert!(above.abs_diff(want) < want / 10, "{above} nodes above layer 0, want ~{want}");
     }
 }

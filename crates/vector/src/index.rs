@@ -143,11 +143,12 @@ impl IndexBuilder {
 
     /// Builds the index. Two entries for one id are an error.
     pub fn build(self) -> Result<VectorIndex> {
-        if self.entries.len() >= u32::MAX as usize - 1 {
-            return Err(bad("entries", "an index holds at most 2^32 - 2 entries".into()));
-        }
         let dims = self.config.dims;
-        let mut order: Vec<u32> = (0..self.entries.len() as u32).collect();
+        let n = self.entries.len();
+        if u32::try_from(n).is_err() {
+            return Err(VectorError::Full { what: "entries", max: u64::from(u32::MAX) - 1 });
+        }
+        let mut order: Vec<u32> = (0..n).map(|i| i as u32).collect();
         order.sort_unstable_by_key(|&i| self.entries[i as usize]);
         let mut index = VectorIndex::empty(self.config);
         index.reserve(order.len());
@@ -158,7 +159,7 @@ impl IndexBuilder {
             }
             let at = i as usize * dims;
             index.data.extend_from_slice(&self.data[at..at + dims]);
-            index.push_entry(id, created);
+            index.push_entry(id, created)?;
         }
         index.sorted_len = index.len();
         index.link_everything();
@@ -227,16 +228,18 @@ impl VectorIndex {
         self.graph.link_range(space, 0, c.ef_construction, c.threads);
     }
 
-    /// Appends the metadata of a slot whose vector is already in `data`; returns the slot.
-    fn push_entry(&mut self, id: u64, created: u64) -> u32 {
-        let slot = self.ids.len() as u32;
+    /// Appends the metadata of a slot whose vector is already in `data`; returns the slot, or
+    /// an error (changing nothing) when the index is full.
+    fn push_entry(&mut self, id: u64, created: u64) -> Result<u32> {
+        let slot =
+            self.graph.push_node(level_of(self.config.seed, self.ids.len(), self.config.m))?;
         self.ids.push(id);
         self.created.push(created);
         self.max_created = self.max_created.max(created);
         if self.deleted_bits.len() * 64 <= slot as usize {
             self.deleted_bits.push(0);
         }
-        self.graph.push_node(level_of(self.config.seed, slot, self.config.m))
+        Ok(slot)
     }
 
     fn is_deleted(&self, slot: u32) -> bool {
@@ -265,13 +268,17 @@ impl VectorIndex {
     /// deleted at `ts` (a property update). An invalid vector is an error and changes nothing.
     pub fn insert(&mut self, id: u64, v: &[f32], ts: u64) -> Result<()> {
         check_len(self.config.dims, v)?;
-        if self.len() >= u32::MAX as usize - 1 {
-            return Err(bad("entries", "an index holds at most 2^32 - 2 entries".into()));
-        }
         let v = self.config.similarity.prepare(v)?;
-        self.delete(id, ts);
         self.data.extend_from_slice(&v);
-        let slot = self.push_entry(id, ts);
+        let slot = match self.push_entry(id, ts) {
+            Ok(slot) => slot,
+            Err(e) => {
+                self.data.truncate(self.data.len() - v.len());
+                return Err(e);
+            }
+        };
+        // The new slot is not in `recent` yet, so this ends the previous entry only.
+        self.delete(id, ts);
         self.recent.insert(id, slot);
         let mut visited = self.take_visited();
         self.graph.insert(self.space(), slot, self.config.ef_construction, &mut visited);
@@ -285,9 +292,9 @@ impl VectorIndex {
     /// error (naming the entry's position in `entries`) nothing changes. Two entries for one id
     /// are an error; a live earlier entry of an id is deleted at `ts`, as in [`Self::insert`].
     pub fn insert_batch(&mut self, entries: &[(u64, &[f32])], ts: u64) -> Result<()> {
-        if self.len() + entries.len() >= u32::MAX as usize - 1 {
-            return Err(bad("entries", "an index holds at most 2^32 - 2 entries".into()));
-        }
+        let (seed, m) = (self.config.seed, self.config.m);
+        self.graph
+            .check_room((self.len()..self.len() + entries.len()).map(|s| level_of(seed, s, m)))?;
         let mut prepared = Vec::with_capacity(entries.len() * self.config.dims);
         let mut seen = rustc_hash::FxHashSet::default();
         for (at, &(id, v)) in entries.iter().enumerate() {
@@ -303,8 +310,9 @@ impl VectorIndex {
         self.reserve(entries.len());
         self.data.extend_from_slice(&prepared);
         for &(id, _) in entries {
+            // Cannot fail: `check_room` accepted these slots above.
+            let slot = self.push_entry(id, ts)?;
             self.delete(id, ts);
-            let slot = self.push_entry(id, ts);
             self.recent.insert(id, slot);
         }
         let space =
@@ -440,6 +448,8 @@ impl VectorIndex {
     /// Rebuilds the graph from the entries some snapshot at or after `oldest_active` can still
     /// see, keeping their versions. The rebuild is a parallel bulk build.
     pub fn compact(&mut self, oldest_active: u64) {
+        // Fewer entries than the index holds now always fit; on the impossible error the
+        // index stays as it is (correct, only larger).
         let mut keep: Vec<u32> = (0..self.len() as u32)
             .filter(|s| self.deleted.get(s).is_none_or(|&d| d > oldest_active))
             .collect();
@@ -448,7 +458,9 @@ impl VectorIndex {
         fresh.reserve(keep.len());
         for &s in &keep {
             fresh.data.extend_from_slice(self.space().vector(s));
-            let slot = fresh.push_entry(self.ids[s as usize], self.created[s as usize]);
+            let Ok(slot) = fresh.push_entry(self.ids[s as usize], self.created[s as usize]) else {
+                return;
+            };
             if let Some(&d) = self.deleted.get(&s) {
                 fresh.deleted.insert(slot, d);
                 fresh.deleted_bits[slot as usize / 64] |= 1 << (slot % 64);
@@ -501,8 +513,8 @@ impl VectorIndex {
 
 /// The layer of a slot: a geometric draw with ratio `1/m` from a hash of (seed, slot), so a
 /// slot gets the same layer in every build.
-pub(crate) fn level_of(seed: u64, slot: u32, m: usize) -> u8 {
-    let mut z = seed ^ u64::from(slot).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+pub(crate) fn level_of(seed: u64, slot: usize, m: usize) -> u8 {
+    let mut z = seed ^ (slot as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^= z >> 31;

@@ -123,7 +123,12 @@ impl<'a> Parser<'a> {
 
     /// After `CREATE VECTOR INDEX`: one property, as `n.p` or `(n.p)`, and the OPTIONS map.
     fn create_vector_index(&mut self) -> PResult<SchemaCommand> {
-        let name = self.schema_name()?;
+        let mut name_param = None;
+        if let crate::lexer::Tok::Param(p) = self.peek() {
+            name_param = Some(Arc::from(p.as_str()));
+            self.bump();
+        }
+        let name = if name_param.is_some() { None } else { self.schema_name()? };
         let if_not_exists = self.if_not_exists()?;
         self.expect_kw("FOR")?;
         let target = self.schema_target(false)?;
@@ -149,7 +154,14 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        Ok(SchemaCommand::CreateVectorIndex { name, if_not_exists, target, property, options })
+        Ok(SchemaCommand::CreateVectorIndex {
+            name,
+            name_param,
+            if_not_exists,
+            target,
+            property,
+            options,
+        })
     }
 
     fn create_constraint(&mut self) -> PResult<SchemaCommand> {
@@ -190,13 +202,20 @@ impl<'a> Parser<'a> {
                 let target = self.legacy_index_target()?;
                 return Ok(SchemaCommand::DropIndex {
                     name: None,
+                    param: None,
                     if_exists: false,
                     target: Some(target),
                 });
             }
+            if let crate::lexer::Tok::Param(p) = self.peek() {
+                let param = Some(Arc::from(p.as_str()));
+                self.bump();
+                let if_exists = self.if_exists()?;
+                return Ok(SchemaCommand::DropIndex { name: None, param, if_exists, target: None });
+            }
             let name = Some(self.ident("an index name")?);
             let if_exists = self.if_exists()?;
-            return Ok(SchemaCommand::DropIndex { name, if_exists, target: None });
+            return Ok(SchemaCommand::DropIndex { name, param: None, if_exists, target: None });
         }
         if self.eat_kw("CONSTRAINT") {
             if self.eat_kw("ON") {
@@ -382,6 +401,7 @@ impl<'a> Parser<'a> {
     pub(crate) fn show_command(&mut self) -> PResult<ShowCommand> {
         self.bump(); // SHOW
         let mut filters = 0;
+        let mut filter: Option<Arc<str>> = None;
         let kind = loop {
             let kind = if self.is_kw("DATABASES") || self.is_kw("DATABASE") {
                 Some(ShowKind::Databases)
@@ -403,6 +423,11 @@ impl<'a> Parser<'a> {
                 break kind;
             }
             if filters < 4 && SHOW_FILTER_WORDS.iter().any(|w| self.is_kw(w)) {
+                if filters == 0 && INDEX_KIND_WORDS.iter().chain(&["ALL"]).any(|w| self.is_kw(w)) {
+                    if let crate::lexer::Tok::Word(w) = self.peek() {
+                        filter = Some(Arc::from(w.to_ascii_uppercase().as_str()));
+                    }
+                }
                 filters += 1;
                 self.bump();
                 continue;
@@ -421,7 +446,10 @@ impl<'a> Parser<'a> {
                 self.ident("a user name")?;
             }
         }
-        let mut cmd = ShowCommand { kind, yield_: None, where_: None, then: Vec::new() };
+        if kind != ShowKind::Indexes {
+            filter = None;
+        }
+        let mut cmd = ShowCommand { kind, filter, yield_: None, where_: None, then: Vec::new() };
         if self.eat_kw("YIELD") {
             let (spec, paging) = self.yield_spec(true)?;
             cmd.yield_ = Some(spec);

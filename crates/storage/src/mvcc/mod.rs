@@ -22,7 +22,9 @@ mod tx;
 mod tx_commit;
 mod tx_index;
 mod tx_read;
+mod tx_vector;
 mod tx_write;
+mod vector_ops;
 mod versions;
 mod violations;
 
@@ -31,3 +33,4 @@ pub(crate) use sink::{CommitSink, Ticket};
 pub(crate) use state::{CommitState, Core};
 pub use tx::{Savepoint, Transaction};
 pub use tx_read::NodeHandle;
+pub use tx_vector::VectorEntity;

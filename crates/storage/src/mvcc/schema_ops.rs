@@ -32,6 +32,10 @@ impl Core {
         mut def: IndexDef,
         build_now: bool,
     ) {
+        if def.kind == IndexKind::Vector {
+            self.install_vector(def);
+            return;
+        }
         let target = def.target();
         if def.rel && def.kind.has_index() {
             self.install_rel_index(def, build_now);
@@ -422,7 +426,8 @@ impl Core {
             let pending: Vec<String> = {
                 let s = self.schema.read();
                 if let Some(n) = name {
-                    if !s.defs.iter().any(|d| d.name == n && d.kind.has_index()) {
+                    let indexed = |k: IndexKind| k.has_index() || k == IndexKind::Vector;
+                    if !s.defs.iter().any(|d| d.name == n && indexed(d.kind)) {
                         return Err(Error::argument(format!("No such index '{n}'")));
                     }
                 }
