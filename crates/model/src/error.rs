@@ -60,6 +60,8 @@ pub enum Status {
     CredentialsExpired,
     /// An administration command that cannot run here (e.g. `ALTER CURRENT USER` without auth).
     ExecutionFailed,
+    /// A label, type or property key name that cannot be a token (`SET n:$('')`).
+    TokenNameError,
 }
 
 impl Status {
@@ -109,6 +111,7 @@ impl Status {
             Status::ConstraintDropFailed => "Neo.DatabaseError.Schema.ConstraintDropFailed",
             Status::CredentialsExpired => "Neo.ClientError.Security.CredentialsExpired",
             Status::ExecutionFailed => "Neo.DatabaseError.Statement.ExecutionFailed",
+            Status::TokenNameError => "Neo.ClientError.Schema.TokenNameError",
         }
     }
 
@@ -144,6 +147,7 @@ impl Status {
             Status::ConstraintDropFailed => "50N12",
             Status::CredentialsExpired => "42NFF",
             Status::ExecutionFailed => "50N00",
+            Status::TokenNameError => "50N42",
         }
     }
 
