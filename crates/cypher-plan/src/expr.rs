@@ -50,6 +50,13 @@ pub enum Builtin {
     /// `exists(n.prop)`: true iff the argument is not null.
     Exists,
     Coalesce,
+    /// `n:%`: the node has some label (a relationship always has a type). Not callable by name.
+    AnyLabel,
+    /// `n:$(names)` / `n:$all(names)`: `(entity, names)`, the entity has all of them (a string
+    /// or a list of strings). Not callable by name.
+    DynLabelsAll,
+    /// `n:$any(names)`: the entity has one of them. Not callable by name.
+    DynLabelsAny,
 }
 
 impl Builtin {

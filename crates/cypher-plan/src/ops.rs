@@ -256,6 +256,8 @@ pub enum CreateStep {
     Node {
         slot: Slot,
         labels: Vec<Name>,
+        /// `$(expr)` labels: each a string or a list of strings, evaluated per row.
+        dyn_labels: Vec<PExpr>,
         props: Option<PExpr>,
     },
     Rel {
@@ -263,23 +265,44 @@ pub enum CreateStep {
         from: Slot,
         to: Slot,
         rel_type: Name,
+        /// `[:$(expr)]`: the type, evaluated per row (then `rel_type` is unused).
+        dyn_type: Option<PExpr>,
         props: Option<PExpr>,
     },
     /// A named path built from created/bound entities.
-    Path {
-        slot: Slot,
-        expr: PExpr,
-    },
+    Path { slot: Slot, expr: PExpr },
 }
 
 #[derive(Clone, Debug)]
 pub enum SetOp {
-    Property { target: PExpr, key: Name, value: PExpr },
-    Replace { target: PExpr, value: PExpr },
-    Merge { target: PExpr, value: PExpr },
-    Labels { target: PExpr, labels: Vec<Name> },
-    RemoveProperty { target: PExpr, key: Name },
-    RemoveLabels { target: PExpr, labels: Vec<Name> },
+    Property {
+        target: PExpr,
+        key: Name,
+        value: PExpr,
+    },
+    Replace {
+        target: PExpr,
+        value: PExpr,
+    },
+    Merge {
+        target: PExpr,
+        value: PExpr,
+    },
+    /// `n:A:$(expr)`: static labels and dynamic ones (each a string or a list of strings).
+    Labels {
+        target: PExpr,
+        labels: Vec<Name>,
+        dynamic: Vec<PExpr>,
+    },
+    RemoveProperty {
+        target: PExpr,
+        key: Name,
+    },
+    RemoveLabels {
+        target: PExpr,
+        labels: Vec<Name>,
+        dynamic: Vec<PExpr>,
+    },
 }
 
 /// What a [`Op::NodeIndexRangeSeek`] looks up.

@@ -91,12 +91,15 @@ pub enum ClauseKind {
         list: Expr,
         clauses: Vec<Clause>,
     },
-    /// `CALL proc.name(args) YIELD a, b AS c WHERE ...`; `args == None` for the implicit-argument
+    /// `[OPTIONAL] CALL proc.name(args) YIELD a, b AS c WHERE ...`; `args == None` for the implicit-argument
     /// form `CALL proc.name` (standalone only).
     CallProcedure {
         name: QualifiedName,
         args: Option<Vec<Expr>>,
         yield_: Option<YieldSpec>,
+        /// `OPTIONAL CALL proc(...)`: a row with nulls for the yielded columns when the
+        /// procedure yields none (Neo4j 5.24+).
+        optional: bool,
     },
     /// `[OPTIONAL] CALL [(scope)] { ... }` with an optional `IN TRANSACTIONS [OF n ROWS]`.
     CallSubquery {
@@ -188,14 +191,22 @@ pub enum SetItem {
     Replace { variable: Ident, value: Expr },
     /// `n += {map}` merges properties.
     Merge { variable: Ident, value: Expr },
-    /// `n:A:B`
-    Labels { variable: Ident, labels: Vec<Ident> },
+    /// `n:A:B`, also `n:$(expr)` (Neo4j 5.26 dynamic labels, each a string or a list of them).
+    Labels { variable: Ident, labels: Vec<Ident>, dynamic: Vec<Expr> },
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum RemoveItem {
-    Property { target: Expr, key: Ident },
-    Labels { variable: Ident, labels: Vec<Ident> },
+    Property {
+        target: Expr,
+        key: Ident,
+    },
+    /// `n:A:B`, also `n:$(expr)` as in [`SetItem::Labels`].
+    Labels {
+        variable: Ident,
+        labels: Vec<Ident>,
+        dynamic: Vec<Expr>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -247,8 +258,12 @@ pub struct PatternElement {
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodePattern {
     pub variable: Option<Ident>,
-    /// `(n:A:B)` (also written `(n:A&B)`) — all must hold.
+    /// `(n:A:B)` (also written `(n:A&B)`) — all must hold. With a [`LabelExpr`] these are the
+    /// static labels it requires (its top-level positive conjuncts), so a scan can use one.
     pub labels: Vec<Ident>,
+    /// The rest of a label expression (`(n:A&(B|C))` keeps `B|C` here, `A` in `labels`): `None`
+    /// when `labels` say it all. Dynamic labels `$(expr)` are conjuncts of it.
+    pub label_expr: Option<LabelExpr>,
     /// A map literal or a parameter.
     pub properties: Option<Expr>,
     /// `(n WHERE n.x > 1)` (Neo4j 5).
@@ -265,11 +280,34 @@ pub struct RelPattern {
     pub direction: Direction,
     /// `[:A|B]` (also written `[:A|:B]`) — any of them; empty means any type.
     pub types: Vec<Ident>,
+    /// A type expression that is not a plain alternative of names (`[:!A]`, `[:%]`,
+    /// `[:$(expr)]`); `types` is then empty.
+    pub type_expr: Option<LabelExpr>,
     /// `*`, `*2`, `*1..3`, `*..3`, `*2..`: `Some((min, max))` with missing bounds as `None`.
     pub length: Option<(Option<u64>, Option<u64>)>,
     pub properties: Option<Expr>,
     pub where_: Option<Box<Expr>>,
     pub span: Span,
+}
+
+/// A label or relationship type expression (GQL, Neo4j 5): `A|B`, `A&!B`, `%`, `(A|B)&C`,
+/// and Neo4j 5.26's dynamic `$(expr)` / `$all(expr)` / `$any(expr)`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LabelExpr {
+    Name(Ident),
+    /// `%`: some label (a node with at least one; every relationship has a type).
+    Wildcard(Span),
+    Not(Box<LabelExpr>),
+    /// `A&B` (also the old `A:B`), at least two operands.
+    And(Vec<LabelExpr>),
+    /// `A|B`, at least two operands.
+    Or(Vec<LabelExpr>),
+    /// `$(expr)` / `$all(expr)`: all the names `expr` yields; `$any(expr)`: one of them.
+    Dynamic {
+        expr: Box<Expr>,
+        any: bool,
+        span: Span,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -364,6 +402,8 @@ pub enum ExprKind {
     },
     /// `expr:A:B` — true if the node has all labels (or the relationship has the type).
     HasLabels(Box<Expr>, Vec<Ident>),
+    /// `expr:A|B`, `expr IS A&!B`: a label expression that is not a plain conjunction.
+    HasLabelExpr(Box<Expr>, LabelExpr),
     /// `list[index]`
     Index(Box<Expr>, Box<Expr>),
     /// `list[from..to]`

@@ -38,7 +38,7 @@ pub(crate) struct Token {
 /// Two-character symbols first so that the longest match wins.
 const SYMBOLS: &[&str] = &[
     "..", "<>", "<=", ">=", "!=", "=~", "+=", "(", ")", "[", "]", "{", "}", ",", ".", ":", ";",
-    "|", "=", "<", ">", "+", "-", "*", "/", "%", "^", "&",
+    "|", "=", "<", ">", "+", "-", "*", "/", "%", "^", "&", "!",
 ];
 
 fn is_ident_start(c: char) -> bool {
@@ -110,6 +110,10 @@ impl<'a> Lexer<'a> {
             } else if c == '\'' || c == '"' {
                 let s = self.string(c)?;
                 self.push(Tok::Str(s), start);
+            } else if c == '$' && self.peek_at(1) == Some('(') {
+                // `$(expr)`: a dynamic label or type (Neo4j 5.26).
+                self.bump();
+                self.push(Tok::Sym("$"), start);
             } else if c == '$' {
                 self.bump();
                 let name = match self.peek() {

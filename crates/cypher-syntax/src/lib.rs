@@ -29,4 +29,6 @@ pub fn parse_with_graph(
 }
 
 #[cfg(test)]
+mod label_tests;
+#[cfg(test)]
 mod tests;

@@ -12,12 +12,12 @@ fn query(text: &str) -> Query {
     }
 }
 
-fn clauses(text: &str) -> Vec<ClauseKind> {
+pub(crate) fn clauses(text: &str) -> Vec<ClauseKind> {
     query(text).first.clauses.into_iter().map(|c| c.kind).collect()
 }
 
 /// The single RETURN item's expression of `RETURN <expr>`.
-fn ret_expr(expr_text: &str) -> Expr {
+pub(crate) fn ret_expr(expr_text: &str) -> Expr {
     let text = format!("RETURN {expr_text}");
     match clauses(&text).pop() {
         Some(ClauseKind::Return(p)) => p.items.into_iter().next().expect("one item").expr,
@@ -25,7 +25,7 @@ fn ret_expr(expr_text: &str) -> Expr {
     }
 }
 
-fn err(text: &str) -> arbor_model::Error {
+pub(crate) fn err(text: &str) -> arbor_model::Error {
     match parse(text) {
         Ok(s) => panic!("expected a syntax error for {text:?}, got {s:?}"),
         Err(e) => e,
@@ -152,7 +152,7 @@ fn nesting_within_the_limit_parses() {
 }
 
 /// A compact S-expression rendering of an expression, so that expected trees fit in a table.
-fn sx(e: &Expr) -> String {
+pub(crate) fn sx(e: &Expr) -> String {
     let list = |v: &[Expr]| v.iter().map(sx).collect::<Vec<_>>().join(" ");
     let opt = |o: &Option<Box<Expr>>| o.as_ref().map_or("_".to_string(), |e| sx(e));
     match &e.kind {
@@ -218,6 +218,7 @@ fn sx(e: &Expr) -> String {
             let ls: Vec<_> = ls.iter().map(|l| l.name.to_string()).collect();
             format!("(: {} {})", sx(e), ls.join(" "))
         }
+        ExprKind::HasLabelExpr(e, l) => format!("(:: {} {})", sx(e), crate::label_tests::lx(l)),
         ExprKind::Index(e, i) => format!("(idx {} {})", sx(e), sx(i)),
         ExprKind::Slice { expr, from, to } => {
             format!("(slice {} {} {})", sx(expr), opt(from), opt(to))
@@ -545,7 +546,7 @@ fn clause_shapes() {
 
 #[test]
 fn clause_shapes_projection_and_updates() {
-    let cs = clauses("MATCH (n:A&B:C WHERE n.x = 1) RETURN n");
+    let cs = clauses("MATCH (n:A&B&C WHERE n.x = 1) RETURN n");
     let ClauseKind::Match { pattern, .. } = &cs[0] else { panic!() };
     let labels: Vec<_> = pattern[0].element.start.labels.iter().map(|l| &*l.name).collect();
     assert_eq!(labels, ["A", "B", "C"]);
@@ -593,7 +594,9 @@ fn clause_shapes_projection_and_updates() {
     let cs = clauses("CALL db.labels");
     assert!(matches!(&cs[0], ClauseKind::CallProcedure { args: None, yield_: None, .. }));
     let cs = clauses("CALL a.b.c(1, 2) YIELD x AS y, z WHERE y > 1 RETURN y");
-    let ClauseKind::CallProcedure { name, args: Some(args), yield_: Some(y) } = &cs[0] else {
+    let ClauseKind::CallProcedure { name, args: Some(args), yield_: Some(y), optional: false } =
+        &cs[0]
+    else {
         panic!()
     };
     assert_eq!(name.dotted(), "a.b.c");

@@ -431,7 +431,7 @@ pub(crate) fn is_show_current_user_call(stmt: &Statement) -> bool {
         return false;
     }
     match &q.first.clauses[0].kind {
-        ClauseKind::CallProcedure { name, args, yield_: None } => {
+        ClauseKind::CallProcedure { name, args, yield_: None, .. } => {
             let parts: Vec<&str> = name.parts.iter().map(|p| &*p.name).collect();
             parts.len() == 2
                 && parts[0].eq_ignore_ascii_case("dbms")

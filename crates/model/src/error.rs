@@ -67,6 +67,8 @@ pub enum Status {
     ProcedureCallFailed,
     /// Settings a command does not accept (an unknown `indexConfig` key, a mistyped value).
     InvalidArguments,
+    /// A label, type or property key name that cannot be a token (`SET n:$('')`).
+    TokenNameError,
 }
 
 impl Status {
@@ -119,6 +121,7 @@ impl Status {
             Status::AuthenticationRateLimit => "Neo.ClientError.Security.AuthenticationRateLimit",
             Status::ProcedureCallFailed => "Neo.ClientError.Procedure.ProcedureCallFailed",
             Status::InvalidArguments => "Neo.ClientError.General.InvalidArguments",
+            Status::TokenNameError => "Neo.ClientError.Schema.TokenNameError",
         }
     }
 
@@ -157,6 +160,7 @@ impl Status {
             Status::AuthenticationRateLimit => "42NFF",
             // What Neo4j 5.26 sends for both (checked against 5.26).
             Status::ProcedureCallFailed | Status::InvalidArguments => "50N42",
+            Status::TokenNameError => "50N42",
         }
     }
 

@@ -24,7 +24,8 @@ pub(crate) fn walk_ast(e: &Expr, f: &mut dyn FnMut(&Expr) -> bool) {
         ExprKind::Property(a, _)
         | ExprKind::Unary(_, a)
         | ExprKind::IsNull { expr: a, .. }
-        | ExprKind::HasLabels(a, _) => go(a),
+        | ExprKind::HasLabels(a, _)
+        | ExprKind::HasLabelExpr(a, _) => go(a),
         ExprKind::List(xs) => xs.iter().for_each(go),
         ExprKind::Function { args, .. } => args.iter().for_each(go),
         ExprKind::Map(xs) => xs.iter().for_each(|(_, x)| go(x)),

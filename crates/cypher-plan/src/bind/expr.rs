@@ -128,6 +128,11 @@ impl Binder<'_> {
             ExprKind::HasLabels(a, labels) => {
                 PExpr::HasLabels(self.bx(a, scope)?, labels.iter().map(name).collect())
             }
+            ExprKind::HasLabelExpr(a, labels) => {
+                let base = self.bind_expr(a, scope)?;
+                self.check_label_base(&base, a.span, scope)?;
+                self.lower_label_expr(&base, labels, Some(e.span), scope)?
+            }
             ExprKind::Index(a, b) => PExpr::Index(self.bx(a, scope)?, self.bx(b, scope)?),
             ExprKind::Slice { expr, from, to } => {
                 let a = self.bx(expr, scope)?;

@@ -8,6 +8,7 @@
 pub(crate) mod aggregate;
 pub(crate) mod ast_walk;
 pub(crate) mod expr;
+pub(crate) mod labels;
 pub(crate) mod pattern;
 
 use std::collections::HashSet;

@@ -102,7 +102,7 @@ impl Binder<'_> {
                     return Err(self.syntax(
                         qn.span,
                         "UnexpectedSyntax",
-                        "Procedure call inside a query does not support YIELD *",
+                        "Cannot use `YIELD *` outside standalone call",
                     ));
                 }
                 let items: Vec<(String, Option<&ast::Ident>, Span)> = if y.star {

@@ -183,6 +183,9 @@ impl Binder<'_> {
                 for l in &np.labels {
                     push(PExpr::HasLabels(Box::new(PExpr::Slot(slot)), vec![name(l)]), &mut conj);
                 }
+                if let Some(le) = &np.label_expr {
+                    push(self.lower_label_expr(&PExpr::Slot(slot), le, None, scope)?, &mut conj);
+                }
                 if let Some(w) = &np.where_ {
                     let e = self.bind_pred(w, scope)?;
                     push(e, &mut conj);
@@ -196,6 +199,9 @@ impl Binder<'_> {
                     for (k, v) in &props {
                         push(prop_eq(PExpr::Slot(slot), k.clone(), v.clone()), &mut conj);
                     }
+                }
+                if let Some(te) = &rp.type_expr {
+                    push(self.type_expr_pred(part, rp, te, slot, scope)?, &mut conj);
                 }
                 if let Some(w) = &rp.where_ {
                     let e = self.bind_pred(w, scope)?;
@@ -453,7 +459,10 @@ fn plan_expansions(
                     rel_props: rel_props[i].clone(),
                     reversed: backwards,
                     rel_bound: ps.rels_pre[i],
-                    list_unused: rp.variable.is_none() && ps.path.is_none() && rels_in_clause == 1,
+                    list_unused: rp.variable.is_none()
+                        && rp.type_expr.is_none()
+                        && ps.path.is_none()
+                        && rels_in_clause == 1,
                 };
             }
         }

@@ -241,7 +241,24 @@ impl Binder<'_> {
                 ClauseKind::Foreach { variable, list, clauses } => {
                     op = self.plan_foreach(op, &scope, variable, list, clauses)?;
                 }
-                ClauseKind::CallProcedure { name, args, yield_ } => {
+                ClauseKind::CallProcedure { name, args, yield_, optional: true }
+                    if !(top && clauses.len() == 1) =>
+                {
+                    // Nulls for the yielded columns when the call yields no row (a standalone
+                    // call streams its rows as they are).
+                    self.read = true;
+                    let (inner, c) = self.plan_call(
+                        Op::Argument,
+                        &mut scope,
+                        name,
+                        args.as_deref(),
+                        yield_,
+                        false,
+                    )?;
+                    let slots = c.iter().map(|(_, s)| *s).collect();
+                    op = Op::Optional { input: Box::new(op), inner: Box::new(inner), slots };
+                }
+                ClauseKind::CallProcedure { name, args, yield_, .. } => {
                     self.read = true;
                     let standalone = top && clauses.len() == 1;
                     let (o, c) =

@@ -6,7 +6,7 @@ use arbor_cypher_syntax::ast::{self, Direction, PatternPart, RemoveItem, SetItem
 use arbor_model::{Error, Result};
 
 use crate::bind::*;
-use crate::expr::Slot;
+use crate::expr::{PExpr, Slot};
 use crate::ops::{CreateStep, Op, SetOp};
 use crate::plan::matching::*;
 
@@ -21,6 +21,7 @@ impl Binder<'_> {
     ) -> Result<Vec<CreateStep>> {
         let mut steps = Vec::new();
         let pre = scope.clone();
+        let clause = if declared.is_some() { "MERGE" } else { "CREATE" };
         for (pi, part) in parts.iter().enumerate() {
             let el = &part.element;
             let mut nodes = Vec::new();
@@ -41,10 +42,12 @@ impl Binder<'_> {
                             declared.map(|(d, _)| !d[pi].nodes_pre[ni]).unwrap_or(false);
                         if fresh_in_merge {
                             if created.insert(s) {
-                                steps.push(self.create_node_step(s, np, scope)?);
+                                steps.push(self.create_node_step(s, np, clause, scope)?);
                             }
                         } else if ((was_pre || declared.is_none())
-                            && (!np.labels.is_empty() || np.properties.is_some()))
+                            && (!np.labels.is_empty()
+                                || np.label_expr.is_some()
+                                || np.properties.is_some()))
                             || (was_pre && el.chain.is_empty())
                         {
                             // Labels or properties on a node declared before (in an earlier
@@ -62,7 +65,7 @@ impl Binder<'_> {
                             scope.bind(v.name.clone(), s, Kind::Node);
                         }
                         created.insert(s);
-                        steps.push(self.create_node_step(s, np, scope)?);
+                        steps.push(self.create_node_step(s, np, clause, scope)?);
                         s
                     }
                 };
@@ -84,7 +87,11 @@ impl Binder<'_> {
                         "Variable length relationships cannot be used in CREATE",
                     ));
                 }
-                if rp.types.len() != 1 {
+                let dyn_type = match &rp.type_expr {
+                    Some(te) => Some(self.create_dyn_type(te, clause, scope)?),
+                    None => None,
+                };
+                if rp.types.len() != 1 && dyn_type.is_none() {
                     return Err(self.syntax(
                         rp.span,
                         "NoSingleRelationshipType",
@@ -125,7 +132,8 @@ impl Binder<'_> {
                 } else {
                     (nodes[ri], nodes[ri + 1])
                 };
-                steps.push(CreateStep::Rel { slot, from, to, rel_type: name(&rp.types[0]), props });
+                let rel_type = rp.types.first().map(name).unwrap_or_else(|| "".into());
+                steps.push(CreateStep::Rel { slot, from, to, rel_type, dyn_type, props });
                 rels.push(slot);
             }
             if let Some(v) = &part.variable {
@@ -157,13 +165,16 @@ impl Binder<'_> {
         &mut self,
         slot: Slot,
         np: &ast::NodePattern,
+        clause: &str,
         scope: &Scope,
     ) -> Result<CreateStep> {
         let props = match &np.properties {
             Some(p) => Some(self.bind_expr(p, scope)?),
             None => None,
         };
-        Ok(CreateStep::Node { slot, labels: np.labels.iter().map(name).collect(), props })
+        let dyn_labels = self.create_dyn_labels(np.label_expr.as_ref(), clause, scope)?;
+        let labels = np.labels.iter().map(name).collect();
+        Ok(CreateStep::Node { slot, labels, dyn_labels, props })
     }
 
     pub(crate) fn plan_merge(
@@ -190,7 +201,7 @@ impl Binder<'_> {
                     "Variable length relationships cannot be used in MERGE",
                 ));
             }
-            if rp.types.len() != 1 {
+            if rp.types.len() != 1 && rp.type_expr.is_none() {
                 return Err(self.syntax(
                     rp.span,
                     "NoSingleRelationshipType",
@@ -261,9 +272,10 @@ impl Binder<'_> {
                     target: self.bind_var(variable, scope)?,
                     value: self.bind_expr(value, scope)?,
                 },
-                SetItem::Labels { variable, labels } => SetOp::Labels {
+                SetItem::Labels { variable, labels, dynamic } => SetOp::Labels {
                     target: self.bind_var(variable, scope)?,
                     labels: labels.iter().map(name).collect(),
+                    dynamic: self.bind_set_dyn(dynamic, variable.span, scope)?,
                 },
             });
         }
@@ -281,12 +293,23 @@ impl Binder<'_> {
                 RemoveItem::Property { target, key } => {
                     SetOp::RemoveProperty { target: self.bind_expr(target, scope)?, key: name(key) }
                 }
-                RemoveItem::Labels { variable, labels } => SetOp::RemoveLabels {
+                RemoveItem::Labels { variable, labels, dynamic } => SetOp::RemoveLabels {
                     target: self.bind_var(variable, scope)?,
                     labels: labels.iter().map(name).collect(),
+                    dynamic: self.bind_set_dyn(dynamic, variable.span, scope)?,
                 },
             });
         }
         Ok(out)
+    }
+
+    /// The `$(expr)` labels of a SET or REMOVE item (Neo4j points at the variable for a null).
+    fn bind_set_dyn(
+        &mut self,
+        dynamic: &[ast::Expr],
+        at: ast::Span,
+        scope: &Scope,
+    ) -> Result<Vec<PExpr>> {
+        dynamic.iter().map(|e| self.bind_dyn_labels(e, at, scope)).collect()
     }
 }

@@ -146,6 +146,11 @@ impl<'a> Parser<'a> {
                     if BP_PRED < min {
                         break;
                     }
+                    if self.is_label_is() {
+                        let kind = self.has_labels(lhs)?;
+                        lhs = Expr { kind, span: self.span_from(start) };
+                        continue;
+                    }
                     self.bump();
                     let negated = self.eat_kw("NOT");
                     self.expect_kw("NULL")?;
@@ -216,12 +221,9 @@ impl<'a> Parser<'a> {
                         };
                     }
                 }
-            } else if self.is_sym(":") && self.is_name_n(1) {
-                let labels = self.label_list()?;
-                e = Expr {
-                    kind: ExprKind::HasLabels(boxed(e), labels),
-                    span: self.span_from(start),
-                };
+            } else if self.is_sym(":") && self.label_start_n(1) {
+                let kind = self.has_labels(e)?;
+                e = Expr { kind, span: self.span_from(start) };
             } else {
                 return Ok(e);
             }
@@ -438,7 +440,7 @@ impl<'a> Parser<'a> {
             let variable = self.ident("a variable")?;
             self.bump(); // IN
             let list = self.expr()?;
-            let filter = if self.eat_kw("WHERE") { Some(boxed(self.expr()?)) } else { None };
+            let filter = if self.eat_kw("WHERE") { Some(boxed(self.comp_filter()?)) } else { None };
             let map = if self.eat_sym("|") { Some(boxed(self.expr()?)) } else { None };
             self.expect_sym("]")?;
             return Ok(Expr {
@@ -461,7 +463,7 @@ impl<'a> Parser<'a> {
                 None
             };
             let pattern = self.pattern_element()?;
-            let filter = if self.eat_kw("WHERE") { Some(boxed(self.expr()?)) } else { None };
+            let filter = if self.eat_kw("WHERE") { Some(boxed(self.comp_filter()?)) } else { None };
             self.expect_sym("|")?;
             let map = self.expr()?;
             self.expect_sym("]")?;

@@ -8,6 +8,7 @@
 
 mod admin;
 mod expr;
+mod labels;
 mod pattern;
 mod prefix;
 mod schema;
@@ -114,7 +115,8 @@ pub(crate) fn recursion_estimate(toks: &[Token]) -> usize {
 
 fn parse_tokens(text: &str, toks: Vec<Token>) -> PResult<(Statement, Option<String>)> {
     let matching = match_brackets(&toks);
-    let mut p = Parser { text, toks, pos: 0, depth: 0, matching, graph: None };
+    let mut p =
+        Parser { text, toks, pos: 0, depth: 0, matching, graph: None, in_comp_filter: false };
     let stmt = p.statement()?;
     p.eat_sym(";");
     if !matches!(p.peek(), Tok::Eof) {
@@ -157,6 +159,9 @@ pub(crate) struct Parser<'a> {
     matching: Vec<usize>,
     /// The graph a leading `USE` names (see [`prefix`]).
     graph: Option<String>,
+    /// Inside a comprehension's filter, where `|` ends the filter rather than continuing a
+    /// label expression (`[x IN l WHERE x:A | x]`).
+    in_comp_filter: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -392,7 +397,7 @@ impl<'a> Parser<'a> {
     fn clause_kind(&mut self) -> PResult<ClauseKind> {
         if self.eat_kw("OPTIONAL") {
             if self.eat_kw("CALL") {
-                return self.call_subquery_rest(true);
+                return self.call_rest(true);
             }
             self.expect_kw("MATCH")?;
             return self.match_rest(true);
@@ -443,7 +448,7 @@ impl<'a> Parser<'a> {
             return self.nested(|p| p.foreach_rest());
         }
         if self.eat_kw("CALL") {
-            return self.call_rest();
+            return self.call_rest(false);
         }
         if self.eat_kw("LOAD") {
             return self.load_csv_rest();
@@ -558,7 +563,8 @@ impl<'a> Parser<'a> {
             }
             if self.is_sym_n(1, ":") {
                 let variable = self.ident("a variable")?;
-                return Ok(SetItem::Labels { variable, labels: self.label_list()? });
+                let (labels, dynamic) = self.set_labels()?;
+                return Ok(SetItem::Labels { variable, labels, dynamic });
             }
         }
         let at = self.cur_span().start;
@@ -579,7 +585,8 @@ impl<'a> Parser<'a> {
     fn remove_item(&mut self) -> PResult<RemoveItem> {
         if self.is_name() && self.is_sym_n(1, ":") {
             let variable = self.ident("a variable")?;
-            return Ok(RemoveItem::Labels { variable, labels: self.label_list()? });
+            let (labels, dynamic) = self.set_labels()?;
+            return Ok(RemoveItem::Labels { variable, labels, dynamic });
         }
         let at = self.cur_span().start;
         let target = self.postfix_expr()?;
@@ -589,20 +596,6 @@ impl<'a> Parser<'a> {
                 at,
                 "Invalid REMOVE item: expected a property (n.prop) or labels (n:Label)",
             )),
-        }
-    }
-
-    /// `:A:B` (also accepts `:A&B`, meaning all of them).
-    pub(crate) fn label_list(&mut self) -> PResult<Vec<Ident>> {
-        let mut labels = Vec::new();
-        self.expect_sym(":")?;
-        labels.push(self.ident("a label name")?);
-        loop {
-            if self.eat_sym(":") || self.eat_sym("&") {
-                labels.push(self.ident("a label name")?);
-            } else {
-                return Ok(labels);
-            }
         }
     }
 
@@ -623,9 +616,10 @@ impl<'a> Parser<'a> {
         Ok(ClauseKind::Foreach { variable, list, clauses })
     }
 
-    fn call_rest(&mut self) -> PResult<ClauseKind> {
+    /// After `[OPTIONAL] CALL`: a subquery or a procedure call.
+    fn call_rest(&mut self, optional: bool) -> PResult<ClauseKind> {
         if self.is_sym("{") || self.is_sym("(") {
-            return self.call_subquery_rest(false);
+            return self.call_subquery_rest(optional);
         }
         let name = self.qualified_name()?;
         let args = if self.eat_sym("(") {
@@ -639,7 +633,7 @@ impl<'a> Parser<'a> {
             None
         };
         let yield_ = if self.eat_kw("YIELD") { Some(self.yield_spec(false)?.0) } else { None };
-        Ok(ClauseKind::CallProcedure { name, args, yield_ })
+        Ok(ClauseKind::CallProcedure { name, args, yield_, optional })
     }
 
     /// After `[OPTIONAL] CALL`: `[(scope)] { query } [IN TRANSACTIONS [OF n ROWS]]`.

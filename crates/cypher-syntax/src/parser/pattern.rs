@@ -4,6 +4,7 @@
 use crate::ast::*;
 use crate::lexer::Tok;
 
+use super::labels::{split_node_labels, split_rel_types, LabelSite};
 use super::{PResult, Parser};
 
 impl<'a> Parser<'a> {
@@ -103,6 +104,9 @@ impl<'a> Parser<'a> {
         if !self.is_name() {
             return false;
         }
+        if self.is_kw("IS") && self.label_start_n(1) {
+            return false;
+        }
         if self.is_kw("WHERE") {
             return self.is_sym_n(1, ")")
                 || self.is_sym_n(1, "]")
@@ -116,14 +120,24 @@ impl<'a> Parser<'a> {
         let start = self.cur_span().start;
         self.expect_sym("(")?;
         let variable = if self.pattern_var_here() { Some(self.ident("a variable")?) } else { None };
-        let labels = if self.is_sym(":") { self.label_list()? } else { Vec::new() };
+        let (labels, label_expr) = if self.at_pattern_labels() {
+            split_node_labels(self.label_expression(LabelSite::Node, true)?.0)
+        } else {
+            (Vec::new(), None)
+        };
         let properties = self.pattern_properties()?;
         let where_ = if self.eat_kw("WHERE") { Some(Box::new(self.expr()?)) } else { None };
         if !self.is_sym(")") {
             return Err(self.unexpected("a label (':'), properties ('{'), WHERE or ')'"));
         }
         self.bump();
-        Ok(NodePattern { variable, labels, properties, where_, span: self.span_from(start) })
+        let span = self.span_from(start);
+        Ok(NodePattern { variable, labels, label_expr, properties, where_, span })
+    }
+
+    /// At `:` or `IS` introducing the labels of a node or the types of a relationship.
+    fn at_pattern_labels(&self) -> bool {
+        self.is_sym(":") || (self.is_kw("IS") && self.label_start_n(1))
     }
 
     fn pattern_properties(&mut self) -> PResult<Option<Expr>> {
@@ -144,6 +158,8 @@ impl<'a> Parser<'a> {
         self.expect_sym("-")?;
         let mut variable = None;
         let mut types = Vec::new();
+        let mut type_expr = None;
+        let mut pipe_colon = None;
         let mut length = None;
         let mut properties = None;
         let mut where_ = None;
@@ -151,12 +167,10 @@ impl<'a> Parser<'a> {
             if self.pattern_var_here() {
                 variable = Some(self.ident("a variable")?);
             }
-            if self.eat_sym(":") {
-                types.push(self.ident("a relationship type")?);
-                while self.eat_sym("|") {
-                    self.eat_sym(":");
-                    types.push(self.ident("a relationship type")?);
-                }
+            if self.at_pattern_labels() {
+                let (e, pc) = self.label_expression(LabelSite::Rel, true)?;
+                (types, type_expr) = split_rel_types(e);
+                pipe_colon = pc;
             }
             if self.eat_sym("*") {
                 length = Some(self.range_bounds()?);
@@ -179,6 +193,17 @@ impl<'a> Parser<'a> {
             }
             self.bump();
         }
+        if let Some(at) = pipe_colon.filter(|_| {
+            variable.is_some() || length.is_some() || properties.is_some() || where_.is_some()
+        }) {
+            return Err(self.error_at(
+                at,
+                "The semantics of using colon in the separation of alternative relationship \
+                 types in conjunction with\nthe use of variable binding, inlined property \
+                 predicates, or variable length is no longer supported.\nPlease separate the \
+                 relationships types using `:T1|T2` instead.",
+            ));
+        }
         self.expect_sym("-")?;
         let right = self.eat_sym(">");
         let direction = match (left, right) {
@@ -190,6 +215,7 @@ impl<'a> Parser<'a> {
             variable,
             direction,
             types,
+            type_expr,
             length,
             properties,
             where_,

@@ -192,6 +192,9 @@ pub(super) fn builtin(
     ctx: &mut Ctx,
     g: &mut dyn Graph,
 ) -> Result<Value> {
+    if matches!(b, Builtin::AnyLabel | Builtin::DynLabelsAll | Builtin::DynLabelsAny) {
+        return super::labels::label_builtin(b, args, row, ctx, g);
+    }
     if b == Builtin::Coalesce {
         for a in args {
             let v = eval(a, row, ctx, g)?;
@@ -275,6 +278,7 @@ pub(super) fn builtin(
                 Builtin::Length => "length",
                 Builtin::Exists => "exists",
                 Builtin::Coalesce => "coalesce",
+                Builtin::AnyLabel | Builtin::DynLabelsAll | Builtin::DynLabelsAny => "labels",
             };
             if matches!(b, Builtin::Labels | Builtin::Type) {
                 // The TCK classifies a non-entity argument of these as a bad value.

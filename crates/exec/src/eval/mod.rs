@@ -11,6 +11,7 @@
 
 mod compiled;
 mod entity;
+mod labels;
 mod lists;
 mod logic;
 
@@ -25,6 +26,7 @@ pub(crate) use compiled::CompiledPred;
 #[cfg(test)]
 pub(crate) use compiled::GENERAL_PREDICATES;
 pub(crate) use entity::{materialize, properties, TokenNames};
+pub(crate) use labels::{dyn_names, NameOf};
 pub(crate) use logic::order_keys;
 
 fn type_err(msg: impl Into<String>) -> Error {

@@ -3,12 +3,12 @@
 use std::collections::HashSet;
 
 use arbor_cypher_plan::expr::{PExpr, Slot};
-use arbor_cypher_plan::ops::{CreateStep, Op, SetOp};
+use arbor_cypher_plan::ops::{CreateStep, Name, Op, SetOp};
 use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 
 use super::builder::{build, Builder};
 use crate::ctx::{Ctx, Operator, Row};
-use crate::eval::{self, eval};
+use crate::eval::{self, dyn_names, eval, NameOf};
 use crate::graph::{Direction, Graph, TokenId, TokenKind};
 
 /// Builds a write operator (the builder's dispatch, [`super::build`], sends only those here).
@@ -149,7 +149,7 @@ fn run_create(
 ) -> Result<()> {
     for step in steps {
         match step {
-            CreateStep::Node { slot, labels, props } => {
+            CreateStep::Node { slot, labels, dyn_labels, props } => {
                 // The label tokens on the stack for the usual few labels: no allocation per
                 // created node (batched writes create tens of thousands per statement).
                 let mut inline = [TokenId::default(); 8];
@@ -167,6 +167,21 @@ fn run_create(
                         spilled.push(t);
                     }
                 }
+                for e in dyn_labels {
+                    let v = eval(e, row, ctx, g)?;
+                    for l in dyn_names(&v, NameOf::NodeLabel)? {
+                        let t = g.get_or_create_token(TokenKind::Label, &l)?;
+                        if inline[..n_toks].contains(&t) || spilled.contains(&t) {
+                            continue;
+                        }
+                        if n_toks < inline.len() {
+                            inline[n_toks] = t;
+                            n_toks += 1;
+                        } else {
+                            spilled.push(t);
+                        }
+                    }
+                }
                 if !spilled.is_empty() {
                     spilled.splice(0..0, inline.iter().copied());
                 }
@@ -180,7 +195,7 @@ fn run_create(
                 ctx.stats.properties_set += n;
                 row[*slot] = Value::Node(id);
             }
-            CreateStep::Rel { slot, from, to, rel_type, props } => {
+            CreateStep::Rel { slot, from, to, rel_type, dyn_type, props } => {
                 let (Value::Node(a), Value::Node(b)) = (&row[*from], &row[*to]) else {
                     let bad = if row[*from].is_node() { &row[*to] } else { &row[*from] };
                     return Err(Error::semantic(format!(
@@ -190,7 +205,24 @@ fn run_create(
                     .with_detail("CreateRelationshipWithNull"));
                 };
                 let (a, b) = (*a, *b);
-                let t = g.get_or_create_token(TokenKind::RelType, rel_type)?;
+                let t = match dyn_type {
+                    Some(e) => {
+                        let v = eval(e, row, ctx, g)?;
+                        let names = dyn_names(&v, NameOf::RelType)?;
+                        let [name] = names.as_slice() else {
+                            return Err(Error::new(
+                                Status::ExecutionFailed,
+                                format!(
+                                    "Exactly one relationship type must be specified, but {} \
+                                     were found.",
+                                    names.len()
+                                ),
+                            ));
+                        };
+                        g.get_or_create_token(TokenKind::RelType, name)?
+                    }
+                    None => g.get_or_create_token(TokenKind::RelType, rel_type)?,
+                };
                 let props = prop_list(props.as_ref(), row, ctx, g, merge)?;
                 let n = props.len() as u64;
                 let id = g.create_rel(a, b, t, props)?;
@@ -331,11 +363,12 @@ fn run_set(items: &[SetOp], row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> 
                     ctx.stats.properties_set += 1;
                 }
             }
-            SetOp::Labels { target, labels } => {
+            SetOp::Labels { target, labels, dynamic } => {
                 let t = eval(target, row, ctx, g)?;
+                let labels = with_dyn_labels(labels, dynamic, row, ctx, g)?;
                 match t {
                     Value::Node(n) => {
-                        for l in labels {
+                        for l in labels.iter() {
                             let tok = g.get_or_create_token(TokenKind::Label, l)?;
                             if g.add_label(n, tok)? {
                                 ctx.stats.labels_added += 1;
@@ -362,11 +395,12 @@ fn run_set(items: &[SetOp], row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> 
                     ctx.stats.properties_set += 1;
                 }
             }
-            SetOp::RemoveLabels { target, labels } => {
+            SetOp::RemoveLabels { target, labels, dynamic } => {
                 let t = eval(target, row, ctx, g)?;
+                let labels = with_dyn_labels(labels, dynamic, row, ctx, g)?;
                 match t {
                     Value::Node(n) => {
-                        for l in labels {
+                        for l in labels.iter() {
                             if let Some(tok) = g.token_id(TokenKind::Label, l) {
                                 if g.remove_label(n, tok)? {
                                     ctx.stats.labels_removed += 1;
@@ -387,6 +421,25 @@ fn run_set(items: &[SetOp], row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> 
         }
     }
     Ok(())
+}
+
+/// Static labels followed by the names of the dynamic ones (borrowed when there are none).
+fn with_dyn_labels<'l>(
+    labels: &'l [Name],
+    dynamic: &[PExpr],
+    row: &mut Row,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+) -> Result<std::borrow::Cow<'l, [Name]>> {
+    if dynamic.is_empty() {
+        return Ok(std::borrow::Cow::Borrowed(labels));
+    }
+    let mut all = labels.to_vec();
+    for e in dynamic {
+        let v = eval(e, row, ctx, g)?;
+        all.extend(dyn_names(&v, NameOf::NodeLabel)?);
+    }
+    Ok(std::borrow::Cow::Owned(all))
 }
 
 struct Create {
