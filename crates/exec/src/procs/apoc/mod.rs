@@ -2,12 +2,13 @@
 //! `apoc.merge.node`, `apoc.create.*`, ...), with APOC's signatures and column names.
 //!
 //! Split by APOC package: [`meta`] reads the schema from the data, [`write`] creates and merges
-//! entities, [`refactor`] merges nodes. Procedures that write are marked so: a query calling
+//! entities, [`refactor`] merges nodes, [`util`] sleeps (interruptibly). Procedures that write are marked so: a query calling
 //! one is a write query, refused in read transactions with
 //! `Neo.ClientError.Statement.AccessMode`.
 
 mod meta;
 mod refactor;
+mod util;
 mod write;
 
 use arbor_cypher_plan::CypherType;
@@ -21,6 +22,7 @@ pub(crate) fn procedures() -> Vec<Procedure> {
     let mut out = meta::procedures();
     out.extend(write::procedures());
     out.extend(refactor::procedures());
+    out.extend(util::procedures());
     out
 }
 
