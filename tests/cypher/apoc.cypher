@@ -184,3 +184,15 @@ RETURN point({latitude: 1.0, longitude: 2.0, crs: 'cartesian'})
 
 statement error Neo.ClientError.Statement.ArgumentError Valid range for Y coordinate is [-90, 90]
 RETURN point({x: 1.0, y: 95.0, crs: 'wgs-84'})
+
+# apoc.meta.graph / apoc.meta.subGraph: a virtual node per label ({name, count}) and a virtual
+# relationship per (start label, type, end label) ({type, count}), with negative ids.
+query
+CALL apoc.meta.graph({sample: 1000, maxRels: 100}) YIELD nodes, relationships RETURN apoc.coll.sort([n IN nodes WHERE n.name IN ['Person', 'Movie'] | [n.name, n.count]]) AS ns, apoc.coll.sort([r IN relationships WHERE apoc.any.property(r, 'type') IN ['ACTED_IN', 'KNOWS'] | [apoc.any.property(r, 'type'), apoc.any.property(r, 'count'), type(r) = r.type]]) AS rs, all(n IN nodes WHERE id(n) < 0) AS virtual
+----
+[['Movie', 1], ['Person', 3]] | [['ACTED_IN', 2, true], ['KNOWS', 1, true]] | true
+
+query
+CALL apoc.meta.subGraph({labels: ['Person'], rels: ['KNOWS']}) YIELD nodes, relationships RETURN [n IN nodes | n.name] AS ns, [r IN relationships | type(r)] AS rs
+----
+['Person'] | ['KNOWS']
