@@ -117,3 +117,82 @@ query
 MATCH (:Src)-[:IN]->(n:R) RETURN n.name
 ----
 'two'
+
+# apoc.schema.assert: asserted rules are kept or created, the others dropped (dropExisting
+# defaults to true); langchain-neo4j resets a schema with `apoc.schema.assert({}, {})`.
+statement ok
+CREATE INDEX apoc_person_name FOR (p:Person) ON (p.name)
+
+statement ok
+CREATE CONSTRAINT apoc_movie_title FOR (m:Movie) REQUIRE m.title IS UNIQUE
+
+query
+CALL apoc.schema.assert({Person: ['name', 'born']}, {Movie: ['title']}) YIELD label, key, keys, unique, action RETURN label, key, keys, unique, action
+----
+'Person' | 'name' | ['name'] | false | 'KEPT'
+'Person' | 'born' | ['born'] | false | 'CREATED'
+'Movie' | 'title' | ['title'] | true | 'KEPT'
+
+query
+CALL apoc.schema.nodes() YIELD label, properties, type, size, valuesSelectivity WHERE type = 'RANGE' RETURN label, properties, type, size, valuesSelectivity ORDER BY properties[0]
+----
+'Person' | ['born'] | 'RANGE' | 1 | 1.0
+'Person' | ['name'] | 'RANGE' | 3 | 1.0
+
+query
+CALL apoc.schema.assert({}, {}) YIELD label, keys, unique, action RETURN label, keys, unique, action ORDER BY unique, keys[0]
+----
+'Person' | ['born'] | false | 'DROPPED'
+'Person' | ['name'] | false | 'DROPPED'
+'Movie' | ['title'] | true | 'DROPPED'
+
+query
+SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN count(*) AS n
+----
+0
+
+# APOC functions the libraries call (apoc.any.property is x[key]).
+query
+RETURN apoc.coll.sort(['b', 'a', 'c']) AS s, apoc.coll.toSet([1, 2, 1, 3]) AS t, apoc.coll.flatten([[1, [2]], 3]) AS f, apoc.coll.flatten([[1, [2]], 3], true) AS r
+----
+['a', 'b', 'c'] | [1, 2, 3] | [1, [2], 3] | [1, 2, 3]
+
+query
+RETURN apoc.map.clean({a: 1, b: 'x', c: null, d: ''}, ['a'], ['']) AS m, apoc.meta.cypher.types({i: 1, s: 'x', l: ['a'], d: date('2020-01-01')}) AS t
+----
+{b: 'x'} | {d: 'DATE', i: 'INTEGER', l: 'LIST OF STRING', s: 'STRING'}
+
+query
+MATCH (m:Movie) RETURN apoc.any.property(m, 'title') AS t, apoc.any.property({type: 'KNOWS', count: 2}, 'count') AS c, apoc.any.properties(m).rating AS r
+----
+'The Matrix' | 2 | 8.7
+
+# apoc.util.sleep waits (and is interrupted by timeouts: tests/driver).
+query
+CALL apoc.util.sleep(10) RETURN 1 AS done
+----
+1
+
+# point(): x/y in a geographic CRS are longitude/latitude, as Neo4j accepts them.
+query
+RETURN point({x: 1.0, y: 2.0, crs: 'wgs-84'}) = point({longitude: 1.0, latitude: 2.0}) AS same
+----
+true
+
+statement error Neo.ClientError.Statement.ArgumentError Geographic points does not support coordinate reference system: cartesian
+RETURN point({latitude: 1.0, longitude: 2.0, crs: 'cartesian'})
+
+statement error Neo.ClientError.Statement.ArgumentError Valid range for Y coordinate is [-90, 90]
+RETURN point({x: 1.0, y: 95.0, crs: 'wgs-84'})
+
+# apoc.meta.graph / apoc.meta.subGraph: a virtual node per label ({name, count}) and a virtual
+# relationship per (start label, type, end label) ({type, count}), with negative ids.
+query
+CALL apoc.meta.graph({sample: 1000, maxRels: 100}) YIELD nodes, relationships RETURN apoc.coll.sort([n IN nodes WHERE n.name IN ['Person', 'Movie'] | [n.name, n.count]]) AS ns, apoc.coll.sort([r IN relationships WHERE apoc.any.property(r, 'type') IN ['ACTED_IN', 'KNOWS'] | [apoc.any.property(r, 'type'), apoc.any.property(r, 'count'), type(r) = r.type]]) AS rs, all(n IN nodes WHERE id(n) < 0) AS virtual
+----
+[['Movie', 1], ['Person', 3]] | [['ACTED_IN', 2, true], ['KNOWS', 1, true]] | true
+
+query
+CALL apoc.meta.subGraph({labels: ['Person'], rels: ['KNOWS']}) YIELD nodes, relationships RETURN [n IN nodes | n.name] AS ns, [r IN relationships | type(r)] AS rs
+----
+['Person'] | ['KNOWS']

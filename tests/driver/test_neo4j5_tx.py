@@ -257,3 +257,23 @@ def test_server_wide_timeout(tmp_path, servers, port_factory):
                 assert s.run("RETURN 1 AS x").single()["x"] == 1
     finally:
         stop(proc)
+
+
+def test_timeout_stops_apoc_util_sleep(driver):
+    # neomodel's timeout tests: `CALL apoc.util.sleep(...)` under a driver timeout.
+    with driver.session() as s:
+        t = time.time()
+        with pytest.raises(ClientError, match="TransactionTimedOut") as e:
+            s.run(Query("CALL apoc.util.sleep(60000)", timeout=1)).consume()
+        assert e.value.code == "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration"
+        assert time.time() - t < BOUND
+
+
+def test_explain_of_a_schema_command_runs_nothing(driver):
+    # neo4j-graphrag's Text2CypherRetriever: EXPLAIN, then refuse unless query_type is 'r'.
+    with driver.session() as s:
+        summary = s.run("EXPLAIN CREATE INDEX explain_probe FOR (n:ExplainProbe) ON (n.p)").consume()
+        assert summary.query_type == "s"
+        names = [r["name"] for r in s.run("SHOW INDEXES YIELD name")]
+        assert "explain_probe" not in names
+        assert s.run("EXPLAIN SHOW INDEXES").consume().query_type == "r"

@@ -67,7 +67,7 @@ impl Builtin {
             "elementid" => Builtin::ElementId,
             "labels" => Builtin::Labels,
             "type" => Builtin::Type,
-            "properties" => Builtin::Properties,
+            "properties" | "apoc.any.properties" => Builtin::Properties,
             "keys" => Builtin::Keys,
             "startnode" => Builtin::StartNode,
             "endnode" => Builtin::EndNode,

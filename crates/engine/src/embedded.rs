@@ -528,6 +528,12 @@ impl Tx {
                     rows: VecDeque::new(),
                 })
             }
+            Prepared::Explained(_) => Ok(Rows {
+                tx: &mut self.tx,
+                columns: Vec::new(),
+                exec: None,
+                rows: VecDeque::new(),
+            }),
             Prepared::Schema(cmd) => {
                 let (_, columns, rows) = crate::schema::run_schema(&self.db, &cmd, &params)?;
                 Ok(Rows { tx: &mut self.tx, columns, exec: None, rows: rows.into() })

@@ -8,6 +8,7 @@
 //! it owns no query semantics itself (those live in `cypher-plan` and `exec`) and no file formats
 //! (those live in `storage`).
 
+mod apoc_schema;
 mod deadline;
 mod embedded;
 mod graph_impl;

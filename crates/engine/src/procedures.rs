@@ -169,9 +169,10 @@ pub const TEST_REGISTRAR: &str = "arbor.test.registerProcedure";
 /// the two test procedures stay), so scenarios sharing a server do not see each other's.
 pub const TEST_RESET: &str = "arbor.test.resetProcedures";
 
-/// Installs the warm-up procedures, and [`TEST_REGISTRAR`] when the environment asks for it.
+/// Installs the warm-up and APOC schema procedures, and [`TEST_REGISTRAR`] when the environment asks for it.
 pub(crate) fn install_test_hooks(db: &Database) {
     install_warmup(db);
+    crate::apoc_schema::install(db);
     if std::env::var(TEST_PROCEDURES_ENV).is_ok_and(|v| v == "1") {
         db.enable_test_procedures();
     }
@@ -250,6 +251,7 @@ impl Database {
                 db.procedures_registry().reset();
                 db.clear_plan_cache();
                 install_warmup(&db);
+                crate::apoc_schema::install(&db);
                 db.enable_test_procedures();
             }
             Ok(Vec::new())

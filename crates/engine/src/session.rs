@@ -316,6 +316,15 @@ impl Database {
             check_graph(&graph, &stmt, text)?;
         }
         match stmt {
+            // Neo4j plans these without running them: no rows, the command's query type.
+            Statement::Explain(inner)
+                if matches!(*inner, Statement::Schema(_) | Statement::Admin(_)) =>
+            {
+                Ok(Prepared::Explained(QueryType::Schema))
+            }
+            Statement::Explain(inner) if matches!(*inner, Statement::Show(_)) => {
+                Ok(Prepared::Explained(QueryType::Read))
+            }
             Statement::Schema(cmd) => Ok(Prepared::Schema(cmd)),
             Statement::Show(cmd) => Ok(Prepared::Show(cmd)),
             Statement::Admin(cmd) => Ok(Prepared::Admin(cmd)),
@@ -485,6 +494,8 @@ pub(crate) enum Prepared {
     Show(arbor_cypher_syntax::ast::ShowCommand),
     Admin(arbor_cypher_syntax::ast_admin::AdminCommand),
     ShowCurrentUserCall,
+    /// `EXPLAIN` of a schema, `SHOW` or administration command: runs nothing.
+    Explained(QueryType),
 }
 
 /// Where a result's rows come from.
@@ -661,6 +672,7 @@ fn check_access(p: Prepared, mode: AccessMode) -> Result<Prepared> {
         Prepared::Schema(_) => true,
         // User administration changes the user store, not the graph (Neo4j runs it on `system`).
         Prepared::Show(_) | Prepared::Admin(_) | Prepared::ShowCurrentUserCall => false,
+        Prepared::Explained(_) => false,
         Prepared::Query(q, _) => q.is_write() && !q.is_explain(),
     };
     if writes {
@@ -825,6 +837,9 @@ impl Session {
                     crate::users::run_prepared(&self.db, self.user.as_ref(), &prepared, &params)?;
                 let stats = Stats { system_updates: out.updates, ..Stats::default() };
                 (out.fields, OpenResult::rows(out.rows, QueryType::Schema, stats))
+            }
+            Prepared::Explained(query_type) => {
+                (Vec::new(), OpenResult::rows(Vec::new(), query_type, Stats::default()))
             }
             Prepared::Schema(cmd) => {
                 let (stats, fields, rows) = schema::run_schema(&self.db, &cmd, &params)?;

@@ -90,11 +90,25 @@ pub fn point_from_map(map: &PropertyMap) -> Result<Option<Point>> {
             "The coordinate reference system does not match the number of coordinates",
         ));
     }
-    if geographic != matches!(srid, SRID_WGS84 | SRID_WGS84_3D) {
-        return Err(bad("Geographic coordinates need a geographic reference system"));
+    // Neo4j accepts `x`/`y` in a geographic CRS (x is the longitude), but not latitude and
+    // longitude in a cartesian one.
+    let wgs84 = matches!(srid, SRID_WGS84 | SRID_WGS84_3D);
+    if geographic && !wgs84 {
+        return Err(bad(format!(
+            "Geographic points does not support coordinate reference system: {}.\
+             This is set either in the csv header or the actual data column",
+            crs_name(srid)
+        )));
     }
-    if geographic && !(-90.0..=90.0).contains(&y) {
-        return Err(bad("Latitude must be in [-90, 90]"));
+    if wgs84 && !(-90.0..=90.0).contains(&y) {
+        let coords = match z {
+            Some(z) => format!("[{x:?}, {y:?}, {z:?}]"),
+            None => format!("[{x:?}, {y:?}]"),
+        };
+        return Err(bad(format!(
+            "Cannot create WGS84 point with invalid coordinate: {coords}. \
+             Valid range for Y coordinate is [-90, 90]."
+        )));
     }
     Ok(Some(Point { srid, x, y, z }))
 }

@@ -310,6 +310,11 @@ impl Binder<'_> {
         scope: &Scope,
     ) -> Result<PExpr> {
         let lower = qn.dotted().to_lowercase();
+        // APOC's `apoc.any.property(x, key)` is Cypher's dynamic property access `x[key]`
+        // (nodes, relationships and maps; null for a null container or key).
+        if lower == "apoc.any.property" && args.len() == 2 {
+            return Ok(PExpr::Index(self.bx(&args[0], scope)?, self.bx(&args[1], scope)?));
+        }
         if is_aggregate(&lower) {
             return self.bind_aggregate(e, &lower, distinct, args, false);
         }

@@ -241,6 +241,19 @@ pub(super) fn builtin(
                 None => return Err(deleted_err()),
             },
         },
+        // Materialised entities (APOC's virtual nodes and relationships).
+        (Builtin::Id, Value::NodeData(n)) => Value::Int(n.id.0 as i64),
+        (Builtin::Id, Value::RelData(r)) => Value::Int(r.id.0 as i64),
+        (Builtin::ElementId, Value::NodeData(n)) => {
+            Value::String(Arc::from(format!("n:{}", n.id.0 as i64)))
+        }
+        (Builtin::ElementId, Value::RelData(r)) => {
+            Value::String(Arc::from(format!("r:{}", r.id.0 as i64)))
+        }
+        (Builtin::Labels, Value::NodeData(n)) => {
+            Value::List(n.labels.iter().map(|l| Value::str(l)).collect())
+        }
+        (Builtin::Type, Value::RelData(r)) => Value::str(&r.rel_type),
         (Builtin::Properties, v) => properties(v, g)?,
         (Builtin::Keys, v) => match properties(v, g) {
             Ok(Value::Map(m)) => Value::List(m.into_keys().map(Value::from).collect()),

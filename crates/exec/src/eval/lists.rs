@@ -255,10 +255,22 @@ pub(super) fn index(base: &Value, idx: &Value, g: &dyn Graph) -> Result<Value> {
                 other.type_name()
             )))
         }
-        (Value::Map(_) | Value::Node(_) | Value::Relationship(_), Value::String(k)) => {
-            property(base, k, g)?
-        }
-        (Value::Map(_) | Value::Node(_) | Value::Relationship(_), other) => {
+        (
+            Value::Map(_)
+            | Value::Node(_)
+            | Value::Relationship(_)
+            | Value::NodeData(_)
+            | Value::RelData(_),
+            Value::String(k),
+        ) => property(base, k, g)?,
+        (
+            Value::Map(_)
+            | Value::Node(_)
+            | Value::Relationship(_)
+            | Value::NodeData(_)
+            | Value::RelData(_),
+            other,
+        ) => {
             return Err(Error::type_error(format!(
                 "Type mismatch: expected String but was {}",
                 other.type_name()

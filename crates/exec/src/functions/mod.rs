@@ -7,6 +7,7 @@
 //! function never panics on a short argument list; callers check arity with [`scalar_arity`].
 
 mod agg;
+mod apoc;
 mod convert;
 mod scalar;
 mod temporal;
@@ -110,6 +111,23 @@ static SCALARS: &[Entry] = &[
     e("distance", scalar::distance, 2, 2),
     e("point.distance", scalar::distance, 2, 2),
     e("point.withinbbox", scalar::within_bbox, 3, 3),
+    // APOC (apoc.any.property/properties are bound by the planner).
+    e("apoc.coll.sort", apoc::coll_sort, 1, 1),
+    e("apoc.coll.toset", apoc::coll_to_set, 1, 1),
+    e("apoc.coll.flatten", apoc::coll_flatten, 1, 2),
+    e("apoc.coll.contains", apoc::coll_contains, 2, 2),
+    e("apoc.coll.sum", apoc::coll_sum, 1, 1),
+    e("apoc.coll.min", apoc::coll_min, 1, 1),
+    e("apoc.coll.max", apoc::coll_max, 1, 1),
+    e("apoc.coll.union", apoc::coll_union, 2, 2),
+    e("apoc.coll.intersection", apoc::coll_intersection, 2, 2),
+    e("apoc.coll.subtract", apoc::coll_subtract, 2, 2),
+    e("apoc.map.clean", apoc::map_clean, 3, 3),
+    e("apoc.map.merge", apoc::map_merge, 2, 2),
+    e("apoc.map.frompairs", apoc::map_from_pairs, 1, 1),
+    e("apoc.text.join", apoc::text_join, 2, 2),
+    e("apoc.meta.cypher.type", apoc::meta_cypher_type, 1, 1),
+    e("apoc.meta.cypher.types", apoc::meta_cypher_types, 1, 1),
     // Vectors.
     e("vector.similarity.cosine", vector::cosine, 2, 2),
     e("vector.similarity.euclidean", vector::euclidean, 2, 2),
@@ -223,6 +241,22 @@ pub static CATALOG: &[(&str, &str)] = &[
     ("distance", "Spatial"),
     ("point.distance", "Spatial"),
     ("point.withinBBox", "Spatial"),
+    ("apoc.coll.sort", "APOC"),
+    ("apoc.coll.toSet", "APOC"),
+    ("apoc.coll.flatten", "APOC"),
+    ("apoc.coll.contains", "APOC"),
+    ("apoc.coll.sum", "APOC"),
+    ("apoc.coll.min", "APOC"),
+    ("apoc.coll.max", "APOC"),
+    ("apoc.coll.union", "APOC"),
+    ("apoc.coll.intersection", "APOC"),
+    ("apoc.coll.subtract", "APOC"),
+    ("apoc.map.clean", "APOC"),
+    ("apoc.map.merge", "APOC"),
+    ("apoc.map.fromPairs", "APOC"),
+    ("apoc.text.join", "APOC"),
+    ("apoc.meta.cypher.type", "APOC"),
+    ("apoc.meta.cypher.types", "APOC"),
     ("vector.similarity.cosine", "Vector"),
     ("vector.similarity.euclidean", "Vector"),
     ("date", "Temporal"),

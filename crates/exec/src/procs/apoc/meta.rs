@@ -46,19 +46,19 @@ pub(super) fn procedures() -> Vec<Procedure> {
 }
 
 /// The config keys the libraries pass.
-struct Config {
+pub(super) struct Config {
     /// Nodes read per label (APOC's default 1000; -1 reads all).
-    sample: usize,
+    pub(super) sample: usize,
     /// Relationships read per sampled node.
-    max_rels: usize,
-    include_labels: Vec<String>,
-    include_rels: Vec<String>,
-    exclude_labels: Vec<String>,
-    exclude_rels: Vec<String>,
+    pub(super) max_rels: usize,
+    pub(super) include_labels: Vec<String>,
+    pub(super) include_rels: Vec<String>,
+    pub(super) exclude_labels: Vec<String>,
+    pub(super) exclude_rels: Vec<String>,
 }
 
 impl Config {
-    fn parse(m: &PropertyMap) -> Result<Config> {
+    pub(super) fn parse(m: &PropertyMap) -> Result<Config> {
         let int = |k: &str, default: usize| match m.get(k) {
             Some(Value::Int(n)) if *n < 0 => usize::MAX,
             Some(Value::Int(n)) => (*n as usize).max(1),
@@ -74,12 +74,12 @@ impl Config {
         })
     }
 
-    fn label_wanted(&self, name: &str) -> bool {
+    pub(super) fn label_wanted(&self, name: &str) -> bool {
         (self.include_labels.is_empty() || self.include_labels.iter().any(|l| l == name))
             && !self.exclude_labels.iter().any(|l| l == name)
     }
 
-    fn rel_wanted(&self, name: &str) -> bool {
+    pub(super) fn rel_wanted(&self, name: &str) -> bool {
         (self.include_rels.is_empty() || self.include_rels.iter().any(|l| l == name))
             && !self.exclude_rels.iter().any(|l| l == name)
     }

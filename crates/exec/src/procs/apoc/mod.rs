@@ -1,13 +1,16 @@
 //! APOC's core procedures as the GraphRAG/OGM libraries call them (`apoc.meta.data`,
 //! `apoc.merge.node`, `apoc.create.*`, ...), with APOC's signatures and column names.
 //!
-//! Split by APOC package: [`meta`] reads the schema from the data, [`write`] creates and merges
-//! entities, [`refactor`] merges nodes. Procedures that write are marked so: a query calling
-//! one is a write query, refused in read transactions with
+//! Split by APOC package: [`meta`] reads the schema from the data ([`meta_graph`] as a
+//! virtual graph), [`write`] creates and merges entities, [`refactor`] merges nodes, [`util`]
+//! sleeps (interruptibly). Procedures that write are marked so: a query calling one is a write
+//! query, refused in read transactions with
 //! `Neo.ClientError.Statement.AccessMode`.
 
 mod meta;
+mod meta_graph;
 mod refactor;
+mod util;
 mod write;
 
 use arbor_cypher_plan::CypherType;
@@ -19,8 +22,10 @@ use crate::graph::{Graph, TokenId, TokenKind};
 /// Every APOC procedure Arbor implements.
 pub(crate) fn procedures() -> Vec<Procedure> {
     let mut out = meta::procedures();
+    out.extend(meta_graph::procedures());
     out.extend(write::procedures());
     out.extend(refactor::procedures());
+    out.extend(util::procedures());
     out
 }
 
