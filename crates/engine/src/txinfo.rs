@@ -326,6 +326,7 @@ pub(crate) fn run_admin(
     } else {
         let show = ShowCommand {
             kind: ShowKind::Transactions,
+            filter: None,
             yield_: yield_.clone(),
             where_: where_.clone(),
             then: then.clone(),
