@@ -39,6 +39,7 @@ pub enum TlsLevelArg {
 /// tls_key = "/etc/arbor/bolt.key"   # PEM private key
 /// tls_level = "required"            # or "optional" (plaintext Bolt too, same port)
 /// transaction_timeout = "30s"       # server-wide; "0" = none; a driver's smaller one wins
+/// import_dir = "/var/lib/arbor/import"  # LOAD CSV file:/// URLs; default <data>/import
 /// ```
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -56,6 +57,8 @@ pub struct FileConfig {
     pub tls_level: Option<TlsLevelArg>,
     /// Neo4j's `db.transaction.timeout`: "30s", "500ms", "2m", "0" (none; the default).
     pub transaction_timeout: Option<String>,
+    /// Neo4j's `server.directories.import`: where `LOAD CSV` reads `file:///` URLs.
+    pub import_dir: Option<PathBuf>,
 }
 
 pub fn default_data_dir() -> PathBuf {

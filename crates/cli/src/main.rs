@@ -84,6 +84,10 @@ struct ServeArgs {
     /// `2m`; `0` (default): none. A driver's smaller timeout wins.
     #[arg(long)]
     transaction_timeout: Option<String>,
+    /// Where LOAD CSV reads `file:///` URLs (Neo4j's server.directories.import); default
+    /// `<data>/import`. Files outside it cannot be read.
+    #[arg(long)]
+    import_dir: Option<PathBuf>,
 }
 
 /// Parses a timeout such as `30s`, `500ms`, `2m`, `1h` or `0` (a bare number is seconds).
@@ -221,6 +225,9 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
     }
     db.set_transaction_timeout(tx_timeout);
+    if let Some(dir) = args.import_dir.as_ref().or(file.import_dir.as_ref()) {
+        db.set_import_dir(dir);
+    }
     let tls = match (args.tls_cert.or(file.tls_cert.clone()), args.tls_key.or(file.tls_key.clone()))
     {
         (Some(cert), Some(key)) => {

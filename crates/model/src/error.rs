@@ -60,6 +60,11 @@ pub enum Status {
     CredentialsExpired,
     /// An administration command that cannot run here (e.g. `ALTER CURRENT USER` without auth).
     ExecutionFailed,
+    /// `CALL { ... } IN TRANSACTIONS` in an explicit transaction.
+    TransactionStartFailed,
+    /// `LOAD CSV` could not read its URL (missing file, unsupported scheme, outside the import
+    /// directory).
+    ExternalResourceFailed,
 }
 
 impl Status {
@@ -109,6 +114,10 @@ impl Status {
             Status::ConstraintDropFailed => "Neo.DatabaseError.Schema.ConstraintDropFailed",
             Status::CredentialsExpired => "Neo.ClientError.Security.CredentialsExpired",
             Status::ExecutionFailed => "Neo.DatabaseError.Statement.ExecutionFailed",
+            Status::TransactionStartFailed => {
+                "Neo.DatabaseError.Transaction.TransactionStartFailed"
+            }
+            Status::ExternalResourceFailed => "Neo.ClientError.Statement.ExternalResourceFailed",
         }
     }
 
@@ -144,6 +153,7 @@ impl Status {
             Status::ConstraintDropFailed => "50N12",
             Status::CredentialsExpired => "42NFF",
             Status::ExecutionFailed => "50N00",
+            Status::TransactionStartFailed | Status::ExternalResourceFailed => "50N42",
         }
     }
 

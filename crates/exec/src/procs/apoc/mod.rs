@@ -2,11 +2,12 @@
 //! `apoc.merge.node`, `apoc.create.*`, ...), with APOC's signatures and column names.
 //!
 //! Split by APOC package: [`meta`] reads the schema from the data, [`write`] creates and merges
-//! entities, [`refactor`] merges nodes. Procedures that write are marked so: a query calling
-//! one is a write query, refused in read transactions with
-//! `Neo.ClientError.Statement.AccessMode`.
+//! entities, [`refactor`] merges nodes, [`periodic`] runs Cypher in batches of transactions.
+//! Procedures that write are marked so: a query calling one is a write query, refused in read
+//! transactions with `Neo.ClientError.Statement.AccessMode`.
 
 mod meta;
+mod periodic;
 mod refactor;
 mod write;
 
@@ -21,6 +22,7 @@ pub(crate) fn procedures() -> Vec<Procedure> {
     let mut out = meta::procedures();
     out.extend(write::procedures());
     out.extend(refactor::procedures());
+    out.extend(periodic::procedures());
     out
 }
 
