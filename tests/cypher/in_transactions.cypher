@@ -116,3 +116,8 @@ UNWIND [1] AS i CALL (i) { CREATE (:G) } IN TRANSACTIONS
 
 statement ok
 :rollback
+
+# A batch size from a parameter is checked when the first batch starts (Neo4j's message).
+params {n: 0}
+statement error Neo.ClientError.Statement.ArgumentError OF ... ROWS: Invalid input. '0' is not a valid value. Must be a positive integer. (Transactions committed: 0)
+UNWIND [1] AS i CALL (i) { RETURN 1 AS x } IN TRANSACTIONS OF $n ROWS RETURN x

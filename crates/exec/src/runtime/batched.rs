@@ -71,7 +71,11 @@ impl TransactionApply {
                 };
                 return Err(Error::new(
                     Status::ArgumentError,
-                    format!("Invalid input. '{shown}' is not a valid value. Must be a positive integer."),
+                    format!(
+                        "OF ... ROWS: Invalid input. '{shown}' is not a valid value. Must be a \
+                         positive integer. (Transactions committed: {})",
+                        self.committed
+                    ),
                 )
                 .with_detail("InvalidArgumentValue"));
             }
