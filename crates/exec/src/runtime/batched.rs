@@ -129,7 +129,7 @@ impl TransactionApply {
             return Ok(true);
         }
         let tx_id = g.batch_begin()?;
-        let stats_before = ctx.stats.clone();
+        let stats_before = ctx.stats;
         let mut produced = Vec::new();
         match self.run_batch(&rows, ctx, g, &mut produced) {
             Ok(()) => {
