@@ -44,6 +44,7 @@ pub enum TlsLevelArg {
 /// auth_max_failed_attempts = 3      # dbms.security.auth_max_failed_attempts; 0 = no lock
 /// auth_lock_time = "5s"             # dbms.security.auth_lock_time
 /// memory_limit = "4GiB"             # page cache budget (segment pages); default half of RAM
+/// import_dir = "/var/lib/arbor/import"  # LOAD CSV file:/// URLs; default <data>/import
 /// ```
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -67,6 +68,8 @@ pub struct FileConfig {
     pub auth_lock_time: Option<String>,
     /// The page cache's budget: "512MiB", "4g", "25%" of the machine; default half of RAM.
     pub memory_limit: Option<String>,
+    /// Neo4j's `server.directories.import`: where `LOAD CSV` reads `file:///` URLs.
+    pub import_dir: Option<PathBuf>,
 }
 
 pub fn default_data_dir() -> PathBuf {

@@ -84,6 +84,10 @@ struct ServeArgs {
     /// `2m`; `0` (default): none. A driver's smaller timeout wins.
     #[arg(long)]
     transaction_timeout: Option<String>,
+    /// Where LOAD CSV reads `file:///` URLs (Neo4j's server.directories.import); default
+    /// `<data>/import`. Files outside it cannot be read.
+    #[arg(long)]
+    import_dir: Option<PathBuf>,
     /// Page cache budget for segment pages, e.g. `512MiB`, `4g`, `25%`. Default: half of RAM.
     /// A budget too small to run is refused at start with the minimum named.
     #[arg(long)]
@@ -265,6 +269,9 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
     }
     db.set_transaction_timeout(tx_timeout);
+    if let Some(dir) = args.import_dir.as_ref().or(file.import_dir.as_ref()) {
+        db.set_import_dir(dir);
+    }
     let tls = match (args.tls_cert.or(file.tls_cert.clone()), args.tls_key.or(file.tls_key.clone()))
     {
         (Some(cert), Some(key)) => {

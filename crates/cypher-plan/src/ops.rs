@@ -194,9 +194,21 @@ pub enum Op {
         input: Box<Op>,
         inner: Box<Op>,
         unit: bool,
-        /// `IN TRANSACTIONS OF n ROWS`: commit (`Graph::commit_batch`) after every `n` input
-        /// rows.
-        batch: Option<PExpr>,
+        /// `IN TRANSACTIONS`: the input rows run in batches, each in its own inner
+        /// transaction (`Graph::batch_commit`).
+        batch: Option<Box<TxBatch>>,
+    },
+    /// `LOAD CSV [WITH HEADERS] FROM url AS slot [FIELDTERMINATOR c]`: per input row, one row
+    /// per record of the file, read as it streams. `line` and `file` hold what `linenumber()`
+    /// and `file()` return.
+    LoadCsv {
+        input: Box<Op>,
+        url: PExpr,
+        slot: Slot,
+        headers: bool,
+        terminator: u8,
+        line: Slot,
+        file: Slot,
     },
     /// Rows of each branch in turn, mapped onto `out` (on top of the argument row).
     Union {
@@ -249,6 +261,29 @@ pub enum Op {
     Eager {
         input: Box<Op>,
     },
+}
+
+/// How `CALL { ... } IN TRANSACTIONS` runs its batches.
+#[derive(Clone, Debug)]
+pub struct TxBatch {
+    /// `OF n ROWS` (a constant or parameter; 1000 when not written).
+    pub rows: PExpr,
+    pub on_error: TxOnError,
+    /// `REPORT STATUS AS s`: the slot of `s`.
+    pub status: Option<Slot>,
+    /// The slots the body returns: null in the rows of a failed batch.
+    pub returned: Vec<Slot>,
+}
+
+/// `ON ERROR`: what a failed inner transaction does to the statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxOnError {
+    /// The statement fails (what committed before stays committed).
+    Fail,
+    /// The failed batch is rolled back; its rows pass with nulls and the next batch runs.
+    Continue,
+    /// Like `Continue`, but no later batch runs (their rows pass with nulls).
+    Break,
 }
 
 #[derive(Clone, Debug)]
@@ -375,6 +410,7 @@ impl Op {
             Op::Foreach { .. } => "Foreach",
             Op::ProcedureCall { .. } => "ProcedureCall",
             Op::Eager { .. } => "Eager",
+            Op::LoadCsv { .. } => "LoadCSV",
         }
     }
 
@@ -422,6 +458,7 @@ impl Op {
             | Op::Set { input, .. }
             | Op::Delete { input, .. }
             | Op::ProcedureCall { input, .. }
+            | Op::LoadCsv { input, .. }
             | Op::Eager { input } => vec![&mut **input],
         }
     }
@@ -458,6 +495,7 @@ impl Op {
             | Op::Set { input, .. }
             | Op::Delete { input, .. }
             | Op::ProcedureCall { input, .. }
+            | Op::LoadCsv { input, .. }
             | Op::Eager { input } => vec![input],
         }
     }

@@ -608,7 +608,7 @@ impl Iterator for Rows<'_> {
             return Some(Ok(r));
         }
         let exec = self.exec.as_mut()?;
-        match exec.next(&mut TxGraph { tx: self.tx, batch_store: None }) {
+        match exec.next(&mut TxGraph { tx: self.tx, batch_store: None, import_dir: None }) {
             Ok(Some(row)) => Some(Ok(row)),
             Ok(None) => {
                 self.exec = None;

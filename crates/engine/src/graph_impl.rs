@@ -6,16 +6,20 @@
 //! straight through.
 
 use arbor_exec::graph::{Direction, Edge, GraphRead, GraphWrite, TokenId, TokenKind, ValueRange};
-use arbor_model::{NodeId, RelId, Result, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 use arbor_storage as st;
 
 /// A storage transaction seen through the `Graph` trait.
 pub struct TxGraph<'a> {
     pub tx: &'a mut st::Transaction,
     /// Set for auto-commit transactions: `CALL { ... } IN TRANSACTIONS` then commits each batch
-    /// and continues in a fresh transaction. In an explicit transaction it is `None` and the
-    /// batches stay in the one transaction (same final state, no bound on its size).
+    /// and continues in a fresh transaction. `None` in an explicit transaction, where such a
+    /// query fails (`TransactionStartFailed`, as in Neo4j).
     pub batch_store: Option<&'a st::Store>,
+    /// Where `LOAD CSV` reads `file:///` URLs (`None`: it cannot).
+    pub import_dir: Option<&'a std::path::Path>,
 }
 
 impl GraphRead for TxGraph<'_> {
@@ -259,13 +263,43 @@ impl GraphWrite for TxGraph<'_> {
             self.tx, name, label, property, dimensions, similarity,
         )
     }
-    fn commit_batch(&mut self) -> Result<bool> {
-        let Some(store) = self.batch_store else {
-            return Ok(false);
-        };
-        let fresh = store.begin(self.tx.is_read_only());
-        let done = std::mem::replace(self.tx, fresh);
+    fn batch_begin(&mut self) -> Result<String> {
+        if self.batch_store.is_none() {
+            return Err(Error::new(
+                Status::TransactionStartFailed,
+                "A query with 'CALL { ... } IN TRANSACTIONS' can only be executed in an implicit \
+                 transaction, but tried to execute in an explicit transaction.",
+            ));
+        }
+        let id = NEXT_INNER_TX.fetch_add(1, Ordering::Relaxed);
+        Ok(format!("neo4j-transaction-{id}"))
+    }
+    fn batch_commit(&mut self) -> Result<()> {
+        let Some(store) = self.batch_store else { return Ok(()) };
+        let read_only = self.tx.is_read_only();
+        // The next batch must begin after this commit, so that it sees it: a snapshot taken
+        // before would report the batch's own writes as concurrent changes. The placeholder
+        // stands in (and stays, if the commit fails) while the batch commits.
+        let done = std::mem::replace(self.tx, store.begin(read_only));
         done.commit()?;
-        Ok(true)
+        *self.tx = store.begin(read_only);
+        Ok(())
+    }
+    fn open_csv(&mut self, url: &str) -> Result<arbor_exec::graph::CsvSource> {
+        crate::load_csv::open(self.import_dir, url)
+    }
+    fn batch_rollback(&mut self) -> Result<()> {
+        let Some(store) = self.batch_store else {
+            return Err(Error::new(
+                Status::TransactionStartFailed,
+                "CALL { ... } IN TRANSACTIONS cannot roll back a batch in an explicit transaction",
+            ));
+        };
+        let failed = std::mem::replace(self.tx, store.begin(self.tx.is_read_only()));
+        failed.rollback();
+        Ok(())
     }
 }
+
+/// Ids of inner transactions, for `REPORT STATUS` (`neo4j-transaction-N`).
+static NEXT_INNER_TX: AtomicU64 = AtomicU64::new(1);

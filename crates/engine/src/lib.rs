@@ -13,6 +13,7 @@ mod deadline;
 mod embedded;
 mod graph_impl;
 mod info_procs;
+mod load_csv;
 mod procedures;
 mod schema;
 mod session;

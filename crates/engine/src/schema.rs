@@ -432,7 +432,7 @@ pub(crate) fn filter_rows(
     all_params.insert(ROWS.into(), Value::List(list));
     let mut exec = Execution::start(prepared, all_params)?;
     let mut out = Vec::new();
-    while let Some(row) = exec.next(&mut TxGraph { tx, batch_store: None })? {
+    while let Some(row) = exec.next(&mut TxGraph { tx, batch_store: None, import_dir: None })? {
         out.push(row);
     }
     Ok((fields, out))

@@ -164,6 +164,8 @@ pub(crate) struct DbInner {
     /// The server-wide transaction timeout (`db.transaction.timeout`) in milliseconds, 0 for
     /// none.
     tx_timeout_ms: std::sync::atomic::AtomicU64,
+    /// Where `LOAD CSV` finds `file:///` URLs, when set (see [`Database::import_dir`]).
+    import_dir: parking_lot::RwLock<Option<Arc<Path>>>,
 }
 
 /// An open database. Cheap to clone; all clones share one store.
@@ -219,6 +221,7 @@ impl Database {
                 deadlines: Default::default(),
                 users: parking_lot::RwLock::new(arbor_auth::UserStore::in_memory()),
                 tx_timeout_ms: Default::default(),
+                import_dir: parking_lot::RwLock::new(None),
             }),
         };
         crate::procedures::install_test_hooks(&db); // [procedures hook]
@@ -231,6 +234,21 @@ impl Database {
     pub fn set_transaction_timeout(&self, timeout: Duration) {
         let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         self.inner.tx_timeout_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// Sets the directory `LOAD CSV` resolves `file:///` URLs in (Neo4j's
+    /// `server.directories.import`); files outside it cannot be read.
+    pub fn set_import_dir(&self, dir: &Path) {
+        *self.inner.import_dir.write() = Some(Arc::from(dir));
+    }
+
+    /// The directory `LOAD CSV` reads from: the one set, else `<data>/import`; `None` for an
+    /// in-memory database without one (then `LOAD CSV` of a file fails).
+    pub fn import_dir(&self) -> Option<Arc<Path>> {
+        if let Some(dir) = &*self.inner.import_dir.read() {
+            return Some(dir.clone());
+        }
+        self.inner.path.as_deref().map(|p| Arc::from(p.join("import")))
     }
 
     /// The server-wide transaction timeout, if one is set.
@@ -537,13 +555,14 @@ impl OpenResult {
         &mut self,
         tx: &mut Transaction,
         batch_store: Option<&Store>,
+        import_dir: Option<&Path>,
         n: i64,
         mut sink: Option<&mut dyn FnMut(Vec<Value>) -> Result<()>>,
     ) -> Result<bool> {
         let mut produced: i64 = 0;
         while n < 0 || produced < n {
             let row = match &mut self.source {
-                Source::Exec(exec) => exec.next(&mut TxGraph { tx, batch_store })?,
+                Source::Exec(exec) => exec.next(&mut TxGraph { tx, batch_store, import_dir })?,
                 Source::Rows(rows) => rows.pop_front(),
             };
             let Some(row) = row else {
@@ -940,6 +959,7 @@ impl Session {
                 return Err(self.timed_out());
             }
             let _meta = crate::txinfo::enter(&self.tx_meta);
+            let import_dir = self.db.import_dir();
             let Some(ex) = self.explicit.as_mut() else {
                 return Err(Error::internal("explicit transaction vanished"));
             };
@@ -947,7 +967,7 @@ impl Session {
                 return Err(Error::internal("explicit transaction vanished"));
             };
             let result = &mut ex.results[idx];
-            return match result.produce(tx, None, n, sink) {
+            return match result.produce(tx, None, import_dir.as_deref(), n, sink) {
                 Ok(true) => Ok(PullOutcome::Done(result.summary(None))),
                 Ok(false) => Ok(PullOutcome::HasMore),
                 Err(e) => {
@@ -977,7 +997,8 @@ impl Session {
             return Err(Error::internal("auto-commit result vanished"));
         };
         // Auto-commit: `CALL { ... } IN TRANSACTIONS` may commit batches along the way.
-        match result.produce(tx, Some(&self.db.inner.store), n, sink) {
+        let import_dir = self.db.import_dir();
+        match result.produce(tx, Some(&self.db.inner.store), import_dir.as_deref(), n, sink) {
             Ok(false) => Ok(PullOutcome::HasMore),
             Ok(true) => {
                 let Some((tx, result)) = self.auto.take() else {
@@ -1058,9 +1079,10 @@ impl Session {
             return Err(crate::txinfo::terminated_error());
         }
         let meta = crate::txinfo::enter(&self.tx_meta);
+        let import_dir = self.db.import_dir();
         for result in &mut ex.results {
             if !result.done {
-                if let Err(e) = result.produce(&mut tx, None, -1, None) {
+                if let Err(e) = result.produce(&mut tx, None, import_dir.as_deref(), -1, None) {
                     let e = self.classify(e, ex.mode);
                     tx.rollback();
                     self.end_tx();

@@ -15,7 +15,7 @@
 //! reads takes `&dyn GraphRead` (plan estimates, for instance) and gets it from a `&dyn Graph`
 //! by trait upcasting.
 
-use arbor_model::{NodeId, RelId, Result, Value};
+use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 
 pub use arbor_model::graph::{Direction, Edge, TokenId, TokenKind};
 
@@ -266,9 +266,6 @@ pub trait GraphWrite: GraphRead {
     /// Deletes a node; fails with `DeleteNodeWithRelationships` if it still has relationships.
     fn delete_node(&mut self, id: NodeId) -> Result<()>;
     fn delete_rel(&mut self, id: RelId) -> Result<()>;
-    /// `CALL { ... } IN TRANSACTIONS`: commits the work done so far and continues in a fresh
-    /// transaction. Returns whether it did; the default (`false`) keeps one transaction, which
-    /// gives the same final state, only without bounding the transaction's size.
     /// `db.index.vector.createNodeIndex(name, label, property, dimensions, similarity)`: a
     /// vector index, committed on its own as every schema change. The default cannot.
     fn create_vector_index(
@@ -285,9 +282,42 @@ pub trait GraphWrite: GraphRead {
             format!("this graph cannot create the vector index {name}"),
         ))
     }
-    fn commit_batch(&mut self) -> Result<bool> {
-        Ok(false)
+    /// `CALL { ... } IN TRANSACTIONS`: an inner transaction starts; returns its id for
+    /// `REPORT STATUS` (`neo4j-transaction-N`). Fails with `TransactionStartFailed` where
+    /// inner transactions cannot be committed (an explicit transaction). The default keeps one
+    /// transaction for the whole statement (same final state when no batch fails).
+    fn batch_begin(&mut self) -> Result<String> {
+        Ok(String::from("neo4j-transaction-0"))
     }
+    /// Commits the current inner transaction; what follows (the next batch and the rest of
+    /// the statement) reads a snapshot that includes it.
+    fn batch_commit(&mut self) -> Result<()> {
+        Ok(())
+    }
+    /// `LOAD CSV`: opens `url` (the engine resolves `file:///` URLs inside its import
+    /// directory). Fails with `ExternalResourceFailed`, as by default here.
+    fn open_csv(&mut self, url: &str) -> Result<CsvSource> {
+        Err(Error::new(
+            Status::ExternalResourceFailed,
+            format!("Cannot load from URL '{url}': LOAD CSV is not available here ()"),
+        ))
+    }
+    /// Rolls the current inner transaction back (`ON ERROR CONTINUE | BREAK`); what follows
+    /// reads the latest committed state.
+    fn batch_rollback(&mut self) -> Result<()> {
+        Err(Error::new(
+            Status::TransactionStartFailed,
+            "this graph cannot roll back a batch of CALL { ... } IN TRANSACTIONS",
+        ))
+    }
+}
+
+/// A file `LOAD CSV` reads, opened by [`GraphWrite::open_csv`].
+pub struct CsvSource {
+    /// The bytes, streamed (never read whole).
+    pub reader: Box<dyn std::io::BufRead + Send>,
+    /// What `file()` returns: the path the URL resolved to.
+    pub file: String,
 }
 
 /// The whole seam, as operators receive it: the write half, whose trait object also answers

@@ -12,6 +12,7 @@ mod eval;
 pub mod functions;
 pub mod graph;
 mod interrupt;
+mod load_csv;
 mod nodeset;
 pub mod procs;
 mod profile;

@@ -228,8 +228,17 @@ impl GraphWrite for Counting<'_> {
         self.hit();
         self.inner.delete_rel(id)
     }
-    fn commit_batch(&mut self) -> Result<bool> {
-        self.inner.commit_batch()
+    fn batch_begin(&mut self) -> Result<String> {
+        self.inner.batch_begin()
+    }
+    fn batch_commit(&mut self) -> Result<()> {
+        self.inner.batch_commit()
+    }
+    fn batch_rollback(&mut self) -> Result<()> {
+        self.inner.batch_rollback()
+    }
+    fn open_csv(&mut self, url: &str) -> Result<crate::graph::CsvSource> {
+        self.inner.open_csv(url)
     }
 }
 

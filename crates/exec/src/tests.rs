@@ -693,7 +693,7 @@ fn call_in_transactions_runs_every_batch() {
     check_err(
         &mut g,
         "UNWIND [1] AS i CALL { WITH i CREATE (:N) } IN TRANSACTIONS OF 0 ROWS",
-        Status::ArgumentError,
+        Status::SyntaxError,
         Some("InvalidArgumentValue"),
     );
 }

@@ -69,6 +69,11 @@ pub enum Status {
     InvalidArguments,
     /// A label, type or property key name that cannot be a token (`SET n:$('')`).
     TokenNameError,
+    /// `CALL { ... } IN TRANSACTIONS` in an explicit transaction.
+    TransactionStartFailed,
+    /// `LOAD CSV` could not read its URL (missing file, unsupported scheme, outside the import
+    /// directory).
+    ExternalResourceFailed,
 }
 
 impl Status {
@@ -122,6 +127,10 @@ impl Status {
             Status::ProcedureCallFailed => "Neo.ClientError.Procedure.ProcedureCallFailed",
             Status::InvalidArguments => "Neo.ClientError.General.InvalidArguments",
             Status::TokenNameError => "Neo.ClientError.Schema.TokenNameError",
+            Status::TransactionStartFailed => {
+                "Neo.DatabaseError.Transaction.TransactionStartFailed"
+            }
+            Status::ExternalResourceFailed => "Neo.ClientError.Statement.ExternalResourceFailed",
         }
     }
 
@@ -161,6 +170,7 @@ impl Status {
             // What Neo4j 5.26 sends for both (checked against 5.26).
             Status::ProcedureCallFailed | Status::InvalidArguments => "50N42",
             Status::TokenNameError => "50N42",
+            Status::TransactionStartFailed | Status::ExternalResourceFailed => "50N42",
         }
     }
 

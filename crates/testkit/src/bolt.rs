@@ -134,6 +134,8 @@ impl BoltTarget {
             .args(["serve", "--listen", &self.addr, "--auth", "none", "--durability", "async"])
             .arg("--data")
             .arg(self.dir.path())
+            .arg("--import-dir")
+            .arg(crate::target::IMPORT_DIR)
             // The server's start-up lines would drown the test output; warnings still show.
             .env("ARBOR_LOG", "warn")
             .stdin(Stdio::null())

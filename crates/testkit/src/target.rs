@@ -70,8 +70,13 @@ impl InProcess {
 
 fn open(path: &std::path::Path) -> Result<Database> {
     let config = DatabaseConfig { durability: DURABILITY, ..DatabaseConfig::default() };
-    Database::open(path, config)
+    let db = Database::open(path, config)?;
+    db.set_import_dir(std::path::Path::new(IMPORT_DIR));
+    Ok(db)
 }
+
+/// The files golden `LOAD CSV` queries read (`file:///name.csv`), for both targets.
+pub const IMPORT_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/cypher/import");
 
 impl Target for InProcess {
     fn name(&self) -> &'static str {

@@ -147,6 +147,11 @@ impl Binder<'_> {
                 PExpr::Slice(a, f, t)
             }
             ExprKind::CountStar => self.bind_aggregate(e, "count", false, &[], true)?,
+            ExprKind::Function { name: qn, args, .. }
+                if args.is_empty() && qn.parts.len() == 1 && self.is_csv_function(qn) =>
+            {
+                self.csv_function(qn)
+            }
             ExprKind::Function { name: qn, distinct, args } => {
                 self.bind_function(e, qn, *distinct, args, scope)?
             }

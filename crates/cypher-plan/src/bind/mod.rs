@@ -147,6 +147,8 @@ pub(crate) struct Binder<'a> {
     pub(crate) pred_ctx: bool,
     /// The rewrite rules to run (on expression subqueries as they are built, and on the tree).
     pub(crate) rules: &'a [&'a dyn RewriteRule],
+    /// The slots `linenumber()` and `file()` read, once a `LOAD CSV` was planned.
+    pub(crate) csv: Option<(Slot, Slot)>,
 }
 
 /// Node and relationship slots of one declared pattern part.

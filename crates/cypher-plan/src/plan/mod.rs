@@ -5,6 +5,7 @@
 
 pub(crate) mod access;
 pub(crate) mod call;
+pub(crate) mod load_csv;
 pub(crate) mod matching;
 pub(crate) mod projection;
 pub(crate) mod subquery;
@@ -15,7 +16,7 @@ use std::sync::Arc;
 use arbor_cypher_syntax::ast::{
     self, Clause, ClauseKind, Expr, ExprKind, Literal, PatternPart, Query, SingleQuery, Statement,
 };
-use arbor_model::{Error, Result, Status};
+use arbor_model::{Error, Result};
 
 use crate::bind::*;
 use crate::expr::Slot;
@@ -55,6 +56,7 @@ pub(crate) fn plan_statement(
         agg: None,
         pred_ctx: false,
         rules,
+        csv: None,
     };
     let (root, _, cols) = b.plan_query(query, &Scope::default(), true)?;
     let root = rewrite::apply(rules, root, &RewriteCtx { resolver: res });
@@ -278,16 +280,22 @@ impl Binder<'_> {
                     };
                     op = self.plan_call_subquery(op, &mut scope, &call, top)?;
                 }
-                ClauseKind::LoadCsv { .. } => {
-                    return Err(self.err(
-                        clause.span,
-                        Status::SemanticError,
-                        "UnsupportedClause",
-                        "LOAD CSV is not supported",
-                    ))
+                ClauseKind::LoadCsv { with_headers, url, variable, field_terminator } => {
+                    let load = load_csv::LoadCsvClause {
+                        headers: *with_headers,
+                        url,
+                        variable,
+                        terminator: field_terminator.as_deref(),
+                        span: clause.span,
+                    };
+                    op = self.plan_load_csv(op, &mut scope, &load)?;
                 }
             }
-            if is_updating(&clause.kind) && next_reads {
+            // Every batch of `CALL { } IN TRANSACTIONS` commits before a later clause reads
+            // the graph, as in Neo4j.
+            let batched =
+                matches!(&clause.kind, ClauseKind::CallSubquery { in_transactions: Some(_), .. });
+            if (is_updating(&clause.kind) || batched) && next_reads {
                 op = Op::Eager { input: Box::new(op) };
             }
         }
@@ -408,6 +416,7 @@ impl Binder<'_> {
                     ClauseKind::Match { .. } => "MATCH",
                     ClauseKind::With(_) => "WITH",
                     ClauseKind::Unwind { .. } => "UNWIND",
+                    ClauseKind::LoadCsv { .. } => "LOAD CSV",
                     _ => "this clause",
                 };
                 return Err(self.syntax(

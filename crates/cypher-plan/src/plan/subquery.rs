@@ -1,5 +1,6 @@
-//! `[OPTIONAL] CALL [(scope)] { ... } [IN TRANSACTIONS [OF n ROWS]]`: which outer variables
-//! the body sees, the importing-`WITH` rules, and the operator that runs the body per row.
+//! `[OPTIONAL] CALL [(scope)] { ... } [IN TRANSACTIONS [OF n ROWS] [ON ERROR ...] [REPORT
+//! STATUS AS s]]`: which outer variables the body sees, the importing-`WITH` rules, and the
+//! operator that runs the body per row (in batches of inner transactions for `IN TRANSACTIONS`).
 //!
 //! Scoping follows Neo4j 5: the body of `CALL (a, b) { ... }` sees `a` and `b`, of `CALL (*)`
 //! everything, of `CALL ()` nothing. The older `CALL { ... }` sees only what a leading
@@ -11,12 +12,14 @@ use arbor_cypher_syntax::ast::{
     CallScope, Clause, ClauseKind, Expr, ExprKind, Ident, InTransactions, Literal, OnError,
     Projection, Query, SingleQuery, Span,
 };
-use arbor_model::{Result, Status, Value};
+use arbor_model::{Result, Value};
 
 use crate::bind::ast_walk::walk_ast;
 use crate::bind::*;
 use crate::expr::PExpr;
-use crate::ops::Op;
+use crate::expr::Slot;
+use crate::ops::{Op, TxBatch, TxOnError};
+use crate::rewrite::eager::reads_graph;
 
 /// One subquery call clause, as written.
 pub(crate) struct SubqueryCall<'a> {
@@ -38,10 +41,20 @@ impl Binder<'_> {
         top: bool,
     ) -> Result<Op> {
         self.read = true;
-        let batch = self.transaction_batch(call, top)?;
+        let mut batch = self.transaction_batch(call, top)?;
         if batch.is_some() {
-            // The outer rows are read before the first batch commits.
-            op = Op::Eager { input: Box::new(op) };
+            if op.writes() {
+                return Err(self.syntax(
+                    call.span,
+                    "InvalidClauseComposition",
+                    "CALL { ... } IN TRANSACTIONS after a write clause is not supported",
+                ));
+            }
+            // Outer rows read from the graph are all read before the first batch commits;
+            // rows that do not read it (`LOAD CSV`, `UNWIND`) stream through the batches.
+            if reads_graph(&op) {
+                op = Op::Eager { input: Box::new(op) };
+            }
         }
         let outer = scope.clone();
         let (inner, _, inner_cols) = match call.vars {
@@ -53,15 +66,7 @@ impl Binder<'_> {
                 b.importing_with(part, &outer)
             })?,
         };
-        let Some(cols) = inner_cols else {
-            // A unit subquery: OPTIONAL changes nothing, the input row passes through.
-            return Ok(Op::Apply {
-                input: Box::new(op),
-                inner: Box::new(inner),
-                unit: true,
-                batch,
-            });
-        };
+        let cols = inner_cols.unwrap_or_default();
         for (n, s) in &cols {
             if scope.get(n).is_some() {
                 return Err(self.syntax(
@@ -72,10 +77,16 @@ impl Binder<'_> {
             }
             scope.bind(n.as_str().into(), *s, Kind::Any);
         }
-        let slots = cols.iter().map(|(_, s)| *s).collect();
-        Ok(match (call.optional, batch) {
+        let slots: Vec<_> = cols.iter().map(|(_, s)| *s).collect();
+        if let Some(b) = &mut batch {
+            b.returned.clone_from(&slots);
+            b.status = self.report_status(call, scope)?;
+        }
+        // A unit subquery (no RETURN): OPTIONAL changes nothing, the input row passes through.
+        let unit = slots.is_empty();
+        Ok(match (call.optional && !unit, batch) {
             (false, batch) => {
-                Op::Apply { input: Box::new(op), inner: Box::new(inner), unit: false, batch }
+                Op::Apply { input: Box::new(op), inner: Box::new(inner), unit, batch }
             }
             (true, None) => Op::Optional { input: Box::new(op), inner: Box::new(inner), slots },
             (true, Some(batch)) => {
@@ -91,14 +102,40 @@ impl Binder<'_> {
         })
     }
 
-    /// The batch size of `IN TRANSACTIONS [OF n ROWS]`, if the call has it.
-    fn transaction_batch(&mut self, call: &SubqueryCall<'_>, top: bool) -> Result<Option<PExpr>> {
+    /// Binds the variable of `REPORT STATUS AS s`, if written, to a new slot.
+    fn report_status(
+        &mut self,
+        call: &SubqueryCall<'_>,
+        scope: &mut Scope,
+    ) -> Result<Option<Slot>> {
+        let Some(v) = call.in_transactions.and_then(|t| t.report_status.as_ref()) else {
+            return Ok(None);
+        };
+        if scope.get(&v.name).is_some() {
+            return Err(self.syntax(
+                v.span,
+                "VariableAlreadyBound",
+                format!("Variable `{}` already declared", v.name),
+            ));
+        }
+        let slot = self.slot();
+        scope.bind(v.name.clone(), slot, Kind::Any);
+        Ok(Some(slot))
+    }
+
+    /// How `IN TRANSACTIONS [OF n ROWS] [ON ERROR ...]` batches, if the call has it. The
+    /// returned and status slots are filled in once the body is planned.
+    fn transaction_batch(
+        &mut self,
+        call: &SubqueryCall<'_>,
+        top: bool,
+    ) -> Result<Option<Box<TxBatch>>> {
         let Some(t) = call.in_transactions else { return Ok(None) };
         if !top {
             return Err(self.syntax(
                 call.span,
                 "InvalidClauseComposition",
-                "CALL { ... } IN TRANSACTIONS cannot be nested in a subquery",
+                "CALL { ... } IN TRANSACTIONS nested in a regular CALL is not supported",
             ));
         }
         if let Some(s) = &t.report_status {
@@ -111,48 +148,41 @@ impl Binder<'_> {
                 ));
             }
         }
-        if let Some(mode) = t.on_error.filter(|m| *m != OnError::Fail) {
-            let what = if mode == OnError::Continue { "CONTINUE" } else { "BREAK" };
-            return Err(self.err(
-                call.span,
-                Status::SemanticError,
-                "UnsupportedClause",
-                format!("CALL {{ ... }} IN TRANSACTIONS ON ERROR {what} is not supported"),
-            ));
-        }
+        let on_error = match t.on_error {
+            None | Some(OnError::Fail) => TxOnError::Fail,
+            Some(OnError::Continue) => TxOnError::Continue,
+            Some(OnError::Break) => TxOnError::Break,
+        };
         if let Some(Some(e)) = &t.concurrency {
-            if let ExprKind::Literal(Literal::Int(n)) = e.kind {
-                if n <= 0 {
-                    return Err(self.syntax(
-                        e.span,
-                        "InvalidArgumentValue",
-                        format!("Invalid input. '{n}' is not a valid value. Must be a positive integer."),
-                    ));
-                }
-            }
+            self.check_positive(e)?;
             // Checked to be a constant; the batches run one after another, which is one of
             // the orders concurrent batches may take.
             self.bind_constant(e, "IN ... CONCURRENT TRANSACTIONS")?;
         }
-        Ok(Some(match &t.batch_rows {
+        let rows = match &t.batch_rows {
             Some(e) => {
-                if let ExprKind::Literal(Literal::Int(n)) = e.kind {
-                    if n <= 0 {
-                        return Err(self.err(
-                            e.span,
-                            Status::ArgumentError,
-                            "InvalidArgumentValue",
-                            format!(
-                                "Invalid input. '{n}' is not a valid value. Must be a positive integer."
-                            ),
-                        ));
-                    }
-                }
+                self.check_positive(e)?;
                 self.bind_constant(e, "OF ... ROWS")?
             }
             // Neo4j's default batch size.
             None => PExpr::Const(Value::Int(1000)),
-        }))
+        };
+        Ok(Some(Box::new(TxBatch { rows, on_error, status: None, returned: Vec::new() })))
+    }
+
+    /// A literal batch size or concurrency must be a positive integer (a syntax error in Neo4j).
+    fn check_positive(&self, e: &Expr) -> Result<()> {
+        let shown = match &e.kind {
+            ExprKind::Literal(Literal::Int(n)) if *n <= 0 => n.to_string(),
+            ExprKind::Literal(Literal::String(s)) => s.to_string(),
+            ExprKind::Literal(Literal::Bool(b)) => b.to_string(),
+            _ => return Ok(()),
+        };
+        Err(self.syntax(
+            e.span,
+            "InvalidArgumentValue",
+            format!("Invalid input. '{shown}' is not a valid value. Must be a positive integer."),
+        ))
     }
 
     /// The scope a `CALL (a, b)` / `CALL (*)` / `CALL ()` body starts from.

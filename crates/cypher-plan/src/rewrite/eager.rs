@@ -39,7 +39,7 @@ fn guard_write(mut op: Op) -> Op {
 }
 
 /// Whether the plan so far reads the graph (above the last `Eager`).
-fn reads_graph(op: &Op) -> bool {
+pub(crate) fn reads_graph(op: &Op) -> bool {
     match op {
         Op::Eager { .. } => false,
         Op::NodeScan { .. }

@@ -136,6 +136,7 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
         | Op::Set { .. }
         | Op::Delete { .. }
         | Op::Foreach { .. } => build_write(op, b),
+        Op::LoadCsv { .. } => super::load_csv::build_load_csv(op, b),
     }
 }
 

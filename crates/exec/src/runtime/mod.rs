@@ -21,13 +21,17 @@
 //!   (`FusedScan`) and its column mode (`ColumnAgg`).
 //! - `relational`: filter, project, distinct, sort, skip/limit, unwind, optional, apply,
 //!   union, eager, procedure calls.
+//! - `batched`: `TransactionApply`, the batches of `CALL { ... } IN TRANSACTIONS`.
+//! - `load_csv`: `LoadCSV`, the rows of a CSV file.
 //! - `write`: create, merge, set, delete, foreach.
 
 mod aggregate;
+mod batched;
 mod build;
 mod builder;
 mod expand;
 mod fused;
+mod load_csv;
 mod pruning;
 mod pump;
 mod relational;

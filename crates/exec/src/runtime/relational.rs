@@ -7,6 +7,7 @@ use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{group_key, Error, GroupKey, Result, Status, Value};
 
+use super::batched::TransactionApply;
 use super::builder::{build, Builder};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::{self, eval, CompiledPred};
@@ -69,15 +70,17 @@ pub(super) fn build_relational(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             cur: None,
             produced: false,
         }),
-        Op::Apply { input, inner, unit, batch } => Box::new(Apply {
+        Op::Apply { input, inner, unit, batch: Some(batch) } => Box::new(TransactionApply::new(
+            build(input, b),
+            build(inner, b),
+            *unit,
+            (**batch).clone(),
+        )),
+        Op::Apply { input, inner, unit, batch: None } => Box::new(Apply {
             input: build(input, b),
             inner: build(inner, b),
             unit: *unit,
             cur: None,
-            batch: batch.clone(),
-            batch_size: None,
-            in_batch: 0,
-            arg: Vec::new(),
         }),
         Op::Union { branches, out } => Box::new(Union {
             branches: branches.iter().map(|(op, slots)| (build(op, b), slots.clone())).collect(),
@@ -373,53 +376,12 @@ struct Apply {
     inner: Box<dyn Operator>,
     unit: bool,
     cur: Option<Row>,
-    /// `IN TRANSACTIONS`: the batch size expression, its value, and input rows in this batch.
-    batch: Option<PExpr>,
-    batch_size: Option<u64>,
-    in_batch: u64,
-    arg: Row,
-}
-
-impl Apply {
-    /// Before taking the next input row: commit when the current batch is full.
-    fn batch_boundary(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<()> {
-        let Some(expr) = &self.batch else { return Ok(()) };
-        let size = match self.batch_size {
-            Some(n) => n,
-            None => {
-                let mut row = self.arg.clone();
-                let n = match eval(expr, &mut row, ctx, g)? {
-                    Value::Int(n) if n > 0 => n as u64,
-                    other => {
-                        return Err(Error::new(
-                            Status::ArgumentError,
-                            format!(
-                            "Invalid input. '{}' is not a valid value. Must be a positive integer.",
-                            arbor_model::to_cypher_literal(&other)
-                        ),
-                        )
-                        .with_detail("InvalidArgumentValue"))
-                    }
-                };
-                self.batch_size = Some(n);
-                n
-            }
-        };
-        if self.in_batch >= size {
-            g.commit_batch()?;
-            self.in_batch = 0;
-        }
-        self.in_batch += 1;
-        Ok(())
-    }
 }
 
 impl Operator for Apply {
     fn reset(&mut self, arg: &Row) {
         self.input.reset(arg);
         self.cur = None;
-        self.in_batch = 0;
-        self.arg = arg.clone();
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         loop {
@@ -434,7 +396,6 @@ impl Operator for Apply {
                 self.cur = None;
             }
             let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
-            self.batch_boundary(ctx, g)?;
             self.inner.reset(&r);
             self.cur = Some(r);
         }

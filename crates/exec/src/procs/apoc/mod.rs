@@ -2,13 +2,14 @@
 //! `apoc.merge.node`, `apoc.create.*`, ...), with APOC's signatures and column names.
 //!
 //! Split by APOC package: [`meta`] reads the schema from the data ([`meta_graph`] as a
-//! virtual graph), [`write`] creates and merges entities, [`refactor`] merges nodes, [`util`]
-//! sleeps (interruptibly). Procedures that write are marked so: a query calling one is a write
-//! query, refused in read transactions with
-//! `Neo.ClientError.Statement.AccessMode`.
+//! virtual graph), [`write`] creates and merges entities, [`refactor`] merges nodes,
+//! [`periodic`] runs Cypher in batches of transactions, [`util`] sleeps (interruptibly).
+//! Procedures that write are marked so: a query calling one is a write query, refused in read
+//! transactions with `Neo.ClientError.Statement.AccessMode`.
 
 mod meta;
 mod meta_graph;
+mod periodic;
 mod refactor;
 mod util;
 mod write;
@@ -26,6 +27,7 @@ pub(crate) fn procedures() -> Vec<Procedure> {
     out.extend(write::procedures());
     out.extend(refactor::procedures());
     out.extend(util::procedures());
+    out.extend(periodic::procedures());
     out
 }
 

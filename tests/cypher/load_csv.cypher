@@ -1,0 +1,78 @@
+# LOAD CSV from the import directory (tests/cypher/import for goldens): headers, quoted fields,
+# empty fields as null, blank lines, a byte order mark, another field terminator, gzip,
+# linenumber(), Neo4j's errors, and batched writes. Answers from Neo4j 5.26 over the same files.
+
+query ordered
+LOAD CSV WITH HEADERS FROM 'file:///people.csv' AS row RETURN replace(row.name, '\n', '/'), row.age, row.city, linenumber()
+----
+'Ann' | '30' | 'Paris, FR' | 2
+'Bob' | null | 'He said "hi"' | 3
+'multi/line' | '5' | null | 4
+
+query ordered
+LOAD CSV FROM 'file:///edge.csv' AS row RETURN row, linenumber()
+----
+['a', 'b', 'c'] | 1
+['', '  x ', null] | 2
+['1', '2', '3', '4'] | 3
+['1'] | 4
+
+query ordered
+LOAD CSV WITH HEADERS FROM 'file:///edge.csv' AS row RETURN row
+----
+{a: '', b: '  x ', c: null}
+{a: '1', b: '2', c: '3'}
+{a: '1', b: null, c: null}
+
+query ordered
+LOAD CSV FROM 'file:///blank.csv' AS row RETURN row, linenumber()
+----
+['x', 'y'] | 1
+['1', '2'] | 2
+
+query
+LOAD CSV WITH HEADERS FROM 'file:///bom.csv' AS row RETURN keys(row), row.id
+----
+['id', 'v'] | '1'
+
+query ordered
+LOAD CSV FROM 'file:///semi.csv' AS row FIELDTERMINATOR ';' RETURN row
+----
+['a', 'b']
+['1', '2']
+
+query
+LOAD CSV WITH HEADERS FROM 'file:///people.csv.gz' AS row RETURN count(row), collect(row.name)[0]
+----
+3 | 'Ann'
+
+query
+RETURN linenumber(), file()
+----
+null | null
+
+# Writes in batches: each record's node, with the record's line number.
+statement ok
+LOAD CSV WITH HEADERS FROM 'file:///people.csv' AS row CALL (row) { CREATE (:Person {name: row.name, line: linenumber()}) } IN TRANSACTIONS OF 2 ROWS
+
+query ordered
+MATCH (p:Person) RETURN replace(p.name, '\n', '/'), p.line ORDER BY p.line
+----
+'Ann' | 2
+'Bob' | 3
+'multi/line' | 4
+
+statement error Neo.ClientError.Statement.ExternalResourceFailed Cannot load from URL 'file:///nope.csv': Couldn't load the external resource at: file:///nope.csv ()
+LOAD CSV FROM 'file:///nope.csv' AS row RETURN row
+
+statement error Neo.ClientError.Statement.ExternalResourceFailed Invalid URL 'nope.csv': no protocol: nope.csv ()
+LOAD CSV FROM 'nope.csv' AS row RETURN row
+
+statement error Neo.ClientError.Statement.ExternalResourceFailed Cannot load from URL 'ftp://x/y.csv': Couldn't load the external resource at: ftp://x/y.csv ()
+LOAD CSV FROM 'ftp://x/y.csv' AS row RETURN row
+
+statement error Neo.ClientError.Statement.SyntaxError Type mismatch: expected String but was Integer
+LOAD CSV FROM 1 AS row RETURN row
+
+statement error Neo.ClientError.Statement.SyntaxError CSV field terminator can only be one character wide
+LOAD CSV FROM 'file:///semi.csv' AS row FIELDTERMINATOR ';;' RETURN row
