@@ -31,7 +31,7 @@ use std::alloc::{self, Layout};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use arbor_model::{Error, Result, Status};
 use parking_lot::Mutex;
@@ -198,11 +198,17 @@ impl Drop for Frames {
     }
 }
 
+/// A frame's pin count (readers holding a [`PageGuard`]) and clock reference bit.
+struct FrameMeta {
+    pins: AtomicU32,
+    referenced: AtomicBool,
+}
+
 /// What the table mutex protects.
 struct Table {
     /// `(file id, page)` → frame.
     map: FxHashMap<(u32, u64), u32>,
-    /// Per frame, the page it holds (`None`: free).
+    /// Per frame handed out so far, the page it holds (`None`: free).
     owner: Vec<Option<(u32, u64)>>,
     /// The clock hand.
     hand: usize,
@@ -224,8 +230,9 @@ pub struct PoolStats {
 pub struct BufferPool {
     frames: Frames,
     count: usize,
-    pins: Box<[AtomicU32]>,
-    referenced: Box<[AtomicBool]>,
+    /// Per chunk of frames, their pin counts and reference bits (made with the chunk, so an
+    /// idle pool with a large budget holds no per-frame state either).
+    meta: Box<[OnceLock<Box<[FrameMeta]>>]>,
     table: Mutex<Table>,
     hits: AtomicU64,
     misses: AtomicU64,
@@ -255,11 +262,10 @@ impl BufferPool {
                 count,
             },
             count,
-            pins: (0..count).map(|_| AtomicU32::new(0)).collect(),
-            referenced: (0..count).map(|_| AtomicBool::new(false)).collect(),
+            meta: (0..chunks).map(|_| OnceLock::new()).collect(),
             table: Mutex::new(Table {
                 map: FxHashMap::default(),
-                owner: vec![None; count],
+                owner: Vec::new(),
                 hand: 0,
                 used: 0,
             }),
@@ -278,6 +284,17 @@ impl BufferPool {
             misses: self.misses.load(Ordering::Relaxed),
             evictions: self.evictions.load(Ordering::Relaxed),
         }
+    }
+
+    /// The pin count and reference bit of frame `f`.
+    #[inline]
+    fn meta(&self, f: usize) -> &FrameMeta {
+        let chunk = self.meta[f / CHUNK_FRAMES].get_or_init(|| {
+            (0..CHUNK_FRAMES)
+                .map(|_| FrameMeta { pins: AtomicU32::new(0), referenced: AtomicBool::new(false) })
+                .collect()
+        });
+        &chunk[f % CHUNK_FRAMES]
     }
 
     /// The frame's bytes as a mutable slice.
@@ -299,8 +316,8 @@ impl BufferPool {
         let mut t = self.table.lock();
         if let Some(&f) = t.map.get(&key) {
             let f = f as usize;
-            self.pins[f].fetch_add(1, Ordering::Acquire);
-            self.referenced[f].store(true, Ordering::Relaxed);
+            self.meta(f).pins.fetch_add(1, Ordering::Acquire);
+            self.meta(f).referenced.store(true, Ordering::Relaxed);
             self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(PageGuard { pool: self, frame: f });
         }
@@ -314,8 +331,8 @@ impl BufferPool {
         file.load(page, buf)?;
         t.owner[f] = Some(key);
         t.map.insert(key, f as u32);
-        self.pins[f].fetch_add(1, Ordering::Acquire);
-        self.referenced[f].store(true, Ordering::Relaxed);
+        self.meta(f).pins.fetch_add(1, Ordering::Acquire);
+        self.meta(f).referenced.store(true, Ordering::Relaxed);
         self.misses.fetch_add(1, Ordering::Relaxed);
         Ok(PageGuard { pool: self, frame: f })
     }
@@ -325,16 +342,17 @@ impl BufferPool {
     fn victim(&self, t: &mut Table) -> Result<usize> {
         if t.used < self.count {
             self.frames.ensure(t.used)?;
+            t.owner.push(None);
             t.used += 1;
             return Ok(t.used - 1);
         }
         for _ in 0..2 * self.count {
             let f = t.hand;
             t.hand = (t.hand + 1) % self.count;
-            if self.pins[f].load(Ordering::Acquire) != 0 {
+            if self.meta(f).pins.load(Ordering::Acquire) != 0 {
                 continue;
             }
-            if t.owner[f].is_none() || !self.referenced[f].swap(false, Ordering::Relaxed) {
+            if t.owner[f].is_none() || !self.meta(f).referenced.swap(false, Ordering::Relaxed) {
                 return Ok(f);
             }
         }
@@ -347,9 +365,9 @@ impl BufferPool {
     /// Drops every cached page of `file` that is not pinned (its segment was replaced).
     pub fn forget(&self, file: &PagedFile) {
         let mut t = self.table.lock();
-        for f in 0..self.count {
+        for f in 0..t.owner.len() {
             if matches!(t.owner[f], Some((id, _)) if id == file.id)
-                && self.pins[f].load(Ordering::Acquire) == 0
+                && self.meta(f).pins.load(Ordering::Acquire) == 0
             {
                 if let Some(k) = t.owner[f].take() {
                     t.map.remove(&k);
@@ -378,7 +396,7 @@ impl PageGuard<'_> {
 
 impl Drop for PageGuard<'_> {
     fn drop(&mut self) {
-        self.pool.pins[self.frame].fetch_sub(1, Ordering::Release);
+        self.pool.meta(self.frame).pins.fetch_sub(1, Ordering::Release);
     }
 }
 
