@@ -244,7 +244,7 @@ impl Binder<'_> {
                     op = self.plan_foreach(op, &scope, variable, list, clauses)?;
                 }
                 ClauseKind::CallProcedure { name, args, yield_, optional: true }
-                    if !(top && clauses.len() == 1) =>
+                    if !(top && clauses.len() == 1 && yield_.is_none()) =>
                 {
                     // Nulls for the yielded columns when the call yields no row (a standalone
                     // call streams its rows as they are).
@@ -405,10 +405,13 @@ impl Binder<'_> {
     /// procedure call.
     fn check_query_end(&self, clauses: &[Clause]) -> Result<()> {
         if let Some(last) = clauses.last() {
+            // An OPTIONAL CALL with YIELD is never a standalone call (Neo4j 5.26).
             let ok = is_updating(&last.kind)
                 || matches!(
                     last.kind,
-                    ClauseKind::CallProcedure { .. } | ClauseKind::CallSubquery { .. }
+                    ClauseKind::CallProcedure { optional: false, .. }
+                        | ClauseKind::CallProcedure { yield_: None, .. }
+                        | ClauseKind::CallSubquery { .. }
                 );
             if !ok {
                 let what = match &last.kind {
@@ -417,15 +420,16 @@ impl Binder<'_> {
                     ClauseKind::With(_) => "WITH",
                     ClauseKind::Unwind { .. } => "UNWIND",
                     ClauseKind::LoadCsv { .. } => "LOAD CSV",
+                    ClauseKind::CallProcedure { .. } => "CALL",
                     _ => "this clause",
                 };
                 return Err(self.syntax(
                     last.span,
                     "InvalidClauseComposition",
                     format!(
-                        "Query cannot conclude with {what} (must be a RETURN clause, an \
-                         update clause, a unit subquery call, or a procedure call with no \
-                         YIELD)"
+                        "Query cannot conclude with {what} (must be a RETURN clause, a FINISH \
+                         clause, an update clause, a unit subquery call, or a procedure call \
+                         with no YIELD)."
                     ),
                 ));
             }
