@@ -1,13 +1,32 @@
-//! The production allocator: mimalloc as the global allocator, and [`tune`] to keep the kernel
-//! from backing its arenas with transparent huge pages. (The counting allocator of the
+//! The production allocator: mimalloc as the global allocator (wrapped by the query memory
+//! accounting), [`tune`] to keep the kernel from backing its arenas with transparent huge
+//! pages, and [`release`] to give free memory back to the OS. (The counting allocator of the
 //! benchmarks lives in the separate `arbor-bench` binary.)
 
-// `prctl` is a foreign function, so calling it is `unsafe`; it only sets a flag on this
-// process and is passed no memory.
+// `prctl` and `mi_collect` are foreign functions, so calling them is `unsafe`; neither is
+// passed any memory.
 #![allow(unsafe_code)]
 
+/// mimalloc, with every allocation counted against the transaction running on the thread (the
+/// query memory limits, `arbor_engine::memory_limits`).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: arbor_engine::memory_limits::TrackingAlloc<mimalloc::MiMalloc> =
+    arbor_engine::memory_limits::TrackingAlloc(mimalloc::MiMalloc);
+
+extern "C" {
+    /// mimalloc's "eagerly free memory" (in the library `libmimalloc-sys` builds; declared
+    /// here so that no binding feature is needed). `force`: also collect pages of threads that
+    /// have exited and return free memory to the OS now instead of after its purge delay.
+    fn mi_collect(force: bool);
+}
+
+/// Returns the allocator's free memory to the OS; the store calls it after garbage collection
+/// freed memory once writes are quiet (`arbor_engine::memory_limits::set_memory_release_hook`),
+/// so resident memory comes back after a live load or a delete.
+pub fn release() {
+    // SAFETY: `mi_collect` takes no pointers and may be called from any thread at any time.
+    unsafe { mi_collect(true) }
+}
 
 /// Turns transparent huge pages off for the process (`PR_SET_THP_DISABLE`, inherited by
 /// children); `main` calls it first. mimalloc advises huge pages for its arenas, so every fresh

@@ -39,6 +39,8 @@ pub enum TlsLevelArg {
 /// tls_key = "/etc/arbor/bolt.key"   # PEM private key
 /// tls_level = "required"            # or "optional" (plaintext Bolt too, same port)
 /// transaction_timeout = "30s"       # server-wide; "0" = none; a driver's smaller one wins
+/// "db.memory.transaction.total.max" = "2g"  # all transactions together; "0" = none
+/// "db.memory.transaction.max" = "512m"      # one transaction; default: the whole pool
 /// ```
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -56,10 +58,23 @@ pub struct FileConfig {
     pub tls_level: Option<TlsLevelArg>,
     /// Neo4j's `db.transaction.timeout`: "30s", "500ms", "2m", "0" (none; the default).
     pub transaction_timeout: Option<String>,
+    /// Neo4j's `db.memory.transaction.total.max` (also `memory_pool_max`): "2g", "512m", "0"
+    /// (none). Default: 70 % of RAM minus the store's share.
+    #[serde(rename = "db.memory.transaction.total.max", alias = "memory_pool_max")]
+    pub memory_pool_max: Option<String>,
+    /// Neo4j's `db.memory.transaction.max` (also `transaction_memory_max`). Default: none
+    /// beyond the pool.
+    #[serde(rename = "db.memory.transaction.max", alias = "transaction_memory_max")]
+    pub transaction_memory_max: Option<String>,
 }
 
 pub fn default_data_dir() -> PathBuf {
     PathBuf::from("./arbor-data")
+}
+
+/// Parses a memory size setting (`name` for the error), e.g. `512m`, `2g`, `0`.
+pub fn parse_memory(name: &str, text: &str) -> anyhow::Result<u64> {
+    arbor_engine::memory_limits::parse_size(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))
 }
 
 impl FileConfig {

@@ -12,12 +12,19 @@ mod deadline;
 mod embedded;
 mod graph_impl;
 mod info_procs;
+pub mod memory_limits;
 mod procedures;
 mod schema;
 mod session;
 pub mod traversal;
 mod txinfo;
 mod users;
+
+/// This crate's test binary accounts its allocations, so the memory-limit tests see real ones.
+#[cfg(test)]
+#[global_allocator]
+static TEST_ALLOC: memory_limits::TrackingAlloc<std::alloc::System> =
+    memory_limits::TrackingAlloc(std::alloc::System);
 
 /// The user store (shared with the Bolt server's authentication).
 pub use arbor_auth::{hash_password, Login, StoreError, User, UserStore};
