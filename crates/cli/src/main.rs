@@ -35,7 +35,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Start the Bolt server on an embedded data directory.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Run Cypher statements against a data directory in process (one per line, or `;`-separated).
     Shell(ShellArgs),
     /// Set a user's password for basic auth (stored argon2id-hashed in the data directory).
@@ -173,7 +173,7 @@ fn main() {
     let cli = Cli::parse_from(import::normalize_argv(std::env::args_os().collect()));
     init_logging();
     let result = match cli.command {
-        Command::Serve(args) => serve(args),
+        Command::Serve(args) => serve(*args),
         Command::Shell(args) => {
             shell::run(args.data.unwrap_or_else(config::default_data_dir), args.command.as_deref())
         }
