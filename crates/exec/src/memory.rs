@@ -253,11 +253,19 @@ struct Local {
     used: Cell<i64>,
     /// Bytes reserved from the pool for it.
     reserved: Cell<i64>,
+    /// Whether the entered transaction passed a limit (a copy of its mark, so that [`check`],
+    /// called per row by some operators, is one thread-local load).
+    exceeded: Cell<bool>,
 }
 
 thread_local! {
     static LOCAL: Local = const {
-        Local { tx: Cell::new(std::ptr::null()), used: Cell::new(0), reserved: Cell::new(0) }
+        Local {
+            tx: Cell::new(std::ptr::null()),
+            used: Cell::new(0),
+            reserved: Cell::new(0),
+            exceeded: Cell::new(false),
+        }
     };
 }
 
@@ -266,9 +274,10 @@ thread_local! {
 pub fn enter(tx: &Arc<TxMemory>) -> Scope {
     let tx = tx.clone();
     let prev = LOCAL.with(|l| {
-        let prev = (l.tx.get(), l.used.get(), l.reserved.get());
+        let prev = (l.tx.get(), l.used.get(), l.reserved.get(), l.exceeded.get());
         l.used.set(tx.used.load(Ordering::Relaxed));
         l.reserved.set(tx.reserved.load(Ordering::Relaxed));
+        l.exceeded.set(tx.exceeded.load(Ordering::Relaxed) != NOT_EXCEEDED);
         l.tx.set(Arc::as_ptr(&tx));
         prev
     });
@@ -278,18 +287,19 @@ pub fn enter(tx: &Arc<TxMemory>) -> Scope {
 /// Restores the previously entered transaction on drop, saving this one's counts.
 pub struct Scope {
     tx: Arc<TxMemory>,
-    prev: (*const TxMemory, i64, i64),
+    prev: (*const TxMemory, i64, i64, bool),
 }
 
 impl Drop for Scope {
     fn drop(&mut self) {
-        let (ptr, used, reserved) = self.prev;
+        let (ptr, used, reserved, exceeded) = self.prev;
         LOCAL.with(|l| {
             self.tx.used.store(l.used.get(), Ordering::Relaxed);
             self.tx.reserved.store(l.reserved.get(), Ordering::Relaxed);
             l.tx.set(ptr);
             l.used.set(used);
             l.reserved.set(reserved);
+            l.exceeded.set(exceeded);
         });
     }
 }
@@ -297,7 +307,7 @@ impl Drop for Scope {
 /// Fails with the transaction's memory error once the entered transaction passed a limit.
 #[inline]
 pub fn check() -> Result<()> {
-    let tx = LOCAL.with(|l| l.tx.get());
+    let tx = LOCAL.with(|l| if l.exceeded.get() { l.tx.get() } else { std::ptr::null() });
     if tx.is_null() {
         return Ok(());
     }
@@ -360,7 +370,11 @@ fn account(bytes: usize, grow: bool) {
             if used > reserved {
                 let extra = (used - reserved + CHUNK - 1) / CHUNK * CHUNK;
                 // SAFETY: as in `check`.
-                l.reserved.set(unsafe { &*tx }.grow(reserved, extra));
+                let tx = unsafe { &*tx };
+                l.reserved.set(tx.grow(reserved, extra));
+                if tx.exceeded.load(Ordering::Relaxed) != NOT_EXCEEDED {
+                    l.exceeded.set(true);
+                }
             }
         } else {
             let used = l.used.get() - bytes;
