@@ -150,6 +150,7 @@ const KNOWN: &[Status] = &[
     Status::Unauthorized,
     Status::RequestInvalid,
     Status::MemoryExhausted,
+    Status::TransactionOutOfMemory,
     Status::Internal,
 ];
 

@@ -45,6 +45,8 @@ pub enum TlsLevelArg {
 /// auth_lock_time = "5s"             # dbms.security.auth_lock_time
 /// memory_limit = "4GiB"             # page cache budget (segment pages); default half of RAM
 /// import_dir = "/var/lib/arbor/import"  # LOAD CSV file:/// URLs; default <data>/import
+/// "db.memory.transaction.total.max" = "2g"  # all transactions together; "0" = none
+/// "db.memory.transaction.max" = "512m"      # one transaction; default: the whole pool
 /// ```
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -70,10 +72,23 @@ pub struct FileConfig {
     pub memory_limit: Option<String>,
     /// Neo4j's `server.directories.import`: where `LOAD CSV` reads `file:///` URLs.
     pub import_dir: Option<PathBuf>,
+    /// Neo4j's `db.memory.transaction.total.max` (also `memory_pool_max`): "2g", "512m", "0"
+    /// (none). Default: 70 % of RAM minus the store's share.
+    #[serde(rename = "db.memory.transaction.total.max", alias = "memory_pool_max")]
+    pub memory_pool_max: Option<String>,
+    /// Neo4j's `db.memory.transaction.max` (also `transaction_memory_max`). Default: none
+    /// beyond the pool.
+    #[serde(rename = "db.memory.transaction.max", alias = "transaction_memory_max")]
+    pub transaction_memory_max: Option<String>,
 }
 
 pub fn default_data_dir() -> PathBuf {
     PathBuf::from("./arbor-data")
+}
+
+/// Parses a memory size setting (`name` for the error), e.g. `512m`, `2g`, `0`.
+pub fn parse_memory(name: &str, text: &str) -> anyhow::Result<u64> {
+    arbor_engine::memory_limits::parse_size(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))
 }
 
 impl FileConfig {

@@ -84,6 +84,15 @@ struct ServeArgs {
     /// `2m`; `0` (default): none. A driver's smaller timeout wins.
     #[arg(long)]
     transaction_timeout: Option<String>,
+    /// Memory all running transactions may hold together (Neo4j's
+    /// db.memory.transaction.total.max), e.g. `2g`, `512m`; `0`: none. Default: 70 % of RAM
+    /// minus the store's share. A query over it fails with MemoryPoolOutOfMemoryError.
+    #[arg(long, value_name = "SIZE")]
+    memory_pool_max: Option<String>,
+    /// Memory one transaction may hold (Neo4j's db.memory.transaction.max); `0` (default):
+    /// the whole pool. A query over it fails with TransactionOutOfMemoryError.
+    #[arg(long, value_name = "SIZE")]
+    transaction_memory_max: Option<String>,
     /// Where LOAD CSV reads `file:///` URLs (Neo4j's server.directories.import); default
     /// `<data>/import`. Files outside it cannot be read.
     #[arg(long)]
@@ -151,6 +160,28 @@ fn parse_timeout(text: &str) -> anyhow::Result<std::time::Duration> {
     Ok(std::time::Duration::from_millis(ms))
 }
 
+/// Applies `--memory-pool-max` / `--transaction-memory-max` (over the file's settings) and the
+/// default pool: 70 % of RAM minus what the store holds in memory.
+fn set_memory_limits(
+    db: &arbor_engine::Database,
+    (pool_flag, tx_flag): (Option<&str>, Option<&str>),
+    file: &FileConfig,
+) -> anyhow::Result<()> {
+    use arbor_engine::memory_limits as m;
+    let pool = match pool_flag.or(file.memory_pool_max.as_deref()) {
+        Some(t) => config::parse_memory("--memory-pool-max", t)?,
+        None => m::physical_memory().map_or(0, |ram| m::default_pool(ram, db.store_memory_bytes())),
+    };
+    let tx = match tx_flag.or(file.transaction_memory_max.as_deref()) {
+        Some(t) => config::parse_memory("--transaction-memory-max", t)?,
+        None => 0,
+    };
+    let show = |n: u64| if n == 0 { "none".to_string() } else { m::format_bytes(n) };
+    tracing::info!(pool = %show(pool), transaction = %show(tx), "query memory limits");
+    db.set_memory_limits(pool, tx);
+    Ok(())
+}
+
 #[derive(clap::Args)]
 struct ShellArgs {
     /// Data directory. Default: ./arbor-data
@@ -183,6 +214,7 @@ struct PasswdArgs {
 
 fn main() {
     alloc::tune();
+    arbor_engine::memory_limits::set_memory_release_hook(alloc::release);
     // The old `--nodes:Label files` spelling of `arbor import` is rewritten before clap sees it.
     let cli = Cli::parse_from(import::normalize_argv(std::env::args_os().collect()));
     init_logging();
@@ -269,6 +301,11 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
     }
     db.set_transaction_timeout(tx_timeout);
+    set_memory_limits(
+        &db,
+        (args.memory_pool_max.as_deref(), args.transaction_memory_max.as_deref()),
+        &file,
+    )?;
     if let Some(dir) = args.import_dir.as_ref().or(file.import_dir.as_ref()) {
         db.set_import_dir(dir);
     }

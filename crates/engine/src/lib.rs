@@ -14,6 +14,7 @@ mod embedded;
 mod graph_impl;
 mod info_procs;
 mod load_csv;
+pub mod memory_limits;
 mod procedures;
 mod schema;
 mod session;
@@ -22,6 +23,12 @@ pub mod traversal;
 mod txinfo;
 mod users;
 mod vector_schema;
+
+/// This crate's test binary accounts its allocations, so the memory-limit tests see real ones.
+#[cfg(test)]
+#[global_allocator]
+static TEST_ALLOC: memory_limits::TrackingAlloc<std::alloc::System> =
+    memory_limits::TrackingAlloc(std::alloc::System);
 
 /// The user store (shared with the Bolt server's authentication).
 pub use arbor_auth::{hash_password, Login, StoreError, User, UserStore};

@@ -166,6 +166,8 @@ pub(crate) struct DbInner {
     tx_timeout_ms: std::sync::atomic::AtomicU64,
     /// Where `LOAD CSV` finds `file:///` URLs, when set (see [`Database::import_dir`]).
     import_dir: parking_lot::RwLock<Option<Arc<Path>>>,
+    /// Query memory limits (see memory_limits.rs).
+    memory: Arc<crate::memory_limits::MemoryPool>,
 }
 
 /// An open database. Cheap to clone; all clones share one store.
@@ -222,6 +224,7 @@ impl Database {
                 users: parking_lot::RwLock::new(arbor_auth::UserStore::in_memory()),
                 tx_timeout_ms: Default::default(),
                 import_dir: parking_lot::RwLock::new(None),
+                memory: Default::default(),
             }),
         };
         crate::procedures::install_test_hooks(&db); // [procedures hook]
@@ -249,6 +252,19 @@ impl Database {
             return Some(dir.clone());
         }
         self.inner.path.as_deref().map(|p| Arc::from(p.join("import")))
+    }
+
+    /// Sets the query memory limits in bytes (0: none): `db.memory.transaction.total.max` for
+    /// all transactions together and `db.memory.transaction.max` for each, for transactions
+    /// started from now on. Counted only where the accounting allocator is installed (see
+    /// `memory_limits`), apart from explicit checks before large allocations.
+    pub fn set_memory_limits(&self, pool: u64, transaction: u64) {
+        self.inner.memory.set_limits(pool, transaction);
+    }
+
+    /// The pool transactions reserve memory from (limits, bytes in use, peak).
+    pub fn memory_pool(&self) -> &crate::memory_limits::MemoryPool {
+        &self.inner.memory
     }
 
     /// The server-wide transaction timeout, if one is set.
@@ -288,6 +304,7 @@ impl Database {
             server_deadline: false,
             auto_mode: AccessMode::Write,
             user: None,
+            mem: None,
         }
     }
 
@@ -650,6 +667,8 @@ pub struct Session {
     auto_mode: AccessMode,
     /// Who is logged in (`None`: authentication disabled); see users.rs.
     user: Option<crate::users::CurrentUser>,
+    /// The memory account of the current transaction.
+    mem: Option<Arc<crate::memory_limits::TxMemory>>,
 }
 
 /// What Neo4j answers when a transaction outlives the timeout its client set:
@@ -775,6 +794,12 @@ impl Session {
         }
         // After `end_tx` above, which forgets the previous transaction.
         self.tx_meta.reset(config.metadata.clone());
+        self.mem = Some(self.db.inner.memory.transaction());
+    }
+
+    /// Counts this thread's allocations against the current transaction until dropped.
+    fn enter_memory(&self) -> Option<arbor_exec::memory::Scope> {
+        self.mem.as_ref().map(arbor_exec::memory::enter)
     }
 
     /// Forgets the deadline of the transaction that just ended.
@@ -783,6 +808,7 @@ impl Session {
         if let Some(t) = &self.timer {
             t.disarm();
         }
+        self.mem = None;
     }
 
     /// The timeout error of the current transaction's deadline.
@@ -826,6 +852,7 @@ impl Session {
         self.tx_meta.set_query(query);
         // Only now: a deadline that fired before the check above must still be seen by it.
         self.interrupt.store(false, Ordering::SeqCst);
+        let _mem = self.enter_memory();
         if let Some(ex) = &self.explicit {
             if ex.timed_out {
                 return Err(self.timed_out());
@@ -838,7 +865,11 @@ impl Session {
             }
         }
         let mode = self.explicit.as_ref().map_or(config.mode, |ex| ex.mode);
-        let prepared = self.db.prepare(query).and_then(|p| check_access(p, mode));
+        // Parsing and planning a huge query is accounted too.
+        let prepared = self
+            .db
+            .prepare(query)
+            .and_then(|p| arbor_exec::memory::check().and_then(|()| check_access(p, mode)));
         let prepared = match prepared {
             Ok(p) => p,
             Err(e) => {
@@ -960,6 +991,7 @@ impl Session {
             }
             let _meta = crate::txinfo::enter(&self.tx_meta);
             let import_dir = self.db.import_dir();
+            let _mem = self.enter_memory();
             let Some(ex) = self.explicit.as_mut() else {
                 return Err(Error::internal("explicit transaction vanished"));
             };
@@ -993,6 +1025,7 @@ impl Session {
             return Err(self.timed_out());
         }
         let _meta = crate::txinfo::enter(&self.tx_meta);
+        let _mem = self.enter_memory();
         let Some((tx, result)) = self.auto.as_mut() else {
             return Err(Error::internal("auto-commit result vanished"));
         };
@@ -1080,6 +1113,7 @@ impl Session {
         }
         let meta = crate::txinfo::enter(&self.tx_meta);
         let import_dir = self.db.import_dir();
+        let _mem = self.enter_memory();
         for result in &mut ex.results {
             if !result.done {
                 if let Err(e) = result.produce(&mut tx, None, import_dir.as_deref(), -1, None) {

@@ -189,13 +189,14 @@ impl Ctx {
         }
     }
 
+    /// Fails if the execution was interrupted or its transaction passed a memory limit.
     pub fn check_interrupt(&self) -> Result<()> {
         if let Some(f) = &self.interrupt {
             if f.load(AtomicOrdering::Relaxed) {
                 return Err(crate::interrupt::terminated());
             }
         }
-        Ok(())
+        crate::memory::check()
     }
 
     pub fn regex(&mut self, pattern: &str) -> Result<&regex::Regex> {

@@ -39,13 +39,14 @@ impl Drop for Scope {
     }
 }
 
-/// Fails with [`terminated`] if the current flag is raised.
+/// Fails with [`terminated`] if the current flag is raised, or with the memory error once the
+/// transaction passed a memory limit (see [`crate::memory`]).
 pub(crate) fn check() -> Result<()> {
     let raised = FLAG.with(|f| f.borrow().as_ref().is_some_and(|f| f.load(Ordering::Relaxed)));
     if raised {
         return Err(terminated());
     }
-    Ok(())
+    crate::memory::check()
 }
 
 #[cfg(test)]

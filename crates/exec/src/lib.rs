@@ -13,6 +13,7 @@ pub mod functions;
 pub mod graph;
 mod interrupt;
 mod load_csv;
+pub mod memory;
 mod nodeset;
 pub mod procs;
 mod profile;
@@ -24,6 +25,14 @@ mod temporal_access;
 pub mod testing;
 pub mod traverse;
 
+/// This crate's test binary accounts its allocations, so the memory-limit tests see real ones.
+#[cfg(test)]
+#[global_allocator]
+static TEST_ALLOC: memory::TrackingAlloc<std::alloc::System> =
+    memory::TrackingAlloc(std::alloc::System);
+
+#[cfg(test)]
+mod memory_tests;
 #[cfg(test)]
 mod prune_tests;
 #[cfg(test)]

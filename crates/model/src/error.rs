@@ -42,7 +42,10 @@ pub enum Status {
     ForbiddenOnReadOnly,
     Unauthorized,
     RequestInvalid,
+    /// The memory pool (`db.memory.transaction.total.max`) is exhausted; retryable.
     MemoryExhausted,
+    /// A transaction passed its own memory limit (`db.memory.transaction.max`).
+    TransactionOutOfMemory,
     Io,
     Corruption,
     Internal,
@@ -111,6 +114,7 @@ impl Status {
             Status::Unauthorized => "Neo.ClientError.Security.Unauthorized",
             Status::RequestInvalid => "Neo.ClientError.Request.Invalid",
             Status::MemoryExhausted => "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+            Status::TransactionOutOfMemory => "Neo.ClientError.General.TransactionOutOfMemoryError",
             Status::Io => "Neo.DatabaseError.General.UnknownError",
             Status::Corruption => "Neo.DatabaseError.General.UnknownError",
             Status::Internal => "Neo.DatabaseError.General.UnknownError",
@@ -158,7 +162,8 @@ impl Status {
             Status::ForbiddenOnReadOnly => "08N09",
             Status::Unauthorized => "42NFF",
             Status::RequestInvalid => "08N06",
-            Status::MemoryExhausted => "51N00",
+            Status::MemoryExhausted => "51N72",
+            Status::TransactionOutOfMemory => "51N73",
             Status::Io | Status::Corruption | Status::Internal => "50N42",
             // What Neo4j 5.26 sends (its generic code for these; golden from 5.26.30).
             Status::AccessMode | Status::IndexDropFailed => "50N42",

@@ -753,54 +753,66 @@ fn spawn_background(
     let (tx, rx) = crossbeam_channel::bounded::<()>(1);
     let t = std::thread::Builder::new()
         .name("arbor-maintenance".into())
-        .spawn(move || loop {
-            match rx.recv_timeout(MAINTENANCE_EVERY) {
-                Err(RecvTimeoutError::Timeout) => {}
-                _ => return,
-            }
-            // GC in bounded steps, releasing the commit mutex in between so commits go on
-            // (a fold queues the whole delta at once); a bounded number of steps per round.
-            for _ in 0..GC_STEPS_PER_ROUND {
-                let mut cs = core.lock_commit();
-                if !core.gc_some(&mut cs, GC_STEP) {
-                    break;
+        .spawn(move || {
+            let mut quiet = crate::release::Quiet::new();
+            loop {
+                match rx.recv_timeout(MAINTENANCE_EVERY) {
+                    Err(RecvTimeoutError::Timeout) => {}
+                    _ => return,
                 }
-            }
-            let delta_big = {
-                let cs = core.lock_commit();
-                let base = core.base();
-                let s = base.stats();
-                cs.delta_versions
-                    > COMPACT_MIN_DELTA.max((s.nodes + s.relationships) / COMPACT_DELTA_SHARE)
-            };
-            let Some(p) = &persist else {
-                if delta_big {
+                let before = core.lock_commit().delta_versions;
+                // GC in bounded steps, releasing the commit mutex in between so commits go on
+                // (a fold queues the whole delta at once); a bounded number of steps per round.
+                for _ in 0..GC_STEPS_PER_ROUND {
+                    let mut cs = core.lock_commit();
+                    if !core.gc_some(&mut cs, GC_STEP) {
+                        break;
+                    }
+                }
+                let is_quiet = quiet.observe(core.clock().visible());
+                let (delta_big, delta) = {
+                    let cs = core.lock_commit();
+                    let base = core.base();
+                    let s = base.stats();
+                    let big = cs.delta_versions
+                        > COMPACT_MIN_DELTA.max((s.nodes + s.relationships) / COMPACT_DELTA_SHARE);
+                    (big, cs.delta_versions)
+                };
+                if delta < before {
+                    quiet.freed();
+                }
+                quiet.release(is_quiet);
+                // Once writes stop, a leftover delta is folded too (see release.rs).
+                let delta_big = delta_big || quiet.should_fold(is_quiet, delta);
+                let Some(p) = &persist else {
+                    if delta_big {
+                        if let Err(e) = checkpoint::compact(&core) {
+                            tracing::warn!("background compaction failed: {e}");
+                        }
+                    }
+                    continue;
+                };
+                if p.recovery_checkpoint.load(Ordering::Acquire) {
+                    retry_recovery_checkpoint(&core, p);
+                    continue;
+                }
+                let due = p.last_checkpoint_at.lock().elapsed() >= p.config.checkpoint_interval
+                    || p.wal.bytes_since_checkpoint.load(Ordering::Relaxed)
+                        >= p.config.checkpoint_wal_bytes;
+                if due && core.clock().check().is_ok() {
+                    if let Err(e) = checkpoint::checkpoint(&core, Some(p)) {
+                        tracing::warn!("background checkpoint failed: {e}");
+                        *p.last_checkpoint_at.lock() = Instant::now();
+                    }
+                } else if delta_big && !p.read_only && core.clock().check().is_ok() {
+                    // A large delta only needs folding into a new base: the WAL keeps it durable
+                    // and the log-size / interval triggers bound recovery. Writing a checkpoint
+                    // file for every fold cost a bulk load (1,000,000 nodes into an empty store:
+                    // four folds) the encoding, a file of the whole graph each time and its
+                    // fsync, which competed with the commits' own fsyncs on the same disk.
                     if let Err(e) = checkpoint::compact(&core) {
                         tracing::warn!("background compaction failed: {e}");
                     }
-                }
-                continue;
-            };
-            if p.recovery_checkpoint.load(Ordering::Acquire) {
-                retry_recovery_checkpoint(&core, p);
-                continue;
-            }
-            let due = p.last_checkpoint_at.lock().elapsed() >= p.config.checkpoint_interval
-                || p.wal.bytes_since_checkpoint.load(Ordering::Relaxed)
-                    >= p.config.checkpoint_wal_bytes;
-            if due && core.clock().check().is_ok() {
-                if let Err(e) = checkpoint::checkpoint(&core, Some(p)) {
-                    tracing::warn!("background checkpoint failed: {e}");
-                    *p.last_checkpoint_at.lock() = Instant::now();
-                }
-            } else if delta_big && !p.read_only && core.clock().check().is_ok() {
-                // A large delta only needs folding into a new base: the WAL keeps it durable
-                // and the log-size / interval triggers bound recovery. Writing a checkpoint
-                // file for every fold cost a bulk load (1,000,000 nodes into an empty store:
-                // four folds) the encoding, a file of the whole graph each time and its
-                // fsync, which competed with the commits' own fsyncs on the same disk.
-                if let Err(e) = checkpoint::compact(&core) {
-                    tracing::warn!("background compaction failed: {e}");
                 }
             }
         })

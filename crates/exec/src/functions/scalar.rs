@@ -568,6 +568,8 @@ pub fn range(args: &[Value]) -> Result<Value> {
             "range() would create a list that is too large",
         ));
     }
+    // Asked first: the list is allocated at once, before any chunk could look at the limit.
+    crate::memory::reserve((len as u64).saturating_mul(std::mem::size_of::<Value>() as u64))?;
     // Built in chunks with a look at the interrupt flag between them (a long range is slow).
     let mut out = Vec::with_capacity(len as usize);
     let mut i = 0;

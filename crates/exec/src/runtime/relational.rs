@@ -87,6 +87,7 @@ pub(super) fn build_relational(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             out: out.clone(),
             arg: Vec::new(),
             pos: 0,
+            opened: false,
         }),
         Op::ProcedureCall { input, name, args, arg_types, void, yields } => Box::new(ProcCall {
             input: build(input, b),
@@ -166,6 +167,7 @@ impl Operator for Distinct {
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         while let Some(r) = self.input.next(ctx, g)? {
+            ctx.tick()?;
             self.key.clear();
             self.key.extend(self.slots.iter().map(|s| group_key(&r[*s])));
             if !self.seen.contains(&self.key) {
@@ -407,18 +409,25 @@ struct Union {
     out: Vec<Slot>,
     arg: Row,
     pos: usize,
+    /// Whether branch `pos` was reset with `arg` yet.
+    opened: bool,
 }
 
 impl Operator for Union {
     fn reset(&mut self, arg: &Row) {
         self.arg = arg.clone();
         self.pos = 0;
-        for (b, _) in &mut self.branches {
-            b.reset(arg);
-        }
+        self.opened = false;
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         while let Some((b, slots)) = self.branches.get_mut(self.pos) {
+            // Each branch is opened only when reached: opening all at once held a copy of the
+            // argument row (as wide as the whole query's slots) per branch, quadratic in the
+            // branches of a long UNION.
+            if !self.opened {
+                b.reset(&self.arg);
+                self.opened = true;
+            }
             if let Some(r) = b.next(ctx, g)? {
                 let mut row = self.arg.clone();
                 for (o, s) in self.out.iter().zip(slots.iter()) {
@@ -427,6 +436,7 @@ impl Operator for Union {
                 return Ok(Some(row));
             }
             self.pos += 1;
+            self.opened = false;
         }
         Ok(None)
     }
@@ -446,6 +456,7 @@ impl Operator for Eager {
         if self.out.is_none() {
             let mut rows = Vec::new();
             while let Some(r) = self.input.next(ctx, g)? {
+                ctx.tick()?;
                 rows.push(r);
             }
             self.out = Some(rows.into_iter());

@@ -1,0 +1,112 @@
+//! The database's query memory limits: Neo4j's `db.memory.transaction.total.max` (the pool all
+//! transactions share) and `db.memory.transaction.max` (one transaction), their defaults, and
+//! the accounting allocator the `arbor` binary installs ([`TrackingAlloc`], from
+//! `arbor_exec::memory`, where the accounting is described).
+//!
+//! The default pool is 70 % of the machine's memory (or of the cgroup's limit when lower) minus
+//! what the store holds in memory when it opens, at least [`MIN_POOL`]; a transaction may use
+//! the whole pool unless `db.memory.transaction.max` says less, as in Neo4j.
+
+pub use arbor_exec::memory::{
+    format_bytes, parse_size, MemoryPool, TrackingAlloc, TxMemory, POOL_SETTING, TX_SETTING,
+};
+/// Called when the store freed memory while writes are quiet (after a load or a delete); the
+/// `arbor` binary makes its allocator return free pages to the OS.
+pub use arbor_storage::set_memory_release_hook;
+
+/// The smallest default pool (a store larger than the budget still gets this much to query).
+pub const MIN_POOL: u64 = 64 << 20;
+
+/// The share of the machine's memory the store and the pool may use together by default.
+const BUDGET_PERCENT: u64 = 70;
+
+/// The default pool for a machine with `ram` bytes and a store holding `store` bytes.
+pub fn default_pool(ram: u64, store: u64) -> u64 {
+    (ram / 100 * BUDGET_PERCENT).saturating_sub(store).max(MIN_POOL)
+}
+
+impl crate::Database {
+    /// Bytes the store's base columns hold in memory now (the store's share of the budget).
+    pub fn store_memory_bytes(&self) -> u64 {
+        let b = self.store().memory_stats().base;
+        b.node_bytes
+            + b.node_property_bytes
+            + b.rel_bytes
+            + b.rel_property_bytes
+            + b.index_bytes
+            + b.interned_strings
+    }
+}
+
+/// The memory this process may use: the machine's (`MemTotal`), or its cgroup's limit when
+/// that is lower. `None` where neither can be read.
+pub fn physical_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let total = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())?
+        * 1024;
+    let cgroup = ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .find_map(|s| s.trim().parse::<u64>().ok());
+    Some(cgroup.map_or(total, |c| c.min(total)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Database, PropertyMap, Status, TxConfig, Value};
+
+    #[test]
+    fn the_default_pool_leaves_room_for_the_store() {
+        let gib = 1u64 << 30;
+        assert_eq!(default_pool(100 * gib, 10 * gib), 60 * gib);
+        assert_eq!(default_pool(gib, 2 * gib), MIN_POOL, "a store over budget still gets a pool");
+        assert!(physical_memory().is_some_and(|m| m > MIN_POOL));
+    }
+
+    /// Runs `q` to the end; the rows as Cypher literals.
+    fn run_all(s: &mut crate::Session, q: &str) -> crate::Result<Vec<String>> {
+        s.run(q, PropertyMap::new(), TxConfig::default())?;
+        let mut rows = Vec::new();
+        s.pull(None, -1, &mut |r: Vec<Value>| {
+            rows.push(r.iter().map(arbor_model::to_cypher_literal).collect::<Vec<_>>().join(" | "));
+            Ok(())
+        })?;
+        Ok(rows)
+    }
+
+    /// Goal: a query over a session's limit fails with Neo4j's code and the session (and the
+    /// pool) is usable at once. Method: the issue's `collect` of a large range and a cartesian
+    /// product, under a 4 MiB transaction limit and then a 4 MiB pool.
+    #[test]
+    fn over_the_limit_a_query_fails_with_the_code_and_the_session_goes_on() {
+        let db = Database::in_memory();
+        db.set_memory_limits(0, 4 << 20);
+        let mut s = db.session();
+        let q = "UNWIND range(1, 1000000) AS x WITH collect(x) AS c RETURN size(c)";
+        let e = run_all(&mut s, q).unwrap_err();
+        assert_eq!(e.status, Status::TransactionOutOfMemory, "{e}");
+        assert_eq!(e.status.code(), "Neo.ClientError.General.TransactionOutOfMemoryError");
+        assert!(e.message.contains("db.memory.transaction.max threshold reached"), "{e}");
+        assert_eq!(db.memory_pool().used(), 0, "the failed transaction gave its memory back");
+        assert_eq!(run_all(&mut s, "RETURN 1").unwrap(), ["1"]);
+        run_all(&mut s, "UNWIND range(1, 300) AS i CREATE (:MemN {i: i})").unwrap();
+        let cart = "MATCH (a:MemN), (b:MemN) WITH collect([a, b]) AS c RETURN size(c)";
+        assert_eq!(run_all(&mut s, cart).unwrap_err().status, Status::TransactionOutOfMemory);
+        // An explicit transaction fails as a whole and the next one starts clean.
+        s.begin(TxConfig::default()).unwrap();
+        assert!(run_all(&mut s, q).is_err());
+        assert!(s.commit().is_err());
+        db.set_memory_limits(4 << 20, 0);
+        let e = run_all(&mut s, q).unwrap_err();
+        assert_eq!(e.status, Status::MemoryExhausted, "{e}");
+        assert!(e.message.contains("db.memory.transaction.total.max threshold reached"), "{e}");
+        db.set_memory_limits(0, 0);
+        let q = "UNWIND range(1, 100000) AS x WITH collect(x) AS c RETURN size(c)";
+        assert_eq!(run_all(&mut s, q).unwrap(), ["100000"]);
+        assert!(db.memory_pool().peak() >= 100000 * 16, "the collect was accounted");
+    }
+}

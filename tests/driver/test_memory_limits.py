@@ -1,0 +1,94 @@
+"""Query memory limits over Bolt (issue 20): the issue's queries that took the server past 6 GB
+fail with Neo4j's codes while the server's resident memory stays under its limits, and the same
+connection keeps working. The server runs with a 256 MiB pool and a 64 MiB transaction limit."""
+import pytest
+from neo4j import GraphDatabase
+from neo4j.exceptions import ClientError, TransientError
+
+POOL_MIB = 256
+TX_MIB = 64
+
+
+def hwm_mib(pid):
+    """The server's peak resident memory so far."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM")
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory, servers, port_factory):
+    start, stop = servers
+    port = port_factory()
+    proc = start(tmp_path_factory.mktemp("mem-data"), port, "--memory-pool-max", f"{POOL_MIB}m",
+                 "--transaction-memory-max", f"{TX_MIB}m")
+    with GraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=None) as d:
+        yield d, proc
+    stop(proc)
+
+
+def fails_with(driver, query, code):
+    with driver.session() as s:
+        with pytest.raises((ClientError, TransientError)) as e:
+            s.run(query).consume()
+    assert e.value.code == code, e.value
+    return e.value
+
+
+HUGE = [
+    "UNWIND range(1, 100000000) AS x WITH collect(x) AS c RETURN size(c)",
+    "UNWIND range(1, 10000) AS a UNWIND range(1, 10000) AS b WITH collect([a, b]) AS c RETURN size(c)",
+    "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b RETURN a, b ORDER BY a * b DESC LIMIT 1",
+    "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b RETURN count(DISTINCT [a, b])",
+    "RETURN size(reduce(s = 'ab', i IN range(1, 40) | s + s))",
+]
+
+
+@pytest.mark.parametrize("query", HUGE)
+def test_a_huge_intermediate_result_fails_with_the_transaction_code(limited, query):
+    driver, proc = limited
+    e = fails_with(driver, query, "Neo.ClientError.General.TransactionOutOfMemoryError")
+    assert "db.memory.transaction.max threshold reached" in e.message
+    # Under the limits plus the server's own memory; nothing was killed.
+    assert hwm_mib(proc.pid) < POOL_MIB + 200, hwm_mib(proc.pid)
+    assert proc.poll() is None
+    with driver.session() as s:
+        assert s.run("RETURN 1 AS one").single()["one"] == 1
+
+
+def test_a_union_of_20000_branches_is_bounded(limited):
+    driver, proc = limited
+    query = " UNION ".join(f"RETURN {i} AS x" for i in range(20000))
+    with driver.session() as s:
+        try:
+            n = len(list(s.run(query)))
+            assert n == 20000
+        except (ClientError, TransientError) as e:
+            assert e.code == "Neo.ClientError.General.TransactionOutOfMemoryError", e
+    assert hwm_mib(proc.pid) < POOL_MIB + 200, hwm_mib(proc.pid)
+    assert proc.poll() is None
+
+
+def test_explicit_transaction_metadata_still_works_and_a_small_query_runs(limited):
+    driver, _ = limited
+    with driver.session() as s:
+        with s.begin_transaction(metadata={"app": "mem"}, timeout=5) as tx:
+            assert tx.run("UNWIND range(1, 100000) AS x RETURN count(x) AS n").single()["n"] == 100000
+            tx.commit()
+
+
+def test_the_pool_limit_has_its_own_transient_code(tmp_path, servers, port_factory):
+    start, stop = servers
+    port = port_factory()
+    proc = start(tmp_path / "pool-data", port, "--memory-pool-max", "64m")
+    try:
+        with GraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=None) as d:
+            e = fails_with(d, HUGE[0], "Neo.TransientError.General.MemoryPoolOutOfMemoryError")
+            assert "db.memory.transaction.total.max threshold reached" in e.message
+            assert hwm_mib(proc.pid) < 64 + 200, hwm_mib(proc.pid)
+            with d.session() as s:
+                assert s.run("RETURN 2 AS two").single()["two"] == 2
+    finally:
+        stop(proc)
