@@ -12,6 +12,7 @@ use crate::bind::*;
 use crate::expr::{PExpr, PathStep, Slot};
 use crate::ops::{Name, Op, SeekRange};
 use crate::plan::access::*;
+use crate::Resolver;
 
 pub(crate) fn flip(d: Direction) -> Direction {
     match d {
@@ -379,6 +380,51 @@ impl Binder<'_> {
         bound.insert(ps.rels[0]);
         Ok(place(op, conj, bound))
     }
+}
+
+/// A relationship index seek for a pattern part with nothing bound: the first single-type,
+/// fixed-length relationship with an equality on every key of one of its type's indexes, else
+/// the first with an `IN`, two-sided range, `STARTS WITH` or one-sided range on the key of a
+/// single-property index of its type (in that order of preference). Returns `(chain position,
+/// type, keys, equality values, range)`: with a range, `keys` is its one key and `values` is
+/// empty.
+#[allow(clippy::type_complexity)]
+pub(crate) fn rel_seek_for(
+    conj: &[(PExpr, Option<Vec<Slot>>)],
+    el: &PatternElement,
+    ps: &PartSlots,
+    bound: &HashSet<Slot>,
+    res: &dyn Resolver,
+) -> Option<(usize, Name, Vec<Name>, Vec<PExpr>, Option<SeekRange>)> {
+    let mut ranged: Option<(u8, usize, Name, Name, SeekRange)> = None;
+    for (i, (rp, _)) in el.chain.iter().enumerate() {
+        let slot = ps.rels[i];
+        if rp.length.is_some() || rp.types.len() != 1 || ps.rels_pre[i] || bound.contains(&slot) {
+            continue;
+        }
+        let preds = gather_preds(conj, slot, bound);
+        let ty = &rp.types[0].name;
+        let indexes = res.rel_indexes_on(ty);
+        for ks in &indexes {
+            let values: Option<Vec<PExpr>> = ks
+                .iter()
+                .map(|k| preds.iter().find(|(n, _)| **n == **k).and_then(|(_, p)| p.eq.clone()))
+                .collect();
+            if let Some(values) = values {
+                let keys = ks.iter().map(|k| Name::from(k.as_str())).collect();
+                return Some((i, ty.clone(), keys, values, None));
+            }
+        }
+        for ks in indexes.iter().filter(|ks| ks.len() == 1) {
+            let Some((_, p)) = preds.iter().find(|(n, _)| **n == *ks[0]) else { continue };
+            if let Some((rank, seek)) = p.range_seek() {
+                if ranged.as_ref().is_none_or(|b| rank < b.0) {
+                    ranged = Some((rank, i, ty.clone(), Name::from(ks[0].as_str()), seek));
+                }
+            }
+        }
+    }
+    ranged.map(|(_, i, ty, key, seek)| (i, ty, vec![key], Vec::new(), Some(seek)))
 }
 
 /// A predicate with the slots it needs before it can be placed (`None`: place last).

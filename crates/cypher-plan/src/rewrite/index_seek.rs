@@ -15,7 +15,6 @@
 
 use std::collections::HashSet;
 
-use crate::bind::and;
 use crate::expr::{PExpr, Slot};
 use crate::ops::{Name, Op};
 use crate::plan::access::{index_seek_for, Found};
@@ -66,6 +65,7 @@ fn seek_instead_of_scan(op: Op, res: &dyn Resolver) -> Op {
         Found::Eq(value) => Op::NodeIndexSeek { input: arg, slot, label, key, value },
         Found::Seek(seek) => Op::NodeIndexRangeSeek { input: arg, slot, label, key, seek },
     };
+    let and = |a, b| PExpr::And(Box::new(a), Box::new(b));
     match parts.into_iter().reduce(and) {
         Some(pred) => Op::Filter { input: Box::new(seek), pred },
         None => seek,

@@ -97,19 +97,7 @@ pub(super) fn and(
     ctx: &mut Ctx,
     g: &mut dyn Graph,
 ) -> Result<Value> {
-    Ok({
-        let x = truth(&eval(a, row, ctx, g)?, "AND")?;
-        if x == Some(false) {
-            // Still type-check the right side as Neo4j does only when evaluated; short-circuit.
-            return Ok(Value::Bool(false));
-        }
-        let y = truth(&eval(b, row, ctx, g)?, "AND")?;
-        match (x, y) {
-            (_, Some(false)) => Value::Bool(false),
-            (Some(true), Some(true)) => Value::Bool(true),
-            _ => Value::Null,
-        }
-    })
+    short_circuit(false, "AND", a, b, row, ctx, g)
 }
 
 /// `a OR b`, short-circuiting on a true left side.
@@ -120,17 +108,32 @@ pub(super) fn or(
     ctx: &mut Ctx,
     g: &mut dyn Graph,
 ) -> Result<Value> {
-    Ok({
-        let x = truth(&eval(a, row, ctx, g)?, "OR")?;
-        if x == Some(true) {
-            return Ok(Value::Bool(true));
-        }
-        let y = truth(&eval(b, row, ctx, g)?, "OR")?;
-        match (x, y) {
-            (_, Some(true)) => Value::Bool(true),
-            (Some(false), Some(false)) => Value::Bool(false),
-            _ => Value::Null,
-        }
+    short_circuit(true, "OR", a, b, row, ctx, g)
+}
+
+/// `AND` (`dominant` false) and `OR` (`dominant` true) in three-valued logic: the dominant
+/// value on either side decides, and the right side is not evaluated (nor type-checked, as in
+/// Neo4j) when the left side is dominant; two non-dominant sides give the other value; else
+/// null.
+#[inline(always)]
+fn short_circuit(
+    dominant: bool,
+    op: &str,
+    a: &PExpr,
+    b: &PExpr,
+    row: &mut Row,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+) -> Result<Value> {
+    let x = truth(&eval(a, row, ctx, g)?, op)?;
+    if x == Some(dominant) {
+        return Ok(Value::Bool(dominant));
+    }
+    let y = truth(&eval(b, row, ctx, g)?, op)?;
+    Ok(match (x, y) {
+        (_, Some(v)) if v == dominant => Value::Bool(dominant),
+        (Some(_), Some(_)) => Value::Bool(!dominant),
+        _ => Value::Null,
     })
 }
 
