@@ -63,6 +63,8 @@ pub enum Status {
     /// A procedure failed on its arguments or the state it found (`db.index.vector.queryNodes`
     /// on a missing index); the message says `Failed to invoke procedure ...: Caused by: ...`.
     ProcedureCallFailed,
+    /// Creating an index under a name another index (on another schema) already has.
+    IndexWithNameAlreadyExists,
     /// Settings a command does not accept (an unknown `indexConfig` key, a mistyped value).
     InvalidArguments,
 }
@@ -116,6 +118,9 @@ impl Status {
             Status::ExecutionFailed => "Neo.DatabaseError.Statement.ExecutionFailed",
             Status::ProcedureCallFailed => "Neo.ClientError.Procedure.ProcedureCallFailed",
             Status::InvalidArguments => "Neo.ClientError.General.InvalidArguments",
+            Status::IndexWithNameAlreadyExists => {
+                "Neo.ClientError.Schema.IndexWithNameAlreadyExists"
+            }
         }
     }
 
@@ -153,6 +158,7 @@ impl Status {
             Status::ExecutionFailed => "50N00",
             // What Neo4j 5.26 sends for both (checked against 5.26).
             Status::ProcedureCallFailed | Status::InvalidArguments => "50N42",
+            Status::IndexWithNameAlreadyExists => "50N42",
         }
     }
 
