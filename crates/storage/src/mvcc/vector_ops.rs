@@ -226,7 +226,7 @@ impl Core {
                     index.live_len(),
                     started.elapsed().as_millis()
                 );
-                Ann::Ready { index, since: cs.next_ts - 1 }
+                Ann::Ready { index: Box::new(index), since: cs.next_ts - 1 }
             }
             Err(e) => {
                 tracing::error!("vector index `{}` failed: {e}", state.name);
