@@ -68,12 +68,12 @@ CALL db.index.vector.queryNodes('vdocs', 10, [1.0, 0.5]) YIELD node, score RETUR
 2 | 0.7236068248748779
 
 query
-SHOW VECTOR INDEXES YIELD name, state, type, entityType, labelsOrTypes, properties, indexProvider, owningConstraint, readCount, failureMessage
+SHOW VECTOR INDEXES YIELD name, state, type, entityType, labelsOrTypes, properties, indexProvider, owningConstraint, failureMessage
 ----
-'vdocs' | 'ONLINE' | 'VECTOR' | 'NODE' | ['VDoc'] | ['emb'] | 'vector-2.0' | null | null | ''
+'vdocs' | 'ONLINE' | 'VECTOR' | 'NODE' | ['VDoc'] | ['emb'] | 'vector-2.0' | null | ''
 
 query
-SHOW INDEXES YIELD name, options, createStatement WHERE type = 'VECTOR'
+SHOW INDEXES YIELD name, type, options, createStatement WHERE type = 'VECTOR' RETURN name, options, createStatement
 ----
 'vdocs' | {indexConfig: {`vector.dimensions`: 2, `vector.hnsw.ef_construction`: 100, `vector.hnsw.m`: 16, `vector.quantization.enabled`: false, `vector.similarity_function`: 'COSINE'}, indexProvider: 'vector-2.0'} | 'CREATE VECTOR INDEX `vdocs` FOR (n:`VDoc`) ON (n.`emb`) OPTIONS {indexConfig: {`vector.dimensions`: 2,`vector.hnsw.ef_construction`: 100,`vector.hnsw.m`: 16,`vector.quantization.enabled`: false,`vector.similarity_function`: \'COSINE\'}}'
 
@@ -92,6 +92,12 @@ CALL db.index.vector.queryNodes('vdocs', 2, [1.0, 0.5, 3.0]) YIELD node, score R
 
 statement error Neo.ClientError.Schema.IndexAlreadyExists There already exists an index (:VDoc {emb}).
 CREATE VECTOR INDEX vdocs2 FOR (n:VDoc) ON n.emb
+
+statement error Neo.ClientError.Schema.IndexWithNameAlreadyExists There already exists an index called 'vdocs'.
+CREATE VECTOR INDEX vdocs FOR (n:VDoc) ON n.other
+
+statement ok
+CREATE VECTOR INDEX vdocs IF NOT EXISTS FOR (n:VDoc) ON n.other
 
 statement error Neo.DatabaseError.Statement.ExecutionFailed 'vector.dimensions' must be between 1 and 4096 inclusively
 CREATE VECTOR INDEX vbad FOR (n:VDoc) ON n.x OPTIONS {indexConfig: {`vector.dimensions`: 5000}}

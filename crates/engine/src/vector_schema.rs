@@ -210,7 +210,15 @@ pub(crate) fn create(
         }
     };
     match store.create_vector_index(name, rel, owner, key, settings) {
-        Err(e) if if_not_exists && e.status == Status::IndexAlreadyExists => Ok(false),
+        Err(e)
+            if if_not_exists
+                && matches!(
+                    e.status,
+                    Status::IndexAlreadyExists | Status::IndexWithNameAlreadyExists
+                ) =>
+        {
+            Ok(false)
+        }
         other => other,
     }
 }

@@ -68,6 +68,8 @@ pub enum Status {
     /// A procedure failed on its arguments or the state it found (`db.index.vector.queryNodes`
     /// on a missing index); the message says `Failed to invoke procedure ...: Caused by: ...`.
     ProcedureCallFailed,
+    /// Creating an index under a name another index (on another schema) already has.
+    IndexWithNameAlreadyExists,
     /// Settings a command does not accept (an unknown `indexConfig` key, a mistyped value).
     InvalidArguments,
     /// A label, type or property key name that cannot be a token (`SET n:$('')`).
@@ -135,6 +137,9 @@ impl Status {
                 "Neo.DatabaseError.Transaction.TransactionStartFailed"
             }
             Status::ExternalResourceFailed => "Neo.ClientError.Statement.ExternalResourceFailed",
+            Status::IndexWithNameAlreadyExists => {
+                "Neo.ClientError.Schema.IndexWithNameAlreadyExists"
+            }
         }
     }
 
@@ -176,6 +181,7 @@ impl Status {
             Status::ProcedureCallFailed | Status::InvalidArguments => "50N42",
             Status::TokenNameError => "50N42",
             Status::TransactionStartFailed | Status::ExternalResourceFailed => "50N42",
+            Status::IndexWithNameAlreadyExists => "50N42",
         }
     }
 

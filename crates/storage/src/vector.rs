@@ -129,7 +129,7 @@ pub(crate) enum Ann {
     /// A builder is reading a snapshot; commits since queue their changes here.
     Building { pending: Vec<Change> },
     /// Complete for every snapshot at or after `since`.
-    Ready { index: VectorIndex, since: u64 },
+    Ready { index: Box<VectorIndex>, since: u64 },
     /// Could not take a change (the index is full): queries scan; the message is listed.
     Failed(String),
 }

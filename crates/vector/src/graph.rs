@@ -146,13 +146,11 @@ impl Graph {
     /// the upper link array are `u32`, so an index past about four billion entries (or links)
     /// is refused with an error instead of wrapping or panicking.
     pub fn check_room(&self, levels: impl IntoIterator<Item = u8>) -> Result<()> {
-        let mut slots = self.levels.len();
         let mut upper = self.upper.len();
-        for level in levels {
-            if slots >= NO_NODE as usize {
+        for (slot, level) in (self.levels.len()..).zip(levels) {
+            if slot >= NO_NODE as usize {
                 return Err(VectorError::Full { what: "entries", max: u64::from(NO_NODE) });
             }
-            slots += 1;
             if level > 0 {
                 if upper > u32::MAX as usize {
                     return Err(VectorError::Full { what: "links", max: u64::from(u32::MAX) });

@@ -198,7 +198,7 @@ fn set_vector(name: &str, args: &[Value], g: &mut dyn Graph) -> Result<Vec<Vec<V
             .ok_or_else(|| illegal(name, "'vector' must be a non-null numerical array"))?,
         None => return Err(illegal(name, "'vector' must be a non-null numerical array")),
     };
-    if vector.iter().any(|x| !x.is_finite() || !(x.abs() <= f64::from(f32::MAX))) {
+    if vector.iter().any(|x| !x.is_finite() || x.abs() > f64::from(f32::MAX)) {
         return Err(illegal(name, "Vector must only contain finite values."));
     }
     let value =

@@ -347,7 +347,6 @@ impl Core {
         rels: &[(u64, Option<Arc<RelData>>)],
     ) {
         invariant!(ts > self.base.read().ts, "installing commit {ts} at or below the base");
-        self.maintain_vectors(cs, ts, nodes, rels);
         let base = self.base();
         let mut delta = CountDelta::default();
         self.rel_count_delta(&base, nodes, rels, &mut delta);

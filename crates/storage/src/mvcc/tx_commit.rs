@@ -75,6 +75,8 @@ impl Transaction {
                     None
                 }
             };
+            // Before `apply`: it compares with the previous committed state.
+            core.maintain_vectors(&mut cs, ts, &nodes, &rels);
             core.apply(&mut cs, ts, &nodes, &rels);
             if ack.is_some() {
                 core.clock.applied(ts);

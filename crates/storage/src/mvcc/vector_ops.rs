@@ -119,9 +119,10 @@ impl Core {
             {
                 return Ok(None);
             }
-            return Err(Error::argument(format!(
-                "There already exists an index or constraint called '{name}'."
-            )));
+            return Err(Error::new(
+                Status::IndexWithNameAlreadyExists,
+                format!("There already exists an index called '{name}'."),
+            ));
         }
         let same_property = |d: &&IndexDef| {
             d.kind == IndexKind::Vector
@@ -225,7 +226,7 @@ impl Core {
                     index.live_len(),
                     started.elapsed().as_millis()
                 );
-                Ann::Ready { index, since: cs.next_ts - 1 }
+                Ann::Ready { index: Box::new(index), since: cs.next_ts - 1 }
             }
             Err(e) => {
                 tracing::error!("vector index `{}` failed: {e}", state.name);
@@ -235,9 +236,10 @@ impl Core {
         state.progress.online.store(true, std::sync::atomic::Ordering::Release);
     }
 
-    /// Queues or applies the vector changes of a commit at `ts` (called by `apply` before it
-    /// installs the versions, so the newest committed state is still the previous one). Caller
-    /// holds the commit mutex.
+    /// Queues or applies the vector changes of a commit at `ts` (called by the commit before
+    /// `apply` installs the versions, so the newest committed state is still the previous one;
+    /// WAL replay skips it, as every index is idle until the store has opened and its builds
+    /// read the recovered state). Caller holds the commit mutex.
     pub(crate) fn maintain_vectors(
         &self,
         _cs: &mut CommitState,
