@@ -457,6 +457,17 @@ pub enum SchemaCommand {
         property: Ident,
         options: Option<Expr>,
     },
+    /// `CREATE FULLTEXT INDEX [name] [IF NOT EXISTS] FOR (n:A|B) ON EACH [n.p, ...] [OPTIONS
+    /// {...}]`, or `FOR ()-[r:T1|T2]-()` (`relationship`); `options` as written.
+    CreateFulltextIndex {
+        name: Option<Ident>,
+        if_not_exists: bool,
+        relationship: bool,
+        /// The labels (or relationship types), in definition order.
+        labels: Vec<Ident>,
+        properties: Vec<Ident>,
+        options: Option<Expr>,
+    },
     DropIndex {
         name: Option<Ident>,
         if_exists: bool,
@@ -517,10 +528,12 @@ pub enum ShowKind {
 ///
 /// `ORDER BY` / `SKIP` / `LIMIT` after `YIELD` (and a `WHERE` following them) arrive as a leading
 /// `WITH *` clause in [`ShowCommand::then`]. Filter words (`SHOW RANGE INDEXES`, `SHOW UNIQUE
-/// CONSTRAINTS`, `SHOW BUILT IN FUNCTIONS`, `EXECUTABLE BY ...`) are accepted but not recorded.
+/// CONSTRAINTS`, `SHOW BUILT IN FUNCTIONS`, `EXECUTABLE BY ...`) are accepted; `filters` records
+/// them upper-cased, in order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShowCommand {
     pub kind: ShowKind,
+    pub filters: Vec<Arc<str>>,
     pub yield_: Option<YieldSpec>,
     pub where_: Option<Expr>,
     /// Clauses following `YIELD` (typically `RETURN ...`), run over the yielded rows.

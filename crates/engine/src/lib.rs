@@ -10,6 +10,7 @@
 
 mod deadline;
 mod embedded;
+mod fulltext;
 mod graph_impl;
 mod info_procs;
 mod procedures;

@@ -39,6 +39,11 @@ fn rule_kind(kind: ConstraintKind) -> IndexKind {
 /// Runs a schema command directly against the store (schema changes commit on their own).
 /// Cached plans are dropped afterwards: they were planned against the old set of indexes.
 pub(crate) fn run_schema(db: &Database, cmd: &SchemaCommand) -> Result<(Stats, Vec<String>, Rows)> {
+    // [fulltext hook] FULLTEXT indexes, and other rules named like one.
+    if let Some(stats) = crate::fulltext::schema_command(db, cmd)? {
+        db.clear_plan_cache();
+        return Ok((stats, Vec::new(), Vec::new()));
+    }
     let store = db.store();
     let mut stats = Stats::default();
     let mut tx = store.begin(false);
@@ -99,6 +104,9 @@ fn schema_in(
             return Err(Error::syntax(format!(
                 "Vector indexes are not supported yet (CREATE VECTOR INDEX {name})"
             )));
+        }
+        SchemaCommand::CreateFulltextIndex { .. } => {
+            return Err(Error::internal("CREATE FULLTEXT INDEX reached the storage rules"));
         }
         SchemaCommand::DropIndex { name, if_exists, target } => {
             let dropped = match (name, target) {
@@ -249,6 +257,14 @@ fn s(v: &str) -> Value {
     Value::str(v)
 }
 
+/// The `options` of a RANGE index: `{indexConfig: {}, indexProvider: 'range-1.0'}`.
+fn range_options() -> Value {
+    let mut m = PropertyMap::new();
+    m.insert("indexConfig".into(), Value::Map(PropertyMap::new()));
+    m.insert("indexProvider".into(), s("range-1.0"));
+    Value::Map(m)
+}
+
 fn list_of(items: Vec<String>) -> Value {
     Value::List(items.into_iter().map(Value::from).collect())
 }
@@ -260,7 +276,14 @@ pub(crate) fn run_show(
     cmd: &ShowCommand,
     params: &PropertyMap,
 ) -> Result<(Vec<String>, Rows)> {
-    let (columns, defaults, rows) = show_rows(db, tx, cmd.kind);
+    let (columns, defaults, mut rows) = show_rows(db, tx, cmd.kind);
+    // `SHOW RANGE|FULLTEXT|... INDEXES`: only that type.
+    let type_col = columns.iter().position(|c| *c == "type");
+    let wanted = cmd.filters.iter().find(|f| INDEX_TYPES.contains(&&***f));
+    if let (ShowKind::Indexes, Some(col), Some(w)) = (cmd.kind, type_col, wanted) {
+        let w = if &**w == "BTREE" { "RANGE" } else { &**w };
+        rows.retain(|r| matches!(&r[col], Value::String(t) if &**t == w));
+    }
     if cmd.yield_.is_none() && cmd.where_.is_none() && cmd.then.is_empty() {
         // The default columns only (Neo4j shows a subset unless YIELD asks for more).
         let keep: Vec<usize> = columns
@@ -275,6 +298,9 @@ pub(crate) fn run_show(
     }
     filter_rows(tx, cmd, &columns, rows, params)
 }
+
+/// The index types `SHOW <type> INDEXES` filters on.
+const INDEX_TYPES: &[&str] = &["RANGE", "BTREE", "TEXT", "POINT", "LOOKUP", "FULLTEXT", "VECTOR"];
 
 fn ident(name: &str) -> Ident {
     Ident { name: Arc::from(name), span: Span::default() }
@@ -449,6 +475,10 @@ fn show_rows(
                     "owningConstraint",
                     "lastRead",
                     "readCount",
+                    "trackedSince",
+                    "options",
+                    "failureMessage",
+                    "createStatement",
                 ];
                 let defaults = vec![
                     "id",
@@ -488,9 +518,21 @@ fn show_rows(
                             if ix.kind.is_constraint() { s(&ix.name) } else { Value::Null },
                             Value::Null,
                             Value::Int(0),
+                            Value::Null,
+                            range_options(),
+                            s(""),
+                            Value::Null,
                         ]
                     })
                     .collect();
+                // [fulltext hook] FULLTEXT indexes, numbered after the others, by name.
+                let mut rows: Rows = rows;
+                rows.extend(crate::fulltext::show_rows(db, rows.len()));
+                let key = |r: &Vec<Value>| match &r[1] {
+                    Value::String(n) => n.to_string(),
+                    _ => String::new(),
+                };
+                rows.sort_by_key(key);
                 (columns, defaults, rows)
             } else {
                 let columns = vec![

@@ -160,6 +160,8 @@ pub(crate) struct DbInner {
     /// The server-wide transaction timeout (`db.transaction.timeout`) in milliseconds, 0 for
     /// none.
     tx_timeout_ms: std::sync::atomic::AtomicU64,
+    /// FULLTEXT index definitions (see fulltext.rs).
+    fulltext: Arc<crate::fulltext::Registry>,
 }
 
 /// An open database. Cheap to clone; all clones share one store.
@@ -186,23 +188,30 @@ impl Database {
             ..StoreConfig::default()
         };
         let store = Store::open(path, store_config)?;
-        Ok(Database::with_store(store, Some(path.to_path_buf())))
+        let fulltext = crate::fulltext::Registry::open(Some(path))?; // [fulltext hook]
+        Ok(Database::with_store(store, Some(path.to_path_buf()), fulltext))
     }
 
     /// Opens the database in `path` for reading only (`arbor check`): recovery happens in
     /// memory, nothing in the directory is written, and writes fail.
     pub fn open_read_only(path: &Path) -> Result<Database> {
         let store = Store::open_read_only(path)?;
-        Ok(Database::with_store(store, Some(path.to_path_buf())))
+        let fulltext = crate::fulltext::Registry::open(Some(path))?; // [fulltext hook]
+        Ok(Database::with_store(store, Some(path.to_path_buf()), fulltext))
     }
 
     /// A database with no files, for tests and embedding.
     pub fn in_memory() -> Database {
-        Database::with_store(Store::in_memory(), None)
+        Database::with_store(Store::in_memory(), None, crate::fulltext::Registry::in_memory())
     }
 
-    fn with_store(store: Store, path: Option<PathBuf>) -> Database {
-        let procedures = crate::procedures::Procedures::for_path(path.as_deref());
+    fn with_store(
+        store: Store,
+        path: Option<PathBuf>,
+        fulltext: crate::fulltext::Registry,
+    ) -> Database {
+        let fulltext = Arc::new(fulltext); // [fulltext hook]
+        let procedures = crate::procedures::Procedures::for_path(path.as_deref(), fulltext.clone());
         let db = Database {
             inner: Arc::new(DbInner {
                 store,
@@ -210,6 +219,7 @@ impl Database {
                 plans: Mutex::new(HashMap::new()),
                 closed: AtomicBool::new(false),
                 procedures, // [procedures hook]
+                fulltext,   // [fulltext hook]
                 traversal_pool: Default::default(),
                 deadlines: Default::default(),
                 users: parking_lot::RwLock::new(arbor_auth::UserStore::in_memory()),
@@ -246,6 +256,11 @@ impl Database {
 
     pub(crate) fn store(&self) -> &Store {
         &self.inner.store
+    }
+
+    /// The FULLTEXT index definitions.
+    pub(crate) fn fulltext(&self) -> &crate::fulltext::Registry {
+        &self.inner.fulltext
     }
 
     /// Opens a session: a sequence of transactions, one at a time.

@@ -189,6 +189,7 @@ pub(crate) fn run_admin(
                 .collect();
             let show = ShowCommand {
                 kind: ShowKind::Databases,
+                filters: Vec::new(),
                 yield_: yield_.clone(),
                 where_: where_.clone(),
                 then: then.clone(),

@@ -60,6 +60,12 @@ pub enum Status {
     CredentialsExpired,
     /// An administration command that cannot run here (e.g. `ALTER CURRENT USER` without auth).
     ExecutionFailed,
+    /// A procedure failed on its arguments or data (e.g. an unknown full-text index).
+    ProcedureCallFailed,
+    /// Creating an index whose name an index or constraint already has.
+    IndexWithNameAlreadyExists,
+    /// A valid statement with an argument out of range (e.g. an unknown index provider).
+    InvalidArguments,
 }
 
 impl Status {
@@ -109,6 +115,11 @@ impl Status {
             Status::ConstraintDropFailed => "Neo.DatabaseError.Schema.ConstraintDropFailed",
             Status::CredentialsExpired => "Neo.ClientError.Security.CredentialsExpired",
             Status::ExecutionFailed => "Neo.DatabaseError.Statement.ExecutionFailed",
+            Status::ProcedureCallFailed => "Neo.ClientError.Procedure.ProcedureCallFailed",
+            Status::IndexWithNameAlreadyExists => {
+                "Neo.ClientError.Schema.IndexWithNameAlreadyExists"
+            }
+            Status::InvalidArguments => "Neo.ClientError.General.InvalidArguments",
         }
     }
 
@@ -144,6 +155,9 @@ impl Status {
             Status::ConstraintDropFailed => "50N12",
             Status::CredentialsExpired => "42NFF",
             Status::ExecutionFailed => "50N00",
+            Status::ProcedureCallFailed => "50N42",
+            Status::IndexWithNameAlreadyExists => "22N71",
+            Status::InvalidArguments => "42001",
         }
     }
 

@@ -76,6 +76,9 @@ impl<'a> Parser<'a> {
             } else if self.eat_kw("VECTOR") {
                 self.expect_kw("INDEX")?;
                 return self.create_vector_index();
+            } else if self.eat_kw("FULLTEXT") {
+                self.expect_kw("INDEX")?;
+                return self.create_fulltext_index();
             } else {
                 return Err(self.error_at(
                     kind_at,
@@ -150,6 +153,57 @@ impl<'a> Parser<'a> {
             None
         };
         Ok(SchemaCommand::CreateVectorIndex { name, if_not_exists, target, property, options })
+    }
+
+    /// After `CREATE FULLTEXT INDEX`: `FOR (n:A|B)` or `FOR ()-[r:T1|T2]-()`, `ON EACH [n.p,
+    /// ...]` and the OPTIONS map.
+    fn create_fulltext_index(&mut self) -> PResult<SchemaCommand> {
+        let name = self.schema_name()?;
+        let if_not_exists = self.if_not_exists()?;
+        self.expect_kw("FOR")?;
+        self.expect_sym("(")?;
+        let relationship = self.eat_sym(")");
+        if relationship {
+            self.eat_sym("<");
+            self.expect_sym("-")?;
+            self.expect_sym("[")?;
+        }
+        self.ident("a variable")?;
+        self.expect_sym(":")?;
+        let what = if relationship { "a relationship type" } else { "a label" };
+        let mut labels = vec![self.ident(what)?];
+        while self.eat_sym("|") {
+            labels.push(self.ident(what)?);
+        }
+        if relationship {
+            self.expect_sym("]")?;
+            self.expect_sym("-")?;
+            self.eat_sym(">");
+            self.expect_sym("(")?;
+        }
+        self.expect_sym(")")?;
+        self.expect_kw("ON")?;
+        self.expect_kw("EACH")?;
+        self.expect_sym("[")?;
+        let properties = self.property_refs()?;
+        self.expect_sym("]")?;
+        let options = if self.eat_kw("OPTIONS") {
+            Some(if matches!(self.peek(), crate::lexer::Tok::Param(_)) {
+                self.expr()?
+            } else {
+                self.map_literal()?
+            })
+        } else {
+            None
+        };
+        Ok(SchemaCommand::CreateFulltextIndex {
+            name,
+            if_not_exists,
+            relationship,
+            labels,
+            properties,
+            options,
+        })
     }
 
     fn create_constraint(&mut self) -> PResult<SchemaCommand> {
@@ -381,7 +435,7 @@ impl<'a> Parser<'a> {
 
     pub(crate) fn show_command(&mut self) -> PResult<ShowCommand> {
         self.bump(); // SHOW
-        let mut filters = 0;
+        let mut filters = Vec::new();
         let kind = loop {
             let kind = if self.is_kw("DATABASES") || self.is_kw("DATABASE") {
                 Some(ShowKind::Databases)
@@ -402,10 +456,12 @@ impl<'a> Parser<'a> {
                 self.bump();
                 break kind;
             }
-            if filters < 4 && SHOW_FILTER_WORDS.iter().any(|w| self.is_kw(w)) {
-                filters += 1;
-                self.bump();
-                continue;
+            if let Some(w) = SHOW_FILTER_WORDS.iter().find(|w| self.is_kw(w)) {
+                if filters.len() < 4 {
+                    filters.push(Arc::from(*w));
+                    self.bump();
+                    continue;
+                }
             }
             return Err(self.unexpected(
                 "DATABASES, INDEXES, CONSTRAINTS, FUNCTIONS, PROCEDURES or TRANSACTIONS",
@@ -421,7 +477,7 @@ impl<'a> Parser<'a> {
                 self.ident("a user name")?;
             }
         }
-        let mut cmd = ShowCommand { kind, yield_: None, where_: None, then: Vec::new() };
+        let mut cmd = ShowCommand { kind, filters, yield_: None, where_: None, then: Vec::new() };
         if self.eat_kw("YIELD") {
             let (spec, paging) = self.yield_spec(true)?;
             cmd.yield_ = Some(spec);
