@@ -95,6 +95,9 @@ impl FulltextDef {
 pub(crate) struct Registry {
     defs: RwLock<Vec<FulltextDef>>,
     file: Option<PathBuf>,
+    /// Per index, the corpus built for the committed state at a timestamp, shared by the
+    /// transactions that read that state without writes of their own.
+    cache: parking_lot::Mutex<Vec<(FulltextDef, u64, Arc<Corpus>)>>,
 }
 
 impl Registry {
@@ -111,12 +114,12 @@ impl Registry {
             }
             _ => Vec::new(),
         };
-        Ok(Registry { defs: RwLock::new(defs), file })
+        Ok(Registry { defs: RwLock::new(defs), file, cache: Default::default() })
     }
 
     /// No file: the definitions of an in-memory database.
     pub fn in_memory() -> Registry {
-        Registry { defs: RwLock::new(Vec::new()), file: None }
+        Registry { defs: RwLock::new(Vec::new()), file: None, cache: Default::default() }
     }
 
     pub fn list(&self) -> Vec<FulltextDef> {
@@ -129,16 +132,49 @@ impl Registry {
         self.defs.read().iter().find(|d| d.name == name).cloned()
     }
 
-    /// Adds or removes a definition and persists the new set before it becomes visible.
-    fn change(&self, f: impl FnOnce(&mut Vec<FulltextDef>)) -> Result<()> {
+    /// The corpus of `def` as `g` sees it: from the cache when `g` reads a committed state
+    /// the cache was built for, else built by scanning (and cached if `g` has no own writes).
+    fn corpus(
+        &self,
+        def: &FulltextDef,
+        analyzer: &AnalyzerSpec,
+        g: &mut dyn Graph,
+    ) -> Result<Arc<Corpus>> {
+        let snapshot = g.committed_snapshot();
+        if let Some(ts) = snapshot {
+            let cache = self.cache.lock();
+            if let Some((_, _, c)) = cache.iter().find(|(d, t, _)| d == def && *t == ts) {
+                return Ok(c.clone());
+            }
+        }
+        let corpus = Corpus::build(&def.properties, analyzer, documents(def, g))
+            .map_err(|e| Error::internal(format!("full-text index {}: {e}", def.name)))?;
+        let corpus = Arc::new(corpus);
+        if let Some(ts) = snapshot {
+            let mut cache = self.cache.lock();
+            // One entry per index: the newest state wins; dropped indexes leave.
+            let live = self.defs.read().clone();
+            cache.retain(|(d, t, _)| live.contains(d) && !(d.name == def.name && *t <= ts));
+            if !cache.iter().any(|(d, _, _)| d.name == def.name) {
+                cache.push((def.clone(), ts, corpus.clone()));
+            }
+        }
+        Ok(corpus)
+    }
+
+    /// Changes the definitions under the lock (`f` may refuse) and persists the new set
+    /// before it becomes visible.
+    fn change<R>(&self, f: impl FnOnce(&mut Vec<FulltextDef>) -> Result<R>) -> Result<R> {
         let mut defs = self.defs.write();
         let mut next = defs.clone();
-        f(&mut next);
-        if let Some(file) = &self.file {
-            persist(file, &encode(&next))?;
+        let r = f(&mut next)?;
+        if next != *defs {
+            if let Some(file) = &self.file {
+                persist(file, &encode(&next))?;
+            }
+            *defs = next;
         }
-        *defs = next;
-        Ok(())
+        Ok(r)
     }
 }
 
@@ -248,9 +284,7 @@ fn decode(text: &str) -> std::result::Result<Vec<FulltextDef>, (usize, String)> 
 pub(crate) fn schema_command(db: &Database, cmd: &SchemaCommand) -> Result<Option<Stats>> {
     let reg = db.fulltext();
     let mut stats = Stats::default();
-    let name_taken = |name: &str| {
-        reg.get(name).is_some() || db.store().indexes().iter().any(|ix| ix.name == name)
-    };
+    let name_taken = |name: &str| db.store().indexes().iter().any(|ix| ix.name == name);
     match cmd {
         SchemaCommand::CreateFulltextIndex {
             name,
@@ -274,38 +308,15 @@ pub(crate) fn schema_command(db: &Database, cmd: &SchemaCommand) -> Result<Optio
                 Some(n) => n.name.to_string(),
                 None => default_name(&def),
             };
-            if let Some(same) = reg.list().into_iter().find(|d| d.same_schema(&def)) {
-                if *if_not_exists {
-                    return Ok(Some(stats));
-                }
-                return Err(if same.name == def.name {
-                    Error::new(
-                        Status::EquivalentSchemaRule,
-                        format!(
-                            "An equivalent index already exists, 'Index( name='{}', \
-                             type='FULLTEXT', schema={}, indexProvider='fulltext-1.0' )'.",
-                            same.name,
-                            same.schema_text()
-                        ),
-                    )
-                } else {
-                    Error::new(
-                        Status::IndexAlreadyExists,
-                        format!("There already exists an index {}.", def.schema_text()),
-                    )
-                });
+            if create(reg, def, *if_not_exists, &name_taken)? {
+                stats.indexes_added += 1;
             }
-            if name_taken(&def.name) {
-                if *if_not_exists {
-                    return Ok(Some(stats));
-                }
-                return Err(name_exists(&def.name));
-            }
-            reg.change(|defs| defs.push(def))?;
-            stats.indexes_added += 1;
         }
         SchemaCommand::DropIndex { name: Some(n), .. } if reg.get(&n.name).is_some() => {
-            reg.change(|defs| defs.retain(|d| *d.name != *n.name))?;
+            reg.change(|defs| {
+                defs.retain(|d| *d.name != *n.name);
+                Ok(())
+            })?;
             stats.indexes_removed += 1;
         }
         SchemaCommand::CreateIndex { name: Some(n), if_not_exists, .. }
@@ -320,6 +331,47 @@ pub(crate) fn schema_command(db: &Database, cmd: &SchemaCommand) -> Result<Optio
         _ => return Ok(None),
     }
     Ok(Some(stats))
+}
+
+/// Adds `def` unless an index with its schema or its name exists: Neo4j's errors, or nothing
+/// with `if_not_exists`. Returns whether it was added.
+fn create(
+    reg: &Registry,
+    def: FulltextDef,
+    if_not_exists: bool,
+    name_taken: &dyn Fn(&str) -> bool,
+) -> Result<bool> {
+    reg.change(|defs| {
+        if let Some(same) = defs.iter().find(|d| d.same_schema(&def)) {
+            if if_not_exists {
+                return Ok(false);
+            }
+            return Err(if same.name == def.name {
+                Error::new(
+                    Status::EquivalentSchemaRule,
+                    format!(
+                        "An equivalent index already exists, 'Index( name='{}', \
+                         type='FULLTEXT', schema={}, indexProvider='fulltext-1.0' )'.",
+                        same.name,
+                        same.schema_text()
+                    ),
+                )
+            } else {
+                Error::new(
+                    Status::IndexAlreadyExists,
+                    format!("There already exists an index {}.", def.schema_text()),
+                )
+            });
+        }
+        if defs.iter().any(|d| d.name == def.name) || name_taken(&def.name) {
+            if if_not_exists {
+                return Ok(false);
+            }
+            return Err(name_exists(&def.name));
+        }
+        defs.push(def);
+        Ok(true)
+    })
 }
 
 fn name_exists(name: &str) -> Error {
@@ -516,6 +568,7 @@ pub(crate) fn procedures(reg: Arc<Registry>) -> Vec<Procedure> {
             |_, _| Ok(Vec::new()),
         ),
     ];
+    out.extend(legacy_procedures(&reg));
     for rel in [false, true] {
         let reg = reg.clone();
         let (name, entity) = if rel {
@@ -544,6 +597,118 @@ pub(crate) fn procedures(reg: Arc<Registry>) -> Vec<Procedure> {
         out.push(p);
     }
     out
+}
+
+/// Neo4j 4's `db.index.fulltext.createNodeIndex|createRelationshipIndex(name, labels,
+/// properties[, {analyzer, eventually_consistent}])` and `db.index.fulltext.drop(name)`, for
+/// clients written before `CREATE FULLTEXT INDEX` (Neo4j 5 removed them). They change the
+/// schema at once, not at commit. Unlike the DDL they cannot see RANGE index and constraint
+/// names, so only full-text names are checked for clashes.
+fn legacy_procedures(reg: &Arc<Registry>) -> Vec<Procedure> {
+    let list = || T::List(Box::new(T::String));
+    let mut out = Vec::new();
+    for rel in [false, true] {
+        let reg = reg.clone();
+        let (name, what) = if rel {
+            ("db.index.fulltext.createRelationshipIndex", "relationshipTypes")
+        } else {
+            ("db.index.fulltext.createNodeIndex", "labels")
+        };
+        let inputs = vec![
+            ("indexName".to_string(), T::String),
+            (what.to_string(), list()),
+            ("properties".to_string(), list()),
+            ("config".to_string(), T::Map),
+        ];
+        let mut p = Procedure::new(
+            name,
+            inputs,
+            vec![],
+            "Create a full-text index (Neo4j 4 form of CREATE FULLTEXT INDEX).",
+            move |args, _| {
+                let def = legacy_def(name, rel, args)?;
+                create(&reg, def, false, &|_| false)?;
+                Ok(Vec::new())
+            },
+        );
+        p.sig.optional = 1;
+        p.writes = true;
+        out.push(p);
+    }
+    let reg = reg.clone();
+    let mut drop = Procedure::new(
+        "db.index.fulltext.drop",
+        vec![("indexName".to_string(), T::String)],
+        vec![],
+        "Drop the given full-text index (Neo4j 4 form of DROP INDEX).",
+        move |args, _| {
+            let name = match args.first() {
+                Some(Value::String(s)) => s.to_string(),
+                _ => String::new(),
+            };
+            reg.change(|defs| {
+                let before = defs.len();
+                defs.retain(|d| d.name != name);
+                if defs.len() == before {
+                    return Err(call_failed(
+                        "db.index.fulltext.drop",
+                        &format!("There is no such fulltext schema index: {name}"),
+                    ));
+                }
+                Ok(())
+            })?;
+            Ok(Vec::new())
+        },
+    );
+    drop.writes = true;
+    out.push(drop);
+    out
+}
+
+/// The definition a legacy create procedure asks for.
+fn legacy_def(proc_name: &str, rel: bool, args: &[Value]) -> Result<FulltextDef> {
+    let strings = |v: Option<&Value>| -> Vec<String> {
+        match v {
+            Some(Value::List(items)) => items
+                .iter()
+                .filter_map(|i| match i {
+                    Value::String(s) => Some(s.to_string()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let name = match args.first() {
+        Some(Value::String(s)) if !s.is_empty() => s.to_string(),
+        _ => return Err(call_failed(proc_name, "the index name must be a non-empty string")),
+    };
+    let (labels, properties) = (strings(args.get(1)), strings(args.get(2)));
+    if labels.is_empty() || properties.is_empty() {
+        return Err(call_failed(proc_name, "a full-text index needs labels and properties"));
+    }
+    let mut def = FulltextDef {
+        name,
+        relationship: rel,
+        labels,
+        properties,
+        analyzer: DEFAULT_ANALYZER.to_string(),
+        eventually_consistent: false,
+    };
+    if let Some(Value::Map(config)) = args.get(3) {
+        if let Some(Value::String(a)) = config.get("analyzer") {
+            if AnalyzerSpec::named(a).is_none() {
+                return Err(call_failed(proc_name, &format!("No such full-text analyzer: '{a}'.")));
+            }
+            def.analyzer = a.to_string();
+        }
+        def.eventually_consistent = match config.get("eventually_consistent") {
+            Some(Value::Bool(b)) => *b,
+            Some(Value::String(s)) => s.eq_ignore_ascii_case("true"),
+            _ => false,
+        };
+    }
+    Ok(def)
 }
 
 fn call_failed(proc_name: &str, cause: &str) -> Error {
@@ -601,8 +766,7 @@ fn query_procedure(
     let (skip, limit, analyzer) = query_options(proc_name, args.get(2), &def)?;
     let index_analyzer = AnalyzerSpec::named(&def.analyzer)
         .ok_or_else(|| Error::internal(format!("unknown analyzer {}", def.analyzer)))?;
-    let corpus = Corpus::build(&def.properties, index_analyzer, documents(&def, g))
-        .map_err(|e| Error::internal(format!("full-text index {}: {e}", def.name)))?;
+    let corpus = reg.corpus(&def, index_analyzer, g)?;
     let hits = corpus
         .search(&query, analyzer, skip, limit)
         .map_err(|e| call_failed(proc_name, &format!("java.lang.IllegalArgumentException: {e}")))?;

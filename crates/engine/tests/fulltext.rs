@@ -135,3 +135,39 @@ fn schema_names_are_shared_with_other_indexes_and_show_filters_by_type() {
     let err = run(&mut s, SEARCH).unwrap_err();
     assert!(err.contains("There is no such fulltext schema index: docs"), "{err}");
 }
+
+#[test]
+fn neo4j_4_procedures_create_and_drop_indexes() {
+    let db = Database::in_memory();
+    let mut s = db.session();
+    ok(&mut s, "CREATE (:Doc {title: 'Graph databases'}), (:Note {text: 'graph notes'})");
+    ok(
+        &mut s,
+        "CALL db.index.fulltext.createNodeIndex('docs', ['Doc', 'Note'], ['title', 'text'], \
+         {analyzer: 'english', eventually_consistent: 'true'})",
+    );
+    assert_eq!(
+        ok(
+            &mut s,
+            "SHOW FULLTEXT INDEXES YIELD name, labelsOrTypes, options \
+                    RETURN name, labelsOrTypes, options.indexConfig"
+        ),
+        ["'docs' | ['Doc', 'Note'] | {`fulltext.analyzer`: 'english', \
+          `fulltext.eventually_consistent`: true}"]
+    );
+    assert_eq!(
+        ok(
+            &mut s,
+            "CALL db.index.fulltext.queryNodes('docs', 'graphs') YIELD node \
+                    RETURN coalesce(node.title, node.text) AS t ORDER BY t"
+        ),
+        ["'Graph databases'", "'graph notes'"]
+    );
+    let err =
+        run(&mut s, "CALL db.index.fulltext.createNodeIndex('docs', ['X'], ['p'])").unwrap_err();
+    assert!(err.contains("There already exists an index called 'docs'"), "{err}");
+    ok(&mut s, "CALL db.index.fulltext.createRelationshipIndex('rels', ['R'], ['note'])");
+    ok(&mut s, "CALL db.index.fulltext.drop('docs')");
+    assert_eq!(ok(&mut s, "SHOW FULLTEXT INDEXES YIELD name RETURN name"), ["'rels'"]);
+    assert!(run(&mut s, "CALL db.index.fulltext.drop('docs')").is_err());
+}
