@@ -9,6 +9,14 @@
 //! `-` prohibit, everything else is optional (the default operator is `OR`); a query of only
 //! prohibited clauses matches nothing.
 //!
+//! Differences from Lucene (and so from Neo4j): fuzzy matches score a constant 1 per field
+//! (Lucene ranks them by similarity and term statistics); a word that the analyzer splits into
+//! several tokens becomes alternatives, as in Lucene, but synonyms and token graphs do not
+//! exist here; no date or numeric ranges (ranges compare terms as text, as Lucene does on text
+//! fields). We do not use tantivy's own query parser: its grammar differs from Lucene's in
+//! precedence (`a AND b OR c`), fuzzy (`~` is per field configuration there), leading
+//! wildcards and error messages.
+//!
 //! Errors follow Lucene's wording (`Encountered "<EOF>" at line 1, column 0.`), without its
 //! list of expected tokens.
 
