@@ -177,6 +177,9 @@ impl GraphRead for TxGraph<'_> {
             ValueRange::Prefix(p) => self.tx.rel_index_prefix(ty, key, p),
         }
     }
+    fn committed_snapshot(&self) -> Option<u64> {
+        (!self.tx.has_writes()).then(|| self.tx.start_ts())
+    }
     fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
         self.tx.await_indexes(name, timeout)
     }

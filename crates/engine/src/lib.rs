@@ -11,6 +11,7 @@
 mod apoc_schema;
 mod deadline;
 mod embedded;
+mod fulltext;
 mod graph_impl;
 mod info_procs;
 mod load_csv;

@@ -40,7 +40,8 @@ fn engine_builtins(info: &DbInfo) -> Registry {
     let mut r = Registry::with_builtins();
     let own = crate::txinfo::procedures()
         .into_iter()
-        .chain(crate::info_procs::procedures(info.id.clone(), info.created.clone()));
+        .chain(crate::info_procs::procedures(info.id.clone(), info.created.clone()))
+        .chain(crate::fulltext::procedures(info.fulltext.clone()));
     for p in own {
         r.register(p);
     }
@@ -52,10 +53,15 @@ fn engine_builtins(info: &DbInfo) -> Registry {
 struct DbInfo {
     id: String,
     created: String,
+    /// The full-text index definitions the `db.index.fulltext.*` procedures read.
+    fulltext: Arc<crate::fulltext::Registry>,
 }
 
 impl DbInfo {
-    fn for_path(path: Option<&std::path::Path>) -> DbInfo {
+    fn for_path(
+        path: Option<&std::path::Path>,
+        fulltext: Arc<crate::fulltext::Registry>,
+    ) -> DbInfo {
         use std::hash::{Hash, Hasher};
         let mut id = String::new();
         for salt in 0u8..4 {
@@ -67,7 +73,7 @@ impl DbInfo {
             .and_then(|p| std::fs::metadata(p).ok())
             .and_then(|m| m.created().or_else(|_| m.modified()).ok())
             .unwrap_or_else(std::time::SystemTime::now);
-        DbInfo { id, created: iso_utc(created) }
+        DbInfo { id, created: iso_utc(created), fulltext }
     }
 }
 
@@ -97,8 +103,11 @@ fn iso_utc(t: std::time::SystemTime) -> String {
 
 impl Procedures {
     /// The registry of a database in `path` (`None`: in memory).
-    pub(crate) fn for_path(path: Option<&std::path::Path>) -> Procedures {
-        let info = DbInfo::for_path(path);
+    pub(crate) fn for_path(
+        path: Option<&std::path::Path>,
+        fulltext: Arc<crate::fulltext::Registry>,
+    ) -> Procedures {
+        let info = DbInfo::for_path(path, fulltext);
         Procedures { current: RwLock::new(Arc::new(engine_builtins(&info))), info }
     }
 }

@@ -168,6 +168,8 @@ pub(crate) struct DbInner {
     import_dir: parking_lot::RwLock<Option<Arc<Path>>>,
     /// Query memory limits (see memory_limits.rs).
     memory: Arc<crate::memory_limits::MemoryPool>,
+    /// FULLTEXT index definitions (see fulltext.rs).
+    fulltext: Arc<crate::fulltext::Registry>,
 }
 
 /// An open database. Cheap to clone; all clones share one store.
@@ -195,23 +197,30 @@ impl Database {
             ..StoreConfig::default()
         };
         let store = Store::open(path, store_config)?;
-        Ok(Database::with_store(store, Some(path.to_path_buf())))
+        let fulltext = crate::fulltext::Registry::open(Some(path))?; // [fulltext hook]
+        Ok(Database::with_store(store, Some(path.to_path_buf()), fulltext))
     }
 
     /// Opens the database in `path` for reading only (`arbor check`): recovery happens in
     /// memory, nothing in the directory is written, and writes fail.
     pub fn open_read_only(path: &Path) -> Result<Database> {
         let store = Store::open_read_only(path)?;
-        Ok(Database::with_store(store, Some(path.to_path_buf())))
+        let fulltext = crate::fulltext::Registry::open(Some(path))?; // [fulltext hook]
+        Ok(Database::with_store(store, Some(path.to_path_buf()), fulltext))
     }
 
     /// A database with no files, for tests and embedding.
     pub fn in_memory() -> Database {
-        Database::with_store(Store::in_memory(), None)
+        Database::with_store(Store::in_memory(), None, crate::fulltext::Registry::in_memory())
     }
 
-    fn with_store(store: Store, path: Option<PathBuf>) -> Database {
-        let procedures = crate::procedures::Procedures::for_path(path.as_deref());
+    fn with_store(
+        store: Store,
+        path: Option<PathBuf>,
+        fulltext: crate::fulltext::Registry,
+    ) -> Database {
+        let fulltext = Arc::new(fulltext); // [fulltext hook]
+        let procedures = crate::procedures::Procedures::for_path(path.as_deref(), fulltext.clone());
         let db = Database {
             inner: Arc::new(DbInner {
                 store,
@@ -219,6 +228,7 @@ impl Database {
                 plans: Mutex::new(HashMap::new()),
                 closed: AtomicBool::new(false),
                 procedures, // [procedures hook]
+                fulltext,   // [fulltext hook]
                 traversal_pool: Default::default(),
                 deadlines: Default::default(),
                 users: parking_lot::RwLock::new(arbor_auth::UserStore::in_memory()),
@@ -289,6 +299,11 @@ impl Database {
 
     pub(crate) fn store(&self) -> &Store {
         &self.inner.store
+    }
+
+    /// The FULLTEXT index definitions.
+    pub(crate) fn fulltext(&self) -> &crate::fulltext::Registry {
+        &self.inner.fulltext
     }
 
     /// Opens a session: a sequence of transactions, one at a time.

@@ -219,6 +219,12 @@ pub trait GraphRead {
         let _ = (start, ty, end);
         None
     }
+    /// The commit timestamp this transaction reads at, if it has written nothing itself: it
+    /// then sees exactly the committed state at that timestamp, so results derived from it can
+    /// be shared with other such transactions (the full-text procedures cache on it).
+    fn committed_snapshot(&self) -> Option<u64> {
+        None
+    }
     /// Waits until the named index (or every index) is online; the default has no
     /// background population, so everything is always online.
     fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {

@@ -76,6 +76,9 @@ impl<'a> Parser<'a> {
             } else if self.eat_kw("VECTOR") {
                 self.expect_kw("INDEX")?;
                 return self.create_vector_index();
+            } else if self.eat_kw("FULLTEXT") {
+                self.expect_kw("INDEX")?;
+                return self.create_fulltext_index();
             } else {
                 return Err(self.error_at(
                     kind_at,
@@ -160,6 +163,57 @@ impl<'a> Parser<'a> {
             if_not_exists,
             target,
             property,
+            options,
+        })
+    }
+
+    /// After `CREATE FULLTEXT INDEX`: `FOR (n:A|B)` or `FOR ()-[r:T1|T2]-()`, `ON EACH [n.p,
+    /// ...]` and the OPTIONS map.
+    fn create_fulltext_index(&mut self) -> PResult<SchemaCommand> {
+        let name = self.schema_name()?;
+        let if_not_exists = self.if_not_exists()?;
+        self.expect_kw("FOR")?;
+        self.expect_sym("(")?;
+        let relationship = self.eat_sym(")");
+        if relationship {
+            self.eat_sym("<");
+            self.expect_sym("-")?;
+            self.expect_sym("[")?;
+        }
+        self.ident("a variable")?;
+        self.expect_sym(":")?;
+        let what = if relationship { "a relationship type" } else { "a label" };
+        let mut labels = vec![self.ident(what)?];
+        while self.eat_sym("|") {
+            labels.push(self.ident(what)?);
+        }
+        if relationship {
+            self.expect_sym("]")?;
+            self.expect_sym("-")?;
+            self.eat_sym(">");
+            self.expect_sym("(")?;
+        }
+        self.expect_sym(")")?;
+        self.expect_kw("ON")?;
+        self.expect_kw("EACH")?;
+        self.expect_sym("[")?;
+        let properties = self.property_refs()?;
+        self.expect_sym("]")?;
+        let options = if self.eat_kw("OPTIONS") {
+            Some(if matches!(self.peek(), crate::lexer::Tok::Param(_)) {
+                self.expr()?
+            } else {
+                self.map_literal()?
+            })
+        } else {
+            None
+        };
+        Ok(SchemaCommand::CreateFulltextIndex {
+            name,
+            if_not_exists,
+            relationship,
+            labels,
+            properties,
             options,
         })
     }

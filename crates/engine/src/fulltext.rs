@@ -1,0 +1,922 @@
+//! FULLTEXT indexes: their definitions (kept by the engine and persisted in
+//! `DIR/fulltext-indexes`), the DDL (`CREATE FULLTEXT INDEX`, `DROP INDEX`), the `SHOW INDEXES`
+//! rows, and the `db.index.fulltext.*` procedures.
+//!
+//! A query reads the index's entities through the transaction's [`Graph`] (its snapshot plus
+//! its own writes), gathers their string values and searches them with `arbor-fulltext`
+//! (tantivy, BM25). Answers are therefore transactional by construction: a query sees its own
+//! writes, never a later commit, and nothing of a rolled-back transaction. ARCHITECTURE.md says
+//! why the definitions live here and what a commit-maintained index would add.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arbor_cypher_plan::CypherType as T;
+use arbor_cypher_syntax::ast::{Expr, ExprKind, Ident, Literal, SchemaCommand};
+use arbor_exec::graph::{Graph, Stats, TokenKind};
+use arbor_exec::procs::Procedure;
+use arbor_fulltext::{AnalyzerSpec, Corpus, Document, DEFAULT_ANALYZER};
+use arbor_model::{Error, NodeId, PropertyMap, RelId, Result, Status, Value};
+use parking_lot::RwLock;
+
+use crate::session::Database;
+
+/// The file holding the definitions, in the data directory.
+const FILE: &str = "fulltext-indexes";
+const HEADER: &str = "arbor-fulltext-indexes 1";
+
+/// One FULLTEXT index.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FulltextDef {
+    pub name: String,
+    pub relationship: bool,
+    /// Labels (or relationship types), in definition order.
+    pub labels: Vec<String>,
+    pub properties: Vec<String>,
+    pub analyzer: String,
+    pub eventually_consistent: bool,
+}
+
+impl FulltextDef {
+    /// Neo4j's `options` column: `{indexConfig: {...}, indexProvider: 'fulltext-1.0'}`.
+    pub fn options(&self) -> Value {
+        let mut config = PropertyMap::new();
+        config.insert("fulltext.analyzer".into(), Value::from(self.analyzer.as_str()));
+        config.insert(
+            "fulltext.eventually_consistent".into(),
+            Value::Bool(self.eventually_consistent),
+        );
+        let mut m = PropertyMap::new();
+        m.insert("indexConfig".into(), Value::Map(config));
+        m.insert("indexProvider".into(), Value::from("fulltext-1.0"));
+        Value::Map(m)
+    }
+
+    /// The statement that recreates the index, as `SHOW INDEXES` prints it.
+    pub fn create_statement(&self) -> String {
+        let labels: Vec<String> = self.labels.iter().map(|l| format!("`{l}`")).collect();
+        let v = if self.relationship { "r" } else { "n" };
+        let target = if self.relationship {
+            format!("()-[r:{}]-()", labels.join("|"))
+        } else {
+            format!("(n:{})", labels.join("|"))
+        };
+        let props: Vec<String> = self.properties.iter().map(|p| format!("{v}.`{p}`")).collect();
+        format!(
+            "CREATE FULLTEXT INDEX `{}` FOR {target} ON EACH [{}] OPTIONS {{indexConfig: \
+             {{`fulltext.analyzer`: '{}',`fulltext.eventually_consistent`: {}}}}}",
+            self.name,
+            props.join(", "),
+            self.analyzer,
+            self.eventually_consistent
+        )
+    }
+
+    /// The schema as Neo4j's messages print it: `(:A:B {p, q})` / `()-[:T1:T2 {p}]-()`.
+    fn schema_text(&self) -> String {
+        let labels: String = self.labels.iter().map(|l| format!(":{l}")).collect();
+        let props = self.properties.join(", ");
+        if self.relationship {
+            format!("()-[{labels} {{{props}}}]-()")
+        } else {
+            format!("({labels} {{{props}}})")
+        }
+    }
+
+    fn same_schema(&self, o: &FulltextDef) -> bool {
+        self.relationship == o.relationship
+            && self.labels == o.labels
+            && self.properties == o.properties
+    }
+}
+
+/// The definitions of a database, and where they are persisted (`None`: in memory).
+pub(crate) struct Registry {
+    defs: RwLock<Vec<FulltextDef>>,
+    file: Option<PathBuf>,
+    /// Per index, the corpus built for the committed state at a timestamp, shared by the
+    /// transactions that read that state without writes of their own.
+    cache: parking_lot::Mutex<Vec<(FulltextDef, u64, Arc<Corpus>)>>,
+}
+
+impl Registry {
+    /// The definitions persisted in `dir` (none if the file does not exist).
+    pub fn open(dir: Option<&Path>) -> Result<Registry> {
+        let file = dir.map(|d| d.join(FILE));
+        let defs = match &file {
+            Some(f) if f.exists() => {
+                let text = std::fs::read_to_string(f)
+                    .map_err(|e| Error::new(Status::Io, format!("reading {}: {e}", f.display())))?;
+                decode(&text).map_err(|(line, what)| {
+                    Error::new(Status::Corruption, format!("{} line {line}: {what}", f.display()))
+                })?
+            }
+            _ => Vec::new(),
+        };
+        Ok(Registry { defs: RwLock::new(defs), file, cache: Default::default() })
+    }
+
+    /// No file: the definitions of an in-memory database.
+    pub fn in_memory() -> Registry {
+        Registry { defs: RwLock::new(Vec::new()), file: None, cache: Default::default() }
+    }
+
+    pub fn list(&self) -> Vec<FulltextDef> {
+        let mut v = self.defs.read().clone();
+        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v
+    }
+
+    pub fn get(&self, name: &str) -> Option<FulltextDef> {
+        self.defs.read().iter().find(|d| d.name == name).cloned()
+    }
+
+    /// The corpus of `def` as `g` sees it: from the cache when `g` reads a committed state
+    /// the cache was built for, else built by scanning (and cached if `g` has no own writes).
+    fn corpus(
+        &self,
+        def: &FulltextDef,
+        analyzer: &AnalyzerSpec,
+        g: &mut dyn Graph,
+    ) -> Result<Arc<Corpus>> {
+        let snapshot = g.committed_snapshot();
+        if let Some(ts) = snapshot {
+            let cache = self.cache.lock();
+            if let Some((_, _, c)) = cache.iter().find(|(d, t, _)| d == def && *t == ts) {
+                return Ok(c.clone());
+            }
+        }
+        let corpus = Corpus::build(&def.properties, analyzer, documents(def, g))
+            .map_err(|e| Error::internal(format!("full-text index {}: {e}", def.name)))?;
+        let corpus = Arc::new(corpus);
+        if let Some(ts) = snapshot {
+            let mut cache = self.cache.lock();
+            // One entry per index: the newest state wins; dropped indexes leave.
+            let live = self.defs.read().clone();
+            cache.retain(|(d, t, _)| live.contains(d) && !(d.name == def.name && *t <= ts));
+            if !cache.iter().any(|(d, _, _)| d.name == def.name) {
+                cache.push((def.clone(), ts, corpus.clone()));
+            }
+        }
+        Ok(corpus)
+    }
+
+    /// Changes the definitions under the lock (`f` may refuse) and persists the new set
+    /// before it becomes visible.
+    fn change<R>(&self, f: impl FnOnce(&mut Vec<FulltextDef>) -> Result<R>) -> Result<R> {
+        let mut defs = self.defs.write();
+        let mut next = defs.clone();
+        let r = f(&mut next)?;
+        if next != *defs {
+            if let Some(file) = &self.file {
+                persist(file, &encode(&next))?;
+            }
+            *defs = next;
+        }
+        Ok(r)
+    }
+}
+
+/// Writes `text` to `file` atomically and durably: a temporary file, fsync, rename, fsync of
+/// the directory (owner-only permissions, as every data file).
+fn persist(file: &Path, text: &str) -> Result<()> {
+    let io = |what: &str, e: std::io::Error| {
+        Error::new(Status::Io, format!("{what} {}: {e}", file.display()))
+    };
+    let tmp = file.with_extension("tmp");
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    let mut f = opts.open(&tmp).map_err(|e| io("creating", e))?;
+    f.write_all(text.as_bytes()).map_err(|e| io("writing", e))?;
+    f.sync_all().map_err(|e| io("syncing", e))?;
+    std::fs::rename(&tmp, file).map_err(|e| io("renaming to", e))?;
+    if let Some(dir) = file.parent() {
+        std::fs::File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| io("syncing the directory of", e))?;
+    }
+    Ok(())
+}
+
+/// `%`-escapes the separators of the file format.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '%' | '\t' | '\n' | '\r' | ',' => out.push_str(&format!("%{:02X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn unesc(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c == '%' {
+            let hex: String = it.by_ref().take(2).collect();
+            out.push(char::from(u8::from_str_radix(&hex, 16).ok()?));
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// One line per index: name, `node`/`relationship`, labels, properties, analyzer, eventually
+/// consistent (`true`/`false`), tab-separated; lists comma-separated.
+fn encode(defs: &[FulltextDef]) -> String {
+    let mut out = format!("{HEADER}\n");
+    for d in defs {
+        let list = |v: &[String]| v.iter().map(|s| esc(s)).collect::<Vec<_>>().join(",");
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\t{}\n",
+            esc(&d.name),
+            if d.relationship { "relationship" } else { "node" },
+            list(&d.labels),
+            list(&d.properties),
+            esc(&d.analyzer),
+            d.eventually_consistent
+        ));
+    }
+    out
+}
+
+fn decode(text: &str) -> std::result::Result<Vec<FulltextDef>, (usize, String)> {
+    let mut lines = text.lines();
+    if lines.next() != Some(HEADER) {
+        return Err((1, format!("expected the header `{HEADER}`")));
+    }
+    let mut defs = Vec::new();
+    for (i, line) in lines.enumerate() {
+        let bad = |what: &str| (i + 2, what.to_string());
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() != 6 {
+            return Err(bad("expected 6 tab-separated fields"));
+        }
+        let list = |s: &str| -> Option<Vec<String>> { s.split(',').map(unesc).collect() };
+        let def = FulltextDef {
+            name: unesc(f[0]).ok_or_else(|| bad("bad escape in the name"))?,
+            relationship: match f[1] {
+                "node" => false,
+                "relationship" => true,
+                _ => return Err(bad("expected `node` or `relationship`")),
+            },
+            labels: list(f[2]).ok_or_else(|| bad("bad escape in the labels"))?,
+            properties: list(f[3]).ok_or_else(|| bad("bad escape in the properties"))?,
+            analyzer: unesc(f[4]).ok_or_else(|| bad("bad escape in the analyzer"))?,
+            eventually_consistent: f[5] == "true",
+        };
+        if AnalyzerSpec::named(&def.analyzer).is_none() {
+            return Err(bad("unknown analyzer"));
+        }
+        defs.push(def);
+    }
+    Ok(defs)
+}
+
+/// Handles the schema commands that concern full-text indexes: `CREATE FULLTEXT INDEX`, `DROP
+/// INDEX` of a full-text index, and (refused) other rules named like one. `None`: not ours.
+pub(crate) fn schema_command(db: &Database, cmd: &SchemaCommand) -> Result<Option<Stats>> {
+    let reg = db.fulltext();
+    let mut stats = Stats::default();
+    let name_taken = |name: &str| db.store().indexes().iter().any(|ix| ix.name == name);
+    match cmd {
+        SchemaCommand::CreateFulltextIndex {
+            name,
+            if_not_exists,
+            relationship,
+            labels,
+            properties,
+            options,
+        } => {
+            let (analyzer, eventually_consistent) = index_options(options.as_ref(), *relationship)?;
+            let names = |v: &[Ident]| v.iter().map(|i| i.name.to_string()).collect::<Vec<_>>();
+            let mut def = FulltextDef {
+                name: String::new(),
+                relationship: *relationship,
+                labels: names(labels),
+                properties: names(properties),
+                analyzer,
+                eventually_consistent,
+            };
+            def.name = match name {
+                Some(n) => n.name.to_string(),
+                None => default_name(&def),
+            };
+            if create(reg, def, *if_not_exists, &name_taken)? {
+                stats.indexes_added += 1;
+            }
+        }
+        SchemaCommand::DropIndex { name: Some(n), .. } if reg.get(&n.name).is_some() => {
+            reg.change(|defs| {
+                defs.retain(|d| *d.name != *n.name);
+                Ok(())
+            })?;
+            stats.indexes_removed += 1;
+        }
+        SchemaCommand::CreateIndex { name: Some(n), if_not_exists, .. }
+        | SchemaCommand::CreateVectorIndex { name: Some(n), if_not_exists, .. }
+        | SchemaCommand::CreateConstraint { name: Some(n), if_not_exists, .. }
+            if reg.get(&n.name).is_some() =>
+        {
+            if !*if_not_exists {
+                return Err(name_exists(&n.name));
+            }
+        }
+        _ => return Ok(None),
+    }
+    Ok(Some(stats))
+}
+
+/// Adds `def` unless an index with its schema or its name exists: Neo4j's errors, or nothing
+/// with `if_not_exists`. Returns whether it was added.
+fn create(
+    reg: &Registry,
+    def: FulltextDef,
+    if_not_exists: bool,
+    name_taken: &dyn Fn(&str) -> bool,
+) -> Result<bool> {
+    reg.change(|defs| {
+        if let Some(same) = defs.iter().find(|d| d.same_schema(&def)) {
+            if if_not_exists {
+                return Ok(false);
+            }
+            return Err(if same.name == def.name {
+                Error::new(
+                    Status::EquivalentSchemaRule,
+                    format!(
+                        "An equivalent index already exists, 'Index( name='{}', \
+                         type='FULLTEXT', schema={}, indexProvider='fulltext-1.0' )'.",
+                        same.name,
+                        same.schema_text()
+                    ),
+                )
+            } else {
+                Error::new(
+                    Status::IndexAlreadyExists,
+                    format!("There already exists an index {}.", def.schema_text()),
+                )
+            });
+        }
+        if defs.iter().any(|d| d.name == def.name) || name_taken(&def.name) {
+            if if_not_exists {
+                return Ok(false);
+            }
+            return Err(name_exists(&def.name));
+        }
+        defs.push(def);
+        Ok(true)
+    })
+}
+
+fn name_exists(name: &str) -> Error {
+    Error::new(
+        Status::IndexWithNameAlreadyExists,
+        format!("There already exists an index called '{name}'."),
+    )
+}
+
+/// `index_<hash>` over the definition, as Neo4j names an index created without a name.
+fn default_name(def: &FulltextDef) -> String {
+    let text = format!("fulltext:{}:{:?}:{:?}", def.relationship, def.labels, def.properties);
+    // FNV-1a: stable across builds and platforms (the name is persisted).
+    let mut h: u32 = 0x811c_9dc5;
+    for b in text.bytes() {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    format!("index_{h:08x}")
+}
+
+/// The analyzer and eventual-consistency flag an `OPTIONS` map asks for, checked as Neo4j
+/// checks them.
+fn index_options(options: Option<&Expr>, relationship: bool) -> Result<(String, bool)> {
+    let mut analyzer = DEFAULT_ANALYZER.to_string();
+    let mut eventually = false;
+    let Some(options) = options else { return Ok((analyzer, eventually)) };
+    let kind = if relationship { "relationship" } else { "node" };
+    let Value::Map(map) = literal(options)? else {
+        return Err(Error::syntax(format!(
+            "Failed to create fulltext {kind} index: the OPTIONS must be a map."
+        )));
+    };
+    for (key, value) in map.iter() {
+        match (&**key, value) {
+            ("indexProvider", Value::String(p)) if &**p == "fulltext-1.0" => {}
+            ("indexProvider", v) => {
+                return Err(Error::new(
+                    Status::InvalidArguments,
+                    format!(
+                        "Could not create fulltext index with specified index provider {}.\n\
+                         The available index providers for the given type: ['fulltext-1.0'].",
+                        quoted(v)
+                    ),
+                ))
+            }
+            ("indexConfig", Value::Map(config)) => {
+                for (k, v) in config.iter() {
+                    match (&**k, v) {
+                        ("fulltext.analyzer", Value::String(a)) => {
+                            if AnalyzerSpec::named(a).is_none() {
+                                return Err(Error::new(
+                                    Status::ExecutionFailed,
+                                    format!("No such full-text analyzer: '{a}'."),
+                                ));
+                            }
+                            analyzer = a.to_string();
+                        }
+                        ("fulltext.eventually_consistent", Value::Bool(b)) => eventually = *b,
+                        ("fulltext.analyzer" | "fulltext.eventually_consistent", v) => {
+                            let want = if k.ends_with("analyzer") { "String" } else { "Boolean" };
+                            return Err(Error::new(
+                                Status::ExecutionFailed,
+                                format!(
+                                    "Invalid value type for '{k}' setting. Expected a value of \
+                                     type java.lang.{want}, but got value {} of type {}.",
+                                    quoted(v),
+                                    v.type_name()
+                                ),
+                            ));
+                        }
+                        _ => {
+                            return Err(Error::new(
+                                Status::ExecutionFailed,
+                                format!(
+                                    "Invalid index config key '{k}', it was not recognized as \
+                                     an index setting."
+                                ),
+                            ))
+                        }
+                    }
+                }
+            }
+            ("indexConfig", _) => {
+                return Err(Error::syntax(format!(
+                    "Failed to create fulltext {kind} index: Could not create index with \
+                     specified index config, expected a map."
+                )))
+            }
+            _ => {
+                return Err(Error::syntax(format!(
+                    "Failed to create fulltext {kind} index: Invalid option provided, valid \
+                     options are `indexProvider` and `indexConfig`."
+                )))
+            }
+        }
+    }
+    Ok((analyzer, eventually))
+}
+
+fn quoted(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("'{s}'"),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The value of a literal (maps, lists and scalars as written; `OPTIONS` takes no
+/// expressions).
+fn literal(e: &Expr) -> Result<Value> {
+    Ok(match &e.kind {
+        ExprKind::Literal(Literal::Null) => Value::Null,
+        ExprKind::Literal(Literal::Bool(b)) => Value::Bool(*b),
+        ExprKind::Literal(Literal::Int(i)) => Value::Int(*i),
+        ExprKind::Literal(Literal::Float(f)) => Value::Float(*f),
+        ExprKind::Literal(Literal::String(s)) => Value::from(&**s),
+        ExprKind::List(items) => Value::List(items.iter().map(literal).collect::<Result<_>>()?),
+        ExprKind::Map(entries) => {
+            let mut m = PropertyMap::new();
+            for (k, v) in entries {
+                m.insert(k.name.to_string().into(), literal(v)?);
+            }
+            Value::Map(m)
+        }
+        _ => {
+            return Err(Error::syntax(
+                "Full-text index OPTIONS must be a literal map (parameters and expressions are \
+                 not supported)",
+            ))
+        }
+    })
+}
+
+/// The `SHOW INDEXES` rows of the FULLTEXT indexes (all columns), with ids after `first_id`.
+pub(crate) fn show_rows(db: &Database, first_id: usize) -> Vec<Vec<Value>> {
+    let strings = |v: &[String]| Value::List(v.iter().map(|x| Value::from(x.as_str())).collect());
+    db.fulltext()
+        .list()
+        .into_iter()
+        .enumerate()
+        .map(|(i, d)| {
+            vec![
+                Value::Int((first_id + i + 1) as i64),
+                Value::from(d.name.as_str()),
+                Value::from("ONLINE"),
+                Value::Float(100.0),
+                Value::from("FULLTEXT"),
+                Value::from(if d.relationship { "RELATIONSHIP" } else { "NODE" }),
+                strings(&d.labels),
+                strings(&d.properties),
+                Value::from("fulltext-1.0"),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                d.options(),
+                Value::from(""),
+                Value::from(d.create_statement()),
+            ]
+        })
+        .collect()
+}
+
+/// The `db.index.fulltext.*` procedures over the definitions in `reg`.
+pub(crate) fn procedures(reg: Arc<Registry>) -> Vec<Procedure> {
+    let list = |t: T| T::List(Box::new(t));
+    let col = |n: &str, t: T| (n.to_string(), t);
+    let mut out = vec![
+        Procedure::new(
+            "db.index.fulltext.listAvailableAnalyzers",
+            vec![],
+            vec![
+                col("analyzer", T::String),
+                col("description", T::String),
+                col("stopwords", list(T::String)),
+            ],
+            "List the available analyzers that the full-text indexes can be configured with.",
+            |_, _| {
+                Ok(arbor_fulltext::CATALOG
+                    .iter()
+                    .map(|a| {
+                        let stop = a.stopwords().into_iter().map(Value::from).collect();
+                        vec![Value::from(a.name), Value::from(a.describe()), Value::List(stop)]
+                    })
+                    .collect())
+            },
+        ),
+        Procedure::new(
+            "db.index.fulltext.awaitEventuallyConsistentIndexRefresh",
+            vec![],
+            vec![],
+            "Wait for the updates from recently committed transactions to be applied to any \
+             eventually-consistent full-text indexes.",
+            // Queries read committed data directly: nothing is ever behind.
+            |_, _| Ok(Vec::new()),
+        ),
+    ];
+    out.extend(legacy_procedures(&reg));
+    for rel in [false, true] {
+        let reg = reg.clone();
+        let (name, entity) = if rel {
+            ("db.index.fulltext.queryRelationships", col("relationship", T::Relationship))
+        } else {
+            ("db.index.fulltext.queryNodes", col("node", T::Node))
+        };
+        let mut p = Procedure::new(
+            name,
+            vec![
+                col("indexName", T::String),
+                col("queryString", T::String),
+                col("options", T::Map),
+            ],
+            vec![entity, col("score", T::Float)],
+            if rel {
+                "Query the given full-text index. Returns the matching relationships, and their \
+                 Lucene query score, ordered by score."
+            } else {
+                "Query the given full-text index. Returns the matching nodes, and their Lucene \
+                 query score, ordered by score."
+            },
+            move |args, g| query_procedure(&reg, name, rel, args, g),
+        );
+        p.sig.optional = 1;
+        out.push(p);
+    }
+    out
+}
+
+/// Neo4j 4's `db.index.fulltext.createNodeIndex|createRelationshipIndex(name, labels,
+/// properties[, {analyzer, eventually_consistent}])` and `db.index.fulltext.drop(name)`, for
+/// clients written before `CREATE FULLTEXT INDEX` (Neo4j 5 removed them). They change the
+/// schema at once, not at commit. Unlike the DDL they cannot see RANGE index and constraint
+/// names, so only full-text names are checked for clashes.
+fn legacy_procedures(reg: &Arc<Registry>) -> Vec<Procedure> {
+    let list = || T::List(Box::new(T::String));
+    let mut out = Vec::new();
+    for rel in [false, true] {
+        let reg = reg.clone();
+        let (name, what) = if rel {
+            ("db.index.fulltext.createRelationshipIndex", "relationshipTypes")
+        } else {
+            ("db.index.fulltext.createNodeIndex", "labels")
+        };
+        let inputs = vec![
+            ("indexName".to_string(), T::String),
+            (what.to_string(), list()),
+            ("properties".to_string(), list()),
+            ("config".to_string(), T::Map),
+        ];
+        let mut p = Procedure::new(
+            name,
+            inputs,
+            vec![],
+            "Create a full-text index (Neo4j 4 form of CREATE FULLTEXT INDEX).",
+            move |args, _| {
+                let def = legacy_def(name, rel, args)?;
+                create(&reg, def, false, &|_| false)?;
+                Ok(Vec::new())
+            },
+        );
+        p.sig.optional = 1;
+        p.writes = true;
+        out.push(p);
+    }
+    let reg = reg.clone();
+    let mut drop = Procedure::new(
+        "db.index.fulltext.drop",
+        vec![("indexName".to_string(), T::String)],
+        vec![],
+        "Drop the given full-text index (Neo4j 4 form of DROP INDEX).",
+        move |args, _| {
+            let name = match args.first() {
+                Some(Value::String(s)) => s.to_string(),
+                _ => String::new(),
+            };
+            reg.change(|defs| {
+                let before = defs.len();
+                defs.retain(|d| d.name != name);
+                if defs.len() == before {
+                    return Err(call_failed(
+                        "db.index.fulltext.drop",
+                        &format!("There is no such fulltext schema index: {name}"),
+                    ));
+                }
+                Ok(())
+            })?;
+            Ok(Vec::new())
+        },
+    );
+    drop.writes = true;
+    out.push(drop);
+    out
+}
+
+/// The definition a legacy create procedure asks for.
+fn legacy_def(proc_name: &str, rel: bool, args: &[Value]) -> Result<FulltextDef> {
+    let strings = |v: Option<&Value>| -> Vec<String> {
+        match v {
+            Some(Value::List(items)) => items
+                .iter()
+                .filter_map(|i| match i {
+                    Value::String(s) => Some(s.to_string()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let name = match args.first() {
+        Some(Value::String(s)) if !s.is_empty() => s.to_string(),
+        _ => return Err(call_failed(proc_name, "the index name must be a non-empty string")),
+    };
+    let (labels, properties) = (strings(args.get(1)), strings(args.get(2)));
+    if labels.is_empty() || properties.is_empty() {
+        return Err(call_failed(proc_name, "a full-text index needs labels and properties"));
+    }
+    let mut def = FulltextDef {
+        name,
+        relationship: rel,
+        labels,
+        properties,
+        analyzer: DEFAULT_ANALYZER.to_string(),
+        eventually_consistent: false,
+    };
+    if let Some(Value::Map(config)) = args.get(3) {
+        if let Some(Value::String(a)) = config.get("analyzer") {
+            if AnalyzerSpec::named(a).is_none() {
+                return Err(call_failed(proc_name, &format!("No such full-text analyzer: '{a}'.")));
+            }
+            def.analyzer = a.to_string();
+        }
+        def.eventually_consistent = match config.get("eventually_consistent") {
+            Some(Value::Bool(b)) => *b,
+            Some(Value::String(s)) => s.eq_ignore_ascii_case("true"),
+            _ => false,
+        };
+    }
+    Ok(def)
+}
+
+fn call_failed(proc_name: &str, cause: &str) -> Error {
+    Error::new(
+        Status::ProcedureCallFailed,
+        format!("Failed to invoke procedure `{proc_name}`: Caused by: {cause}"),
+    )
+}
+
+/// `db.index.fulltext.queryNodes|queryRelationships(indexName, queryString[, options])`.
+fn query_procedure(
+    reg: &Registry,
+    proc_name: &str,
+    rel: bool,
+    args: &[Value],
+    g: &mut dyn Graph,
+) -> Result<Vec<Vec<Value>>> {
+    let index_name = match args.first() {
+        Some(Value::String(s)) => s.to_string(),
+        _ => "null".to_string(),
+    };
+    let Some(def) = reg.get(&index_name) else {
+        return Err(call_failed(
+            proc_name,
+            &format!(
+                "java.lang.IllegalArgumentException: There is no such fulltext schema index: \
+                 {index_name}"
+            ),
+        ));
+    };
+    if def.relationship != rel {
+        let (is, not) =
+            if def.relationship { ("RELATIONSHIP", "nodes") } else { ("NODE", "relationships") };
+        return Err(call_failed(
+            proc_name,
+            &format!(
+                "java.lang.IllegalArgumentException: The '{}' index is an index on {is}, so it \
+                 cannot be queried for {not}.",
+                def.name
+            ),
+        ));
+    }
+    let Some(Value::String(text)) = args.get(1) else {
+        return Err(call_failed(
+            proc_name,
+            "java.lang.NullPointerException: the query string is null",
+        ));
+    };
+    let query = arbor_fulltext::parse(text).map_err(|e| {
+        call_failed(
+            proc_name,
+            &format!("org.apache.lucene.queryparser.classic.{}: {}", e.kind, e.message),
+        )
+    })?;
+    let (skip, limit, analyzer) = query_options(proc_name, args.get(2), &def)?;
+    let index_analyzer = AnalyzerSpec::named(&def.analyzer)
+        .ok_or_else(|| Error::internal(format!("unknown analyzer {}", def.analyzer)))?;
+    let corpus = reg.corpus(&def, index_analyzer, g)?;
+    let hits = corpus
+        .search(&query, analyzer, skip, limit)
+        .map_err(|e| call_failed(proc_name, &format!("java.lang.IllegalArgumentException: {e}")))?;
+    Ok(hits
+        .into_iter()
+        .map(|(id, score)| {
+            let entity = if rel { Value::Relationship(RelId(id)) } else { Value::Node(NodeId(id)) };
+            vec![entity, Value::Float(score)]
+        })
+        .collect())
+}
+
+/// `{skip, limit, analyzer}` of a query call (other keys are ignored, as in Neo4j).
+fn query_options(
+    proc_name: &str,
+    options: Option<&Value>,
+    def: &FulltextDef,
+) -> Result<(usize, Option<usize>, &'static AnalyzerSpec)> {
+    let mut skip = 0;
+    let mut limit = None;
+    let mut analyzer = AnalyzerSpec::named(&def.analyzer);
+    if let Some(Value::Map(m)) = options {
+        for (k, v) in m.iter() {
+            match (&**k, v) {
+                ("skip" | "limit", Value::Int(n)) if *n < 0 => {
+                    let what = if &**k == "skip" { "Skip" } else { "Limit" };
+                    return Err(call_failed(
+                        proc_name,
+                        &format!("java.lang.IllegalStateException: {what} argument cannot be negative: {n}."),
+                    ));
+                }
+                ("skip", Value::Int(n)) => skip = usize::try_from(*n).unwrap_or(usize::MAX),
+                ("limit", Value::Int(n)) => limit = Some(usize::try_from(*n).unwrap_or(usize::MAX)),
+                ("analyzer", Value::String(a)) => {
+                    analyzer = Some(AnalyzerSpec::named(a).ok_or_else(|| {
+                        call_failed(
+                            proc_name,
+                            &format!("java.lang.IllegalArgumentException: No such full-text analyzer: '{a}'."),
+                        )
+                    })?);
+                }
+                _ => {}
+            }
+        }
+    }
+    let analyzer =
+        analyzer.ok_or_else(|| Error::internal(format!("unknown analyzer {}", def.analyzer)))?;
+    Ok((skip, limit, analyzer))
+}
+
+/// The index's documents as the transaction sees them: every entity with one of the labels
+/// (types) and at least one string (or string-list) value among the properties, in id order.
+fn documents(def: &FulltextDef, g: &mut dyn Graph) -> Vec<Document> {
+    let keys: Vec<(usize, u32)> = def
+        .properties
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, g.token_id(TokenKind::PropertyKey, p)?)))
+        .collect();
+    let owner = if def.relationship { TokenKind::RelType } else { TokenKind::Label };
+    let tokens: Vec<u32> = def.labels.iter().filter_map(|l| g.token_id(owner, l)).collect();
+    if keys.is_empty() || tokens.is_empty() {
+        return Vec::new();
+    }
+    let mut ids: Vec<u64> = Vec::new();
+    if def.relationship {
+        let mut from = RelId(0);
+        while let Some(r) = g.next_rel(&tokens, from) {
+            ids.push(r.0);
+            from = RelId(r.0 + 1);
+        }
+    } else {
+        for &label in &tokens {
+            let mut from = NodeId(0);
+            while let Some(n) = g.next_node(Some(label), from) {
+                ids.push(n.0);
+                from = NodeId(n.0 + 1);
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+    }
+    ids.into_iter()
+        .filter_map(|id| {
+            let mut values = Vec::new();
+            for &(i, key) in &keys {
+                let v = if def.relationship {
+                    g.rel_property(RelId(id), key)
+                } else {
+                    g.node_property(NodeId(id), key)
+                };
+                match v {
+                    Some(Value::String(s)) => values.push((i, s.to_string())),
+                    Some(Value::List(items)) => {
+                        for item in items {
+                            if let Value::String(s) = item {
+                                values.push((i, s.to_string()));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            (!values.is_empty()).then_some(Document { id, values })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn def() -> FulltextDef {
+        FulltextDef {
+            name: "t,i\tt%le".into(),
+            relationship: true,
+            labels: vec!["A".into(), "B,C".into()],
+            properties: vec!["p".into()],
+            analyzer: "english".into(),
+            eventually_consistent: true,
+        }
+    }
+
+    #[test]
+    fn the_file_format_round_trips_and_rejects_damage() {
+        let defs = vec![def(), FulltextDef { relationship: false, ..def() }];
+        assert_eq!(decode(&encode(&defs)).unwrap(), defs);
+        assert_eq!(decode("nonsense").unwrap_err().0, 1);
+        let broken = encode(&defs).replace("\tenglish\t", "\tklingon\t");
+        assert_eq!(decode(&broken).unwrap_err().0, 2);
+        assert!(decode(&format!("{HEADER}\nx\ty\n")).is_err());
+    }
+
+    #[test]
+    fn create_statement_and_options_read_like_neo4j() {
+        let d = FulltextDef {
+            name: "titles".into(),
+            relationship: false,
+            labels: vec!["Movie".into(), "Book".into()],
+            properties: vec!["title".into(), "description".into()],
+            analyzer: DEFAULT_ANALYZER.into(),
+            eventually_consistent: false,
+        };
+        assert_eq!(
+            d.create_statement(),
+            "CREATE FULLTEXT INDEX `titles` FOR (n:`Movie`|`Book`) ON EACH [n.`title`, \
+             n.`description`] OPTIONS {indexConfig: {`fulltext.analyzer`: \
+             'standard-no-stop-words',`fulltext.eventually_consistent`: false}}"
+        );
+        assert_eq!(d.schema_text(), "(:Movie:Book {title, description})");
+        assert!(default_name(&d).starts_with("index_"));
+    }
+}
