@@ -100,7 +100,8 @@ impl<B: Backend> Conn<'_, B> {
         // A suspended user is rejected like a wrong password. Locked users and a full hashing
         // pool are refused before any hashing.
         let mut change_required = None;
-        let attempt = self.shared.logins.attempt(&principal, || {
+        let address = self.peer.rsplit_once(':').map_or(self.peer.as_str(), |(ip, _)| ip);
+        let attempt = self.shared.logins.attempt(&principal, address, || {
             let login = store.login(&principal, &credentials);
             if let Login::Accepted { password_change_required } = login {
                 change_required = Some(password_change_required);
