@@ -499,6 +499,17 @@ pub enum SchemaCommand {
         property: Ident,
         options: Option<Expr>,
     },
+    /// `CREATE FULLTEXT INDEX [name] [IF NOT EXISTS] FOR (n:A|B) ON EACH [n.p, ...] [OPTIONS
+    /// {...}]`, or `FOR ()-[r:T1|T2]-()` (`relationship`); `options` as written.
+    CreateFulltextIndex {
+        name: Option<Ident>,
+        if_not_exists: bool,
+        relationship: bool,
+        /// The labels (or relationship types), in definition order.
+        labels: Vec<Ident>,
+        properties: Vec<Ident>,
+        options: Option<Expr>,
+    },
     DropIndex {
         name: Option<Ident>,
         /// `DROP INDEX $name`: the parameter holding the name.
