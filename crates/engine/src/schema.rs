@@ -338,9 +338,6 @@ pub(crate) fn run_show(
     filter_rows(tx, cmd, &columns, rows, params)
 }
 
-/// The index types `SHOW <type> INDEXES` filters on.
-const INDEX_TYPES: &[&str] = &["RANGE", "BTREE", "TEXT", "POINT", "LOOKUP", "FULLTEXT", "VECTOR"];
-
 fn ident(name: &str) -> Ident {
     Ident { name: Arc::from(name), span: Span::default() }
 }
@@ -618,83 +615,6 @@ fn show_rows(
             (columns.clone(), columns, Vec::new())
         }
     }
-}
-
-/// All columns, the default columns and the rows of `SHOW INDEXES`.
-fn index_rows(db: &Database, tx: &Transaction) -> (Vec<&'static str>, Vec<&'static str>, Rows) {
-    use arbor_storage::TokenKind as K;
-    let indexes = db.store_indexes();
-    let name_of = |k: K, id: u32| tx.token_name(k, id).unwrap_or_default();
-    let columns = vec![
-        "id",
-        "name",
-        "state",
-        "populationPercent",
-        "type",
-        "entityType",
-        "labelsOrTypes",
-        "properties",
-        "indexProvider",
-        "owningConstraint",
-        "lastRead",
-        "readCount",
-        "trackedSince",
-        "options",
-        "failureMessage",
-        "createStatement",
-    ];
-    let defaults = vec![
-        "id",
-        "name",
-        "state",
-        "populationPercent",
-        "type",
-        "entityType",
-        "labelsOrTypes",
-        "properties",
-        "indexProvider",
-        "owningConstraint",
-        "lastRead",
-        "readCount",
-    ];
-    let rows = indexes
-        .iter()
-        .filter(|ix| ix.kind.has_index())
-        .enumerate()
-        .map(|(i, ix)| {
-            vec![
-                Value::Int(i as i64 + 1),
-                s(&ix.name),
-                s(ix.state),
-                Value::Float(ix.population_percent),
-                s("RANGE"),
-                s(if ix.relationship { "RELATIONSHIP" } else { "NODE" }),
-                list_of(vec![if ix.relationship {
-                    name_of(K::RelType, ix.label)
-                } else {
-                    name_of(K::Label, ix.label)
-                }]),
-                list_of(ix.properties.iter().map(|p| name_of(K::PropertyKey, *p)).collect()),
-                s("range-1.0"),
-                if ix.kind.is_constraint() { s(&ix.name) } else { Value::Null },
-                Value::Null,
-                Value::Int(0),
-                Value::Null,
-                range_options(),
-                s(""),
-                Value::Null,
-            ]
-        })
-        .collect();
-    // [fulltext hook] FULLTEXT indexes, numbered after the others, by name.
-    let mut rows: Rows = rows;
-    rows.extend(crate::fulltext::show_rows(db, rows.len()));
-    let key = |r: &Vec<Value>| match &r[1] {
-        Value::String(n) => n.to_string(),
-        _ => String::new(),
-    };
-    rows.sort_by_key(key);
-    (columns, defaults, rows)
 }
 
 impl Database {
