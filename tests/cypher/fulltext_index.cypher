@@ -319,3 +319,17 @@ SHOW FULLTEXT INDEXES YIELD name RETURN name
 
 statement error Neo.ClientError.Procedure.ProcedureCallFailed There is no such fulltext schema index: fulltext_en
 CALL db.index.fulltext.queryNodes('fulltext_en', 'x')
+
+# neo4j-graphrag's create_fulltext_index: the name as a parameter.
+params {name: 'fulltext_param'}
+statement ok
+CREATE FULLTEXT INDEX $name IF NOT EXISTS FOR (n:`Movie`) ON EACH [n.`title`]
+
+query ordered
+SHOW FULLTEXT INDEXES YIELD name, labelsOrTypes, properties WHERE name = 'fulltext_param' RETURN name, labelsOrTypes, properties
+----
+'fulltext_param' | ['Movie'] | ['title']
+
+params {name: 'fulltext_param'}
+statement ok
+DROP INDEX $name IF EXISTS

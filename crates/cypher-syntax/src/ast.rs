@@ -503,6 +503,8 @@ pub enum SchemaCommand {
     /// {...}]`, or `FOR ()-[r:T1|T2]-()` (`relationship`); `options` as written.
     CreateFulltextIndex {
         name: Option<Ident>,
+        /// `CREATE FULLTEXT INDEX $name ...`: the parameter holding the name.
+        name_param: Option<Arc<str>>,
         if_not_exists: bool,
         relationship: bool,
         /// The labels (or relationship types), in definition order.

@@ -13,6 +13,7 @@ fn fulltext(text: &str) -> (Option<String>, bool, bool, Vec<String>, Vec<String>
             labels,
             properties,
             options,
+            ..
         })) => (
             name.map(|n| n.name.to_string()),
             if_not_exists,
@@ -58,4 +59,15 @@ fn malformed_forms_are_syntax_errors() {
 fn show_records_its_filter_words() {
     let Ok(Statement::Show(s)) = parse("SHOW FULLTEXT INDEXES YIELD name") else { panic!() };
     assert_eq!(s.filter.as_deref(), Some("FULLTEXT"));
+}
+
+#[test]
+fn the_name_may_be_a_parameter() {
+    let Ok(Statement::Schema(SchemaCommand::CreateFulltextIndex { name, name_param, .. })) =
+        parse("CREATE FULLTEXT INDEX $name IF NOT EXISTS FOR (n:`L`) ON EACH [n.`p`]")
+    else {
+        panic!("not parsed")
+    };
+    assert!(name.is_none());
+    assert_eq!(name_param.as_deref(), Some("name"));
 }

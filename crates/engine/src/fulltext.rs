@@ -293,6 +293,7 @@ pub(crate) fn schema_command(db: &Database, cmd: &SchemaCommand) -> Result<Optio
             labels,
             properties,
             options,
+            ..
         } => {
             let (analyzer, eventually_consistent) = index_options(options.as_ref(), *relationship)?;
             let names = |v: &[Ident]| v.iter().map(|i| i.name.to_string()).collect::<Vec<_>>();

@@ -43,7 +43,24 @@ pub(crate) fn run_schema(
     cmd: &SchemaCommand,
     params: &PropertyMap,
 ) -> Result<(Stats, Vec<String>, Rows)> {
-    // [fulltext hook] FULLTEXT indexes, and other rules named like one.
+    // [fulltext hook] FULLTEXT indexes, and other rules named like one. A `$name` is resolved
+    // here, so the full-text module sees a literal name.
+    let named;
+    let cmd = match cmd {
+        SchemaCommand::CreateFulltextIndex { name_param: Some(p), .. } => {
+            let mut c = cmd.clone();
+            if let SchemaCommand::CreateFulltextIndex { name, name_param, .. } = &mut c {
+                *name = Some(Ident {
+                    name: name_param_value(p, params)?.into(),
+                    span: Span::default(),
+                });
+                *name_param = None;
+            }
+            named = c;
+            &named
+        }
+        _ => cmd,
+    };
     if let Some(stats) = crate::fulltext::schema_command(db, cmd)? {
         db.clear_plan_cache();
         return Ok((stats, Vec::new(), Vec::new()));

@@ -170,7 +170,12 @@ impl<'a> Parser<'a> {
     /// After `CREATE FULLTEXT INDEX`: `FOR (n:A|B)` or `FOR ()-[r:T1|T2]-()`, `ON EACH [n.p,
     /// ...]` and the OPTIONS map.
     fn create_fulltext_index(&mut self) -> PResult<SchemaCommand> {
-        let name = self.schema_name()?;
+        let mut name_param = None;
+        if let crate::lexer::Tok::Param(p) = self.peek() {
+            name_param = Some(Arc::from(p.as_str()));
+            self.bump();
+        }
+        let name = if name_param.is_some() { None } else { self.schema_name()? };
         let if_not_exists = self.if_not_exists()?;
         self.expect_kw("FOR")?;
         self.expect_sym("(")?;
@@ -210,6 +215,7 @@ impl<'a> Parser<'a> {
         };
         Ok(SchemaCommand::CreateFulltextIndex {
             name,
+            name_param,
             if_not_exists,
             relationship,
             labels,
