@@ -111,8 +111,10 @@ impl LoginGuard {
         if locked() {
             return Err(rate_limited());
         }
-        // An address with a recent failure gets at most `hash_permits` attempts in the pool at
-        // once, so a flood from a few addresses cannot fill the queue in front of others.
+        // An address with a recent failure gets at most an eighth of the queue (and at least
+        // `hash_permits`) in the pool at once, so a flood from a few addresses cannot fill the
+        // queue in front of others, while an application opening a few connections at once from
+        // a host where a login just failed still waits its turn instead of being refused.
         let suspect = self.failed_recently(&address_key);
         let accepted =
             self.with_permit(
@@ -172,14 +174,16 @@ impl LoginGuard {
     /// Runs `work` under a hashing permit. Waiters are served fairly across addresses: a freed
     /// permit goes to the waiter whose address has the fewest attempts in the pool (then the
     /// oldest), so a valid login waits about one hash however many others one address queued.
-    /// A `suspect` address (recent failures) may have at most `hash_permits` in the pool.
+    /// A `suspect` address (recent failures) may have at most `hash_queue / 8` (at least
+    /// `hash_permits`) in the pool.
     fn with_permit<T>(&self, address: &str, suspect: bool, work: impl FnOnce() -> T) -> Result<T> {
         let permits = self.limits.hash_permits;
         {
             let mut pool = self.pool.lock();
             let load = pool.load.get(address).copied().unwrap_or(0);
             let full = pool.running >= permits && pool.waiters.len() >= self.limits.hash_queue;
-            if full || (suspect && load >= permits) {
+            let suspect_cap = (self.limits.hash_queue / 8).max(permits);
+            if full || (suspect && load >= suspect_cap) {
                 return Err(Error::new(
                     Status::AuthenticationRateLimit,
                     "Too many concurrent authentication attempts; try again later.",
@@ -319,5 +323,32 @@ mod tests {
         assert!(peak.load(Ordering::SeqCst) <= 2, "at most two hashes at once");
         // 16 at once with 2 running and 4 waiting: the rest are refused, not queued.
         assert!(refused.load(Ordering::SeqCst) >= 1);
+    }
+    #[test]
+    fn concurrent_logins_after_a_failure_wait_instead_of_being_refused() {
+        // neomodel's parallel-transactions test: a wrong password, then four connections
+        // logging in at once from the same address.
+        let g = Arc::new(LoginGuard::new(LoginLimits {
+            max_failed_attempts: 3,
+            lock_time: Duration::from_secs(5),
+            hash_permits: 2,
+            hash_queue: 1024,
+            max_failed_per_address: 30,
+        }));
+        assert!(!g.attempt("other", "10.0.0.7", || false).unwrap());
+        let threads: Vec<_> = (0..4)
+            .map(|i| {
+                let g = g.clone();
+                std::thread::spawn(move || {
+                    g.attempt(&format!("user{i}"), "10.0.0.7", || {
+                        std::thread::sleep(Duration::from_millis(20));
+                        true
+                    })
+                })
+            })
+            .collect();
+        for t in threads {
+            assert!(t.join().unwrap().unwrap(), "a valid login was refused");
+        }
     }
 }
