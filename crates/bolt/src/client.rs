@@ -63,6 +63,8 @@ pub struct RunHeader {
     pub fields: Vec<String>,
     /// The query id inside an explicit transaction (`-1` when the server sent none).
     pub qid: i64,
+    /// Milliseconds until the result was available (`t_first`), when the server sent it.
+    pub t_first: Option<i64>,
 }
 
 /// A fully pulled result.
@@ -467,6 +469,23 @@ impl Client {
         self.finish_run_with(on_row)
     }
 
+    /// Like [`Client::run_with`] with `RUN`'s extra map (`db`, `mode`, `tx_metadata`, ...); also
+    /// returns the `RUN` reply's header (fields and `t_first`).
+    pub fn run_extra_with(
+        &mut self,
+        query: &str,
+        params: &PropertyMap,
+        extra: &PropertyMap,
+        on_row: impl FnMut(Vec<Value>) -> Result<()>,
+    ) -> Result<(RunHeader, PropertyMap)> {
+        self.send_run(query, params, extra)?;
+        self.send_n(tag::PULL, -1, -1)?;
+        self.flush()?;
+        let header = self.finish_run_header()?;
+        let summary = self.finish_pull(on_row)?;
+        Ok((header, summary))
+    }
+
     /// Sends `RUN` + `PULL` all and returns without reading any reply, so one thread can keep
     /// several connections busy (write to one server while reading another). Read the replies
     /// with [`Client::finish_run_all`] or [`Client::finish_run_with`] before sending anything
@@ -541,9 +560,18 @@ impl Client {
     /// [`Client::run_with`]).
     pub fn finish_run_with(
         &mut self,
-        mut on_row: impl FnMut(Vec<Value>) -> Result<()>,
+        on_row: impl FnMut(Vec<Value>) -> Result<()>,
     ) -> Result<(Vec<String>, PropertyMap)> {
         let header = self.finish_run_header()?;
+        let summary = self.finish_pull(on_row)?;
+        Ok((header.fields, summary))
+    }
+
+    /// Reads the records and the final reply of a `PULL` all, handing each record to `on_row`.
+    fn finish_pull(
+        &mut self,
+        mut on_row: impl FnMut(Vec<Value>) -> Result<()>,
+    ) -> Result<PropertyMap> {
         let mut row_error = None;
         loop {
             match self.recv()? {
@@ -557,7 +585,7 @@ impl Client {
                 Reply::Success(m) => {
                     return match row_error {
                         Some(e) => Err(e),
-                        None => Ok((header.fields, m)),
+                        None => Ok(m),
                     }
                 }
                 Reply::Failure(e) => return Err(self.recover(e)),
@@ -742,7 +770,11 @@ fn run_header(m: &PropertyMap) -> RunHeader {
         Some(Value::Int(q)) => *q,
         _ => -1,
     };
-    RunHeader { fields, qid }
+    let t_first = match m.get("t_first") {
+        Some(Value::Int(t)) => Some(*t),
+        _ => None,
+    };
+    RunHeader { fields, qid, t_first }
 }
 
 fn failure_error(meta: &PropertyMap) -> Error {

@@ -36,8 +36,8 @@ struct Cli {
 enum Command {
     /// Start the Bolt server on an embedded data directory.
     Serve(Box<ServeArgs>),
-    /// Run Cypher statements against a data directory in process (one per line, or `;`-separated).
-    Shell(ShellArgs),
+    /// A Cypher shell like cypher-shell: over Bolt (`-a bolt://...`), or in process with `--data DIR`.
+    Shell(shell::ShellArgs),
     /// Set a user's password for basic auth (stored argon2id-hashed in the data directory).
     Passwd(PasswdArgs),
     /// Verify a data directory: checksums, adjacency symmetry, counts, index consistency.
@@ -183,16 +183,6 @@ fn set_memory_limits(
 }
 
 #[derive(clap::Args)]
-struct ShellArgs {
-    /// Data directory. Default: ./arbor-data
-    #[arg(long)]
-    data: Option<PathBuf>,
-    /// Run this statement and exit instead of reading standard input.
-    #[arg(short, long)]
-    command: Option<String>,
-}
-
-#[derive(clap::Args)]
 struct CheckArgs {
     /// Data directory. Default: ./arbor-data
     #[arg(long)]
@@ -220,9 +210,7 @@ fn main() {
     init_logging();
     let result = match cli.command {
         Command::Serve(args) => serve(*args),
-        Command::Shell(args) => {
-            shell::run(args.data.unwrap_or_else(config::default_data_dir), args.command.as_deref())
-        }
+        Command::Shell(args) => shell::run(args),
         Command::Passwd(args) => passwd(args),
         Command::Check(args) => check(args),
         Command::Import(args) => import::run(*args),
