@@ -155,6 +155,15 @@ pub fn read_varint(r: &mut impl Read) -> io::Result<u64> {
 pub fn perform<S: Read + Write>(stream: &mut S) -> Result<Negotiated, HandshakeError> {
     let mut magic = [0u8; 4];
     stream.read_exact(&mut magic)?;
+    perform_after_magic(stream, magic)
+}
+
+/// The handshake once the first four bytes have been read (the caller looked at them to tell
+/// Bolt from a WebSocket upgrade).
+pub fn perform_after_magic<S: Read + Write>(
+    stream: &mut S,
+    magic: [u8; 4],
+) -> Result<Negotiated, HandshakeError> {
     if magic != MAGIC {
         return Err(HandshakeError::BadMagic(magic));
     }

@@ -41,6 +41,7 @@ mod server;
 pub mod tls;
 pub mod transport;
 pub mod values;
+mod websocket;
 
 #[cfg(test)]
 mod tests;

@@ -611,10 +611,10 @@ fn oversized_and_malformed_messages_close_only_that_connection() {
     assert_eq!(c.recv().tag, tag::FAILURE);
     assert!(c.closed());
 
-    // Not Bolt at all.
+    // Not Bolt at all (an HTTP request gets a 400 instead: see the WebSocket tests).
     let mut s = TcpStream::connect(server.addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    s.write_all(b"SSH-2.0-OpenSSH_9.6\r\n").unwrap();
     let mut buf = [0u8; 16];
     assert!(matches!(s.read(&mut buf), Ok(0) | Err(_)));
 
@@ -986,4 +986,132 @@ fn bolt_5_0_authenticates_in_hello_and_has_no_logon() {
     // LOGON does not exist before 5.1: a protocol violation.
     assert_eq!(c.call(tag::LOGON, &[token]).tag, tag::FAILURE);
     assert!(c.closed());
+}
+
+// ---- Bolt over WebSocket -----------------------------------------------------------------------
+
+/// A WebSocket client speaking Bolt in binary frames, as the JavaScript driver does in a browser.
+struct WsClient {
+    ws: tungstenite::WebSocket<TcpStream>,
+    inbox: Vec<u8>,
+}
+
+impl WsClient {
+    fn connect(addr: SocketAddr) -> WsClient {
+        let stream = TcpStream::connect(addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let (ws, response) =
+            tungstenite::client::client(format!("ws://{addr}/"), stream).expect("upgrade");
+        assert_eq!(response.status().as_u16(), 101);
+        WsClient { ws, inbox: Vec::new() }
+    }
+
+    fn send_bytes(&mut self, bytes: Vec<u8>) {
+        self.ws.send(tungstenite::Message::Binary(bytes.into())).unwrap();
+    }
+
+    /// Reads until `n` bytes are buffered (answering nothing itself: tungstenite queues pongs).
+    fn take(&mut self, n: usize) -> Vec<u8> {
+        while self.inbox.len() < n {
+            match self.ws.read().unwrap() {
+                tungstenite::Message::Binary(b) => self.inbox.extend_from_slice(&b),
+                tungstenite::Message::Pong(p) => assert_eq!(&p[..], b"are you there"),
+                other => panic!("unexpected frame {other:?}"),
+            }
+        }
+        self.inbox.drain(..n).collect()
+    }
+
+    fn call(&mut self, t: u8, fields: &[Value]) -> Reply {
+        let mut out = Vec::new();
+        let mut w = MessageWriter::new(&mut out, 1 << 16);
+        w.message(|b| {
+            ps::write_struct_header(b, fields.len() as u8, t);
+            for f in fields {
+                encode_value(b, f, Dialect::V5)?;
+            }
+            Ok::<_, ps::TooLarge>(())
+        })
+        .unwrap();
+        w.flush().unwrap();
+        drop(w);
+        self.send_bytes(out);
+        self.recv()
+    }
+
+    fn recv(&mut self) -> Reply {
+        let mut msg = Vec::new();
+        loop {
+            let len = self.take(2);
+            let len = u16::from_be_bytes([len[0], len[1]]) as usize;
+            if len == 0 {
+                return decode_reply(&msg);
+            }
+            msg.extend(self.take(len));
+        }
+    }
+}
+
+#[test]
+fn bolt_over_websocket_handshakes_runs_queries_and_answers_pings() {
+    let server = TestServer::plain();
+    let mut c = WsClient::connect(server.addr);
+    let mut hello = vec![0x60, 0x60, 0xB0, 0x17];
+    for s in V5_SLOTS {
+        hello.extend_from_slice(&s);
+    }
+    // The preamble split over two frames: frame boundaries mean nothing to Bolt.
+    let rest = hello.split_off(6);
+    c.send_bytes(hello);
+    c.send_bytes(rest);
+    assert_eq!(c.take(4), vec![0, 0, 8, 5]);
+    assert!(c.call(tag::HELLO, &[map(&[("user_agent", Value::str("ws/1"))])]).is_success());
+    assert!(c.call(tag::LOGON, &[map(&[("scheme", Value::str("none"))])]).is_success());
+    c.ws.send(tungstenite::Message::Ping(b"are you there".to_vec().into())).unwrap();
+    let run = c.call(tag::RUN, &[Value::str("COUNT 3"), map(&[]), map(&[])]);
+    assert!(run.is_success(), "{run:?}");
+    let mut out = Vec::new();
+    let mut w = MessageWriter::new(&mut out, 1 << 16);
+    w.message(|b| {
+        ps::write_struct_header(b, 1, tag::PULL);
+        encode_value(b, &map(&[("n", Value::Int(-1))]), Dialect::V5)
+    })
+    .unwrap();
+    w.flush().unwrap();
+    drop(w);
+    c.send_bytes(out);
+    let mut records = Vec::new();
+    loop {
+        let r = c.recv();
+        if r.tag == tag::RECORD {
+            let Some(Value::List(l)) = r.fields.into_iter().next() else { panic!("bad record") };
+            records.push(l);
+        } else {
+            assert!(r.is_success(), "{r:?}");
+            break;
+        }
+    }
+    assert_eq!(ints(&records), vec![1, 2, 3]);
+    // A close frame is answered with a close frame.
+    c.ws.close(None).unwrap();
+    loop {
+        match c.ws.read() {
+            Ok(tungstenite::Message::Close(_)) | Err(_) => break,
+            Ok(_) => {}
+        }
+    }
+}
+
+#[test]
+fn plain_http_on_the_bolt_port_gets_a_400_and_bolt_still_works() {
+    let server = TestServer::plain();
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut reply = String::new();
+    let _ = s.read_to_string(&mut reply);
+    assert!(reply.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{reply}");
+    assert!(reply.contains("this is a Bolt port"), "{reply}");
+    let mut c = Client::ready(server.addr);
+    assert!(run(&mut c, "COUNT 1").is_success());
 }

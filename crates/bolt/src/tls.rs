@@ -91,6 +91,8 @@ impl TlsConn {
 pub(crate) enum Sock {
     Plain(TcpStream),
     Tls(Arc<TlsConn>),
+    /// Bolt inside WebSocket frames, over a plain or TLS socket.
+    Ws(Arc<crate::websocket::WsConn>),
 }
 
 /// What the first byte of a new connection says.
@@ -121,6 +123,7 @@ impl Sock {
         Ok(match self {
             Sock::Plain(s) => Sock::Plain(s.try_clone()?),
             Sock::Tls(t) => Sock::Tls(t.clone()),
+            Sock::Ws(w) => Sock::Ws(w.clone()),
         })
     }
 
@@ -128,15 +131,25 @@ impl Sock {
         match self {
             Sock::Plain(s) => s,
             Sock::Tls(t) => &t.sock,
+            Sock::Ws(w) => w.inner().tcp(),
         }
     }
 
     pub(crate) fn is_tls(&self) -> bool {
-        matches!(self, Sock::Tls(_))
+        match self {
+            Sock::Plain(_) => false,
+            Sock::Tls(_) => true,
+            Sock::Ws(w) => w.inner().is_tls(),
+        }
     }
 
     /// Ends the connection: a TLS `close_notify` first (best effort), then the socket.
     pub(crate) fn shutdown(&self) {
+        if let Sock::Ws(w) = self {
+            w.close();
+            w.inner().shutdown();
+            return;
+        }
         if let Sock::Tls(t) = self {
             if let Some(mut session) = t.session.try_lock() {
                 session.send_close_notify();
@@ -151,6 +164,7 @@ impl Read for &Sock {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let t = match self {
             Sock::Plain(s) => return (&*s).read(buf),
+            Sock::Ws(w) => return w.read(buf),
             Sock::Tls(t) => t,
         };
         let mut raw = [0u8; 16 * 1024];
@@ -189,6 +203,7 @@ impl Write for &Sock {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Sock::Plain(s) => (&*s).write(buf),
+            Sock::Ws(w) => w.write(buf),
             Sock::Tls(t) => {
                 let mut session = t.session.lock();
                 let n = session.writer().write(buf)?;
@@ -201,6 +216,7 @@ impl Write for &Sock {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Sock::Plain(s) => (&*s).flush(),
+            Sock::Ws(_) => Ok(()),
             Sock::Tls(t) => {
                 let mut session = t.session.lock();
                 session.writer().flush()?;

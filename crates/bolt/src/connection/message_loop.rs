@@ -2,6 +2,7 @@
 //! reassembles messages and makes `RESET` jump ahead, and the worker loop that dispatches each
 //! request by state.
 
+use std::io::Read;
 use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
@@ -161,13 +162,43 @@ fn open(
             }
         },
     };
-    match handshake::perform(&mut Deadlined { sock: &sock, deadline }) {
+    let (sock, result) = bolt_or_websocket(sock, deadline, peer);
+    match result {
         Ok(n) => Some((sock, n)),
         Err(e) => {
             info!(peer = %peer, tls = sock.is_tls(), "Bolt handshake failed: {e}");
             sock.shutdown();
             None
         }
+    }
+}
+
+/// Reads the first four bytes: the Bolt magic starts the version handshake; `GET ` is a
+/// WebSocket upgrade, after which the handshake runs inside frames.
+fn bolt_or_websocket(
+    sock: Sock,
+    deadline: Instant,
+    peer: &str,
+) -> (Sock, Result<handshake::Negotiated, handshake::HandshakeError>) {
+    let mut first = [0u8; 4];
+    let read = (Deadlined { sock: &sock, deadline }).read_exact(&mut first);
+    if let Err(e) = read {
+        return (sock, Err(e.into()));
+    }
+    if first != crate::websocket::GET {
+        let result =
+            handshake::perform_after_magic(&mut Deadlined { sock: &sock, deadline }, first);
+        return (sock, result);
+    }
+    match crate::websocket::upgrade(&mut Deadlined { sock: &sock, deadline }) {
+        Ok(true) => {
+            debug!(peer = %peer, "WebSocket upgrade");
+            let ws = Sock::Ws(Arc::new(crate::websocket::WsConn::new(sock)));
+            let result = handshake::perform(&mut Deadlined { sock: &ws, deadline });
+            (ws, result)
+        }
+        Ok(false) => (sock, Err(handshake::HandshakeError::BadMagic(first))),
+        Err(e) => (sock, Err(e.into())),
     }
 }
 
