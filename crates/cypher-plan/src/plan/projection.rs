@@ -267,7 +267,7 @@ impl Binder<'_> {
             op = Op::Limit { input: Box::new(op), count, exhaust };
         }
         if let Some(w) = where_pred {
-            op = Op::Filter { input: Box::new(op), pred: w };
+            op = Op::Filter { input: Box::new(op), pred: w, reads: false };
         }
         Ok(op)
     }

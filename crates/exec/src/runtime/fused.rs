@@ -128,7 +128,7 @@ fn filter_props(e: &PExpr, slot: Slot, col: &mut dyn FnMut(&Name) -> usize) {
 impl FusedScan {
     pub(super) fn of(input: &Op) -> Option<FusedScan> {
         let (scan, pred) = match input {
-            Op::Filter { input, pred } => (&**input, Some(pred.clone())),
+            Op::Filter { input, pred, .. } => (&**input, Some(pred.clone())),
             other => (other, None),
         };
         match scan {
