@@ -1,4 +1,10 @@
 //! Lazy result streams: rows from the executor or precomputed, and their summaries.
+//!
+//! **Invariant:** a row leaves the engine with its entities materialised
+//! (`Value::NodeData`/`RelData`/`PathData`, done once by the executor as it yields the row),
+//! never as the transaction-bound references (`Value::Node`/`Relationship`/`Path`) operators
+//! pass among themselves; checked in debug builds here and by the tests below, and relied on
+//! by the Bolt encoder, which has no case for references.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -66,6 +72,7 @@ impl OpenResult {
                 self.done = true;
                 return Ok(true);
             };
+            debug_assert!(row.iter().all(materialised), "an entity reference leaves the engine");
             if let Some(sink) = sink.as_mut() {
                 sink(row)?;
             }
@@ -116,4 +123,58 @@ fn add_stats(into: &mut Stats, s: &Stats) {
     into.constraints_added += s.constraints_added;
     into.constraints_removed += s.constraints_removed;
     into.system_updates += s.system_updates;
+}
+
+/// Whether `v` holds no transaction-bound entity reference, at any depth.
+fn materialised(v: &Value) -> bool {
+    match v {
+        Value::Node(_) | Value::Relationship(_) | Value::Path(_) => false,
+        Value::List(items) => items.iter().all(materialised),
+        Value::Map(m) => m.values().all(materialised),
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use arbor_model::{PropertyMap, Value};
+
+    use super::materialised;
+    use crate::{Database, PullOutcome, TxConfig};
+
+    /// Every value `query` returns.
+    fn values(db: &Database, query: &str) -> Vec<Value> {
+        let mut s = db.session();
+        s.run(query, PropertyMap::new(), TxConfig::default()).unwrap();
+        let mut out = Vec::new();
+        let mut sink = |row: Vec<Value>| {
+            out.extend(row);
+            Ok(())
+        };
+        assert!(matches!(s.pull(None, -1, &mut sink).unwrap(), PullOutcome::Done(_)));
+        out
+    }
+
+    #[test]
+    fn results_leave_the_engine_materialised() {
+        let db = Database::in_memory();
+        let created = values(
+            &db,
+            "CREATE p = (a:A {x: 1})-[r:R {w: 2}]->(b:B) \
+             RETURN a, r, p, [a, [b]] AS l, {n: a, m: {r: r}} AS m",
+        );
+        let matched = values(
+            &db,
+            "MATCH p = (a)-[r]->(b) OPTIONAL MATCH (b)-[q]->() \
+             RETURN a, r, p, q, collect(b) AS bs, nodes(p) AS ns, relationships(p) AS rs",
+        );
+        for v in created.iter().chain(&matched) {
+            assert!(materialised(v), "{v:?}");
+        }
+        assert!(matches!(&created[0], Value::NodeData(n) if n.labels.len() == 1));
+        assert!(matches!(&matched[2], Value::PathData(_)));
+        assert!(!materialised(&Value::List(vec![Value::Map(
+            [("n", Value::Node(arbor_model::NodeId(0)))].into_iter().collect()
+        )])));
+    }
 }
