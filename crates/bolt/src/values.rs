@@ -111,30 +111,11 @@ pub fn encode_value(buf: &mut Vec<u8>, v: &Value, d: Dialect) -> Result<(), TooL
             }
         }
         Value::Map(m) => encode_map(buf, m, d)?,
-        // References should have been materialized by the engine; if one slips through, send
-        // what we know rather than failing the whole result.
-        Value::Node(id) => encode_node(
-            buf,
-            &NodeData { id: *id, labels: Vec::new(), properties: PropertyMap::new() },
-            d,
-        )?,
-        Value::Relationship(id) => {
-            ps::write_struct_header(
-                buf,
-                if d.element_ids { 4 } else { 3 },
-                tag::UNBOUND_RELATIONSHIP,
-            );
-            ps::write_int(buf, wire_id(id.0));
-            ps::write_string(buf, "")?;
-            ps::write_map_header(buf, 0)?;
-            if d.element_ids {
-                ps::write_string(buf, &rel_element_id(id.0))?;
-            }
-        }
-        Value::Path(p) => {
-            let nodes = p.nodes.iter().map(|n| Value::Node(*n)).collect();
-            let rels = p.rels.iter().map(|r| Value::Relationship(*r)).collect();
-            encode_value(buf, &Value::List(vec![Value::List(nodes), Value::List(rels)]), d)?;
+        // The engine hands out entities materialised only (its invariant, `session::result`):
+        // a transaction-bound reference never reaches a client.
+        Value::Node(_) | Value::Relationship(_) | Value::Path(_) => {
+            debug_assert!(false, "an entity reference reached the Bolt encoder");
+            ps::write_null(buf)
         }
         Value::NodeData(n) => encode_node(buf, n, d)?,
         Value::RelData(r) => encode_relationship(buf, r, d)?,

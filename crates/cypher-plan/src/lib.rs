@@ -7,8 +7,8 @@
 //! [`plan`] takes a parsed statement and produces a [`Plan`]: an operator tree ([`ops::Op`])
 //! over slot-indexed rows with bound expressions ([`expr::PExpr`]). The binder resolves every
 //! variable to a row slot, checks scoping and typing rules (reporting the Neo4j/TCK error
-//! details), extracts aggregates and implicit grouping keys, and inserts `Eager` barriers so a
-//! clause never observes writes of the same clause.
+//! details) and extracts aggregates and implicit grouping keys; the `Eager` barriers that keep
+//! a clause from observing its own or a later clause's writes are rewrite rules.
 //!
 //! **Architecture Invariant:** this crate knows no storage and evaluates nothing; names of
 //! labels, types and property keys stay names (the executor resolves tokens), and functions are

@@ -146,6 +146,10 @@ pub enum Op {
     Filter {
         input: Box<Op>,
         pred: PExpr,
+        /// The filter is part of a `MATCH` (a reading clause): it reads the graph even where
+        /// the pattern was bound before (`MATCH (a:L)`, `a` bound), which the `Eager` rule
+        /// (`rewrite::eager_after`) must know. `false` for `WITH ... WHERE` and `YIELD ... WHERE`.
+        reads: bool,
     },
     Project {
         input: Box<Op>,

@@ -4,6 +4,7 @@
 use arbor_cypher_plan::expr::PExpr;
 use arbor_cypher_plan::ops::Op;
 use arbor_cypher_plan::rewrite::eager::EagerBeforeWrites;
+use arbor_cypher_plan::rewrite::eager_after::EagerAfterWrites;
 use arbor_cypher_plan::rewrite::index_seek::IndexSeek;
 use arbor_cypher_plan::rewrite::{count_store::CountStore, prune::PruneVarExpand};
 use arbor_cypher_plan::rewrite::{RewriteCtx, RewriteRule, RULES};
@@ -71,7 +72,16 @@ fn check_with(query: &str, rule: &dyn RewriteRule, res: &dyn Resolver, want: &st
 #[test]
 fn rules_run_in_a_fixed_order() {
     let names: Vec<&str> = RULES.iter().map(|r| r.name()).collect();
-    assert_eq!(names, ["index_seek", "eager_before_writes", "count_store", "prune_var_expand"]);
+    assert_eq!(
+        names,
+        [
+            "index_seek",
+            "eager_after_writes",
+            "eager_before_writes",
+            "count_store",
+            "prune_var_expand"
+        ]
+    );
 }
 
 #[test]
@@ -269,23 +279,19 @@ fn eager_once_between_consecutive_writes() {
 before:
 Delete
   AllNodesScan s2
-    Eager
-      SetProperty
-        Eager
-          Create
-            AllNodesScan s0
-              Argument
+    SetProperty
+      Create
+        AllNodesScan s0
+          Argument
 after:
 Delete
   Eager
     AllNodesScan s2
-      Eager
-        SetProperty
+      SetProperty
+        Create
           Eager
-            Create
-              Eager
-                AllNodesScan s0
-                  Argument
+            AllNodesScan s0
+              Argument
 ",
     );
 }
@@ -389,7 +395,7 @@ fn index_seek_needs_an_index_and_a_value_known_before_the_node() {
 fn index_seek_on_another_label_checks_the_scanned_one() {
     let (_, after) =
         plans("MATCH (n:Person:Account) WHERE n.id = 7 RETURN n", &IndexSeek, &Indexes);
-    let Op::Filter { input, pred } = &after else { panic!("{}", after.render()) };
+    let Op::Filter { input, pred, .. } = &after else { panic!("{}", after.render()) };
     assert!(
         matches!(&**input, Op::NodeIndexSeek { label, .. } if &**label == "Account"),
         "{}",
@@ -406,4 +412,229 @@ fn index_seek_on_another_label_checks_the_scanned_one() {
         .collect();
     assert_eq!(checked, ["Person"], "{}", after.render());
     assert_eq!(parts.len(), 2, "the equality stays in the filter: {parts:?}");
+}
+
+#[test]
+fn eager_after_a_write_a_later_match_reads_past() {
+    check(
+        "CREATE (a) WITH a MATCH (b) RETURN b",
+        &EagerAfterWrites,
+        "
+before:
+AllNodesScan s1
+  Create
+    Argument
+after:
+AllNodesScan s1
+  Eager
+    Create
+      Argument
+",
+    );
+}
+
+#[test]
+fn no_eager_after_a_write_nothing_reads_past() {
+    check(
+        "MATCH (a) CREATE (b) WITH b UNWIND [1] AS x RETURN b, x",
+        &EagerAfterWrites,
+        "
+before:
+Unwind
+  Create
+    AllNodesScan s0
+      Argument
+after:
+Unwind
+  Create
+    AllNodesScan s0
+      Argument
+",
+    );
+}
+
+#[test]
+fn eager_after_each_write_a_later_clause_reads_past() {
+    check(
+        "CREATE (a) SET a.x = 1 WITH a MATCH (c) RETURN c",
+        &EagerAfterWrites,
+        "
+before:
+AllNodesScan s1
+  SetProperty
+    Create
+      Argument
+after:
+AllNodesScan s1
+  Eager
+    SetProperty
+      Eager
+        Create
+          Argument
+",
+    );
+}
+
+#[test]
+fn eager_after_call_in_transactions_a_later_match_reads_past() {
+    check(
+        "UNWIND [1] AS i CALL (i) { CREATE ({i: i}) } IN TRANSACTIONS MATCH (m) RETURN m",
+        &EagerAfterWrites,
+        "
+before:
+AllNodesScan s2
+  TransactionApply
+    Unwind
+      Argument
+    Create
+      Argument
+after:
+AllNodesScan s2
+  Eager
+    TransactionApply
+      Unwind
+        Argument
+      Create
+        Argument
+",
+    );
+}
+
+#[test]
+fn no_eager_after_call_in_transactions_nothing_reads_past() {
+    check(
+        "UNWIND [1] AS i CALL (i) { CREATE ({i: i}) } IN TRANSACTIONS RETURN i",
+        &EagerAfterWrites,
+        "
+before:
+TransactionApply
+  Unwind
+    Argument
+  Create
+    Argument
+after:
+TransactionApply
+  Unwind
+    Argument
+  Create
+    Argument
+",
+    );
+}
+
+#[test]
+fn eager_after_write_inside_a_subquery_body_only() {
+    check(
+        "MATCH (a) CALL (a) { CREATE (b) WITH b MATCH (c) RETURN c } RETURN c",
+        &EagerAfterWrites,
+        "
+before:
+Apply
+  AllNodesScan s0
+    Argument
+  AllNodesScan s2
+    Create
+      Argument
+after:
+Apply
+  AllNodesScan s0
+    Argument
+  AllNodesScan s2
+    Eager
+      Create
+        Argument
+",
+    );
+}
+
+#[test]
+fn no_eager_across_union_branches() {
+    check(
+        "CREATE (a) RETURN 1 AS x UNION MATCH (b) RETURN 2 AS x",
+        &EagerAfterWrites,
+        "
+before:
+Distinct s4
+  Union
+    Projection s1
+      Create
+        Argument
+    Projection s3
+      AllNodesScan s2
+        Argument
+after:
+Distinct s4
+  Union
+    Projection s1
+      Create
+        Argument
+    Projection s3
+      AllNodesScan s2
+        Argument
+",
+    );
+}
+
+#[test]
+fn eager_after_a_write_before_merge() {
+    check(
+        "CREATE (a) MERGE (b:B) RETURN b",
+        &EagerAfterWrites,
+        "
+before:
+Merge
+  Create
+    Argument
+  NodeByLabelScan s1:B
+    Argument
+after:
+Merge
+  Eager
+    Create
+      Argument
+  NodeByLabelScan s1:B
+    Argument
+",
+    );
+}
+
+#[test]
+fn eager_after_a_write_a_bound_match_filter_reads_past() {
+    check(
+        "MATCH (a) SET a:L WITH a MATCH (a:L) RETURN a",
+        &EagerAfterWrites,
+        "
+before:
+Filter
+  SetProperty
+    AllNodesScan s0
+      Argument
+after:
+Filter
+  Eager
+    SetProperty
+      AllNodesScan s0
+        Argument
+",
+    );
+}
+
+#[test]
+fn no_eager_after_a_write_with_where_reads_past() {
+    check(
+        "MATCH (a) SET a:L WITH a WHERE a:L RETURN a",
+        &EagerAfterWrites,
+        "
+before:
+Filter
+  SetProperty
+    AllNodesScan s0
+      Argument
+after:
+Filter
+  SetProperty
+    AllNodesScan s0
+      Argument
+",
+    );
 }

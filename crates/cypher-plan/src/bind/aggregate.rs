@@ -90,7 +90,7 @@ impl Binder<'_> {
             ctx.pre = new_scope.clone();
         }
         for si in &p.order_by {
-            let e = self.bind_expr(&si.expr, new_scope)?;
+            let e = self.bind_expr(&si.expr, new_scope).map_err(|e| hidden_variable(e, scope))?;
             sort_keys.push((e, si.descending));
         }
         let mut where_pred = None;
@@ -98,7 +98,7 @@ impl Binder<'_> {
             let saved = self.agg.take();
             let r = self.bind_pred(w, new_scope);
             self.agg = saved;
-            where_pred = Some(r?);
+            where_pred = Some(r.map_err(|e| hidden_variable(e, scope))?);
         }
         Ok((keys, post, cols, sort_keys, where_pred))
     }
@@ -112,10 +112,13 @@ impl Binder<'_> {
         count_star: bool,
     ) -> Result<PExpr> {
         let Some(mut ctx) = self.agg.take() else {
+            // As written (`sum`, `COUNT`), as Neo4j names it.
+            let text = self.text.get(e.span.start..e.span.end).unwrap_or(lower);
+            let name = text.split('(').next().unwrap_or(lower).trim();
             return Err(self.syntax(
                 e.span,
                 "InvalidAggregation",
-                "Aggregation functions are not allowed in this context",
+                format!("Invalid use of aggregating function {name}(...) in this context"),
             ));
         };
         let t = self.norm(e.span);
@@ -178,4 +181,23 @@ impl Binder<'_> {
         self.agg = Some(ctx);
         Ok(PExpr::Slot(slot))
     }
+}
+
+/// Neo4j's words for an `UndefinedVariable` error `e` about a variable of `before` (the scope
+/// ahead of a DISTINCT or aggregating `WITH`/`RETURN`, which hides it from its `ORDER BY` and
+/// `WHERE`); the position of `e` stays. Other errors pass unchanged.
+pub(crate) fn hidden_variable(mut e: Error, before: &Scope) -> Error {
+    if e.detail != Some("UndefinedVariable") {
+        return e;
+    }
+    let Some(rest) = e.message.strip_prefix("Variable `") else { return e };
+    let Some((name, tail)) = rest.split_once("` not defined") else { return e };
+    if before.get(name).is_none() {
+        return e;
+    }
+    e.message = format!(
+        "In a WITH/RETURN with DISTINCT or an aggregation, it is not possible to access \
+         variables declared before the WITH/RETURN: {name}{tail}"
+    );
+    e
 }

@@ -237,7 +237,7 @@ impl Binder<'_> {
             v.span,
             "VariableTypeConflict",
             format!(
-                "Type mismatch: `{}` defined with conflicting type {have} (expected {want})",
+                "Type mismatch: {} defined with conflicting type {have} (expected {want})",
                 v.name
             ),
         )

@@ -146,7 +146,7 @@ impl Binder<'_> {
             yields,
         };
         if let Some(w) = where_ {
-            op = Op::Filter { input: Box::new(op), pred: w };
+            op = Op::Filter { input: Box::new(op), pred: w, reads: false };
         }
         Ok((op, cols))
     }

@@ -63,7 +63,7 @@ pub(crate) fn place(
         }
     }
     match ready.into_iter().reduce(and) {
-        Some(pred) => Op::Filter { input: Box::new(op), pred },
+        Some(pred) => Op::Filter { input: Box::new(op), pred, reads: true },
         None => op,
     }
 }
@@ -147,7 +147,7 @@ impl Binder<'_> {
         // Whatever is left (subqueries, or anything not yet placeable).
         let rest: Vec<PExpr> = conj.drain(..).map(|(e, _)| e).collect();
         if let Some(pred) = rest.into_iter().reduce(and) {
-            op = Op::Filter { input: Box::new(op), pred };
+            op = Op::Filter { input: Box::new(op), pred, reads: true };
         }
         Ok(op)
     }

@@ -87,16 +87,6 @@ pub(crate) fn is_updating(kind: &ClauseKind) -> bool {
     )
 }
 
-pub(crate) fn is_reading(kind: &ClauseKind) -> bool {
-    matches!(
-        kind,
-        ClauseKind::Match { .. }
-            | ClauseKind::Merge { .. }
-            | ClauseKind::CallProcedure { .. }
-            | ClauseKind::CallSubquery { .. }
-    )
-}
-
 impl Binder<'_> {
     /// Plans a (possibly UNION) query whose argument rows carry `scope`.
     pub(crate) fn plan_query(
@@ -178,7 +168,7 @@ impl Binder<'_> {
         top: bool,
     ) -> Result<(Op, Scope, Option<Cols>)> {
         let mut cols = None;
-        for (i, clause) in clauses.iter().enumerate() {
+        for clause in clauses {
             if cols.is_some() {
                 return Err(self.syntax(
                     clause.span,
@@ -186,7 +176,6 @@ impl Binder<'_> {
                     "RETURN can only be used at the end of the query",
                 ));
             }
-            let next_reads = clauses[i + 1..].iter().any(|c| is_reading(&c.kind));
             match &clause.kind {
                 ClauseKind::Match { optional, pattern, where_ } => {
                     op = self.plan_match_clause(
@@ -290,13 +279,6 @@ impl Binder<'_> {
                     };
                     op = self.plan_load_csv(op, &mut scope, &load)?;
                 }
-            }
-            // Every batch of `CALL { } IN TRANSACTIONS` commits before a later clause reads
-            // the graph, as in Neo4j.
-            let batched =
-                matches!(&clause.kind, ClauseKind::CallSubquery { in_transactions: Some(_), .. });
-            if (is_updating(&clause.kind) || batched) && next_reads {
-                op = Op::Eager { input: Box::new(op) };
             }
         }
         if top && cols.is_none() {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use arbor_cypher_syntax::ast::{Expr, ExprKind, Literal, Projection, Span};
 use arbor_model::{Error, Result};
 
+use crate::bind::aggregate::hidden_variable;
 use crate::bind::ast_walk::*;
 use crate::bind::*;
 use crate::expr::{PExpr, Slot};
@@ -38,7 +39,7 @@ impl Binder<'_> {
         let (op, cols, sort_keys, where_pred) = if aggregating {
             self.plan_aggregating_projection(op, scope, p, &items, &mut new_scope)?
         } else {
-            self.plan_plain_projection(op, scope, p, &items, &mut new_scope)?
+            self.plan_plain_projection(op, scope, p, &items, &mut new_scope, is_return)?
         };
         let op = self.plan_order_skip_limit(op, p, sort_keys, where_pred)?;
         Ok((op, new_scope, cols))
@@ -127,6 +128,7 @@ impl Binder<'_> {
         p: &Projection,
         items: &[(String, ItemRef)],
         new_scope: &mut Scope,
+        is_return: bool,
     ) -> Result<ProjectionPlan> {
         let mut cols: Cols = Vec::new();
         let mut proj = Vec::new();
@@ -173,10 +175,11 @@ impl Binder<'_> {
                 ItemRef::Var(..) => None,
             })
             .collect();
-        let sort_keys = self.bind_sort_items(p, &item_texts, &sort_scope)?;
+        let sort_keys = self.bind_sort_items(p, &item_texts, &sort_scope, scope, is_return)?;
         let mut where_pred = None;
         if let Some(w) = &p.where_ {
-            where_pred = Some(self.bind_pred(w, &sort_scope)?);
+            let hidden = |e| if p.distinct { hidden_variable(e, scope) } else { e };
+            where_pred = Some(self.bind_pred(w, &sort_scope).map_err(hidden)?);
         }
         if p.distinct {
             op = Op::Distinct { input: Box::new(op), slots: cols.iter().map(|c| c.1).collect() };
@@ -222,23 +225,28 @@ impl Binder<'_> {
         p: &Projection,
         item_texts: &[(String, Slot)],
         sort_scope: &Scope,
+        before: &Scope,
+        is_return: bool,
     ) -> Result<Vec<(PExpr, bool)>> {
+        let clause = if is_return { "RETURN" } else { "WITH" };
         let mut sort_keys = Vec::new();
         for si in &p.order_by {
             let t = self.norm(si.expr.span);
             let e = match item_texts.iter().find(|(x, _)| !t.is_empty() && *x == t) {
                 Some((_, s)) => PExpr::Slot(*s),
-                None => self.bind_expr(&si.expr, sort_scope).map_err(|e| {
-                    if p.distinct && e.detail == Some("UndefinedVariable") {
-                        self.syntax(
+                None => self.bind_expr(&si.expr, sort_scope).map_err(|e| match e.detail {
+                    Some("UndefinedVariable") if p.distinct => hidden_variable(e, before),
+                    // No aggregate among the items: ORDER BY cannot aggregate either.
+                    Some("InvalidAggregation") if e.message.starts_with("Invalid use of") => self
+                        .syntax(
                             si.expr.span,
-                            "UndefinedVariable",
-                            "In a WITH/RETURN with DISTINCT or an aggregation, it is not \
-                             possible to access variables declared before the WITH/RETURN",
-                        )
-                    } else {
-                        e
-                    }
+                            "InvalidAggregation",
+                            format!(
+                                "Cannot use aggregation in ORDER BY if there are no aggregate \
+                                 expressions in the preceding {clause}"
+                            ),
+                        ),
+                    _ => e,
                 })?,
             };
             sort_keys.push((e, si.descending));
@@ -267,7 +275,7 @@ impl Binder<'_> {
             op = Op::Limit { input: Box::new(op), count, exhaust };
         }
         if let Some(w) = where_pred {
-            op = Op::Filter { input: Box::new(op), pred: w };
+            op = Op::Filter { input: Box::new(op), pred: w, reads: false };
         }
         Ok(op)
     }

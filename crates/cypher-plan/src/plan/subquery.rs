@@ -19,7 +19,6 @@ use crate::bind::*;
 use crate::expr::PExpr;
 use crate::expr::Slot;
 use crate::ops::{Op, TxBatch, TxOnError};
-use crate::rewrite::eager::reads_graph;
 
 /// One subquery call clause, as written.
 pub(crate) struct SubqueryCall<'a> {
@@ -35,26 +34,21 @@ impl Binder<'_> {
     /// Plans the call on top of `op`; the body's returned columns join `scope`.
     pub(crate) fn plan_call_subquery(
         &mut self,
-        mut op: Op,
+        op: Op,
         scope: &mut Scope,
         call: &SubqueryCall<'_>,
         top: bool,
     ) -> Result<Op> {
         self.read = true;
         let mut batch = self.transaction_batch(call, top)?;
-        if batch.is_some() {
-            if op.writes() {
-                return Err(self.syntax(
-                    call.span,
-                    "InvalidClauseComposition",
-                    "CALL { ... } IN TRANSACTIONS after a write clause is not supported",
-                ));
-            }
-            // Outer rows read from the graph are all read before the first batch commits;
-            // rows that do not read it (`LOAD CSV`, `UNWIND`) stream through the batches.
-            if reads_graph(&op) {
-                op = Op::Eager { input: Box::new(op) };
-            }
+        // Outer rows read from the graph are all read before the first batch commits, and a
+        // later clause reads only after the last one: the `Eager` rules place both barriers.
+        if batch.is_some() && op.writes() {
+            return Err(self.syntax(
+                call.span,
+                "InvalidClauseComposition",
+                "CALL { ... } IN TRANSACTIONS after a write clause is not supported",
+            ));
         }
         let outer = scope.clone();
         let (inner, _, inner_cols) = match call.vars {

@@ -52,7 +52,7 @@ fn from_count_store(op: Op) -> Op {
         }
         Op::Expand { .. } | Op::Filter { .. } => {
             let (expand, end_label) = match &*input {
-                Op::Filter { input: e, pred: PExpr::HasLabels(b, ls) } if ls.len() == 1 => {
+                Op::Filter { input: e, pred: PExpr::HasLabels(b, ls), .. } if ls.len() == 1 => {
                     match (&**e, &**b) {
                         (Op::Expand { to, .. }, PExpr::Slot(s)) if s == to => {
                             (&**e, Some(ls[0].clone()))

@@ -2,9 +2,9 @@
 //! (since the last barrier), so a clause never observes its own writes: all input rows are
 //! read before the first write (`MATCH (a) CREATE (b)` must not match `b`).
 //!
-//! The barrier *after* an updating clause that a later clause reads past is placed while
-//! planning (`plan::plan_clauses`), because it depends on the clauses that follow, which the
-//! operator tree does not keep apart.
+//! `CALL { ... } IN TRANSACTIONS` counts as updating: the outer rows that read the graph are
+//! all read before the first batch commits. The barrier *after* an updating clause is the
+//! [`super::eager_after`] rule.
 
 use crate::ops::Op;
 use crate::rewrite::{bottom_up, RewriteCtx, RewriteRule};
@@ -29,7 +29,8 @@ fn guard_write(mut op: Op) -> Op {
         | Op::Merge { input, .. }
         | Op::Set { input, .. }
         | Op::Delete { input, .. }
-        | Op::Foreach { input, .. } => {
+        | Op::Foreach { input, .. }
+        | Op::Apply { input, batch: Some(_), .. } => {
             let inner = std::mem::replace(&mut **input, Op::Argument);
             **input = eager(inner);
         }

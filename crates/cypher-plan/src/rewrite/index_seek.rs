@@ -42,16 +42,16 @@ impl RewriteRule for IndexSeek {
 /// `Filter(NodeScan)` becomes `Filter(seek)` when an index answers one of the filter's
 /// predicates; anything else is returned as it is.
 fn seek_instead_of_scan(op: Op, res: &dyn Resolver) -> Op {
-    let Op::Filter { input, pred } = op else { return op };
+    let Op::Filter { input, pred, reads } = op else { return op };
     let Op::NodeScan { input: arg, slot, label: Some(scanned) } = *input else {
-        return Op::Filter { input, pred };
+        return Op::Filter { input, pred, reads };
     };
     let mut parts = Vec::new();
     pred.clone().conjuncts_into(&mut parts);
     let (conj, labels, bound) = seek_inputs(parts, slot, &scanned);
     let Some((label, key, found)) = index_seek_for(&conj, slot, &labels, &bound, res) else {
         let input = Box::new(Op::NodeScan { input: arg, slot, label: Some(scanned) });
-        return Op::Filter { input, pred };
+        return Op::Filter { input, pred, reads };
     };
     let mut parts: Vec<PExpr> = conj.into_iter().map(|(e, _)| e).collect();
     if label != scanned {
@@ -67,7 +67,7 @@ fn seek_instead_of_scan(op: Op, res: &dyn Resolver) -> Op {
     };
     let and = |a, b| PExpr::And(Box::new(a), Box::new(b));
     match parts.into_iter().reduce(and) {
-        Some(pred) => Op::Filter { input: Box::new(seek), pred },
+        Some(pred) => Op::Filter { input: Box::new(seek), pred, reads },
         None => seek,
     }
 }

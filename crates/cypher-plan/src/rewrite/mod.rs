@@ -12,6 +12,7 @@
 
 pub mod count_store;
 pub mod eager;
+pub mod eager_after;
 pub mod index_seek;
 pub mod prune;
 
@@ -36,12 +37,13 @@ pub trait RewriteRule: Sync {
     fn rewrite(&self, op: Op, ctx: &RewriteCtx) -> Op;
 }
 
-/// The rules, in the order they run: index seeks for label scans, `Eager` barriers under
-/// writes, count store (it needs the plain expansion), then pruning of expansions under
+/// The rules, in the order they run: index seeks for label scans, `Eager` barriers over
+/// updating clauses a later clause reads past, then under writes, count store (it needs the plain expansion), then pruning of expansions under
 /// deduplication. (The barriers depend only on which operators read the graph, which the
 /// later rules do not change.)
 pub static RULES: &[&dyn RewriteRule] = &[
     &index_seek::IndexSeek,
+    &eager_after::EagerAfterWrites,
     &eager::EagerBeforeWrites,
     &count_store::CountStore,
     &prune::PruneVarExpand,

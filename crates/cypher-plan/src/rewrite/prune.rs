@@ -86,7 +86,7 @@ fn walk(op: &mut Op) {
 fn try_prune(mut op: &mut Op, mut used: Vec<Slot>) {
     loop {
         match op {
-            Op::Filter { input, pred } => {
+            Op::Filter { input, pred, .. } => {
                 if random(pred) || !pred.deps(&mut used) {
                     return;
                 }

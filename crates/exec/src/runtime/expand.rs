@@ -21,13 +21,13 @@ pub(super) fn build_expand(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
         // A filter right above a variable-length expansion runs inside it, on the expansion's
         // working row: a path the filter rejects then costs no row. The expansion keeps its
         // own PROFILE row count (its pre-order number is the next one).
-        Op::Filter { input, pred } if matches!(**input, Op::VarExpand { .. }) => {
+        Op::Filter { input, pred, .. } if matches!(**input, Op::VarExpand { .. }) => {
             let id = b.next_id;
             b.next_id += 1;
             Box::new(VarExpand::new(input, b, Some((pred.clone(), id))))
         }
         // Likewise for the pruning expansion: an end the filter rejects costs no row.
-        Op::Filter { input, pred } if matches!(**input, Op::PruningVarExpand { .. }) => {
+        Op::Filter { input, pred, .. } if matches!(**input, Op::PruningVarExpand { .. }) => {
             let id = b.next_id;
             b.next_id += 1;
             Box::new(PruningVarExpand::new(input, b, Some((pred.clone(), id))))

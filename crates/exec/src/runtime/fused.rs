@@ -5,7 +5,7 @@ use arbor_cypher_plan::expr::{AggCall, PExpr, Slot};
 use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{Error, NodeId, Result, Value};
 
-use super::aggregate::{new_accs, Aggregate, Groups, SCAN_BATCH, STARS};
+use super::groups::{new_accs, Grouping, Groups, SCAN_BATCH, STARS};
 use crate::ctx::{Ctx, Row, ScanCols};
 use crate::eval::CompiledPred;
 use crate::functions::{self, AggKind};
@@ -128,7 +128,7 @@ fn filter_props(e: &PExpr, slot: Slot, col: &mut dyn FnMut(&Name) -> usize) {
 impl FusedScan {
     pub(super) fn of(input: &Op) -> Option<FusedScan> {
         let (scan, pred) = match input {
-            Op::Filter { input, pred } => (&**input, Some(pred.clone())),
+            Op::Filter { input, pred, .. } => (&**input, Some(pred.clone())),
             other => (other, None),
         };
         match scan {
@@ -162,7 +162,7 @@ pub(super) fn reused_args(aggs: &[(Slot, AggCall)]) -> Vec<Option<usize>> {
         .collect()
 }
 
-impl Aggregate {
+impl Grouping<'_> {
     /// Runs the fused scan into `groups` (see [`FusedScan`]).
     pub(super) fn scan_into(
         &self,
@@ -219,7 +219,7 @@ impl Aggregate {
     }
 }
 
-impl Aggregate {
+impl Grouping<'_> {
     /// The fused scan as a column aggregation (see [`ColumnAgg`]); `ctx.scan_cols` is set up
     /// by the caller.
     #[allow(clippy::too_many_arguments)]

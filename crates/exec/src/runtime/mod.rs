@@ -17,8 +17,9 @@
 //! - `expand`: `Expand`, `ShortestPath`, and the `Pump` driver of the variable-length
 //!   expansions (`pump`), `var_expand` (`VarLengthExpand(All)`) and `pruning`
 //!   (`VarLengthExpand(Pruning)`).
-//! - `aggregate`: grouping and the `Aggregate` operator; `fused`: the fused scan aggregate
-//!   (`FusedScan`) and its column mode (`ColumnAgg`).
+//! - `groups`: the grouping state (`Groups`, `Grouping`) both aggregations share; `aggregate`:
+//!   the `Aggregate` operator; `fused`: the fused scan aggregate (`FusedScan`) and its column
+//!   mode (`ColumnAgg`).
 //! - `relational`: filter, project, distinct, sort, skip/limit, unwind, optional, apply,
 //!   union, eager, procedure calls.
 //! - `batched`: `TransactionApply`, the batches of `CALL { ... } IN TRANSACTIONS`.
@@ -31,6 +32,7 @@ mod build;
 mod builder;
 mod expand;
 mod fused;
+mod groups;
 mod load_csv;
 mod pruning;
 mod pump;

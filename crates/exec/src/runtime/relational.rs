@@ -17,7 +17,7 @@ use crate::procs;
 /// Builds a relational operator (the builder's dispatch, [`super::build`], sends only those here).
 pub(super) fn build_relational(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
     match op {
-        Op::Filter { input, pred } => {
+        Op::Filter { input, pred, .. } => {
             Box::new(Filter { input: build(input, b), pred: CompiledPred::new(pred.clone()) })
         }
         Op::Project { input, items } => {

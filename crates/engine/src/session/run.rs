@@ -1,0 +1,234 @@
+//! `RUN`, `PULL` and `DISCARD`: a statement routed to its runner, and rows pulled from the
+//! open result of the explicit or auto-commit transaction.
+
+use std::sync::atomic::Ordering;
+
+use arbor_exec::graph::Stats;
+use arbor_exec::Execution;
+use arbor_model::{Error, PropertyMap, Result, Status, Value};
+
+use super::dispatch::check_access;
+use super::result::{OpenResult, Source};
+use super::transaction::{bookmark_of, check_config};
+use super::{AccessMode, Prepared, PullOutcome, QueryType, RunInfo, Session, TxConfig};
+use crate::schema;
+
+impl Session {
+    /// Runs a query: inside the explicit transaction if one is open, otherwise in a new
+    /// auto-commit transaction that commits when its result is exhausted. Compile errors are
+    /// returned here; runtime errors may surface on `pull`.
+    pub fn run(&mut self, query: &str, params: PropertyMap, config: TxConfig) -> Result<RunInfo> {
+        self.db.check_open()?;
+        if self.explicit.is_none() {
+            check_config(&config)?;
+            self.finish_auto()?;
+            self.start_tx(&config);
+            self.auto_mode = config.mode;
+        } else if self.expired() {
+            self.fail_explicit_timed_out();
+        }
+        if self.explicit.is_some() && self.tx_meta.terminated() {
+            // TERMINATE TRANSACTION (txinfo.rs) while the transaction was idle.
+            self.fail_explicit();
+            return Err(crate::txinfo::terminated_error());
+        }
+        self.tx_meta.set_query(query);
+        // Only now: a deadline that fired before the check above must still be seen by it.
+        self.interrupt.store(false, Ordering::SeqCst);
+        let _mem = self.enter_memory();
+        if let Some(ex) = &self.explicit {
+            if ex.timed_out {
+                return Err(self.timed_out());
+            }
+            if ex.failed || ex.tx.is_none() {
+                return Err(Error::new(
+                    Status::TransactionTerminated,
+                    "the transaction has been rolled back because of an earlier error",
+                ));
+            }
+        }
+        let mode = self.explicit.as_ref().map_or(config.mode, |ex| ex.mode);
+        // Parsing and planning a huge query is accounted too.
+        let prepared = self
+            .db
+            .prepare(query)
+            .and_then(|p| arbor_exec::memory::check().and_then(|()| check_access(p, mode)));
+        let prepared = match prepared {
+            Ok(p) => p,
+            Err(e) => {
+                self.fail_explicit();
+                return Err(e);
+            }
+        };
+        if let Err(e) = crate::users::check_access(self.user.as_ref(), &prepared, &config) {
+            self.fail_explicit();
+            return Err(e);
+        }
+        let (fields, result) = match prepared {
+            Prepared::Admin(_) | Prepared::ShowCurrentUserCall => {
+                let out =
+                    crate::users::run_prepared(&self.db, self.user.as_ref(), &prepared, &params)?;
+                let stats = Stats { system_updates: out.updates, ..Stats::default() };
+                (out.fields, OpenResult::rows(out.rows, QueryType::Schema, stats))
+            }
+            Prepared::Explained(query_type) => {
+                (Vec::new(), OpenResult::rows(Vec::new(), query_type, Stats::default()))
+            }
+            Prepared::Schema(cmd) => {
+                let (stats, fields, rows) = schema::run_schema(&self.db, &cmd, &params)?;
+                (fields, OpenResult::rows(rows, QueryType::Schema, stats))
+            }
+            Prepared::Show(cmd) => {
+                let mut tx = self.db.inner.store.begin(true);
+                let shown = schema::run_show(&self.db, &mut tx, &cmd, &params);
+                tx.rollback();
+                let (fields, rows) = shown?;
+                (fields, OpenResult::rows(rows, QueryType::Read, Stats::default()))
+            }
+            Prepared::Query(q, notes) => {
+                // As Neo4j reports it: a writing query is `rw` if it returns rows, else `w`
+                // (`MATCH (n) DETACH DELETE n` is `w`, `CREATE (n) RETURN n` is `rw`).
+                let query_type = match (q.is_write(), !q.columns().is_empty()) {
+                    (false, _) => QueryType::Read,
+                    (true, false) => QueryType::Write,
+                    (true, true) => QueryType::ReadWrite,
+                };
+                let fields = q.columns().to_vec();
+                if q.is_explain() {
+                    let mut r = OpenResult::rows(Vec::new(), query_type, Stats::default());
+                    r.plan = Some(q.plan_description());
+                    r.notifications = notes;
+                    (fields, r)
+                } else {
+                    let profile = q.is_profile();
+                    let mut exec = match Execution::start(q, params) {
+                        Ok(e) => e,
+                        Err(e) => {
+                            self.fail_explicit();
+                            return Err(e);
+                        }
+                    };
+                    exec.set_interrupt(self.interrupt.clone());
+                    let mut r = OpenResult::rows(Vec::new(), query_type, Stats::default());
+                    r.source = Source::Exec(Box::new(exec));
+                    r.profile = profile;
+                    r.notifications = notes;
+                    (fields, r)
+                }
+            }
+        };
+        if let Some(ex) = &mut self.explicit {
+            ex.results.push(result);
+            let qid = (ex.results.len() - 1) as i64;
+            return Ok(RunInfo { fields, qid: Some(qid) });
+        }
+        let tx = self.db.inner.store.begin(config.mode == AccessMode::Read);
+        self.auto = Some((tx, result));
+        Ok(RunInfo { fields, qid: None })
+    }
+
+    /// Produces at most `n` records (`n < 0`: all) of the result `qid` (`None`/`-1`: the last one
+    /// run) into `sink`. Never computes more than `n` records ahead.
+    pub fn pull(
+        &mut self,
+        qid: Option<i64>,
+        n: i64,
+        sink: &mut dyn FnMut(Vec<Value>) -> Result<()>,
+    ) -> Result<PullOutcome> {
+        self.advance(qid, n, Some(sink))
+    }
+
+    /// Discards `n` records (`n < 0`: all) of result `qid`. The query still runs to completion
+    /// of those rows, so its writes happen.
+    pub fn discard(&mut self, qid: Option<i64>, n: i64) -> Result<PullOutcome> {
+        self.advance(qid, n, None)
+    }
+
+    pub(super) fn advance(
+        &mut self,
+        qid: Option<i64>,
+        n: i64,
+        sink: Option<&mut dyn FnMut(Vec<Value>) -> Result<()>>,
+    ) -> Result<PullOutcome> {
+        if n == 0 {
+            return Err(Error::new(Status::RequestInvalid, "PULL/DISCARD with n = 0"));
+        }
+        if let Some(ex) = &mut self.explicit {
+            let idx = match qid {
+                None | Some(-1) => ex.results.len().checked_sub(1),
+                Some(q) if q >= 0 && (q as usize) < ex.results.len() => Some(q as usize),
+                Some(_) => None,
+            };
+            if ex.timed_out {
+                return Err(self.timed_out());
+            }
+            let (Some(idx), Some(_)) = (idx, ex.tx.as_ref()) else {
+                return Err(Error::new(Status::RequestInvalid, "no such open result"));
+            };
+            if ex.results[idx].done {
+                return Ok(PullOutcome::Done(ex.results[idx].summary(None)));
+            }
+            if self.expired() {
+                self.fail_explicit_timed_out();
+                return Err(self.timed_out());
+            }
+            let _meta = crate::txinfo::enter(&self.tx_meta);
+            let import_dir = self.db.import_dir();
+            let _mem = self.enter_memory();
+            let Some(ex) = self.explicit.as_mut() else {
+                return Err(Error::internal("explicit transaction vanished"));
+            };
+            let (Some(tx), mode) = (ex.tx.as_mut(), ex.mode) else {
+                return Err(Error::internal("explicit transaction vanished"));
+            };
+            let result = &mut ex.results[idx];
+            return match result.produce(tx, None, import_dir.as_deref(), n, sink) {
+                Ok(true) => Ok(PullOutcome::Done(result.summary(None))),
+                Ok(false) => Ok(PullOutcome::HasMore),
+                Err(e) => {
+                    let e = self.classify(e, mode);
+                    if matches!(
+                        e.status,
+                        Status::TransactionTimedOutClientConfiguration
+                            | Status::TransactionTimedOut
+                    ) {
+                        self.fail_explicit_timed_out();
+                    } else {
+                        self.fail_explicit();
+                    }
+                    Err(e)
+                }
+            };
+        }
+        if self.auto.is_none() {
+            return Err(Error::new(Status::RequestInvalid, "there is no open result to pull from"));
+        }
+        if self.expired() {
+            self.rollback_auto();
+            return Err(self.timed_out());
+        }
+        let _meta = crate::txinfo::enter(&self.tx_meta);
+        let _mem = self.enter_memory();
+        let Some((tx, result)) = self.auto.as_mut() else {
+            return Err(Error::internal("auto-commit result vanished"));
+        };
+        // Auto-commit: `CALL { ... } IN TRANSACTIONS` may commit batches along the way.
+        let import_dir = self.db.import_dir();
+        match result.produce(tx, Some(&self.db.inner.store), import_dir.as_deref(), n, sink) {
+            Ok(false) => Ok(PullOutcome::HasMore),
+            Ok(true) => {
+                let Some((tx, result)) = self.auto.take() else {
+                    return Err(Error::internal("auto-commit result vanished"));
+                };
+                self.end_tx();
+                let ts = tx.commit()?;
+                Ok(PullOutcome::Done(result.summary(Some(bookmark_of(ts)))))
+            }
+            Err(e) => {
+                let e = self.classify(e, self.auto_mode);
+                self.rollback_auto();
+                Err(e)
+            }
+        }
+    }
+}
