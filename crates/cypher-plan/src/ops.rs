@@ -143,6 +143,23 @@ pub enum Op {
         max: Option<u64>,
         all: bool,
     },
+    /// A quantified path pattern (Neo4j's `Repeat(Trail)`): see [`Repeat`].
+    Repeat(Box<Repeat>),
+    /// A selective path pattern (`SHORTEST k [GROUPS]`, `ANY k`): per input row, the rows of
+    /// `inner` (the pattern planned on the argument row, its own predicates included) grouped
+    /// by the nodes in `start` and `end`; of each group, the `k` shortest by the length of the
+    /// path in `path` (`groups`: every row whose length is among the `k` smallest lengths;
+    /// `any`: any `k`, here the first found). Groups come in the order their first row came.
+    SelectPaths {
+        input: Box<Op>,
+        inner: Box<Op>,
+        start: Slot,
+        end: Slot,
+        path: Slot,
+        k: u64,
+        groups: bool,
+        any: bool,
+    },
     Filter {
         input: Box<Op>,
         pred: PExpr,
@@ -265,6 +282,42 @@ pub enum Op {
     Eager {
         input: Box<Op>,
     },
+}
+
+/// `((x)-[r:R]->(y) WHERE p){min,max}` from the node in `from` to the node in `to`: every
+/// trail of `min..=max` iterations of the inner pattern (no relationship twice, none of those
+/// in `unique_with`), each iteration starting where the previous one ended.
+#[derive(Clone, Debug)]
+pub struct Repeat {
+    pub input: Op,
+    pub from: Slot,
+    pub to: Slot,
+    /// `to` is already bound: only trails ending there.
+    pub into: bool,
+    /// The inner pattern's first node (a singleton slot, set per iteration).
+    pub first: Slot,
+    /// The inner pattern's relationships in order, each with the node it reaches.
+    pub hops: Vec<RepeatHop>,
+    /// The inner predicates (labels, properties, WHEREs) over the singleton slots, checked
+    /// once per iteration.
+    pub pred: Option<PExpr>,
+    pub min: u64,
+    pub max: Option<u64>,
+    /// `(singleton slot, group slot)`: the group variable is the list of the singleton's
+    /// values, one per iteration.
+    pub groups: Vec<(Slot, Slot)>,
+    /// Every relationship of the trail in order (for the path and for uniqueness).
+    pub rels: Slot,
+    pub unique_with: Vec<Slot>,
+}
+
+/// One relationship of a quantified path pattern's inner pattern.
+#[derive(Clone, Debug)]
+pub struct RepeatHop {
+    pub dir: Direction,
+    pub types: Vec<Name>,
+    pub rel: Slot,
+    pub node: Slot,
 }
 
 /// How `CALL { ... } IN TRANSACTIONS` runs its batches.
@@ -393,6 +446,8 @@ impl Op {
             Op::VarExpand { .. } => "VarLengthExpand(All)",
             Op::PruningVarExpand { .. } => "VarLengthExpand(Pruning)",
             Op::ShortestPath { .. } => "ShortestPath",
+            Op::Repeat(_) => "Repeat(Trail)",
+            Op::SelectPaths { .. } => "StatefulShortestPath(All)",
             Op::Filter { .. } => "Filter",
             Op::Project { .. } => "Projection",
             Op::Aggregate { keys, .. } if keys.is_empty() => "EagerAggregation",
@@ -439,6 +494,8 @@ impl Op {
                 vec![&mut **input, &mut **inner]
             }
             Op::Merge { input, matcher, .. } => vec![&mut **input, &mut **matcher],
+            Op::SelectPaths { input, inner, .. } => vec![&mut **input, &mut **inner],
+            Op::Repeat(r) => vec![&mut r.input],
             Op::Foreach { input, body, .. } => vec![&mut **input, &mut **body],
             Op::NodeScan { input, .. }
             | Op::NodeIndexSeek { input, .. }
@@ -476,6 +533,8 @@ impl Op {
                 vec![input, inner]
             }
             Op::Merge { input, matcher, .. } => vec![input, matcher],
+            Op::SelectPaths { input, inner, .. } => vec![input, inner],
+            Op::Repeat(r) => vec![&r.input],
             Op::Foreach { input, body, .. } => vec![input, body],
             Op::NodeScan { input, .. }
             | Op::NodeIndexSeek { input, .. }

@@ -246,13 +246,39 @@ pub enum PathSelector {
     All,
     ShortestPath,
     AllShortestPaths,
+    /// GQL `SHORTEST k` (`ANY SHORTEST` is `SHORTEST 1`), or with `groups` `SHORTEST k GROUPS`
+    /// (`ALL SHORTEST` is `SHORTEST 1 GROUPS`): per pair of end nodes, the `k` shortest paths,
+    /// or every path whose length is among the `k` smallest.
+    Shortest {
+        k: u64,
+        groups: bool,
+    },
+    /// GQL `ANY k` (`ANY` is `ANY 1`): per pair of end nodes, any `k` paths.
+    Any {
+        k: u64,
+    },
 }
 
-/// A chain `(a)-[r]->(b)<-[s]-(c)`.
+/// A chain `(a)-[r]->(b)<-[s]-(c)`. A quantified path pattern sits in the chain as a
+/// [`RelPattern`] whose `quantified` is set, between its two boundary nodes (anonymous ones
+/// are added where the text juxtaposes it with nothing or with another one).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PatternElement {
     pub start: NodePattern,
     pub chain: Vec<(RelPattern, NodePattern)>,
+    /// The WHERE of a parenthesised path pattern: `((a)-->(b) WHERE a.x < b.x)`.
+    pub where_: Option<Box<Expr>>,
+}
+
+/// A quantified path pattern `((x)-[r:R]->(y) WHERE x.p < y.p){1,3}` (also a quantified
+/// relationship `-[r:R WHERE r.w > 1]->+`): `element` is repeated `min..=max` times (`max`
+/// `None`: unbounded), each iteration's first node being the previous one's last.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quantified {
+    pub element: PatternElement,
+    pub min: u64,
+    pub max: Option<u64>,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -287,6 +313,8 @@ pub struct RelPattern {
     pub length: Option<(Option<u64>, Option<u64>)>,
     pub properties: Option<Expr>,
     pub where_: Option<Box<Expr>>,
+    /// A quantified path pattern standing in the chain (the other fields are then empty).
+    pub quantified: Option<Box<Quantified>>,
     pub span: Span,
 }
 

@@ -337,7 +337,11 @@ fn est(
                     let hops = max.unwrap_or(3).clamp(1, 4) as i32;
                     (i * (1..=hops).map(|h| degree.powi(h)).sum::<f64>()).min(i * nodes)
                 }
-                Op::ShortestPath { .. } => i,
+                Op::ShortestPath { .. } | Op::SelectPaths { .. } => i,
+                Op::Repeat(r) => {
+                    let hops = r.max.unwrap_or(3).clamp(1, 4) as i32 * r.hops.len() as i32;
+                    i * (1..=hops).map(|h| degree.powi(h)).sum::<f64>()
+                }
                 Op::NodeCountFromCountStore { .. } | Op::RelationshipCountFromCountStore { .. } => {
                     i
                 }

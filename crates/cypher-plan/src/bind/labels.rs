@@ -80,7 +80,7 @@ impl Binder<'_> {
                 "Variable length relationships must not use relationship type expressions.",
             ));
         }
-        if part.selector != PathSelector::All {
+        if matches!(part.selector, PathSelector::ShortestPath | PathSelector::AllShortestPaths) {
             return Err(self.syntax(
                 rp.span,
                 "UnsupportedFeature",

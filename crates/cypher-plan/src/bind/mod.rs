@@ -10,6 +10,7 @@ pub(crate) mod ast_walk;
 pub(crate) mod expr;
 pub(crate) mod labels;
 pub(crate) mod pattern;
+pub(crate) mod qpp;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -152,6 +153,7 @@ pub(crate) struct Binder<'a> {
 }
 
 /// Node and relationship slots of one declared pattern part.
+#[derive(Clone)]
 pub(crate) struct PartSlots {
     pub(crate) nodes: Vec<Slot>,
     pub(crate) rels: Vec<Slot>,
@@ -159,6 +161,8 @@ pub(crate) struct PartSlots {
     pub(crate) nodes_pre: Vec<bool>,
     pub(crate) rels_pre: Vec<bool>,
     pub(crate) path: Option<Slot>,
+    /// The group variables its quantified path patterns declare.
+    pub(crate) groups: Vec<Slot>,
 }
 
 pub(crate) type Cols = Vec<(String, Slot)>;

@@ -22,6 +22,8 @@ impl Binder<'_> {
     ) -> Result<Vec<PartSlots>> {
         let pre = scope.slots();
         let mut rels_here: HashSet<Arc<str>> = HashSet::new();
+        // Group variables declared so far: a later use outside their group is an error.
+        let mut groups_here: HashSet<Arc<str>> = HashSet::new();
         let mut out = Vec::new();
         for part in parts {
             let el = &part.element;
@@ -31,8 +33,13 @@ impl Binder<'_> {
                 nodes_pre: Vec::new(),
                 rels_pre: Vec::new(),
                 path: None,
+                groups: Vec::new(),
             };
+            self.declare_groups(scope, el, &mut ps, &mut groups_here)?;
             for np in std::iter::once(&el.start).chain(el.chain.iter().map(|(_, n)| n)) {
+                if let Some(v) = np.variable.as_ref().filter(|v| groups_here.contains(&v.name)) {
+                    return Err(self.group_outside(v));
+                }
                 let slot = match &np.variable {
                     Some(v) => match scope.get(&v.name) {
                         Some((s, k)) => {
@@ -53,6 +60,15 @@ impl Binder<'_> {
                 ps.nodes.push(slot);
             }
             for (rp, _) in &el.chain {
+                if rp.quantified.is_some() {
+                    // The trail's relationship list (hidden): for the path and uniqueness.
+                    ps.rels_pre.push(false);
+                    ps.rels.push(self.slot());
+                    continue;
+                }
+                if let Some(v) = rp.variable.as_ref().filter(|v| groups_here.contains(&v.name)) {
+                    return Err(self.group_outside(v));
+                }
                 let want = if rp.length.is_some() { Kind::RelList } else { Kind::Rel };
                 let slot = match &rp.variable {
                     Some(v) => {

@@ -71,7 +71,7 @@ pub(crate) fn place(
 pub(crate) fn path_expr(el: &PatternElement, ps: &PartSlots) -> PExpr {
     let mut steps = vec![PathStep::Node(ps.nodes[0])];
     for (i, (rp, _)) in el.chain.iter().enumerate() {
-        if rp.length.is_some() {
+        if rp.length.is_some() || rp.quantified.is_some() {
             steps.push(PathStep::VarRel(ps.rels[i]));
         } else {
             steps.push(PathStep::Rel(ps.rels[i]));
@@ -114,8 +114,31 @@ impl Binder<'_> {
             let el = &part.element;
             let node_pats: Vec<&ast::NodePattern> =
                 std::iter::once(&el.start).chain(el.chain.iter().map(|(_, n)| n)).collect();
+            if matches!(part.selector, PathSelector::Shortest { .. } | PathSelector::Any { .. }) {
+                op = self.plan_selective(op, scope, part, ps, &mut bound)?;
+                op = place(op, &mut conj, &bound);
+                continue;
+            }
             if part.selector != PathSelector::All {
                 op = self.plan_shortest(op, part, ps, &mut bound, &mut conj, &node_pats)?;
+                continue;
+            }
+            if crate::plan::qpp::has_qpp(el) {
+                op = self.plan_qpp_part(
+                    op,
+                    scope,
+                    el,
+                    ps,
+                    &node_pats,
+                    &mut bound,
+                    &mut conj,
+                    &mut match_rels,
+                )?;
+                if let Some(p) = ps.path {
+                    op = Op::Project { input: Box::new(op), items: vec![(p, path_expr(el, ps))] };
+                    bound.insert(p);
+                    op = place(op, &mut conj, &bound);
+                }
                 continue;
             }
             let (o, start, seeked_rel) = self.plan_part_start(
@@ -193,6 +216,10 @@ impl Binder<'_> {
                 }
             }
             node_props.push(np_list);
+            if let Some(w) = &el.where_ {
+                let e = self.bind_pred(w, scope)?;
+                push(e, &mut conj);
+            }
             let mut rp_list = Vec::new();
             for ((rp, _), &slot) in el.chain.iter().zip(&ps.rels) {
                 let props = self.bind_pattern_props(rp.properties.as_ref(), scope)?;

@@ -8,6 +8,7 @@ pub(crate) mod call;
 pub(crate) mod load_csv;
 pub(crate) mod matching;
 pub(crate) mod projection;
+pub(crate) mod qpp;
 pub(crate) mod subquery;
 pub(crate) mod update;
 

@@ -154,6 +154,7 @@ impl Binder<'_> {
                     nodes_pre: vec![],
                     rels_pre: vec![],
                     path: Some(slot),
+                    groups: vec![],
                 };
                 steps.push(CreateStep::Path { slot, expr: path_expr(el, &ps) });
             }

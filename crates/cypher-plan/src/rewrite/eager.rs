@@ -53,6 +53,8 @@ pub(crate) fn reads_graph(op: &Op) -> bool {
         | Op::VarExpand { .. }
         | Op::PruningVarExpand { .. }
         | Op::ShortestPath { .. }
+        | Op::Repeat(_)
+        | Op::SelectPaths { .. }
         | Op::Merge { .. }
         | Op::ProcedureCall { .. }
         | Op::Optional { .. }

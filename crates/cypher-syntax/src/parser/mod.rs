@@ -11,6 +11,7 @@ mod expr;
 mod labels;
 mod pattern;
 mod prefix;
+mod qpp;
 mod schema;
 
 use std::sync::Arc;
@@ -418,7 +419,9 @@ impl<'a> Parser<'a> {
             return Ok(ClauseKind::Unwind { expr, variable });
         }
         if self.eat_kw("CREATE") {
-            return Ok(ClauseKind::Create { pattern: self.pattern_list()? });
+            let pattern = self.pattern_list()?;
+            self.reject_quantified_in("CREATE", &pattern)?;
+            return Ok(ClauseKind::Create { pattern });
         }
         if self.eat_kw("MERGE") {
             return self.merge_rest();
@@ -525,6 +528,7 @@ impl<'a> Parser<'a> {
 
     fn merge_rest(&mut self) -> PResult<ClauseKind> {
         let pattern = self.pattern_part()?;
+        self.reject_quantified_in("MERGE", std::slice::from_ref(&pattern))?;
         let mut actions = Vec::new();
         while self.is_kw("ON") {
             self.bump();

@@ -9,10 +9,12 @@ use super::{PResult, Parser};
 
 impl<'a> Parser<'a> {
     pub(crate) fn pattern_list(&mut self) -> PResult<Vec<PatternPart>> {
+        self.reject_match_mode()?;
         let mut parts = vec![self.pattern_part()?];
         while self.eat_sym(",") {
             parts.push(self.pattern_part()?);
         }
+        self.check_selective_alone(&parts)?;
         Ok(parts)
     }
 
@@ -25,43 +27,92 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        let selector = if self.is_sym_n(1, "(") && self.is_kw("shortestPath") {
+        self.reject_match_mode()?;
+        let selector = if let Some(sel) = self.gql_selector()? {
+            sel
+        } else if self.is_sym_n(1, "(") && self.is_kw("shortestPath") {
             PathSelector::ShortestPath
         } else if self.is_sym_n(1, "(") && self.is_kw("allShortestPaths") {
             PathSelector::AllShortestPaths
         } else {
             PathSelector::All
         };
-        let element = if selector == PathSelector::All {
-            self.pattern_element()?
-        } else {
-            self.bump();
-            self.bump();
-            let e = self.pattern_element()?;
-            self.expect_sym(")")?;
-            e
-        };
-        Ok(PatternPart { variable, selector, element, span: self.span_from(start) })
+        let element =
+            if !matches!(selector, PathSelector::ShortestPath | PathSelector::AllShortestPaths) {
+                self.pattern_element()?
+            } else {
+                self.bump();
+                self.bump();
+                let e = self.pattern_element()?;
+                self.expect_sym(")")?;
+                e
+            };
+        let part = PatternPart { variable, selector, element, span: self.span_from(start) };
+        self.check_quantified_use(&part)?;
+        Ok(part)
     }
 
-    /// `(a)-[r]->(b)...`; a whole element may also be wrapped in parentheses.
+    /// `(a)-[r]->(b)...`; a whole element may also be wrapped in parentheses (with a WHERE),
+    /// and quantified path patterns `((x)-->(y)){1,3}` may stand between nodes, at either end,
+    /// or next to each other (anonymous boundary nodes are added for them).
     pub(crate) fn pattern_element(&mut self) -> PResult<PatternElement> {
-        if self.is_sym("(") && self.is_sym_n(1, "(") {
-            return self.nested(|p| {
-                p.bump();
-                let e = p.pattern_element()?;
-                p.expect_sym(")")?;
-                Ok(e)
-            });
+        let mut start: Option<NodePattern> = None;
+        let mut chain: Vec<(RelPattern, NodePattern)> = Vec::new();
+        // A quantified path pattern (or relationship) still waiting for its right node.
+        let mut pending: Option<RelPattern> = None;
+        loop {
+            if self.is_sym("(") && self.is_sym_n(1, "(") {
+                let (inner, at) = self.paren_path()?;
+                let Some(q) = self.quantifier()? else {
+                    if start.is_none() {
+                        // The whole element in parentheses.
+                        return Ok(inner);
+                    }
+                    return Err(self.error_at(
+                        at,
+                        "Juxtaposition is currently only supported for quantified path patterns.",
+                    ));
+                };
+                let group = self.quantified_group(inner, at, q)?;
+                match pending.take() {
+                    Some(p) => chain.push((p, super::qpp::anon_node(at))),
+                    None if start.is_none() => start = Some(super::qpp::anon_node(at)),
+                    None => {}
+                }
+                pending = Some(group);
+                continue;
+            }
+            if pending.is_some() && self.is_sym("(") {
+                let node = self.node_pattern()?;
+                chain.push((pending.take().expect("checked"), node));
+            } else if start.is_none() {
+                start = Some(self.node_pattern()?);
+            }
+            if self.at_rel_start() {
+                if let Some(p) = pending.take() {
+                    chain.push((p, super::qpp::anon_node(self.cur_span().start)));
+                }
+                let mut rel = self.rel_pattern()?;
+                if let Some(q) = self.quantifier()? {
+                    rel = self.quantified_rel(rel, q)?;
+                }
+                pending = Some(rel);
+                if !(self.is_sym("(") && self.is_sym_n(1, "(")) {
+                    let node = self.node_pattern()?;
+                    chain.push((pending.take().expect("set above"), node));
+                }
+                continue;
+            }
+            if self.is_sym("(") && self.is_sym_n(1, "(") {
+                continue;
+            }
+            break;
         }
-        let start = self.node_pattern()?;
-        let mut chain = Vec::new();
-        while self.at_rel_start() {
-            let rel = self.rel_pattern()?;
-            let node = self.node_pattern()?;
-            chain.push((rel, node));
+        if let Some(p) = pending {
+            chain.push((p, super::qpp::anon_node(self.prev_end())));
         }
-        Ok(PatternElement { start, chain })
+        let start = start.expect("a node or a quantified group was parsed first");
+        Ok(PatternElement { start, chain, where_: None })
     }
 
     fn at_rel_start(&self) -> bool {
@@ -219,6 +270,7 @@ impl<'a> Parser<'a> {
             length,
             properties,
             where_,
+            quantified: None,
             span: self.span_from(start),
         })
     }

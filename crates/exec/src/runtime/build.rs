@@ -137,6 +137,7 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
         | Op::Delete { .. }
         | Op::Foreach { .. } => build_write(op, b),
         Op::LoadCsv { .. } => super::load_csv::build_load_csv(op, b),
+        Op::Repeat(_) | Op::SelectPaths { .. } => super::qpp::build_qpp(op, b),
     }
 }
 

@@ -145,6 +145,11 @@ struct ShortestPath {
 impl ShortestPath {
     fn search(&mut self, a: NodeId, b: NodeId, types: &[TokenId], g: &dyn Graph) {
         let max = self.max.unwrap_or(u64::MAX);
+        if a != b && self.min <= 1 {
+            self.results = super::shortest::bidirectional(g, a, b, self.dir, types, max, self.all);
+            return;
+        }
+        // The same node at both ends, or a minimum length: one-sided, level by level.
         // Breadth-first by levels; every predecessor edge at the first level a node is reached
         // is kept, so all shortest paths can be rebuilt.
         let mut preds: HashMap<NodeId, Vec<(NodeId, RelId)>> = HashMap::new();

@@ -14,6 +14,7 @@
 //! - `builder`: [`Builder`] and [`build`], through which a family builds its inputs; `build`:
 //!   the dispatch of plan operators to the families below, handed to each [`Builder`].
 //! - `scan`: the argument row, label scans, index seeks, counts from the count store.
+//! - `shortest`: the bidirectional breadth-first search of `ShortestPath`.
 //! - `expand`: `Expand`, `ShortestPath`, and the `Pump` driver of the variable-length
 //!   expansions (`pump`), `var_expand` (`VarLengthExpand(All)`) and `pruning`
 //!   (`VarLengthExpand(Pruning)`).
@@ -24,6 +25,8 @@
 //!   union, eager, procedure calls.
 //! - `batched`: `TransactionApply`, the batches of `CALL { ... } IN TRANSACTIONS`.
 //! - `load_csv`: `LoadCSV`, the rows of a CSV file.
+//! - `qpp`: `Repeat(Trail)` (quantified path patterns) and `SelectPaths` (`SHORTEST k`,
+//!   `ANY k`).
 //! - `write`: create, merge, set, delete, foreach.
 
 mod aggregate;
@@ -36,8 +39,10 @@ mod groups;
 mod load_csv;
 mod pruning;
 mod pump;
+mod qpp;
 mod relational;
 mod scan;
+mod shortest;
 mod var_expand;
 mod write;
 

@@ -1,0 +1,107 @@
+//! Quantified path patterns against the variable-length relationships that say the same on
+//! random graphs with cycles, self-loops and parallel relationships: `((a)-[:R]->(b)){1,k}`
+//! and `-[:R*1..k]->` must give the same rows (end pairs with their path counts), in each
+//! direction, with a WHERE that forces the quantified-pattern operator, and next to another
+//! relationship of the clause (relationship uniqueness across the MATCH). `SHORTEST 1` must
+//! find the lengths `shortestPath` finds.
+
+use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
+use arbor_model::{to_cypher_literal, Value};
+
+fn run(s: &mut Session, q: &str) -> Vec<String> {
+    s.run(q, Default::default(), TxConfig::default()).unwrap_or_else(|e| panic!("{q}: {e}"));
+    let mut rows = Vec::new();
+    let mut sink = |row: Vec<Value>| {
+        rows.push(row.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | "));
+        Ok(())
+    };
+    match s.pull(None, -1, &mut sink).unwrap_or_else(|e| panic!("{q}: {e}")) {
+        PullOutcome::Done(_) => rows,
+        PullOutcome::HasMore => panic!("{q}: not exhausted"),
+    }
+}
+
+fn sorted(s: &mut Session, q: &str) -> Vec<String> {
+    let mut rows = run(s, q);
+    rows.sort();
+    rows
+}
+
+/// A small linear congruential generator: the graphs are random but the same every run.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// `nodes` nodes with ids and `rels` relationships of types `R` (three in four) and `S`
+/// between random nodes (so self-loops and parallel relationships occur).
+fn random_graph(s: &mut Session, seed: u64, nodes: u64, rels: u64) {
+    run(s, "MATCH (n) DETACH DELETE n");
+    run(s, &format!("UNWIND range(0, {}) AS i CREATE (:N {{id: i}})", nodes - 1));
+    let mut rng = Lcg(seed);
+    let mut edges = Vec::new();
+    for _ in 0..rels {
+        let (a, b) = (rng.below(nodes), rng.below(nodes));
+        let ty = if rng.below(4) == 0 { "S" } else { "R" };
+        edges.push(format!("{{a: {a}, b: {b}, t: '{ty}'}}"));
+    }
+    run(
+        s,
+        &format!(
+            "UNWIND [{}] AS e MATCH (a:N {{id: e.a}}), (b:N {{id: e.b}}) \
+             FOREACH (_ IN CASE WHEN e.t = 'R' THEN [1] ELSE [] END | CREATE (a)-[:R]->(b)) \
+             FOREACH (_ IN CASE WHEN e.t = 'S' THEN [1] ELSE [] END | CREATE (a)-[:S]->(b))",
+            edges.join(", ")
+        ),
+    );
+}
+
+fn compare(s: &mut Session, seed: u64) {
+    let ends = "RETURN a.id, b.id, count(*)";
+    for k in 1..=4 {
+        for (l, r) in [("-", "->"), ("<-", "-"), ("-", "-")] {
+            let var = sorted(s, &format!("MATCH (a:N){l}[:R*1..{k}]{r}(b) {ends}"));
+            let qpp = sorted(s, &format!("MATCH (a:N) ((x){l}[:R]{r}(y)){{1,{k}}} (b) {ends}"));
+            assert_eq!(var, qpp, "seed {seed}, k {k}, {l}{r}");
+            let forced = sorted(
+                s,
+                &format!("MATCH (a:N){l}[q:R WHERE q.missing IS NULL]{r}{{1,{k}}}(b) {ends}"),
+            );
+            assert_eq!(var, forced, "seed {seed}, k {k}, {l}{r}, quantified relationship");
+        }
+        let var = sorted(s, &format!("MATCH (c)-[:S]->(a:N)-[:R*1..{k}]->(b) {ends}"));
+        let qpp = sorted(
+            s,
+            &format!("MATCH (c)-[:S]->(a:N) ((x)-[:R|S]->(y) WHERE true){{1,{k}}} (b) {ends}"),
+        );
+        let var_rs = sorted(s, &format!("MATCH (c)-[:S]->(a:N)-[:R|S*1..{k}]->(b) {ends}"));
+        assert_eq!(var_rs, qpp, "seed {seed}, k {k}, uniqueness with another relationship");
+        assert!(!var.is_empty(), "seed {seed}: the graph has paths");
+    }
+    let shortest = sorted(
+        s,
+        "MATCH p = SHORTEST 1 (a:N)-[:R]->+(b:N) WHERE a <> b RETURN a.id, b.id, length(p)",
+    );
+    let classic = sorted(
+        s,
+        "MATCH (a:N), (b:N) WHERE a <> b MATCH p = shortestPath((a)-[:R*]->(b)) \
+         RETURN a.id, b.id, length(p)",
+    );
+    assert_eq!(shortest, classic, "seed {seed}: SHORTEST 1 and shortestPath");
+    assert!(!shortest.is_empty(), "seed {seed}: some shortest paths");
+}
+
+#[test]
+fn quantified_path_patterns_equal_variable_length_relationships() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path(), DatabaseConfig::default()).unwrap();
+    let mut s = db.session();
+    for seed in [1, 7, 42] {
+        random_graph(&mut s, seed, 9, 22);
+        compare(&mut s, seed);
+    }
+}
