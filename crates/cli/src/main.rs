@@ -338,6 +338,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
             .context("installing signal handler")?;
     }
     let local = listener.local_addr().context("reading the bound address")?;
+    report_settings(&config, &local, &limits);
     tracing::info!(data = %data.display(), "Bolt server listening on {local}");
     arbor_bolt::serve_listener_with_limits(listener, db.clone(), config, limits, shutdown.clone())
         .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -347,6 +348,29 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     db.shutdown().context("checkpointing on shutdown")?;
     tracing::info!("stopped cleanly");
     Ok(())
+}
+
+/// Tells the engine the server-level values `SHOW SETTINGS` lists under Neo4j's names.
+fn report_settings(
+    config: &arbor_bolt::ServerConfig,
+    local: &std::net::SocketAddr,
+    limits: &arbor_bolt::ConnectionLimits,
+) {
+    use arbor_engine::show_settings::report;
+    let listen = local.to_string();
+    report("server.bolt.listen_address", &listen);
+    report(
+        "server.bolt.advertised_address",
+        config.advertised_address.as_deref().unwrap_or(&listen),
+    );
+    report("dbms.security.auth_enabled", if config.auth.is_some() { "true" } else { "false" });
+    report("server.bolt.thread_pool_max_size", &config.max_connections.to_string());
+    let logins = &limits.logins;
+    report("dbms.security.auth_max_failed_attempts", &logins.max_failed_attempts.to_string());
+    let lock_ms = logins.lock_time.as_millis();
+    let lock =
+        if lock_ms % 1000 == 0 { format!("{}s", lock_ms / 1000) } else { format!("{lock_ms}ms") };
+    report("dbms.security.auth_lock_time", &lock);
 }
 
 fn check(args: CheckArgs) -> anyhow::Result<()> {

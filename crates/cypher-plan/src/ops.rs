@@ -390,6 +390,17 @@ pub enum SetOp {
         target: PExpr,
         key: Name,
     },
+    /// `n[key] = value`: the key is evaluated per row and must be a string.
+    DynamicProperty {
+        target: PExpr,
+        key: PExpr,
+        value: PExpr,
+    },
+    /// `REMOVE n[key]`.
+    RemoveDynamicProperty {
+        target: PExpr,
+        key: PExpr,
+    },
     RemoveLabels {
         target: PExpr,
         labels: Vec<Name>,

@@ -118,6 +118,8 @@ pub enum ClauseKind {
         variable: Ident,
         field_terminator: Option<String>,
     },
+    /// `FINISH` (Neo4j 5.19+): the query ends here and returns no columns.
+    Finish,
 }
 
 /// The variable scope clause of a subquery call: which outer variables its body sees.
@@ -193,6 +195,8 @@ pub enum SetItem {
     Merge { variable: Ident, value: Expr },
     /// `n:A:B`, also `n:$(expr)` (Neo4j 5.26 dynamic labels, each a string or a list of them).
     Labels { variable: Ident, labels: Vec<Ident>, dynamic: Vec<Expr> },
+    /// `n[key] = expr` (Neo4j 5.26 dynamic property keys; `key` must yield a string).
+    DynamicProperty { target: Expr, key: Expr, value: Expr },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -206,6 +210,11 @@ pub enum RemoveItem {
         variable: Ident,
         labels: Vec<Ident>,
         dynamic: Vec<Expr>,
+    },
+    /// `n[key]`, as in [`SetItem::DynamicProperty`].
+    DynamicProperty {
+        target: Expr,
+        key: Expr,
     },
 }
 
@@ -596,6 +605,10 @@ pub enum ShowKind {
     Functions,
     Procedures,
     Transactions,
+    /// `SHOW SETTINGS [names]`.
+    Settings,
+    /// `SHOW SERVERS` (refused as Neo4j Community refuses it).
+    Servers,
 }
 
 /// `SHOW INDEXES [YIELD ...] [WHERE ...] [RETURN ...]`.
@@ -607,8 +620,12 @@ pub enum ShowKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShowCommand {
     pub kind: ShowKind,
-    /// `SHOW ALL|RANGE|TEXT|POINT|LOOKUP|VECTOR|FULLTEXT|BTREE INDEXES`: that word, uppercase.
+    /// `SHOW ALL|RANGE|TEXT|POINT|LOOKUP|VECTOR|FULLTEXT|BTREE INDEXES`: that word, uppercase;
+    /// also `DEFAULT` / `HOME` for `SHOW DEFAULT|HOME DATABASE`.
     pub filter: Option<Arc<str>>,
+    /// What the command is narrowed to: `SHOW SETTINGS 'a', 'b'` (a list), `SHOW SETTINGS $p`
+    /// (a string or list parameter), `SHOW DATABASE name` (a string).
+    pub names: Option<Expr>,
     pub yield_: Option<YieldSpec>,
     pub where_: Option<Expr>,
     /// Clauses following `YIELD` (typically `RETURN ...`), run over the yielded rows.

@@ -29,6 +29,8 @@ pub fn parse_with_graph(
 }
 
 #[cfg(test)]
+mod cy25_tests;
+#[cfg(test)]
 mod label_tests;
 #[cfg(test)]
 mod tests;

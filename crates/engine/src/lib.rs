@@ -9,6 +9,7 @@
 //! (those live in `storage`).
 
 mod apoc_schema;
+mod db_stats;
 mod deadline;
 mod embedded;
 mod fulltext;
@@ -20,6 +21,7 @@ mod procedures;
 mod schema;
 mod session;
 mod show_indexes;
+pub mod show_settings;
 pub mod traversal;
 mod txinfo;
 mod users;

@@ -182,6 +182,7 @@ pub const TEST_RESET: &str = "arbor.test.resetProcedures";
 pub(crate) fn install_test_hooks(db: &Database) {
     install_warmup(db);
     crate::apoc_schema::install(db);
+    crate::db_stats::install(db);
     if std::env::var(TEST_PROCEDURES_ENV).is_ok_and(|v| v == "1") {
         db.enable_test_procedures();
     }
@@ -261,6 +262,7 @@ impl Database {
                 db.clear_plan_cache();
                 install_warmup(&db);
                 crate::apoc_schema::install(&db);
+                crate::db_stats::install(&db);
                 db.enable_test_procedures();
             }
             Ok(Vec::new())

@@ -339,7 +339,17 @@ pub(crate) fn run_show(
     cmd: &ShowCommand,
     params: &PropertyMap,
 ) -> Result<(Vec<String>, Rows)> {
-    let (columns, defaults, rows) = show_rows(db, tx, cmd.kind, cmd.filter.as_deref());
+    use crate::show_settings as settings;
+    if cmd.kind == ShowKind::Servers {
+        return Err(settings::servers_refused());
+    }
+    let (mut columns, mut defaults, mut rows) = show_rows(db, tx, cmd.kind, cmd.filter.as_deref());
+    if let Some(names) = &cmd.names {
+        rows = settings::keep_named(rows, &settings::names(names, params)?);
+    }
+    if cmd.kind == ShowKind::Databases && cmd.filter.is_some() {
+        (columns, defaults, rows) = settings::default_database_only(columns, defaults, rows);
+    }
     if cmd.yield_.is_none() && cmd.where_.is_none() && cmd.then.is_empty() {
         // The default columns only (Neo4j shows a subset unless YIELD asks for more).
         let keep: Vec<usize> = columns
@@ -490,7 +500,7 @@ fn database_rows(db: &Database) -> (Vec<&'static str>, Vec<&'static str>, Rows) 
                 s(if is_default { "standard" } else { "system" }),
                 Value::List(Vec::new()),
                 s("read-write"),
-                s("localhost:7687"),
+                s(&crate::show_settings::bolt_address()),
                 s("primary"),
                 Value::Bool(true),
                 s("online"),
@@ -627,10 +637,11 @@ fn show_rows(
                 .collect();
             (columns, defaults, rows)
         }
-        ShowKind::Transactions => {
+        ShowKind::Transactions | ShowKind::Servers => {
             let columns = vec!["name", "category", "description"];
             (columns.clone(), columns, Vec::new())
         }
+        ShowKind::Settings => crate::show_settings::settings_rows(db),
     }
 }
 

@@ -327,6 +327,7 @@ pub(crate) fn run_admin(
         let show = ShowCommand {
             kind: ShowKind::Transactions,
             filter: None,
+            names: None,
             yield_: yield_.clone(),
             where_: where_.clone(),
             then: then.clone(),

@@ -193,6 +193,7 @@ pub(crate) fn run_admin(
             let show = ShowCommand {
                 kind: ShowKind::Databases,
                 filter: None,
+                names: None,
                 yield_: yield_.clone(),
                 where_: where_.clone(),
                 then: then.clone(),

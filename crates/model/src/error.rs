@@ -79,6 +79,9 @@ pub enum Status {
     /// `LOAD CSV` could not read its URL (missing file, unsupported scheme, outside the import
     /// directory).
     ExternalResourceFailed,
+    /// An administration command this edition does not run (`SHOW SERVERS`, as in Neo4j
+    /// Community).
+    NotSystemDatabaseError,
 }
 
 impl Status {
@@ -137,6 +140,7 @@ impl Status {
                 "Neo.DatabaseError.Transaction.TransactionStartFailed"
             }
             Status::ExternalResourceFailed => "Neo.ClientError.Statement.ExternalResourceFailed",
+            Status::NotSystemDatabaseError => "Neo.ClientError.Statement.NotSystemDatabaseError",
             Status::IndexWithNameAlreadyExists => {
                 "Neo.ClientError.Schema.IndexWithNameAlreadyExists"
             }
@@ -181,6 +185,7 @@ impl Status {
             Status::ProcedureCallFailed | Status::InvalidArguments => "50N42",
             Status::TokenNameError => "50N42",
             Status::TransactionStartFailed | Status::ExternalResourceFailed => "50N42",
+            Status::NotSystemDatabaseError => "50N42",
             Status::IndexWithNameAlreadyExists => "50N42",
         }
     }

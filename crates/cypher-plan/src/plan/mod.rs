@@ -270,6 +270,15 @@ impl Binder<'_> {
                     };
                     op = self.plan_call_subquery(op, &mut scope, &call, top)?;
                 }
+                ClauseKind::Finish => {
+                    if i + 1 < clauses.len() {
+                        return Err(self.syntax(
+                            clause.span,
+                            "InvalidClauseComposition",
+                            "FINISH can only be used at the end of the query.",
+                        ));
+                    }
+                }
                 ClauseKind::LoadCsv { with_headers, url, variable, field_terminator } => {
                     let load = load_csv::LoadCsvClause {
                         headers: *with_headers,
@@ -395,6 +404,7 @@ impl Binder<'_> {
                     ClauseKind::CallProcedure { optional: false, .. }
                         | ClauseKind::CallProcedure { yield_: None, .. }
                         | ClauseKind::CallSubquery { .. }
+                        | ClauseKind::Finish
                 );
             if !ok {
                 let what = match &last.kind {

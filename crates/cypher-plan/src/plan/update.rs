@@ -278,6 +278,11 @@ impl Binder<'_> {
                     labels: labels.iter().map(name).collect(),
                     dynamic: self.bind_set_dyn(dynamic, variable.span, scope)?,
                 },
+                SetItem::DynamicProperty { target, key, value } => SetOp::DynamicProperty {
+                    target: self.bind_expr(target, scope)?,
+                    key: self.bind_expr(key, scope)?,
+                    value: self.bind_expr(value, scope)?,
+                },
             });
         }
         Ok(out)
@@ -298,6 +303,10 @@ impl Binder<'_> {
                     target: self.bind_var(variable, scope)?,
                     labels: labels.iter().map(name).collect(),
                     dynamic: self.bind_set_dyn(dynamic, variable.span, scope)?,
+                },
+                RemoveItem::DynamicProperty { target, key } => SetOp::RemoveDynamicProperty {
+                    target: self.bind_expr(target, scope)?,
+                    key: self.bind_expr(key, scope)?,
                 },
             });
         }

@@ -9,6 +9,7 @@
 mod admin;
 mod expr;
 mod labels;
+mod linear;
 mod pattern;
 mod prefix;
 mod qpp;
@@ -33,7 +34,7 @@ pub(crate) type PResult<T> = Result<T, Error>;
 /// subquery body is a full query or a bare pattern).
 const CLAUSE_KEYWORDS: &[&str] = &[
     "MATCH", "OPTIONAL", "WITH", "RETURN", "UNWIND", "CREATE", "MERGE", "SET", "REMOVE", "DELETE",
-    "DETACH", "NODETACH", "FOREACH", "CALL", "LOAD",
+    "DETACH", "NODETACH", "FOREACH", "CALL", "LOAD", "FINISH", "FILTER",
 ];
 
 /// Inputs whose estimated recursion stays within this many [`Parser::nested`] levels are parsed
@@ -319,7 +320,7 @@ impl<'a> Parser<'a> {
     }
 
     pub(crate) fn at_clause_start(&self) -> bool {
-        CLAUSE_KEYWORDS.iter().any(|k| self.is_kw(k))
+        CLAUSE_KEYWORDS.iter().any(|k| self.is_kw(k)) || self.at_let()
     }
 
     // ----- statements ----------------------------------------------------------------------
@@ -350,8 +351,14 @@ impl<'a> Parser<'a> {
         Ok(Statement::Query(self.query()?))
     }
 
-    /// A query with UNIONs.
+    /// A query with UNIONs, possibly chained with `NEXT` (see [`linear`]).
     pub(crate) fn query(&mut self) -> PResult<Query> {
+        let first = self.union_query()?;
+        self.next_chain(first)
+    }
+
+    /// A query with UNIONs.
+    pub(crate) fn union_query(&mut self) -> PResult<Query> {
         self.nested(|p| {
             let start = p.cur_span().start;
             let first = p.single_query()?;
@@ -376,6 +383,10 @@ impl<'a> Parser<'a> {
         let start = self.cur_span().start;
         let mut clauses = Vec::new();
         while self.at_clause_start() {
+            if self.at_let() {
+                clauses.extend(self.let_clauses()?);
+                continue;
+            }
             clauses.push(self.clause()?);
         }
         if clauses.is_empty() {
@@ -455,6 +466,12 @@ impl<'a> Parser<'a> {
         }
         if self.eat_kw("LOAD") {
             return self.load_csv_rest();
+        }
+        if self.eat_kw("FINISH") {
+            return Ok(ClauseKind::Finish);
+        }
+        if self.eat_kw("FILTER") {
+            return self.filter_rest();
         }
         Err(self.unexpected("a clause"))
     }
@@ -578,6 +595,11 @@ impl<'a> Parser<'a> {
                 self.expect_sym("=")?;
                 Ok(SetItem::Property { target: *target, key, value: self.expr()? })
             }
+            ExprKind::Index(target, key) => {
+                self.check_dynamic_key(&key)?;
+                self.expect_sym("=")?;
+                Ok(SetItem::DynamicProperty { target: *target, key: *key, value: self.expr()? })
+            }
             _ => Err(self.error_at(
                 at,
                 "Invalid SET item: expected a property (n.prop = ...), n = {map}, n += {map} \
@@ -596,11 +618,35 @@ impl<'a> Parser<'a> {
         let target = self.postfix_expr()?;
         match target.kind {
             ExprKind::Property(target, key) => Ok(RemoveItem::Property { target: *target, key }),
+            ExprKind::Index(target, key) => {
+                self.check_dynamic_key(&key)?;
+                Ok(RemoveItem::DynamicProperty { target: *target, key: *key })
+            }
             _ => Err(self.error_at(
                 at,
                 "Invalid REMOVE item: expected a property (n.prop) or labels (n:Label)",
             )),
         }
+    }
+
+    /// A dynamic property key written as a literal must be a string (Neo4j checks this
+    /// while planning, as a syntax error pointing at the key).
+    fn check_dynamic_key(&self, key: &Expr) -> PResult<()> {
+        let found = match &key.kind {
+            ExprKind::Literal(Literal::Int(_)) => "Integer",
+            ExprKind::Literal(Literal::Float(_)) => "Float",
+            ExprKind::Literal(Literal::Bool(_)) => "Boolean",
+            ExprKind::Map(_) => "Map",
+            ExprKind::List(_) => "List<Any>",
+            _ => return Ok(()),
+        };
+        Err(self.error_at(
+            key.span.start,
+            &format!(
+                "Type mismatch: node or relationship property key must be given as String, but \
+                 was {found}"
+            ),
+        ))
     }
 
     fn foreach_rest(&mut self) -> PResult<ClauseKind> {

@@ -462,8 +462,31 @@ impl<'a> Parser<'a> {
         self.bump(); // SHOW
         let mut filters = 0;
         let mut filter: Option<Arc<str>> = None;
+        if (self.is_kw("DEFAULT") || self.is_kw("HOME")) && self.is_kw_n(1, "DATABASE") {
+            if let crate::lexer::Tok::Word(w) = self.peek() {
+                filter = Some(Arc::from(w.to_ascii_uppercase().as_str()));
+            }
+            self.bump();
+        }
+        let mut names = None;
         let kind = loop {
-            let kind = if self.is_kw("DATABASES") || self.is_kw("DATABASE") {
+            let kind = if self.is_kw("SETTINGS") || self.is_kw("SETTING") {
+                self.bump();
+                names = self.show_setting_names()?;
+                break ShowKind::Settings;
+            } else if self.is_kw("SERVERS") || self.is_kw("SERVER") {
+                Some(ShowKind::Servers)
+            } else if filter.is_some() {
+                self.expect_kw("DATABASE")?;
+                break ShowKind::Databases;
+            } else if self.is_kw("DATABASE")
+                && !self.is_kw_n(1, "YIELD")
+                && !self.is_kw_n(1, "WHERE")
+            {
+                self.bump();
+                names = self.show_database_name()?;
+                break ShowKind::Databases;
+            } else if self.is_kw("DATABASES") || self.is_kw("DATABASE") {
                 Some(ShowKind::Databases)
             } else if self.is_kw("INDEX") || self.is_kw("INDEXES") {
                 Some(ShowKind::Indexes)
@@ -506,10 +529,11 @@ impl<'a> Parser<'a> {
                 self.ident("a user name")?;
             }
         }
-        if kind != ShowKind::Indexes {
+        if kind != ShowKind::Indexes && kind != ShowKind::Databases {
             filter = None;
         }
-        let mut cmd = ShowCommand { kind, filter, yield_: None, where_: None, then: Vec::new() };
+        let mut cmd =
+            ShowCommand { kind, filter, names, yield_: None, where_: None, then: Vec::new() };
         if self.eat_kw("YIELD") {
             let (spec, paging) = self.yield_spec(true)?;
             cmd.yield_ = Some(spec);
@@ -521,5 +545,40 @@ impl<'a> Parser<'a> {
             cmd.where_ = Some(self.expr()?);
         }
         Ok(cmd)
+    }
+
+    /// The names after `SHOW SETTINGS`: string literals (a list expression when there are
+    /// several) or one `$parameter`; `None` when the command continues (or ends) at once.
+    fn show_setting_names(&mut self) -> PResult<Option<Expr>> {
+        use crate::lexer::Tok;
+        if !matches!(self.peek(), Tok::Str(_) | Tok::Param(_)) {
+            return Ok(None);
+        }
+        let start = self.cur_span().start;
+        let mut list = self.expr_list()?;
+        if list.len() == 1 {
+            return Ok(list.pop());
+        }
+        Ok(Some(Expr { kind: ExprKind::List(list), span: self.span_from(start) }))
+    }
+
+    /// The name after `SHOW DATABASE`: a (possibly dotted) name as a string, or a `$parameter`.
+    fn show_database_name(&mut self) -> PResult<Option<Expr>> {
+        use crate::lexer::Tok;
+        let start = self.cur_span().start;
+        if let Tok::Param(_) = self.peek() {
+            return Ok(Some(self.expr()?));
+        }
+        if !self.is_name() || self.is_kw("YIELD") || self.is_kw("WHERE") {
+            return Ok(None);
+        }
+        let mut name = self.ident("a database name")?.name.to_string();
+        while self.is_sym(".") && self.is_name_n(1) {
+            self.bump();
+            name.push('.');
+            name.push_str(&self.ident("a database name")?.name);
+        }
+        let lit = Literal::String(Arc::from(name.as_str()));
+        Ok(Some(Expr { kind: ExprKind::Literal(lit), span: self.span_from(start) }))
     }
 }

@@ -8,6 +8,7 @@
 
 mod agg;
 mod apoc;
+mod coll;
 mod convert;
 mod scalar;
 mod temporal;
@@ -128,6 +129,15 @@ static SCALARS: &[Entry] = &[
     e("apoc.text.join", apoc::text_join, 2, 2),
     e("apoc.meta.cypher.type", apoc::meta_cypher_type, 1, 1),
     e("apoc.meta.cypher.types", apoc::meta_cypher_types, 1, 1),
+    // Cypher 25 collection functions.
+    e("coll.distinct", coll::distinct, 1, 1),
+    e("coll.flatten", coll::flatten, 1, 2),
+    e("coll.indexof", coll::index_of, 2, 2),
+    e("coll.insert", coll::insert, 3, 3),
+    e("coll.max", coll::max, 1, 1),
+    e("coll.min", coll::min, 1, 1),
+    e("coll.remove", coll::remove, 2, 2),
+    e("coll.sort", coll::sort, 1, 1),
     // Vectors.
     e("vector.similarity.cosine", vector::cosine, 2, 2),
     e("vector.similarity.euclidean", vector::euclidean, 2, 2),
@@ -257,6 +267,14 @@ pub static CATALOG: &[(&str, &str)] = &[
     ("apoc.text.join", "APOC"),
     ("apoc.meta.cypher.type", "APOC"),
     ("apoc.meta.cypher.types", "APOC"),
+    ("coll.distinct", "List"),
+    ("coll.flatten", "List"),
+    ("coll.indexOf", "List"),
+    ("coll.insert", "List"),
+    ("coll.max", "List"),
+    ("coll.min", "List"),
+    ("coll.remove", "List"),
+    ("coll.sort", "List"),
     ("vector.similarity.cosine", "Vector"),
     ("vector.similarity.euclidean", "Vector"),
     ("date", "Temporal"),

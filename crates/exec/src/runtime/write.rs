@@ -319,6 +319,21 @@ fn source_map(v: Value, g: &dyn Graph) -> Result<Vec<(arbor_model::Key, Value)>>
     }
 }
 
+/// The key of `n[key]` in SET / REMOVE: a string (Neo4j: a syntax error for a parameter of
+/// another type, a type error for null).
+fn dynamic_key(v: Value) -> Result<String> {
+    match v {
+        Value::String(s) => Ok(s.to_string()),
+        Value::Null => {
+            Err(Error::type_error("Expected a String as dynamic property key, but it was null"))
+        }
+        other => Err(Error::syntax(format!(
+            "Type mismatch: node or relationship property key must be given as String, but was {}",
+            other.type_name()
+        ))),
+    }
+}
+
 fn run_set(items: &[SetOp], row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<()> {
     for it in items {
         match it {
@@ -390,6 +405,30 @@ fn run_set(items: &[SetOp], row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> 
                 let Some(ent) = entity(&t, "REMOVE")? else { continue };
                 check_alive(g, &ent)?;
                 let Some(k) = g.token_id(TokenKind::PropertyKey, key) else { continue };
+                if get_prop(g, &ent, k).is_some() {
+                    set_prop(g, &ent, k, Value::Null)?;
+                    ctx.stats.properties_set += 1;
+                }
+            }
+            SetOp::DynamicProperty { target, key, value } => {
+                let t = eval(target, row, ctx, g)?;
+                let key = dynamic_key(eval(key, row, ctx, g)?)?;
+                let Some(ent) = entity(&t, "SET")? else { continue };
+                check_alive(g, &ent)?;
+                let v = storable(eval(value, row, ctx, g)?)?;
+                let k = g.get_or_create_token(TokenKind::PropertyKey, &key)?;
+                if v.is_null() && get_prop(g, &ent, k).is_none() {
+                    continue;
+                }
+                set_prop(g, &ent, k, v)?;
+                ctx.stats.properties_set += 1;
+            }
+            SetOp::RemoveDynamicProperty { target, key } => {
+                let t = eval(target, row, ctx, g)?;
+                let key = dynamic_key(eval(key, row, ctx, g)?)?;
+                let Some(ent) = entity(&t, "REMOVE")? else { continue };
+                check_alive(g, &ent)?;
+                let Some(k) = g.token_id(TokenKind::PropertyKey, &key) else { continue };
                 if get_prop(g, &ent, k).is_some() {
                     set_prop(g, &ent, k, Value::Null)?;
                     ctx.stats.properties_set += 1;

@@ -1,0 +1,90 @@
+//! Parser tests for issue 18's additions: `FINISH`, dynamic property keys in SET / REMOVE,
+//! Cypher 25's `LET` / `FILTER` / `NEXT` (checked by the clauses they desugar to), and the
+//! SHOW SETTINGS / SHOW DATABASE forms.
+
+use crate::ast::*;
+use crate::parse;
+use crate::tests::{clauses, err};
+
+fn kinds(text: &str) -> Vec<&'static str> {
+    clauses(text)
+        .iter()
+        .map(|c| match c {
+            ClauseKind::Match { .. } => "MATCH",
+            ClauseKind::Unwind { .. } => "UNWIND",
+            ClauseKind::With(p) if p.star => "WITH*",
+            ClauseKind::With(_) => "WITH",
+            ClauseKind::Return(_) => "RETURN",
+            ClauseKind::Set { .. } => "SET",
+            ClauseKind::Remove { .. } => "REMOVE",
+            ClauseKind::CallSubquery { .. } => "CALL{}",
+            ClauseKind::Finish => "FINISH",
+            _ => "other",
+        })
+        .collect()
+}
+
+fn show(text: &str) -> ShowCommand {
+    match parse(text) {
+        Ok(Statement::Show(cmd)) => cmd,
+        other => panic!("expected a SHOW command for {text:?}, got {other:?}"),
+    }
+}
+
+// Goal: the new clauses parse to the clauses the planner knows, in order.
+#[test]
+fn linear_composition_desugars() {
+    assert_eq!(kinds("FINISH"), ["FINISH"]);
+    assert_eq!(kinds("MATCH (n) SET n.x = 1 FINISH"), ["MATCH", "SET", "FINISH"]);
+    assert_eq!(kinds("LET x = 1, y = x RETURN y"), ["WITH*", "WITH*", "RETURN"]);
+    assert_eq!(kinds("UNWIND [1] AS x FILTER WHERE x > 0 RETURN x"), ["UNWIND", "WITH*", "RETURN"]);
+    assert_eq!(kinds("UNWIND [1] AS x FILTER x > 0 RETURN x"), ["UNWIND", "WITH*", "RETURN"]);
+    assert_eq!(kinds("RETURN 1 AS a NEXT RETURN a"), ["WITH", "RETURN"]);
+    assert_eq!(kinds("RETURN 1 AS a UNION RETURN 2 AS a NEXT RETURN a"), ["CALL{}", "RETURN"]);
+    assert_eq!(kinds("CREATE () NEXT RETURN 1 AS a"), ["CALL{}", "RETURN"]);
+    // `let` stays a variable name where no `=` follows.
+    assert_eq!(kinds("WITH 1 AS let RETURN let"), ["WITH", "RETURN"]);
+    // A RETURN item without alias becomes a WITH item named by its text.
+    let ClauseKind::With(p) = &clauses("RETURN 1 + 1 NEXT RETURN `1 + 1`")[0] else { panic!() };
+    assert_eq!(p.items[0].alias.as_ref().map(|a| &*a.name), Some("1 + 1"));
+    assert!(err("RETURN 1 AS a NEXT RETURN 1 AS b UNION RETURN 2 AS b").message.contains("UNION"));
+}
+
+// Goal: `n[key]` in SET and REMOVE, and Neo4j's error for a literal key that is no string.
+#[test]
+fn dynamic_property_keys() {
+    let ClauseKind::Set { items } = &clauses("MATCH (n) SET n[$k] = 1")[1] else { panic!() };
+    assert!(matches!(items[0], SetItem::DynamicProperty { .. }));
+    let ClauseKind::Remove { items } = &clauses("MATCH (n) REMOVE n['a' + 'b']")[1] else {
+        panic!()
+    };
+    assert!(matches!(items[0], RemoveItem::DynamicProperty { .. }));
+    let e = err("MATCH (n) SET n[1] = 2");
+    assert!(e.message.starts_with(
+        "Type mismatch: node or relationship property key must be given as String, but was \
+         Integer (line 1, column 17"
+    ));
+}
+
+// Goal: the SHOW forms record what they are narrowed to.
+#[test]
+fn show_settings_and_databases() {
+    let cmd = show("SHOW SETTINGS");
+    assert_eq!((cmd.kind, cmd.names.is_none()), (ShowKind::Settings, true));
+    let cmd = show("SHOW SETTINGS 'a', 'b' YIELD name");
+    assert!(matches!(cmd.names, Some(Expr { kind: ExprKind::List(ref l), .. }) if l.len() == 2));
+    assert!(cmd.yield_.is_some());
+    assert!(matches!(
+        show("SHOW SETTING $p").names,
+        Some(Expr { kind: ExprKind::Parameter(_), .. })
+    ));
+    let cmd = show("SHOW DEFAULT DATABASE");
+    assert_eq!((cmd.kind, cmd.filter.as_deref()), (ShowKind::Databases, Some("DEFAULT")));
+    assert_eq!(show("SHOW HOME DATABASE YIELD name").filter.as_deref(), Some("HOME"));
+    let cmd = show("SHOW DATABASE neo4j YIELD name");
+    assert!(
+        matches!(cmd.names, Some(Expr { kind: ExprKind::Literal(Literal::String(ref s)), .. }) if &**s == "neo4j")
+    );
+    assert!(show("SHOW DATABASE YIELD name").names.is_none());
+    assert_eq!(show("SHOW SERVERS").kind, ShowKind::Servers);
+}
