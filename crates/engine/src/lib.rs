@@ -12,6 +12,7 @@ mod apoc_schema;
 mod deadline;
 mod embedded;
 mod fulltext;
+mod fulltext_live;
 mod graph_impl;
 mod info_procs;
 mod load_csv;
