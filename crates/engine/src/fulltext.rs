@@ -10,16 +10,20 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
+use std::time::Duration;
 
 use arbor_cypher_plan::CypherType as T;
 use arbor_cypher_syntax::ast::{Expr, ExprKind, Ident, Literal, SchemaCommand};
 use arbor_exec::graph::{Graph, Stats, TokenKind};
 use arbor_exec::procs::Procedure;
-use arbor_fulltext::{AnalyzerSpec, Corpus, Document, DEFAULT_ANALYZER};
+use arbor_fulltext::{rank, AnalyzerSpec, Corpus, Document, DEFAULT_ANALYZER};
 use arbor_model::{Error, NodeId, PropertyMap, RelId, Result, Status, Value};
+use arbor_storage::Store;
 use parking_lot::RwLock;
 
+use crate::fulltext_live::{push_strings, Feed, Live, Phase};
 use crate::session::Database;
 
 /// The file holding the definitions, in the data directory.
@@ -91,13 +95,16 @@ impl FulltextDef {
     }
 }
 
-/// The definitions of a database, and where they are persisted (`None`: in memory).
+/// The definitions of a database, where they are persisted (`None`: in memory), and their
+/// maintained indexes (see fulltext_live.rs).
 pub(crate) struct Registry {
     defs: RwLock<Vec<FulltextDef>>,
     file: Option<PathBuf>,
-    /// Per index, the corpus built for the committed state at a timestamp, shared by the
-    /// transactions that read that state without writes of their own.
-    cache: parking_lot::Mutex<Vec<(FulltextDef, u64, Arc<Corpus>)>>,
+    /// The store the indexes follow, once the database is assembled.
+    store: OnceLock<(Store, Weak<Registry>)>,
+    feed: Arc<Feed>,
+    live: RwLock<Vec<Arc<Live>>>,
+    worker_started: AtomicBool,
 }
 
 impl Registry {
@@ -114,12 +121,29 @@ impl Registry {
             }
             _ => Vec::new(),
         };
-        Ok(Registry { defs: RwLock::new(defs), file, cache: Default::default() })
+        Ok(Registry::with_defs(defs, file))
     }
 
     /// No file: the definitions of an in-memory database.
     pub fn in_memory() -> Registry {
-        Registry { defs: RwLock::new(Vec::new()), file: None, cache: Default::default() }
+        Registry::with_defs(Vec::new(), None)
+    }
+
+    fn with_defs(defs: Vec<FulltextDef>, file: Option<PathBuf>) -> Registry {
+        Registry {
+            defs: RwLock::new(defs),
+            file,
+            store: OnceLock::new(),
+            feed: Arc::default(),
+            live: RwLock::default(),
+            worker_started: AtomicBool::new(false),
+        }
+    }
+
+    /// Connects the registry to its store: the indexes defined start populating.
+    pub fn attach(self: &Arc<Self>, store: Store) {
+        let _ = self.store.set((store, Arc::downgrade(self)));
+        self.sync_live();
     }
 
     pub fn list(&self) -> Vec<FulltextDef> {
@@ -132,34 +156,96 @@ impl Registry {
         self.defs.read().iter().find(|d| d.name == name).cloned()
     }
 
-    /// The corpus of `def` as `g` sees it: from the cache when `g` reads a committed state
-    /// the cache was built for, else built by scanning (and cached if `g` has no own writes).
-    fn corpus(
-        &self,
-        def: &FulltextDef,
-        analyzer: &AnalyzerSpec,
-        g: &mut dyn Graph,
-    ) -> Result<Arc<Corpus>> {
-        let snapshot = g.committed_snapshot();
-        if let Some(ts) = snapshot {
-            let cache = self.cache.lock();
-            if let Some((_, _, c)) = cache.iter().find(|(d, t, _)| d == def && *t == ts) {
-                return Ok(c.clone());
+    /// The maintained index of `name`.
+    pub fn live(&self, name: &str) -> Option<Arc<Live>> {
+        self.live.read().iter().find(|l| l.def.name == name).cloned()
+    }
+
+    /// Starts a maintained index for every new definition, drops those of dropped ones, and
+    /// removes the commit observer when none is left.
+    fn sync_live(&self) {
+        let Some((store, me)) = self.store.get() else { return };
+        let defs = self.defs.read().clone();
+        let mut live = self.live.write();
+        live.retain(|l| defs.contains(&l.def));
+        let mut added = false;
+        for d in defs {
+            if !live.iter().any(|l| l.def == d) {
+                live.push(Arc::new(Live::new(d)));
+                added = true;
             }
         }
-        let corpus = Corpus::build(&def.properties, analyzer, documents(def, g))
-            .map_err(|e| Error::internal(format!("full-text index {}: {e}", def.name)))?;
-        let corpus = Arc::new(corpus);
-        if let Some(ts) = snapshot {
-            let mut cache = self.cache.lock();
-            // One entry per index: the newest state wins; dropped indexes leave.
-            let live = self.defs.read().clone();
-            cache.retain(|(d, t, _)| live.contains(d) && !(d.name == def.name && *t <= ts));
-            if !cache.iter().any(|(d, _, _)| d.name == def.name) {
-                cache.push((def.clone(), ts, corpus.clone()));
+        if live.is_empty() {
+            store.set_commit_observer(None);
+            self.feed.disable();
+        }
+        drop(live);
+        if added {
+            if !self.worker_started.swap(true, Ordering::SeqCst) {
+                let (me, feed) = (me.clone(), self.feed.clone());
+                let spawned = std::thread::Builder::new()
+                    .name("arbor-fulltext".into())
+                    .spawn(move || worker(me, feed));
+                if spawned.is_err() {
+                    self.worker_started.store(false, Ordering::SeqCst);
+                }
+            }
+            self.feed.kick();
+        }
+    }
+
+    /// One round of the worker: populates the new indexes, applies what committed to the
+    /// others, and trims the feed.
+    fn work(&self) {
+        let Some((store, _)) = self.store.get() else { return };
+        let live = self.live.read().clone();
+        for l in &live {
+            match l.phase() {
+                Phase::Populating => l.populate(store, &self.feed),
+                Phase::Online => {
+                    if let Err(e) = l.catch_up(store, &self.feed, u64::MAX) {
+                        tracing_failure(&l.def.name, &e);
+                    }
+                }
+                Phase::Failed(_) => {}
             }
         }
-        Ok(corpus)
+        crate::fulltext_live::trim(&self.feed, &live);
+        // A population that outlived its index's DROP may have installed the observer again.
+        if self.live.read().is_empty() {
+            store.set_commit_observer(None);
+            self.feed.disable();
+        }
+    }
+
+    /// Waits (up to `timeout`) until every index (or the one named) is online and has
+    /// applied every commit.
+    pub fn refresh(&self, name: Option<&str>, timeout: Duration) -> Result<()> {
+        let Some((store, _)) = self.store.get() else { return Ok(()) };
+        let deadline = std::time::Instant::now() + timeout;
+        let live = self.live.read().clone();
+        for l in live.into_iter().filter(|l| name.is_none_or(|n| l.def.name == n)) {
+            loop {
+                match l.phase() {
+                    Phase::Online => break,
+                    Phase::Failed(e) => {
+                        return Err(Error::new(
+                            Status::ExecutionFailed,
+                            format!("Index `{}` has failed: {e}", l.def.name),
+                        ))
+                    }
+                    Phase::Populating if std::time::Instant::now() >= deadline => {
+                        return Err(Error::new(
+                            Status::ProcedureCallFailed,
+                            format!("Index `{}` is still populating", l.def.name),
+                        ))
+                    }
+                    Phase::Populating => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+            l.catch_up(store, &self.feed, u64::MAX).map_err(Error::internal)?;
+        }
+        Ok(())
     }
 
     /// Changes the definitions under the lock (`f` may refuse) and persists the new set
@@ -173,9 +259,27 @@ impl Registry {
                 persist(file, &encode(&next))?;
             }
             *defs = next;
+            drop(defs);
+            self.sync_live();
         }
         Ok(r)
     }
+}
+
+/// The worker thread of a registry: runs until the registry is gone.
+fn worker(reg: Weak<Registry>, feed: Arc<Feed>) {
+    loop {
+        match reg.upgrade() {
+            Some(r) => r.work(),
+            None => return,
+        }
+        feed.wait(Duration::from_millis(200));
+    }
+}
+
+/// A maintained index that failed to apply commits stays as it was; the next round retries.
+fn tracing_failure(name: &str, e: &str) {
+    tracing::warn!(index = name, error = e, "full-text index: applying commits failed");
 }
 
 /// Writes `text` to `file` atomically and durably: a temporary file, fsync, rename, fsync of
@@ -281,7 +385,11 @@ fn decode(text: &str) -> std::result::Result<Vec<FulltextDef>, (usize, String)> 
 
 /// Handles the schema commands that concern full-text indexes: `CREATE FULLTEXT INDEX`, `DROP
 /// INDEX` of a full-text index, and (refused) other rules named like one. `None`: not ours.
-pub(crate) fn schema_command(db: &Database, cmd: &SchemaCommand) -> Result<Option<Stats>> {
+pub(crate) fn schema_command(
+    db: &Database,
+    cmd: &SchemaCommand,
+    params: &PropertyMap,
+) -> Result<Option<Stats>> {
     let reg = db.fulltext();
     let mut stats = Stats::default();
     let name_taken = |name: &str| db.store().indexes().iter().any(|ix| ix.name == name);
@@ -295,7 +403,8 @@ pub(crate) fn schema_command(db: &Database, cmd: &SchemaCommand) -> Result<Optio
             options,
             ..
         } => {
-            let (analyzer, eventually_consistent) = index_options(options.as_ref(), *relationship)?;
+            let (analyzer, eventually_consistent) =
+                index_options(options.as_ref(), *relationship, params)?;
             let names = |v: &[Ident]| v.iter().map(|i| i.name.to_string()).collect::<Vec<_>>();
             let mut def = FulltextDef {
                 name: String::new(),
@@ -395,12 +504,16 @@ fn default_name(def: &FulltextDef) -> String {
 
 /// The analyzer and eventual-consistency flag an `OPTIONS` map asks for, checked as Neo4j
 /// checks them.
-fn index_options(options: Option<&Expr>, relationship: bool) -> Result<(String, bool)> {
+fn index_options(
+    options: Option<&Expr>,
+    relationship: bool,
+    params: &PropertyMap,
+) -> Result<(String, bool)> {
     let mut analyzer = DEFAULT_ANALYZER.to_string();
     let mut eventually = false;
     let Some(options) = options else { return Ok((analyzer, eventually)) };
     let kind = if relationship { "relationship" } else { "node" };
-    let Value::Map(map) = literal(options)? else {
+    let Value::Map(map) = literal(options, params)? else {
         return Err(Error::syntax(format!(
             "Failed to create fulltext {kind} index: the OPTIONS must be a map."
         )));
@@ -479,20 +592,25 @@ fn quoted(v: &Value) -> String {
     }
 }
 
-/// The value of a literal (maps, lists and scalars as written; `OPTIONS` takes no
-/// expressions).
-fn literal(e: &Expr) -> Result<Value> {
+/// The value of a literal (maps, lists and scalars as written) or a parameter (`OPTIONS $map`,
+/// as neo4j-graphrag sends it); `OPTIONS` takes no other expressions.
+fn literal(e: &Expr, params: &PropertyMap) -> Result<Value> {
     Ok(match &e.kind {
         ExprKind::Literal(Literal::Null) => Value::Null,
         ExprKind::Literal(Literal::Bool(b)) => Value::Bool(*b),
         ExprKind::Literal(Literal::Int(i)) => Value::Int(*i),
         ExprKind::Literal(Literal::Float(f)) => Value::Float(*f),
         ExprKind::Literal(Literal::String(s)) => Value::from(&**s),
-        ExprKind::List(items) => Value::List(items.iter().map(literal).collect::<Result<_>>()?),
+        ExprKind::List(items) => {
+            Value::List(items.iter().map(|i| literal(i, params)).collect::<Result<_>>()?)
+        }
+        ExprKind::Parameter(name) => params.get(name).cloned().ok_or_else(|| {
+            Error::new(Status::ParameterMissing, format!("Expected parameter(s): {name}"))
+        })?,
         ExprKind::Map(entries) => {
             let mut m = PropertyMap::new();
             for (k, v) in entries {
-                m.insert(k.name.to_string().into(), literal(v)?);
+                m.insert(k.name.to_string().into(), literal(v, params)?);
             }
             Value::Map(m)
         }
@@ -513,11 +631,19 @@ pub(crate) fn show_rows(db: &Database, first_id: usize) -> Vec<Vec<Value>> {
         .into_iter()
         .enumerate()
         .map(|(i, d)| {
+            let (state, progress) = match db.fulltext().live(&d.name) {
+                Some(l) => match l.phase() {
+                    Phase::Online => ("ONLINE", 100.0),
+                    Phase::Populating => ("POPULATING", l.progress()),
+                    Phase::Failed(_) => ("FAILED", l.progress()),
+                },
+                None => ("ONLINE", 100.0),
+            };
             vec![
                 Value::Int((first_id + i + 1) as i64),
                 Value::from(d.name.as_str()),
-                Value::from("ONLINE"),
-                Value::Float(100.0),
+                Value::from(state),
+                Value::Float(progress),
                 Value::from("FULLTEXT"),
                 Value::from(if d.relationship { "RELATIONSHIP" } else { "NODE" }),
                 strings(&d.labels),
@@ -537,6 +663,7 @@ pub(crate) fn show_rows(db: &Database, first_id: usize) -> Vec<Vec<Value>> {
 
 /// The `db.index.fulltext.*` procedures over the definitions in `reg`.
 pub(crate) fn procedures(reg: Arc<Registry>) -> Vec<Procedure> {
+    let refresh_reg = reg.clone();
     let list = |t: T| T::List(Box::new(t));
     let col = |n: &str, t: T| (n.to_string(), t);
     let mut out = vec![
@@ -565,11 +692,16 @@ pub(crate) fn procedures(reg: Arc<Registry>) -> Vec<Procedure> {
             vec![],
             "Wait for the updates from recently committed transactions to be applied to any \
              eventually-consistent full-text indexes.",
-            // Queries read committed data directly: nothing is ever behind.
-            |_, _| Ok(Vec::new()),
+            // Queries are exact either way; this waits for population and applies every
+            // commit, so the next query reads the maintained index alone.
+            move |_, _| {
+                refresh_reg.refresh(None, Duration::from_secs(300))?;
+                Ok(Vec::new())
+            },
         ),
     ];
     out.extend(legacy_procedures(&reg));
+    out.extend(await_procedures(&reg));
     for rel in [false, true] {
         let reg = reg.clone();
         let (name, entity) = if rel {
@@ -598,6 +730,48 @@ pub(crate) fn procedures(reg: Arc<Registry>) -> Vec<Procedure> {
         out.push(p);
     }
     out
+}
+
+/// `db.awaitIndexes` and `db.awaitIndex` (replacing exec's, which know only storage's
+/// indexes): they also wait for full-text indexes to finish populating.
+fn await_procedures(reg: &Arc<Registry>) -> Vec<Procedure> {
+    use arbor_exec::procs::timeout_arg;
+    let col = |n: &str, t: T| (n.to_string(), t);
+    let all_reg = reg.clone();
+    let mut all = Procedure::new(
+        "db.awaitIndexes",
+        vec![col("timeOutSeconds", T::Integer)],
+        vec![],
+        "Wait for all indexes to come online (for example: CALL db.awaitIndexes(300)).",
+        move |args, g| {
+            let timeout = timeout_arg(args.first())?;
+            all_reg.refresh(None, timeout)?;
+            g.await_indexes(None, timeout)?;
+            Ok(Vec::new())
+        },
+    );
+    all.sig.optional = 1;
+    let one_reg = reg.clone();
+    let mut one = Procedure::new(
+        "db.awaitIndex",
+        vec![col("indexName", T::String), col("timeOutSeconds", T::Integer)],
+        vec![],
+        "Wait for an index to come online (for example: CALL db.awaitIndex(\"MyIndex\", 300)).",
+        move |args, g| {
+            let Some(Value::String(name)) = args.first() else {
+                return Err(Error::new(Status::ArgumentError, "db.awaitIndex needs an index name"));
+            };
+            let timeout = timeout_arg(args.get(1))?;
+            if one_reg.get(name).is_some() {
+                one_reg.refresh(Some(name), timeout)?;
+            } else {
+                g.await_indexes(Some(name), timeout)?;
+            }
+            Ok(Vec::new())
+        },
+    );
+    one.sig.optional = 1;
+    vec![all, one]
 }
 
 /// Neo4j 4's `db.index.fulltext.createNodeIndex|createRelationshipIndex(name, labels,
@@ -767,12 +941,23 @@ fn query_procedure(
     let (skip, limit, analyzer) = query_options(proc_name, args.get(2), &def)?;
     let index_analyzer = AnalyzerSpec::named(&def.analyzer)
         .ok_or_else(|| Error::internal(format!("unknown analyzer {}", def.analyzer)))?;
-    let corpus = reg.corpus(&def, index_analyzer, g)?;
-    let hits = corpus
-        .search(&query, analyzer, skip, limit)
+    let live = match (reg.live(&def.name), reg.store.get()) {
+        (Some(l), Some((store, _))) => l.query(store, &reg.feed, g, &query, analyzer),
+        _ => None,
+    };
+    let hits = match live {
+        Some(hits) => hits,
+        // Populating, or a snapshot older than the feed keeps: read every entity.
+        None => Corpus::build(&def.properties, index_analyzer, documents(&def, g))
+            .and_then(|c| c.hits(&query, analyzer, None)),
+    };
+    let mut hits = hits
         .map_err(|e| call_failed(proc_name, &format!("java.lang.IllegalArgumentException: {e}")))?;
+    rank(&mut hits);
     Ok(hits
         .into_iter()
+        .skip(skip)
+        .take(limit.unwrap_or(usize::MAX))
         .map(|(id, score)| {
             let entity = if rel { Value::Relationship(RelId(id)) } else { Value::Node(NodeId(id)) };
             vec![entity, Value::Float(score)]
@@ -821,18 +1006,34 @@ fn query_options(
 /// The index's documents as the transaction sees them: every entity with one of the labels
 /// (types) and at least one string (or string-list) value among the properties, in id order.
 fn documents(def: &FulltextDef, g: &mut dyn Graph) -> Vec<Document> {
-    let keys: Vec<(usize, u32)> = def
-        .properties
+    let keys = property_keys(def, g);
+    if keys.is_empty() {
+        return Vec::new();
+    }
+    entity_ids(def, g).into_iter().filter_map(|id| document(def, g, id, &keys)).collect()
+}
+
+/// `(position, key token)` of the properties of `def` that exist.
+pub(crate) fn property_keys(def: &FulltextDef, g: &dyn Graph) -> Vec<(usize, u32)> {
+    def.properties
         .iter()
         .enumerate()
         .filter_map(|(i, p)| Some((i, g.token_id(TokenKind::PropertyKey, p)?)))
-        .collect();
+        .collect()
+}
+
+fn owner_tokens(def: &FulltextDef, g: &dyn Graph) -> Vec<u32> {
     let owner = if def.relationship { TokenKind::RelType } else { TokenKind::Label };
-    let tokens: Vec<u32> = def.labels.iter().filter_map(|l| g.token_id(owner, l)).collect();
-    if keys.is_empty() || tokens.is_empty() {
-        return Vec::new();
-    }
+    def.labels.iter().filter_map(|l| g.token_id(owner, l)).collect()
+}
+
+/// The ids of the entities with one of the labels (types) of `def`, ascending.
+pub(crate) fn entity_ids(def: &FulltextDef, g: &mut dyn Graph) -> Vec<u64> {
+    let tokens = owner_tokens(def, g);
     let mut ids: Vec<u64> = Vec::new();
+    if tokens.is_empty() {
+        return ids;
+    }
     if def.relationship {
         let mut from = RelId(0);
         while let Some(r) = g.next_rel(&tokens, from) {
@@ -850,30 +1051,38 @@ fn documents(def: &FulltextDef, g: &mut dyn Graph) -> Vec<Document> {
         ids.sort_unstable();
         ids.dedup();
     }
-    ids.into_iter()
-        .filter_map(|id| {
-            let mut values = Vec::new();
-            for &(i, key) in &keys {
-                let v = if def.relationship {
-                    g.rel_property(RelId(id), key)
-                } else {
-                    g.node_property(NodeId(id), key)
-                };
-                match v {
-                    Some(Value::String(s)) => values.push((i, s.to_string())),
-                    Some(Value::List(items)) => {
-                        for item in items {
-                            if let Value::String(s) = item {
-                                values.push((i, s.to_string()));
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            (!values.is_empty()).then_some(Document { id, values })
-        })
-        .collect()
+    ids
+}
+
+/// The document of entity `id` as the transaction sees it: `None` if it does not exist, lacks
+/// the labels (type) of `def`, or has no string values among `keys`.
+pub(crate) fn document(
+    def: &FulltextDef,
+    g: &mut dyn Graph,
+    id: u64,
+    keys: &[(usize, u32)],
+) -> Option<Document> {
+    let tokens = owner_tokens(def, g);
+    let member = if def.relationship {
+        g.rel_info(RelId(id)).is_some_and(|(_, _, ty)| tokens.contains(&ty))
+    } else {
+        g.node_exists(NodeId(id)) && tokens.iter().any(|&l| g.node_has_label(NodeId(id), l))
+    };
+    if !member {
+        return None;
+    }
+    let mut values = Vec::new();
+    for &(i, key) in keys {
+        let v = if def.relationship {
+            g.rel_property(RelId(id), key)
+        } else {
+            g.node_property(NodeId(id), key)
+        };
+        if let Some(v) = v {
+            push_strings(&mut values, i, &v);
+        }
+    }
+    (!values.is_empty()).then_some(Document { id, values })
 }
 
 #[cfg(test)]

@@ -180,6 +180,9 @@ impl GraphRead for TxGraph<'_> {
     fn committed_snapshot(&self) -> Option<u64> {
         (!self.tx.has_writes()).then(|| self.tx.start_ts())
     }
+    fn snapshot_with_writes(&self, rels: bool) -> Option<(u64, Vec<u64>)> {
+        Some((self.tx.start_ts(), self.tx.written_ids(rels)))
+    }
     fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
         self.tx.await_indexes(name, timeout)
     }

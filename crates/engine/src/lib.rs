@@ -13,6 +13,7 @@ mod db_stats;
 mod deadline;
 mod embedded;
 mod fulltext;
+mod fulltext_live;
 mod graph_impl;
 mod info_procs;
 mod load_csv;

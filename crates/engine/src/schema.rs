@@ -61,7 +61,7 @@ pub(crate) fn run_schema(
         }
         _ => cmd,
     };
-    if let Some(stats) = crate::fulltext::schema_command(db, cmd)? {
+    if let Some(stats) = crate::fulltext::schema_command(db, cmd, params)? {
         db.clear_plan_cache();
         return Ok((stats, Vec::new(), Vec::new()));
     }

@@ -225,6 +225,14 @@ pub trait GraphRead {
     fn committed_snapshot(&self) -> Option<u64> {
         None
     }
+    /// The commit timestamp this transaction's snapshot is at, and the ids of the
+    /// relationships (`rels`) or nodes it has written itself, if the graph knows them (the
+    /// maintained full-text indexes re-check exactly those against the transaction). `None`:
+    /// the caller must read everything through the transaction.
+    fn snapshot_with_writes(&self, rels: bool) -> Option<(u64, Vec<u64>)> {
+        let _ = rels;
+        None
+    }
     /// Waits until the named index (or every index) is online; the default has no
     /// background population, so everything is always online.
     fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {

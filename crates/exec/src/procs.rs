@@ -253,7 +253,7 @@ fn builtins() -> Vec<Procedure> {
 }
 
 /// The `timeOutSeconds` argument of the await procedures (default 300 s, as in Neo4j).
-fn timeout_arg(v: Option<&Value>) -> Result<std::time::Duration> {
+pub fn timeout_arg(v: Option<&Value>) -> Result<std::time::Duration> {
     match v {
         None | Some(Value::Null) => Ok(std::time::Duration::from_secs(300)),
         Some(Value::Int(n)) if *n >= 0 => Ok(std::time::Duration::from_secs(*n as u64)),

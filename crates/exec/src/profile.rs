@@ -148,6 +148,9 @@ impl GraphRead for Counting<'_> {
         self.hits.set(self.hits.get() + r.as_ref().map_or(1, |v| v.len().max(1) as u64));
         r
     }
+    fn snapshot_with_writes(&self, rels: bool) -> Option<(u64, Vec<u64>)> {
+        self.inner.snapshot_with_writes(rels)
+    }
     fn await_indexes(&self, name: Option<&str>, timeout: std::time::Duration) -> Result<()> {
         self.inner.await_indexes(name, timeout)
     }

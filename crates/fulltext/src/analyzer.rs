@@ -1,5 +1,5 @@
 //! The analyzers a full-text index can use, under Neo4j's names, built from tantivy's
-//! tokenizer pipeline: a tokenizer ([`WordTokenizer`] for the `standard` family, letters only,
+//! tokenizer pipeline: a tokenizer ([`SpanTokenizer`]: words for the `standard` family, letters only,
 //! whitespace, or the whole value), then lower-casing, stop words and a stemmer as the analyzer
 //! asks.
 //!
@@ -29,7 +29,7 @@ pub const DEFAULT_ANALYZER: &str = "standard-no-stop-words";
 /// How an analyzer splits text into tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Split {
-    /// Words (see [`WordTokenizer`]).
+    /// Words (see [`SpanTokenizer::words`]).
     Words,
     /// Runs of letters (Lucene's `LetterTokenizer`).
     Letters,
@@ -245,8 +245,8 @@ impl AnalyzerSpec {
     /// The tantivy analyzer.
     pub fn build(&self) -> TextAnalyzer {
         let b = match self.split {
-            Split::Words => TextAnalyzer::builder(WordTokenizer::default()).dynamic(),
-            Split::Letters => TextAnalyzer::builder(LetterTokenizer::default()).dynamic(),
+            Split::Words => TextAnalyzer::builder(SpanTokenizer::words()).dynamic(),
+            Split::Letters => TextAnalyzer::builder(SpanTokenizer::letters()).dynamic(),
             Split::Whitespace => TextAnalyzer::builder(WhitespaceTokenizer::default()).dynamic(),
             Split::Keyword => TextAnalyzer::builder(RawTokenizer::default()).dynamic(),
         };
@@ -356,103 +356,85 @@ fn joins(prev: char, mid: char, next: char) -> bool {
     }
 }
 
-/// Splits text into words, approximating Lucene's `StandardTokenizer` (see the module docs).
-#[derive(Clone, Default)]
-pub struct WordTokenizer {
+/// The next word in `rest` as a byte range, approximating Lucene's `StandardTokenizer` (see
+/// the module docs).
+fn next_word(rest: &str) -> Option<(usize, usize)> {
+    let mut start = None;
+    let mut chars = rest.char_indices().peekable();
+    let mut end = rest.len();
+    let mut prev = ' ';
+    while let Some((i, c)) = chars.next() {
+        match start {
+            None if is_ideographic(c) => {
+                start = Some(i);
+                end = i + c.len_utf8();
+                break;
+            }
+            None if is_word(c) => start = Some(i),
+            None => {}
+            Some(_) if is_word(c) => {}
+            Some(_) => {
+                let next = chars.peek().map(|&(_, n)| n).unwrap_or(' ');
+                if !(joins(prev, c, next) && is_word(next)) {
+                    end = i;
+                    break;
+                }
+            }
+        }
+        prev = c;
+    }
+    Some((start?, end))
+}
+
+/// The next run of letters in `rest` as a byte range (Lucene's `LetterTokenizer`).
+fn next_letters(rest: &str) -> Option<(usize, usize)> {
+    let start = rest.find(char::is_alphabetic)?;
+    let len = rest[start..].find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len() - start);
+    Some((start, start + len))
+}
+
+/// A tokenizer that cuts text where `next` finds the next token: words for the `standard`
+/// family, runs of letters for `simple` and `stop`.
+#[derive(Clone)]
+pub struct SpanTokenizer {
     token: Token,
+    next: fn(&str) -> Option<(usize, usize)>,
 }
 
-pub struct WordStream<'a> {
-    text: &'a str,
-    at: usize,
-    token: &'a mut Token,
-}
+impl SpanTokenizer {
+    /// Words (see [`next_word`]).
+    pub fn words() -> SpanTokenizer {
+        SpanTokenizer { token: Token::default(), next: next_word }
+    }
 
-impl Tokenizer for WordTokenizer {
-    type TokenStream<'a> = WordStream<'a>;
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> WordStream<'a> {
-        self.token.reset();
-        WordStream { text, at: 0, token: &mut self.token }
+    /// Runs of letters (Lucene's `LetterTokenizer`).
+    pub fn letters() -> SpanTokenizer {
+        SpanTokenizer { token: Token::default(), next: next_letters }
     }
 }
 
-impl TokenStream for WordStream<'_> {
+pub struct SpanStream<'a> {
+    text: &'a str,
+    at: usize,
+    token: &'a mut Token,
+    next: fn(&str) -> Option<(usize, usize)>,
+}
+
+impl Tokenizer for SpanTokenizer {
+    type TokenStream<'a> = SpanStream<'a>;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> SpanStream<'a> {
+        self.token.reset();
+        SpanStream { text, at: 0, token: &mut self.token, next: self.next }
+    }
+}
+
+impl TokenStream for SpanStream<'_> {
     fn advance(&mut self) -> bool {
-        let rest = &self.text[self.at..];
-        let mut start = None;
-        let mut chars = rest.char_indices().peekable();
-        let mut end = rest.len();
-        let mut prev = ' ';
-        while let Some((i, c)) = chars.next() {
-            match start {
-                None if is_ideographic(c) => {
-                    start = Some(i);
-                    end = i + c.len_utf8();
-                    break;
-                }
-                None if is_word(c) => start = Some(i),
-                None => {}
-                Some(_) if is_word(c) => {}
-                Some(_) => {
-                    let next = chars.peek().map(|&(_, n)| n).unwrap_or(' ');
-                    if !(joins(prev, c, next) && is_word(next)) {
-                        end = i;
-                        break;
-                    }
-                }
-            }
-            prev = c;
-        }
-        let Some(start) = start else {
+        let Some((start, end)) = (self.next)(&self.text[self.at..]) else {
             self.at = self.text.len();
             return false;
         };
         let (from, to) = (self.at + start, self.at + end);
-        self.at = to;
-        self.token.text.clear();
-        self.token.text.push_str(&self.text[from..to]);
-        self.token.offset_from = from;
-        self.token.offset_to = to;
-        self.token.position = self.token.position.wrapping_add(1);
-        true
-    }
-    fn token(&self) -> &Token {
-        self.token
-    }
-    fn token_mut(&mut self) -> &mut Token {
-        self.token
-    }
-}
-
-/// Runs of letters (Lucene's `LetterTokenizer`, used by `simple` and `stop`).
-#[derive(Clone, Default)]
-pub struct LetterTokenizer {
-    token: Token,
-}
-
-pub struct LetterStream<'a> {
-    text: &'a str,
-    at: usize,
-    token: &'a mut Token,
-}
-
-impl Tokenizer for LetterTokenizer {
-    type TokenStream<'a> = LetterStream<'a>;
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> LetterStream<'a> {
-        self.token.reset();
-        LetterStream { text, at: 0, token: &mut self.token }
-    }
-}
-
-impl TokenStream for LetterStream<'_> {
-    fn advance(&mut self) -> bool {
-        let rest = &self.text[self.at..];
-        let Some(start) = rest.find(char::is_alphabetic) else {
-            self.at = self.text.len();
-            return false;
-        };
-        let len = rest[start..].find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len() - start);
-        let (from, to) = (self.at + start, self.at + start + len);
         self.at = to;
         self.token.text.clear();
         self.token.text.push_str(&self.text[from..to]);

@@ -11,7 +11,7 @@ pub mod search;
 
 pub use analyzer::{AnalyzerSpec, CATALOG, DEFAULT_ANALYZER};
 pub use query::{parse, Node, ParseError};
-pub use search::{Corpus, Document};
+pub use search::{rank, Corpus, Document};
 
 /// What can go wrong searching.
 #[derive(Clone, Debug, PartialEq, Eq)]

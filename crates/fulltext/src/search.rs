@@ -1,5 +1,6 @@
 //! A searchable set of documents: one tantivy index in RAM with a text field per indexed
-//! property and the entity id as a fast field, and the translation of a parsed Lucene query
+//! property and the entity id as an indexed fast field (built once, or maintained by id), and
+//! the translation of a parsed Lucene query
 //! ([`Node`]) into tantivy queries over those fields.
 //!
 //! Scores are tantivy's BM25 (k1 = 1.2, b = 0.75, as Lucene), summed over the clauses and
@@ -14,8 +15,10 @@ use tantivy::query::{
     AllQuery, BooleanQuery, BoostQuery, FuzzyTermQuery, Occur as TOccur, PhraseQuery, Query,
     RangeQuery, RegexQuery, TermQuery,
 };
-use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
-use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
+use tantivy::schema::{
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED,
+};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 use crate::analyzer::AnalyzerSpec;
 use crate::query::{Node, Occur};
@@ -29,12 +32,15 @@ pub struct Document {
     pub values: Vec<(usize, String)>,
 }
 
-/// A built index over a set of documents.
+/// An index over a set of documents: built once ([`Corpus::build`]), or maintained
+/// ([`Corpus::maintained`]: documents are put and removed, and become searchable at
+/// [`Corpus::commit`]).
 pub struct Corpus {
+    writer: Option<IndexWriter>,
     reader: IndexReader,
+    id: Field,
     fields: Vec<Field>,
     names: Vec<String>,
-    docs: u64,
 }
 
 const TOKENIZER: &str = "arbor";
@@ -46,15 +52,12 @@ fn search_err(e: tantivy::TantivyError) -> Error {
 }
 
 impl Corpus {
-    /// Indexes `docs` over `properties` (their names, for `field:` queries) with `analyzer`.
-    /// Documents without values are skipped.
-    pub fn build(
-        properties: &[String],
-        analyzer: &AnalyzerSpec,
-        docs: impl IntoIterator<Item = Document>,
-    ) -> Result<Corpus, Error> {
+    /// An empty corpus over `properties` (their names, for `field:` queries) analyzed with
+    /// `analyzer`, with its writer.
+    pub fn maintained(properties: &[String], analyzer: &AnalyzerSpec) -> Result<Corpus, Error> {
         let mut schema = Schema::builder();
-        let id = schema.add_u64_field("id", FAST);
+        // Indexed as well as fast: a changed or deleted document is removed by its id term.
+        let id = schema.add_u64_field("id", INDEXED | FAST);
         let text = TextOptions::default().set_indexing_options(
             TextFieldIndexing::default()
                 .set_tokenizer(TOKENIZER)
@@ -65,39 +68,81 @@ impl Corpus {
             .collect();
         let index = Index::create_in_ram(schema.build());
         index.tokenizers().register(TOKENIZER, analyzer.build());
-        let mut writer = index.writer_with_num_threads(1, WRITER_BUDGET).map_err(search_err)?;
-        let mut count = 0;
-        for d in docs {
-            if d.values.is_empty() {
-                continue;
-            }
-            let mut doc = TantivyDocument::default();
-            doc.add_u64(id, d.id);
-            for (p, v) in d.values {
-                if let Some(f) = fields.get(p) {
-                    doc.add_text(*f, v);
-                }
-            }
-            writer.add_document(doc).map_err(search_err)?;
-            count += 1;
-        }
-        writer.commit().map_err(search_err)?;
-        writer.wait_merging_threads().map_err(search_err)?;
+        let writer = index.writer_with_num_threads(1, WRITER_BUDGET).map_err(search_err)?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(search_err)?;
-        Ok(Corpus { reader, fields, names: properties.to_vec(), docs: count })
+        Ok(Corpus { writer: Some(writer), reader, id, fields, names: properties.to_vec() })
     }
 
-    /// Number of indexed documents.
+    /// Indexes `docs` over `properties` with `analyzer`, once (the writer is released).
+    /// Documents without values are skipped.
+    pub fn build(
+        properties: &[String],
+        analyzer: &AnalyzerSpec,
+        docs: impl IntoIterator<Item = Document>,
+    ) -> Result<Corpus, Error> {
+        let mut c = Corpus::maintained(properties, analyzer)?;
+        for d in docs {
+            c.insert(d)?;
+        }
+        c.commit()?;
+        if let Some(w) = c.writer.take() {
+            w.wait_merging_threads().map_err(search_err)?;
+        }
+        Ok(c)
+    }
+
+    fn writer(&self) -> Result<&IndexWriter, Error> {
+        self.writer.as_ref().ok_or_else(|| Error::Search("the corpus is read-only".into()))
+    }
+
+    /// Adds `d` (nothing if it has no values); its id must not be in the corpus.
+    pub fn insert(&mut self, d: Document) -> Result<(), Error> {
+        if d.values.is_empty() {
+            return Ok(());
+        }
+        let mut doc = TantivyDocument::default();
+        doc.add_u64(self.id, d.id);
+        for (p, v) in d.values {
+            if let Some(f) = self.fields.get(p) {
+                doc.add_text(*f, v);
+            }
+        }
+        self.writer()?.add_document(doc).map_err(search_err)?;
+        Ok(())
+    }
+
+    /// Replaces the document with `d`'s id by `d` (removes it if `d` has no values), as of
+    /// the next [`Corpus::commit`].
+    pub fn put(&mut self, d: Document) -> Result<(), Error> {
+        self.remove(d.id)?;
+        self.insert(d)
+    }
+
+    /// Removes the document with id `id` (if any), as of the next [`Corpus::commit`].
+    pub fn remove(&mut self, id: u64) -> Result<(), Error> {
+        self.writer()?.delete_term(Term::from_field_u64(self.id, id));
+        Ok(())
+    }
+
+    /// Makes everything put and removed so far searchable.
+    pub fn commit(&mut self) -> Result<(), Error> {
+        if let Some(w) = self.writer.as_mut() {
+            w.commit().map_err(search_err)?;
+        }
+        self.reader.reload().map_err(search_err)
+    }
+
+    /// Number of searchable documents.
     pub fn len(&self) -> u64 {
-        self.docs
+        self.reader.searcher().num_docs()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.docs == 0
+        self.len() == 0
     }
 
     /// The ids and scores of the documents matching `query` (terms analyzed with `analyzer`),
@@ -109,24 +154,44 @@ impl Corpus {
         skip: usize,
         limit: Option<usize>,
     ) -> Result<Vec<(u64, f64)>, Error> {
+        let mut hits = self.hits(query, analyzer, None)?;
+        rank(&mut hits);
+        Ok(hits.into_iter().skip(skip).take(limit.unwrap_or(usize::MAX)).collect())
+    }
+
+    /// Every document matching `query`, unordered, as `(id, score)`. With `statistics`, BM25
+    /// takes its document counts and term frequencies from that corpus (which must have the
+    /// same properties) instead of this one: a small corpus of changed documents then scores
+    /// about as the large one it stands in for.
+    pub fn hits(
+        &self,
+        query: &Node,
+        analyzer: &AnalyzerSpec,
+        statistics: Option<&Corpus>,
+    ) -> Result<Vec<(u64, f64)>, Error> {
         let Some(q) = self.translate(query, analyzer)? else { return Ok(Vec::new()) };
         let searcher = self.reader.searcher();
-        let n = usize::try_from(self.docs.max(1)).unwrap_or(usize::MAX);
-        let top =
-            searcher.search(&q, &TopDocs::with_limit(n).order_by_score()).map_err(search_err)?;
+        let n = usize::try_from(searcher.num_docs().max(1)).unwrap_or(usize::MAX);
+        let collector = TopDocs::with_limit(n).order_by_score();
+        let top = match statistics {
+            Some(other) => {
+                let stats = other.reader.searcher();
+                searcher.search_with_statistics_provider(&q, &collector, &stats)
+            }
+            None => searcher.search(&q, &collector),
+        }
+        .map_err(search_err)?;
         let mut columns = Vec::new();
         for seg in searcher.segment_readers() {
             columns.push(seg.fast_fields().u64("id").map_err(search_err)?);
         }
-        let mut hits: Vec<(u64, f64)> = top
+        Ok(top
             .into_iter()
             .filter_map(|(score, addr)| {
                 let id = columns.get(addr.segment_ord as usize)?.first(addr.doc_id)?;
                 Some((id, f64::from(score)))
             })
-            .collect();
-        hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        Ok(hits.into_iter().skip(skip).take(limit.unwrap_or(usize::MAX)).collect())
+            .collect())
     }
 
     /// The fields a clause searches: all, or the one named (none if no property has the name).
@@ -246,6 +311,11 @@ fn regex_query(pattern: &str, f: Field) -> Result<Option<Box<dyn Query>>, Error>
     Ok(Some(Box::new(q)))
 }
 
+/// Orders hits as every answer is ordered: by score, best first, then by id.
+pub fn rank(hits: &mut [(u64, f64)]) {
+    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+}
+
 /// Alternatives: none, the one, or a disjunction.
 fn any_of(mut qs: Vec<Box<dyn Query>>) -> Option<Box<dyn Query>> {
     match qs.len() {
@@ -348,5 +418,30 @@ mod tests {
         let hits = c.search(&parse("matrix").unwrap(), a, 1, Some(2)).unwrap();
         assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [1, 3]);
         assert!(hits[0].1 >= hits[1].1);
+    }
+
+    #[test]
+    fn a_maintained_corpus_replaces_and_removes_by_id() {
+        let a = AnalyzerSpec::named("standard-no-stop-words").unwrap();
+        let mut c = Corpus::maintained(&["title".to_string()], a).unwrap();
+        let doc = |id, t: &str| Document { id, values: vec![(0, t.to_string())] };
+        c.put(doc(1, "red apple")).unwrap();
+        c.put(doc(2, "green apple")).unwrap();
+        c.commit().unwrap();
+        assert_eq!(ids(&c, "apple"), [1, 2]);
+        // Not searchable before the commit.
+        c.put(doc(1, "red pear")).unwrap();
+        c.remove(2).unwrap();
+        assert_eq!(ids(&c, "apple"), [1, 2]);
+        c.commit().unwrap();
+        assert_eq!(ids(&c, "apple"), Vec::<u64>::new());
+        assert_eq!(ids(&c, "pear"), [1]);
+        assert_eq!(c.len(), 1);
+        // A small corpus scored with the large one's statistics scores as the large one.
+        let small = Corpus::build(&["title".to_string()], a, [doc(7, "red pear")]).unwrap();
+        let q = parse("pear").unwrap();
+        let with = small.hits(&q, a, Some(&c)).unwrap();
+        let large = c.hits(&q, a, None).unwrap();
+        assert_eq!(with[0].1, large[0].1);
     }
 }

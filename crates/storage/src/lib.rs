@@ -240,7 +240,9 @@ mod tests;
 
 pub use base::BaseStats;
 pub use durability::check::CheckReport;
-pub use mvcc::{NodeHandle, Savepoint, Transaction, VectorEntity};
+pub use mvcc::{
+    CommitChanges, CommitObserver, EntityVersion, NodeHandle, Savepoint, Transaction, VectorEntity,
+};
 pub use pager::default_memory_limit;
 pub use pager::pool::{MemFile, PageFile, PoolStats};
 pub use release::set_memory_release_hook;

@@ -699,6 +699,14 @@ impl Store {
         &self.h.persist
     }
 
+    /// Installs (or with `None` removes) the observer that sees every later commit's new
+    /// versions. Returns the last commit timestamp assigned before it was installed: every
+    /// commit after that one reaches the observer (wait for it with [`Store::wait_for_commit`]
+    /// before reading a snapshot that must not miss any).
+    pub fn set_commit_observer(&self, observer: Option<Arc<dyn crate::CommitObserver>>) -> u64 {
+        self.h.core.set_observer(observer)
+    }
+
     /// Whether this store writes files.
     pub fn is_persistent(&self) -> bool {
         self.h.persist.is_some()

@@ -92,6 +92,7 @@ impl Database {
         fulltext: crate::fulltext::Registry,
     ) -> Database {
         let fulltext = Arc::new(fulltext); // [fulltext hook]
+        fulltext.attach(store.clone());
         let procedures = crate::procedures::Procedures::for_path(path.as_deref(), fulltext.clone());
         let db = Database {
             inner: Arc::new(DbInner {

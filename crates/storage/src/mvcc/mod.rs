@@ -7,11 +7,12 @@
 //! commit hands its redo record to a [`CommitSink`] that the durability layer plugs in; this
 //! layer never sees the log or any file.
 //!
-//! Files, lowest first: `versions`, `tokens`, `counts`, `sink`, `state` (Core), `gc`,
+//! Files, lowest first: `versions`, `tokens`, `counts`, `sink`, `observer`, `state` (Core), `gc`,
 //! `violations`, `schema_ops`, `tx` (the struct), `tx_read`, `tx_index`, `tx_write`, `tx_commit`.
 
 mod counts;
 mod gc;
+mod observer;
 mod schema_ops;
 mod sink;
 mod state;
@@ -29,6 +30,7 @@ mod versions;
 mod violations;
 
 pub(crate) use counts::CountDelta;
+pub use observer::{CommitChanges, CommitObserver, EntityVersion};
 pub(crate) use sink::{CommitSink, Ticket};
 pub(crate) use state::{CommitState, Core};
 pub use tx::{Savepoint, Transaction};

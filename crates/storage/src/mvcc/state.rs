@@ -53,6 +53,8 @@ pub(crate) struct CommitState {
     /// `Core::schema` from the moment its ts is assigned, so a checkpoint of an older snapshot
     /// must not copy it (see `checkpoint_with`).
     pub last_schema_ts: u64,
+    /// Sees every commit's new versions (see `observer.rs`); `None`: nobody listens.
+    pub observer: Option<std::sync::Arc<dyn super::CommitObserver>>,
 }
 
 /// Live transactions: their snapshot timestamps and the timestamps of the bases they read,
@@ -142,9 +144,17 @@ impl Core {
                 gc_queue: VecDeque::new(),
                 delta_versions: 0,
                 last_schema_ts: 0,
+                observer: None,
             }),
             durable,
         }
+    }
+
+    /// Installs or removes the commit observer; the last commit timestamp assigned before.
+    pub(crate) fn set_observer(&self, observer: Option<Arc<dyn super::CommitObserver>>) -> u64 {
+        let mut cs = self.commit.lock();
+        cs.observer = observer;
+        cs.next_ts - 1
     }
 
     // ------------------------------------------------------------ the layers above

@@ -179,6 +179,16 @@ impl Transaction {
         !self.nodes.is_empty() || !self.rels.is_empty()
     }
 
+    /// The ids of the relationships (`rels`) or nodes this transaction has written (created,
+    /// changed or deleted), ascending.
+    pub fn written_ids(&self, rels: bool) -> Vec<u64> {
+        if rels {
+            self.rels.keys().copied().collect()
+        } else {
+            self.nodes.keys().copied().collect()
+        }
+    }
+
     // ---------------------------------------------------------------- tokens
 
     pub fn token_id(&self, kind: TokenKind, name: &str) -> Option<TokenId> {

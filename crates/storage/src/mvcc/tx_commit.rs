@@ -78,6 +78,9 @@ impl Transaction {
             // Before `apply`: it compares with the previous committed state.
             core.maintain_vectors(&mut cs, ts, &nodes, &rels);
             core.apply(&mut cs, ts, &nodes, &rels);
+            if let Some(o) = &cs.observer {
+                o.committed(ts, &super::CommitChanges { nodes: &nodes, rels: &rels });
+            }
             if ack.is_some() {
                 core.clock.applied(ts);
             } else {
