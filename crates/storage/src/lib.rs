@@ -232,6 +232,8 @@ mod fault_tests;
 #[cfg(test)]
 mod model_tests;
 #[cfg(test)]
+mod paged_tests;
+#[cfg(test)]
 mod segment_tests;
 #[cfg(test)]
 mod simfs;

@@ -301,6 +301,7 @@ impl BaseBuilder {
             node_dirty: AtomicBits::new(node_end),
             rel_dirty: AtomicBits::new(rel_end),
             stats: BaseStats::default(),
+            paged: None,
         };
         for t in pairs {
             let ix = BaseIndex::build(&base, t.0, &t.1);

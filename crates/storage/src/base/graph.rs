@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
-use arbor_model::Value;
+use arbor_model::{Result, Value};
 use rustc_hash::FxHashMap;
 
 use crate::records::{Labels, NodeData, RelData};
@@ -15,6 +15,7 @@ use crate::value::{target_key, IndexKey, KeyRange};
 use super::adjacency::{edge_run, push_edges};
 use super::columns::{AtomicBits, Bits, Packed, PackedView};
 use super::index::{key_hash, BaseIndex};
+use super::paged::PagedAdj;
 use super::props::{blob_all, blob_get, blob_has, blob_int, IntColumn, PropCol};
 
 /// Byte counts of the base's parts (for the memory benchmark and `Store::memory_stats`).
@@ -76,6 +77,10 @@ pub(crate) struct Base {
     pub(super) node_dirty: AtomicBits,
     pub(super) rel_dirty: AtomicBits,
     pub(super) stats: BaseStats,
+    /// Set when the adjacency is read from the checkpoint's segment through the buffer pool
+    /// ([`Base::attach_segment`]); the in-memory incoming CSR and forward relationship ids are
+    /// then dropped.
+    pub(super) paged: Option<PagedAdj>,
 }
 
 /// A read-only view of one node, either a delta version or a base row.
@@ -372,9 +377,22 @@ impl Base {
     /// matched once per chunk instead of once per entry, and a type column that is constant
     /// over the node's range (one relationship type in the base) decides the filter once.
     #[inline]
-    pub fn edges_one_dir(&self, node: u64, out: bool, types: &[u32], f: impl FnMut(u64, u64)) {
+    pub fn edges_one_dir(
+        &self,
+        node: u64,
+        out: bool,
+        types: &[u32],
+        mut f: impl FnMut(u64, u64),
+    ) -> Result<()> {
+        if let Some(p) = &self.paged {
+            return p.edges(node, out, !types.is_empty(), |r, o, t| {
+                if types.is_empty() || types.contains(&(t as u32)) {
+                    f(r, o)
+                }
+            });
+        }
         if node >= self.node_end {
-            return;
+            return Ok(());
         }
         let n = node as usize;
         let (off, other, rel, ty) = if out {
@@ -385,7 +403,7 @@ impl Base {
         let off = off.view();
         let (a, b) = (off.get(n) as usize, off.get(n + 1) as usize);
         if a >= b {
-            return;
+            return Ok(());
         }
         let (other, rel, ty) = (other.view(), rel.view(), ty.view());
         match (types, ty) {
@@ -398,6 +416,7 @@ impl Base {
             ([t], _) => edge_run::<true>(a, b, other, rel, ty, |x| x == u64::from(*t), f),
             (ts, _) => edge_run::<true>(a, b, other, rel, ty, |x| ts.contains(&(x as u32)), f),
         }
+        Ok(())
     }
 
     /// Appends `make(rel, other)` to `dst` for the node's base relationships in one direction
@@ -414,9 +433,16 @@ impl Base {
         types: &[u32],
         dst: &mut Vec<T>,
         make: impl Fn(u64, u64) -> T + Copy,
-    ) {
+    ) -> Result<()> {
+        if let Some(p) = &self.paged {
+            return p.edges(node, out, !types.is_empty(), |r, o, t| {
+                if types.is_empty() || types.contains(&(t as u32)) {
+                    dst.push(make(r, o))
+                }
+            });
+        }
         if node >= self.node_end {
-            return;
+            return Ok(());
         }
         let n = node as usize;
         let (off, other, rel, ty) = if out {
@@ -427,16 +453,32 @@ impl Base {
         let off = off.view();
         let (a, b) = (off.get(n) as usize, off.get(n + 1) as usize);
         if a >= b {
-            return;
+            return Ok(());
         }
         dst.reserve(b - a);
         push_edges(other.view(), rel.view(), ty.view(), types, a, b, dst, make);
+        Ok(())
     }
 
     /// Calls `f(rel, other, type, outgoing)` for the node's base relationships.
-    pub fn edges(&self, node: u64, out: bool, inc: bool, mut f: impl FnMut(u64, u64, u32, bool)) {
+    pub fn edges(
+        &self,
+        node: u64,
+        out: bool,
+        inc: bool,
+        mut f: impl FnMut(u64, u64, u32, bool),
+    ) -> Result<()> {
+        if let Some(p) = &self.paged {
+            if out {
+                p.edges(node, true, true, |r, o, t| f(r, o, t as u32, true))?;
+            }
+            if inc {
+                p.edges(node, false, true, |r, o, t| f(r, o, t as u32, false))?;
+            }
+            return Ok(());
+        }
         if node >= self.node_end {
-            return;
+            return Ok(());
         }
         let n = node as usize;
         if out {
@@ -449,6 +491,7 @@ impl Base {
                 f(self.in_rel.get(p), self.in_other.get(p), self.in_type.get(p) as u32, false);
             }
         }
+        Ok(())
     }
 
     /// The first base node `>= from` that has `label` in the base.

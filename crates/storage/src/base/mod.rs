@@ -30,6 +30,7 @@ mod builder;
 mod columns;
 mod graph;
 mod index;
+mod paged;
 mod props;
 mod segments;
 #[cfg(test)]

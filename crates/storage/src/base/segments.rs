@@ -3,13 +3,19 @@
 //! sets, a node's relationships per direction) with a comparison against an in-memory base
 //! (`arbor check`).
 //!
+//! A base loaded from a checkpoint with a segment reads its adjacency from it
+//! ([`Base::attach_segment`]).
+//!
 //! Column ids: 1 label code per node, 2–5 outgoing CSR (offsets, neighbour, relationship,
 //! type), 6–9 incoming CSR, 10 the label-set dictionary flattened (`n, label × n` per code).
+
+use std::sync::Arc;
 
 use arbor_model::{Error, Result, Status};
 
 use super::columns::{Packed, PackedView};
 use super::graph::Base;
+use super::paged::{read_edges, PagedAdj};
 use crate::pager::pool::BufferPool;
 use crate::pager::segment::{ColumnData, SegColumn, Segment};
 
@@ -17,10 +23,6 @@ const LABEL_CODE: u8 = 1;
 const OUT: [u8; 4] = [2, 3, 4, 5];
 const IN: [u8; 4] = [6, 7, 8, 9];
 const LABEL_SETS: u8 = 10;
-
-/// Entries decoded per pool round trip when reading a node's relationships: each chunk pins
-/// one page per column, never one per entry.
-const CHUNK: usize = 64;
 
 fn data(p: &Packed) -> ColumnData<'_> {
     match p.view() {
@@ -53,6 +55,46 @@ impl Base {
         cols.extend(IN.iter().zip(inc).map(|(id, p)| (*id, data(p))));
         cols.push((LABEL_SETS, ColumnData::U32(words)));
         cols
+    }
+
+    /// Makes this base (just loaded from checkpoint `seg.ts`) read its adjacency from `seg`
+    /// through `pool`, and drops the in-memory columns only adjacency reads used (the incoming
+    /// CSR and the forward relationship ids). The forward neighbour and type columns and the
+    /// offsets stay: relationship lookups by id read them. A segment of another checkpoint or
+    /// whose columns do not fit the base is `Corruption`.
+    pub(crate) fn attach_segment(
+        &mut self,
+        seg: Arc<Segment>,
+        pool: Arc<BufferPool>,
+    ) -> Result<()> {
+        if seg.ts != self.ts {
+            return Err(Error::new(
+                Status::Corruption,
+                format!(
+                    "segment file {} is of commit {}, its checkpoint of commit {}",
+                    seg.path().display(),
+                    seg.ts,
+                    self.ts
+                ),
+            ));
+        }
+        let paged = PagedAdj::new(seg, pool, (OUT, IN), self.node_end, self.rel_count)?;
+        let mut freed = 0;
+        for c in [&mut self.in_off, &mut self.in_other, &mut self.in_rel, &mut self.in_type] {
+            freed += c.bytes();
+            *c = Packed::default();
+        }
+        freed += self.out_rel.bytes();
+        self.out_rel = Packed::default();
+        self.stats.rel_bytes = self.stats.rel_bytes.saturating_sub(freed as u64);
+        self.paged = Some(paged);
+        Ok(())
+    }
+
+    /// Whether the adjacency is read through the buffer pool.
+    #[cfg(test)]
+    pub(crate) fn is_paged(&self) -> bool {
+        self.paged.is_some()
     }
 }
 
@@ -124,26 +166,8 @@ impl<'a> SegGraph<'a> {
     /// Calls `f(rel, other, type)` for the node's relationships in one direction, in CSR
     /// order, decoding a chunk of entries per pinned page of each column.
     pub fn edges(&self, node: u64, out: bool, mut f: impl FnMut(u64, u64, u32)) -> Result<()> {
-        let [off, other, rel, ty] = if out { self.out } else { self.inc };
-        let mut ab = [0u64; 2];
-        self.seg.fill(self.pool, off, node, &mut ab)?;
-        let (a, b) = (ab[0], ab[1]);
-        if node + 1 >= off.len() || a >= b {
-            return Ok(());
-        }
-        let (mut os, mut rs, mut ts) = ([0u64; CHUNK], [0u64; CHUNK], [0u64; CHUNK]);
-        let mut p = a;
-        while p < b {
-            let k = ((b - p) as usize).min(CHUNK);
-            self.seg.fill(self.pool, other, p, &mut os[..k])?;
-            self.seg.fill(self.pool, rel, p, &mut rs[..k])?;
-            self.seg.fill(self.pool, ty, p, &mut ts[..k])?;
-            for i in 0..k {
-                f(rs[i], os[i], ts[i] as u32);
-            }
-            p += k as u64;
-        }
-        Ok(())
+        let cols = if out { self.out } else { self.inc };
+        read_edges(self.seg, self.pool, cols, node, true, |r, o, t| f(r, o, t as u32))
     }
 }
 
@@ -166,7 +190,7 @@ pub(crate) fn compare(g: &SegGraph<'_>, base: &Base, max: usize) -> Result<Vec<S
             seg.clear();
             mem.clear();
             g.edges(id, out, |r, o, t| seg.push((r, o, t)))?;
-            base.edges(id, out, !out, |r, o, t, _| mem.push((r, o, t)));
+            base.edges(id, out, !out, |r, o, t, _| mem.push((r, o, t)))?;
             if seg != mem {
                 diffs.push(format!("node {id}: segment and base adjacency differ (out: {out})"));
             }

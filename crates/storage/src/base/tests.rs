@@ -120,9 +120,9 @@ fn base_round_trips_nodes_rels_and_indexes() {
         let want = if sorted { (0, 1) } else { (3, 1) };
         assert_eq!((r.start(), r.end()), want);
         let mut out = Vec::new();
-        b.edges(0, true, true, |rel, other, ty, o| out.push((rel, other, ty, o)));
+        b.edges(0, true, true, |rel, other, ty, o| out.push((rel, other, ty, o))).unwrap();
         let mut in3 = Vec::new();
-        b.edges(3, false, true, |rel, other, _, _| in3.push((rel, other)));
+        b.edges(3, false, true, |rel, other, _, _| in3.push((rel, other))).unwrap();
         if sorted {
             assert_eq!(out, vec![(0, 1, 7, true), (1, 3, 7, true), (2, 1, 7, false)]);
             assert_eq!(in3, vec![(1, 0), (4, 3)]);

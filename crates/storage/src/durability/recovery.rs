@@ -36,6 +36,10 @@ pub(crate) fn recover(
             // checkpoint that never reached its manifest.
             if let Some(name) = m.segments.first() {
                 p.pager.open_current(name)?;
+                // Expand, degree and var-length read the adjacency from it from now on.
+                if let Some(seg) = p.pager.current()? {
+                    core.attach_segment(seg, p.pager.pool.clone())?;
+                }
             }
             if repair {
                 checkpoint_segments::remove_others(vfs, dir, &m.segments);

@@ -234,6 +234,21 @@ impl Core {
         &self.nodes
     }
 
+    /// Makes the base just loaded read its adjacency from its checkpoint's segment through
+    /// `pool` (recovery, before anything else holds the base). Returns false, leaving the
+    /// base as it is, if the base is already shared.
+    pub fn attach_segment(
+        &self,
+        seg: Arc<crate::pager::segment::Segment>,
+        pool: Arc<crate::pager::pool::BufferPool>,
+    ) -> arbor_model::Result<bool> {
+        let mut b = self.base.write();
+        match Arc::get_mut(&mut b) {
+            Some(base) => base.attach_segment(seg, pool).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
     /// The current base (what new transactions read under the delta).
     pub fn base(&self) -> Arc<Base> {
         self.base.read().clone()
@@ -619,11 +634,16 @@ impl Core {
             // Relationships of the node as committed (base CSR plus delta adjacency).
             let mut seen: HashSet<u64> = HashSet::new();
             let mut edges: Vec<(u64, u32, bool)> = Vec::new();
-            base.edges(*id, true, true, |r, _, ty, out| {
+            let read = base.edges(*id, true, true, |r, _, ty, out| {
                 if seen.insert(r.wrapping_mul(2) + u64::from(out)) {
                     edges.push((r, ty, out));
                 }
             });
+            if let Err(e) = read {
+                // The commit is already logged; its count changes for this node's base
+                // relationships are lost until the next open recounts them.
+                tracing::error!("relationship counts of node {id} not updated: {}", e.message);
+            }
             self.nodes.read(*id, |s| {
                 for (a, out) in
                     s.out.iter().map(|a| (a, true)).chain(s.inc.iter().map(|a| (a, false)))

@@ -79,6 +79,10 @@ pub struct Transaction {
     pub(super) delta: CountDelta,
     /// Token tables as of `begin` (tokens are never removed): lookups need no shared lock.
     pub(super) tokens: Arc<super::tokens::Tokens>,
+    /// The first failed read of a base page (I/O, checksum): reads that hit it answered
+    /// without the page, so the query that made them must fail with this error
+    /// ([`Transaction::read_error`]), and the transaction cannot commit.
+    pub(super) read_error: std::sync::OnceLock<arbor_model::Error>,
 }
 
 /// The smaller of two optional ids, `None` only if both are.
@@ -157,7 +161,22 @@ impl Transaction {
             tx_index: BTreeMap::new(),
             undo: Vec::new(),
             delta: CountDelta::default(),
+            read_error: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The first failed read of a base page in this transaction, if any (see the field). A
+    /// query that read through the transaction must report it instead of its answer.
+    #[inline]
+    pub fn read_error(&self) -> Option<&arbor_model::Error> {
+        self.read_error.get()
+    }
+
+    /// Keeps the first read error (later ones are usually the same page again).
+    #[cold]
+    pub(super) fn note_read_error(&self, e: arbor_model::Error) {
+        tracing::error!("{}", e.message);
+        let _ = self.read_error.set(e);
     }
 
     /// The base this transaction reads under the delta.

@@ -25,6 +25,9 @@ impl Transaction {
     /// transaction begun after this returns). A transaction without writes returns its
     /// snapshot timestamp.
     pub fn commit(self) -> Result<u64> {
+        if let Some(e) = self.read_error.get() {
+            return Err(e.clone());
+        }
         let nodes: Vec<(u64, Option<Arc<NodeData>>)> = self
             .nodes
             .iter()
@@ -114,7 +117,7 @@ impl Transaction {
                     .nodes
                     .read(*id, |s| s.out.iter().chain(s.inc.iter()).map(|a| a.rel).collect())
                     .unwrap_or_default();
-                core.base().edges(*id, true, true, |r, _, _, _| rels.push(r));
+                core.base().edges(*id, true, true, |r, _, _, _| rels.push(r))?;
                 for r in rels {
                     if self.rels.get(&r).is_some_and(|w| w.data.is_none()) {
                         continue;

@@ -286,24 +286,29 @@ impl Transaction {
                 other: NodeId(other),
                 dir: d,
             };
-            match dir {
+            let r = match dir {
                 Direction::Outgoing => self.base.edges_one_dir(node, true, types, |rel, other| {
                     f(edge(rel, other, Direction::Outgoing))
                 }),
                 Direction::Incoming => self.base.edges_one_dir(node, false, types, |rel, other| {
                     f(edge(rel, other, Direction::Incoming))
                 }),
-                Direction::Both => {
-                    self.base.edges_one_dir(node, true, types, |rel, other| {
+                Direction::Both => self
+                    .base
+                    .edges_one_dir(node, true, types, |rel, other| {
                         f(edge(rel, other, Direction::Outgoing))
-                    });
-                    // A self-loop is in both lists; it is reported once, as outgoing.
-                    self.base.edges_one_dir(node, false, types, |rel, other| {
-                        if other != node {
-                            f(edge(rel, other, Direction::Incoming))
-                        }
-                    });
-                }
+                    })
+                    .and_then(|()| {
+                        // A self-loop is in both lists; it is reported once, as outgoing.
+                        self.base.edges_one_dir(node, false, types, |rel, other| {
+                            if other != node {
+                                f(edge(rel, other, Direction::Incoming))
+                            }
+                        })
+                    }),
+            };
+            if let Err(e) = r {
+                self.note_read_error(e);
             }
             return;
         }
@@ -334,9 +339,12 @@ impl Transaction {
             && self.base.rels_all_clean()
         {
             let out = dir == Direction::Outgoing;
-            self.base.edges_into(node, out, types, dst, move |rel, other| {
+            let r = self.base.edges_into(node, out, types, dst, move |rel, other| {
                 make(Edge { rel: RelId(rel), other: NodeId(other), dir })
             });
+            if let Err(e) = r {
+                self.note_read_error(e);
+            }
             return;
         }
         self.edges_general(node, clean, dir, types, &mut |e| dst.push(make(e)));
@@ -371,7 +379,7 @@ impl Transaction {
         let skip_in = |other: u64| dir == Direction::Both && other == node;
         let base = &*self.base;
         let rels_written = !self.rels.is_empty();
-        base.edges(node, want_out, want_in, |rel, other, ty, out| {
+        let r = base.edges(node, want_out, want_in, |rel, other, ty, out| {
             if want(ty) && (out || !skip_in(other)) {
                 // A base relationship with no delta version that this transaction did not
                 // write is visible as the base has it: no lookup needed.
@@ -382,6 +390,9 @@ impl Transaction {
                 }
             }
         });
+        if let Err(e) = r {
+            self.note_read_error(e);
+        }
         if base.node_dirty(node) {
             // Relationships created after this transaction's base (older ones are in its CSR).
             // They are copied out under the shard lock and checked after it is released (the

@@ -33,7 +33,8 @@ enum Current {
 
 /// The page cache of a file-backed store and its current segment.
 pub(crate) struct Pager {
-    pub pool: BufferPool,
+    /// Shared with the bases that read the current segment through it.
+    pub pool: Arc<BufferPool>,
     vfs: Arc<dyn Vfs>,
     dir: PathBuf,
     current: Mutex<Current>,
@@ -52,7 +53,7 @@ impl Pager {
     /// A pager over `dir` with a pool of `memory_limit` bytes (the default: half of the
     /// machine's memory).
     pub fn new(vfs: Arc<dyn Vfs>, dir: &Path, memory_limit: Option<u64>) -> Result<Pager> {
-        let pool = BufferPool::new(memory_limit.unwrap_or_else(default_memory_limit))?;
+        let pool = Arc::new(BufferPool::new(memory_limit.unwrap_or_else(default_memory_limit))?);
         Ok(Pager { pool, vfs, dir: dir.to_path_buf(), current: Mutex::new(Current::None) })
     }
 

@@ -8,29 +8,39 @@
 //!    one of their frames (under the table mutex, before the frame is handed out) and freed
 //!    only when the pool is dropped; a [`PageGuard`] borrows the pool, so no
 //!    guard outlives the memory.
-//! 2. A frame's bytes are written only while the writer holds the table mutex, the frame's pin
-//!    count is 0 and the frame is in no table entry (it was just taken as a victim or was never
-//!    used). Pins are only *taken* under the same mutex, so a frame observed unpinned there stays
-//!    unpinned until the mutex is released: nobody reads bytes that are being written.
+//! 2. A frame's bytes are written only by its *loader*: the thread that, under the table mutex,
+//!    took the frame as a victim by swapping its pin word from 0 to `EXCLUSIVE` (so nobody held
+//!    a guard on it, and a reader that pins it meanwhile sees the bit and backs off), set its
+//!    owner and state `LOADING`, and turned the exclusive bit into its own pin. The loader then
+//!    releases the mutex and reads the page into the frame; nobody else writes it (it is
+//!    pinned, so never a victim again until unpinned) and nobody reads its bytes while the
+//!    state is `LOADING`.
 //! 3. A frame's bytes are read only through a [`PageGuard`], which holds one pin from its
-//!    creation (under the mutex, after the write that filled the frame, so the mutex orders the
-//!    write before every read) to its drop (a `Release` decrement). A pinned frame is never
-//!    chosen as a victim, so its bytes do not change while any guard exists.
+//!    creation to its drop (a `Release` decrement), and only after observing the frame's state
+//!    `READY` with `Acquire`, which the loader stored with `Release` after its last write: the
+//!    write happens before every read. A pinned frame is never chosen as a victim, so its
+//!    bytes do not change while any guard exists. A thread that finds its page `LOADING` pins
+//!    the frame and waits for `READY`, or for `FAILED` (the read failed; the loader unmapped
+//!    the frame under the mutex), then unpins it and starts over.
 //!
 //! Pages are immutable on disk, so the pool never writes back: eviction just reuses the frame.
 //! Every page is checked against the CRC32C its segment lists before it becomes visible; a bad
 //! or short page is a `Corruption` error naming the file and page, and the frame stays free.
 //!
-//! A miss reads under the table mutex (misses are serialised; hits wait for a miss in
-//! progress). That is the simple first version: the vmcache design (a state word per page,
-//! optimistic reads, misses outside any global lock) is the next step behind the same API.
+//! A hit usually takes no lock: each file keeps, per page, the frame that last held it (a hint);
+//! a reader pins that frame and keeps it only if the pin word had no `EXCLUSIVE` bit and the
+//! frame's owner is still that page and `READY` (the pin stops any eviction from then on).
+//! Otherwise, the table mutex covers the lookup, the victim choice and the mapping; the `pread`
+//! of a miss runs outside it, so misses on different pages proceed in parallel and hits never
+//! wait for another page's read. The vmcache design (a state word per page of a virtual region,
+//! optimistic reads with no table lookup) can replace the table behind the same API.
 
 #![allow(unsafe_code)]
 
 use std::alloc::{self, Layout};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use arbor_model::{Error, Result, Status};
@@ -81,9 +91,11 @@ impl PageFile for MemFile {
 }
 
 /// A file registered for paging: its handle, its path (for errors), where its data pages
-/// start, and the expected CRC32C of each data page.
+/// start, the expected CRC32C of each data page, and per page a hint of the frame holding it.
 pub struct PagedFile {
     id: u32,
+    /// Per data page, 1 + the frame that last held it (0: none); checked by every use.
+    hints: Box<[AtomicU32]>,
     file: Arc<dyn PageFile>,
     path: PathBuf,
     /// Byte offset of data page 0.
@@ -99,7 +111,8 @@ impl PagedFile {
     /// a pool are never mistaken for another file's.
     pub fn new(file: Arc<dyn PageFile>, path: &Path, data_offset: u64, crcs: Box<[u32]>) -> Self {
         let id = NEXT_FILE_ID.fetch_add(1, Ordering::Relaxed);
-        PagedFile { id, file, path: path.to_path_buf(), data_offset, crcs }
+        let hints = crcs.iter().map(|_| AtomicU32::new(0)).collect();
+        PagedFile { id, hints, file, path: path.to_path_buf(), data_offset, crcs }
     }
 
     pub fn pages(&self) -> u64 {
@@ -198,11 +211,26 @@ impl Drop for Frames {
     }
 }
 
-/// A frame's pin count (readers holding a [`PageGuard`]) and clock reference bit.
+/// A frame's pin count (readers holding a [`PageGuard`]; [`EXCLUSIVE`] while a victim is
+/// being taken), clock reference bit, load state ([`READY`], [`LOADING`], [`FAILED`]) and
+/// owner (invariants 2 and 3; the owner is written only by the loader while exclusive).
 struct FrameMeta {
     pins: AtomicU32,
     referenced: AtomicBool,
+    state: AtomicU8,
+    file: AtomicU32,
+    page: AtomicU64,
 }
+
+/// The pin word's bit held by the thread taking the frame as a victim.
+const EXCLUSIVE: u32 = 1 << 31;
+
+/// The frame holds its page's bytes (or is free: then no table entry leads to it).
+const READY: u8 = 0;
+/// The frame's loader is reading its page.
+const LOADING: u8 = 1;
+/// The loader's read failed; the frame is unmapped and free once unpinned.
+const FAILED: u8 = 2;
 
 /// What the table mutex protects.
 struct Table {
@@ -291,7 +319,13 @@ impl BufferPool {
     fn meta(&self, f: usize) -> &FrameMeta {
         let chunk = self.meta[f / CHUNK_FRAMES].get_or_init(|| {
             (0..CHUNK_FRAMES)
-                .map(|_| FrameMeta { pins: AtomicU32::new(0), referenced: AtomicBool::new(false) })
+                .map(|_| FrameMeta {
+                    pins: AtomicU32::new(0),
+                    referenced: AtomicBool::new(false),
+                    state: AtomicU8::new(READY),
+                    file: AtomicU32::new(0),
+                    page: AtomicU64::new(0),
+                })
                 .collect()
         });
         &chunk[f % CHUNK_FRAMES]
@@ -299,10 +333,11 @@ impl BufferPool {
 
     /// The frame's bytes as a mutable slice.
     ///
-    /// SAFETY: the caller holds the table mutex (`_locked` is its contents, and bounds the
-    /// slice's life) and the frame is unpinned and unmapped (invariant 2), so nobody else reads
-    /// or writes these bytes.
-    unsafe fn frame_mut<'t>(&self, _locked: &'t mut Table, frame: usize) -> &'t mut [u8] {
+    /// SAFETY: the caller is the frame's loader (invariant 2): it took the frame as a victim
+    /// under the table mutex, set it `LOADING` and pinned it, and has not yet published it
+    /// (`READY`/`FAILED`), so nobody else reads or writes these bytes while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn frame_mut(&self, frame: usize) -> &mut [u8] {
         debug_assert!(frame < self.count);
         // SAFETY: the frame was handed out, so its chunk exists and the range lies inside it
         // (invariant 1).
@@ -311,40 +346,133 @@ impl BufferPool {
 
     /// Pins page `page` of `file`, reading it on a miss. Errors: a bad page (`Corruption`
     /// naming file and page), a read error (`Io`), or every frame pinned (`MemoryExhausted`).
+    #[inline]
     pub fn fix<'p>(&'p self, file: &PagedFile, page: u64) -> Result<PageGuard<'p>> {
-        let key = (file.id, page);
-        let mut t = self.table.lock();
-        if let Some(&f) = t.map.get(&key) {
-            let f = f as usize;
-            self.meta(f).pins.fetch_add(1, Ordering::Acquire);
-            self.meta(f).referenced.store(true, Ordering::Relaxed);
+        if let Some(g) = self.fix_hinted(file, page) {
+            return Ok(g);
+        }
+        self.fix_locked(file, page)
+    }
+
+    /// The lock-free hit: pins the frame the page's hint names if it still holds the page,
+    /// ready (see the module docs).
+    #[inline]
+    fn fix_hinted<'p>(&'p self, file: &PagedFile, page: u64) -> Option<PageGuard<'p>> {
+        let hint = file.hints.get(page as usize)?.load(Ordering::Acquire);
+        let f = hint.checked_sub(1)? as usize;
+        let m = self.meta(f);
+        let prev = m.pins.fetch_add(1, Ordering::Acquire);
+        let guard = PageGuard { pool: self, frame: f };
+        if prev & EXCLUSIVE == 0
+            && m.file.load(Ordering::Relaxed) == file.id
+            && m.page.load(Ordering::Relaxed) == page
+            && m.state.load(Ordering::Acquire) == READY
+        {
+            if !m.referenced.load(Ordering::Relaxed) {
+                m.referenced.store(true, Ordering::Relaxed);
+            }
             self.hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(PageGuard { pool: self, frame: f });
+            return Some(guard);
         }
-        let f = self.victim(&mut t)?;
-        if let Some(old) = t.owner[f].take() {
-            t.map.remove(&old);
-            self.evictions.fetch_add(1, Ordering::Relaxed);
+        None
+    }
+
+    #[inline(never)]
+    fn fix_locked<'p>(&'p self, file: &PagedFile, page: u64) -> Result<PageGuard<'p>> {
+        let key = (file.id, page);
+        loop {
+            let mut t = self.table.lock();
+            if let Some(&f) = t.map.get(&key) {
+                let f = f as usize;
+                let m = self.meta(f);
+                m.pins.fetch_add(1, Ordering::Acquire);
+                m.referenced.store(true, Ordering::Relaxed);
+                drop(t);
+                let guard = PageGuard { pool: self, frame: f };
+                if self.wait_ready(m) {
+                    self.hits.fetch_add(1, Ordering::Relaxed);
+                    if let Some(h) = file.hints.get(page as usize) {
+                        h.store(f as u32 + 1, Ordering::Release);
+                    }
+                    return Ok(guard);
+                }
+                // The read failed and the frame was unmapped: start over (and read it again).
+                continue;
+            }
+            let f = self.victim(&mut t)?;
+            if let Some(old) = t.owner[f].take() {
+                t.map.remove(&old);
+                self.evictions.fetch_add(1, Ordering::Relaxed);
+            }
+            t.owner[f] = Some(key);
+            t.map.insert(key, f as u32);
+            let m = self.meta(f);
+            m.state.store(LOADING, Ordering::Relaxed);
+            m.file.store(file.id, Ordering::Relaxed);
+            m.page.store(page, Ordering::Relaxed);
+            m.referenced.store(true, Ordering::Relaxed);
+            // The exclusive bit becomes the loader's pin (readers' transient pins stay counted).
+            m.pins.fetch_sub(EXCLUSIVE - 1, Ordering::AcqRel);
+            drop(t);
+            let guard = PageGuard { pool: self, frame: f };
+            // SAFETY: this thread is the frame's loader (see above and invariant 2).
+            let buf = unsafe { self.frame_mut(f) };
+            return match file.load(page, buf) {
+                Ok(()) => {
+                    m.state.store(READY, Ordering::Release);
+                    if let Some(h) = file.hints.get(page as usize) {
+                        h.store(f as u32 + 1, Ordering::Release);
+                    }
+                    self.misses.fetch_add(1, Ordering::Relaxed);
+                    Ok(guard)
+                }
+                Err(e) => {
+                    let mut t = self.table.lock();
+                    m.state.store(FAILED, Ordering::Release);
+                    t.map.remove(&key);
+                    t.owner[f] = None;
+                    drop(t);
+                    Err(e)
+                }
+            };
         }
-        // SAFETY: we hold the mutex; `victim` returned an unpinned frame and it is now unmapped.
-        let buf = unsafe { self.frame_mut(&mut t, f) };
-        file.load(page, buf)?;
-        t.owner[f] = Some(key);
-        t.map.insert(key, f as u32);
-        self.meta(f).pins.fetch_add(1, Ordering::Acquire);
-        self.meta(f).referenced.store(true, Ordering::Relaxed);
-        self.misses.fetch_add(1, Ordering::Relaxed);
-        Ok(PageGuard { pool: self, frame: f })
+    }
+
+    /// Waits while a frame the caller has pinned is `LOADING`; true once `READY`, false if
+    /// its read failed.
+    #[inline]
+    fn wait_ready(&self, m: &FrameMeta) -> bool {
+        let mut spins = 0u32;
+        loop {
+            match m.state.load(Ordering::Acquire) {
+                READY => return true,
+                LOADING => {
+                    spins += 1;
+                    if spins < 64 {
+                        std::hint::spin_loop();
+                    } else {
+                        std::thread::yield_now();
+                    }
+                }
+                _ => return false,
+            }
+        }
     }
 
     /// Clock: the first frame after the hand that is unpinned and not referenced since the
     /// hand last passed (clearing the bits it passes). Two turns find one unless all are pinned.
     fn victim(&self, t: &mut Table) -> Result<usize> {
+        let take = |f: usize| {
+            let pins = &self.meta(f).pins;
+            pins.compare_exchange(0, EXCLUSIVE, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+        };
         if t.used < self.count {
             self.frames.ensure(t.used)?;
             t.owner.push(None);
             t.used += 1;
-            return Ok(t.used - 1);
+            if take(t.used - 1) {
+                return Ok(t.used - 1);
+            }
         }
         for _ in 0..2 * self.count {
             let f = t.hand;
@@ -352,7 +480,9 @@ impl BufferPool {
             if self.meta(f).pins.load(Ordering::Acquire) != 0 {
                 continue;
             }
-            if t.owner[f].is_none() || !self.meta(f).referenced.swap(false, Ordering::Relaxed) {
+            let second_chance =
+                t.owner[f].is_some() && self.meta(f).referenced.swap(false, Ordering::Relaxed);
+            if !second_chance && take(f) {
                 return Ok(f);
             }
         }
@@ -387,9 +517,10 @@ impl PageGuard<'_> {
     /// The page's `PAGE_SIZE` bytes.
     #[inline]
     pub fn bytes(&self) -> &[u8] {
-        // SAFETY: the frame is pinned by this guard (invariant 3): it was filled before the pin
-        // was taken under the mutex and is not written again while the pin is held; the range
-        // lies inside the allocation (invariant 1) and the pool outlives the guard.
+        // SAFETY: the frame is pinned by this guard, which `fix` returns only after observing
+        // `READY` (invariant 3): it was filled before and is not written again while the pin
+        // is held; the range lies inside the allocation (invariant 1) and the pool outlives the
+        // guard.
         unsafe { std::slice::from_raw_parts(self.pool.frames.ptr(self.frame), PAGE_SIZE) }
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use arbor_model::Status;
 
-use super::pool::{BufferPool, MemFile, PagedFile, MIN_FRAMES, PAGE_SIZE};
+use super::pool::{BufferPool, MemFile, PageFile, PagedFile, MIN_FRAMES, PAGE_SIZE};
 use super::segment::{write_segment, ColumnData, Segment};
 
 const TINY: u64 = (MIN_FRAMES * PAGE_SIZE) as u64;
@@ -235,4 +235,92 @@ fn truncated_and_damaged_headers_and_future_versions_are_errors() {
     assert!(e.message.contains("format version 9"), "{}", e.message);
     assert!(open(clean[..3000].to_vec()).is_err());
     assert!(open(Vec::new()).is_err());
+}
+
+/// A file whose reads wait (up to a few seconds, so a broken pool fails instead of hanging)
+/// until `want` reads are in progress at once, and records the most seen.
+struct Rendezvous {
+    bytes: Vec<u8>,
+    want: u32,
+    inside: parking_lot::Mutex<(u32, u32)>,
+    cv: parking_lot::Condvar,
+}
+
+impl PageFile for Rendezvous {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        let mut g = self.inside.lock();
+        g.0 += 1;
+        g.1 = g.1.max(g.0);
+        self.cv.notify_all();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while g.1 < self.want && !self.cv.wait_until(&mut g, deadline).timed_out() {}
+        g.0 -= 1;
+        drop(g);
+        MemFile(self.bytes.clone()).read_at(buf, offset)
+    }
+}
+
+#[test]
+fn misses_on_different_pages_are_read_concurrently() {
+    let pages: Vec<u8> = (0..4 * PAGE_SIZE).map(|i| (i / PAGE_SIZE) as u8 + 1).collect();
+    let crcs: Box<[u32]> = pages.chunks(PAGE_SIZE).map(crc32c::crc32c).collect();
+    let file = Arc::new(Rendezvous {
+        bytes: pages,
+        want: 2,
+        inside: parking_lot::Mutex::new((0, 0)),
+        cv: parking_lot::Condvar::new(),
+    });
+    let f = Arc::new(PagedFile::new(file.clone(), Path::new("/db/rv.arbor"), 0, crcs));
+    let pool = Arc::new(BufferPool::new(TINY).unwrap());
+    let threads: Vec<_> = (0..2u64)
+        .map(|p| {
+            let (f, pool) = (f.clone(), pool.clone());
+            std::thread::spawn(move || {
+                let g = pool.fix(&f, p).unwrap();
+                assert!(g.bytes().iter().all(|b| u64::from(*b) == p + 1));
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(file.inside.lock().1, 2, "the two misses were serialised");
+    assert_eq!(pool.stats().misses, 2);
+}
+
+#[test]
+fn concurrent_readers_of_a_corrupt_page_all_get_the_error_and_good_pages_stay_readable() {
+    let mut pages: Vec<u8> = (0..64 * PAGE_SIZE).map(|i| (i / PAGE_SIZE) as u8).collect();
+    let crcs: Box<[u32]> = pages.chunks(PAGE_SIZE).map(crc32c::crc32c).collect();
+    pages[5 * PAGE_SIZE + 9] ^= 0x40;
+    let f = Arc::new(PagedFile::new(Arc::new(MemFile(pages)), Path::new("/db/bad.arbor"), 0, crcs));
+    let pool = Arc::new(BufferPool::new(TINY).unwrap());
+    let threads: Vec<_> = (0..4u64)
+        .map(|t| {
+            let (f, pool) = (f.clone(), pool.clone());
+            std::thread::spawn(move || {
+                let mut x = t + 7;
+                for _ in 0..2000 {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let p = (x >> 40) % 64;
+                    match pool.fix(&f, p) {
+                        Ok(g) => {
+                            assert_ne!(p, 5, "the corrupt page was served");
+                            assert!(g.bytes().iter().all(|b| u64::from(*b) == p));
+                        }
+                        Err(e) if e.status == Status::MemoryExhausted => {}
+                        Err(e) => {
+                            assert_eq!(p, 5, "{}", e.message);
+                            assert_eq!(e.status, Status::Corruption);
+                            assert!(e.message.contains("/db/bad.arbor page 5"), "{}", e.message);
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert!(pool.stats().evictions > 0);
 }

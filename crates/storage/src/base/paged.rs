@@ -1,0 +1,113 @@
+//! The base's adjacency read from its checkpoint's segment through the buffer pool
+//! ([`PagedAdj`]), instead of from decoded in-memory columns: what a base opened from a
+//! checkpoint with a segment reads for expand, degree and var-length (see
+//! [`super::Base::attach_segment`]). A failed read (I/O, a bad checksum) is an error naming the
+//! file and page, which the transaction keeps and the query reports.
+
+use std::sync::Arc;
+
+use arbor_model::{Error, Result, Status};
+
+use crate::pager::pool::BufferPool;
+use crate::pager::segment::{SegColumn, Segment};
+
+/// Entries decoded per pool round trip when reading a node's relationships: each chunk pins
+/// one page per column (at most two when the chunk crosses a page boundary), never one per
+/// entry.
+pub(super) const CHUNK: usize = 64;
+
+/// Calls `f(rel, other, type)` for `node`'s CSR entries of the direction whose columns are
+/// `[offsets, neighbour, relationship, type]`, in CSR order. The type column is read only when
+/// `read_ty` (otherwise `type` is 0).
+#[inline]
+pub(super) fn read_edges(
+    seg: &Segment,
+    pool: &BufferPool,
+    [off, other, rel, ty]: [SegColumn; 4],
+    node: u64,
+    read_ty: bool,
+    mut f: impl FnMut(u64, u64, u64),
+) -> Result<()> {
+    if node + 1 >= off.len() {
+        return Ok(());
+    }
+    let mut ab = [0u64; 2];
+    seg.fill(pool, off, node, &mut ab)?;
+    let (a, b) = (ab[0], ab[1]);
+    if a >= b {
+        return Ok(());
+    }
+    let (mut os, mut rs, mut ts) = ([0u64; CHUNK], [0u64; CHUNK], [0u64; CHUNK]);
+    let mut p = a;
+    while p < b {
+        let k = ((b - p) as usize).min(CHUNK);
+        seg.fill(pool, other, p, &mut os[..k])?;
+        seg.fill(pool, rel, p, &mut rs[..k])?;
+        if read_ty {
+            seg.fill(pool, ty, p, &mut ts[..k])?;
+        }
+        for i in 0..k {
+            f(rs[i], os[i], ts[i]);
+        }
+        p += k as u64;
+    }
+    Ok(())
+}
+
+/// A base's adjacency in a segment: the segment, the pool it is read through, and its CSR
+/// columns per direction.
+pub(crate) struct PagedAdj {
+    seg: Arc<Segment>,
+    pool: Arc<BufferPool>,
+    out: [SegColumn; 4],
+    inc: [SegColumn; 4],
+}
+
+impl PagedAdj {
+    /// Looks up the CSR columns of `seg` (ids in [`super::segments`]) and checks that their
+    /// lengths are those of a base with `node_end` node slots and `rels` relationships.
+    pub fn new(
+        seg: Arc<Segment>,
+        pool: Arc<BufferPool>,
+        (out, inc): ([u8; 4], [u8; 4]),
+        node_end: u64,
+        rels: u64,
+    ) -> Result<PagedAdj> {
+        let bad = |what: String| {
+            Error::new(
+                Status::Corruption,
+                format!(
+                    "segment file {} does not match its checkpoint: {what}",
+                    seg.path().display()
+                ),
+            )
+        };
+        let cols = |ids: [u8; 4]| -> Result<[SegColumn; 4]> {
+            let col = |id: u8| seg.column(id).ok_or_else(|| bad(format!("no column {id}")));
+            let c = [col(ids[0])?, col(ids[1])?, col(ids[2])?, col(ids[3])?];
+            if c[0].len() != node_end + 1 {
+                return Err(bad(format!("{} offsets for {node_end} node slots", c[0].len())));
+            }
+            if c[1..].iter().any(|x| x.len() != rels) {
+                return Err(bad(format!("an adjacency column is not {rels} entries long")));
+            }
+            Ok(c)
+        };
+        let (out, inc) = (cols(out)?, cols(inc)?);
+        Ok(PagedAdj { seg, pool, out, inc })
+    }
+
+    /// Calls `f(rel, other, type)` for the node's relationships in one direction (see
+    /// [`read_edges`]).
+    #[inline]
+    pub fn edges(
+        &self,
+        node: u64,
+        out: bool,
+        read_ty: bool,
+        f: impl FnMut(u64, u64, u64),
+    ) -> Result<()> {
+        let cols = if out { self.out } else { self.inc };
+        read_edges(&self.seg, &self.pool, cols, node, read_ty, f)
+    }
+}
