@@ -337,6 +337,10 @@ fn est(
                     let hops = max.unwrap_or(3).clamp(1, 4) as i32;
                     (i * (1..=hops).map(|h| degree.powi(h)).sum::<f64>()).min(i * nodes)
                 }
+                Op::FrontierExpand { max, .. } => {
+                    let hops = (*max).clamp(1, 4) as i32;
+                    (i * (1..=hops).map(|h| degree.powi(h)).sum::<f64>()).min(i * nodes)
+                }
                 Op::ShortestPath { .. } => i,
                 Op::NodeCountFromCountStore { .. } | Op::RelationshipCountFromCountStore { .. } => {
                     i

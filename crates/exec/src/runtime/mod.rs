@@ -16,7 +16,8 @@
 //! - `scan`: the argument row, label scans, index seeks, counts from the count store.
 //! - `expand`: `Expand`, `ShortestPath`, and the `Pump` driver of the variable-length
 //!   expansions (`pump`), `var_expand` (`VarLengthExpand(All)`) and `pruning`
-//!   (`VarLengthExpand(Pruning)`).
+//!   (`VarLengthExpand(Pruning)`); `frontier`: `VarLengthExpand(Pruning,BFS)`, the directed
+//!   multi-hop pruning expansion level by level over node sets.
 //! - `aggregate`: grouping and the `Aggregate` operator; `fused`: the fused scan aggregate
 //!   (`FusedScan`) and its column mode (`ColumnAgg`).
 //! - `relational`: filter, project, distinct, sort, skip/limit, unwind, optional, apply,
@@ -30,6 +31,7 @@ mod batched;
 mod build;
 mod builder;
 mod expand;
+mod frontier;
 mod fused;
 mod load_csv;
 mod pruning;
