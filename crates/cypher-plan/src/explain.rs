@@ -73,6 +73,9 @@ fn details(op: &Op) -> String {
         Op::PruningVarExpand { from, to, dir, types, min, max, .. } => {
             format!("{} {}", arrow(*from, *to, *dir, types), hops(*min, *max))
         }
+        Op::FrontierExpand { from, to, dir, types, min, max, .. } => {
+            format!("{} {}", arrow(*from, *to, *dir, types), hops(*min, Some(*max)))
+        }
         Op::Project { items, .. } => slots(&items.iter().map(|(s, _)| *s).collect::<Vec<_>>()),
         Op::Aggregate { keys, aggs, .. } => {
             let keys = slots(&keys.iter().map(|(s, _)| *s).collect::<Vec<_>>());

@@ -130,6 +130,22 @@ pub enum Op {
         /// path may use them.
         unique_with: Vec<Slot>,
     },
+    /// The same answer as a directed [`Op::PruningVarExpand`] with `min >= 2` and a bound
+    /// `max` (the distinct ends of the trails of `min..=max` relationships from `from`, each
+    /// once per input row), computed level by level over node sets instead of trail by trail
+    /// (Neo4j's `VarLengthExpand(Pruning,BFS)`). Planned by [`crate::rewrite::frontier`], whose
+    /// doc gives the argument why the answers are the same.
+    FrontierExpand {
+        input: Box<Op>,
+        from: Slot,
+        to: Slot,
+        dir: Direction,
+        types: Vec<Name>,
+        min: u64,
+        max: u64,
+        /// Relationship slots of the same MATCH outside the expansion: no path may use them.
+        unique_with: Vec<Slot>,
+    },
     /// Shortest path(s) between two bound nodes.
     ShortestPath {
         input: Box<Op>,
@@ -456,6 +472,7 @@ impl Op {
             Op::Expand { .. } => "Expand(All)",
             Op::VarExpand { .. } => "VarLengthExpand(All)",
             Op::PruningVarExpand { .. } => "VarLengthExpand(Pruning)",
+            Op::FrontierExpand { .. } => "VarLengthExpand(Pruning,BFS)",
             Op::ShortestPath { .. } => "ShortestPath",
             Op::Repeat(_) => "Repeat(Trail)",
             Op::SelectPaths { .. } => "StatefulShortestPath(All)",
@@ -517,6 +534,7 @@ impl Op {
             | Op::Expand { input, .. }
             | Op::VarExpand { input, .. }
             | Op::PruningVarExpand { input, .. }
+            | Op::FrontierExpand { input, .. }
             | Op::ShortestPath { input, .. }
             | Op::Filter { input, .. }
             | Op::Project { input, .. }
@@ -556,6 +574,7 @@ impl Op {
             | Op::Expand { input, .. }
             | Op::VarExpand { input, .. }
             | Op::PruningVarExpand { input, .. }
+            | Op::FrontierExpand { input, .. }
             | Op::ShortestPath { input, .. }
             | Op::Filter { input, .. }
             | Op::Project { input, .. }

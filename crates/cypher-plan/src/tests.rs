@@ -153,11 +153,11 @@ fn pruning_expansion_shapes() {
     let cases = [
         (
             "MATCH (s:User {id: $id})-->()-->()-->(n:User) RETURN DISTINCT n.id",
-            "Distinct(Projection(Filter(VarLengthExpand(Pruning)(NodeIndexSeek(Argument)))))",
+            "Distinct(Projection(Filter(VarLengthExpand(Pruning,BFS)(NodeIndexSeek(Argument)))))",
         ),
         (
             "MATCH (s:User {id: $id})-->()-->()-->()-->(n:User) WHERE n.age >= 18 RETURN DISTINCT n.id",
-            "Distinct(Projection(Filter(VarLengthExpand(Pruning)(NodeIndexSeek(Argument)))))",
+            "Distinct(Projection(Filter(VarLengthExpand(Pruning,BFS)(NodeIndexSeek(Argument)))))",
         ),
         (
             "MATCH (s:User {id: $id})-[*1..2]->(n:User) WHERE n.age >= 18 RETURN DISTINCT n.id, n",

@@ -32,6 +32,8 @@ static TEST_ALLOC: memory::TrackingAlloc<std::alloc::System> =
     memory::TrackingAlloc(std::alloc::System);
 
 #[cfg(test)]
+mod frontier_tests;
+#[cfg(test)]
 mod memory_tests;
 #[cfg(test)]
 mod prune_tests;
@@ -229,6 +231,7 @@ fn op_details(op: &Op) -> String {
         Op::Expand { types, .. }
         | Op::VarExpand { types, .. }
         | Op::PruningVarExpand { types, .. }
+        | Op::FrontierExpand { types, .. }
             if !types.is_empty() =>
         {
             format!(":{}", types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("|"))

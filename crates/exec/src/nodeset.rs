@@ -67,6 +67,20 @@ impl NodeSet {
         true
     }
 
+    /// Whether `id` was inserted since the last `clear`.
+    #[inline(always)]
+    pub(crate) fn contains(&self, id: u64) -> bool {
+        if id >= NODE_BITS_LIMIT {
+            return self.high.contains(&id);
+        }
+        let w = (id / 64) as usize;
+        let c = w / CHUNK_WORDS;
+        match (self.chunks.get(c), self.dirty.get(c)) {
+            (Some(Some(chunk)), Some(true)) => chunk[w % CHUNK_WORDS] & (1u64 << (id % 64)) != 0,
+            _ => false,
+        }
+    }
+
     pub(crate) fn clear(&mut self) {
         for &c in &self.used {
             let c = c as usize;
@@ -89,8 +103,10 @@ mod tests {
         let mut s = NodeSet::default();
         for round in 0..3 {
             for id in [0, 1, 63, 64, 5000, 1 << 27, u64::MAX] {
+                assert!(!s.contains(id), "round {round}: {id} before");
                 assert!(s.insert(id), "round {round}: {id} new");
                 assert!(!s.insert(id), "round {round}: {id} again");
+                assert!(s.contains(id), "round {round}: {id} after");
             }
             s.clear();
         }

@@ -11,13 +11,13 @@ use arbor_model::{to_cypher_literal, PropertyMap, Value};
 use crate::testing::MemGraph;
 use crate::{Execution, PreparedQuery};
 
-fn prepare(q: &str) -> Arc<PreparedQuery> {
+pub(crate) fn prepare(q: &str) -> Arc<PreparedQuery> {
     let stmt = arbor_cypher_syntax::parse(q).unwrap_or_else(|e| panic!("{q}: {e}"));
     Arc::new(PreparedQuery::prepare(&stmt, q).unwrap_or_else(|e| panic!("{q}: {e}")))
 }
 
 /// Sorted result rows.
-fn rows(g: &mut MemGraph, q: &str, id: i64) -> Vec<String> {
+pub(crate) fn rows(g: &mut MemGraph, q: &str, id: i64) -> Vec<String> {
     let pq = prepare(q);
     let params: PropertyMap = [("id".to_string(), Value::Int(id))].into_iter().collect();
     let mut ex = Execution::start(pq, params).unwrap_or_else(|e| panic!("{q}: {e}"));
@@ -31,7 +31,7 @@ fn rows(g: &mut MemGraph, q: &str, id: i64) -> Vec<String> {
 }
 
 /// Operator names of a plan description, pre-order.
-fn operators(v: &Value, out: &mut Vec<String>) {
+pub(crate) fn operators(v: &Value, out: &mut Vec<String>) {
     if let Value::Map(m) = v {
         if let Some(Value::String(s)) = m.get("operatorType") {
             out.push(s.to_string());
@@ -47,7 +47,8 @@ fn operators(v: &Value, out: &mut Vec<String>) {
 fn is_pruned(q: &str) -> bool {
     let mut ops = Vec::new();
     operators(&prepare(q).plan_description(), &mut ops);
-    ops.iter().any(|o| o.starts_with("VarLengthExpand(Pruning)"))
+    // Either form: depth-first / breadth-first (`Pruning`) or frontier (`Pruning,BFS`).
+    ops.iter().any(|o| o.starts_with("VarLengthExpand(Pruning"))
 }
 
 /// A small xorshift generator: the graphs are reproducible from the seed.
@@ -62,7 +63,7 @@ impl Rng {
     }
 }
 
-fn random_graph(seed: u64, nodes: u64, rels: u64) -> MemGraph {
+pub(crate) fn random_graph(seed: u64, nodes: u64, rels: u64) -> MemGraph {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut g = MemGraph::new();
     let mut q = String::from("CREATE ");

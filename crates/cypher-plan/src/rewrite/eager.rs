@@ -52,6 +52,7 @@ pub(crate) fn reads_graph(op: &Op) -> bool {
         | Op::Expand { .. }
         | Op::VarExpand { .. }
         | Op::PruningVarExpand { .. }
+        | Op::FrontierExpand { .. }
         | Op::ShortestPath { .. }
         | Op::Repeat(_)
         | Op::SelectPaths { .. }

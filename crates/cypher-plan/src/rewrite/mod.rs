@@ -13,6 +13,7 @@
 pub mod count_store;
 pub mod eager;
 pub mod eager_after;
+pub mod frontier;
 pub mod index_seek;
 pub mod prune;
 
@@ -38,15 +39,17 @@ pub trait RewriteRule: Sync {
 }
 
 /// The rules, in the order they run: index seeks for label scans, `Eager` barriers over
-/// updating clauses a later clause reads past, then under writes, count store (it needs the plain expansion), then pruning of expansions under
-/// deduplication. (The barriers depend only on which operators read the graph, which the
-/// later rules do not change.)
+/// updating clauses a later clause reads past, then under writes, count store (it needs the plain
+/// expansion), then pruning of expansions under deduplication, then the frontier expansion of the
+/// directed multi-hop ones among those. (The barriers depend only on which operators read the
+/// graph, which the later rules do not change.)
 pub static RULES: &[&dyn RewriteRule] = &[
     &index_seek::IndexSeek,
     &eager_after::EagerAfterWrites,
     &eager::EagerBeforeWrites,
     &count_store::CountStore,
     &prune::PruneVarExpand,
+    &frontier::FrontierExpand,
 ];
 
 /// Runs `rules` over a query's tree, in order (the planner passes [`RULES`]).

@@ -9,6 +9,7 @@ use arbor_model::Result;
 use super::aggregate::build_aggregate;
 use super::builder::Builder;
 use super::expand::build_expand;
+use super::frontier::build_frontier;
 use super::relational::build_relational;
 use super::scan::build_scan;
 use super::write::build_write;
@@ -107,6 +108,10 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
         {
             build_expand(op, b)
         }
+        Op::Filter { input, .. } if matches!(**input, Op::FrontierExpand { .. }) => {
+            build_frontier(op, b)
+        }
+        Op::FrontierExpand { .. } => build_frontier(op, b),
         Op::Argument
         | Op::NodeScan { .. }
         | Op::NodeIndexSeek { .. }

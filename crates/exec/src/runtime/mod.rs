@@ -17,7 +17,8 @@
 //! - `shortest`: the bidirectional breadth-first search of `ShortestPath`.
 //! - `expand`: `Expand`, `ShortestPath`, and the `Pump` driver of the variable-length
 //!   expansions (`pump`), `var_expand` (`VarLengthExpand(All)`) and `pruning`
-//!   (`VarLengthExpand(Pruning)`).
+//!   (`VarLengthExpand(Pruning)`); `frontier`: `VarLengthExpand(Pruning,BFS)`, the directed
+//!   multi-hop pruning expansion level by level over node sets.
 //! - `groups`: the grouping state (`Groups`, `Grouping`) both aggregations share; `aggregate`:
 //!   the `Aggregate` operator; `fused`: the fused scan aggregate (`FusedScan`) and its column
 //!   mode (`ColumnAgg`).
@@ -34,6 +35,7 @@ mod batched;
 mod build;
 mod builder;
 mod expand;
+mod frontier;
 mod fused;
 mod groups;
 mod load_csv;
