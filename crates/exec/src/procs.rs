@@ -15,6 +15,7 @@ use arbor_model::{Error, NodeData, NodeId, PropertyMap, RelData, RelId, Result, 
 use crate::graph::{Graph, TokenKind};
 
 mod apoc;
+mod gds;
 mod vector;
 
 /// A procedure body: arguments (checked against the signature, INTEGER converted to FLOAT where
@@ -100,10 +101,12 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// A registry holding the built-in procedures.
+    /// A registry holding the built-in procedures, with a fresh (empty) GDS graph catalog:
+    /// each database builds its own.
     pub fn with_builtins() -> Registry {
         let mut r = Registry::default();
-        for p in builtins().into_iter().chain(apoc::procedures()).chain(vector::procedures()) {
+        let all = builtins().into_iter().chain(apoc::procedures()).chain(vector::procedures());
+        for p in all.chain(gds::procedures()) {
             r.procs.insert(p.sig.name.clone(), p);
         }
         r

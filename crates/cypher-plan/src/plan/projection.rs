@@ -90,7 +90,13 @@ impl Binder<'_> {
             let col = match &it.alias {
                 Some(a) => a.name.to_string(),
                 None => {
-                    if !is_return && !matches!(it.expr.kind, ExprKind::Variable(_)) {
+                    // A map projection is named after its variable, as in Neo4j
+                    // (`RETURN n {.a}` is column `n`), so it needs no alias in WITH either.
+                    let named = matches!(
+                        it.expr.kind,
+                        ExprKind::Variable(_) | ExprKind::MapProjection { .. }
+                    );
+                    if !is_return && !named {
                         return Err(self.syntax(
                             it.expr.span,
                             "NoExpressionAlias",
@@ -99,6 +105,7 @@ impl Binder<'_> {
                     }
                     match &it.expr.kind {
                         ExprKind::Variable(v) => v.to_string(),
+                        ExprKind::MapProjection { variable, .. } => variable.name.to_string(),
                         _ => it.text.clone(),
                     }
                 }

@@ -116,7 +116,7 @@ struct Seen {
     /// Property key -> APOC type of the first value seen.
     props: BTreeMap<String, (&'static str, bool)>,
     /// Outgoing relationship type -> (count, end labels).
-    rels: BTreeMap<String, (u64, BTreeSet<String>)>,
+    rels: BTreeMap<(TokenId, String), (u64, BTreeSet<String>)>,
 }
 
 fn meta_data(args: &[Value], g: &mut dyn Graph) -> Result<Vec<Vec<Value>>> {
@@ -126,14 +126,16 @@ fn meta_data(args: &[Value], g: &mut dyn Graph) -> Result<Vec<Vec<Value>>> {
     let label_names = names(g, TokenKind::Label);
     let type_names = names(g, TokenKind::RelType);
     let key_names = names(g, TokenKind::PropertyKey);
-    let mut by_label: BTreeMap<String, Seen> = BTreeMap::new();
-    let mut by_type: BTreeMap<String, Seen> = BTreeMap::new();
+    // Keyed by (token, name): rows come in token-creation order, as APOC lists labels and
+    // types (langchain-neo4j compares the relationship list in that order).
+    let mut by_label: BTreeMap<(TokenId, String), Seen> = BTreeMap::new();
+    let mut by_type: BTreeMap<(TokenId, String), Seen> = BTreeMap::new();
     let mut edges: Vec<Edge> = Vec::new();
     for (&tok, label) in &label_names {
         if !cfg.label_wanted(label) || g.count_nodes(Some(tok)) == 0 {
             continue;
         }
-        let seen = by_label.entry(label.clone()).or_default();
+        let seen = by_label.entry((tok, label.clone())).or_default();
         let mut cursor = NodeId(0);
         let mut read = 0usize;
         while let Some(n) = g.next_node(Some(tok), cursor) {
@@ -168,14 +170,14 @@ fn sample_rel(
     type_names: &BTreeMap<TokenId, String>,
     key_names: &BTreeMap<TokenId, String>,
     seen: &mut Seen,
-    by_type: &mut BTreeMap<String, Seen>,
+    by_type: &mut BTreeMap<(TokenId, String), Seen>,
 ) {
     let Some((_, end, t)) = g.rel_info(e.rel) else { return };
     let Some(ty) = type_names.get(&t) else { return };
     if !cfg.rel_wanted(ty) {
         return;
     }
-    let entry = seen.rels.entry(ty.clone()).or_default();
+    let entry = seen.rels.entry((t, ty.clone())).or_default();
     entry.0 += 1;
     for l in g.node_labels(end) {
         if let Some(name) = label_names.get(&l) {
@@ -184,7 +186,7 @@ fn sample_rel(
             }
         }
     }
-    let tseen = by_type.entry(ty.clone()).or_default();
+    let tseen = by_type.entry((t, ty.clone())).or_default();
     for (k, v) in g.rel_properties(RelId(e.rel.0)) {
         if let Some(key) = key_names.get(&k) {
             tseen.props.entry(key.clone()).or_insert_with(|| apoc_type(&v));
@@ -222,10 +224,12 @@ fn row(
     ]
 }
 
-fn rows(by_label: BTreeMap<String, Seen>, by_type: BTreeMap<String, Seen>) -> Vec<Vec<Value>> {
+type ByToken = BTreeMap<(TokenId, String), Seen>;
+
+fn rows(by_label: ByToken, by_type: ByToken) -> Vec<Vec<Value>> {
     let mut out = Vec::new();
-    for (label, seen) in &by_label {
-        for (ty, (count, ends)) in &seen.rels {
+    for ((_, label), seen) in &by_label {
+        for ((_, ty), (count, ends)) in &seen.rels {
             let other = ends.iter().map(|s| Value::from(s.as_str())).collect();
             out.push(row(label, ty, *count, "RELATIONSHIP", true, *count, other, "node"));
         }
@@ -233,7 +237,7 @@ fn rows(by_label: BTreeMap<String, Seen>, by_type: BTreeMap<String, Seen>) -> Ve
             out.push(row(label, key, 0, t, *array, 0, Vec::new(), "node"));
         }
     }
-    for (ty, seen) in &by_type {
+    for ((_, ty), seen) in &by_type {
         for (key, (t, array)) in &seen.props {
             out.push(row(ty, key, 0, t, *array, 0, Vec::new(), "relationship"));
         }

@@ -3,12 +3,19 @@
 //!
 //! Split by APOC package: [`meta`] reads the schema from the data ([`meta_graph`] as a
 //! virtual graph), [`write`] creates and merges entities, [`refactor`] merges nodes,
-//! [`periodic`] runs Cypher in batches of transactions, [`util`] sleeps (interruptibly).
+//! [`periodic`] runs Cypher in batches of transactions, [`util`] sleeps (interruptibly),
+//! [`meta_schema`] maps the schema and property types, [`path`] expands paths and subgraphs,
+//! [`cypher`] runs nested statements (`apoc.cypher.run`, `apoc.when`, `apoc.case`), [`create`]
+//! sets dynamic properties and answers `apoc.help`.
 //! Procedures that write are marked so: a query calling one is a write query, refused in read
 //! transactions with `Neo.ClientError.Statement.AccessMode`.
 
+mod create;
+mod cypher;
 mod meta;
 mod meta_graph;
+mod meta_schema;
+mod path;
 mod periodic;
 mod refactor;
 mod util;
@@ -28,6 +35,10 @@ pub(crate) fn procedures() -> Vec<Procedure> {
     out.extend(refactor::procedures());
     out.extend(util::procedures());
     out.extend(periodic::procedures());
+    out.extend(meta_schema::procedures());
+    out.extend(path::procedures());
+    out.extend(cypher::procedures());
+    out.extend(create::procedures());
     out
 }
 

@@ -69,7 +69,7 @@ pub(super) fn procedures() -> Vec<Procedure> {
 }
 
 /// Plans `text` with the built-in procedures.
-fn prepare(proc_name: &str, text: &str) -> Result<Arc<PreparedQuery>> {
+pub(super) fn prepare(proc_name: &str, text: &str) -> Result<Arc<PreparedQuery>> {
     let stmt = arbor_cypher_syntax::parse(text).map_err(|e| {
         Error::new(e.status, format!("Failed to invoke procedure `{proc_name}`: {}", e.message))
     })?;
@@ -77,7 +77,7 @@ fn prepare(proc_name: &str, text: &str) -> Result<Arc<PreparedQuery>> {
 }
 
 /// Runs `q` with `params` to the end; its rows and statistics.
-fn run_all(
+pub(super) fn run_all(
     q: &Arc<PreparedQuery>,
     params: PropertyMap,
     g: &mut dyn Graph,

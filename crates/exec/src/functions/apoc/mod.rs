@@ -1,7 +1,12 @@
-//! APOC's scalar functions that the GraphRAG and OGM libraries call (`apoc.coll.*`,
-//! `apoc.map.*`, `apoc.text.join`, `apoc.meta.cypher.type(s)`), with APOC's semantics for null
-//! and mixed inputs. `apoc.any.property(x, key)` is bound by the planner as `x[key]` and
+//! APOC's scalar functions that the GraphRAG and OGM libraries and users call, with APOC's
+//! semantics for null and mixed inputs: here `apoc.coll.*`, `apoc.map.clean/merge/fromPairs`,
+//! `apoc.text.join`, `apoc.meta.cypher.type(s)`; [`text`] the other `apoc.text.*`, [`convert`]
+//! JSON, the other `apoc.map.*` and the `apoc.util` digests, [`date`] `apoc.date.*`. `apoc.any.property(x, key)` is bound by the planner as `x[key]` and
 //! `apoc.any.properties(x)` as `properties(x)`, since both need the graph.
+
+pub mod convert;
+pub mod date;
+pub mod text;
 
 use std::cmp::Ordering;
 
@@ -10,7 +15,7 @@ use arbor_model::{PropertyMap, Result, Value};
 use super::{arg, type_err};
 
 /// A list argument: `None` for null; a non-list is a type error naming the function.
-fn list<'a>(func: &str, v: &'a Value) -> Result<Option<&'a [Value]>> {
+pub(super) fn list<'a>(func: &str, v: &'a Value) -> Result<Option<&'a [Value]>> {
     match v {
         Value::Null => Ok(None),
         Value::List(items) => Ok(Some(items)),
@@ -141,7 +146,7 @@ pub fn coll_subtract(args: &[Value]) -> Result<Value> {
 }
 
 /// A map argument: `None` for null; a non-map is a type error naming the function.
-fn map<'a>(func: &str, v: &'a Value) -> Result<Option<&'a PropertyMap>> {
+pub(super) fn map<'a>(func: &str, v: &'a Value) -> Result<Option<&'a PropertyMap>> {
     match v {
         Value::Null => Ok(None),
         Value::Map(m) => Ok(Some(m)),
@@ -264,6 +269,26 @@ pub fn meta_cypher_types(args: &[Value]) -> Result<Value> {
         _ => PropertyMap::new(),
     };
     Ok(Value::Map(out))
+}
+
+/// `apoc.create.uuid()`: a random UUID, as `randomUUID()`.
+pub fn create_uuid(args: &[Value]) -> Result<Value> {
+    super::scalar::random_uuid(args)
+}
+
+/// `gds.util.asNode(nodeId)`: the node with that id (a reference; reading a missing node's
+/// properties gives null). `gds.util.asNodes(ids)` maps a list.
+pub fn gds_as_node(args: &[Value]) -> Result<Value> {
+    match arg(args, 0) {
+        Value::Null => Ok(Value::Null),
+        Value::Int(i) if *i >= 0 => Ok(Value::Node(arbor_model::NodeId(*i as u64))),
+        Value::List(items) => items
+            .iter()
+            .map(|v| gds_as_node(std::slice::from_ref(v)))
+            .collect::<Result<_>>()
+            .map(Value::List),
+        other => Err(type_err("gds.util.asNode", "a node id", other)),
+    }
 }
 
 #[cfg(test)]
