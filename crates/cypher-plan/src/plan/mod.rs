@@ -169,7 +169,7 @@ impl Binder<'_> {
         top: bool,
     ) -> Result<(Op, Scope, Option<Cols>)> {
         let mut cols = None;
-        for clause in clauses {
+        for (i, clause) in clauses.iter().enumerate() {
             if cols.is_some() {
                 return Err(self.syntax(
                     clause.span,

@@ -31,7 +31,7 @@ use crate::nodeset::NodeSet;
 /// (the dispatch in `build` sends only these here).
 pub(super) fn build_frontier(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
     match op {
-        Op::Filter { input, pred } => {
+        Op::Filter { input, pred, .. } => {
             // The expansion keeps its own PROFILE row count (the next pre-order number).
             let id = b.next_id;
             b.next_id += 1;
