@@ -344,7 +344,7 @@ fn bfs(
     let mut visited = 0usize;
     while let Some(p) = queue.pop_front() {
         visited += 1;
-        if visited % 1024 == 0 {
+        if visited.is_multiple_of(1024) {
             crate::interrupt::check()?;
         }
         let depth = p.rels.len();

@@ -212,7 +212,7 @@ fn dijkstra(catalog: &Catalog, a: &[Value], all: bool) -> Result<Vec<Vec<Value>>
         }
         done[u as usize] = true;
         settled += 1;
-        if settled % 4096 == 0 {
+        if settled.is_multiple_of(4096) {
             crate::interrupt::check()?;
         }
         if all || target == Some(u) {

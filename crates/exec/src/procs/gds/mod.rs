@@ -410,7 +410,7 @@ fn project(catalog: &Catalog, a: &[Value], g: &mut dyn Graph) -> Result<Vec<Vec<
     let mut cursor = NodeId(0);
     while let Some(n) = g.next_node(None, cursor) {
         cursor = NodeId(n.0 + 1);
-        if nodes.len() % 4096 == 0 {
+        if nodes.len().is_multiple_of(4096) {
             crate::interrupt::check()?;
         }
         let keep = match &label_toks {
