@@ -140,10 +140,12 @@ impl Registry {
         }
     }
 
-    /// Connects the registry to its store: the indexes defined start populating.
-    pub fn attach(self: &Arc<Self>, store: Store) {
-        let _ = self.store.set((store, Arc::downgrade(self)));
-        self.sync_live();
+    /// The registry connected to its store: the indexes defined start populating.
+    pub fn attached(reg: Registry, store: &Store) -> Arc<Registry> {
+        let reg = Arc::new(reg);
+        let _ = reg.store.set((store.clone(), Arc::downgrade(&reg)));
+        reg.sync_live();
+        reg
     }
 
     pub fn list(&self) -> Vec<FulltextDef> {

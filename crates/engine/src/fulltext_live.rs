@@ -317,9 +317,14 @@ impl Live {
         if lo < hi {
             let (entries, _) = feed.since(lo, hi, self.def.relationship)?;
             let (tokens, _) = resolve(store, &self.def);
+            // Behind the snapshot, `docs` (the corpus's state at `A`) tells which older
+            // versions were indexed; ahead of it, it does not (an entity may have left the
+            // index since the snapshot), so every entity changed since counts.
+            let behind = st.applied < snapshot;
             for v in entries.iter().flat_map(|e| e.iter()) {
-                if st.docs.contains(&v.id()) || tokens.iter().any(|t| v.has_token(*t)) {
-                    dirty.insert(v.id());
+                let id = v.id();
+                if !behind || st.docs.contains(&id) || tokens.iter().any(|t| v.has_token(*t)) {
+                    dirty.insert(id);
                 }
             }
         }

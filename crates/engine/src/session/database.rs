@@ -91,8 +91,7 @@ impl Database {
         path: Option<PathBuf>,
         fulltext: crate::fulltext::Registry,
     ) -> Database {
-        let fulltext = Arc::new(fulltext); // [fulltext hook]
-        fulltext.attach(store.clone());
+        let fulltext = crate::fulltext::Registry::attached(fulltext, &store); // [fulltext hook]
         let procedures = crate::procedures::Procedures::for_path(path.as_deref(), fulltext.clone());
         let db = Database {
             inner: Arc::new(DbInner {
