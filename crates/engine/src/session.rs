@@ -597,11 +597,7 @@ impl OpenResult {
                 Source::Exec(exec) => exec.next(&mut TxGraph { tx, batch_store, import_dir })?,
                 Source::Rows(rows) => rows.pop_front(),
             };
-            // A base page that could not be read (I/O, checksum) left a read without its
-            // answer: the query fails instead of returning rows computed without it.
-            if let Some(e) = tx.read_error() {
-                return Err(e.clone());
-            }
+            tx.read_error().map_or(Ok(()), |e| Err(e.clone()))?; // a base page failed to read
             let Some(row) = row else {
                 self.done = true;
                 return Ok(true);
