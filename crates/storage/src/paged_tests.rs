@@ -202,7 +202,7 @@ fn a_corrupt_segment_page_is_a_read_error_naming_file_and_page() {
     let mut w = s.begin(false);
     let _ = w.delete_node(NodeId(7));
     let _ = w.delete_rel(RelId(0));
-    let e = w.commit().err().expect("the commit is refused");
+    let e = w.commit().expect_err("the commit is refused");
     assert_eq!(e.status, Status::Corruption);
     assert_eq!(s.begin(true).read_error(), None);
 }
