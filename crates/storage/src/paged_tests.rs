@@ -202,7 +202,30 @@ fn a_corrupt_segment_page_is_a_read_error_naming_file_and_page() {
     let mut w = s.begin(false);
     let _ = w.delete_node(NodeId(7));
     let _ = w.delete_rel(RelId(0));
-    let e = w.commit().err().expect("the commit is refused");
+    let e = w.commit().expect_err("the commit is refused");
     assert_eq!(e.status, Status::Corruption);
     assert_eq!(s.begin(true).read_error(), None);
+}
+
+#[test]
+fn an_open_after_a_crash_replays_only_the_log_tail_onto_the_paged_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg(None)).unwrap();
+    fill(&s, 4, 20_000);
+    s.checkpoint().unwrap();
+    let ckpt = s.core_for_test().base().ts;
+    let t = s.get_or_create_token(TokenKind::RelType, "P2").unwrap();
+    for i in 0..5u64 {
+        let mut w = s.begin(false);
+        w.create_rel(NodeId(i), NodeId(i + 1), t, vec![]).unwrap();
+        w.commit().unwrap();
+    }
+    let want = answers(&s);
+    s.crash_for_test();
+    drop(s);
+    let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
+    let base = s.core_for_test().base();
+    assert!(base.is_paged());
+    assert_eq!(base.ts, ckpt, "the open loaded the checkpoint and replayed the tail on top");
+    same(&want, &answers(&s), "after the crash");
 }
