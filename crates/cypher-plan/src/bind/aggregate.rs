@@ -182,22 +182,3 @@ impl Binder<'_> {
         Ok(PExpr::Slot(slot))
     }
 }
-
-/// Neo4j's words for an `UndefinedVariable` error `e` about a variable of `before` (the scope
-/// ahead of a DISTINCT or aggregating `WITH`/`RETURN`, which hides it from its `ORDER BY` and
-/// `WHERE`); the position of `e` stays. Other errors pass unchanged.
-pub(crate) fn hidden_variable(mut e: Error, before: &Scope) -> Error {
-    if e.detail != Some("UndefinedVariable") {
-        return e;
-    }
-    let Some(rest) = e.message.strip_prefix("Variable `") else { return e };
-    let Some((name, tail)) = rest.split_once("` not defined") else { return e };
-    if before.get(name).is_none() {
-        return e;
-    }
-    e.message = format!(
-        "In a WITH/RETURN with DISTINCT or an aggregation, it is not possible to access \
-         variables declared before the WITH/RETURN: {name}{tail}"
-    );
-    e
-}

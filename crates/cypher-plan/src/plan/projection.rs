@@ -7,7 +7,6 @@ use std::sync::Arc;
 use arbor_cypher_syntax::ast::{Expr, ExprKind, Literal, Projection, Span};
 use arbor_model::{Error, Result};
 
-use crate::bind::aggregate::hidden_variable;
 use crate::bind::ast_walk::*;
 use crate::bind::*;
 use crate::expr::{PExpr, Slot};
@@ -407,4 +406,23 @@ impl Binder<'_> {
             },
         )
     }
+}
+
+/// Neo4j's words for an `UndefinedVariable` error `e` about a variable of `before` (the scope
+/// ahead of a DISTINCT or aggregating `WITH`/`RETURN`, which hides it from its `ORDER BY` and
+/// `WHERE`); the position of `e` stays. Other errors pass unchanged.
+pub(crate) fn hidden_variable(mut e: Error, before: &Scope) -> Error {
+    if e.detail != Some("UndefinedVariable") {
+        return e;
+    }
+    let Some(rest) = e.message.strip_prefix("Variable `") else { return e };
+    let Some((name, tail)) = rest.split_once("` not defined") else { return e };
+    if before.get(name).is_none() {
+        return e;
+    }
+    e.message = format!(
+        "In a WITH/RETURN with DISTINCT or an aggregation, it is not possible to access \
+         variables declared before the WITH/RETURN: {name}{tail}"
+    );
+    e
 }

@@ -209,7 +209,7 @@ impl Grouping<'_> {
                         continue;
                     }
                 }
-                groups.add(&self.keys, &self.aggs, &self.reuse, &mut row, ctx, g)?;
+                groups.add(self.keys, self.aggs, self.reuse, &mut row, ctx, g)?;
             }
             match ids.last() {
                 Some(last) if ids.len() == SCAN_BATCH => from = NodeId(last.0 + 1),
@@ -284,7 +284,7 @@ impl Grouping<'_> {
             return Ok(());
         }
         if groups.groups.is_empty() {
-            groups.groups.push((Vec::new(), new_accs(&self.aggs)?));
+            groups.groups.push((Vec::new(), new_accs(self.aggs)?));
         }
         let Some(sc) = &ctx.scan_cols else {
             return Err(Error::internal("column aggregation without its columns"));
@@ -363,7 +363,7 @@ impl Grouping<'_> {
                 };
                 let gi = match small {
                     Some(g) => *g as usize - 1,
-                    None => groups.group_of(v, &self.aggs)?,
+                    None => groups.group_of(v, self.aggs)?,
                 };
                 sel.push((i as u32, gi as u32));
             }
@@ -398,13 +398,13 @@ impl Grouping<'_> {
             let gi = match cols.group {
                 None => {
                     if groups.groups.is_empty() {
-                        groups.groups.push((Vec::new(), new_accs(&self.aggs)?));
+                        groups.groups.push((Vec::new(), new_accs(self.aggs)?));
                     }
                     0
                 }
                 Some(c) => {
                     let v = ctx.scan_cols.as_ref().and_then(|sc| sc.cols.get(c)?.get(i));
-                    groups.group_of(v.unwrap_or(&Value::Null), &self.aggs)?
+                    groups.group_of(v.unwrap_or(&Value::Null), self.aggs)?
                 }
             };
             sel.push((i as u32, gi as u32));
