@@ -71,12 +71,10 @@ statement error Neo.ClientError.Statement.SyntaxError node or relationship prope
 MATCH (n:CY25_A) REMOVE n[1]
 
 params {key: 1}
-
 statement error Neo.ClientError.Statement.SyntaxError node or relationship property key must be given as String, but was Integer
 MATCH (n:CY25_A) SET n[$key] = 2
 
 params {key: null}
-
 statement error Neo.ClientError.Statement.TypeError
 MATCH (n:CY25_A) SET n[$key] = 2
 

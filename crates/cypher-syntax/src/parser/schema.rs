@@ -468,6 +468,7 @@ impl<'a> Parser<'a> {
             }
             self.bump();
         }
+        let single_database = filter.is_some();
         let mut names = None;
         let kind = loop {
             let kind = if self.is_kw("SETTINGS") || self.is_kw("SETTING") {
@@ -476,7 +477,7 @@ impl<'a> Parser<'a> {
                 break ShowKind::Settings;
             } else if self.is_kw("SERVERS") || self.is_kw("SERVER") {
                 Some(ShowKind::Servers)
-            } else if filter.is_some() {
+            } else if single_database {
                 self.expect_kw("DATABASE")?;
                 break ShowKind::Databases;
             } else if self.is_kw("DATABASE")
