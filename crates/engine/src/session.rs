@@ -320,6 +320,7 @@ impl Database {
             auto_mode: AccessMode::Write,
             user: None,
             mem: None,
+            obs: Default::default(),
         }
     }
 
@@ -677,7 +678,9 @@ pub struct Session {
     /// Neo4j reports as `TransactionTimedOut`.
     server_deadline: bool,
     /// The metadata of the current transaction (`tx_metadata`, `tx.setMetaData`).
-    tx_meta: crate::txinfo::TxMeta,
+    pub(crate) tx_meta: crate::txinfo::TxMeta,
+    /// Metrics and query-log state (observe.rs).
+    pub(crate) obs: crate::observe::Observer,
     /// Access mode of the open auto-commit transaction.
     auto_mode: AccessMode,
     /// Who is logged in (`None`: authentication disabled); see users.rs.
@@ -760,8 +763,8 @@ fn check_config(config: &TxConfig) -> Result<()> {
 }
 
 impl Session {
-    /// Starts an explicit transaction.
-    pub fn begin(&mut self, config: TxConfig) -> Result<()> {
+    /// Starts an explicit transaction (observed by `Session::begin`, observe.rs).
+    pub(crate) fn begin_unobserved(&mut self, config: TxConfig) -> Result<()> {
         self.db.check_open()?;
         check_config(&config)?;
         if self.explicit.is_some() {
@@ -846,10 +849,13 @@ impl Session {
         }
     }
 
-    /// Runs a query: inside the explicit transaction if one is open, otherwise in a new
-    /// auto-commit transaction that commits when its result is exhausted. Compile errors are
-    /// returned here; runtime errors may surface on `pull`.
-    pub fn run(&mut self, query: &str, params: PropertyMap, config: TxConfig) -> Result<RunInfo> {
+    /// `Session::run` (observe.rs) without the metrics and the query log.
+    pub(crate) fn run_unobserved(
+        &mut self,
+        query: &str,
+        params: PropertyMap,
+        config: TxConfig,
+    ) -> Result<RunInfo> {
         self.db.check_open()?;
         if self.explicit.is_none() {
             check_config(&config)?;
@@ -959,9 +965,8 @@ impl Session {
         Ok(RunInfo { fields, qid: None })
     }
 
-    /// Produces at most `n` records (`n < 0`: all) of the result `qid` (`None`/`-1`: the last one
-    /// run) into `sink`. Never computes more than `n` records ahead.
-    pub fn pull(
+    /// `Session::pull` (observe.rs) without the metrics and the query log.
+    pub(crate) fn pull_unobserved(
         &mut self,
         qid: Option<i64>,
         n: i64,
@@ -970,9 +975,8 @@ impl Session {
         self.advance(qid, n, Some(sink))
     }
 
-    /// Discards `n` records (`n < 0`: all) of result `qid`. The query still runs to completion
-    /// of those rows, so its writes happen.
-    pub fn discard(&mut self, qid: Option<i64>, n: i64) -> Result<PullOutcome> {
+    /// `Session::discard` (observe.rs) without the metrics and the query log.
+    pub(crate) fn discard_unobserved(&mut self, qid: Option<i64>, n: i64) -> Result<PullOutcome> {
         self.advance(qid, n, None)
     }
 
@@ -1098,9 +1102,8 @@ impl Session {
         self.end_tx();
     }
 
-    /// Commits the explicit transaction; returns its bookmark. Results not yet consumed are run
-    /// to completion first, so their writes are part of the commit.
-    pub fn commit(&mut self) -> Result<String> {
+    /// `Session::commit` (observe.rs) without the metrics and the query log.
+    pub(crate) fn commit_unobserved(&mut self) -> Result<String> {
         let Some(mut ex) = self.explicit.take() else {
             return Err(Error::new(
                 Status::TransactionNotFound,
@@ -1145,8 +1148,8 @@ impl Session {
         Ok(bookmark_of(ts))
     }
 
-    /// Rolls the explicit transaction back.
-    pub fn rollback(&mut self) -> Result<()> {
+    /// `Session::rollback` (observe.rs) without the metrics.
+    pub(crate) fn rollback_unobserved(&mut self) -> Result<()> {
         match self.explicit.take() {
             Some(mut ex) => {
                 if let Some(tx) = ex.tx.take() {
@@ -1162,8 +1165,8 @@ impl Session {
         }
     }
 
-    /// Drops every open result and rolls back any open transaction (Bolt `RESET`).
-    pub fn reset(&mut self) {
+    /// `Session::reset` (observe.rs) without the metrics.
+    pub(crate) fn reset_unobserved(&mut self) {
         if let Some((tx, _)) = self.auto.take() {
             tx.rollback();
         }
@@ -1174,6 +1177,11 @@ impl Session {
         }
         self.end_tx();
         self.interrupt.store(false, Ordering::SeqCst);
+    }
+
+    /// Whether a transaction (explicit and not failed, or auto-commit) is live (observe.rs).
+    pub(crate) fn tx_alive(&self) -> bool {
+        self.auto.is_some() || self.explicit.as_ref().is_some_and(|ex| ex.tx.is_some())
     }
 
     pub fn in_transaction(&self) -> bool {
