@@ -71,6 +71,11 @@ impl Drop for Observer {
 }
 
 impl Session {
+    /// Whether a transaction (explicit and not failed, or auto-commit) is live.
+    fn tx_alive(&self) -> bool {
+        self.auto.is_some() || self.explicit.as_ref().is_some_and(|ex| ex.tx.is_some())
+    }
+
     /// Counts a transaction that started or ended during the last operation.
     fn observe_tx(&mut self, error: Option<&Error>, rolled_back: bool) {
         let alive = self.tx_alive();

@@ -556,7 +556,7 @@ enum Source {
     Rows(VecDeque<Vec<Value>>),
 }
 
-struct OpenResult {
+pub(crate) struct OpenResult {
     source: Source,
     query_type: QueryType,
     /// Counters of work done outside the executor (schema commands).
@@ -654,8 +654,8 @@ fn add_stats(into: &mut Stats, s: &Stats) {
     into.system_updates += s.system_updates;
 }
 
-struct ExplicitTx {
-    tx: Option<Transaction>,
+pub(crate) struct ExplicitTx {
+    pub(crate) tx: Option<Transaction>,
     results: Vec<OpenResult>,
     /// Set when a statement failed: the transaction was rolled back and only ROLLBACK/RESET
     /// (or a new BEGIN after them) are meaningful.
@@ -670,8 +670,8 @@ struct ExplicitTx {
 pub struct Session {
     db: Database,
     interrupt: Arc<AtomicBool>,
-    explicit: Option<ExplicitTx>,
-    auto: Option<(Transaction, OpenResult)>,
+    pub(crate) explicit: Option<ExplicitTx>,
+    pub(crate) auto: Option<(Transaction, OpenResult)>,
     /// The deadline of the current transaction (created on the first timeout).
     timer: Option<Arc<crate::deadline::Timer>>,
     /// Whether the current deadline is the server-wide timeout (not the client's), which
@@ -679,7 +679,6 @@ pub struct Session {
     server_deadline: bool,
     /// The metadata of the current transaction (`tx_metadata`, `tx.setMetaData`).
     pub(crate) tx_meta: crate::txinfo::TxMeta,
-    /// Metrics and query-log state (observe.rs).
     pub(crate) obs: crate::observe::Observer,
     /// Access mode of the open auto-commit transaction.
     auto_mode: AccessMode,
@@ -965,7 +964,6 @@ impl Session {
         Ok(RunInfo { fields, qid: None })
     }
 
-    /// `Session::pull` (observe.rs) without the metrics and the query log.
     pub(crate) fn pull_unobserved(
         &mut self,
         qid: Option<i64>,
@@ -975,7 +973,6 @@ impl Session {
         self.advance(qid, n, Some(sink))
     }
 
-    /// `Session::discard` (observe.rs) without the metrics and the query log.
     pub(crate) fn discard_unobserved(&mut self, qid: Option<i64>, n: i64) -> Result<PullOutcome> {
         self.advance(qid, n, None)
     }
@@ -1177,11 +1174,6 @@ impl Session {
         }
         self.end_tx();
         self.interrupt.store(false, Ordering::SeqCst);
-    }
-
-    /// Whether a transaction (explicit and not failed, or auto-commit) is live (observe.rs).
-    pub(crate) fn tx_alive(&self) -> bool {
-        self.auto.is_some() || self.explicit.as_ref().is_some_and(|ex| ex.tx.is_some())
     }
 
     pub fn in_transaction(&self) -> bool {
