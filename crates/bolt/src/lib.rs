@@ -46,10 +46,11 @@ mod websocket;
 #[cfg(test)]
 mod tests;
 
+pub use arbor_engine::logins::LoginGuard;
 /// The argon2id user store for `basic` auth (shared with the engine's user administration).
 pub use arbor_engine::UserStore as AuthStore;
 pub use connection::{Limits as ConnectionLimits, LoginLimits};
-pub use server::{bind, serve, serve_listener, serve_listener_with_limits};
+pub use server::{bind, serve, serve_listener, serve_listener_shared, serve_listener_with_limits};
 
 /// What the Bolt server needs to know at start-up.
 #[derive(Clone, Debug)]

@@ -12,10 +12,11 @@ use std::time::{Duration, Instant};
 use tracing::{info, warn};
 
 use crate::connection::Deadlined;
-use crate::connection::{self, Backend, Limits, PeerSlots, Shared};
+use crate::connection::{self, Backend, Limits, LoginGuard, PeerSlots, Shared};
 use crate::handshake;
 use crate::transport::MessageReader;
 use crate::{BoltError, ServerConfig};
+use arbor_engine::metrics::{bump, SERVER};
 
 /// How long the accept loop waits for a connection before it looks at the shutdown flag again.
 /// Waiting is readiness-based (epoll via mio), so a connecting driver is accepted at once and an
@@ -68,10 +69,24 @@ pub fn serve_listener_with_limits(
     limits: Limits,
     shutdown: Arc<AtomicBool>,
 ) -> Result<(), BoltError> {
+    let logins = Arc::new(LoginGuard::new(limits.logins.clone()));
+    serve_listener_shared(listener, db, config, limits, logins, shutdown)
+}
+
+/// [`serve_listener_with_limits`] with a login limiter shared with another server (the HTTP
+/// port), so lockouts and the hashing pool span both.
+pub fn serve_listener_shared(
+    listener: TcpListener,
+    db: arbor_engine::Database,
+    config: ServerConfig,
+    limits: Limits,
+    logins: Arc<LoginGuard>,
+    shutdown: Arc<AtomicBool>,
+) -> Result<(), BoltError> {
     if let Some(store) = &config.auth {
         db.attach_users(store.clone());
     }
-    serve_with(listener, move || db.session(), config, limits, shutdown)
+    serve_with(listener, move || db.session(), config, limits, logins, shutdown)
 }
 
 struct Live {
@@ -86,6 +101,7 @@ pub(crate) fn serve_with<B, F>(
     factory: F,
     config: ServerConfig,
     limits: Limits,
+    logins: Arc<LoginGuard>,
     shutdown: Arc<AtomicBool>,
 ) -> Result<(), BoltError>
 where
@@ -104,7 +120,7 @@ where
     let grace = limits.shutdown_grace;
     let peers = PeerSlots::new(limits.max_unauthenticated_per_address);
     let shared = Arc::new(Shared {
-        logins: connection::LoginGuard::new(limits.logins.clone()),
+        logins,
         auth: config.auth.clone(),
         tls: config.tls.clone(),
         advertised_address: config.advertised_address.clone(),
@@ -147,11 +163,13 @@ where
         }
         if live.len() >= config.max_connections {
             warn!(peer = %peer, "refusing Bolt connection: {} connections already open", live.len());
+            bump(&SERVER.bolt_refused);
             refuse(stream, &refusals);
             continue;
         }
         let Some(slot) = peers.acquire(peer.ip()) else {
             warn!(peer = %peer, "refusing Bolt connection: too many connections from this address have not logged in");
+            bump(&SERVER.bolt_refused);
             refuse(stream, &refusals);
             continue;
         };
@@ -169,8 +187,10 @@ where
             .name(format!("bolt-conn-{id}"))
             .stack_size(CONNECTION_STACK_BYTES)
             .spawn(move || {
+                bump(&SERVER.bolt_opened);
                 let backend = factory();
                 connection::run(stream, backend, &shared, id, Some(slot));
+                bump(&SERVER.bolt_closed);
             });
         match spawned {
             Ok(handle) => live.push(Live { handle, socket }),

@@ -192,7 +192,8 @@ impl TestServer {
         };
         let flag = shutdown.clone();
         let handle = std::thread::spawn(move || {
-            crate::server::serve_with(listener, Script::new, config, limits, flag).unwrap();
+            let logins = Arc::new(crate::LoginGuard::new(limits.logins.clone()));
+            crate::server::serve_with(listener, Script::new, config, limits, logins, flag).unwrap();
         });
         TestServer { addr, shutdown, handle: Some(handle) }
     }

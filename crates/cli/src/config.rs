@@ -47,6 +47,14 @@ pub enum TlsLevelArg {
 /// import_dir = "/var/lib/arbor/import"  # LOAD CSV file:/// URLs; default <data>/import
 /// "db.memory.transaction.total.max" = "2g"  # all transactions together; "0" = none
 /// "db.memory.transaction.max" = "512m"      # one transaction; default: the whole pool
+/// http_listen = "127.0.0.1:7474"            # Query API, health, /metrics; "off" disables
+/// http_transaction_idle_timeout = "30s"     # server.http.transaction_idle_timeout
+/// "db.logs.query.enabled" = "info"          # off | info | verbose
+/// "db.logs.query.threshold" = "500ms"
+/// "db.logs.query.parameter_logging_enabled" = true
+/// "db.logs.query.path" = "/var/log/arbor/query.log"   # default <data>/logs/query.log
+/// "db.logs.query.rotation.size" = "20m"
+/// "db.logs.query.rotation.keep_number" = 7
 /// ```
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -80,6 +88,23 @@ pub struct FileConfig {
     /// beyond the pool.
     #[serde(rename = "db.memory.transaction.max", alias = "transaction_memory_max")]
     pub transaction_memory_max: Option<String>,
+    /// The HTTP port: "HOST:PORT" or "off"; default 127.0.0.1:7474.
+    pub http_listen: Option<String>,
+    /// Neo4j's `server.http.transaction_idle_timeout` for Query API transactions.
+    #[serde(alias = "server.http.transaction_idle_timeout")]
+    pub http_transaction_idle_timeout: Option<String>,
+    #[serde(rename = "db.logs.query.enabled")]
+    pub query_log_enabled: Option<String>,
+    #[serde(rename = "db.logs.query.threshold")]
+    pub query_log_threshold: Option<String>,
+    #[serde(rename = "db.logs.query.parameter_logging_enabled")]
+    pub query_log_parameters: Option<bool>,
+    #[serde(rename = "db.logs.query.path")]
+    pub query_log_path: Option<PathBuf>,
+    #[serde(rename = "db.logs.query.rotation.size")]
+    pub query_log_rotation_size: Option<String>,
+    #[serde(rename = "db.logs.query.rotation.keep_number")]
+    pub query_log_rotation_keep: Option<u32>,
 }
 
 pub fn default_data_dir() -> PathBuf {

@@ -9,6 +9,7 @@ mod alloc;
 mod bench;
 mod config;
 mod import;
+mod ops;
 mod shell;
 
 use std::net::SocketAddr;
@@ -119,6 +120,8 @@ struct ServeArgs {
     /// How long a user stays locked (dbms.security.auth_lock_time). Default: 5s.
     #[arg(long)]
     auth_lock_time: Option<String>,
+    #[command(flatten)]
+    ops: ops::OpsArgs,
 }
 
 /// Connection limits from flags, else the config file, else the defaults.
@@ -234,6 +237,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         None => FileConfig::default(),
     };
     let limits = connection_limits(&args, &file)?;
+    let tls = tls_setup(&args, &file)?;
     let data = args.data.or(file.data.clone()).unwrap_or_else(config::default_data_dir);
     let listen = match args.listen {
         Some(l) => l,
@@ -260,6 +264,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
 
     create_data_dir(&data)
         .with_context(|| format!("creating data directory {}", data.display()))?;
+    let logins = Arc::new(arbor_bolt::LoginGuard::new(limits.logins.clone()));
     let auth = match auth_mode {
         AuthMode::None => None,
         AuthMode::Basic => {
@@ -278,8 +283,17 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
     };
 
+    let http = match ops::http_listen(&args.ops, &file)? {
+        Some(addr) => {
+            let bolt = args.advertised_address.clone().unwrap_or_else(|| listen.to_string());
+            let c = ops::http_config(auth.clone(), logins.clone(), tls.as_ref(), bolt);
+            ops::start_http(addr, &file, c)?
+        }
+        None => None,
+    };
     let db = arbor_engine::Database::open(&data, db_config)
         .with_context(|| format!("opening database at {}", data.display()))?;
+    ops::configure_query_log(&args.ops, &file, &data)?;
     if auth.is_none() {
         // Without authentication Cypher's CREATE USER etc. still manage the stored users, as in
         // Neo4j (with basic auth the server attaches the store it authenticates against).
@@ -297,29 +311,6 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     if let Some(dir) = args.import_dir.as_ref().or(file.import_dir.as_ref()) {
         db.set_import_dir(dir);
     }
-    let tls = match (args.tls_cert.or(file.tls_cert.clone()), args.tls_key.or(file.tls_key.clone()))
-    {
-        (Some(cert), Some(key)) => {
-            let level =
-                match args.tls_level.or(file.tls_level).unwrap_or(config::TlsLevelArg::Required) {
-                    config::TlsLevelArg::Required => arbor_bolt::tls::TlsLevel::Required,
-                    config::TlsLevelArg::Optional => arbor_bolt::tls::TlsLevel::Optional,
-                };
-            let setup = arbor_bolt::tls::TlsSetup::from_pem_files(&cert, &key, level)
-                .map_err(|e| anyhow::anyhow!(e))?;
-            tracing::info!(cert = %cert.display(), ?level, "TLS enabled for Bolt");
-            Some(setup)
-        }
-        (None, None) => {
-            if args.tls_level.or(file.tls_level).is_some() {
-                bail!("tls_level needs a certificate: set --tls-cert and --tls-key");
-            }
-            None
-        }
-        _ => bail!(
-            "TLS needs both a certificate (--tls-cert / tls_cert) and a key (--tls-key / tls_key)"
-        ),
-    };
     let config = arbor_bolt::ServerConfig {
         listen,
         auth,
@@ -340,8 +331,21 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let local = listener.local_addr().context("reading the bound address")?;
     report_settings(&config, &local, &limits);
     tracing::info!(data = %data.display(), "Bolt server listening on {local}");
-    arbor_bolt::serve_listener_with_limits(listener, db.clone(), config, limits, shutdown.clone())
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some(h) = &http {
+        h.set_database(db.clone());
+    }
+    arbor_bolt::serve_listener_shared(
+        listener,
+        db.clone(),
+        config,
+        limits,
+        logins,
+        shutdown.clone(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some(h) = http {
+        h.stop();
+    }
     if shutdown.load(Ordering::SeqCst) {
         tracing::info!("shutting down: writing a checkpoint");
     }
@@ -371,6 +375,44 @@ fn report_settings(
     let lock =
         if lock_ms % 1000 == 0 { format!("{}s", lock_ms / 1000) } else { format!("{lock_ms}ms") };
     report("dbms.security.auth_lock_time", &lock);
+}
+
+/// TLS from `--tls-cert`/`--tls-key`/`--tls-level` over the file's settings (Bolt, and the
+/// HTTP port).
+fn tls_setup(
+    args: &ServeArgs,
+    file: &FileConfig,
+) -> anyhow::Result<Option<arbor_bolt::tls::TlsSetup>> {
+    Ok(
+        match (
+            args.tls_cert.clone().or(file.tls_cert.clone()),
+            args.tls_key.clone().or(file.tls_key.clone()),
+        ) {
+            (Some(cert), Some(key)) => {
+                let level = match args
+                    .tls_level
+                    .or(file.tls_level)
+                    .unwrap_or(config::TlsLevelArg::Required)
+                {
+                    config::TlsLevelArg::Required => arbor_bolt::tls::TlsLevel::Required,
+                    config::TlsLevelArg::Optional => arbor_bolt::tls::TlsLevel::Optional,
+                };
+                let setup = arbor_bolt::tls::TlsSetup::from_pem_files(&cert, &key, level)
+                    .map_err(|e| anyhow::anyhow!(e))?;
+                tracing::info!(cert = %cert.display(), ?level, "TLS enabled for Bolt");
+                Some(setup)
+            }
+            (None, None) => {
+                if args.tls_level.or(file.tls_level).is_some() {
+                    bail!("tls_level needs a certificate: set --tls-cert and --tls-key");
+                }
+                None
+            }
+            _ => bail!(
+            "TLS needs both a certificate (--tls-cert / tls_cert) and a key (--tls-key / tls_key)"
+        ),
+        },
+    )
 }
 
 fn check(args: CheckArgs) -> anyhow::Result<()> {

@@ -85,6 +85,12 @@ impl TxMeta {
         s.client_address = client_address.to_string();
     }
 
+    /// The session's user name and client address (for the query log).
+    pub(crate) fn who(&self) -> (String, String) {
+        let s = self.state.lock();
+        (s.username.clone(), s.client_address.clone())
+    }
+
     /// Whether `TERMINATE TRANSACTION` ended the current transaction.
     pub(crate) fn terminated(&self) -> bool {
         self.state.lock().terminated

@@ -209,6 +209,7 @@ mod invariant;
 mod clock;
 mod codec;
 mod idset;
+pub mod metrics;
 mod records;
 mod release;
 mod schema;

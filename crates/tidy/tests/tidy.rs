@@ -35,7 +35,8 @@ const ALLOWED_EDGES: &[(&str, &[&str])] = &[
     ("engine", &["model", "cypher-syntax", "cypher-plan", "exec", "storage", "auth", "fulltext"]),
     ("bolt", &["model", "engine"]),
     ("import", &["model", "storage"]),
-    ("cli", &["model", "engine", "bolt", "import"]),
+    ("http", &["model", "engine", "auth"]),
+    ("cli", &["model", "engine", "bolt", "import", "http"]),
     // Dev-only and benchmark crates.
     ("tck", &["model", "engine", "bolt"]),
     ("mgbench", &["model", "engine", "bolt"]),

@@ -15,7 +15,6 @@ mod auth;
 mod backend;
 mod errors;
 mod guard;
-mod logins;
 mod message_loop;
 mod streaming;
 mod transaction;
@@ -30,11 +29,11 @@ use crate::transport::MessageWriter;
 use crate::values::Dialect;
 use crate::AuthStore;
 
+pub(crate) use arbor_engine::logins::LoginGuard;
+pub use arbor_engine::logins::LoginLimits;
 pub(crate) use backend::Backend;
 pub(crate) use errors::write_single_failure;
 pub(crate) use guard::{Deadlined, PeerSlots, PreAuthSlot};
-pub(crate) use logins::LoginGuard;
-pub use logins::LoginLimits;
 pub(crate) use message_loop::run;
 use streaming::NotificationFilter;
 
@@ -90,7 +89,7 @@ pub(crate) struct Shared {
     pub advertised_address: Option<String>,
     pub limits: Limits,
     pub shutdown: Arc<AtomicBool>,
-    pub logins: logins::LoginGuard,
+    pub logins: Arc<LoginGuard>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -192,6 +192,7 @@ impl Database {
             auto_mode: AccessMode::Write,
             user: None,
             mem: None,
+            obs: Default::default(),
         }
     }
 

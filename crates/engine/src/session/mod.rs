@@ -37,15 +37,16 @@ use transaction::ExplicitTx;
 pub struct Session {
     db: Database,
     interrupt: Arc<AtomicBool>,
-    explicit: Option<ExplicitTx>,
-    auto: Option<(Transaction, OpenResult)>,
+    pub(crate) explicit: Option<ExplicitTx>,
+    pub(crate) auto: Option<(Transaction, OpenResult)>,
     /// The deadline of the current transaction (created on the first timeout).
     timer: Option<Arc<crate::deadline::Timer>>,
     /// Whether the current deadline is the server-wide timeout (not the client's), which
     /// Neo4j reports as `TransactionTimedOut`.
     server_deadline: bool,
     /// The metadata of the current transaction (`tx_metadata`, `tx.setMetaData`).
-    tx_meta: crate::txinfo::TxMeta,
+    pub(crate) tx_meta: crate::txinfo::TxMeta,
+    pub(crate) obs: crate::observe::Observer,
     /// Access mode of the open auto-commit transaction.
     auto_mode: AccessMode,
     /// Who is logged in (`None`: authentication disabled); see users.rs.

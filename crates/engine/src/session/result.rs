@@ -26,7 +26,7 @@ pub(super) enum Source {
     Rows(VecDeque<Vec<Value>>),
 }
 
-pub(super) struct OpenResult {
+pub(crate) struct OpenResult {
     pub(super) source: Source,
     pub(super) query_type: QueryType,
     /// Counters of work done outside the executor (schema commands).

@@ -14,10 +14,13 @@ use super::{AccessMode, Prepared, PullOutcome, QueryType, RunInfo, Session, TxCo
 use crate::schema;
 
 impl Session {
-    /// Runs a query: inside the explicit transaction if one is open, otherwise in a new
-    /// auto-commit transaction that commits when its result is exhausted. Compile errors are
-    /// returned here; runtime errors may surface on `pull`.
-    pub fn run(&mut self, query: &str, params: PropertyMap, config: TxConfig) -> Result<RunInfo> {
+    /// `Session::run` (observe.rs) without the metrics and the query log.
+    pub(crate) fn run_unobserved(
+        &mut self,
+        query: &str,
+        params: PropertyMap,
+        config: TxConfig,
+    ) -> Result<RunInfo> {
         self.db.check_open()?;
         if self.explicit.is_none() {
             check_config(&config)?;
@@ -127,9 +130,7 @@ impl Session {
         Ok(RunInfo { fields, qid: None })
     }
 
-    /// Produces at most `n` records (`n < 0`: all) of the result `qid` (`None`/`-1`: the last one
-    /// run) into `sink`. Never computes more than `n` records ahead.
-    pub fn pull(
+    pub(crate) fn pull_unobserved(
         &mut self,
         qid: Option<i64>,
         n: i64,
@@ -138,9 +139,7 @@ impl Session {
         self.advance(qid, n, Some(sink))
     }
 
-    /// Discards `n` records (`n < 0`: all) of result `qid`. The query still runs to completion
-    /// of those rows, so its writes happen.
-    pub fn discard(&mut self, qid: Option<i64>, n: i64) -> Result<PullOutcome> {
+    pub(crate) fn discard_unobserved(&mut self, qid: Option<i64>, n: i64) -> Result<PullOutcome> {
         self.advance(qid, n, None)
     }
 

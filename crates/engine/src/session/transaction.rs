@@ -9,8 +9,8 @@ use arbor_storage::Transaction;
 use super::result::OpenResult;
 use super::{AccessMode, Session, TxConfig};
 
-pub(super) struct ExplicitTx {
-    pub(super) tx: Option<Transaction>,
+pub(crate) struct ExplicitTx {
+    pub(crate) tx: Option<Transaction>,
     pub(super) results: Vec<OpenResult>,
     /// Set when a statement failed: the transaction was rolled back and only ROLLBACK/RESET
     /// (or a new BEGIN after them) are meaningful.
@@ -75,8 +75,8 @@ pub(super) fn check_config(config: &TxConfig) -> Result<()> {
 }
 
 impl Session {
-    /// Starts an explicit transaction.
-    pub fn begin(&mut self, config: TxConfig) -> Result<()> {
+    /// Starts an explicit transaction (observed by `Session::begin`, observe.rs).
+    pub(crate) fn begin_unobserved(&mut self, config: TxConfig) -> Result<()> {
         self.db.check_open()?;
         check_config(&config)?;
         if self.explicit.is_some() {
@@ -194,9 +194,8 @@ impl Session {
         self.end_tx();
     }
 
-    /// Commits the explicit transaction; returns its bookmark. Results not yet consumed are run
-    /// to completion first, so their writes are part of the commit.
-    pub fn commit(&mut self) -> Result<String> {
+    /// `Session::commit` (observe.rs) without the metrics and the query log.
+    pub(crate) fn commit_unobserved(&mut self) -> Result<String> {
         let Some(mut ex) = self.explicit.take() else {
             return Err(Error::new(
                 Status::TransactionNotFound,
@@ -241,8 +240,8 @@ impl Session {
         Ok(bookmark_of(ts))
     }
 
-    /// Rolls the explicit transaction back.
-    pub fn rollback(&mut self) -> Result<()> {
+    /// `Session::rollback` (observe.rs) without the metrics.
+    pub(crate) fn rollback_unobserved(&mut self) -> Result<()> {
         match self.explicit.take() {
             Some(mut ex) => {
                 if let Some(tx) = ex.tx.take() {
@@ -258,8 +257,8 @@ impl Session {
         }
     }
 
-    /// Drops every open result and rolls back any open transaction (Bolt `RESET`).
-    pub fn reset(&mut self) {
+    /// `Session::reset` (observe.rs) without the metrics.
+    pub(crate) fn reset_unobserved(&mut self) {
         if let Some((tx, _)) = self.auto.take() {
             tx.rollback();
         }

@@ -110,6 +110,7 @@ pub(crate) fn checkpoint_with(
         *p.last_checkpoint_at.lock() = Instant::now();
         return Ok(None);
     }
+    let _timer = crate::metrics::Timer::start(&crate::metrics::STORAGE.checkpoint);
     // Synced whatever the durability mode (`Durability::Off` only skips the per-commit fsync):
     // a manifest naming a checkpoint that never reached the disk would lose the whole store.
     let name = checkpoint_name(c);

@@ -712,6 +712,7 @@ impl Writer {
         let n = end as u64;
         self.file_len += n;
         self.shared.bytes_since_checkpoint.fetch_add(n, Ordering::Relaxed);
+        crate::metrics::STORAGE.wal_bytes.fetch_add(n, Ordering::Relaxed);
         self.buf.drain(..end);
         for r in &mut self.rotate_at {
             r.0 -= end;
@@ -729,6 +730,7 @@ impl Writer {
             ));
         }
         if let Some(file) = self.file.as_mut() {
+            let _timer = crate::metrics::Timer::start(&crate::metrics::STORAGE.fsync);
             file.sync_data().map_err(|e| io_err("cannot fsync", &self.path, e))?;
         }
         // Only what was written out is synced (`flush_buf` runs before every sync).

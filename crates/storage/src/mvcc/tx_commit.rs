@@ -43,6 +43,7 @@ impl Transaction {
         if nodes.is_empty() && rels.is_empty() {
             return Ok(self.start_ts);
         }
+        let _timer = crate::metrics::Timer::start(&crate::metrics::STORAGE.commit);
         let core = self.core.clone();
         let durable = core.durable;
         let body = if durable { encode_body(&nodes, &rels) } else { Vec::new() };

@@ -1,4 +1,5 @@
-//! Login throttling, as Neo4j does it: after `dbms.security.auth_max_failed_attempts` (3)
+//! Login throttling for every protocol (Bolt and the HTTP Query API share one [`LoginGuard`]),
+//! as Neo4j does it: after `dbms.security.auth_max_failed_attempts` (3)
 //! failed logins in a row a user is locked for `dbms.security.auth_lock_time` (5 s), and every
 //! attempt in that time fails with `Neo.ClientError.Security.AuthenticationRateLimit` without
 //! checking the password. A success clears the count; a failure after the lock ends locks again.
@@ -68,7 +69,7 @@ struct Pool {
 }
 
 /// The server-wide login state.
-pub(crate) struct LoginGuard {
+pub struct LoginGuard {
     limits: LoginLimits,
     failures: Mutex<HashMap<String, Failures>>,
     pool: Mutex<Pool>,
@@ -83,7 +84,7 @@ pub(crate) fn rate_limited() -> Error {
 }
 
 impl LoginGuard {
-    pub(crate) fn new(limits: LoginLimits) -> LoginGuard {
+    pub fn new(limits: LoginLimits) -> LoginGuard {
         LoginGuard {
             limits,
             failures: Mutex::new(HashMap::new()),
@@ -99,7 +100,7 @@ impl LoginGuard {
 
     /// Checks `user`'s password with `verify` (true: accepted), unless the user is locked or the
     /// hashing pool is full; records the outcome.
-    pub(crate) fn attempt(
+    pub fn attempt(
         &self,
         user: &str,
         address: &str,
@@ -109,6 +110,7 @@ impl LoginGuard {
         let address_key = format!("address:{address}");
         let locked = || self.locked(&user_key) || self.locked(&address_key);
         if locked() {
+            crate::metrics::bump(&crate::metrics::SERVER.failed_logins);
             return Err(rate_limited());
         }
         // An address with a recent failure gets at most an eighth of the queue (and at least
@@ -122,9 +124,13 @@ impl LoginGuard {
                 suspect,
                 || if locked() { None } else { Some(verify()) },
             )?;
-        let Some(accepted) = accepted else { return Err(rate_limited()) };
+        let Some(accepted) = accepted else {
+            crate::metrics::bump(&crate::metrics::SERVER.failed_logins);
+            return Err(rate_limited());
+        };
         self.record(&user_key, accepted, self.limits.max_failed_attempts, false);
         if !accepted {
+            crate::metrics::bump(&crate::metrics::SERVER.failed_logins);
             self.record(&address_key, false, self.limits.max_failed_per_address, true);
         }
         Ok(accepted)
@@ -184,6 +190,7 @@ impl LoginGuard {
             let full = pool.running >= permits && pool.waiters.len() >= self.limits.hash_queue;
             let suspect_cap = (self.limits.hash_queue / 8).max(permits);
             if full || (suspect && load >= suspect_cap) {
+                crate::metrics::bump(&crate::metrics::SERVER.failed_logins);
                 return Err(Error::new(
                     Status::AuthenticationRateLimit,
                     "Too many concurrent authentication attempts; try again later.",

@@ -1,0 +1,293 @@
+//! Server metrics: query and transaction counters kept by the engine, connection and login
+//! counters the servers (`bolt`, `http`) bump, and [`render`], the Prometheus text format
+//! (version 0.0.4) the HTTP port serves at `/metrics`, which also reads the storage counters
+//! (`arbor_storage::metrics`), the query memory pool and the page cache.
+//!
+//! Counters are process-wide relaxed atomics: one `fetch_add` per event on the hot path, and a
+//! scrape reads them without stopping anything. A small hand-written encoder instead of a
+//! metrics crate: the set is fixed, the format is a few lines per family, and the atomics stay
+//! the ones the hot path already touches.
+
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use arbor_storage::metrics::STORAGE;
+pub use arbor_storage::metrics::{Histogram, BUCKET_BOUNDS_MICROS};
+
+use crate::session::{Database, QueryType};
+
+/// What the engine counts about queries and transactions.
+pub struct QueryMetrics {
+    pub read: AtomicU64,
+    pub write: AtomicU64,
+    pub read_write: AtomicU64,
+    pub schema: AtomicU64,
+    /// Queries that ended with an error (compile or run time).
+    pub failed: AtomicU64,
+    /// From `RUN` to the last record (or the error).
+    pub latency: Histogram,
+    pub tx_started: AtomicU64,
+    pub tx_committed: AtomicU64,
+    /// Every transaction that did not commit (explicit rollback, error, reset, disconnect).
+    pub tx_rolled_back: AtomicU64,
+    /// Of those rolled back: lost a write conflict (`Neo.TransientError.Transaction.Outdated`).
+    pub tx_conflicted: AtomicU64,
+    /// Of those rolled back: terminated, timed out or interrupted.
+    pub tx_terminated: AtomicU64,
+}
+
+/// What the servers count about connections and logins.
+pub struct ServerMetrics {
+    pub bolt_opened: AtomicU64,
+    pub bolt_closed: AtomicU64,
+    /// Connections refused at accept (connection limit, too many unauthenticated).
+    pub bolt_refused: AtomicU64,
+    /// Failed or refused logins, Bolt and HTTP together.
+    pub failed_logins: AtomicU64,
+    pub http_requests: AtomicU64,
+}
+
+pub static QUERIES: QueryMetrics = QueryMetrics {
+    read: AtomicU64::new(0),
+    write: AtomicU64::new(0),
+    read_write: AtomicU64::new(0),
+    schema: AtomicU64::new(0),
+    failed: AtomicU64::new(0),
+    latency: Histogram::new(),
+    tx_started: AtomicU64::new(0),
+    tx_committed: AtomicU64::new(0),
+    tx_rolled_back: AtomicU64::new(0),
+    tx_conflicted: AtomicU64::new(0),
+    tx_terminated: AtomicU64::new(0),
+};
+
+pub static SERVER: ServerMetrics = ServerMetrics {
+    bolt_opened: AtomicU64::new(0),
+    bolt_closed: AtomicU64::new(0),
+    bolt_refused: AtomicU64::new(0),
+    failed_logins: AtomicU64::new(0),
+    http_requests: AtomicU64::new(0),
+};
+
+/// Counts one more of `counter` (relaxed: a monitoring counter orders nothing).
+#[inline]
+pub fn bump(counter: &AtomicU64) {
+    counter.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Counts a query that finished: by its type, or as failed; a query left unfinished (its
+/// result dropped by a reset or a new statement) counts only its time.
+#[inline]
+pub(crate) fn query_finished(query_type: Option<QueryType>, failed: bool, elapsed: Duration) {
+    let counter = match (failed, query_type) {
+        (true, _) => Some(&QUERIES.failed),
+        (false, Some(QueryType::Read)) => Some(&QUERIES.read),
+        (false, Some(QueryType::Write)) => Some(&QUERIES.write),
+        (false, Some(QueryType::ReadWrite)) => Some(&QUERIES.read_write),
+        (false, Some(QueryType::Schema)) => Some(&QUERIES.schema),
+        (false, None) => None,
+    };
+    if let Some(c) = counter {
+        bump(c);
+    }
+    QUERIES.latency.observe(elapsed);
+}
+
+fn load(c: &AtomicU64) -> u64 {
+    c.load(Ordering::Relaxed)
+}
+
+/// One metric family: `# HELP`, `# TYPE` and its samples.
+fn family(out: &mut String, name: &str, kind: &str, help: &str, samples: &[(&str, u64)]) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+    for (labels, v) in samples {
+        let _ = writeln!(out, "{name}{labels} {v}");
+    }
+}
+
+fn histogram(out: &mut String, name: &str, help: &str, h: &Histogram) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
+    let (counts, sum_micros) = h.snapshot();
+    let mut cumulative = 0;
+    for (i, n) in counts.iter().enumerate() {
+        cumulative += n;
+        match BUCKET_BOUNDS_MICROS.get(i) {
+            Some(b) => {
+                let le = *b as f64 / 1e6;
+                let _ = writeln!(out, "{name}_bucket{{le=\"{le}\"}} {cumulative}");
+            }
+            None => {
+                let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {cumulative}");
+            }
+        }
+    }
+    let _ = writeln!(out, "{name}_sum {}", sum_micros as f64 / 1e6);
+    let _ = writeln!(out, "{name}_count {cumulative}");
+}
+
+/// Every metric in Prometheus text format. `db` is `None` while the store is still opening
+/// (then the memory and page-cache families are left out).
+pub fn render(db: Option<&Database>) -> String {
+    let mut out = String::with_capacity(8 << 10);
+    let q = &QUERIES;
+    family(
+        &mut out,
+        "arbor_queries_total",
+        "counter",
+        "Queries that finished, by query type (failed: ended with an error).",
+        &[
+            ("{type=\"read\"}", load(&q.read)),
+            ("{type=\"write\"}", load(&q.write)),
+            ("{type=\"read_write\"}", load(&q.read_write)),
+            ("{type=\"schema\"}", load(&q.schema)),
+            ("{type=\"failed\"}", load(&q.failed)),
+        ],
+    );
+    histogram(
+        &mut out,
+        "arbor_query_duration_seconds",
+        "Query time from RUN to the last record.",
+        &q.latency,
+    );
+    let started = load(&q.tx_started);
+    let ended = load(&q.tx_committed) + load(&q.tx_rolled_back);
+    family(
+        &mut out,
+        "arbor_transactions_open",
+        "gauge",
+        "Transactions open now.",
+        &[("", started.saturating_sub(ended))],
+    );
+    family(
+        &mut out,
+        "arbor_transactions_started_total",
+        "counter",
+        "Transactions started.",
+        &[("", started)],
+    );
+    family(
+        &mut out,
+        "arbor_transactions_committed_total",
+        "counter",
+        "Transactions committed.",
+        &[("", load(&q.tx_committed))],
+    );
+    family(
+        &mut out,
+        "arbor_transactions_rolled_back_total",
+        "counter",
+        "Transactions rolled back (explicitly, on error, reset or disconnect).",
+        &[("", load(&q.tx_rolled_back))],
+    );
+    family(
+        &mut out,
+        "arbor_transactions_conflicted_total",
+        "counter",
+        "Transactions rolled back after a write conflict (Outdated).",
+        &[("", load(&q.tx_conflicted))],
+    );
+    family(
+        &mut out,
+        "arbor_transactions_terminated_total",
+        "counter",
+        "Transactions terminated, timed out or interrupted.",
+        &[("", load(&q.tx_terminated))],
+    );
+    histogram(
+        &mut out,
+        "arbor_commit_duration_seconds",
+        "Commit of a writing transaction until durable and visible.",
+        &STORAGE.commit,
+    );
+    histogram(
+        &mut out,
+        "arbor_wal_fsync_duration_seconds",
+        "fdatasync of the write-ahead log (one per group commit).",
+        &STORAGE.fsync,
+    );
+    family(
+        &mut out,
+        "arbor_wal_bytes_total",
+        "counter",
+        "Bytes appended to the write-ahead log.",
+        &[("", load(&STORAGE.wal_bytes))],
+    );
+    histogram(
+        &mut out,
+        "arbor_checkpoint_duration_seconds",
+        "Checkpoints written.",
+        &STORAGE.checkpoint,
+    );
+    if let Some(db) = db {
+        let pool = db.memory_pool();
+        family(
+            &mut out,
+            "arbor_memory_pool_used_bytes",
+            "gauge",
+            "Query memory reserved by running transactions.",
+            &[("", pool.used())],
+        );
+        family(
+            &mut out,
+            "arbor_memory_pool_limit_bytes",
+            "gauge",
+            "db.memory.transaction.total.max (0: none).",
+            &[("", pool.limit())],
+        );
+        if let Some(pc) = db.store().page_cache_stats() {
+            family(
+                &mut out,
+                "arbor_page_cache_hits_total",
+                "counter",
+                "Page cache hits.",
+                &[("", pc.hits)],
+            );
+            family(
+                &mut out,
+                "arbor_page_cache_misses_total",
+                "counter",
+                "Page cache misses (page reads).",
+                &[("", pc.misses)],
+            );
+        }
+    }
+    let s = &SERVER;
+    let open = load(&s.bolt_opened).saturating_sub(load(&s.bolt_closed));
+    family(
+        &mut out,
+        "arbor_bolt_connections_open",
+        "gauge",
+        "Bolt connections open now.",
+        &[("", open)],
+    );
+    family(
+        &mut out,
+        "arbor_bolt_connections_opened_total",
+        "counter",
+        "Bolt connections accepted.",
+        &[("", load(&s.bolt_opened))],
+    );
+    family(
+        &mut out,
+        "arbor_bolt_connections_refused_total",
+        "counter",
+        "Bolt connections refused (connection limits).",
+        &[("", load(&s.bolt_refused))],
+    );
+    family(
+        &mut out,
+        "arbor_failed_logins_total",
+        "counter",
+        "Failed or refused logins (Bolt and HTTP).",
+        &[("", load(&s.failed_logins))],
+    );
+    family(
+        &mut out,
+        "arbor_http_requests_total",
+        "counter",
+        "HTTP requests served.",
+        &[("", load(&s.http_requests))],
+    );
+    out
+}
