@@ -71,7 +71,10 @@ fn check_with(query: &str, rule: &dyn RewriteRule, res: &dyn Resolver, want: &st
 #[test]
 fn rules_run_in_a_fixed_order() {
     let names: Vec<&str> = RULES.iter().map(|r| r.name()).collect();
-    assert_eq!(names, ["index_seek", "eager_before_writes", "count_store", "prune_var_expand"]);
+    assert_eq!(
+        names,
+        ["index_seek", "eager_before_writes", "count_store", "prune_var_expand", "frontier_expand"]
+    );
 }
 
 #[test]

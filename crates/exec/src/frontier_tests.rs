@@ -39,15 +39,16 @@ const CASES: &[(&str, &str)] = &[
     ("-[*2..3]->(n)", "RETURN DISTINCT n.id"),
     ("<-[:A*2..4]-(n)", "RETURN DISTINCT n.id"),
     ("-[*3..5]->(n)", "WITH n WHERE n.x <> 1 RETURN DISTINCT n.x"),
+    ("-[:A|B*2..3]->(n)", "RETURN DISTINCT n.id"),
     ("-[:NONE*2..3]->(n)", "RETURN DISTINCT n.id"),
 ];
 
 #[test]
 fn frontier_plans_answer_like_plain_plans() {
     let mut checked = 0;
-    for seed in 1..=16u64 {
-        let nodes = 4 + seed % 7;
-        let mut g = cyclic_graph(seed, nodes, nodes + seed % 4);
+    for seed in 1..=32u64 {
+        let nodes = 4 + seed % 9;
+        let mut g = cyclic_graph(seed, nodes, nodes * 3 / 2 + seed % 6);
         for (pattern, rest) in CASES {
             let fast = format!("MATCH (s:N {{id: $id}}){pattern} {rest}");
             let plain = format!("MATCH p = (s:N {{id: $id}}){pattern} {rest}");
