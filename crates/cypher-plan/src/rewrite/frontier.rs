@@ -19,14 +19,16 @@
 //!
 //! - Every trail is a walk, so `T` is contained in the union of `L_min ..= L_max`: no end is
 //!   missed by looking only at those candidates.
-//! - A candidate is produced only with a proof: the operator keeps, for each node of a level,
-//!   the node of the previous level and the relationship it was first reached by. Following
-//!   those back from `t` in `L_i` gives a walk of `i` relationships from `s` to `t`; when its
-//!   relationships are pairwise distinct it is a trail, and `t` is in `T`.
-//! - When that walk repeats a relationship (in Pokec-like graphs: `s->x->s->x` over one
-//!   relationship `s->x` twice), the operator searches backwards from `t` for a trail of `i`
-//!   relationships whose `j`-th node lies in `L_j` (every trail's nodes do, so the search
-//!   misses none) and whose relationships are pairwise distinct. It is exhaustive, so a
+//! - A candidate is produced only with a proof. Each node of a level is first reached by one
+//!   walk (its parent's first walk plus one relationship). The operator keeps, per node,
+//!   whether that walk is a trail and a 64-bit mask of its relationships: a node's walk is a
+//!   trail when its parent's is and the new relationship's bit is clear in the parent's mask
+//!   (a clear bit proves the relationship is not on the walk). Then `t` is in `T`.
+//! - Otherwise (the walk repeats a relationship, as `s->x->s->x` over one relationship `s->x`
+//!   twice does in graphs with 2-cycles, or the bit is shared), the operator searches
+//!   backwards from `t` for a trail of `i` relationships whose `j`-th node lies in `L_j`
+//!   (every trail's nodes do, so the search misses none) and whose relationships are pairwise
+//!   distinct. It is exhaustive, so a
 //!   candidate without any trail is rejected, and one with a trail is found.
 //!
 //! So the operator produces exactly `T`, once per input row. The backward search costs at most
