@@ -4,18 +4,16 @@
 //! Per input row the operator builds the levels `L_1 ..= L_max` of nodes at the end of a walk
 //! of exactly `i` relationships: each node of a level is expanded once, and the next level is
 //! deduplicated by a node set, so the work is the sum of the degrees of the levels' nodes
-//! instead of one step per trail. Each node of a level remembers, of the walk it was first
-//! reached by (its witness walk), whether it is a trail and a 64-bit mask of its
-//! relationships.
+//! instead of one step per trail. Each node of a level remembers the node of the previous
+//! level and the relationship it was first reached by (its witness walk).
 //!
-//! The candidates (the nodes of `L_min ..= L_max`) become ends only with a trail to them. A
-//! new node's witness walk is a trail when its parent's is and the new relationship's mask bit
-//! is clear (`O(1)`, no graph access): the usual case, proven while the level is built. The
-//! others (a repeat, or two relationships sharing a bit) get a backward search through the
-//! levels for a walk without a repeated relationship, exhaustively. The planner's `frontier`
-//! rule explains why this is exactly the answer of the trail-by-trail plan. The ends of a row
-//! are all proven before the fused filter (`WHERE` on the end) sees any, so a filter that
-//! fails on a node that is no end raises no error.
+//! The candidates (the nodes of `L_min ..= L_max`) are then produced lazily, each at most
+//! once: a candidate is an end only with a trail to it. Its witness walk is one when its
+//! relationships are pairwise distinct (the usual case, checked in `O(i^2)` without touching
+//! the graph); otherwise a backward search through the levels looks for another walk without
+//! a repeated relationship, exhaustively. The planner's `frontier` rule explains why this is
+//! exactly the answer of the trail-by-trail plan. The fused filter (`WHERE` on the end) runs
+//! after the proof, so a filter that fails on a node that is no end raises no error.
 
 use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_cypher_plan::ops::{Name, Op};
@@ -43,13 +41,13 @@ pub(super) fn build_frontier(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
     }
 }
 
-/// One node of a level (below the last): the node, whether its witness walk is a trail
-/// (`clean`), and a mask of the walk's relationships (bit `id % 64` of each).
+/// One node of a level: the node, the index of its witness parent in the previous level, and
+/// the relationship from that parent.
 #[derive(Clone, Copy)]
 struct Step {
     node: NodeId,
-    clean: bool,
-    mask: u64,
+    parent: u32,
+    rel: RelId,
 }
 
 /// The frontier expansion (see the module doc).
@@ -62,25 +60,23 @@ struct FrontierExpand {
     min: usize,
     max: usize,
     unique_with: Vec<Slot>,
-    /// A `Filter` right above, evaluated on the working row for each end.
+    /// A `Filter` right above, evaluated on the working row for each proven end.
     filter: Option<(CompiledPred, usize)>,
     /// The working row (the input row with `to` overwritten per end); `None` when closed.
     cur: Option<Row>,
     start: NodeId,
-    /// `levels[i]` for `i < max`: the nodes at the end of a walk of `i` relationships, each
-    /// once (the last level is not kept: its nodes are only candidates).
+    /// `levels[i]`: the nodes at the end of a walk of `i` relationships, each once.
     levels: Vec<Vec<Step>>,
-    /// `sets[i]`: the nodes of level `i`.
+    /// `sets[i]`: the nodes of `levels[i]`.
     sets: Vec<NodeSet>,
-    /// The proven ends of the open row, and the next one to produce.
-    ends: Vec<NodeId>,
+    /// The next candidate: level and index in it.
+    level: usize,
     pos: usize,
-    /// Ends produced so far (only when `min < max`: a node may be a candidate on several
-    /// levels; one level's nodes are distinct by construction).
-    emitted: NodeSet,
-    /// Candidates whose witness walk may repeat a relationship: node and level.
-    unproven: Vec<(NodeId, usize)>,
+    /// Candidates already produced or rejected by the filter.
+    done: NodeSet,
     types_buf: Vec<TokenId>,
+    /// The witness walk being checked (relationships, end first).
+    walk: Vec<RelId>,
     /// Backward search: the relationships of the partial trail, and one edge buffer per depth.
     used: Vec<RelId>,
     bufs: Vec<Vec<Edge>>,
@@ -99,7 +95,7 @@ impl FrontierExpand {
             to: *to,
             dir: *dir,
             types: types.clone(),
-            min: (*min as usize).clamp(1, max + 1),
+            min: (*min as usize).min(max + 1),
             max,
             unique_with: unique_with.clone(),
             filter: filter.map(|(p, id)| (CompiledPred::new(p), id)),
@@ -107,11 +103,11 @@ impl FrontierExpand {
             start: NodeId(0),
             levels: (0..=max).map(|_| Vec::new()).collect(),
             sets: (0..=max).map(|_| NodeSet::default()).collect(),
-            ends: Vec::new(),
+            level: 0,
             pos: 0,
-            emitted: NodeSet::default(),
-            unproven: Vec::new(),
+            done: NodeSet::default(),
             types_buf: Vec::new(),
+            walk: Vec::new(),
             used: Vec::new(),
             bufs: (0..=max).map(|_| Vec::new()).collect(),
             steps: 0,
@@ -126,30 +122,22 @@ impl FrontierExpand {
         Ok(())
     }
 
-    /// Builds the levels of start node `s` for input row `row`, and the ends: a candidate
-    /// whose witness walk is a trail at once, the others after a backward search.
+    /// Builds the levels of start node `s` for input row `row`.
     fn expand_levels(&mut self, s: NodeId, row: &Row, ctx: &Ctx, g: &dyn Graph) -> Result<()> {
         for (level, set) in self.levels.iter_mut().zip(&mut self.sets) {
             level.clear();
             set.clear();
         }
-        self.ends.clear();
-        self.pos = 0;
-        self.emitted.clear();
-        self.unproven.clear();
-        self.levels[0].push(Step { node: s, clean: true, mask: 0 });
+        self.levels[0].push(Step { node: s, parent: u32::MAX, rel: RelId(u64::MAX) });
         self.sets[0].insert(s.0);
         let outer = &self.unique_with;
-        let single = self.min == self.max;
         for i in 1..=self.max {
             let (before, after) = self.levels.split_at_mut(i);
             let (prev, next, set) = (&before[i - 1], &mut after[0], &mut self.sets[i]);
-            let (ends, emitted, unproven) = (&mut self.ends, &mut self.emitted, &mut self.unproven);
-            let (keep, candidate) = (i < self.max, i >= self.min);
             if prev.is_empty() {
                 break;
             }
-            for step in prev {
+            for (p, step) in prev.iter().enumerate() {
                 self.steps += 1;
                 if self.steps.is_multiple_of(1024) {
                     ctx.check_interrupt()?;
@@ -158,82 +146,66 @@ impl FrontierExpand {
                     if !outer.is_empty() && rel_used(row, outer, e.rel) {
                         return;
                     }
-                    if !set.insert(e.other.0) {
-                        return;
-                    }
-                    let bit = 1u64 << (e.rel.0 % 64);
-                    // A clear bit proves the relationship is not on the parent's walk; a set
-                    // one (a repeat, or another relationship with the same bit) leaves the
-                    // node to the exact search.
-                    let clean = step.clean && step.mask & bit == 0;
-                    if keep {
-                        next.push(Step { node: e.other, clean, mask: step.mask | bit });
-                    }
-                    if candidate {
-                        if !clean {
-                            unproven.push((e.other, i));
-                        } else if single || emitted.insert(e.other.0) {
-                            ends.push(e.other);
-                        }
+                    if set.insert(e.other.0) {
+                        next.push(Step { node: e.other, parent: p as u32, rel: e.rel });
                     }
                 });
-            }
-        }
-        for k in 0..self.unproven.len() {
-            let (t, level) = self.unproven[k];
-            if !single && self.emitted.contains(t.0) {
-                continue;
-            }
-            self.used.clear();
-            if self.trail_back(t, level, row, ctx, g)? {
-                if !single {
-                    self.emitted.insert(t.0);
-                }
-                self.ends.push(t);
             }
         }
         Ok(())
     }
 
+    /// Whether a trail of `level` relationships leads to the candidate `levels[level][index]`.
+    fn proven(&mut self, level: usize, index: usize, ctx: &Ctx, g: &dyn Graph) -> Result<bool> {
+        // The witness walk, end first.
+        self.walk.clear();
+        let (mut l, mut i) = (level, index);
+        while l > 0 {
+            let step = self.levels[l][i];
+            self.walk.push(step.rel);
+            i = step.parent as usize;
+            l -= 1;
+        }
+        let w = &self.walk;
+        if (1..w.len()).all(|j| !w[..j].contains(&w[j])) {
+            return Ok(true);
+        }
+        let t = self.levels[level][index].node;
+        self.used.clear();
+        self.trail_back(t, level, ctx, g)
+    }
+
     /// Backward search: whether a trail of `j` relationships, none in `used`, leads from the
     /// start to `v` with its `k`-th node in level `k`. Exhaustive (every trail's `k`-th node is
     /// in level `k`), depth at most `max`.
-    fn trail_back(
-        &mut self,
-        v: NodeId,
-        j: usize,
-        row: &Row,
-        ctx: &Ctx,
-        g: &dyn Graph,
-    ) -> Result<bool> {
+    fn trail_back(&mut self, v: NodeId, j: usize, ctx: &Ctx, g: &dyn Graph) -> Result<bool> {
         if j == 0 {
             return Ok(v == self.start);
         }
         let mut edges = std::mem::take(&mut self.bufs[j]);
         edges.clear();
         g.node_edges(v, self.dir.reverse(), &self.types_buf, &mut edges);
-        let mut found = Ok(false);
+        let mut found = false;
         for e in &edges {
-            if let Err(err) = self.tick(ctx) {
-                found = Err(err);
-                break;
-            }
-            if self.used.contains(&e.rel)
-                || !self.sets[j - 1].contains(e.other.0)
-                || (!self.unique_with.is_empty() && rel_used(row, &self.unique_with, e.rel))
-            {
+            self.tick(ctx)?;
+            if self.used.contains(&e.rel) || !self.sets[j - 1].contains(e.other.0) {
                 continue;
             }
+            if let Some(row) = &self.cur {
+                if !self.unique_with.is_empty() && rel_used(row, &self.unique_with, e.rel) {
+                    continue;
+                }
+            }
             self.used.push(e.rel);
-            let ok = self.trail_back(e.other, j - 1, row, ctx, g);
+            let ok = self.trail_back(e.other, j - 1, ctx, g);
             self.used.pop();
-            if !matches!(ok, Ok(false)) {
-                found = ok;
+            if ok? {
+                found = true;
                 break;
             }
         }
         self.bufs[j] = edges;
-        found
+        Ok(found)
     }
 }
 
@@ -264,23 +236,34 @@ impl Pump for FrontierExpand {
         };
         self.types_buf = types;
         self.start = s;
-        let built = self.expand_levels(s, &r, ctx, &*g);
-        if let Err(e) = built {
-            ctx.recycle(r);
-            return Err(e);
-        }
+        self.expand_levels(s, &r, ctx, &*g)?;
+        self.done.clear();
+        self.level = self.min;
+        self.pos = 0;
         self.cur = Some(r);
         Ok(())
     }
 
-    /// Hands each end, in the working row, to `emit` if it passes the fused filter.
+    /// Proves the remaining candidates one by one; each end goes into the working row and, if
+    /// it passes the fused filter, to `emit`.
     fn advance<E>(&mut self, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
     where
         E: FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<bool>,
     {
-        let Some(cur) = &mut self.cur else { return Ok(false) };
-        while let Some(&t) = self.ends.get(self.pos) {
+        while self.level <= self.max {
+            let Some(step) = self.levels[self.level].get(self.pos).copied() else {
+                self.level += 1;
+                self.pos = 0;
+                continue;
+            };
+            let (level, index) = (self.level, self.pos);
             self.pos += 1;
+            let t = step.node;
+            if self.done.contains(t.0) || !self.proven(level, index, ctx, &*g)? {
+                continue;
+            }
+            self.done.insert(t.0);
+            let Some(cur) = &mut self.cur else { return Ok(false) };
             match &mut cur[self.to] {
                 Value::Node(n) => *n = t,
                 slot => *slot = Value::Node(t),
