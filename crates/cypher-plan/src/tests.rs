@@ -153,7 +153,7 @@ fn pruning_expansion_shapes() {
     let cases = [
         (
             "MATCH (s:User {id: $id})-->()-->()-->(n:User) RETURN DISTINCT n.id",
-            "Distinct(Projection(Filter(VarLengthExpand(Pruning,BFS)(NodeIndexSeek(Argument)))))",
+            "Distinct(Projection(Filter(VarLengthExpand(Pruning)(NodeIndexSeek(Argument)))))",
         ),
         (
             "MATCH (s:User {id: $id})-->()-->()-->()-->(n:User) WHERE n.age >= 18 RETURN DISTINCT n.id",

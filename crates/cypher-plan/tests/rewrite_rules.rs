@@ -79,7 +79,8 @@ fn rules_run_in_a_fixed_order() {
             "eager_after_writes",
             "eager_before_writes",
             "count_store",
-            "prune_var_expand"
+            "prune_var_expand",
+            "frontier_expand"
         ]
     );
 }
