@@ -372,8 +372,11 @@ fn report_settings(
     let logins = &limits.logins;
     report("dbms.security.auth_max_failed_attempts", &logins.max_failed_attempts.to_string());
     let lock_ms = logins.lock_time.as_millis();
-    let lock =
-        if lock_ms % 1000 == 0 { format!("{}s", lock_ms / 1000) } else { format!("{lock_ms}ms") };
+    let lock = if lock_ms.is_multiple_of(1000) {
+        format!("{}s", lock_ms / 1000)
+    } else {
+        format!("{lock_ms}ms")
+    };
     report("dbms.security.auth_lock_time", &lock);
 }
 

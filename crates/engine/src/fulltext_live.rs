@@ -240,7 +240,6 @@ impl Live {
             }
         }
         corpus.commit().map_err(|e| e.to_string())?;
-        drop(g);
         drop(tx);
         {
             let mut st = self.state.write();

@@ -130,9 +130,17 @@ fn histogram(out: &mut String, name: &str, help: &str, h: &Histogram) {
 /// (then the memory and page-cache families are left out).
 pub fn render(db: Option<&Database>) -> String {
     let mut out = String::with_capacity(8 << 10);
+    render_queries(&mut out);
+    render_storage(&mut out, db);
+    render_server(&mut out);
+    out
+}
+
+/// Queries and transactions.
+fn render_queries(out: &mut String) {
     let q = &QUERIES;
     family(
-        &mut out,
+        out,
         "arbor_queries_total",
         "counter",
         "Queries that finished, by query type (failed: ended with an error).",
@@ -145,7 +153,7 @@ pub fn render(db: Option<&Database>) -> String {
         ],
     );
     histogram(
-        &mut out,
+        out,
         "arbor_query_duration_seconds",
         "Query time from RUN to the last record.",
         &q.latency,
@@ -153,68 +161,72 @@ pub fn render(db: Option<&Database>) -> String {
     let started = load(&q.tx_started);
     let ended = load(&q.tx_committed) + load(&q.tx_rolled_back);
     family(
-        &mut out,
+        out,
         "arbor_transactions_open",
         "gauge",
         "Transactions open now.",
         &[("", started.saturating_sub(ended))],
     );
     family(
-        &mut out,
+        out,
         "arbor_transactions_started_total",
         "counter",
         "Transactions started.",
         &[("", started)],
     );
     family(
-        &mut out,
+        out,
         "arbor_transactions_committed_total",
         "counter",
         "Transactions committed.",
         &[("", load(&q.tx_committed))],
     );
     family(
-        &mut out,
+        out,
         "arbor_transactions_rolled_back_total",
         "counter",
         "Transactions rolled back (explicitly, on error, reset or disconnect).",
         &[("", load(&q.tx_rolled_back))],
     );
     family(
-        &mut out,
+        out,
         "arbor_transactions_conflicted_total",
         "counter",
         "Transactions rolled back after a write conflict (Outdated).",
         &[("", load(&q.tx_conflicted))],
     );
     family(
-        &mut out,
+        out,
         "arbor_transactions_terminated_total",
         "counter",
         "Transactions terminated, timed out or interrupted.",
         &[("", load(&q.tx_terminated))],
     );
+}
+
+/// Commits, the WAL, checkpoints, the memory pool and the page cache.
+fn render_storage(out: &mut String, db: Option<&Database>) {
     histogram(
-        &mut out,
+        out,
         "arbor_commit_duration_seconds",
         "Commit of a writing transaction until durable and visible.",
         &STORAGE.commit,
     );
     histogram(
-        &mut out,
+        out,
         "arbor_wal_fsync_duration_seconds",
         "fdatasync of the write-ahead log (one per group commit).",
         &STORAGE.fsync,
     );
     family(
-        &mut out,
+        out,
         "arbor_wal_bytes_total",
         "counter",
         "Bytes appended to the write-ahead log.",
         &[("", load(&STORAGE.wal_bytes))],
     );
     histogram(
-        &mut out,
+        out,
         "arbor_checkpoint_duration_seconds",
         "Checkpoints written.",
         &STORAGE.checkpoint,
@@ -222,14 +234,14 @@ pub fn render(db: Option<&Database>) -> String {
     if let Some(db) = db {
         let pool = db.memory_pool();
         family(
-            &mut out,
+            out,
             "arbor_memory_pool_used_bytes",
             "gauge",
             "Query memory reserved by running transactions.",
             &[("", pool.used())],
         );
         family(
-            &mut out,
+            out,
             "arbor_memory_pool_limit_bytes",
             "gauge",
             "db.memory.transaction.total.max (0: none).",
@@ -237,14 +249,14 @@ pub fn render(db: Option<&Database>) -> String {
         );
         if let Some(pc) = db.store().page_cache_stats() {
             family(
-                &mut out,
+                out,
                 "arbor_page_cache_hits_total",
                 "counter",
                 "Page cache hits.",
                 &[("", pc.hits)],
             );
             family(
-                &mut out,
+                out,
                 "arbor_page_cache_misses_total",
                 "counter",
                 "Page cache misses (page reads).",
@@ -252,42 +264,45 @@ pub fn render(db: Option<&Database>) -> String {
             );
         }
     }
+}
+
+/// Connections, logins and HTTP requests.
+fn render_server(out: &mut String) {
     let s = &SERVER;
     let open = load(&s.bolt_opened).saturating_sub(load(&s.bolt_closed));
     family(
-        &mut out,
+        out,
         "arbor_bolt_connections_open",
         "gauge",
         "Bolt connections open now.",
         &[("", open)],
     );
     family(
-        &mut out,
+        out,
         "arbor_bolt_connections_opened_total",
         "counter",
         "Bolt connections accepted.",
         &[("", load(&s.bolt_opened))],
     );
     family(
-        &mut out,
+        out,
         "arbor_bolt_connections_refused_total",
         "counter",
         "Bolt connections refused (connection limits).",
         &[("", load(&s.bolt_refused))],
     );
     family(
-        &mut out,
+        out,
         "arbor_failed_logins_total",
         "counter",
         "Failed or refused logins (Bolt and HTTP).",
         &[("", load(&s.failed_logins))],
     );
     family(
-        &mut out,
+        out,
         "arbor_http_requests_total",
         "counter",
         "HTTP requests served.",
         &[("", load(&s.http_requests))],
     );
-    out
 }

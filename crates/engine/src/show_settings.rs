@@ -233,7 +233,7 @@ pub(crate) fn settings_rows(db: &Database) -> (Vec<&'static str>, Vec<&'static s
 pub(crate) fn names(expr: &Expr, params: &PropertyMap) -> Result<Vec<String>> {
     let value = match &expr.kind {
         ExprKind::Literal(Literal::String(s)) => Value::str(s),
-        ExprKind::Parameter(p) => match params.get(&**p) {
+        ExprKind::Parameter(p) => match params.get(p) {
             Some(v) => v.clone(),
             None => {
                 return Err(Error::new(
