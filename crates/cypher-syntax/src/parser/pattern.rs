@@ -82,9 +82,9 @@ impl<'a> Parser<'a> {
                 pending = Some(group);
                 continue;
             }
-            if pending.is_some() && self.is_sym("(") {
+            if let Some(p) = pending.take_if(|_| self.is_sym("(")) {
                 let node = self.node_pattern()?;
-                chain.push((pending.take().expect("checked"), node));
+                chain.push((p, node));
             } else if start.is_none() {
                 start = Some(self.node_pattern()?);
             }
@@ -96,10 +96,11 @@ impl<'a> Parser<'a> {
                 if let Some(q) = self.quantifier()? {
                     rel = self.quantified_rel(rel, q)?;
                 }
-                pending = Some(rel);
-                if !(self.is_sym("(") && self.is_sym_n(1, "(")) {
+                if self.is_sym("(") && self.is_sym_n(1, "(") {
+                    pending = Some(rel);
+                } else {
                     let node = self.node_pattern()?;
-                    chain.push((pending.take().expect("set above"), node));
+                    chain.push((rel, node));
                 }
                 continue;
             }
@@ -111,7 +112,11 @@ impl<'a> Parser<'a> {
         if let Some(p) = pending {
             chain.push((p, super::qpp::anon_node(self.prev_end())));
         }
-        let start = start.expect("a node or a quantified group was parsed first");
+        let Some(start) = start else {
+            return Err(
+                self.error_at(self.cur_span().start, "Invalid input: expected a node pattern")
+            );
+        };
         Ok(PatternElement { start, chain, where_: None })
     }
 
