@@ -8,11 +8,12 @@
 
 use std::collections::HashSet;
 
+use arbor_cypher_plan::CypherType;
 use arbor_exec::graph::{Graph, TokenKind as GK};
+use arbor_exec::procs::Procedure;
 use arbor_model::{Error, GroupKey, Result, Status, Value};
 use arbor_storage::{IndexInfo, IndexKind, Store, TokenKind as K};
 
-use crate::procedures::{CypherType, Procedure};
 use crate::session::Database;
 
 /// Registers the procedures on `db`.

@@ -8,11 +8,12 @@
 //! `status` has no rows. Counts come from the transaction's count store, so they are exact
 //! for the caller's snapshot.
 
+use arbor_cypher_plan::CypherType;
 use arbor_exec::graph::{Graph, TokenKind as GK};
+use arbor_exec::procs::Procedure;
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 use arbor_storage::{IndexInfo, IndexKind, Store, TokenKind as K};
 
-use crate::procedures::{CypherType, Procedure};
 use crate::session::Database;
 
 const SECTIONS: &str = "[GRAPH COUNTS, TOKENS, QUERIES]";

@@ -15,85 +15,19 @@ use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use arbor_cypher_plan::CypherType as T;
-use arbor_cypher_syntax::ast::{Expr, ExprKind, Ident, Literal, SchemaCommand};
-use arbor_exec::graph::{Graph, Stats, TokenKind};
+use arbor_exec::graph::Graph;
 use arbor_exec::procs::Procedure;
-use arbor_fulltext::{rank, AnalyzerSpec, Corpus, Document, DEFAULT_ANALYZER};
-use arbor_model::{Error, NodeId, PropertyMap, RelId, Result, Status, Value};
+use arbor_fulltext::{rank, AnalyzerSpec, Corpus, DEFAULT_ANALYZER};
+use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 use arbor_storage::Store;
 use parking_lot::RwLock;
 
-use crate::fulltext_live::{push_strings, Feed, Live, Phase};
-use crate::session::Database;
+use crate::fulltext_doc::{documents, FulltextDef};
+use crate::fulltext_live::{Feed, Live, Phase};
 
 /// The file holding the definitions, in the data directory.
 const FILE: &str = "fulltext-indexes";
 const HEADER: &str = "arbor-fulltext-indexes 1";
-
-/// One FULLTEXT index.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct FulltextDef {
-    pub name: String,
-    pub relationship: bool,
-    /// Labels (or relationship types), in definition order.
-    pub labels: Vec<String>,
-    pub properties: Vec<String>,
-    pub analyzer: String,
-    pub eventually_consistent: bool,
-}
-
-impl FulltextDef {
-    /// Neo4j's `options` column: `{indexConfig: {...}, indexProvider: 'fulltext-1.0'}`.
-    pub fn options(&self) -> Value {
-        let mut config = PropertyMap::new();
-        config.insert("fulltext.analyzer".into(), Value::from(self.analyzer.as_str()));
-        config.insert(
-            "fulltext.eventually_consistent".into(),
-            Value::Bool(self.eventually_consistent),
-        );
-        let mut m = PropertyMap::new();
-        m.insert("indexConfig".into(), Value::Map(config));
-        m.insert("indexProvider".into(), Value::from("fulltext-1.0"));
-        Value::Map(m)
-    }
-
-    /// The statement that recreates the index, as `SHOW INDEXES` prints it.
-    pub fn create_statement(&self) -> String {
-        let labels: Vec<String> = self.labels.iter().map(|l| format!("`{l}`")).collect();
-        let v = if self.relationship { "r" } else { "n" };
-        let target = if self.relationship {
-            format!("()-[r:{}]-()", labels.join("|"))
-        } else {
-            format!("(n:{})", labels.join("|"))
-        };
-        let props: Vec<String> = self.properties.iter().map(|p| format!("{v}.`{p}`")).collect();
-        format!(
-            "CREATE FULLTEXT INDEX `{}` FOR {target} ON EACH [{}] OPTIONS {{indexConfig: \
-             {{`fulltext.analyzer`: '{}',`fulltext.eventually_consistent`: {}}}}}",
-            self.name,
-            props.join(", "),
-            self.analyzer,
-            self.eventually_consistent
-        )
-    }
-
-    /// The schema as Neo4j's messages print it: `(:A:B {p, q})` / `()-[:T1:T2 {p}]-()`.
-    fn schema_text(&self) -> String {
-        let labels: String = self.labels.iter().map(|l| format!(":{l}")).collect();
-        let props = self.properties.join(", ");
-        if self.relationship {
-            format!("()-[{labels} {{{props}}}]-()")
-        } else {
-            format!("({labels} {{{props}}})")
-        }
-    }
-
-    fn same_schema(&self, o: &FulltextDef) -> bool {
-        self.relationship == o.relationship
-            && self.labels == o.labels
-            && self.properties == o.properties
-    }
-}
 
 /// The definitions of a database, where they are persisted (`None`: in memory), and their
 /// maintained indexes (see fulltext_live.rs).
@@ -252,7 +186,10 @@ impl Registry {
 
     /// Changes the definitions under the lock (`f` may refuse) and persists the new set
     /// before it becomes visible.
-    fn change<R>(&self, f: impl FnOnce(&mut Vec<FulltextDef>) -> Result<R>) -> Result<R> {
+    pub(crate) fn change<R>(
+        &self,
+        f: impl FnOnce(&mut Vec<FulltextDef>) -> Result<R>,
+    ) -> Result<R> {
         let mut defs = self.defs.write();
         let mut next = defs.clone();
         let r = f(&mut next)?;
@@ -385,69 +322,9 @@ fn decode(text: &str) -> std::result::Result<Vec<FulltextDef>, (usize, String)> 
     Ok(defs)
 }
 
-/// Handles the schema commands that concern full-text indexes: `CREATE FULLTEXT INDEX`, `DROP
-/// INDEX` of a full-text index, and (refused) other rules named like one. `None`: not ours.
-pub(crate) fn schema_command(
-    db: &Database,
-    cmd: &SchemaCommand,
-    params: &PropertyMap,
-) -> Result<Option<Stats>> {
-    let reg = db.fulltext();
-    let mut stats = Stats::default();
-    let name_taken = |name: &str| db.store().indexes().iter().any(|ix| ix.name == name);
-    match cmd {
-        SchemaCommand::CreateFulltextIndex {
-            name,
-            if_not_exists,
-            relationship,
-            labels,
-            properties,
-            options,
-            ..
-        } => {
-            let (analyzer, eventually_consistent) =
-                index_options(options.as_ref(), *relationship, params)?;
-            let names = |v: &[Ident]| v.iter().map(|i| i.name.to_string()).collect::<Vec<_>>();
-            let mut def = FulltextDef {
-                name: String::new(),
-                relationship: *relationship,
-                labels: names(labels),
-                properties: names(properties),
-                analyzer,
-                eventually_consistent,
-            };
-            def.name = match name {
-                Some(n) => n.name.to_string(),
-                None => default_name(&def),
-            };
-            if create(reg, def, *if_not_exists, &name_taken)? {
-                stats.indexes_added += 1;
-            }
-        }
-        SchemaCommand::DropIndex { name: Some(n), .. } if reg.get(&n.name).is_some() => {
-            reg.change(|defs| {
-                defs.retain(|d| *d.name != *n.name);
-                Ok(())
-            })?;
-            stats.indexes_removed += 1;
-        }
-        SchemaCommand::CreateIndex { name: Some(n), if_not_exists, .. }
-        | SchemaCommand::CreateVectorIndex { name: Some(n), if_not_exists, .. }
-        | SchemaCommand::CreateConstraint { name: Some(n), if_not_exists, .. }
-            if reg.get(&n.name).is_some() =>
-        {
-            if !*if_not_exists {
-                return Err(name_exists(&n.name));
-            }
-        }
-        _ => return Ok(None),
-    }
-    Ok(Some(stats))
-}
-
 /// Adds `def` unless an index with its schema or its name exists: Neo4j's errors, or nothing
 /// with `if_not_exists`. Returns whether it was added.
-fn create(
+pub(crate) fn create(
     reg: &Registry,
     def: FulltextDef,
     if_not_exists: bool,
@@ -486,7 +363,7 @@ fn create(
     })
 }
 
-fn name_exists(name: &str) -> Error {
+pub(crate) fn name_exists(name: &str) -> Error {
     Error::new(
         Status::IndexWithNameAlreadyExists,
         format!("There already exists an index called '{name}'."),
@@ -494,7 +371,7 @@ fn name_exists(name: &str) -> Error {
 }
 
 /// `index_<hash>` over the definition, as Neo4j names an index created without a name.
-fn default_name(def: &FulltextDef) -> String {
+pub(crate) fn default_name(def: &FulltextDef) -> String {
     let text = format!("fulltext:{}:{:?}:{:?}", def.relationship, def.labels, def.properties);
     // FNV-1a: stable across builds and platforms (the name is persisted).
     let mut h: u32 = 0x811c_9dc5;
@@ -502,165 +379,6 @@ fn default_name(def: &FulltextDef) -> String {
         h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
     }
     format!("index_{h:08x}")
-}
-
-/// The analyzer and eventual-consistency flag an `OPTIONS` map asks for, checked as Neo4j
-/// checks them.
-fn index_options(
-    options: Option<&Expr>,
-    relationship: bool,
-    params: &PropertyMap,
-) -> Result<(String, bool)> {
-    let mut analyzer = DEFAULT_ANALYZER.to_string();
-    let mut eventually = false;
-    let Some(options) = options else { return Ok((analyzer, eventually)) };
-    let kind = if relationship { "relationship" } else { "node" };
-    let Value::Map(map) = literal(options, params)? else {
-        return Err(Error::syntax(format!(
-            "Failed to create fulltext {kind} index: the OPTIONS must be a map."
-        )));
-    };
-    for (key, value) in map.iter() {
-        match (&**key, value) {
-            ("indexProvider", Value::String(p)) if &**p == "fulltext-1.0" => {}
-            ("indexProvider", v) => {
-                return Err(Error::new(
-                    Status::InvalidArguments,
-                    format!(
-                        "Could not create fulltext index with specified index provider {}.\n\
-                         The available index providers for the given type: ['fulltext-1.0'].",
-                        quoted(v)
-                    ),
-                ))
-            }
-            ("indexConfig", Value::Map(config)) => {
-                for (k, v) in config.iter() {
-                    match (&**k, v) {
-                        ("fulltext.analyzer", Value::String(a)) => {
-                            if AnalyzerSpec::named(a).is_none() {
-                                return Err(Error::new(
-                                    Status::ExecutionFailed,
-                                    format!("No such full-text analyzer: '{a}'."),
-                                ));
-                            }
-                            analyzer = a.to_string();
-                        }
-                        ("fulltext.eventually_consistent", Value::Bool(b)) => eventually = *b,
-                        ("fulltext.analyzer" | "fulltext.eventually_consistent", v) => {
-                            let want = if k.ends_with("analyzer") { "String" } else { "Boolean" };
-                            return Err(Error::new(
-                                Status::ExecutionFailed,
-                                format!(
-                                    "Invalid value type for '{k}' setting. Expected a value of \
-                                     type java.lang.{want}, but got value {} of type {}.",
-                                    quoted(v),
-                                    v.type_name()
-                                ),
-                            ));
-                        }
-                        _ => {
-                            return Err(Error::new(
-                                Status::ExecutionFailed,
-                                format!(
-                                    "Invalid index config key '{k}', it was not recognized as \
-                                     an index setting."
-                                ),
-                            ))
-                        }
-                    }
-                }
-            }
-            ("indexConfig", _) => {
-                return Err(Error::syntax(format!(
-                    "Failed to create fulltext {kind} index: Could not create index with \
-                     specified index config, expected a map."
-                )))
-            }
-            _ => {
-                return Err(Error::syntax(format!(
-                    "Failed to create fulltext {kind} index: Invalid option provided, valid \
-                     options are `indexProvider` and `indexConfig`."
-                )))
-            }
-        }
-    }
-    Ok((analyzer, eventually))
-}
-
-fn quoted(v: &Value) -> String {
-    match v {
-        Value::String(s) => format!("'{s}'"),
-        other => format!("{other:?}"),
-    }
-}
-
-/// The value of a literal (maps, lists and scalars as written) or a parameter (`OPTIONS $map`,
-/// as neo4j-graphrag sends it); `OPTIONS` takes no other expressions.
-fn literal(e: &Expr, params: &PropertyMap) -> Result<Value> {
-    Ok(match &e.kind {
-        ExprKind::Literal(Literal::Null) => Value::Null,
-        ExprKind::Literal(Literal::Bool(b)) => Value::Bool(*b),
-        ExprKind::Literal(Literal::Int(i)) => Value::Int(*i),
-        ExprKind::Literal(Literal::Float(f)) => Value::Float(*f),
-        ExprKind::Literal(Literal::String(s)) => Value::from(&**s),
-        ExprKind::List(items) => {
-            Value::List(items.iter().map(|i| literal(i, params)).collect::<Result<_>>()?)
-        }
-        ExprKind::Parameter(name) => params.get(name).cloned().ok_or_else(|| {
-            Error::new(Status::ParameterMissing, format!("Expected parameter(s): {name}"))
-        })?,
-        ExprKind::Map(entries) => {
-            let mut m = PropertyMap::new();
-            for (k, v) in entries {
-                m.insert(k.name.to_string().into(), literal(v, params)?);
-            }
-            Value::Map(m)
-        }
-        _ => {
-            return Err(Error::syntax(
-                "Full-text index OPTIONS must be a literal map (parameters and expressions are \
-                 not supported)",
-            ))
-        }
-    })
-}
-
-/// The `SHOW INDEXES` rows of the FULLTEXT indexes (all columns), with ids after `first_id`.
-pub(crate) fn show_rows(db: &Database, first_id: usize) -> Vec<Vec<Value>> {
-    let strings = |v: &[String]| Value::List(v.iter().map(|x| Value::from(x.as_str())).collect());
-    db.fulltext()
-        .list()
-        .into_iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let (state, progress) = match db.fulltext().live(&d.name) {
-                Some(l) => match l.phase() {
-                    Phase::Online => ("ONLINE", 100.0),
-                    Phase::Populating => ("POPULATING", l.progress()),
-                    Phase::Failed(_) => ("FAILED", l.progress()),
-                },
-                None => ("ONLINE", 100.0),
-            };
-            vec![
-                Value::Int((first_id + i + 1) as i64),
-                Value::from(d.name.as_str()),
-                Value::from(state),
-                Value::Float(progress),
-                Value::from("FULLTEXT"),
-                Value::from(if d.relationship { "RELATIONSHIP" } else { "NODE" }),
-                strings(&d.labels),
-                strings(&d.properties),
-                Value::from("fulltext-1.0"),
-                Value::Null,
-                Value::Null,
-                Value::Null,
-                Value::Null,
-                d.options(),
-                Value::from(""),
-                Value::from(d.create_statement()),
-            ]
-        })
-        .collect()
 }
 
 /// The `db.index.fulltext.*` procedures over the definitions in `reg`.
@@ -1003,88 +721,6 @@ fn query_options(
     let analyzer =
         analyzer.ok_or_else(|| Error::internal(format!("unknown analyzer {}", def.analyzer)))?;
     Ok((skip, limit, analyzer))
-}
-
-/// The index's documents as the transaction sees them: every entity with one of the labels
-/// (types) and at least one string (or string-list) value among the properties, in id order.
-fn documents(def: &FulltextDef, g: &mut dyn Graph) -> Vec<Document> {
-    let keys = property_keys(def, g);
-    if keys.is_empty() {
-        return Vec::new();
-    }
-    entity_ids(def, g).into_iter().filter_map(|id| document(def, g, id, &keys)).collect()
-}
-
-/// `(position, key token)` of the properties of `def` that exist.
-pub(crate) fn property_keys(def: &FulltextDef, g: &dyn Graph) -> Vec<(usize, u32)> {
-    def.properties
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| Some((i, g.token_id(TokenKind::PropertyKey, p)?)))
-        .collect()
-}
-
-fn owner_tokens(def: &FulltextDef, g: &dyn Graph) -> Vec<u32> {
-    let owner = if def.relationship { TokenKind::RelType } else { TokenKind::Label };
-    def.labels.iter().filter_map(|l| g.token_id(owner, l)).collect()
-}
-
-/// The ids of the entities with one of the labels (types) of `def`, ascending.
-pub(crate) fn entity_ids(def: &FulltextDef, g: &mut dyn Graph) -> Vec<u64> {
-    let tokens = owner_tokens(def, g);
-    let mut ids: Vec<u64> = Vec::new();
-    if tokens.is_empty() {
-        return ids;
-    }
-    if def.relationship {
-        let mut from = RelId(0);
-        while let Some(r) = g.next_rel(&tokens, from) {
-            ids.push(r.0);
-            from = RelId(r.0 + 1);
-        }
-    } else {
-        for &label in &tokens {
-            let mut from = NodeId(0);
-            while let Some(n) = g.next_node(Some(label), from) {
-                ids.push(n.0);
-                from = NodeId(n.0 + 1);
-            }
-        }
-        ids.sort_unstable();
-        ids.dedup();
-    }
-    ids
-}
-
-/// The document of entity `id` as the transaction sees it: `None` if it does not exist, lacks
-/// the labels (type) of `def`, or has no string values among `keys`.
-pub(crate) fn document(
-    def: &FulltextDef,
-    g: &mut dyn Graph,
-    id: u64,
-    keys: &[(usize, u32)],
-) -> Option<Document> {
-    let tokens = owner_tokens(def, g);
-    let member = if def.relationship {
-        g.rel_info(RelId(id)).is_some_and(|(_, _, ty)| tokens.contains(&ty))
-    } else {
-        g.node_exists(NodeId(id)) && tokens.iter().any(|&l| g.node_has_label(NodeId(id), l))
-    };
-    if !member {
-        return None;
-    }
-    let mut values = Vec::new();
-    for &(i, key) in keys {
-        let v = if def.relationship {
-            g.rel_property(RelId(id), key)
-        } else {
-            g.node_property(NodeId(id), key)
-        };
-        if let Some(v) = v {
-            push_strings(&mut values, i, &v);
-        }
-    }
-    (!values.is_empty()).then_some(Document { id, values })
 }
 
 #[cfg(test)]

@@ -22,11 +22,10 @@ use std::time::Duration;
 
 use arbor_exec::graph::Graph;
 use arbor_fulltext::{AnalyzerSpec, Corpus, Document, Node};
-use arbor_model::Value;
 use arbor_storage::{CommitChanges, CommitObserver, EntityVersion, Store, TokenKind};
 use parking_lot::{Condvar, Mutex, RwLock};
 
-use crate::fulltext::FulltextDef;
+use crate::fulltext_doc::{push_strings, FulltextDef};
 
 /// Applied commits the feed keeps for snapshots older than an index's applied timestamp:
 /// at most this many commits, and at most [`RETAIN_ENTITIES`] entity versions.
@@ -224,13 +223,13 @@ impl Live {
         let mut tx = store.begin(true);
         let snapshot = tx.start_ts();
         let mut g = crate::graph_impl::TxGraph { tx: &mut tx, batch_store: None, import_dir: None };
-        let ids = crate::fulltext::entity_ids(&self.def, &mut g);
-        let keys = crate::fulltext::property_keys(&self.def, &g);
+        let ids = crate::fulltext_doc::entity_ids(&self.def, &mut g);
+        let keys = crate::fulltext_doc::property_keys(&self.def, &g);
         let mut corpus = Corpus::maintained(&self.def.properties, self.analyzer()?)
             .map_err(|e| e.to_string())?;
         let mut docs = HashSet::new();
         for (i, &id) in ids.iter().enumerate() {
-            if let Some(d) = crate::fulltext::document(&self.def, &mut g, id, &keys) {
+            if let Some(d) = crate::fulltext_doc::document(&self.def, &mut g, id, &keys) {
                 docs.insert(id);
                 corpus.insert(d).map_err(|e| e.to_string())?;
             }
@@ -345,11 +344,11 @@ fn answer(
         return Ok(hits);
     }
     hits.retain(|(id, _)| !dirty.contains(id));
-    let keys = crate::fulltext::property_keys(def, g);
+    let keys = crate::fulltext_doc::property_keys(def, g);
     let mut ids: Vec<u64> = dirty.iter().copied().collect();
     ids.sort_unstable();
     let docs: Vec<Document> =
-        ids.into_iter().filter_map(|id| crate::fulltext::document(def, g, id, &keys)).collect();
+        ids.into_iter().filter_map(|id| crate::fulltext_doc::document(def, g, id, &keys)).collect();
     if docs.is_empty() {
         return Ok(hits);
     }
@@ -387,21 +386,6 @@ fn version_document(v: &EntityVersion, tokens: &[u32], keys: &[(usize, u32)]) ->
         }
     }
     (!values.is_empty()).then_some(Document { id: v.id(), values })
-}
-
-/// The string (or string-list) values of property `i` as document values.
-pub(crate) fn push_strings(values: &mut Vec<(usize, String)>, i: usize, v: &Value) {
-    match v {
-        Value::String(s) => values.push((i, s.to_string())),
-        Value::List(items) => {
-            for item in items {
-                if let Value::String(s) = item {
-                    values.push((i, s.to_string()));
-                }
-            }
-        }
-        _ => {}
-    }
 }
 
 /// Forgets what every index has applied (beyond the entries kept for older snapshots).

@@ -9,11 +9,14 @@
 //! (those live in `storage`).
 
 mod apoc_schema;
+mod check_report;
 mod db_stats;
 mod deadline;
 mod embedded;
 mod fulltext;
+mod fulltext_doc;
 mod fulltext_live;
+mod fulltext_schema;
 mod graph_impl;
 mod info_procs;
 mod load_csv;
@@ -21,12 +24,15 @@ pub mod logins;
 pub mod memory_limits;
 pub mod metrics;
 mod observe;
+mod observer;
+mod proc_registry;
 mod procedures;
 pub mod query_log;
 mod schema;
 mod session;
 mod show_indexes;
 pub mod show_settings;
+mod tokens;
 pub mod traversal;
 mod txinfo;
 mod users;
@@ -44,15 +50,14 @@ pub use arbor_exec::graph::Stats;
 pub use arbor_model::graph::Edge;
 pub use arbor_model::{Error, Result, Status, Value};
 pub use arbor_model::{NodeId, PropertyMap, RelId};
-pub use embedded::{
-    CheckReport, Label, NodesWithLabel, PropertyKey, RelInfo, RelType, Rows, SegmentReport, Tx,
-};
+pub use check_report::{CheckReport, SegmentReport};
+pub use embedded::{NodesWithLabel, Rows, Tx};
 pub use procedures::{
     CypherType, ProcBody, Procedure, ProcedureSpec, TEST_PROCEDURES_ENV, TEST_REGISTRAR, TEST_RESET,
 };
 pub use session::{
-    AccessMode, Database, DatabaseConfig, Durability, Notification, PullOutcome, QueryType,
-    RunInfo, Session, Summary, TxConfig,
+    AccessMode, CurrentUser, Database, DatabaseConfig, Durability, Notification, PullOutcome,
+    QueryType, RunInfo, Session, Summary, TxConfig,
 };
+pub use tokens::{Label, PropertyKey, RelInfo, RelType};
 pub use traversal::{Direction, NodeRef};
-pub use users::CurrentUser;

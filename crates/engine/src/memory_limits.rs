@@ -25,19 +25,6 @@ pub fn default_pool(ram: u64, store: u64) -> u64 {
     (ram / 100 * BUDGET_PERCENT).saturating_sub(store).max(MIN_POOL)
 }
 
-impl crate::Database {
-    /// Bytes the store's base columns hold in memory now (the store's share of the budget).
-    pub fn store_memory_bytes(&self) -> u64 {
-        let b = self.store().memory_stats().base;
-        b.node_bytes
-            + b.node_property_bytes
-            + b.rel_bytes
-            + b.rel_property_bytes
-            + b.index_bytes
-            + b.interned_strings
-    }
-}
-
 /// The memory this process may use: the machine's (`MemTotal`), or its cgroup's limit when
 /// that is lower. `None` where neither can be read.
 pub fn physical_memory() -> Option<u64> {

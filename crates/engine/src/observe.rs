@@ -11,64 +11,12 @@
 
 use std::time::Instant;
 
-use arbor_model::{Error, PropertyMap, Result, Status, Value};
+use arbor_model::{Error, PropertyMap, Result, Value};
 
-use crate::metrics::{self, QUERIES};
+use crate::metrics;
+use crate::observer::Running;
 use crate::query_log::{self, QueryLogLevel};
 use crate::session::{PullOutcome, QueryType, RunInfo, Session, TxConfig};
-
-/// Per-session observation state.
-#[derive(Default)]
-pub(crate) struct Observer {
-    /// A transaction was counted as started and not yet as ended.
-    tx_open: bool,
-    /// The query whose result is open.
-    query: Option<Running>,
-}
-
-struct Running {
-    started: Instant,
-    /// Kept only while the query log is on.
-    text: Option<String>,
-    parameters: Option<PropertyMap>,
-    rows: u64,
-    span: tracing::Span,
-}
-
-impl Observer {
-    fn tx_started(&mut self) {
-        self.tx_open = true;
-        metrics::bump(&QUERIES.tx_started);
-    }
-
-    /// The open transaction ended: committed unless `error` or `rolled_back`.
-    fn tx_ended(&mut self, error: Option<&Error>, rolled_back: bool) {
-        self.tx_open = false;
-        if error.is_none() && !rolled_back {
-            metrics::bump(&QUERIES.tx_committed);
-            return;
-        }
-        metrics::bump(&QUERIES.tx_rolled_back);
-        match error.map(|e| e.status) {
-            Some(Status::TransactionOutdated) => metrics::bump(&QUERIES.tx_conflicted),
-            Some(
-                Status::TransactionTerminated
-                | Status::TransactionTimedOut
-                | Status::TransactionTimedOutClientConfiguration,
-            ) => metrics::bump(&QUERIES.tx_terminated),
-            _ => {}
-        }
-    }
-}
-
-impl Drop for Observer {
-    fn drop(&mut self) {
-        // The session is going away (a closed connection): its transaction was rolled back.
-        if self.tx_open {
-            self.tx_ended(None, true);
-        }
-    }
-}
 
 impl Session {
     /// Whether a transaction (explicit and not failed, or auto-commit) is live.

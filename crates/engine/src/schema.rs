@@ -61,7 +61,7 @@ pub(crate) fn run_schema(
         }
         _ => cmd,
     };
-    if let Some(stats) = crate::fulltext::schema_command(db, cmd, params)? {
+    if let Some(stats) = crate::fulltext_schema::schema_command(db, cmd, params)? {
         db.clear_plan_cache();
         return Ok((stats, Vec::new(), Vec::new()));
     }
@@ -530,7 +530,7 @@ fn show_rows(
                 let mut rows = crate::show_indexes::index_rows(tx, &indexes, filter);
                 // [fulltext hook] FULLTEXT indexes, numbered after the others, by name.
                 if matches!(filter, None | Some("ALL" | "FULLTEXT")) {
-                    rows.extend(crate::fulltext::show_rows(db, rows.len()));
+                    rows.extend(crate::fulltext_schema::show_rows(db, rows.len()));
                     rows.sort_by_key(|r| match &r[1] {
                         Value::String(n) => n.to_string(),
                         _ => String::new(),

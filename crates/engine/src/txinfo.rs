@@ -312,40 +312,6 @@ fn parse_id(id: &str) -> Result<u64> {
     })
 }
 
-/// Runs `SHOW TRANSACTIONS` or `TERMINATE TRANSACTIONS` with its `YIELD`/`WHERE`/`RETURN` tail.
-pub(crate) fn run_admin(
-    db: &crate::session::Database,
-    cmd: &AdminCommand,
-    params: &PropertyMap,
-) -> Result<crate::users::AdminOutcome> {
-    use arbor_cypher_syntax::ast::{ShowCommand, ShowKind};
-    let (columns, rows) = run_command(db.transactions(), cmd, params)?;
-    let (yield_, where_, then) = match cmd {
-        AdminCommand::ShowTransactions { yield_, where_, then, .. }
-        | AdminCommand::TerminateTransactions { yield_, where_, then, .. } => {
-            (yield_, where_, then)
-        }
-        _ => return Err(Error::internal("not a transaction command")),
-    };
-    let (fields, rows) = if yield_.is_none() && where_.is_none() && then.is_empty() {
-        (columns.iter().map(|c| c.to_string()).collect(), rows)
-    } else {
-        let show = ShowCommand {
-            kind: ShowKind::Transactions,
-            filter: None,
-            names: None,
-            yield_: yield_.clone(),
-            where_: where_.clone(),
-            then: then.clone(),
-        };
-        let mut tx = db.store().begin(true);
-        let out = crate::schema::filter_rows(&mut tx, &show, &columns, rows, params);
-        tx.rollback();
-        out?
-    };
-    Ok(crate::users::AdminOutcome { fields, rows, updates: 0 })
-}
-
 /// Runs `SHOW TRANSACTIONS` or `TERMINATE TRANSACTIONS`: `(columns in scope, rows)`, before
 /// any `YIELD`/`WHERE`/`RETURN`.
 pub(crate) fn run_command(

@@ -20,7 +20,7 @@ use arbor_cypher_syntax::ast::{ShowCommand, ShowKind, Statement};
 use arbor_cypher_syntax::ast_admin::{AdminCommand, Argument, PasswordSpec, UserSettings};
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 
-use crate::session::Database;
+use crate::session::{CurrentUser, Database};
 
 /// Neo4j's default `dbms.security.auth_minimum_password_length`.
 const MIN_PASSWORD_CHARS: usize = 8;
@@ -28,15 +28,6 @@ const MIN_PASSWORD_CHARS: usize = 8;
 /// The columns of `SHOW USERS` in Neo4j 5 Community, all shown by default.
 const SHOW_USERS_COLUMNS: [&str; 5] =
     ["user", "roles", "passwordChangeRequired", "suspended", "home"];
-
-/// The logged-in user of a session.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CurrentUser {
-    pub name: String,
-    /// Fixed at login, as in Neo4j: until the user logs in again after `ALTER CURRENT USER`,
-    /// the session may run nothing else.
-    pub password_change_required: bool,
-}
 
 type Rows = Vec<Vec<Value>>;
 
@@ -181,7 +172,7 @@ pub(crate) fn run_admin(
             drop_user(&store, me, &name, *if_exists)
         }
         AdminCommand::ShowTransactions { .. } | AdminCommand::TerminateTransactions { .. } => {
-            crate::txinfo::run_admin(db, cmd, params)
+            run_transaction_command(db, cmd, params)
         }
         AdminCommand::ShowUsers { current: only_me, yield_, where_, then } => {
             let rows: Rows = store
@@ -213,6 +204,40 @@ pub(crate) fn run_admin(
             Ok(AdminOutcome { fields, rows, updates: 0 })
         }
     }
+}
+
+/// Runs `SHOW TRANSACTIONS` or `TERMINATE TRANSACTIONS` with its `YIELD`/`WHERE`/`RETURN` tail.
+fn run_transaction_command(
+    db: &Database,
+    cmd: &AdminCommand,
+    params: &PropertyMap,
+) -> Result<AdminOutcome> {
+    use arbor_cypher_syntax::ast::{ShowCommand, ShowKind};
+    let (columns, rows) = crate::txinfo::run_command(db.transactions(), cmd, params)?;
+    let (yield_, where_, then) = match cmd {
+        AdminCommand::ShowTransactions { yield_, where_, then, .. }
+        | AdminCommand::TerminateTransactions { yield_, where_, then, .. } => {
+            (yield_, where_, then)
+        }
+        _ => return Err(Error::internal("not a transaction command")),
+    };
+    let (fields, rows) = if yield_.is_none() && where_.is_none() && then.is_empty() {
+        (columns.iter().map(|c| c.to_string()).collect(), rows)
+    } else {
+        let show = ShowCommand {
+            kind: ShowKind::Transactions,
+            filter: None,
+            names: None,
+            yield_: yield_.clone(),
+            where_: where_.clone(),
+            then: then.clone(),
+        };
+        let mut tx = db.store().begin(true);
+        let out = crate::schema::filter_rows(&mut tx, &show, &columns, rows, params);
+        tx.rollback();
+        out?
+    };
+    Ok(AdminOutcome { fields, rows, updates: 0 })
 }
 
 fn user_row(name: String, u: &User) -> Vec<Value> {

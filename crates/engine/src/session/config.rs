@@ -125,3 +125,12 @@ pub enum PullOutcome {
     /// The result is exhausted (or discarded).
     Done(Summary),
 }
+
+/// The logged-in user of a session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CurrentUser {
+    pub name: String,
+    /// Fixed at login, as in Neo4j: until the user logs in again after `ALTER CURRENT USER`,
+    /// the session may run nothing else.
+    pub password_change_required: bool,
+}

@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use arbor_exec::PreparedQuery;
 use arbor_model::{Error, Result, Status};
-use arbor_storage::{Store, StoreConfig};
+use arbor_storage::Store;
 use parking_lot::Mutex;
 
-use super::{AccessMode, DatabaseConfig, Durability, Notification, Session};
+use super::Notification;
 
 /// A cached plan with the notifications Neo4j would attach to it.
 type CachedPlan = (Arc<PreparedQuery>, Arc<[Notification]>);
@@ -26,7 +26,7 @@ pub(crate) struct DbInner {
     pub(super) plans: Mutex<HashMap<String, CachedPlan>>,
     pub(super) closed: AtomicBool,
     // [procedures hook] registry consulted by `prepare` (see procedures.rs).
-    pub(super) procedures: crate::procedures::Procedures,
+    pub(super) procedures: crate::proc_registry::Procedures,
     /// Reused memory of embedded traversals (see `traversal::WorkspacePool`).
     pub(super) traversal_pool: crate::traversal::WorkspacePool,
     /// Raises interrupt flags of transactions past their timeout.
@@ -53,64 +53,6 @@ pub struct Database {
 impl Database {
     pub(crate) fn traversal_pool(&self) -> &crate::traversal::WorkspacePool {
         &self.inner.traversal_pool
-    }
-
-    /// Opens (creating if needed) the database in `path`, recovering from its checkpoint and WAL.
-    pub fn open(path: &Path, config: DatabaseConfig) -> Result<Database> {
-        let store_config = StoreConfig {
-            durability: match config.durability {
-                Durability::Sync => arbor_storage::Durability::Sync,
-                Durability::Async => arbor_storage::Durability::Async,
-                Durability::Off => arbor_storage::Durability::Off,
-            },
-            checkpoint_interval: config.checkpoint_interval,
-            checkpoint_wal_bytes: config.checkpoint_wal_bytes,
-            memory_limit: config.memory_limit,
-            ..StoreConfig::default()
-        };
-        let store = Store::open(path, store_config)?;
-        let fulltext = crate::fulltext::Registry::open(Some(path))?; // [fulltext hook]
-        Ok(Database::with_store(store, Some(path.to_path_buf()), fulltext))
-    }
-
-    /// Opens the database in `path` for reading only (`arbor check`): recovery happens in
-    /// memory, nothing in the directory is written, and writes fail.
-    pub fn open_read_only(path: &Path) -> Result<Database> {
-        let store = Store::open_read_only(path)?;
-        let fulltext = crate::fulltext::Registry::open(Some(path))?; // [fulltext hook]
-        Ok(Database::with_store(store, Some(path.to_path_buf()), fulltext))
-    }
-
-    /// A database with no files, for tests and embedding.
-    pub fn in_memory() -> Database {
-        Database::with_store(Store::in_memory(), None, crate::fulltext::Registry::in_memory())
-    }
-
-    fn with_store(
-        store: Store,
-        path: Option<PathBuf>,
-        fulltext: crate::fulltext::Registry,
-    ) -> Database {
-        let fulltext = crate::fulltext::Registry::attached(fulltext, &store); // [fulltext hook]
-        let procedures = crate::procedures::Procedures::for_path(path.as_deref(), fulltext.clone());
-        let db = Database {
-            inner: Arc::new(DbInner {
-                store,
-                path,
-                plans: Mutex::new(HashMap::new()),
-                closed: AtomicBool::new(false),
-                procedures, // [procedures hook]
-                fulltext,   // [fulltext hook]
-                traversal_pool: Default::default(),
-                deadlines: Default::default(),
-                users: parking_lot::RwLock::new(arbor_auth::UserStore::in_memory()),
-                tx_timeout_ms: Default::default(),
-                import_dir: parking_lot::RwLock::new(None),
-                memory: Default::default(),
-            }),
-        };
-        crate::procedures::install_test_hooks(&db); // [procedures hook]
-        db
     }
 
     /// Sets the server-wide transaction timeout (Neo4j's `db.transaction.timeout`;
@@ -178,28 +120,10 @@ impl Database {
         &self.inner.fulltext
     }
 
-    /// Opens a session: a sequence of transactions, one at a time.
-    pub fn session(&self) -> Session {
-        let interrupt = Arc::new(AtomicBool::new(false));
-        Session {
-            db: self.clone(),
-            tx_meta: self.inner.deadlines.transactions().register(interrupt.clone()),
-            interrupt,
-            explicit: None,
-            auto: None,
-            timer: None,
-            server_deadline: false,
-            auto_mode: AccessMode::Write,
-            user: None,
-            mem: None,
-            obs: Default::default(),
-        }
-    }
-
     /// Verifies the store: checkpoint and WAL checksums, adjacency symmetry, counts, index
     /// consistency. Inconsistencies are listed in the report; `Err` only when the check itself
     /// could not run.
-    pub fn check(&self) -> Result<crate::CheckReport> {
+    pub fn check(&self) -> Result<crate::check_report::CheckReport> {
         self.inner.store.check().map(Into::into)
     }
 
@@ -230,7 +154,7 @@ impl Database {
     }
 
     // [procedures hook] accessors for procedures.rs.
-    pub(crate) fn procedures_registry(&self) -> &crate::procedures::Procedures {
+    pub(crate) fn procedures_registry(&self) -> &crate::proc_registry::Procedures {
         &self.inner.procedures
     }
 
@@ -255,5 +179,18 @@ impl Database {
             ));
         }
         Ok(())
+    }
+}
+
+impl Database {
+    /// Bytes the store's base columns hold in memory now (the store's share of the budget).
+    pub fn store_memory_bytes(&self) -> u64 {
+        let b = self.store().memory_stats().base;
+        b.node_bytes
+            + b.node_property_bytes
+            + b.rel_bytes
+            + b.rel_property_bytes
+            + b.index_bytes
+            + b.interned_strings
     }
 }

@@ -8,6 +8,7 @@ use arbor_exec::PreparedQuery;
 use arbor_model::{Error, Result, Status};
 
 use super::database::PLAN_CACHE_MAX;
+use super::prepared::Prepared;
 use super::transaction::access_mode_error;
 use super::{AccessMode, Database, Notification, QueryType};
 
@@ -164,16 +165,6 @@ fn has_cartesian_product(stmt: &Statement) -> bool {
             _ => false,
         })
     })
-}
-
-pub(crate) enum Prepared {
-    Query(Arc<PreparedQuery>, Arc<[Notification]>),
-    Schema(arbor_cypher_syntax::ast::SchemaCommand),
-    Show(arbor_cypher_syntax::ast::ShowCommand),
-    Admin(arbor_cypher_syntax::ast_admin::AdminCommand),
-    ShowCurrentUserCall,
-    /// `EXPLAIN` of a schema, `SHOW` or administration command: runs nothing.
-    Explained(QueryType),
 }
 
 /// Refuses a writing statement in a READ transaction before it runs (the plan knows it

@@ -8,11 +8,15 @@
 //! The parts: [`config`] (the public settings and summaries), [`database`] (the shared
 //! [`Database`] handle), [`dispatch`] (parse, plan and route a statement), [`run`] (`RUN`,
 //! `PULL`, `DISCARD`), [`transaction`] (explicit and auto-commit transaction life cycle,
-//! deadlines, memory scope) and [`result`] (lazy result streams and their summaries).
+//! deadlines, memory scope; its state in [`explicit`]), [`open`] (opening a database),
+//! [`prepared`] (a statement as dispatch routes it) and [`result`] (lazy result streams and their summaries).
 
 mod config;
 mod database;
 mod dispatch;
+mod explicit;
+mod open;
+mod prepared;
 mod result;
 mod run;
 mod transaction;
@@ -23,14 +27,14 @@ use std::sync::Arc;
 use arbor_storage::Transaction;
 
 pub use config::{
-    AccessMode, DatabaseConfig, Durability, Notification, PullOutcome, QueryType, RunInfo, Summary,
-    TxConfig,
+    AccessMode, CurrentUser, DatabaseConfig, Durability, Notification, PullOutcome, QueryType,
+    RunInfo, Summary, TxConfig,
 };
 pub use database::Database;
-pub(crate) use dispatch::Prepared;
+pub(crate) use prepared::Prepared;
 
+use explicit::ExplicitTx;
 use result::OpenResult;
-use transaction::ExplicitTx;
 
 /// A session: at most one open transaction, explicit or auto-commit. Not thread-safe; one per
 /// connection.
@@ -46,11 +50,11 @@ pub struct Session {
     server_deadline: bool,
     /// The metadata of the current transaction (`tx_metadata`, `tx.setMetaData`).
     pub(crate) tx_meta: crate::txinfo::TxMeta,
-    pub(crate) obs: crate::observe::Observer,
+    pub(crate) obs: crate::observer::Observer,
     /// Access mode of the open auto-commit transaction.
     auto_mode: AccessMode,
     /// Who is logged in (`None`: authentication disabled); see users.rs.
-    user: Option<crate::users::CurrentUser>,
+    user: Option<CurrentUser>,
     /// The memory account of the current transaction.
     mem: Option<Arc<crate::memory_limits::TxMemory>>,
 }
@@ -69,7 +73,7 @@ impl Session {
 
     /// Sets who is logged in on this session (the Bolt layer calls this after authentication;
     /// `None` when authentication is disabled).
-    pub fn set_user(&mut self, user: Option<crate::users::CurrentUser>) {
+    pub fn set_user(&mut self, user: Option<CurrentUser>) {
         self.tx_meta.set_user(user.as_ref().map_or("", |u| u.name.as_str()));
         self.user = user;
     }
@@ -83,6 +87,26 @@ impl Session {
     /// The database this session belongs to.
     pub fn database(&self) -> &Database {
         &self.db
+    }
+}
+
+impl Database {
+    /// Opens a session: a sequence of transactions, one at a time.
+    pub fn session(&self) -> Session {
+        let interrupt = Arc::new(AtomicBool::new(false));
+        Session {
+            db: self.clone(),
+            tx_meta: self.inner.deadlines.transactions().register(interrupt.clone()),
+            interrupt,
+            explicit: None,
+            auto: None,
+            timer: None,
+            server_deadline: false,
+            auto_mode: AccessMode::Write,
+            user: None,
+            mem: None,
+            obs: Default::default(),
+        }
     }
 }
 

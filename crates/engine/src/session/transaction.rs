@@ -4,21 +4,9 @@
 use std::sync::atomic::Ordering;
 
 use arbor_model::{Error, Result, Status};
-use arbor_storage::Transaction;
 
-use super::result::OpenResult;
+use super::explicit::ExplicitTx;
 use super::{AccessMode, Session, TxConfig};
-
-pub(crate) struct ExplicitTx {
-    pub(crate) tx: Option<Transaction>,
-    pub(super) results: Vec<OpenResult>,
-    /// Set when a statement failed: the transaction was rolled back and only ROLLBACK/RESET
-    /// (or a new BEGIN after them) are meaningful.
-    pub(super) failed: bool,
-    pub(super) mode: AccessMode,
-    /// Set when the transaction was rolled back because it ran past its timeout.
-    pub(super) timed_out: bool,
-}
 
 /// What Neo4j answers when a transaction outlives the timeout its client set:
 /// `Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration`, with Neo4j's message;

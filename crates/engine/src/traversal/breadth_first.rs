@@ -7,6 +7,7 @@ use std::borrow::BorrowMut;
 use arbor_model::NodeId;
 use arbor_storage::Transaction;
 
+use super::depth_first::State;
 use super::*;
 
 impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V, W> {

@@ -8,8 +8,10 @@ use arbor_model::graph::Edge;
 use arbor_model::NodeId;
 use arbor_storage::Transaction;
 
+use super::depth_first::State;
 use super::*;
-use crate::embedded::{RelType, Tx};
+use crate::embedded::Tx;
+use crate::tokens::RelType;
 
 /// In which order branches are visited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

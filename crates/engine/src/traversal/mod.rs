@@ -113,19 +113,19 @@ mod breadth_first;
 mod depth_first;
 mod description;
 mod expand;
+mod node;
 mod path;
 mod workspace;
 
 pub use depth_first::Traverser;
 pub use description::{Order, TraversalDescription, Uniqueness, DEFAULT_MEMORY_BUDGET};
 pub use expand::{
-    Direction, Evaluation, Evaluator, Expander, FnEvaluator, FnExpander, IncludeAll, NodeRef,
-    TypeExpander,
+    Direction, Evaluation, Evaluator, Expander, FnEvaluator, FnExpander, IncludeAll, TypeExpander,
 };
+pub use node::NodeRef;
 pub use path::{OwnedPath, Path, StepsRev};
 pub(crate) use workspace::WorkspacePool;
 pub use workspace::{PooledWorkspace, Workspace};
 
-use depth_first::State;
 use path::{chain_path, frames_path, frames_path_to, Arena, Branch, CHUNK, EXPAND_FLAG, NO_PARENT};
 use workspace::LevelBits;

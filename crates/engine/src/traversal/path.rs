@@ -6,7 +6,7 @@ use arbor_exec::traverse::Frame;
 use arbor_model::{NodeId, RelId};
 use arbor_storage::{NodeHandle, Transaction};
 
-use super::NodeRef;
+use super::node::NodeRef;
 
 /// One breadth-first branch: its end node, the relationship to it and its parent branch.
 #[derive(Clone, Copy, Debug)]
