@@ -55,6 +55,7 @@ pub use embedded::{NodesWithLabel, Rows, Tx};
 pub use procedures::{
     CypherType, ProcBody, Procedure, ProcedureSpec, TEST_PROCEDURES_ENV, TEST_REGISTRAR, TEST_RESET,
 };
+pub use session::update_counters;
 pub use session::{
     AccessMode, CurrentUser, Database, DatabaseConfig, Durability, Notification, PullOutcome,
     QueryType, RunInfo, Session, Summary, TxConfig,

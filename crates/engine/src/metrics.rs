@@ -15,7 +15,8 @@ use std::time::Duration;
 use arbor_storage::metrics::STORAGE;
 pub use arbor_storage::metrics::{Histogram, BUCKET_BOUNDS_MICROS};
 
-use crate::session::{Database, QueryType};
+use crate::session::config::QueryType;
+use crate::session::database::Database;
 
 /// What the engine counts about queries and transactions.
 pub struct QueryMetrics {

@@ -7,7 +7,10 @@
 //!
 //! To print what is over a limit today (the allowlists' format), run
 //! `TIDY_PRINT=1 cargo test --release -p arbor-tidy -- --nocapture`; `TIDY_BLESS=1` rewrites
-//! the allowlists in `crates/tidy/allow/` from the current tree instead.
+//! the allowlists in `crates/tidy/allow/` from the current tree instead. [`uses`] builds the
+//! file-level `use` graph of a crate for the check that files do not import each other in a loop.
+
+pub mod uses;
 
 /// One function found in a source file.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,6 +1,7 @@
 //! The codebase's rules as a test (`cargo test -p arbor-tidy`): the crate dependency graph of
 //! ARCHITECTURE.md, file and function length limits with allowlists that may only shrink, a
-//! `//!` module doc on every `.rs` file, no unused dependency, and manifest hygiene.
+//! `//!` module doc on every `.rs` file, no unused dependency, manifest hygiene, and no import
+//! cycle between the files of a crate (an allowlist that may only shrink).
 //!
 //! `TIDY_PRINT=1 cargo test --release -p arbor-tidy -- --nocapture` prints the files and
 //! functions over the limits today, in the allowlists' format; `TIDY_BLESS=1` rewrites
@@ -352,4 +353,89 @@ fn manifests_use_workspace_settings() {
         }
     }
     assert_none("manifests", problems);
+}
+
+/// A cycle as one allowlist line: its files, space-separated, sorted.
+fn cycle_key(files: &[String]) -> String {
+    files.join(" ")
+}
+
+/// Every import cycle between files of a crate today, with the edges that tie each (for the
+/// message), from `crates/*/src`. Test modules give no edges.
+fn file_cycles() -> BTreeMap<String, Vec<String>> {
+    let root = root();
+    let mut by_crate: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for rel in rust_files() {
+        let parts: Vec<&str> = rel.splitn(4, '/').collect();
+        if let ["crates", krate, "src", file] = parts.as_slice() {
+            let src = std::fs::read_to_string(root.join(&rel)).expect("reading a source file");
+            by_crate.entry(krate.to_string()).or_default().insert(file.to_string(), src);
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (krate, sources) in by_crate {
+        let graph = arbor_tidy::uses::use_graph(&sources, |f| is_test_file(&format!("src/{f}")));
+        for cycle in arbor_tidy::uses::cycles(&graph) {
+            let full: Vec<String> =
+                cycle.iter().map(|f| format!("crates/{krate}/src/{f}")).collect();
+            let mut ties = Vec::new();
+            for a in &cycle {
+                for (b, names) in graph.get(a).into_iter().flatten() {
+                    if cycle.contains(b) {
+                        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                        ties.push(format!("    {a} -> {b}: {}", names.join(", ")));
+                    }
+                }
+            }
+            out.insert(cycle_key(&full), ties);
+        }
+    }
+    out
+}
+
+#[test]
+fn no_import_cycles_between_files() {
+    let current = file_cycles();
+    let body: String = current.keys().map(|k| format!("{k}\n")).collect();
+    if std::env::var_os("TIDY_PRINT").is_some() {
+        for (k, ties) in &current {
+            eprintln!("cycle: {k}\n{}", ties.join("\n"));
+        }
+    }
+    let path = root().join("crates/tidy/allow/file-cycles.txt");
+    if std::env::var_os("TIDY_BLESS").is_some() {
+        let header =
+            "# Import cycles between files of one crate, one a line (its files, sorted); this\n\
+# list may only shrink (crates/tidy/tests/tidy.rs, no_import_cycles_between_files).\n";
+        std::fs::write(&path, format!("{header}{body}")).expect("writing the allowlist");
+        return;
+    }
+    let text = std::fs::read_to_string(&path).expect("reading allow/file-cycles.txt");
+    let allowed: Vec<BTreeSet<&str>> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let mut problems = Vec::new();
+    for (key, ties) in &current {
+        let files: BTreeSet<&str> = key.split(' ').collect();
+        if !allowed.iter().any(|a| files.is_subset(a)) {
+            problems.push(format!(
+                "files that import each other in a loop: {key}\n{}\n  make one of them look \
+                 only down (move what both need into a lower file)",
+                ties.join("\n")
+            ));
+        }
+    }
+    for a in &allowed {
+        let key = a.iter().copied().collect::<Vec<_>>().join(" ");
+        if !current.contains_key(&key) {
+            problems.push(format!(
+                "{key}: listed in crates/tidy/allow/file-cycles.txt but no longer a cycle as \
+                 listed: remove or narrow the line"
+            ));
+        }
+    }
+    assert_none("file import cycles", problems);
 }

@@ -134,3 +134,22 @@ pub struct CurrentUser {
     /// the session may run nothing else.
     pub password_change_required: bool,
 }
+
+/// The update counters of `s` under the names Neo4j gives them in a result summary
+/// (`nodes-created`, ...), in Neo4j's order, zeros included (the Bolt server and the shell
+/// both list them).
+pub fn update_counters(s: &Stats) -> [(&'static str, u64); 11] {
+    [
+        ("nodes-created", s.nodes_created),
+        ("nodes-deleted", s.nodes_deleted),
+        ("relationships-created", s.relationships_created),
+        ("relationships-deleted", s.relationships_deleted),
+        ("properties-set", s.properties_set),
+        ("labels-added", s.labels_added),
+        ("labels-removed", s.labels_removed),
+        ("indexes-added", s.indexes_added),
+        ("indexes-removed", s.indexes_removed),
+        ("constraints-added", s.constraints_added),
+        ("constraints-removed", s.constraints_removed),
+    ]
+}

@@ -11,8 +11,8 @@
 //! deadlines, memory scope; its state in [`explicit`]), [`open`] (opening a database),
 //! [`prepared`] (a statement as dispatch routes it) and [`result`] (lazy result streams and their summaries).
 
-mod config;
-mod database;
+pub(crate) mod config;
+pub(crate) mod database;
 mod dispatch;
 mod explicit;
 mod open;
@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 use arbor_storage::Transaction;
 
+pub use config::update_counters;
 pub use config::{
     AccessMode, CurrentUser, DatabaseConfig, Durability, Notification, PullOutcome, QueryType,
     RunInfo, Summary, TxConfig,
