@@ -291,7 +291,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn opt_u64(&mut self) -> PResult<Option<u64>> {
+    /// An optional integer bound (of `*min..max` or a quantifier `{min,max}`); too large is
+    /// `IntegerOverflow`.
+    pub(super) fn opt_u64(&mut self) -> PResult<Option<u64>> {
         match self.peek() {
             Tok::Int(Some(v)) => {
                 let v = *v;

@@ -98,9 +98,9 @@ impl<'a> Parser<'a> {
             return Ok(None);
         }
         self.bump();
-        let min = self.quantifier_bound()?;
+        let min = self.opt_u64()?;
         let (min, max) = if self.eat_sym(",") {
-            (min.unwrap_or(0), self.quantifier_bound()?)
+            (min.unwrap_or(0), self.opt_u64()?)
         } else {
             match min {
                 Some(n) => (n, Some(n)),
@@ -124,20 +124,6 @@ impl<'a> Parser<'a> {
             ));
         }
         Ok(Some(Quantifier { min, max, at }))
-    }
-
-    fn quantifier_bound(&mut self) -> PResult<Option<u64>> {
-        match self.peek() {
-            Tok::Int(Some(v)) => {
-                let v = *v;
-                self.bump();
-                Ok(Some(v))
-            }
-            Tok::Int(None) => Err(self
-                .error_at(self.cur_span().start, "integer is too large")
-                .with_detail("IntegerOverflow")),
-            _ => Ok(None),
-        }
     }
 
     /// `( element [WHERE pred] )` at a `(` followed by `(`: the inner element carries the

@@ -124,8 +124,9 @@ impl<'a> Parser<'a> {
         Ok(SchemaCommand::CreateIndex { name, if_not_exists, kind, target, properties })
     }
 
-    /// After `CREATE VECTOR INDEX`: one property, as `n.p` or `(n.p)`, and the OPTIONS map.
-    fn create_vector_index(&mut self) -> PResult<SchemaCommand> {
+    /// The head of `CREATE VECTOR|FULLTEXT INDEX`: the name (or a `$param` naming it), `IF NOT
+    /// EXISTS`, and `FOR`.
+    fn index_head(&mut self) -> PResult<(Option<Ident>, Option<Arc<str>>, bool)> {
         let mut name_param = None;
         if let crate::lexer::Tok::Param(p) = self.peek() {
             name_param = Some(Arc::from(p.as_str()));
@@ -134,6 +135,12 @@ impl<'a> Parser<'a> {
         let name = if name_param.is_some() { None } else { self.schema_name()? };
         let if_not_exists = self.if_not_exists()?;
         self.expect_kw("FOR")?;
+        Ok((name, name_param, if_not_exists))
+    }
+
+    /// After `CREATE VECTOR INDEX`: one property, as `n.p` or `(n.p)`, and the OPTIONS map.
+    fn create_vector_index(&mut self) -> PResult<SchemaCommand> {
+        let (name, name_param, if_not_exists) = self.index_head()?;
         let target = self.schema_target(false)?;
         self.expect_kw("ON")?;
         let at = self.cur_span().start;
@@ -148,15 +155,7 @@ impl<'a> Parser<'a> {
             return Err(self.error_at(at, "A vector index is on exactly one property"));
         }
         let property = properties.remove(0);
-        let options = if self.eat_kw("OPTIONS") {
-            Some(if matches!(self.peek(), crate::lexer::Tok::Param(_)) {
-                self.expr()?
-            } else {
-                self.map_literal()?
-            })
-        } else {
-            None
-        };
+        let options = self.options()?;
         Ok(SchemaCommand::CreateVectorIndex {
             name,
             name_param,
@@ -170,14 +169,7 @@ impl<'a> Parser<'a> {
     /// After `CREATE FULLTEXT INDEX`: `FOR (n:A|B)` or `FOR ()-[r:T1|T2]-()`, `ON EACH [n.p,
     /// ...]` and the OPTIONS map.
     fn create_fulltext_index(&mut self) -> PResult<SchemaCommand> {
-        let mut name_param = None;
-        if let crate::lexer::Tok::Param(p) = self.peek() {
-            name_param = Some(Arc::from(p.as_str()));
-            self.bump();
-        }
-        let name = if name_param.is_some() { None } else { self.schema_name()? };
-        let if_not_exists = self.if_not_exists()?;
-        self.expect_kw("FOR")?;
+        let (name, name_param, if_not_exists) = self.index_head()?;
         self.expect_sym("(")?;
         let relationship = self.eat_sym(")");
         if relationship {
@@ -204,15 +196,7 @@ impl<'a> Parser<'a> {
         self.expect_sym("[")?;
         let properties = self.property_refs()?;
         self.expect_sym("]")?;
-        let options = if self.eat_kw("OPTIONS") {
-            Some(if matches!(self.peek(), crate::lexer::Tok::Param(_)) {
-                self.expr()?
-            } else {
-                self.map_literal()?
-            })
-        } else {
-            None
-        };
+        let options = self.options()?;
         Ok(SchemaCommand::CreateFulltextIndex {
             name,
             name_param,
@@ -325,6 +309,19 @@ impl<'a> Parser<'a> {
         } else {
             Ok(false)
         }
+    }
+
+    /// `OPTIONS {...}` or `OPTIONS $param` of a vector or full-text index, kept for the engine
+    /// to check.
+    fn options(&mut self) -> PResult<Option<Expr>> {
+        if !self.eat_kw("OPTIONS") {
+            return Ok(None);
+        }
+        Ok(Some(if matches!(self.peek(), crate::lexer::Tok::Param(_)) {
+            self.expr()?
+        } else {
+            self.map_literal()?
+        }))
     }
 
     /// `OPTIONS {...}` is accepted and ignored (index providers and configs are not modelled).

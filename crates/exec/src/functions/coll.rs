@@ -11,8 +11,9 @@ use arbor_model::{Result, Value};
 
 use super::{arg, type_err, value_err};
 
-/// A list argument: `None` for null; a non-list is a type error naming the function.
-fn list<'a>(func: &str, v: &'a Value) -> Result<Option<&'a [Value]>> {
+/// A list argument: `None` for null; a non-list is a type error naming the function (shared
+/// with the `apoc.coll.*` functions).
+pub(super) fn list<'a>(func: &str, v: &'a Value) -> Result<Option<&'a [Value]>> {
     match v {
         Value::Null => Ok(None),
         Value::List(items) => Ok(Some(items)),
@@ -113,8 +114,9 @@ pub fn remove(args: &[Value]) -> Result<Value> {
     Ok(Value::List(out))
 }
 
-/// `coll.min(list)` / `coll.max(list)`: nulls ignored; null for a list without values.
-fn extreme(func: &str, args: &[Value], want: Ordering) -> Result<Value> {
+/// `coll.min(list)` / `coll.max(list)` (and `apoc.coll.min`/`max`): nulls ignored; null for a
+/// list without values.
+pub(super) fn extreme(func: &str, args: &[Value], want: Ordering) -> Result<Value> {
     let Some(items) = list(func, arg(args, 0))? else { return Ok(Value::Null) };
     let best = items.iter().filter(|v| !v.is_null()).fold(None::<&Value>, |best, v| match best {
         Some(b) if arbor_model::order(v, b) != want => Some(b),

@@ -12,16 +12,8 @@ use std::cmp::Ordering;
 
 use arbor_model::{PropertyMap, Result, Value};
 
+use super::coll::{extreme, list};
 use super::{arg, type_err};
-
-/// A list argument: `None` for null; a non-list is a type error naming the function.
-pub(super) fn list<'a>(func: &str, v: &'a Value) -> Result<Option<&'a [Value]>> {
-    match v {
-        Value::Null => Ok(None),
-        Value::List(items) => Ok(Some(items)),
-        other => Err(type_err(func, "a List", other)),
-    }
-}
 
 /// Value equality as APOC's Java collections see it: same type and equal (so `1` and `1.0`
 /// differ), null equal to null.
@@ -101,16 +93,6 @@ pub fn coll_sum(args: &[Value]) -> Result<Value> {
         }
     }
     Ok(Value::Float(sum))
-}
-
-/// `apoc.coll.min(list)` / `apoc.coll.max(list)`: nulls ignored; null for an empty list.
-fn extreme(func: &str, args: &[Value], want: Ordering) -> Result<Value> {
-    let Some(items) = list(func, arg(args, 0))? else { return Ok(Value::Null) };
-    let best = items.iter().filter(|v| !v.is_null()).fold(None::<&Value>, |best, v| match best {
-        Some(b) if arbor_model::order(v, b) != want => Some(b),
-        _ => Some(v),
-    });
-    Ok(best.cloned().unwrap_or(Value::Null))
 }
 
 pub fn coll_min(args: &[Value]) -> Result<Value> {
