@@ -357,24 +357,28 @@ impl Segment {
 /// words, see [`BufferPool::read`]) into `out`. `w` divides 8, so no value straddles two words.
 #[inline]
 fn decode(words: &[AtomicU64], slot: usize, w: usize, out: &mut [u64]) {
-    let word = |i: usize| words.get(i).map_or(0, |x| u64::from_le(x.load(Ordering::Relaxed)));
-    if w == 8 {
-        for (k, o) in out.iter_mut().enumerate() {
-            *o = word(slot + k);
-        }
-        return;
+    match w {
+        1 => decode_w::<1>(words, slot, out),
+        2 => decode_w::<2>(words, slot, out),
+        4 => decode_w::<4>(words, slot, out),
+        _ => decode_w::<8>(words, slot, out),
     }
-    let per_word = 8 / w;
-    let (bits, mask) = (8 * w as u32, (1u64 << (8 * w)) - 1);
-    let mut k = 0;
-    while k < out.len() {
+}
+
+/// [`decode`] for width `W` (the divisions become shifts).
+#[inline(always)]
+fn decode_w<const W: usize>(words: &[AtomicU64], slot: usize, out: &mut [u64]) {
+    let per = 8 / W;
+    let first = slot / per;
+    let Some(ws) = words.get(first..(slot + out.len()).div_ceil(per)) else {
+        // Only a caller asking past the page gets here; `fill` never does.
+        out.fill(0);
+        return;
+    };
+    let mask = if W == 8 { u64::MAX } else { (1u64 << (8 * W)) - 1 };
+    for (k, o) in out.iter_mut().enumerate() {
         let at = slot + k;
-        let x = word(at / per_word);
-        let mut j = at % per_word;
-        while j < per_word && k < out.len() {
-            out[k] = (x >> (j as u32 * bits)) & mask;
-            j += 1;
-            k += 1;
-        }
+        let x = u64::from_le(ws[at / per - first].load(Ordering::Relaxed));
+        *o = (x >> (8 * W * (at % per))) & mask;
     }
 }
