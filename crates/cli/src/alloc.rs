@@ -33,19 +33,22 @@ pub fn release() {
     unsafe { mi_collect(true) }
 }
 
-/// Makes mimalloc purge freed memory at once, and turns transparent huge pages off for the
-/// process (`PR_SET_THP_DISABLE`, inherited by children); `main` calls it first. mimalloc
+/// Makes mimalloc purge freed memory at once (`eager_purge`: the server), and turns transparent
+/// huge pages off for the process (`PR_SET_THP_DISABLE`, inherited by children); `main` calls
+/// it once the command line is parsed. mimalloc
 /// advises huge pages for its arenas, so every fresh 2 MiB region was zeroed in the kernel on
 /// first touch, and a bulk `UNWIND ... CREATE` connection thread spent a third of its time in
 /// `clear_page`. Returns whether the kernel agreed.
-pub fn tune() -> bool {
+pub fn tune(eager_purge: bool) -> bool {
     // Freed memory goes back to the OS at once instead of after mimalloc's (v3) default 1 s purge
     // delay: a delayed purge only runs when the freeing thread allocates again, so memory an
     // idle connection thread or the maintenance thread freed stayed resident. Measured over Bolt
     // (Pokec medium loaded by the mgBench loader): 195 MiB resident after the load settled with
     // the delay, 71 MiB without.
-    // SAFETY: sets an integer option; mimalloc reads it on every purge decision.
-    unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+    if eager_purge {
+        // SAFETY: sets an integer option; mimalloc reads it on every purge decision.
+        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+    }
     #[cfg(target_os = "linux")]
     {
         // SAFETY: `prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)` only sets a flag on this process.

@@ -37,10 +37,32 @@ pub(super) fn read_edges(
     if a >= b {
         return Ok(());
     }
-    let (mut os, mut rs, mut ts) = ([0u64; CHUNK], [0u64; CHUNK], [0u64; CHUNK]);
+    // Most nodes have few relationships: a small buffer saves zeroing three large ones.
+    if b - a <= SMALL as u64 {
+        read_run::<SMALL>(seg, pool, [other, rel, ty], a, b, read_ty, &mut f)
+    } else {
+        read_run::<CHUNK>(seg, pool, [other, rel, ty], a, b, read_ty, &mut f)
+    }
+}
+
+/// Entries per chunk for a node with at most this many relationships in the direction.
+const SMALL: usize = 8;
+
+/// [`read_edges`]'s loop over CSR entries `a..b` in chunks of `N`.
+#[inline]
+fn read_run<const N: usize>(
+    seg: &Segment,
+    pool: &BufferPool,
+    [other, rel, ty]: [SegColumn; 3],
+    a: u64,
+    b: u64,
+    read_ty: bool,
+    f: &mut impl FnMut(u64, u64, u64),
+) -> Result<()> {
+    let (mut os, mut rs, mut ts) = ([0u64; N], [0u64; N], [0u64; N]);
     let mut p = a;
     while p < b {
-        let k = ((b - p) as usize).min(CHUNK);
+        let k = ((b - p) as usize).min(N);
         seg.fill(pool, other, p, &mut os[..k])?;
         seg.fill(pool, rel, p, &mut rs[..k])?;
         if read_ty {

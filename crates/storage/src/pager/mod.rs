@@ -7,6 +7,7 @@
 //! pool and the segment the current manifest names. See `ARCHITECTURE.md` (design decisions)
 //! for why a buffer pool with explicit reads rather than `mmap`.
 
+mod counter;
 pub(crate) mod pool;
 pub(crate) mod segment;
 #[cfg(test)]

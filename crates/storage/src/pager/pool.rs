@@ -27,9 +27,22 @@
 //! Every page is checked against the CRC32C its segment lists before it becomes visible; a bad
 //! or short page is a `Corruption` error naming the file and page, and the frame stays free.
 //!
-//! A hit usually takes no lock: each file keeps, per page, the frame that last held it (a hint);
-//! a reader pins that frame and keeps it only if the pin word had no `EXCLUSIVE` bit and the
-//! frame's owner is still that page and `READY` (the pin stops any eviction from then on).
+//! 4. Frame memory is only ever accessed through `AtomicU64` words (relaxed loads and stores)
+//!    or, while pinned, as plain bytes ([`PageGuard::bytes`]): a loader reads the page into a
+//!    private buffer and then stores it into the frame word by word, so an optimistic reader
+//!    (below) that races with a loader reads atomically and there is no data race.
+//! 5. Each frame has a `version` (a sequence lock): the thread that takes a frame as a victim
+//!    makes it odd before it changes the owner, state or bytes, and even again (`Release`) once
+//!    the frame is `READY` or `FAILED`. Only the exclusive holder writes it.
+//!
+//! A hit usually takes no lock and no read-modify-write: [`BufferPool::read`] reads the frame
+//! that the page's hint names *optimistically* (the vmcache/LeanStore scheme): version even
+//! (`Acquire`), owner and state checked, words read, `Acquire` fence, version unchanged; only
+//! then is the result used, otherwise it falls back to pinning. A pinned read ([`BufferPool::fix`])
+//! uses the same hint: a reader pins that frame and keeps it only if the pin word had no
+//! `EXCLUSIVE` bit and the frame's owner is still that page and `READY` (the pin stops any
+//! eviction from then on). Hits are counted per thread ([`super::counter`]), so readers on
+//! different cores never write a shared cache line.
 //! Otherwise, the table mutex covers the lookup, the victim choice and the mapping; the `pread`
 //! of a miss runs outside it, so misses on different pages proceed in parallel and hits never
 //! wait for another page's read. The vmcache design (a state word per page of a virtual region,
@@ -40,12 +53,14 @@
 use std::alloc::{self, Layout};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use arbor_model::{Error, Result, Status};
 use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
+
+use super::counter::Counter;
 
 /// Bytes per page (and frame).
 pub const PAGE_SIZE: usize = 4096;
@@ -158,6 +173,9 @@ impl PagedFile {
     }
 }
 
+/// Words (`u64`) per page.
+pub const WORDS: usize = PAGE_SIZE / 8;
+
 /// Frames per separately allocated chunk (1 MiB): memory is taken as the pool fills, so an
 /// idle pool with a large budget costs nothing.
 const CHUNK_FRAMES: usize = 256;
@@ -191,6 +209,15 @@ impl Frames {
         Ok(())
     }
 
+    /// Frame `f`'s memory as words (invariant 4), whose chunk exists.
+    fn words(&self, f: usize) -> &[AtomicU64] {
+        // SAFETY: the chunk exists and the frame's `PAGE_SIZE` bytes lie inside it (invariant
+        // 1), page-aligned, so suitably aligned for `AtomicU64` (same size and layout as
+        // `u64`); every concurrent access to frame memory is atomic (invariant 4), and the
+        // slice borrows `self`, which owns the memory.
+        unsafe { std::slice::from_raw_parts(self.ptr(f) as *const AtomicU64, WORDS) }
+    }
+
     /// The address of frame `f`, whose chunk exists.
     fn ptr(&self, f: usize) -> *mut u8 {
         let base = self.chunks[f / CHUNK_FRAMES].load(Ordering::Acquire);
@@ -220,6 +247,23 @@ struct FrameMeta {
     state: AtomicU8,
     file: AtomicU32,
     page: AtomicU64,
+    /// The sequence lock of invariant 5 (odd while the frame's owner or bytes change).
+    version: AtomicU64,
+}
+
+impl FrameMeta {
+    /// Begins a change of the frame (invariant 5); the caller holds it exclusively.
+    fn begin_write(&self) {
+        let v = self.version.load(Ordering::Relaxed);
+        self.version.store(v | 1, Ordering::Relaxed);
+        fence(Ordering::Release);
+    }
+
+    /// Ends the change begun by [`FrameMeta::begin_write`].
+    fn end_write(&self) {
+        let v = self.version.load(Ordering::Relaxed);
+        self.version.store((v | 1) + 1, Ordering::Release);
+    }
 }
 
 /// The pin word's bit held by the thread taking the frame as a victim.
@@ -262,7 +306,7 @@ pub struct BufferPool {
     /// idle pool with a large budget holds no per-frame state either).
     meta: Box<[OnceLock<Box<[FrameMeta]>>]>,
     table: Mutex<Table>,
-    hits: AtomicU64,
+    hits: Counter,
     misses: AtomicU64,
     evictions: AtomicU64,
 }
@@ -297,7 +341,7 @@ impl BufferPool {
                 hand: 0,
                 used: 0,
             }),
-            hits: AtomicU64::new(0),
+            hits: Counter::new(),
             misses: AtomicU64::new(0),
             evictions: AtomicU64::new(0),
         })
@@ -308,7 +352,7 @@ impl BufferPool {
         PoolStats {
             frames: self.count as u64,
             resident,
-            hits: self.hits.load(Ordering::Relaxed),
+            hits: self.hits.sum(),
             misses: self.misses.load(Ordering::Relaxed),
             evictions: self.evictions.load(Ordering::Relaxed),
         }
@@ -325,23 +369,64 @@ impl BufferPool {
                     state: AtomicU8::new(READY),
                     file: AtomicU32::new(0),
                     page: AtomicU64::new(0),
+                    version: AtomicU64::new(0),
                 })
                 .collect()
         });
         &chunk[f % CHUNK_FRAMES]
     }
 
-    /// The frame's bytes as a mutable slice.
-    ///
-    /// SAFETY: the caller is the frame's loader (invariant 2): it took the frame as a victim
-    /// under the table mutex, set it `LOADING` and pinned it, and has not yet published it
-    /// (`READY`/`FAILED`), so nobody else reads or writes these bytes while the slice lives.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn frame_mut(&self, frame: usize) -> &mut [u8] {
-        debug_assert!(frame < self.count);
-        // SAFETY: the frame was handed out, so its chunk exists and the range lies inside it
-        // (invariant 1).
-        unsafe { std::slice::from_raw_parts_mut(self.frames.ptr(frame), PAGE_SIZE) }
+    /// Runs `f` over page `page` of `file` (as words: [`WORDS`] little-endian `u64`s), reading
+    /// the page on a miss. A cached page is read optimistically, without pinning it: `f` may
+    /// then see a page being replaced (torn data) and run again, so it must only compute from
+    /// the words (no side effects beyond its own output, no panics on any data); its result is
+    /// returned only from a run the frame's version proves consistent. Errors as [`Self::fix`].
+    #[inline]
+    pub fn read<R>(
+        &self,
+        file: &PagedFile,
+        page: u64,
+        mut f: impl FnMut(&[AtomicU64]) -> R,
+    ) -> Result<R> {
+        for _ in 0..2 {
+            if let Some(r) = self.read_optimistic(file, page, &mut f) {
+                self.hits.add1();
+                return Ok(r);
+            }
+        }
+        let g = self.fix(file, page)?;
+        Ok(f(self.frames.words(g.frame)))
+    }
+
+    /// The optimistic hit of [`Self::read`] (invariant 5): `None` if the hint names no frame,
+    /// the frame holds another page or is changing, or it changed while `f` ran.
+    #[inline]
+    fn read_optimistic<R>(
+        &self,
+        file: &PagedFile,
+        page: u64,
+        f: &mut impl FnMut(&[AtomicU64]) -> R,
+    ) -> Option<R> {
+        let hint = file.hints.get(page as usize)?.load(Ordering::Acquire);
+        let fr = hint.checked_sub(1)? as usize;
+        let m = self.meta(fr);
+        let v = m.version.load(Ordering::Acquire);
+        if v & 1 != 0
+            || m.state.load(Ordering::Relaxed) != READY
+            || m.file.load(Ordering::Relaxed) != file.id
+            || m.page.load(Ordering::Relaxed) != page
+        {
+            return None;
+        }
+        let r = f(self.frames.words(fr));
+        fence(Ordering::Acquire);
+        if m.version.load(Ordering::Relaxed) != v {
+            return None;
+        }
+        if !m.referenced.load(Ordering::Relaxed) {
+            m.referenced.store(true, Ordering::Relaxed);
+        }
+        Some(r)
     }
 
     /// Pins page `page` of `file`, reading it on a miss. Errors: a bad page (`Corruption`
@@ -371,7 +456,7 @@ impl BufferPool {
             if !m.referenced.load(Ordering::Relaxed) {
                 m.referenced.store(true, Ordering::Relaxed);
             }
-            self.hits.fetch_add(1, Ordering::Relaxed);
+            self.hits.add1();
             return Some(guard);
         }
         None
@@ -390,7 +475,7 @@ impl BufferPool {
                 drop(t);
                 let guard = PageGuard { pool: self, frame: f };
                 if self.wait_ready(m) {
-                    self.hits.fetch_add(1, Ordering::Relaxed);
+                    self.hits.add1();
                     if let Some(h) = file.hints.get(page as usize) {
                         h.store(f as u32 + 1, Ordering::Release);
                     }
@@ -415,11 +500,18 @@ impl BufferPool {
             m.pins.fetch_sub(EXCLUSIVE - 1, Ordering::AcqRel);
             drop(t);
             let guard = PageGuard { pool: self, frame: f };
-            // SAFETY: this thread is the frame's loader (see above and invariant 2).
-            let buf = unsafe { self.frame_mut(f) };
-            return match file.load(page, buf) {
+            // This thread is the frame's loader (invariant 2): read privately, then store the
+            // words (invariant 4).
+            let mut buf = [0u8; PAGE_SIZE];
+            return match file.load(page, &mut buf) {
                 Ok(()) => {
+                    for (w, b) in self.frames.words(f).iter().zip(buf.chunks_exact(8)) {
+                        let mut x = [0u8; 8];
+                        x.copy_from_slice(b);
+                        w.store(u64::from_ne_bytes(x), Ordering::Relaxed);
+                    }
                     m.state.store(READY, Ordering::Release);
+                    m.end_write();
                     if let Some(h) = file.hints.get(page as usize) {
                         h.store(f as u32 + 1, Ordering::Release);
                     }
@@ -429,6 +521,7 @@ impl BufferPool {
                 Err(e) => {
                     let mut t = self.table.lock();
                     m.state.store(FAILED, Ordering::Release);
+                    m.end_write();
                     t.map.remove(&key);
                     t.owner[f] = None;
                     drop(t);
@@ -463,8 +556,13 @@ impl BufferPool {
     /// hand last passed (clearing the bits it passes). Two turns find one unless all are pinned.
     fn victim(&self, t: &mut Table) -> Result<usize> {
         let take = |f: usize| {
-            let pins = &self.meta(f).pins;
-            pins.compare_exchange(0, EXCLUSIVE, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+            let m = self.meta(f);
+            let won =
+                m.pins.compare_exchange(0, EXCLUSIVE, Ordering::AcqRel, Ordering::Relaxed).is_ok();
+            if won {
+                m.begin_write();
+            }
+            won
         };
         if t.used < self.count {
             self.frames.ensure(t.used)?;
@@ -514,7 +612,8 @@ pub struct PageGuard<'p> {
 }
 
 impl PageGuard<'_> {
-    /// The page's `PAGE_SIZE` bytes.
+    /// The page's `PAGE_SIZE` bytes (readers of the columns use [`BufferPool::read`]).
+    #[cfg_attr(not(test), allow(dead_code))]
     #[inline]
     pub fn bytes(&self) -> &[u8] {
         // SAFETY: the frame is pinned by this guard, which `fix` returns only after observing

@@ -21,6 +21,7 @@
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use arbor_model::{Error, Result, Status};
@@ -308,8 +309,9 @@ impl Segment {
         Ok(v[0])
     }
 
-    /// Writes values `from..from + dst.len()` of `col` into `dst` (0 past its end), pinning
-    /// each page it touches once.
+    /// Writes values `from..from + dst.len()` of `col` into `dst` (0 past its end), reading
+    /// each page it touches once through the pool (optimistically when cached, see
+    /// [`BufferPool::read`]).
     pub fn fill(
         &self,
         pool: &BufferPool,
@@ -343,31 +345,40 @@ impl Segment {
             }
             let (page, slot) = (at / per, (at % per) as usize);
             let take = ((per as usize - slot).min(dst.len() - done) as u64).min(col.len - at);
-            let g = pool.fix(&self.file, col.first_page + page)?;
-            let bytes = &g.bytes()[slot * w..(slot + take as usize) * w];
             let out = &mut dst[done..done + take as usize];
-            decode(bytes, w, out);
+            pool.read(&self.file, col.first_page + page, |words| decode(words, slot, w, out))?;
             done += take as usize;
         }
         Ok(())
     }
 }
 
-/// Widens `w`-byte little-endian values into `out` (`bytes.len() == out.len() * w`).
+/// Widens the `w`-byte little-endian values `slot..slot + out.len()` of a page (given as
+/// words, see [`BufferPool::read`]) into `out`. `w` divides 8, so no value straddles two words.
 #[inline]
-fn decode(bytes: &[u8], w: usize, out: &mut [u64]) {
+fn decode(words: &[AtomicU64], slot: usize, w: usize, out: &mut [u64]) {
     match w {
-        1 => out.iter_mut().zip(bytes).for_each(|(o, b)| *o = u64::from(*b)),
-        2 => out
-            .iter_mut()
-            .zip(bytes.chunks_exact(2))
-            .for_each(|(o, b)| *o = u64::from(u16::from_le_bytes([b[0], b[1]]))),
-        4 => out
-            .iter_mut()
-            .zip(bytes.chunks_exact(4))
-            .for_each(|(o, b)| *o = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
-        _ => out.iter_mut().zip(bytes.chunks_exact(8)).for_each(|(o, b)| {
-            *o = u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
-        }),
+        1 => decode_w::<1>(words, slot, out),
+        2 => decode_w::<2>(words, slot, out),
+        4 => decode_w::<4>(words, slot, out),
+        _ => decode_w::<8>(words, slot, out),
+    }
+}
+
+/// [`decode`] for width `W` (the divisions become shifts).
+#[inline(always)]
+fn decode_w<const W: usize>(words: &[AtomicU64], slot: usize, out: &mut [u64]) {
+    let per = 8 / W;
+    let first = slot / per;
+    let Some(ws) = words.get(first..(slot + out.len()).div_ceil(per)) else {
+        // Only a caller asking past the page gets here; `fill` never does.
+        out.fill(0);
+        return;
+    };
+    let mask = if W == 8 { u64::MAX } else { (1u64 << (8 * W)) - 1 };
+    for (k, o) in out.iter_mut().enumerate() {
+        let at = slot + k;
+        let x = u64::from_le(ws[at / per - first].load(Ordering::Relaxed));
+        *o = (x >> (8 * W * (at % per))) & mask;
     }
 }
