@@ -92,7 +92,6 @@ impl Base {
     }
 
     /// Whether the adjacency is read through the buffer pool.
-    #[cfg(test)]
     pub(crate) fn is_paged(&self) -> bool {
         self.paged.is_some()
     }
