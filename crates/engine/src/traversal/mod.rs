@@ -114,6 +114,8 @@ mod depth_first;
 mod description;
 mod expand;
 mod path;
+#[cfg(test)]
+mod tests;
 mod workspace;
 
 pub use depth_first::Traverser;
