@@ -824,7 +824,14 @@ fn unreadable_files_fail_recovery_cleanly() {
                 assert!(fs.snapshot() == before, "a failed recovery changed files: {msg}");
             }
             Ok(store) => {
-                assert!(!struck, "a read failed and the open still succeeded");
+                // One read may fail without failing the open: the segment the checkpoint
+                // after recovery has just written, read back to attach the new base to it
+                // (the checkpoint is durable; the base then stays in memory).
+                let reattach = fs.log().last().is_some_and(|l| {
+                    l.starts_with("ReadFail") && l.contains("segment-") && l.contains(".arbor")
+                });
+                assert!(!struck || reattach, "a read failed and the open still succeeded");
+                assert!(!reattach || !store.core_for_test().base().is_paged());
                 let got: Vec<u64> =
                     extract(&store).remove(&0).unwrap_or_default().nodes.into_keys().collect();
                 assert_eq!(got, acked);

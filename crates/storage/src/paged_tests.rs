@@ -133,15 +133,15 @@ fn same(a: &[(Vec<Edge>, u64)], b: &[(Vec<Edge>, u64)], what: &str) {
 #[test]
 fn a_graph_8x_larger_than_the_pool_expands_as_the_in_memory_base_does() {
     for seed in [1u64, 2] {
-        // `mem` keeps the base its checkpoint built in memory; `s` is reopened and reads the
-        // same base through a pool far smaller than its segment.
-        let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let mem = Store::open(d1.path(), cfg(None)).unwrap();
+        // `mem` is an in-memory store whose compactions build the same bases in memory; `s`
+        // is reopened and reads its base through a pool far smaller than its segment.
+        let d2 = tempfile::tempdir().unwrap();
+        let mem = Store::in_memory();
         let s = Store::open(d2.path(), cfg(None)).unwrap();
-        for st in [&mem, &s] {
-            fill(st, seed, 60_000);
-            st.checkpoint().unwrap();
-        }
+        fill(&mem, seed, 60_000);
+        mem.compact().unwrap();
+        fill(&s, seed, 60_000);
+        s.checkpoint().unwrap();
         assert!(!mem.core_for_test().base().is_paged());
         s.close().unwrap();
         drop(s);
@@ -160,7 +160,7 @@ fn a_graph_8x_larger_than_the_pool_expands_as_the_in_memory_base_does() {
         // A checkpoint folds the delta into a new segment; a reopen reads that one. (`mem`
         // folds too: a relationship in the delta is listed after the base's, so the order of
         // an expansion follows where the relationships live.)
-        mem.checkpoint().unwrap();
+        mem.compact().unwrap();
         s.close().unwrap();
         drop(s);
         let s = Store::open(d2.path(), cfg(Some(TINY))).unwrap();
@@ -226,6 +226,102 @@ fn an_open_after_a_crash_replays_only_the_log_tail_onto_the_paged_base() {
     let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
     let base = s.core_for_test().base();
     assert!(base.is_paged());
-    assert_eq!(base.ts, ckpt, "the open loaded the checkpoint and replayed the tail on top");
-    same(&want, &answers(&s), "after the crash");
+    // The open loaded the checkpoint, replayed the five commits on top, and checkpointed
+    // them: the base then moved to that checkpoint's segment.
+    assert_eq!(base.ts, ckpt + 5);
+    let p = s.persist_for_test().as_ref().unwrap();
+    assert_eq!(p.pager.current().unwrap().unwrap().ts, base.ts);
+    // The order of a node's relationships follows where they live (the five were in the delta
+    // and are in the base now), so the lists are compared as sets.
+    let sorted = |mut a: Vec<(Vec<Edge>, u64)>| {
+        a.iter_mut().for_each(|(es, _)| es.sort_by_key(|e| (e.rel.0, e.other.0)));
+        a
+    };
+    same(&sorted(want), &sorted(answers(&s)), "after the crash");
+}
+
+/// A checkpoint of a running store moves its base to the new segment: the old one, already
+/// unlinked, is closed as soon as no transaction reads the old base (it no longer holds its
+/// disk space until a restart), and expansions answer as before.
+#[test]
+fn a_checkpoint_moves_the_base_to_its_new_segment_and_releases_the_old() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
+    let mem = Store::in_memory();
+    fill(&s, 5, 20_000);
+    fill(&mem, 5, 20_000);
+    s.checkpoint().unwrap();
+    mem.compact().unwrap();
+    let p = s.persist_for_test().as_ref().unwrap();
+    let first = p.pager.current().unwrap().unwrap();
+    assert!(s.core_for_test().base().is_paged(), "a checkpoint's base reads its segment");
+    let old = std::sync::Arc::downgrade(&first);
+    drop(first);
+    let reader = s.begin(true);
+    churn(&s, 6);
+    churn(&mem, 6);
+    s.checkpoint().unwrap();
+    mem.compact().unwrap();
+    let base = s.core_for_test().base();
+    assert!(base.is_paged());
+    assert_eq!(p.pager.current().unwrap().unwrap().ts, base.ts);
+    assert!(old.upgrade().is_some(), "a reader of the old base still reads the old segment");
+    let mut out = Vec::new();
+    reader.node_edges(NodeId(3), Direction::Both, &[], &mut out);
+    assert!(reader.read_error().is_none());
+    drop(reader);
+    drop(base);
+    assert!(old.upgrade().is_none(), "the old segment is closed once nobody reads it");
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("segment-"))
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    same(&answers(&mem), &answers(&s), "after the second checkpoint");
+    let r = s.check().unwrap();
+    assert!(r.is_ok(), "{:?}", r.problems);
+}
+
+/// `check` compares the segment with the checkpoint file decoded on its own, not with the
+/// base (which reads that very segment): a segment with valid page checksums but another
+/// topology than its checkpoint is reported.
+#[test]
+fn check_compares_the_segment_with_the_decoded_checkpoint() {
+    use crate::pager::segment::{write_segment, ColumnData};
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg(None)).unwrap();
+    fill(&s, 7, 20_000);
+    s.close().unwrap();
+    drop(s);
+    let m =
+        crate::durability::checkpoint::read_manifest(&crate::RealFs, dir.path()).unwrap().unwrap();
+    let core = crate::mvcc::Core::new(false);
+    crate::durability::checkpoint::load(&core, &crate::RealFs, dir.path(), &m.name, m.ts).unwrap();
+    let base = core.base();
+    let words = base.label_set_words();
+    let mut cols = base.segment_columns(&words);
+    // The outgoing neighbours (column 3), reversed: the same length, other answers.
+    let (_, c) = cols.iter().find(|(id, _)| *id == 3).copied().unwrap();
+    let mut v: Vec<u64> = match c {
+        ColumnData::U8(x) => x.iter().map(|y| u64::from(*y)).collect(),
+        ColumnData::U16(x) => x.iter().map(|y| u64::from(*y)).collect(),
+        ColumnData::U32(x) => x.iter().map(|y| u64::from(*y)).collect(),
+        ColumnData::U64(x) => x.to_vec(),
+        other => panic!("neighbours stored as {other:?}"),
+    };
+    v.reverse();
+    for c in cols.iter_mut().filter(|(id, _)| *id == 3) {
+        c.1 = ColumnData::U64(&v);
+    }
+    let mut bytes = Vec::new();
+    write_segment(&mut bytes, m.ts, &cols).unwrap();
+    std::fs::write(dir.path().join(&m.segments[0]), &bytes).unwrap();
+    let s = Store::open_read_only(dir.path()).unwrap();
+    let r = s.check().unwrap();
+    assert!(
+        r.problems.iter().any(|p| p.contains("segment and base adjacency differ")),
+        "{:?}",
+        r.problems
+    );
 }

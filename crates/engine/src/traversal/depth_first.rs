@@ -6,7 +6,7 @@ use std::borrow::BorrowMut;
 
 use arbor_exec::traverse::DepthFirst;
 use arbor_model::graph::Edge;
-use arbor_model::NodeId;
+use arbor_model::{Error, NodeId};
 use arbor_storage::Transaction;
 
 use super::*;
@@ -25,7 +25,9 @@ pub(super) enum State {
 }
 
 /// A running traversal. Iterating yields the end nodes of included paths; [`Traverser::next_path`]
-/// yields the paths themselves (borrowed, valid until the next call).
+/// yields the paths themselves (borrowed, valid until the next call). Both stop at a failed
+/// storage read: check [`Traverser::error`] (or use [`Traverser::try_count_paths`]) when the
+/// store reads its base through the page cache.
 pub struct Traverser<'a, E, V, W> {
     pub(super) td: &'a TraversalDescription<E, V>,
     pub(super) tx: &'a Transaction,
@@ -39,13 +41,10 @@ pub struct Traverser<'a, E, V, W> {
 }
 
 impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V, W> {
-    /// The next included path, or `None` when the traversal is exhausted.
+    /// The next included path, or `None` when the traversal is exhausted or a storage read
+    /// failed (then [`Traverser::error`] says why).
     pub fn next_path(&mut self) -> Option<Path<'_>> {
-        let found = match self.td.order {
-            Order::DepthFirst => self.advance_dfs(),
-            Order::BreadthFirst => self.advance_bfs(),
-        };
-        if !found {
+        if !self.advance() {
             return None;
         }
         let ws: &Workspace = self.ws.borrow();
@@ -60,19 +59,56 @@ impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V,
         })
     }
 
-    /// Counts the remaining included paths.
+    /// Counts the remaining included paths (up to a failed storage read: see
+    /// [`Traverser::try_count_paths`]).
     pub fn count_paths(mut self) -> u64 {
         let mut n = 0;
-        loop {
-            let found = match self.td.order {
-                Order::DepthFirst => self.advance_dfs(),
-                Order::BreadthFirst => self.advance_bfs(),
-            };
-            if !found {
-                return n;
-            }
+        while self.advance() {
             n += 1;
         }
+        n
+    }
+
+    /// Counts the remaining included paths, or fails with the storage read error that ended
+    /// the traversal early.
+    pub fn try_count_paths(mut self) -> Result<u64, Error> {
+        let mut n = 0;
+        while self.advance() {
+            n += 1;
+        }
+        self.check().map(|()| n)
+    }
+
+    /// The error of a storage read this traversal's transaction failed (a segment page that
+    /// could not be read or failed its checksum, naming file and page), if any. The traversal
+    /// stops at such an error instead of going on over a partial expansion: an iteration that
+    /// ended is complete only if this is `None`. The transaction keeps the error, and a write
+    /// transaction that saw it cannot commit.
+    pub fn error(&self) -> Option<&Error> {
+        self.tx.read_error()
+    }
+
+    /// `Err` with [`Traverser::error`], if any.
+    pub fn check(&self) -> Result<(), Error> {
+        self.error().map_or(Ok(()), |e| Err(e.clone()))
+    }
+
+    /// Moves to the next included path in the traversal's order; false when exhausted or when
+    /// a storage read failed (every path from then on could rest on a partial expansion).
+    fn advance(&mut self) -> bool {
+        if self.tx.read_error().is_some() {
+            self.state = State::Done;
+            return false;
+        }
+        let found = match self.td.order {
+            Order::DepthFirst => self.advance_dfs(),
+            Order::BreadthFirst => self.advance_bfs(),
+        };
+        if self.tx.read_error().is_some() {
+            self.state = State::Done;
+            return false;
+        }
+        found
     }
 
     pub(super) fn max_depth(&self) -> u32 {

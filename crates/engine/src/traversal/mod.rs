@@ -115,6 +115,8 @@ mod description;
 mod expand;
 mod node;
 mod path;
+#[cfg(test)]
+mod tests;
 mod workspace;
 
 pub use depth_first::Traverser;

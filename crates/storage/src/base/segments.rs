@@ -3,8 +3,8 @@
 //! sets, a node's relationships per direction) with a comparison against an in-memory base
 //! (`arbor check`).
 //!
-//! A base loaded from a checkpoint with a segment reads its adjacency from it
-//! ([`Base::attach_segment`]).
+//! A base loaded from a checkpoint with a segment, or built by a checkpoint that wrote one,
+//! reads its adjacency from it ([`Base::attach_segment`]).
 //!
 //! Column ids: 1 label code per node, 2–5 outgoing CSR (offsets, neighbour, relationship,
 //! type), 6–9 incoming CSR, 10 the label-set dictionary flattened (`n, label × n` per code).
@@ -57,7 +57,8 @@ impl Base {
         cols
     }
 
-    /// Makes this base (just loaded from checkpoint `seg.ts`) read its adjacency from `seg`
+    /// Makes this base (just loaded from checkpoint `seg.ts`, or built by that checkpoint and
+    /// not yet installed) read its adjacency from `seg`
     /// through `pool`, and drops the in-memory columns only adjacency reads used (the incoming
     /// CSR and the forward relationship ids). The forward neighbour and type columns and the
     /// offsets stay: relationship lookups by id read them. A segment of another checkpoint or
@@ -92,7 +93,6 @@ impl Base {
     }
 
     /// Whether the adjacency is read through the buffer pool.
-    #[cfg(test)]
     pub(crate) fn is_paged(&self) -> bool {
         self.paged.is_some()
     }

@@ -229,12 +229,28 @@ pub(crate) fn checkpoint_with(
     p.wal.bytes_since_checkpoint.store(0, Ordering::Relaxed);
     *last = c;
     *p.last_checkpoint_at.lock() = Instant::now();
-    // Opened on first use: a checkpoint reads nothing back.
+    // A base that reads a segment moves to the new one (its own would stay open, unlinked,
+    // holding its disk space until the store closes), also when no rebuild was asked for.
+    let reattach = rebuild || core.base().is_paged();
     p.pager.set_current(segment);
-    if rebuild {
-        install(core, base, tx);
+    if reattach {
+        install(core, attached(p, base), tx);
     }
     Ok(Some(c))
+}
+
+/// The base just written to the current segment, made to read its adjacency from it (see
+/// [`Base::attach_segment`]). The checkpoint is durable already, so a segment that does not
+/// open or fit (a disk fault between write and read) leaves the base in memory, with a warning.
+fn attached(p: &Persist, mut base: Base) -> Base {
+    let r = p.pager.current().and_then(|seg| match seg {
+        Some(seg) => base.attach_segment(seg, p.pager.pool.clone()),
+        None => Ok(()),
+    });
+    if let Err(e) = r {
+        tracing::warn!("the new base stays in memory: {e}");
+    }
+    base
 }
 
 /// Pair assertion for one checkpoint record before it is written: decoding it and encoding the
