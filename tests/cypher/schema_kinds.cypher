@@ -8,7 +8,8 @@
 query
 SHOW LOOKUP INDEXES YIELD name, state, type, entityType, labelsOrTypes, properties, indexProvider, options, createStatement RETURN name, state, type, entityType, labelsOrTypes, properties, indexProvider, options, createStatement
 ----
-PLACEHOLDER
+'index_343aff4e' | 'ONLINE' | 'LOOKUP' | 'NODE' | null | null | 'token-lookup-1.0' | {indexConfig: {}, indexProvider: 'token-lookup-1.0'} | 'CREATE LOOKUP INDEX `index_343aff4e` FOR (n) ON EACH labels(n)'
+'index_f7700477' | 'ONLINE' | 'LOOKUP' | 'RELATIONSHIP' | null | null | 'token-lookup-1.0' | {indexConfig: {}, indexProvider: 'token-lookup-1.0'} | 'CREATE LOOKUP INDEX `index_f7700477` FOR ()-[r]-() ON EACH type(r)'
 
 statement ok
 CREATE LOOKUP INDEX IF NOT EXISTS FOR (n) ON EACH labels(n)
@@ -45,24 +46,39 @@ statement ok
 CREATE TEXT INDEX schema_t1 IF NOT EXISTS FOR (n:SCHEMA_P) ON (n.name)
 
 query
-SHOW INDEXES YIELD name, state, type, entityType, labelsOrTypes, properties, indexProvider, owningConstraint, readCount, options, failureMessage, createStatement WHERE name STARTS WITH 'schema' RETURN name, state, type, entityType, labelsOrTypes, properties, indexProvider, owningConstraint, readCount, options, failureMessage, createStatement
+SHOW INDEXES YIELD name, state, type, entityType, labelsOrTypes, properties, indexProvider, owningConstraint, readCount, failureMessage, createStatement WHERE name STARTS WITH 'schema' RETURN name, state, type, entityType, labelsOrTypes, properties, indexProvider, owningConstraint, readCount, failureMessage, createStatement
 ----
-PLACEHOLDER
+'schema_p1' | 'ONLINE' | 'POINT' | 'NODE' | ['SCHEMA_P'] | ['loc'] | 'point-1.0' | null | null | '' | 'CREATE POINT INDEX `schema_p1` FOR (n:`SCHEMA_P`) ON (n.`loc`) OPTIONS {indexConfig: {`spatial.cartesian-3d.max`: [1000000.0, 1000000.0, 1000000.0],`spatial.cartesian-3d.min`: [-1000000.0, -1000000.0, -1000000.0],`spatial.cartesian.max`: [1000000.0, 1000000.0],`spatial.cartesian.min`: [-1000000.0, -1000000.0],`spatial.wgs-84-3d.max`: [180.0, 90.0, 1000000.0],`spatial.wgs-84-3d.min`: [-180.0, -90.0, -1000000.0],`spatial.wgs-84.max`: [180.0, 90.0],`spatial.wgs-84.min`: [-180.0, -90.0]}}'
+'schema_r1' | 'ONLINE' | 'RANGE' | 'NODE' | ['SCHEMA_P'] | ['name'] | 'range-1.0' | null | null | '' | 'CREATE RANGE INDEX `schema_r1` FOR (n:`SCHEMA_P`) ON (n.`name`)'
+'schema_t1' | 'ONLINE' | 'TEXT' | 'NODE' | ['SCHEMA_P'] | ['name'] | 'text-2.0' | null | null | '' | 'CREATE TEXT INDEX `schema_t1` FOR (n:`SCHEMA_P`) ON (n.`name`)'
+'schema_t2' | 'ONLINE' | 'TEXT' | 'RELATIONSHIP' | ['SCHEMA_R'] | ['name'] | 'text-2.0' | null | null | '' | 'CREATE TEXT INDEX `schema_t2` FOR ()-[r:`SCHEMA_R`]-() ON (r.`name`)'
 
 query
 SHOW TEXT INDEXES YIELD name, type RETURN name, type
 ----
-PLACEHOLDER
+'schema_t1' | 'TEXT'
+'schema_t2' | 'TEXT'
 
 query
 SHOW POINT INDEXES YIELD name, type RETURN name, type
 ----
-PLACEHOLDER
+'schema_p1' | 'POINT'
 
 query
 SHOW RANGE INDEXES YIELD name, type RETURN name, type
 ----
-PLACEHOLDER
+'schema_r1' | 'RANGE'
+
+query
+SHOW INDEXES YIELD name, options WHERE name IN ['schema_t1', 'schema_r1'] RETURN name, options
+----
+'schema_r1' | {indexConfig: {}, indexProvider: 'range-1.0'}
+'schema_t1' | {indexConfig: {}, indexProvider: 'text-2.0'}
+
+query
+SHOW POINT INDEXES YIELD options RETURN options.indexProvider, options.indexConfig['spatial.wgs-84.min'], size(keys(options.indexConfig))
+----
+'point-1.0' | [-180.0, -90.0] | 8
 
 # TEXT and POINT indexes answer seeks; results never depend on them.
 statement ok
@@ -71,19 +87,23 @@ CREATE (:SCHEMA_P {name: 'Ann', loc: point({x: 1, y: 2})}), (:SCHEMA_P {name: 'A
 query
 MATCH (n:SCHEMA_P) WHERE n.name STARTS WITH 'An' RETURN n.name
 ----
-PLACEHOLDER
+'Ann'
+'Anders'
 
 query
 MATCH (n:SCHEMA_P) WHERE n.loc = point({x: 3, y: 4}) RETURN n.name
 ----
-PLACEHOLDER
+'Anders'
 
 # Usage statistics count real reads: the equality seek used the RANGE index, the prefix seek
 # the TEXT index, the point seek the POINT index.
 query
 SHOW INDEXES YIELD name, readCount, lastRead, trackedSince WHERE name STARTS WITH 'schema' RETURN name, readCount, lastRead IS NOT NULL, trackedSince <= lastRead
 ----
-PLACEHOLDER
+'schema_p1' | 1 | true | true
+'schema_r1' | null | false | null
+'schema_t1' | 1 | true | true
+'schema_t2' | null | false | null
 
 query
 MATCH (n:SCHEMA_P) WHERE n.name = 'Ann' RETURN n.name
@@ -93,7 +113,7 @@ MATCH (n:SCHEMA_P) WHERE n.name = 'Ann' RETURN n.name
 query
 SHOW INDEXES YIELD name, readCount WHERE name = 'schema_r1' RETURN readCount
 ----
-PLACEHOLDER
+1
 
 statement error Neo.DatabaseError.Schema.IndexDropFailed
 DROP INDEX index_343aff4e
@@ -132,7 +152,10 @@ CREATE CONSTRAINT schema_movie_title2 FOR (n:SCHEMA_Movie) REQUIRE n.title IS ::
 query
 SHOW CONSTRAINTS YIELD name, type, entityType, labelsOrTypes, properties, ownedIndex, propertyType, options, createStatement WHERE name STARTS WITH 'schema' RETURN name, type, entityType, labelsOrTypes, properties, ownedIndex, propertyType, options, createStatement
 ----
-PLACEHOLDER
+'schema_movie_tags' | 'NODE_PROPERTY_TYPE' | 'NODE' | ['SCHEMA_Movie'] | ['tags'] | null | 'BOOLEAN | LIST<STRING NOT NULL>' | null | 'CREATE CONSTRAINT `schema_movie_tags` FOR (n:`SCHEMA_Movie`) REQUIRE (n.`tags`) IS :: BOOLEAN | LIST<STRING NOT NULL>'
+'schema_movie_title' | 'NODE_PROPERTY_TYPE' | 'NODE' | ['SCHEMA_Movie'] | ['title'] | null | 'STRING' | null | 'CREATE CONSTRAINT `schema_movie_title` FOR (n:`SCHEMA_Movie`) REQUIRE (n.`title`) IS :: STRING'
+'schema_movie_year' | 'NODE_PROPERTY_TYPE' | 'NODE' | ['SCHEMA_Movie'] | ['year'] | null | 'INTEGER | FLOAT' | null | 'CREATE CONSTRAINT `schema_movie_year` FOR (n:`SCHEMA_Movie`) REQUIRE (n.`year`) IS :: INTEGER | FLOAT'
+'schema_part_order' | 'RELATIONSHIP_PROPERTY_TYPE' | 'RELATIONSHIP' | ['SCHEMA_PART_OF'] | ['order'] | null | 'STRING | LIST<INTEGER NOT NULL>' | null | 'CREATE CONSTRAINT `schema_part_order` FOR ()-[r:`SCHEMA_PART_OF`]-() REQUIRE (r.`order`) IS :: STRING | LIST<INTEGER NOT NULL>'
 
 # Violations fail the commit and change nothing; a missing property is allowed.
 statement error Neo.ClientError.Schema.ConstraintValidationFailed with label `SCHEMA_Movie` required the property `title` to be of type `STRING`, but was of type `INTEGER`.
@@ -159,7 +182,10 @@ MATCH (n:SCHEMA_Movie {title: 'Up'}) SET n.year = 2009.0, n.tags = true
 query
 MATCH (n:SCHEMA_Movie) RETURN n.title, n.year, n.tags
 ----
-PLACEHOLDER
+'Up' | 2009.0 | true
+'13' | null | null
+'Heat' | 1995 | ['crime']
+null | null | null
 
 # The type grammar: what a property cannot have is a syntax error, as in Neo4j.
 statement error Neo.ClientError.Statement.SyntaxError Failed to create node property type constraint: Invalid property type `STRING NOT NULL`.
@@ -192,7 +218,10 @@ restart
 query
 SHOW INDEXES YIELD name, type, indexProvider WHERE name STARTS WITH 'schema' RETURN name, type, indexProvider
 ----
-PLACEHOLDER
+'schema_p1' | 'POINT' | 'point-1.0'
+'schema_r1' | 'RANGE' | 'range-1.0'
+'schema_t1' | 'TEXT' | 'text-2.0'
+'schema_t2' | 'TEXT' | 'text-2.0'
 
 statement error Neo.ClientError.Schema.ConstraintValidationFailed
 CREATE (:SCHEMA_Movie {title: 1})
@@ -208,12 +237,16 @@ crash
 query
 SHOW CONSTRAINTS YIELD name, type, propertyType WHERE name STARTS WITH 'schema' RETURN name, type, propertyType
 ----
-PLACEHOLDER
+'schema_after_restart' | 'NODE_PROPERTY_TYPE' | 'FLOAT'
+'schema_movie_tags' | 'NODE_PROPERTY_TYPE' | 'BOOLEAN | LIST<STRING NOT NULL>'
+'schema_movie_title' | 'NODE_PROPERTY_TYPE' | 'STRING'
+'schema_movie_year' | 'NODE_PROPERTY_TYPE' | 'INTEGER | FLOAT'
+'schema_part_order' | 'RELATIONSHIP_PROPERTY_TYPE' | 'STRING | LIST<INTEGER NOT NULL>'
 
 query
 SHOW INDEXES YIELD name, type, entityType WHERE name = 'schema_p2' RETURN name, type, entityType
 ----
-PLACEHOLDER
+'schema_p2' | 'POINT' | 'RELATIONSHIP'
 
 statement error Neo.ClientError.Schema.ConstraintValidationFailed required the property `rating` to be of type `FLOAT`, but was of type `STRING`.
 CREATE (:SCHEMA_Movie {rating: 'good'})
