@@ -151,7 +151,7 @@ DROP INDEX ON :Person(email)
 query
 SHOW INDEXES YIELD name, type, owningConstraint RETURN count(*)
 ----
-1
+3
 
 # Relationship existence constraints (Neo4j 5 and pre-5 syntax).
 statement ok

@@ -34,6 +34,8 @@ SHOW CONSTRAINTS YIELD name, type, entityType, labelsOrTypes, properties, ownedI
 query
 SHOW INDEXES YIELD name, type, entityType, labelsOrTypes, properties, owningConstraint RETURN name, type, entityType, labelsOrTypes, properties, owningConstraint
 ----
+'index_343aff4e' | 'LOOKUP' | 'NODE' | null | null | null
+'index_f7700477' | 'LOOKUP' | 'RELATIONSHIP' | null | null | null
 'ru' | 'RANGE' | 'RELATIONSHIP' | ['T'] | ['q'] | 'ru'
 
 # Every write path: CREATE, SET, SET +=, MERGE's create, two in one statement.

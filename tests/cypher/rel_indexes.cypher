@@ -81,6 +81,8 @@ CALL db.awaitIndexes()
 query
 SHOW INDEXES YIELD name, entityType, labelsOrTypes, properties, state RETURN name, entityType, labelsOrTypes, properties, state
 ----
+'index_343aff4e' | 'NODE' | null | null | 'ONLINE'
+'index_f7700477' | 'RELATIONSHIP' | null | null | 'ONLINE'
 'rel_p' | 'RELATIONSHIP' | ['T'] | ['p'] | 'ONLINE'
 
 query

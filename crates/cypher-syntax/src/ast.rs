@@ -584,6 +584,8 @@ pub enum ConstraintKind {
     Unique,
     NodeKey,
     Exists,
+    /// `IS :: T`, `IS TYPED T`, `:: T`: the property has one of the (normalised) types.
+    PropertyType(arbor_model::property_type::PropertyTypes),
 }
 
 /// `(n:Label)` or `()-[r:TYPE]-()` in schema commands.

@@ -33,6 +33,17 @@ fn rule_kind(kind: ConstraintKind) -> IndexKind {
         ConstraintKind::Unique => IndexKind::Uniqueness,
         ConstraintKind::NodeKey => IndexKind::NodeKey,
         ConstraintKind::Exists => IndexKind::Existence,
+        ConstraintKind::PropertyType(_) => IndexKind::PropertyType,
+    }
+}
+
+/// The storage rule kind of an index kind (LOOKUP indexes are not storage rules).
+fn index_rule_kind(kind: arbor_cypher_syntax::ast::IndexKind) -> IndexKind {
+    use arbor_cypher_syntax::ast::IndexKind as A;
+    match kind {
+        A::Text => IndexKind::Text,
+        A::Point => IndexKind::Point,
+        A::Range | A::Lookup => IndexKind::Range,
     }
 }
 
@@ -87,17 +98,20 @@ fn schema_in(
         SchemaCommand::CreateIndex { name, if_not_exists, target, properties, kind } => {
             let keys = property_tokens(tx, properties)?;
             let name = name.as_ref().map(|n| &*n.name);
-            let created = match target {
+            if *kind == arbor_cypher_syntax::ast::IndexKind::Lookup {
                 // Label and type scans are always available (as Neo4j's default LOOKUP
                 // indexes are), so a LOOKUP index always exists already.
-                _ if *kind == arbor_cypher_syntax::ast::IndexKind::Lookup => Ok(false),
+                return crate::show_indexes::create_lookup(name, *if_not_exists, target);
+            }
+            let rule = index_rule_kind(*kind);
+            let created = match target {
                 SchemaTarget::Relationship { rel_type, .. } => {
                     let ty = tx.get_or_create_token(K::RelType, &rel_type.name)?;
-                    store.create_rel_index(ty, &keys, name)
+                    store.create_rel_constraint(rule, ty, &keys, name)
                 }
                 SchemaTarget::Node { label, .. } => {
                     let label = tx.get_or_create_token(K::Label, &label.name)?;
-                    store.create_rule(IndexKind::Range, label, &keys, name)
+                    store.create_rule(rule, label, &keys, name)
                 }
             };
             let created = match created {
@@ -131,6 +145,9 @@ fn schema_in(
                 None => name.clone(),
             };
             let dropped = match (&name, target) {
+                (Some(n), _) if crate::show_indexes::is_lookup(&n.name) => {
+                    return Err(crate::show_indexes::lookup_drop_refused(&n.name));
+                }
                 (Some(n), _) => store.drop_index(&n.name)?,
                 (None, Some((t, props))) => {
                     let (label, rel) = match t {
@@ -168,7 +185,11 @@ fn schema_in(
             }
         }
         SchemaCommand::CreateConstraint { name, if_not_exists, target, properties, kind } => {
-            let keys = property_tokens(tx, properties)?;
+            let mut keys = property_tokens(tx, properties)?;
+            if let ConstraintKind::PropertyType(types) = kind {
+                // The allowed types travel as the rule's second key (see `IndexKind`).
+                keys.push(types.0);
+            }
             let name = name.as_ref().map(|n| &*n.name);
             let created = match target {
                 SchemaTarget::Relationship { rel_type, .. } => {

@@ -1,7 +1,8 @@
 //! The rows of `SHOW [ALL|RANGE|VECTOR|...] INDEXES` and `SHOW CONSTRAINTS`, with every column
 //! Neo4j 5.26 has (and its default columns), including `options` and `createStatement`.
 
-use arbor_model::{PropertyMap, Value};
+use arbor_cypher_syntax::ast::SchemaTarget;
+use arbor_model::{Error, PropertyMap, Result, Status, Value};
 use arbor_storage::{IndexInfo, IndexKind, TokenKind as K, Transaction};
 
 use crate::vector_schema;
@@ -76,11 +77,132 @@ fn names(tx: &Transaction, ix: &IndexInfo) -> Names {
 
 /// The type an index lists as, or `None` for a rule without an index.
 fn index_type(ix: &IndexInfo) -> Option<&'static str> {
-    match ix.kind {
-        IndexKind::Vector => Some("VECTOR"),
-        k if k.has_index() => Some("RANGE"),
-        _ => None,
+    ix.kind.index_type()
+}
+
+/// The names of Neo4j 5's two token lookup indexes (nodes, relationships), which every
+/// Arbor database has: label and type scans need no index to maintain.
+const LOOKUPS: [(&str, bool); 2] = [("index_343aff4e", false), ("index_f7700477", true)];
+
+/// Whether `name` is one of the built-in LOOKUP indexes.
+pub(crate) fn is_lookup(name: &str) -> bool {
+    LOOKUPS.iter().any(|(n, _)| *n == name)
+}
+
+/// `DROP INDEX` of a LOOKUP index: Arbor's label and type scans are built in.
+pub(crate) fn lookup_drop_refused(name: &str) -> Error {
+    Error::new(
+        Status::IndexDropFailed,
+        format!(
+            "Unable to drop index called `{name}`: token lookup indexes are built into Arbor's \
+             label and type scans and cannot be dropped."
+        ),
+    )
+}
+
+/// `CREATE LOOKUP INDEX [name] [IF NOT EXISTS] FOR (n) ON EACH labels(n)` (or the
+/// relationship form): one always exists, so this succeeds only with `IF NOT EXISTS`, else
+/// fails as Neo4j does when it has its default lookup indexes.
+pub(crate) fn create_lookup(
+    name: Option<&str>,
+    if_not_exists: bool,
+    target: &SchemaTarget,
+) -> Result<()> {
+    if if_not_exists {
+        return Ok(());
     }
+    let rel = matches!(target, SchemaTarget::Relationship { .. });
+    let (existing, _) = LOOKUPS[usize::from(rel)];
+    let schema = if rel { "()-[:<any-types>]-()" } else { "(:<any-labels>)" };
+    match name {
+        Some(n) if n != existing => Err(Error::new(
+            Status::IndexAlreadyExists,
+            format!("There already exists an index {schema}."),
+        )),
+        _ => Err(Error::new(
+            Status::EquivalentSchemaRule,
+            format!(
+                "An equivalent index already exists, 'Index( id={}, name='{existing}', \
+                 type='LOOKUP', schema={schema}, indexProvider='token-lookup-1.0' )'.",
+                usize::from(rel) + 1
+            ),
+        )),
+    }
+}
+
+/// The rows of the two LOOKUP indexes.
+fn lookup_rows() -> Rows {
+    LOOKUPS
+        .iter()
+        .enumerate()
+        .map(|(i, (name, rel))| {
+            let statement = if *rel {
+                format!("CREATE LOOKUP INDEX `{name}` FOR ()-[r]-() ON EACH type(r)")
+            } else {
+                format!("CREATE LOOKUP INDEX `{name}` FOR (n) ON EACH labels(n)")
+            };
+            vec![
+                Value::Int(i as i64 + 1),
+                s(name),
+                s("ONLINE"),
+                Value::Float(100.0),
+                s("LOOKUP"),
+                s(if *rel { "RELATIONSHIP" } else { "NODE" }),
+                Value::Null,
+                Value::Null,
+                s("token-lookup-1.0"),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                provider_options("token-lookup-1.0", PropertyMap::new()),
+                s(""),
+                s(&statement),
+            ]
+        })
+        .collect()
+}
+
+/// A time of the usage statistics as a UTC datetime.
+fn utc_millis(ms: Option<i64>) -> Value {
+    let Some(t) = ms.and_then(chrono::DateTime::from_timestamp_millis) else {
+        return Value::Null;
+    };
+    Value::DateTime(arbor_model::DateTime { local: t.naive_utc(), offset_seconds: 0, zone: None })
+}
+
+/// The POINT index settings Neo4j 5.26 lists by default (bounds of each coordinate system).
+fn point_config() -> PropertyMap {
+    let f = |v: &[f64]| Value::List(v.iter().map(|x| Value::Float(*x)).collect());
+    let big = 1_000_000.0;
+    let mut m = PropertyMap::new();
+    m.insert("spatial.cartesian-3d.max".into(), f(&[big, big, big]));
+    m.insert("spatial.cartesian-3d.min".into(), f(&[-big, -big, -big]));
+    m.insert("spatial.cartesian.max".into(), f(&[big, big]));
+    m.insert("spatial.cartesian.min".into(), f(&[-big, -big]));
+    m.insert("spatial.wgs-84-3d.max".into(), f(&[180.0, 90.0, big]));
+    m.insert("spatial.wgs-84-3d.min".into(), f(&[-180.0, -90.0, -big]));
+    m.insert("spatial.wgs-84.max".into(), f(&[180.0, 90.0]));
+    m.insert("spatial.wgs-84.min".into(), f(&[-180.0, -90.0]));
+    m
+}
+
+/// `OPTIONS {indexConfig: {...}}` as Neo4j writes it in a `createStatement` (keys sorted,
+/// entries joined by a bare comma).
+fn config_text(config: &PropertyMap) -> String {
+    let mut entries: Vec<(String, String)> =
+        config.iter().map(|(k, v)| (k.to_string(), arbor_model::to_cypher_literal(v))).collect();
+    entries.sort();
+    let parts: Vec<String> = entries.iter().map(|(k, v)| format!("`{k}`: {v}")).collect();
+    format!(" OPTIONS {{indexConfig: {{{}}}}}", parts.join(","))
+}
+
+/// The `options` column: `{indexProvider, indexConfig}`.
+fn provider_options(provider: &str, config: PropertyMap) -> Value {
+    let mut m = PropertyMap::new();
+    m.insert("indexProvider".into(), s(provider));
+    m.insert("indexConfig".into(), Value::Map(config));
+    Value::Map(m)
 }
 
 /// Whether `SHOW <filter> INDEXES` lists an index of type `ty` (`ALL` or none: every one).
@@ -102,10 +224,7 @@ fn pattern(rel: bool, n: &Names, keyword: &str) -> String {
 }
 
 fn range_options() -> Value {
-    let mut m = PropertyMap::new();
-    m.insert("indexProvider".into(), s("range-1.0"));
-    m.insert("indexConfig".into(), Value::Map(PropertyMap::new()));
-    Value::Map(m)
+    provider_options("range-1.0", PropertyMap::new())
 }
 
 /// The `createStatement` of a constraint.
@@ -116,6 +235,14 @@ fn constraint_statement(ix: &IndexInfo, n: &Names) -> String {
         IndexKind::Uniqueness => "IS UNIQUE",
         IndexKind::NodeKey if rel => "IS RELATIONSHIP KEY",
         IndexKind::NodeKey => "IS NODE KEY",
+        IndexKind::PropertyType => {
+            let types = ix.property_type.map(|t| t.name()).unwrap_or_default();
+            return format!(
+                "CREATE CONSTRAINT `{}` {} IS :: {types}",
+                ix.name,
+                pattern(rel, n, "REQUIRE")
+            );
+        }
         _ => "IS NOT NULL",
     };
     format!("CREATE CONSTRAINT `{}` {} {what}", ix.name, pattern(rel, n, "REQUIRE"))
@@ -123,14 +250,14 @@ fn constraint_statement(ix: &IndexInfo, n: &Names) -> String {
 
 /// All rows of `SHOW [filter] INDEXES`, one per index, in name order.
 pub(crate) fn index_rows(tx: &Transaction, indexes: &[IndexInfo], filter: Option<&str>) -> Rows {
-    let mut rows = Vec::new();
+    let mut rows = if type_matches(filter, "LOOKUP") { lookup_rows() } else { Vec::new() };
     for (i, ix) in indexes.iter().filter(|ix| index_type(ix).is_some()).enumerate() {
         let ty = index_type(ix).unwrap_or("RANGE");
         if !type_matches(filter, ty) {
             continue;
         }
         let n = names(tx, ix);
-        let (provider, options, statement, read_count) = match &ix.vector {
+        let (provider, options, statement) = match &ix.vector {
             Some(v) => (
                 "vector-2.0",
                 vector_schema::options(v),
@@ -141,20 +268,33 @@ pub(crate) fn index_rows(tx: &Transaction, indexes: &[IndexInfo], filter: Option
                     n.properties.first().map_or("", String::as_str),
                     v,
                 ),
-                Value::Null,
             ),
             None if ix.kind.is_constraint() => {
-                ("range-1.0", range_options(), constraint_statement(ix, &n), Value::Int(0))
+                ("range-1.0", range_options(), constraint_statement(ix, &n))
             }
-            None => (
-                "range-1.0",
-                range_options(),
-                format!("CREATE RANGE INDEX `{}` {}", ix.name, pattern(ix.relationship, &n, "ON")),
-                Value::Int(0),
-            ),
+            None => {
+                let (provider, config) = match ix.kind {
+                    IndexKind::Text => ("text-2.0", PropertyMap::new()),
+                    IndexKind::Point => ("point-1.0", point_config()),
+                    _ => ("range-1.0", PropertyMap::new()),
+                };
+                let options_text =
+                    if config.is_empty() { String::new() } else { config_text(&config) };
+                let statement = format!(
+                    "CREATE {ty} INDEX `{}` {}{options_text}",
+                    ix.name,
+                    pattern(ix.relationship, &n, "ON")
+                );
+                (provider, provider_options(provider, config), statement)
+            }
+        };
+        // Usage statistics: none until the first read (as Neo4j before its first sample).
+        let read_count = match ix.read_count {
+            0 => Value::Null,
+            c => Value::Int(c as i64),
         };
         rows.push(vec![
-            Value::Int(i as i64 + 1),
+            Value::Int(i as i64 + 3),
             s(&ix.name),
             s(ix.state),
             Value::Float(ix.population_percent),
@@ -164,15 +304,23 @@ pub(crate) fn index_rows(tx: &Transaction, indexes: &[IndexInfo], filter: Option
             strings(n.properties.clone()),
             s(provider),
             if ix.kind.is_constraint() { s(&ix.name) } else { Value::Null },
-            Value::Null,
+            utc_millis(ix.last_read_ms),
             read_count,
-            Value::Null,
+            utc_millis(ix.tracked_since_ms),
             options,
             s(&ix.failure),
             s(&statement),
         ]);
     }
+    rows.sort_by(|a, b| name_of(a).cmp(name_of(b)));
     rows
+}
+
+fn name_of(row: &[Value]) -> &str {
+    match &row[1] {
+        Value::String(n) => n,
+        _ => "",
+    }
 }
 
 /// All rows of `SHOW CONSTRAINTS`, one per constraint, in name order.
@@ -191,7 +339,7 @@ pub(crate) fn constraint_rows(tx: &Transaction, indexes: &[IndexInfo]) -> Rows {
                 strings(vec![n.owner.clone()]),
                 strings(n.properties.clone()),
                 if ix.kind.has_index() { s(&ix.name) } else { Value::Null },
-                Value::Null,
+                ix.property_type.map_or(Value::Null, |t| s(&t.name())),
                 if ix.kind.has_index() { range_options() } else { Value::Null },
                 s(&constraint_statement(ix, &n)),
             ]

@@ -14,6 +14,7 @@ mod error;
 pub mod format;
 pub mod graph;
 pub mod ops;
+pub mod property_type;
 pub mod propmap;
 pub mod spatial;
 mod temporal;

@@ -249,7 +249,7 @@ pub use mvcc::{
 pub use pager::default_memory_limit;
 pub use pager::pool::{MemFile, PageFile, PoolStats};
 pub use release::set_memory_release_hook;
-pub use schema::{IndexInfo, IndexKind};
+pub use schema::{IndexInfo, IndexKind, PropertyTypes};
 pub use store::{MemoryStats, Store};
 pub use value::check_storable;
 pub use vector::{VectorSettings, VectorSimilarity};

@@ -6,8 +6,10 @@
 //! Lookups therefore return a superset which the caller re-checks against its snapshot.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
+
+pub use arbor_model::property_type::PropertyTypes;
 
 use crate::types::TokenId;
 use crate::value::{IndexKey, KeyRange};
@@ -26,6 +28,14 @@ pub enum IndexKind {
     Existence,
     /// A vector index (`crate::vector`): its `keys` hold the property and the settings.
     Vector,
+    /// A TEXT index (provider `text-2.0`): single property, used by string seeks. Its entries
+    /// live in the target's shared map (a superset: seeks re-check every candidate).
+    Text,
+    /// A POINT index (provider `point-1.0`): single property, used by point seeks.
+    Point,
+    /// A property-type constraint: `keys` hold the property and the allowed types' bits
+    /// ([`PropertyTypes`]); no index data.
+    PropertyType,
 }
 
 impl IndexKind {
@@ -38,6 +48,9 @@ impl IndexKind {
             IndexKind::NodeKey => "NODE_KEY",
             IndexKind::Existence => "NODE_PROPERTY_EXISTENCE",
             IndexKind::Vector => "VECTOR",
+            IndexKind::Text => "TEXT",
+            IndexKind::Point => "POINT",
+            IndexKind::PropertyType => "NODE_PROPERTY_TYPE",
         }
     }
 
@@ -50,18 +63,39 @@ impl IndexKind {
             IndexKind::NodeKey => "RELATIONSHIP_KEY",
             IndexKind::Existence => "RELATIONSHIP_PROPERTY_EXISTENCE",
             IndexKind::Vector => "VECTOR",
+            IndexKind::Text => "TEXT",
+            IndexKind::Point => "POINT",
+            IndexKind::PropertyType => "RELATIONSHIP_PROPERTY_TYPE",
         }
     }
 
     /// Whether this is a constraint (as opposed to a plain index).
     pub fn is_constraint(self) -> bool {
-        matches!(self, IndexKind::Uniqueness | IndexKind::NodeKey | IndexKind::Existence)
+        matches!(
+            self,
+            IndexKind::Uniqueness
+                | IndexKind::NodeKey
+                | IndexKind::Existence
+                | IndexKind::PropertyType
+        )
     }
 
     /// Whether the rule has property index data (seekable by value: everything but existence
-    /// constraints and vector indexes, whose data is `crate::vector`'s).
+    /// and property-type constraints and vector indexes, whose data is `crate::vector`'s).
     pub fn has_index(self) -> bool {
-        !matches!(self, IndexKind::Existence | IndexKind::Vector)
+        !matches!(self, IndexKind::Existence | IndexKind::Vector | IndexKind::PropertyType)
+    }
+
+    /// The index type `SHOW INDEXES` lists (`RANGE` for the backing index of a uniqueness or
+    /// key constraint), `None` for a rule without an index.
+    pub fn index_type(self) -> Option<&'static str> {
+        match self {
+            IndexKind::Vector => Some("VECTOR"),
+            IndexKind::Text => Some("TEXT"),
+            IndexKind::Point => Some("POINT"),
+            k if k.has_index() => Some("RANGE"),
+            _ => None,
+        }
     }
 
     /// Whether the rule forbids two nodes sharing a key.
@@ -82,6 +116,9 @@ impl IndexKind {
             IndexKind::NodeKey => 2,
             IndexKind::Existence => 3,
             IndexKind::Vector => 4,
+            IndexKind::Text => 5,
+            IndexKind::Point => 6,
+            IndexKind::PropertyType => 7,
         }
     }
 
@@ -92,6 +129,9 @@ impl IndexKind {
             2 => IndexKind::NodeKey,
             3 => IndexKind::Existence,
             4 => IndexKind::Vector,
+            5 => IndexKind::Text,
+            6 => IndexKind::Point,
+            7 => IndexKind::PropertyType,
             _ => return None,
         })
     }
@@ -116,17 +156,42 @@ pub struct IndexInfo {
     pub vector: Option<crate::vector::VectorSettings>,
     /// Why an index failed (`SHOW INDEXES`' `failureMessage`); empty when it did not.
     pub failure: String,
+    /// The allowed types of a property-type constraint (`properties` then holds its one
+    /// property).
+    pub property_type: Option<PropertyTypes>,
+    /// Seeks and scans through the index since the store was opened (`readCount`).
+    pub read_count: u64,
+    /// When the last of them ran, milliseconds since the epoch (`lastRead`).
+    pub last_read_ms: Option<i64>,
+    /// When the first of them ran (`trackedSince`).
+    pub tracked_since_ms: Option<i64>,
 }
 
-/// Progress of a background index population, shared by the rule and its builder thread.
+/// Progress of a background index population, shared by the rule and its builder thread, and
+/// the rule's usage statistics (relaxed atomics: seeks only add to them).
 #[derive(Debug, Default)]
 pub(crate) struct Progress {
     pub online: AtomicBool,
     pub done: AtomicU64,
     pub total: AtomicU64,
+    /// Reads through the index (seeks and scans).
+    pub reads: AtomicU64,
+    /// Milliseconds since the epoch of the first and the last read (0: none yet).
+    pub first_read_ms: AtomicI64,
+    pub last_read_ms: AtomicI64,
 }
 
 impl Progress {
+    /// Counts one read through the index now.
+    pub fn note_read(&self) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        self.last_read_ms.store(now, Ordering::Relaxed);
+        let _ = self.first_read_ms.compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
     pub fn online() -> Arc<Progress> {
         let p = Progress::default();
         p.online.store(true, Ordering::Release);
@@ -261,6 +326,33 @@ impl Schema {
             .min()
     }
 
+    /// Counts a read through the online index on `(label, keys)` (`rel`: a relationship
+    /// index) that a seek of that shape would use: a TEXT index for a string seek (`text`), a
+    /// POINT index for a point seek (`point`), else a RANGE index or a constraint's.
+    pub fn note_read(&self, rel: bool, label: u32, keys: &[u32], text: bool, point: bool) {
+        let rank = |k: IndexKind| match k {
+            IndexKind::Text if text => 0,
+            IndexKind::Point if point => 0,
+            IndexKind::Range => 1,
+            IndexKind::Uniqueness | IndexKind::NodeKey => 2,
+            _ => 3,
+        };
+        let used = self
+            .defs
+            .iter()
+            .filter(|d| {
+                d.rel == rel
+                    && d.kind.has_index()
+                    && d.label == label
+                    && d.keys == keys
+                    && d.progress.is_online()
+            })
+            .min_by_key(|d| rank(d.kind));
+        if let Some(d) = used {
+            d.progress.note_read();
+        }
+    }
+
     /// Whether any node rule forbids duplicates.
     pub fn has_unique(&self) -> bool {
         self.defs.iter().any(|d| !d.rel && d.kind.unique())
@@ -300,6 +392,16 @@ impl Schema {
     /// index only; a superset the caller re-checks).
     pub fn rel_lookup(&self, t: &Target, k: &IndexKey) -> Vec<u64> {
         self.rel_maps.get(t).and_then(|m| m.get(k)).map(IdSet::to_vec).unwrap_or_default()
+    }
+
+    /// `(relationship, label or type, property, allowed types)` of every property-type
+    /// constraint.
+    pub fn type_rules(&self) -> Vec<(bool, u32, u32, PropertyTypes)> {
+        self.defs
+            .iter()
+            .filter(|d| d.kind == IndexKind::PropertyType && d.keys.len() == 2)
+            .map(|d| (d.rel, d.label, d.keys[0], PropertyTypes(d.keys[1])))
+            .collect()
     }
 
     /// Targets of the rules that require their keys.
@@ -370,14 +472,18 @@ impl Schema {
                 let vector = (d.kind == IndexKind::Vector)
                     .then(|| crate::vector::VectorSettings::from_keys(&d.keys))
                     .flatten();
+                let property_type = (d.kind == IndexKind::PropertyType)
+                    .then(|| d.keys.get(1).map(|b| PropertyTypes(*b)))
+                    .flatten();
+                let ms = |a: &AtomicI64| Some(a.load(Ordering::Relaxed)).filter(|v| *v != 0);
                 let failure = self.vectors.get(&d.name).and_then(|v| v.failure());
                 IndexInfo {
                     name: d.name.clone(),
                     kind: d.kind,
                     label: d.label,
-                    properties: match vector {
-                        Some(_) => d.keys[..1].to_vec(),
-                        None => d.keys.clone(),
+                    properties: match (&vector, property_type) {
+                        (None, None) => d.keys.clone(),
+                        _ => d.keys[..1].to_vec(),
                     },
                     state: match (&failure, d.progress.is_online()) {
                         (Some(_), _) => "FAILED",
@@ -388,6 +494,10 @@ impl Schema {
                     relationship: d.rel,
                     vector: vector.map(|(_, v)| v),
                     failure: failure.unwrap_or_default(),
+                    property_type,
+                    read_count: d.progress.reads.load(Ordering::Relaxed),
+                    last_read_ms: ms(&d.progress.last_read_ms),
+                    tracked_since_ms: ms(&d.progress.first_read_ms),
                 }
             })
             .collect();
@@ -430,6 +540,40 @@ fn range_ids(m: &BTreeMap<IndexKey, IdSet>, r: &KeyRange, out: &mut Vec<u64>) {
             }
         }
     }
+}
+
+/// Checks the keys of a rule about to be created: at least one, distinct; exactly one for
+/// existence constraints and TEXT/POINT indexes; the property and valid type bits for a
+/// property-type constraint.
+pub(crate) fn check_rule_keys(kind: IndexKind, keys: &[u32]) -> arbor_model::Result<()> {
+    let fail = |m: &str| Err(arbor_model::Error::argument(m));
+    match kind {
+        IndexKind::PropertyType if keys.len() != 2 || !PropertyTypes(keys[1]).is_valid() => {
+            fail("a property-type constraint needs one property and its types")
+        }
+        IndexKind::PropertyType => Ok(()),
+        _ if keys.is_empty() => fail("an index or constraint needs at least one property"),
+        IndexKind::Existence | IndexKind::Text | IndexKind::Point if keys.len() != 1 => {
+            fail("existence constraints and TEXT/POINT indexes take exactly one property")
+        }
+        _ => {
+            let mut seen = keys.to_vec();
+            seen.sort_unstable();
+            seen.dedup();
+            if seen.len() == keys.len() {
+                Ok(())
+            } else {
+                fail("a property may appear only once in a schema rule")
+            }
+        }
+    }
+}
+
+/// Whether two different rule kinds compete for the one RANGE index a schema may have (a
+/// RANGE index, a uniqueness or a key constraint); other kinds live side by side.
+pub(crate) fn shares_index_type(a: IndexKind, b: IndexKind) -> bool {
+    let range = |k| matches!(k, IndexKind::Range | IndexKind::Uniqueness | IndexKind::NodeKey);
+    range(a) && range(b)
 }
 
 /// The default name of a rule: `index_<hash>` / `constraint_<hash>` over its definition.

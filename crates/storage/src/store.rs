@@ -21,7 +21,10 @@ use crate::durability::wal::{self, io_err, WalShared};
 use crate::mvcc::Core;
 use crate::mvcc::Transaction;
 use crate::pager::Pager;
-use crate::schema::{default_name, IndexDef, IndexInfo, IndexKind, Progress, Target};
+use crate::schema::{
+    check_rule_keys, default_name, shares_index_type, IndexDef, IndexInfo, IndexKind, Progress,
+    PropertyTypes, Target,
+};
 use crate::types::{Durability, StoreConfig, TokenId, TokenKind};
 use crate::vfs::{RealFs, StickyDirSync, Vfs};
 
@@ -278,17 +281,7 @@ impl Store {
         keys: &[TokenId],
         name: Option<&str>,
     ) -> Result<bool> {
-        if keys.is_empty() || (kind == IndexKind::Existence && keys.len() != 1) {
-            return Err(Error::argument(
-                "an index or constraint needs one property (existence: exactly one)",
-            ));
-        }
-        let mut seen = keys.to_vec();
-        seen.sort_unstable();
-        seen.dedup();
-        if seen.len() != keys.len() {
-            return Err(Error::argument("a property may appear only once in a schema rule"));
-        }
+        check_rule_keys(kind, keys)?;
         self.schema_change(SchemaChange::Create {
             name: name.map(str::to_string),
             label,
@@ -316,8 +309,9 @@ impl Store {
         })
     }
 
-    /// Creates a constraint of `kind` (uniqueness, key or existence) on relationships of type
-    /// `ty` and one or more property `keys` (existence: exactly one). Uniqueness and key
+    /// Creates a constraint of `kind` (uniqueness, key, existence or property type: `keys` then
+    /// holds the property and the types' bits), or a TEXT/POINT index, on relationships of type
+    /// `ty` and one or more property `keys` (existence, TEXT, POINT: exactly one). Uniqueness and key
     /// constraints get their own backing index, used by seeks. Returns `false` (and changes
     /// nothing) if an equivalent rule exists; fails with `ConstraintCreationFailed` if existing
     /// relationships violate it, `IndexAlreadyExists` / `ConstraintAlreadyExists` if another
@@ -329,20 +323,10 @@ impl Store {
         keys: &[TokenId],
         name: Option<&str>,
     ) -> Result<bool> {
-        if !kind.is_constraint() {
+        if kind == IndexKind::Range {
             return self.create_rel_index(ty, keys, name);
         }
-        if keys.is_empty() || (kind == IndexKind::Existence && keys.len() != 1) {
-            return Err(Error::argument(
-                "a constraint needs one property (existence: exactly one)",
-            ));
-        }
-        let mut seen = keys.to_vec();
-        seen.sort_unstable();
-        seen.dedup();
-        if seen.len() != keys.len() {
-            return Err(Error::argument("a property may appear only once in a schema rule"));
-        }
+        check_rule_keys(kind, keys)?;
         self.schema_change(SchemaChange::Create {
             name: name.map(str::to_string),
             label: ty,
@@ -363,12 +347,7 @@ impl Store {
         keys: &[TokenId],
         name: Option<&str>,
     ) -> Result<bool> {
-        let mut seen = keys.to_vec();
-        seen.sort_unstable();
-        seen.dedup();
-        if keys.is_empty() || seen.len() != keys.len() {
-            return Err(Error::argument("an index needs distinct properties"));
-        }
+        check_rule_keys(IndexKind::Range, keys)?;
         self.schema_change(SchemaChange::Create {
             name: name.map(str::to_string),
             label: ty,
@@ -438,7 +417,29 @@ impl Store {
                         }
                         let same =
                             |d: &&IndexDef| d.rel == rel && d.label == label && d.keys == keys;
-                        let schema_text = || core.schema_text(rel, label, &keys);
+                        let props =
+                            if kind == IndexKind::PropertyType { &keys[..1] } else { &keys };
+                        let schema_text = || core.schema_text(rel, label, props);
+                        if let Some(d) = s.defs.iter().find(|d| {
+                            kind == IndexKind::PropertyType
+                                && d.kind == kind
+                                && d.rel == rel
+                                && d.label == label
+                                && d.keys[0] == keys[0]
+                                && d.keys != keys
+                        }) {
+                            return Err(Error::new(
+                                Status::ConstraintAlreadyExists,
+                                format!(
+                                    "Conflicting constraint already exists: Constraint( name='{}', \
+                                     type='{}', schema={}, propertyType={} )",
+                                    d.name,
+                                    if rel { "RELATIONSHIP PROPERTY TYPE" } else { "NODE PROPERTY TYPE" },
+                                    schema_text(),
+                                    PropertyTypes(d.keys[1]).name()
+                                ),
+                            ));
+                        }
                         // Neo4j's rules: one index-backed rule per schema. An index next to a
                         // uniqueness/key constraint, a second index, a constraint next to an
                         // index, a key next to a uniqueness constraint (and the reverse) are
@@ -447,7 +448,8 @@ impl Store {
                         for d in s.defs.iter().filter(same) {
                             match (kind, d.kind) {
                                 (k, o) if k == o => return Ok(false),
-                                (IndexKind::Existence, _) | (_, IndexKind::Existence) => {}
+                                // Rules of other index types (or none) live side by side.
+                                (k, o) if !shares_index_type(k, o) => {}
                                 (IndexKind::Range, _) => {
                                     return Err(Error::new(
                                         Status::ConstraintAlreadyExists,
@@ -499,7 +501,7 @@ impl Store {
                     }
                     body.op_create_rule(&name, kind, rel, label, &keys);
                     // Constraints must see all data before they exist; indexes need not.
-                    let background = kind == IndexKind::Range
+                    let background = kind.has_index()
                         && if rel { core.has_type_rows(label) } else { core.has_label_rows(label) };
                     let progress =
                         if background { Arc::new(Progress::default()) } else { Progress::online() };

@@ -12,6 +12,7 @@ mod labels;
 mod linear;
 mod pattern;
 mod prefix;
+mod property_type;
 mod qpp;
 mod schema;
 

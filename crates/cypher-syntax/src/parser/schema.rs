@@ -108,7 +108,16 @@ impl<'a> Parser<'a> {
         let properties = if kind == IndexKind::Lookup {
             // ON EACH labels(n) / ON EACH type(r)
             self.expect_kw("EACH")?;
-            self.qualified_name()?;
+            let function = self.ident("a function name")?.name;
+            let rel = matches!(target, SchemaTarget::Relationship { .. });
+            let (entity, valid) = if rel { ("relationship", "type") } else { ("node", "labels") };
+            if !function.eq_ignore_ascii_case(valid) {
+                let msg = format!(
+                    "Failed to create {entity} lookup index: Function '{function}' is not \
+                     allowed, valid function is '{valid}'."
+                );
+                return Err(self.error_at(0, &msg));
+            }
             self.expect_sym("(")?;
             self.ident("a variable")?;
             self.expect_sym(")")?;
@@ -120,6 +129,11 @@ impl<'a> Parser<'a> {
         } else {
             self.property_refs()?
         };
+        if let (Some(second), IndexKind::Text | IndexKind::Point) = (properties.get(1), kind) {
+            let what = if kind == IndexKind::Text { "text" } else { "point" };
+            let msg = format!("Only single property {what} indexes are supported");
+            return Err(self.error_at(self.variable_start(second.span.start), &msg));
+        }
         self.skip_options()?;
         Ok(SchemaCommand::CreateIndex { name, if_not_exists, kind, target, properties })
     }
@@ -384,6 +398,13 @@ impl<'a> Parser<'a> {
         Ok(SchemaTarget::Node { variable, label })
     }
 
+    /// Where the `n` of `n.p` starts, given where `p` starts (Neo4j points errors there).
+    fn variable_start(&self, key_start: usize) -> usize {
+        let before = self.text.get(..key_start.saturating_sub(1)).unwrap_or("");
+        let var = before.trim_end().chars().rev().take_while(|c| c.is_alphanumeric() || *c == '_');
+        before.trim_end().len() - var.map(char::len_utf8).sum::<usize>()
+    }
+
     /// `n.p[, n.q]` → the keys.
     fn property_refs(&mut self) -> PResult<Vec<Ident>> {
         let mut out = Vec::new();
@@ -420,6 +441,22 @@ impl<'a> Parser<'a> {
         } else {
             self.property_refs()?
         };
+        let typed = self.is_double_colon()
+            || (self.is_kw("IS") && (self.is_kw_n(1, "TYPED") || self.is_sym_n(1, ":")));
+        if typed {
+            let rel = matches!(target, SchemaTarget::Relationship { .. });
+            if let Some(second) = props.get(1) {
+                let msg = "Constraint type 'IS TYPED' does not allow multiple properties";
+                return Err(self.error_at(second.span.start.saturating_sub(1), msg));
+            }
+            self.eat_kw("IS");
+            if !self.eat_kw("TYPED") {
+                self.expect_sym(":")?;
+                self.expect_sym(":")?;
+            }
+            let types = self.constraint_property_type(rel)?;
+            return Ok((props, ConstraintKind::PropertyType(types)));
+        }
         self.expect_kw("IS")?;
         let kind = if self.eat_kw("UNIQUE") {
             ConstraintKind::Unique

@@ -175,7 +175,10 @@ impl Core {
         kind: IndexKind,
         name: &str,
     ) -> Result<()> {
-        if kind == IndexKind::Range {
+        if kind == IndexKind::PropertyType {
+            return self.check_type_data(true, ty, keys, name);
+        }
+        if !kind.is_constraint() {
             return Ok(());
         }
         let (tn, ks) = {
@@ -460,6 +463,9 @@ impl Core {
         kind: IndexKind,
         name: &str,
     ) -> Result<()> {
+        if kind == IndexKind::PropertyType {
+            return self.check_type_data(false, label, keys, name);
+        }
         if !kind.is_constraint() {
             return Ok(());
         }

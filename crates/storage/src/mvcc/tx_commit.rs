@@ -56,6 +56,7 @@ impl Transaction {
             self.validate()?;
             self.validate_unique()?;
             self.validate_required()?;
+            self.validate_types()?;
             let ts = cs.next_ts;
             cs.next_ts += 1;
             let header = if durable { core.record_header(&mut cs, ts) } else { Vec::new() };

@@ -16,7 +16,15 @@ impl Transaction {
     /// Nodes with `label` whose property `key` equals `value` (Cypher equality, so `Int(5)`
     /// matches `Float(5.0)`), in id order; `None` if no index covers `(label, key)`.
     pub fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>> {
-        self.seek_exact(&(label, vec![key]), index_key(value))
+        let k = index_key(value);
+        self.note_read(label, &[key], k.as_ref());
+        self.seek_exact(&(label, vec![key]), k)
+    }
+
+    /// Counts a user seek on the node index `(label, keys)` in its usage statistics.
+    fn note_read(&self, label: TokenId, keys: &[TokenId], k: Option<&IndexKey>) {
+        let point = matches!(k, Some(IndexKey::Point(..)));
+        self.core.schema.read().note_read(false, label, keys, false, point);
     }
 
     /// Nodes with `label` whose properties `keys` equal `values` (pairwise), in id order;
@@ -31,6 +39,7 @@ impl Transaction {
             return None;
         }
         let key = target_key(keys, |k| keys.iter().position(|x| *x == k).map(|i| &values[i]));
+        self.note_read(label, keys, key.as_ref());
         self.seek_exact(&(label, keys.to_vec()), key)
     }
 
@@ -49,8 +58,10 @@ impl Transaction {
         if !schema.rel_indexed(ty, keys) {
             return None;
         }
-        drop(schema);
         let key = target_key(keys, |k| keys.iter().position(|x| *x == k).map(|i| &values[i]));
+        let point = matches!(key, Some(IndexKey::Point(..)));
+        schema.note_read(true, ty, keys, false, point);
+        drop(schema);
         let Some(key) = key else { return Some(Vec::new()) };
         Some(self.rel_seek_key(&(ty, keys.to_vec()), &key).into_iter().map(RelId).collect())
     }
@@ -116,6 +127,7 @@ impl Transaction {
         if !schema.rel_indexed(ty, &keys) {
             return None;
         }
+        schema.note_read(true, ty, &keys, r.group == 2, false);
         let mut cands = Vec::new();
         schema.rel_lookup_range(&(ty, keys.to_vec()), r, &mut cands);
         drop(schema);
@@ -209,6 +221,7 @@ impl Transaction {
     pub(super) fn range_seek(&self, t: &Target, r: &KeyRange) -> Option<Vec<NodeId>> {
         let schema = self.core.schema.read();
         let since = schema.indexed_since(t.0, &t.1)?;
+        schema.note_read(false, t.0, &t.1, r.group == 2, false);
         let mut cands = Vec::new();
         schema.lookup_range(t, r, &mut cands);
         drop(schema);
