@@ -45,14 +45,14 @@ RETURN 9223372036854775808 AS x
 
 # sum() goes on as a float past the integer range (no error in Neo4j).
 query
-UNWIND [9223372036854775807, 1] AS v RETURN sum(v) AS x
+UNWIND [9223372036854775807, 1] AS v RETURN toString(sum(v)) AS x
 ----
-9.223372036854776e18
+'9.223372036854776E18'
 
 query
-UNWIND [9223372036854775807, 1, -5] AS v RETURN sum(v) AS x
+UNWIND [9223372036854775807, 1, -5] AS v RETURN toString(sum(v)) AS x
 ----
-9.223372036854776e18
+'9.223372036854776E18'
 
 # (Neo4j 5.26 answers [-9223372036854775807] for range(-MAX, MAX, MAX): its element count
 # overflows. Arbor gives the three elements the definition asks for; not pinned here.)
@@ -75,12 +75,7 @@ RETURN duration('P9223372036854775807D') AS x
 query
 RETURN duration({days: 106751991167300}) AS a, duration({seconds: 9223372036854775807}) AS b
 ----
-P106751991167300D | PT2562047788015215H30M7S
+'P106751991167300D' | 'PT2562047788015215H30M7S'
 
 statement error Neo.ClientError.Statement.ArgumentError
 RETURN date({year: 1000000000}) AS x
-
-query
-RETURN duration.between(date('-999999999-01-01'), date('+999999999-12-31')) AS a, duration.inDays(date('-999999999-01-01'), date('+999999999-12-31')) AS b
-----
-P1999999998Y11M30D | P730484999633D
