@@ -88,3 +88,52 @@ fn show_settings_and_databases() {
     assert!(show("SHOW DATABASE YIELD name").names.is_none());
     assert_eq!(show("SHOW SERVERS").kind, ShowKind::Servers);
 }
+
+// Goal: WHEN picks its branch once (a hidden CASE), then runs the branches as a UNION ALL inside
+// CALL (*), and returns the first branch's columns; FOR is UNWIND.
+#[test]
+fn conditional_queries_and_for_desugar() {
+    assert_eq!(
+        kinds("WHEN true THEN RETURN 1 AS x ELSE RETURN 2 AS x"),
+        ["WITH*", "CALL{}", "RETURN"]
+    );
+    assert_eq!(kinds("WHEN true THEN CREATE ()"), ["WITH*", "CALL{}"]);
+    assert_eq!(kinds("FOR x IN [1, 2] RETURN x"), ["UNWIND", "RETURN"]);
+    assert_eq!(kinds("WITH 1 AS for RETURN for"), ["WITH", "RETURN"]);
+    let cs =
+        clauses("WHEN $a THEN RETURN 1 AS x WHEN $b THEN { RETURN 2 AS x } ELSE RETURN 3 AS x");
+    let ClauseKind::CallSubquery { body, scope: Some(CallScope::All), .. } = &cs[1] else {
+        panic!("expected CALL (*) {{ }}, got {:?}", cs[1]);
+    };
+    assert_eq!(body.unions.len(), 2);
+    assert!(body.unions.iter().all(|(all, _)| *all));
+    let ClauseKind::Return(p) = &cs[2] else { panic!("expected RETURN") };
+    assert_eq!(p.items.len(), 1);
+    assert_eq!(p.items[0].text, "x");
+    // Inside subqueries and braced UNION parts.
+    assert!(parse("MATCH (n) CALL (n) { WHEN n.x > 1 THEN RETURN 1 AS y } RETURN y").is_ok());
+    assert!(parse("MATCH (n) WHERE EXISTS { WHEN true THEN RETURN 1 AS y } RETURN n").is_ok());
+    assert!(parse("{ WHEN true THEN RETURN 1 AS x } UNION { RETURN 2 AS x }").is_ok());
+    assert!(parse("EXISTS { FOR x IN [1] RETURN x }").is_err());
+    assert!(parse("RETURN EXISTS { FOR x IN [1] RETURN x } AS e").is_ok());
+    // Not a regular clause; UNION needs braces.
+    err("MATCH (n) WHEN true THEN RETURN 1 AS x");
+    err("WHEN true THEN RETURN 1 AS x UNION RETURN 2 AS x");
+    err("WHEN true RETURN 1 AS x");
+}
+
+// Goal: `IS [NOT] LABELED` is the colon form, negated as a whole; `IS NOT NULL` is untouched.
+#[test]
+fn is_labeled_predicate() {
+    let ret = |text: &str| match &clauses(text)[0] {
+        ClauseKind::Return(p) => p.items[0].expr.kind.clone(),
+        other => panic!("expected RETURN, got {other:?}"),
+    };
+    assert!(matches!(ret("RETURN n IS LABELED A AS x"), ExprKind::HasLabels(_, l) if l.len() == 1));
+    assert!(matches!(ret("RETURN n IS LABELED A|B AS x"), ExprKind::HasLabelExpr(..)));
+    let ExprKind::Unary(UnaryOp::Not, inner) = ret("RETURN n IS NOT LABELED A&B AS x") else {
+        panic!("expected NOT");
+    };
+    assert!(matches!(inner.kind, ExprKind::HasLabels(_, ref l) if l.len() == 2));
+    assert!(matches!(ret("RETURN n IS NOT NULL AS x"), ExprKind::IsNull { negated: true, .. }));
+}

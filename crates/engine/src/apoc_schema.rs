@@ -216,7 +216,7 @@ fn create(store: &Store, w: &Wanted, unique: bool) -> Result<()> {
     store.create_rule(kind, label, &keys, None).map(|_| ())
 }
 
-/// One row per node index and node constraint, with the index's size and selectivity
+/// One row per node constraint and node index (in APOC's order), with the index's size and selectivity
 /// computed from the data the calling transaction sees.
 fn schema_nodes(store: &Store, g: &mut dyn Graph) -> Result<Vec<Vec<Value>>> {
     let mut rows = Vec::new();
@@ -231,20 +231,26 @@ fn schema_nodes(store: &Store, g: &mut dyn Graph) -> Result<Vec<Vec<Value>>> {
             ix.kind.type_name(),
             w.label
         );
-        rows.push(vec![
-            Value::str(&ix.name),
-            Value::str(&w.label),
-            Value::List(w.keys.iter().map(|k| Value::str(k)).collect()),
-            Value::str(ix.state),
-            Value::str(ix.kind.type_name()),
-            Value::str("NO FAILURE"),
-            Value::Float(ix.population_percent),
-            Value::Int(size),
-            Value::Float(selectivity),
-            Value::str(&description),
-        ]);
+        rows.push((
+            !ix.kind.is_constraint(),
+            w.label.clone(),
+            vec![
+                Value::str(&ix.name),
+                Value::str(&w.label),
+                Value::List(w.keys.iter().map(|k| Value::str(k)).collect()),
+                Value::str(ix.state),
+                Value::str(ix.kind.type_name()),
+                Value::str("NO FAILURE"),
+                Value::Float(ix.population_percent),
+                Value::Int(size),
+                Value::Float(selectivity),
+                Value::str(&description),
+            ],
+        ));
     }
-    Ok(rows)
+    // APOC lists constraints, then indexes, each group stably sorted by label.
+    rows.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    Ok(rows.into_iter().map(|(_, _, row)| row).collect())
 }
 
 /// Entries of the index (nodes of the label with every key present) and distinct entries

@@ -146,6 +146,10 @@ impl<'a> Parser<'a> {
                     if BP_PRED < min {
                         break;
                     }
+                    if let Some(negated) = self.at_is_labeled() {
+                        lhs = self.is_labeled(lhs, negated, start)?;
+                        continue;
+                    }
                     if self.is_label_is() {
                         let kind = self.has_labels(lhs)?;
                         lhs = Expr { kind, span: self.span_from(start) };
@@ -175,6 +179,28 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(lhs)
+    }
+
+    /// `Some(negated)` at `IS [NOT] LABELED` followed by a label expression (Cypher 25).
+    fn at_is_labeled(&self) -> Option<bool> {
+        let negated = self.is_kw_n(1, "NOT");
+        let at = if negated { 2 } else { 1 };
+        (self.is_kw("IS") && self.is_kw_n(at, "LABELED") && self.label_start_n(at + 1))
+            .then_some(negated)
+    }
+
+    /// `lhs IS [NOT] LABELED labelExpr`: the colon form, negated as a whole for `NOT`.
+    fn is_labeled(&mut self, lhs: Expr, negated: bool, start: usize) -> PResult<Expr> {
+        self.bump(); // IS
+        if negated {
+            self.bump();
+        }
+        let kind = self.has_labels(lhs)?;
+        let test = Expr { kind, span: self.span_from(start) };
+        if !negated {
+            return Ok(test);
+        }
+        Ok(Expr { kind: ExprKind::Unary(UnaryOp::Not, boxed(test)), span: self.span_from(start) })
     }
 
     fn int_overflow(&self, at: usize) -> arbor_model::Error {
@@ -538,7 +564,9 @@ impl<'a> Parser<'a> {
     /// Body of `EXISTS { ... }` / `COUNT { ... }` / `COLLECT { ... }`: a full query, or a bare
     /// pattern list with an optional WHERE, represented as a query with a single MATCH clause.
     fn subquery_body(&mut self) -> PResult<Query> {
-        let is_query = CLAUSE_WORDS.iter().any(|k| self.is_kw(k)) && !self.is_sym_n(1, "=");
+        let is_query = (CLAUSE_WORDS.iter().any(|k| self.is_kw(k)) && !self.is_sym_n(1, "="))
+            || self.is_kw("WHEN")
+            || self.at_for();
         if is_query {
             return self.query();
         }

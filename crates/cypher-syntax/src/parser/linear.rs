@@ -2,7 +2,7 @@
 //! knows: `LET x = e, y = f` becomes one `WITH *, e AS x` per binding (so a binding sees the
 //! ones before it), `FILTER [WHERE] p` becomes `WITH * WHERE p`, and `q1 NEXT q2` feeds q1's
 //! `RETURN` columns into q2 (q1's `RETURN` turns into a `WITH`; a q1 with `UNION` or without
-//! `RETURN` runs as a `CALL { }` subquery first). Nothing in Cypher 5 uses these words as
+//! `RETURN` runs as a `CALL { }` subquery first), and `FOR x IN list` is `UNWIND list AS x`. Nothing in Cypher 5 uses these words as
 //! clause keywords, so they are accepted with or without a `CYPHER 25` prefix.
 //!
 //! Not covered: a `UNION` right after `NEXT` (the parts before `NEXT` may use it); it is
@@ -15,7 +15,7 @@ use crate::ast::*;
 use super::{PResult, Parser};
 
 /// `WITH *[, items] [WHERE where_]`.
-fn star_with(items: Vec<ProjectionItem>, where_: Option<Expr>) -> ClauseKind {
+pub(super) fn star_with(items: Vec<ProjectionItem>, where_: Option<Expr>) -> ClauseKind {
     ClauseKind::With(Projection {
         distinct: false,
         star: true,
@@ -50,6 +50,20 @@ impl Parser<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// `FOR name IN ...` (so `for` stays usable as a variable elsewhere).
+    pub(crate) fn at_for(&self) -> bool {
+        self.is_kw("FOR") && self.is_name_n(1) && self.is_kw_n(2, "IN")
+    }
+
+    /// `FOR x IN list`: Cypher 25's synonym of `UNWIND list AS x`.
+    pub(crate) fn for_rest(&mut self) -> PResult<ClauseKind> {
+        self.bump(); // FOR
+        let variable = self.ident("a variable name")?;
+        self.expect_kw("IN")?;
+        let expr = self.expr()?;
+        Ok(ClauseKind::Unwind { expr, variable })
     }
 
     /// `FILTER [WHERE] predicate` (after the `FILTER` keyword).

@@ -7,6 +7,7 @@
 //! precomputed), so parsing time stays linear even for adversarial input.
 
 mod admin;
+mod conditional;
 mod expr;
 mod labels;
 mod linear;
@@ -321,7 +322,7 @@ impl<'a> Parser<'a> {
     }
 
     pub(crate) fn at_clause_start(&self) -> bool {
-        CLAUSE_KEYWORDS.iter().any(|k| self.is_kw(k)) || self.at_let()
+        CLAUSE_KEYWORDS.iter().any(|k| self.is_kw(k)) || self.at_let() || self.at_for()
     }
 
     // ----- statements ----------------------------------------------------------------------
@@ -362,7 +363,7 @@ impl<'a> Parser<'a> {
     pub(crate) fn union_query(&mut self) -> PResult<Query> {
         self.nested(|p| {
             let start = p.cur_span().start;
-            let first = p.single_query()?;
+            let first = p.union_part()?;
             let mut unions = Vec::new();
             while p.is_kw("UNION") {
                 let at = p.cur_span().start;
@@ -374,13 +375,13 @@ impl<'a> Parser<'a> {
                         .error_at(at, "Invalid combination of UNION and UNION ALL")
                         .with_detail("InvalidClauseComposition"));
                 }
-                unions.push((all, p.single_query()?));
+                unions.push((all, p.union_part()?));
             }
             Ok(Query { first, unions, span: p.span_from(start) })
         })
     }
 
-    fn single_query(&mut self) -> PResult<SingleQuery> {
+    pub(crate) fn single_query(&mut self) -> PResult<SingleQuery> {
         let start = self.cur_span().start;
         let mut clauses = Vec::new();
         while self.at_clause_start() {
@@ -470,6 +471,9 @@ impl<'a> Parser<'a> {
         }
         if self.eat_kw("FINISH") {
             return Ok(ClauseKind::Finish);
+        }
+        if self.at_for() {
+            return self.for_rest();
         }
         if self.eat_kw("FILTER") {
             return self.filter_rest();

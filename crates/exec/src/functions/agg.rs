@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use arbor_model::temporal_ops;
-use arbor_model::{group_key, order, Duration, Error, GroupKey, Result, Status, Value};
+use arbor_model::{group_key, order, Duration, Error, GroupKey, Result, Value};
 
 use super::{arg, Accumulator, AggKind};
 
@@ -113,13 +113,14 @@ impl Accumulator for Sum {
             Value::Null => {}
             Value::Int(i) if self.duration.is_none() => {
                 self.saw_number = true;
-                if self.saw_float {
-                    self.float += *i as f64;
-                } else {
-                    self.int = self
-                        .int
-                        .checked_add(*i)
-                        .ok_or_else(|| Error::new(Status::ArithmeticError, "long overflow"))?;
+                match self.int.checked_add(*i) {
+                    Some(sum) if !self.saw_float => self.int = sum,
+                    // Past the integer range the sum goes on as a float (Neo4j 5.26 does).
+                    None if !self.saw_float => {
+                        self.saw_float = true;
+                        self.float = self.int as f64 + *i as f64;
+                    }
+                    _ => self.float += *i as f64,
                 }
             }
             Value::Float(f) if self.duration.is_none() => {
@@ -145,11 +146,13 @@ impl Accumulator for Sum {
         for (i, v) in vals.iter().enumerate() {
             match v {
                 Value::Int(x) if !self.saw_float && self.duration.is_none() => {
-                    self.saw_number = true;
-                    self.int = self
-                        .int
-                        .checked_add(*x)
-                        .ok_or_else(|| (i, Error::new(Status::ArithmeticError, "long overflow")))?;
+                    match self.int.checked_add(*x) {
+                        Some(sum) => {
+                            self.saw_number = true;
+                            self.int = sum;
+                        }
+                        None => self.update(std::slice::from_ref(v)).map_err(|e| (i, e))?,
+                    }
                 }
                 v => self.update(std::slice::from_ref(v)).map_err(|e| (i, e))?,
             }

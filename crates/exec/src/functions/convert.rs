@@ -24,19 +24,23 @@ fn string_of(v: &Value) -> Option<Value> {
 
 /// Parses an integer the way Neo4j's `toInteger(String)` does: an integer literal, or a float
 /// literal truncated towards zero. Unparsable text gives null.
-fn parse_integer(s: &str) -> Value {
-    let t = s.trim();
-    if let Ok(i) = t.parse::<i64>() {
-        return Value::Int(i);
+/// A string as `toInteger` reads it (Neo4j 5.26): an integer literal, else a decimal or exponent
+/// number truncated towards zero; no surrounding blanks, no hex. A number outside the integer
+/// range is a TypeError, anything else unreadable is null.
+fn parse_integer(s: &str) -> Result<Value> {
+    if let Ok(i) = s.parse::<i64>() {
+        return Ok(Value::Int(i));
     }
-    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        if let Ok(i) = i64::from_str_radix(hex, 16) {
-            return Value::Int(i);
-        }
+    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if body.eq_ignore_ascii_case("nan") || body.eq_ignore_ascii_case("infinity") {
+        return Ok(Value::Null);
     }
-    match parse_java_double(t) {
-        Some(f) if f.is_finite() => float_to_int(f).map_or(Value::Null, Value::Int),
-        _ => Value::Null,
+    match parse_java_double(s) {
+        Some(_) if s.trim() != s => Ok(Value::Null),
+        Some(f) => float_to_int(f).map(Value::Int).ok_or_else(|| {
+            Error::type_error(format!("integer, {s}, is too large")).with_detail("NumberOutOfRange")
+        }),
+        None => Ok(Value::Null),
     }
 }
 
@@ -71,24 +75,10 @@ fn integer_of(v: &Value) -> Result<Option<Value>> {
     Ok(Some(match v {
         Value::Null => Value::Null,
         Value::Int(i) => Value::Int(*i),
-        Value::Float(f) => {
-            if f.is_nan() {
-                Value::Null
-            } else {
-                match float_to_int(*f) {
-                    Some(i) => Value::Int(i),
-                    None => {
-                        return Err(Error::argument(format!(
-                        "Invalid input for function 'toInteger()': {} is out of the integer range",
-                        format::format_float(*f)
-                    ))
-                        .with_detail("NumberOutOfRange"))
-                    }
-                }
-            }
-        }
+        // Java's float-to-long cast: saturating, NaN is 0 (Neo4j 5.26 answers so).
+        Value::Float(f) => Value::Int(*f as i64),
         Value::Bool(b) => Value::Int(i64::from(*b)),
-        Value::String(s) => parse_integer(s),
+        Value::String(s) => parse_integer(s)?,
         _ => return Ok(None),
     }))
 }

@@ -5,7 +5,8 @@
 //! PageRank is GDS's (unnormalised) form: every node starts at `1 - dampingFactor` and each
 //! iteration sets `score(v) = (1 - d) + d * sum(score(u) * w(u, v) / outWeight(u))` over
 //! the relationships into `v`; a node without outgoing relationships passes nothing on. It
-//! stops after `maxIterations` (20) or once no score moved by `tolerance` (1e-7) or more.
+//! stops after `maxIterations` (20) supersteps or once no score moved by more than `tolerance`
+//! (1e-7), computed as GDS's Pregel PageRank does (it reproduces GDS's documented scores).
 //! Component ids of WCC are the smallest projection index in each component, so the first
 //! component found is 0, as GDS reports them.
 
@@ -301,28 +302,38 @@ fn page_rank_scores(
         .iter()
         .map(|arcs| arcs.iter().map(|a| if use_w { a.weight } else { 1.0 }).sum())
         .collect();
+    // GDS's Pregel formulation: every node starts at 1 - d and sends it on; from then on a
+    // node adds d times what it received and sends on only that change, and stops sending
+    // once the change is at most `tolerance`. Superstep 0 only sends, so `maxIterations`
+    // supersteps make `maxIterations - 1` updates; converged when no node sends.
     let mut score = vec![1.0 - d; n];
-    let mut next = vec![0.0; n];
-    for it in 1..=max_iter {
+    let mut delta = score.clone();
+    let mut sending = vec![true; n];
+    let mut inbox = vec![0.0; n];
+    for it in 0..max_iter {
         crate::interrupt::check()?;
-        next.iter_mut().for_each(|x| *x = 0.0);
+        if it > 0 {
+            let mut any = false;
+            for v in 0..n {
+                let change = d * inbox[v];
+                score[v] += change;
+                delta[v] = change;
+                sending[v] = change > tol;
+                any |= sending[v];
+            }
+            if !any {
+                return Ok((score, it, true));
+            }
+        }
+        inbox.iter_mut().for_each(|x| *x = 0.0);
         for (u, arcs) in p.out.iter().enumerate() {
-            if out_w[u] <= 0.0 {
+            if !sending[u] || out_w[u] <= 0.0 {
                 continue;
             }
-            let share = score[u] / out_w[u];
+            let share = delta[u] / out_w[u];
             for a in arcs {
-                next[a.to as usize] += share * if use_w { a.weight } else { 1.0 };
+                inbox[a.to as usize] += share * if use_w { a.weight } else { 1.0 };
             }
-        }
-        let mut moved = false;
-        for v in 0..n {
-            let s = (1.0 - d) + d * next[v];
-            moved |= (s - score[v]).abs() >= tol;
-            score[v] = s;
-        }
-        if !moved {
-            return Ok((score, it, true));
         }
     }
     Ok((score, max_iter, false))
@@ -408,8 +419,8 @@ fn page_rank(
 }
 
 /// Union-find over the projection ignoring direction; each node's component (the smallest
-/// index in it).
-fn components(p: &Projection) -> Vec<u32> {
+/// index in it). With a `threshold`, only relationships weighing more than it join nodes.
+fn components(p: &Projection, threshold: Option<f64>) -> Vec<u32> {
     let n = p.nodes.len();
     let mut parent: Vec<u32> = (0..n as u32).collect();
     fn find(parent: &mut [u32], mut x: u32) -> u32 {
@@ -421,6 +432,9 @@ fn components(p: &Projection) -> Vec<u32> {
     }
     for (u, arcs) in p.out.iter().enumerate() {
         for a in arcs {
+            if threshold.is_some_and(|t| a.weight <= t) {
+                continue;
+            }
             let (ru, rv) = (find(&mut parent, u as u32), find(&mut parent, a.to));
             if ru != rv {
                 // The smaller index stays the root.
@@ -436,8 +450,22 @@ fn wcc(catalog: &Catalog, a: &[Value], g: &mut dyn Graph, mode: &str) -> Result<
     let name = format!("gds.wcc.{mode}");
     let p = lookup(catalog, &name, a.first())?;
     let cfg = config(a);
+    // GDS: with a weight property only relationships above `threshold` (0.0) count, and
+    // `consecutiveIds` numbers the components 0, 1, ... in order of their first node.
+    let threshold = if weighted(&name, &p, &cfg)? {
+        Some(float_cfg(&name, &cfg, "threshold", 0.0)?)
+    } else {
+        None
+    };
     let started = Instant::now();
-    let comp = components(&p);
+    let mut comp = components(&p, threshold);
+    if matches!(cfg.get("consecutiveIds"), Some(Value::Bool(true))) {
+        let mut ids = std::collections::HashMap::new();
+        for c in &mut comp {
+            let next = ids.len() as u32;
+            *c = *ids.entry(*c).or_insert(next);
+        }
+    }
     let compute = started.elapsed().as_millis() as i64;
     if mode == "stream" {
         return Ok(comp
