@@ -61,8 +61,13 @@ def pct(xs, p):
 def run_target(name, uri, args, docs, queries, pid=None):
     driver = neo4j.GraphDatabase.driver(uri, auth=("neo4j", "password"))
     run = lambda q, **p: driver.execute_query(q, p, database_="neo4j").records
-    run(f"DROP INDEX {INDEX} IF EXISTS")
-    run(f"MATCH (n:{LABEL}) CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS")
+
+    def wipe():
+        run(f"DROP INDEX {INDEX} IF EXISTS")
+        with driver.session(database="neo4j") as s:  # auto-commit: IN TRANSACTIONS needs it
+            s.run(f"MATCH (n:{LABEL}) CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS").consume()
+
+    wipe()
     rss0 = rss_kib(pid) if pid else 0
     t0 = time.time()
     for i in range(0, len(docs), 2000):
@@ -93,8 +98,7 @@ def run_target(name, uri, args, docs, queries, pid=None):
         for v, ids in zip(queries, found):
             truth = {r["id"] for r in s.run(exact, k=args.k, q=v)}
             hit += len(truth & set(ids))
-    run(f"DROP INDEX {INDEX} IF EXISTS")
-    run(f"MATCH (n:{LABEL}) CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS")
+    wipe()
     driver.close()
     raw_mib = len(docs) * args.dims * 4 / 2**20
     out = {
@@ -140,14 +144,15 @@ def main():
                     time.sleep(0.1)
             results.append(run_target("arbor", f"bolt://127.0.0.1:{port}", args, docs, queries,
                                       proc.pid))
+            print(results[-1], flush=True)
         finally:
             proc.terminate()
             proc.wait(30)
             shutil.rmtree(data, ignore_errors=True)
     if args.neo4j:
         results.append(run_target("neo4j", args.neo4j, args, docs, queries))
-    for r in results:
-        print(r)
+    for r in results[1 if args.arbor_bin else 0:]:
+        print(r, flush=True)
 
 
 if __name__ == "__main__":
