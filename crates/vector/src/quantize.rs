@@ -217,13 +217,9 @@ mod tests {
         for (g, n) in got.iter().zip(neo4j) {
             assert!((f64::from(*g) - n).abs() < 1e-6, "{got:?}");
         }
-        // The quantized order is not the exact one (exact: 0, 1, 2, 3).
-        let docs3: Vec<Vec<f32>> = vec![
-            vec![1.0, 0.0, 0.0],
-            vec![0.0, 1.0, 0.0],
-            vec![1.0, 1.0, 0.0],
-            vec![0.0, 0.0, 1.0],
-        ];
+        // graphrag-style 3-d vectors: Neo4j scores the first 0.997361 (exact: 0.997519).
+        let docs3 =
+            [vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0], vec![1.0, 1.0, 0.0], vec![0.0, 0.0, 1.0]];
         let got = scores(Similarity::Cosine, &docs3, &[1.0, 0.1, 0.0]);
         assert!((f64::from(got[0]) - 0.997361).abs() < 1e-6, "{got:?}");
     }
@@ -241,7 +237,7 @@ mod tests {
 
     #[test]
     fn euclidean_identical_vectors_score_one() {
-        let docs = vec![vec![1.0, 2.0, 3.0], vec![3.0, 1.0, 0.5], vec![0.0, 4.0, 1.0]];
+        let docs = [vec![1.0, 2.0, 3.0], vec![3.0, 1.0, 0.5], vec![0.0, 4.0, 1.0]];
         let got = scores(Similarity::Euclidean, &docs, &[1.0, 2.0, 3.0]);
         assert_eq!(got[0], 1.0);
         assert!(got[1] < got[0] && got[2] < got[0], "{got:?}");
