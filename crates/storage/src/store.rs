@@ -166,6 +166,7 @@ impl Store {
         )?;
         core.lock_commit().sink = Some(Box::new(sender));
         let background = spawn_background(core.clone(), Some(persist.clone()));
+        core.keep_vector_files(vfs.clone(), dir);
         core.start_vector_builds();
         Ok(Store {
             h: Arc::new(Handle {

@@ -11,11 +11,22 @@
 //! layout.
 //!
 //! The ANN structure ([`Ann`]) is derived data: it is never logged nor checkpointed, but
-//! rebuilt in the background from a snapshot when a store opens or a rule is created, while
+//! built in the background from a snapshot when a store opens or a rule is created, while
 //! commits made meanwhile queue their changes for it. Until it is ready a query scans the
 //! snapshot exactly, so answers never depend on the build (see `mvcc/tx_vector.rs`).
+//!
+//! **ANN files** ([`AnnFiles`]): a file-backed store keeps each built structure in
+//! `DIR/vector-ann/<hex of the index name>.ann` (`arbor_vector`'s checksummed format, written to
+//! a temporary file, fsynced, renamed, directory fsynced). On open the build reads that file
+//! instead of linking every vector again, and reconciles it with the recovered snapshot: a
+//! vector that differs (written after the file, replayed from the WAL) is inserted again, an
+//! entity that is gone is deleted. A missing, damaged or mismatched file (other settings) means
+//! a full build; a stale one only costs the reconcile. The file is rewritten after each build
+//! that changed something, outside any lock.
 
 use std::collections::BTreeMap;
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arbor_model::Value;
@@ -25,6 +36,7 @@ pub use arbor_vector::Similarity as VectorSimilarity;
 use arbor_vector::VectorIndex;
 
 use crate::schema::Progress;
+use crate::vfs::Vfs;
 
 /// Settings of a vector index, with Neo4j's defaults (`vector.hnsw.m` 16,
 /// `vector.hnsw.ef_construction` 100, quantization on, cosine).
@@ -36,7 +48,8 @@ pub struct VectorSettings {
     pub similarity: VectorSimilarity,
     pub m: u32,
     pub ef_construction: u32,
-    /// `vector.quantization.enabled`: recorded and listed; the index keeps f32 vectors.
+    /// `vector.quantization.enabled`: answers are ranked and scored by Neo4j's quantized
+    /// scores (`arbor_vector::quantize`); the index keeps f32 vectors.
     pub quantization: bool,
 }
 
@@ -160,6 +173,91 @@ impl VectorState {
 #[derive(Default)]
 pub(crate) struct VectorIndexes {
     by_name: BTreeMap<String, Arc<VectorState>>,
+    /// Where built ANN structures are kept (a file-backed store opened for writing).
+    pub files: Option<Arc<AnnFiles>>,
+}
+
+/// The ANN files of a store (see the module docs).
+pub(crate) struct AnnFiles {
+    vfs: Arc<dyn Vfs>,
+    dir: PathBuf,
+}
+
+impl AnnFiles {
+    pub fn new(vfs: Arc<dyn Vfs>, store_dir: &Path) -> AnnFiles {
+        AnnFiles { vfs, dir: store_dir.join("vector-ann") }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        let hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
+        self.dir.join(format!("{hex}.ann"))
+    }
+
+    /// The stored structure of index `name`, if there is a readable one built with `settings`
+    /// for `dims` dimensions. A damaged file is reported and ignored (the caller rebuilds).
+    pub fn load(&self, name: &str, settings: &VectorSettings, dims: u32) -> Option<VectorIndex> {
+        let path = self.path(name);
+        if !self.vfs.exists(&path) {
+            return None;
+        }
+        let read = self.vfs.open_read(&path).map_err(|e| e.to_string()).and_then(|f| {
+            VectorIndex::read_from(&mut BufReader::with_capacity(1 << 20, f))
+                .map_err(|e| e.to_string())
+        });
+        match read {
+            Ok(index) => {
+                let c = index.config();
+                let same = c.dims == dims as usize
+                    && c.similarity == settings.similarity
+                    && c.m == settings.m as usize
+                    && c.ef_construction == settings.ef_construction as usize;
+                if !same {
+                    tracing::info!("vector index `{name}`: {} has other settings", path.display());
+                }
+                same.then_some(index)
+            }
+            Err(e) => {
+                tracing::warn!("vector index `{name}`: ignoring {}: {e}", path.display());
+                None
+            }
+        }
+    }
+
+    /// Stores `index` as the structure of index `name` (atomically: temporary file, fsync,
+    /// rename, directory fsync).
+    pub fn save(&self, name: &str, index: &VectorIndex) -> Result<(), String> {
+        let path = self.path(name);
+        let tmp = path.with_extension("ann.tmp");
+        let fail = |what: &str, e: &dyn std::fmt::Display| format!("{what} {}: {e}", tmp.display());
+        self.vfs
+            .create_dir_all(&self.dir)
+            .map_err(|e| fail("cannot create the directory of", &e))?;
+        let mut file = self.vfs.create(&tmp).map_err(|e| fail("cannot create", &e))?;
+        {
+            let mut w = BufWriter::with_capacity(1 << 20, &mut file);
+            index.write_to(&mut w).map_err(|e| fail("cannot write", &e))?;
+            w.flush().map_err(|e| fail("cannot write", &e))?;
+        }
+        file.sync_all().map_err(|e| fail("cannot fsync", &e))?;
+        drop(file);
+        self.vfs.rename(&tmp, &path).map_err(|e| fail("cannot rename", &e))?;
+        self.vfs.sync_dir(&self.dir).map_err(|e| fail("cannot fsync the directory of", &e))
+    }
+
+    /// Removes the files of indexes not in `names` (dropped while the store was open) and
+    /// leftover temporary files.
+    pub fn remove_others(&self, names: &[String]) {
+        let Ok(entries) = self.vfs.list_dir(&self.dir) else { return };
+        let keep: Vec<PathBuf> = names.iter().map(|n| self.path(n)).collect();
+        for entry in entries {
+            let path = self.dir.join(&entry);
+            if !keep.contains(&path) && (entry.ends_with(".ann") || entry.ends_with(".tmp")) {
+                if let Err(e) = self.vfs.remove_file(&path) {
+                    tracing::warn!("cannot remove {}: {e}", path.display());
+                }
+            }
+        }
+    }
 }
 
 impl VectorIndexes {

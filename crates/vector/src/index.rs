@@ -12,6 +12,7 @@ use rustc_hash::FxHashMap;
 use crate::distance::Similarity;
 use crate::error::{Result, VectorError};
 use crate::graph::{Cand, Graph, Space, Visited, MAX_LEVEL};
+use crate::quantize::Quantizer;
 use crate::topk::{check_len, hit_order, Hit};
 
 /// Largest supported vector length (Neo4j's `vector.dimensions` limit).
@@ -117,6 +118,8 @@ pub struct VectorIndex {
     pub(crate) recent: FxHashMap<u64, u32>,
     pub(crate) max_created: u64,
     visited: Mutex<Vec<Visited>>,
+    /// The quantizer fitted on the live entries, keyed by (entries, deleted) when fitted.
+    quantizer: Mutex<Option<((usize, usize), Option<Quantizer>)>>,
 }
 
 /// Collects entries for a bulk build, which links them on several threads.
@@ -187,6 +190,7 @@ impl VectorIndex {
             recent: FxHashMap::default(),
             max_created: 0,
             visited: Mutex::new(Vec::new()),
+            quantizer: Mutex::new(None),
         }
     }
 
@@ -423,6 +427,52 @@ impl VectorIndex {
         hits.sort_by(hit_order);
         hits.truncate(k);
         hits
+    }
+
+    /// The prepared (for cosine: unit-length) vector of the live entry of `id`.
+    pub fn prepared_vector(&self, id: u64) -> Option<&[f32]> {
+        let slot = self.live_slot(id)? as usize;
+        let dims = self.config.dims;
+        self.data.get(slot * dims..(slot + 1) * dims)
+    }
+
+    /// Ids of the live (not deleted) entries, in slot order.
+    pub fn live_ids(&self) -> Vec<u64> {
+        (0..self.len() as u32)
+            .filter(|&slot| !self.is_deleted(slot))
+            .map(|slot| self.ids[slot as usize])
+            .collect()
+    }
+
+    /// Makes every live entry visible from commit `ts` on and every deleted one invisible to
+    /// every snapshot: for an index read from a file, whose timestamps belong to the process
+    /// that wrote it.
+    pub fn rebase(&mut self, ts: u64) {
+        self.created.iter_mut().for_each(|c| *c = ts);
+        self.deleted.values_mut().for_each(|d| *d = 0);
+        self.max_created = ts;
+    }
+
+    /// Neo4j's scalar quantizer fitted on the live entries in slot order (see
+    /// [`crate::quantize`]); refitted when entries were added or deleted since the last fit
+    /// (as Lucene refits a segment's quantiles when it writes one). `None`: nothing to fit.
+    pub fn quantizer(&self) -> Option<Quantizer> {
+        let key = (self.len(), self.deleted.len());
+        let mut cached = self.quantizer.lock();
+        if let Some((k, q)) = &*cached {
+            if *k == key {
+                return *q;
+            }
+        }
+        let live: Vec<u32> =
+            (0..self.len() as u32).filter(|&slot| !self.is_deleted(slot)).collect();
+        let dims = self.config.dims;
+        let q = Quantizer::fit(dims, live.len(), |i| {
+            let slot = live[i] as usize;
+            &self.data[slot * dims..(slot + 1) * dims]
+        });
+        *cached = Some((key, q));
+        q
     }
 
     /// Fraction of a spread sample of slots that `accept` takes.

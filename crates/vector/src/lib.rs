@@ -9,6 +9,8 @@
 //! * [`merge_top_k`] / [`exact_top_k`]: how the engine adds a transaction's own uncommitted
 //!   vectors to an index answer.
 //! * [`VectorIndex::write_to`] / [`VectorIndex::read_from`]: the checksummed file format.
+//! * [`quantize`]: Neo4j's (Lucene's) int8 scalar quantization, so an index with
+//!   `vector.quantization.enabled` ranks and scores as Neo4j's ([`quantized_top_k`]).
 //!
 //! **Architecture Invariant:** this crate knows nothing of nodes, properties, transactions or
 //! Cypher values. Ids are opaque `u64`s and time is an opaque `u64` commit timestamp; the engine
@@ -43,6 +45,7 @@ mod error;
 mod graph;
 mod index;
 mod persist;
+pub mod quantize;
 mod simd;
 pub mod synthetic;
 mod topk;
@@ -52,4 +55,5 @@ pub use error::{Result, VectorError};
 pub use index::{
     GcReport, IndexBuilder, IndexConfig, SearchParams, VectorIndex, DEFAULT_M, MAX_DIMENSIONS,
 };
+pub use quantize::{quantized_top_k, Quantizer};
 pub use topk::{exact_top_k, merge_top_k, Hit};

@@ -6,12 +6,20 @@
 //! vectors are scored exactly, and the two lists are merged. Otherwise (the index is still
 //! building, failed, has no dimensions, or is newer than the snapshot) the entities the
 //! transaction sees are scanned exactly: the answer is the same, only slower.
+//!
+//! With `vector.quantization.enabled` (Neo4j's default) the answer is ranked and scored as
+//! Neo4j's quantized index does (`arbor_vector::quantize`): the exact nearest `k + max(k, 32)`
+//! are ranked again by the quantized scores and the best `k` kept.
 
 use arbor_model::{Error, NodeId, RelId, Result, Value};
-use arbor_vector::{exact_top_k, merge_top_k, Hit, SearchParams};
+use arbor_vector::{exact_top_k, merge_top_k, quantized_top_k, Hit, Quantizer, SearchParams};
 
 use super::tx::Transaction;
 use crate::vector::{Ann, VectorSettings, VectorState};
+
+/// With quantization on, how many exact nearest candidates beyond `k` (at least) are ranked
+/// again by Neo4j's quantized scores.
+const RERANK_POOL: usize = 32;
 
 /// What a vector index query is over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,19 +62,42 @@ impl Transaction {
             let ann = state.ann.read();
             match &*ann {
                 Ann::Ready { index, since } if self.start_ts >= *since => {
+                    let quantizer = settings.quantization.then(|| index.quantizer()).flatten();
+                    let pool = match quantizer {
+                        Some(_) => k.saturating_add(k.max(RERANK_POOL)),
+                        None => k,
+                    };
                     let own = self.own_vectors(&state);
                     let hide = |id: u64| !self.written(&state, id);
                     let params =
                         SearchParams { snapshot: self.start_ts, ef: 0, filter: Some(&hide) };
-                    let committed = index.search(query, k, &params).map_err(vector_err)?;
+                    let committed = index.search(query, pool, &params).map_err(vector_err)?;
                     let mine = exact_top_k(
                         settings.similarity,
                         query,
                         own.iter().map(|(id, v)| (*id, v.as_slice())),
-                        k,
+                        pool,
                     )
                     .map_err(vector_err)?;
-                    merge_top_k(&committed, &mine, k)
+                    let merged = merge_top_k(&committed, &mine, pool);
+                    match quantizer {
+                        None => merged,
+                        Some(q) => {
+                            let sim = settings.similarity;
+                            let vectors: Vec<(u64, Vec<f32>)> = merged
+                                .iter()
+                                .filter_map(|h| {
+                                    let v = match own.iter().find(|(id, _)| *id == h.id) {
+                                        Some((_, v)) => sim.prepare(v).ok()?,
+                                        None => index.prepared_vector(h.id)?.to_vec(),
+                                    };
+                                    Some((h.id, v))
+                                })
+                                .collect();
+                            let cands = vectors.iter().map(|(id, v)| (*id, v.as_slice()));
+                            quantized_top_k(sim, &q, query, cands, k).map_err(vector_err)?
+                        }
+                    }
                 }
                 _ => {
                     drop(ann);
@@ -128,8 +159,22 @@ impl Transaction {
                 cur = n.0 + 1;
             }
         }
+        let sim = state.settings.similarity;
+        if state.settings.quantization {
+            // Neo4j's quantized scores: the quantizer is fitted on every vector seen, in id
+            // order (the order the ANN structure's bulk build stores them in).
+            let prepared: Vec<(u64, Vec<f32>)> =
+                all.iter().filter_map(|(id, v)| Some((*id, sim.prepare(v).ok()?))).collect();
+            let dims = query.len();
+            let same: Vec<&(u64, Vec<f32>)> =
+                prepared.iter().filter(|(_, v)| v.len() == query.len()).collect();
+            if let Some(q) = Quantizer::fit(dims, same.len(), |i| &same[i].1) {
+                let candidates = same.iter().map(|(id, v)| (*id, v.as_slice()));
+                return quantized_top_k(sim, &q, query, candidates, k).map_err(vector_err);
+            }
+        }
         let candidates = all.iter().map(|(id, v)| (*id, v.as_slice()));
-        exact_top_k(state.settings.similarity, query, candidates, k).map_err(vector_err)
+        exact_top_k(sim, query, candidates, k).map_err(vector_err)
     }
 
     /// Neo4j's message for a query through the other procedure (its text says "nodes" for

@@ -8,6 +8,9 @@
 //! index as `Ready` for snapshots from that point on. Replaying a change the snapshot already
 //! holds is harmless (the same vector replaces itself; a delete of an absent entry does
 //! nothing), so the snapshot may be newer than the switch.
+//!
+//! In a file-backed store the build starts from the index's ANN file when there is one and
+//! only links the vectors that changed since (`crate::vector::AnnFiles`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,7 +23,7 @@ use super::tx::Transaction;
 use crate::codec::Enc;
 use crate::records::{prop_of, NodeData, RelData};
 use crate::schema::{default_name, IndexDef, IndexKind, Progress};
-use crate::vector::{Ann, Change, VectorSettings, VectorState};
+use crate::vector::{Ann, AnnFiles, Change, VectorSettings, VectorState};
 
 /// Vectors the builder collects between progress updates.
 const BUILD_CHUNK: u64 = 4096;
@@ -171,6 +174,17 @@ impl Core {
             })
     }
 
+    /// Keeps built ANN structures in files under the store's directory `dir` from now on
+    /// (a store opened for writing; see `crate::vector::AnnFiles`), and removes the files of
+    /// indexes that no longer exist.
+    pub(crate) fn keep_vector_files(&self, vfs: Arc<dyn crate::vfs::Vfs>, dir: &std::path::Path) {
+        let files = Arc::new(AnnFiles::new(vfs, dir));
+        let mut s = self.schema.write();
+        let names: Vec<String> = s.vectors.all().iter().map(|v| v.name.clone()).collect();
+        files.remove_others(&names);
+        s.vectors.files = Some(files);
+    }
+
     /// Starts building every idle vector index (after a store opened and recovered).
     pub(crate) fn start_vector_builds(self: &Arc<Core>) {
         let names: Vec<String> =
@@ -198,9 +212,20 @@ impl Core {
                 return;
             }
         }
+        let files = self.schema.read().vectors.files.clone();
+        let stored = files.as_ref().and_then(|f| f.load(&state.name, &state.settings, dims));
         let tx = Transaction::new(self.clone(), true);
-        let built = collect_and_build(&tx, state, dims);
+        let built = collect_and_build(&tx, state, dims, stored);
         drop(tx);
+        let built = built.map(|(index, changed)| {
+            if let (Some(files), true) = (&files, changed) {
+                if let Err(e) = files.save(&state.name, &index) {
+                    // The index works without its file; the next open builds it again.
+                    tracing::warn!("vector index `{}`: not saved: {e}", state.name);
+                }
+            }
+            index
+        });
         let cs = self.lock_commit();
         let present =
             self.schema.read().vectors.get(&state.name).is_some_and(|s| Arc::ptr_eq(s, state));
@@ -342,12 +367,15 @@ fn apply_change(index: &mut VectorIndex, (id, vector, ts): Change) -> arbor_vect
     }
 }
 
-/// Reads every vector of `state` in the builder's snapshot and links them.
+/// Reads every vector of `state` in the builder's snapshot and links them, or, given the
+/// structure `stored` in its file, reconciles that with the snapshot. Also says whether the
+/// result differs from `stored` (and should be saved).
 fn collect_and_build(
     tx: &Transaction,
     state: &VectorState,
     dims: u32,
-) -> arbor_vector::Result<VectorIndex> {
+    stored: Option<VectorIndex>,
+) -> arbor_vector::Result<(VectorIndex, bool)> {
     let progress = &state.progress;
     let total = if state.rel {
         tx.count_rels(None, Some(state.owner), None).unwrap_or(0)
@@ -356,13 +384,18 @@ fn collect_and_build(
     };
     progress.total.store(total.max(1), std::sync::atomic::Ordering::Release);
     tracing::info!("vector index `{}`: populating from {total} entities", state.name);
-    let mut builder = IndexBuilder::new(state.settings.config(dims))?;
     let created = tx.start_ts();
+    let mut target = match stored {
+        Some(mut index) => {
+            index.rebase(created);
+            Target::Stored { index, changed: Vec::new(), seen: Vec::new() }
+        }
+        None => Target::Fresh(IndexBuilder::new(state.settings.config(dims))?),
+    };
     let mut seen = 0u64;
     let mut add = |id: u64, value: Option<arbor_model::Value>| {
         if let Some(v) = value.as_ref().and_then(|v| state.settings.vector_of(v)) {
-            // Vectors `vector_of` accepted are valid for the index.
-            let _ = builder.add(id, &v, created);
+            target.add(state, id, v, created);
         }
         seen += 1;
         if seen.is_multiple_of(BUILD_CHUNK) {
@@ -383,5 +416,64 @@ fn collect_and_build(
         }
     }
     progress.done.store(seen, std::sync::atomic::Ordering::Release);
-    builder.build()
+    target.finish(&state.name, created)
+}
+
+/// What a build fills: a fresh builder, or a structure read from its file.
+enum Target {
+    Fresh(IndexBuilder),
+    Stored {
+        index: VectorIndex,
+        /// Entities whose vector differs from the file's.
+        changed: Vec<(u64, Vec<f32>)>,
+        /// Entities with a vector in the snapshot, ascending.
+        seen: Vec<u64>,
+    },
+}
+
+impl Target {
+    fn add(&mut self, state: &VectorState, id: u64, v: Vec<f32>, created: u64) {
+        match self {
+            // Vectors `vector_of` accepted are valid for the index.
+            Target::Fresh(builder) => {
+                let _ = builder.add(id, &v, created);
+            }
+            Target::Stored { index, changed, seen } => {
+                seen.push(id);
+                let same = state.settings.similarity.prepare(&v).is_ok_and(|p| {
+                    index.prepared_vector(id).is_some_and(|stored| stored == p.as_slice())
+                });
+                if !same {
+                    changed.push((id, v));
+                }
+            }
+        }
+    }
+
+    fn finish(self, name: &str, ts: u64) -> arbor_vector::Result<(VectorIndex, bool)> {
+        match self {
+            Target::Fresh(builder) => Ok((builder.build()?, true)),
+            Target::Stored { mut index, changed, seen } => {
+                let gone: Vec<u64> = index
+                    .live_ids()
+                    .into_iter()
+                    .filter(|id| seen.binary_search(id).is_err())
+                    .collect();
+                for &id in &gone {
+                    index.delete(id, ts);
+                }
+                let entries: Vec<(u64, &[f32])> =
+                    changed.iter().map(|(id, v)| (*id, v.as_slice())).collect();
+                index.insert_batch(&entries, ts)?;
+                tracing::info!(
+                    "vector index `{name}`: read from its file, {} vectors kept, {} linked again, \
+                     {} removed",
+                    seen.len() - changed.len(),
+                    changed.len(),
+                    gone.len()
+                );
+                Ok((index, !changed.is_empty() || !gone.is_empty()))
+            }
+        }
+    }
 }

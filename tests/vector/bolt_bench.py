@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Vector search over Bolt, Arbor and Neo4j 5.26 side by side (issue 18, vector targets).
+
+For each target: loads N deterministic vectors as `(:VEC_Bench {id, e})` nodes (UNWIND batches),
+creates a vector index on them and times it until ONLINE (build vectors/s), then runs Q
+single-client `db.index.vector.queryNodes(.., k, q)` calls and reports p50/p99 latency and QPS,
+recall@k against the exact answer (the same server's `ORDER BY vector.similarity.*` over all
+nodes) and, for an Arbor it started itself, the server's RSS growth against the raw vector bytes.
+
+    python3 tests/vector/bolt_bench.py --arbor-bin target/release/arbor [--neo4j bolt://127.0.0.1:17687]
+        [--n 20000] [--dims 128] [--kind random|clustered] [--queries 200] [--k 10]
+        [--quantization true|false]
+
+Only labels `VEC_Bench` and the index `vec_bench` are created on the Neo4j side, and they are
+dropped at the end. Needs the `neo4j` Python driver. Not part of CI (minutes of load); the
+numbers are in BENCHMARKS.md, "Vector search: recall, latency, build rate, memory".
+"""
+import argparse
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import neo4j
+
+LABEL, INDEX = "VEC_Bench", "vec_bench"
+
+
+def vectors(n, dims, kind, seed):
+    """`n` vectors (uniform in [-1, 1), or 100 Gaussian clusters) and 1 extra seed for queries."""
+    rng = random.Random(seed)
+    if kind == "random":
+        return [[rng.uniform(-1, 1) for _ in range(dims)] for _ in range(n)]
+    centres = [[rng.gauss(0, 1) for _ in range(dims)] for _ in range(100)]
+    return [[c + rng.gauss(0, 0.35) for c in centres[rng.randrange(100)]] for _ in range(n)]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def run_target(name, uri, args, docs, queries, pid=None):
+    driver = neo4j.GraphDatabase.driver(uri, auth=("neo4j", "password"))
+    run = lambda q, **p: driver.execute_query(q, p, database_="neo4j").records
+
+    def wipe():
+        run(f"DROP INDEX {INDEX} IF EXISTS")
+        with driver.session(database="neo4j") as s:  # auto-commit: IN TRANSACTIONS needs it
+            s.run(f"MATCH (n:{LABEL}) CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS").consume()
+
+    wipe()
+    rss0 = rss_kib(pid) if pid else 0
+    t0 = time.time()
+    for i in range(0, len(docs), 2000):
+        rows = [{"id": i + j, "e": v} for j, v in enumerate(docs[i:i + 2000])]
+        run(f"UNWIND $rows AS r CREATE (:{LABEL} {{id: r.id, e: r.e}})", rows=rows)
+    load_s = time.time() - t0
+    sim = "euclidean" if args.kind == "random" else "cosine"
+    t0 = time.time()
+    run(f"CREATE VECTOR INDEX {INDEX} FOR (n:{LABEL}) ON n.e OPTIONS {{indexConfig: "
+        f"{{`vector.dimensions`: {args.dims}, `vector.similarity_function`: '{sim}', "
+        f"`vector.quantization.enabled`: {args.quantization}}}}}")
+    run("CALL db.awaitIndexes(3600)")
+    build_s = time.time() - t0
+    rss1 = rss_kib(pid) if pid else 0
+    q = f"CALL db.index.vector.queryNodes('{INDEX}', $k, $q) YIELD node, score RETURN node.id AS id"
+    exact = (f"MATCH (n:{LABEL}) RETURN n.id AS id ORDER BY vector.similarity.{sim}(n.e, $q) DESC "
+             f"LIMIT $k")
+    with driver.session(database="neo4j") as s:
+        for v in queries[:10]:  # warm-up
+            list(s.run(q, k=args.k, q=v))
+        lat, found = [], []
+        for v in queries:
+            t = time.perf_counter()
+            ids = [r["id"] for r in s.run(q, k=args.k, q=v)]
+            lat.append((time.perf_counter() - t) * 1000)
+            found.append(ids)
+        hit = 0
+        for v, ids in zip(queries, found):
+            truth = {r["id"] for r in s.run(exact, k=args.k, q=v)}
+            hit += len(truth & set(ids))
+    wipe()
+    driver.close()
+    raw_mib = len(docs) * args.dims * 4 / 2**20
+    out = {
+        "target": name, "n": len(docs), "dims": args.dims, "kind": args.kind,
+        "load_s": round(load_s, 1), "build_s": round(build_s, 2),
+        "build_vps": round(len(docs) / build_s), "p50_ms": round(pct(lat, 50), 3),
+        "p99_ms": round(pct(lat, 99), 3), "qps": round(len(lat) / (sum(lat) / 1000)),
+        f"recall@{args.k}": round(hit / (args.k * len(queries)), 4),
+    }
+    if pid:
+        out["rss_growth_mib"] = round((rss1 - rss0) / 1024, 1)
+        out["raw_vectors_mib"] = round(raw_mib, 1)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arbor-bin")
+    ap.add_argument("--neo4j", help="bolt URI of a running Neo4j 5.26 (shared: VEC_ data only)")
+    ap.add_argument("--n", type=int, default=20000)
+    ap.add_argument("--dims", type=int, default=128)
+    ap.add_argument("--kind", choices=["random", "clustered"], default="random")
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--quantization", choices=["true", "false"], default="true")
+    args = ap.parse_args()
+    docs = vectors(args.n, args.dims, args.kind, 7)
+    queries = vectors(args.queries, args.dims, args.kind, 8)
+    print(f"load average: {os.getloadavg()}", file=sys.stderr)
+    results = []
+    if args.arbor_bin:
+        data = tempfile.mkdtemp(prefix="vec-bench-")
+        port = free_port()
+        proc = subprocess.Popen([args.arbor_bin, "serve", "--data", os.path.join(data, "db"),
+                                 "--listen", f"127.0.0.1:{port}", "--durability", "off"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(600):
+                try:
+                    socket.create_connection(("127.0.0.1", port), 0.2).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            results.append(run_target("arbor", f"bolt://127.0.0.1:{port}", args, docs, queries,
+                                      proc.pid))
+            print(results[-1], flush=True)
+        finally:
+            proc.terminate()
+            proc.wait(30)
+            shutil.rmtree(data, ignore_errors=True)
+    if args.neo4j:
+        results.append(run_target("neo4j", args.neo4j, args, docs, queries))
+    for r in results[1 if args.arbor_bin else 0:]:
+        print(r, flush=True)
+
+
+if __name__ == "__main__":
+    main()
