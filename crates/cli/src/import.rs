@@ -125,8 +125,9 @@ pub struct ImportArgs {
     /// Parser threads (old spelling: --processors). Default: the number of cores.
     #[arg(long, visible_alias = "processors", value_name = "N")]
     threads: Option<usize>,
-    /// Memory budget, e.g. `2G`, `512m` or `80%` of the machine's memory: relationship data
-    /// past it spills to disk (the id map stays in memory; see the README). Default: no limit.
+    /// Memory budget, e.g. `2G`, `512m` or `80%` of the machine's memory: relationships and
+    /// their properties past it spill to sorted runs on disk (the id map stays in memory; see
+    /// the README). Default: 90% of the memory available at start.
     #[arg(long, value_name = "SIZE")]
     max_off_heap_memory: Option<String>,
     /// How ids are read: `string` (default), `integer` or `actual` (treated as integer).
@@ -306,7 +307,10 @@ fn run_inner(args: ImportArgs) -> anyhow::Result<()> {
         }
         cfg.threads = t;
     }
-    cfg.max_memory = args.max_off_heap_memory.as_deref().map(memory).transpose()?;
+    cfg.max_memory = match args.max_off_heap_memory.as_deref() {
+        Some(s) => Some(memory(s)?),
+        None => arbor_import::progress::default_memory_budget(),
+    };
     cfg.id_type = IdType::parse(&args.id_type).with_context(|| {
         format!("--id-type must be string, integer or actual, not `{}`", args.id_type)
     })?;

@@ -163,7 +163,7 @@ pub fn for_each_stream(
     let counted = Counting { inner: file, counter: counter.clone() };
     if n >= 2 && magic[..2] == [0x1f, 0x8b] {
         let mut gz = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 20, counted));
-        f(&mut gz)?;
+        f(&mut gz).map_err(|e| ctx(&e))?;
     } else if n == 4 && magic == *b"PK\x03\x04" {
         let mut archive = zip::ZipArchive::new(BufReader::new(counted)).map_err(|e| ctx(&e))?;
         for i in 0..archive.len() {
@@ -171,13 +171,13 @@ pub fn for_each_stream(
             if entry.is_dir() {
                 continue;
             }
-            if !f(&mut entry)? {
+            if !f(&mut entry).map_err(|e| ctx(&e))? {
                 break;
             }
         }
     } else {
         let mut plain = counted;
-        f(&mut plain)?;
+        f(&mut plain).map_err(|e| ctx(&e))?;
     }
     Ok(())
 }

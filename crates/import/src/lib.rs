@@ -10,18 +10,19 @@
 //! input order, and duplicate detection is deterministic). Nodes first: the collector assigns
 //! ids, fills the id map (`idmap.rs`) and appends the encoded records to a spill file (memory
 //! stays flat however many nodes there are). Relationships next: parser threads resolve both
-//! ends through the (now read-only) id map, the collector appends `(start, end, type)` triples.
-//! Linking: a counting sort by start node (stable, so relationships of one node keep their input
-//! order) gives each relationship its id in start-node order, which makes the store's forward
-//! adjacency columns identities. Finally `arbor_storage::bulk::CheckpointWriter` writes the
-//! checkpoint and the manifest (see there for crash safety).
+//! ends through the (now read-only) id map, the collector adds `(start, end, type)` triples and
+//! encoded properties to a `spill::RelBuffer`. Linking gives each relationship its id in
+//! start-node order (stable, so relationships of one node keep their input order), which makes
+//! the store's forward adjacency columns identities. Finally
+//! `arbor_storage::bulk::CheckpointWriter` writes the checkpoint and the manifest (see there for
+//! crash safety: a failed import leaves a previous store as it was).
 //!
-//! Memory: the id map (nothing for ascending id runs, 4-8 bytes per node for dense integer ids,
-//! ~17 for sparse ones, ~25 for string ids), 12 bytes per relationship (24 while sorting),
-//! relationship properties when there are any (plus 4 bytes per relationship for the sort
-//! order). Past `--max-off-heap-memory` the relationship triples spill to a work file and the
-//! linking stage sorts one start-node range at a time (`rel_budget`). Node
-//! records never stay in memory. The chunk queues hold at most `4 × threads` chunks.
+//! Memory (`--max-off-heap-memory`, by default 90 % of the memory available at start): the id
+//! map (nothing for ascending id runs, 4-8 bytes per node for dense integer ids, ~17 for sparse
+//! ones, ~25 for string ids; it is not spilled), 4 bytes per node while linking, the chunk
+//! queues (at most `4 × threads` chunks), and the relationship buffer, which gets half of the
+//! rest: past it, relationships and their properties spill to sorted runs on disk, merged while
+//! linking (`spill.rs`). Node records never stay in memory (they go to a work file as read).
 //!
 //! Bad input is handled in `report.rs`; value syntax in `values.rs`; headers in `header.rs`.
 
@@ -34,6 +35,7 @@ pub mod report;
 pub mod values;
 
 mod run;
+mod spill;
 pub use run::run;
 
 use std::collections::{BTreeMap, HashMap};
@@ -143,9 +145,9 @@ pub struct ImportSummary {
     pub store_bytes: u64,
     /// Each stage's name and duration.
     pub stages: Vec<(String, Duration)>,
-    /// Relationships that went to the spill file (past `--max-off-heap-memory`).
+    /// Relationships that went to sorted runs on disk (past `--max-off-heap-memory`).
     pub spilled_relationships: u64,
-    /// Start-node ranges the linking stage needed (1 when everything fit in memory).
+    /// Sorted runs the linking stage merged (1 when everything fit in memory).
     pub link_passes: u32,
 }
 
@@ -320,7 +322,9 @@ fn pipeline<R: Send>(
                         seq += 1;
                         Ok(chunk_tx.send((seq - 1, chunk)).is_ok())
                     };
-                    input::chunks(r, cfg.quote, cfg.multiline_fields, carry, &mut emit)?;
+                    let read = input::chunks(r, cfg.quote, cfg.multiline_fields, carry, &mut emit);
+                    drop(emit);
+                    read.map_err(|e| format!("{e} (after line {})", line - 1))?;
                     Ok(!stop.load(Ordering::Relaxed))
                 });
                 if let Err(e) = r {

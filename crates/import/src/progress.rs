@@ -166,6 +166,21 @@ pub fn peak_rss() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Memory available to a new process now (the kernel's `MemAvailable`: free memory plus what
+/// the page cache can give back), if the platform reports it.
+pub fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The default `--max-off-heap-memory`: 90 % (neo4j-admin's default fraction) of the memory
+/// available when the import starts; `None` (no limit) if the platform does not say.
+pub fn default_memory_budget() -> Option<u64> {
+    available_memory().map(|m| m / 10 * 9)
+}
+
 /// Total memory of the machine, if the platform reports it.
 pub fn machine_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -17,6 +17,7 @@ use crate::header::{self, Column, Entity};
 use crate::idmap::IdMap;
 use crate::progress::{self, human_bytes, human_duration, Mode, Stage};
 use crate::report::{BadKind, BadLog};
+use crate::spill::{decode_var, put_var, RelBuffer};
 use crate::values::ValueOptions;
 use crate::{
     arg_err, input, io_err, parse_nodes, parse_rels, pipeline, plan_columns, read_header,
@@ -61,30 +62,33 @@ struct NodeSpill {
     count: u64,
 }
 
-/// The relationships read by [`read_relationships`]: the first `spilled` triples in the spill
-/// file, the rest in memory, both in input order.
-struct Rels {
-    /// (start, end, type) per relationship.
-    triples: Vec<[u32; 3]>,
-    props: Vec<u8>,
-    /// End offset in `props` per relationship, when any group has properties.
-    prop_ends: Option<Vec<u64>>,
-    /// Relationships per start node, for the counting sort.
-    degree: Vec<u32>,
-    /// How many triples may be in memory at once ([`rel_budget`]).
-    cap: usize,
-    spill_path: PathBuf,
-    spilled: u64,
-}
-
-impl Rels {
-    fn count(&self) -> u64 {
-        self.spilled + self.triples.len() as u64
-    }
-}
-
-/// Runs the import (see the crate doc). Prints progress to stdout/stderr unless quiet.
+/// Runs the import (see the crate doc). Prints progress to stdout/stderr unless quiet. A
+/// failure while writing (a full disk, say) also tells what the destination holds now.
 pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
+    import(cfg).map_err(|e| explain_failure(cfg, e))
+}
+
+/// Adds to an I/O failure what it left behind: the work files are gone by now (dropped on the
+/// way out), so the destination holds the previous store, nothing, or a marked incomplete one.
+fn explain_failure(cfg: &ImportConfig, mut e: Error) -> Error {
+    if e.status != Status::Io {
+        return e;
+    }
+    let dest = cfg.dest.display();
+    let full = e.message.contains("os error 28") || e.message.contains("No space left");
+    let state = if cfg.dest.join(bulk::INCOMPLETE_MARKER).exists() {
+        format!("{dest} holds no usable store (marked {})", bulk::INCOMPLETE_MARKER)
+    } else if bulk::holds_store(&cfg.dest).unwrap_or(false) {
+        format!("{dest} still holds its previous store, unchanged")
+    } else {
+        format!("{dest} holds no store")
+    };
+    let what = if full { "out of disk space: " } else { "" };
+    e.message = format!("{what}{}; the import stopped and {state}", e.message);
+    e
+}
+
+fn import(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
     let started = Instant::now();
     let quiet = cfg.progress == Mode::Quiet;
     let say = |s: String| {
@@ -125,7 +129,7 @@ pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
 
     let nodes = read_nodes(&mut rd, &mut idmap, node_bytes, &mut summary)?;
     say(format!("  id map: {}", human_bytes(idmap.bytes() as f64)));
-    let rels = read_relationships(&mut rd, &idmap, nodes.count, rel_bytes, &mut summary)?;
+    let rels = read_relationships(&mut rd, &idmap, nodes.count, rel_bytes, &mut summary, &say)?;
     drop(idmap);
     rd.bad.flush()?;
 
@@ -139,7 +143,16 @@ pub fn run(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
     };
     let mut w = CheckpointWriter::create(&cfg.dest, &header, cfg.overwrite, cfg.sync)?;
     write_nodes(&mut w, &nodes, cfg.progress, &mut summary)?;
-    link(&mut w, rels, nodes.count, cfg.progress, &mut summary)?;
+    let rel_count = rels.count();
+    let spilled = rels.spilled();
+    let mut stage = Stage::start("Linking", rel_count, false, cfg.progress);
+    let passes = rels.link(nodes.count, &mut w, &mut stage)?;
+    summary.spilled_relationships = spilled;
+    summary.link_passes = passes;
+    let took = stage.finish(&format!(
+        "{rel_count} relationships ordered by start node, {passes} sorted run(s) merged"
+    ));
+    summary.stages.push(("linking".to_string(), took));
     let written = w.finish()?;
     summary.store_bytes = written.bytes;
     say(format!("Store written: {} checkpoint", human_bytes(written.bytes as f64)));
@@ -361,18 +374,22 @@ fn read_relationships(
     node_count: u64,
     rel_bytes: u64,
     summary: &mut ImportSummary,
-) -> Result<Rels, Error> {
+    say: Say<'_>,
+) -> Result<RelBuffer, Error> {
     let cfg = rd.cfg;
-    let mut rels = Rels {
-        triples: Vec::new(),
-        props: Vec::new(),
-        prop_ends: None,
-        degree: vec![0; node_count as usize + 1],
-        cap: rel_budget(cfg.max_memory, idmap.bytes()),
-        spill_path: rd.work.0.join("rels.bin"),
-        spilled: 0,
-    };
-    let mut spill: Option<BufWriter<File>> = None;
+    let cap = rel_budget(cfg.max_memory, idmap.bytes(), node_count, cfg.threads);
+    if let Some(m) = cfg.max_memory {
+        say(format!(
+            "Memory budget {}: id map {}, linking {}, pipeline {}; relationships past {} \
+             spill to sorted runs on disk",
+            human_bytes(m as f64),
+            human_bytes(idmap.bytes() as f64),
+            human_bytes((4 * (node_count + 1)) as f64),
+            human_bytes(pipeline_bytes(cfg.threads) as f64),
+            human_bytes(cap as f64)
+        ));
+    }
+    let mut rels = RelBuffer::new(rd.work.0.join("rels.bin"), cap);
     let mut stage = Stage::start("Relationships", rel_bytes, true, cfg.progress);
     for group in &cfg.relationships {
         let Some(first) = group.files.first() else { continue };
@@ -397,10 +414,6 @@ fn read_relationships(
             })
         };
         let (sgi, egi) = (find(&sg)?, find(&eg)?);
-        let has_props = header.columns.iter().any(|c| matches!(c, Column::Property { .. }));
-        if has_props && rels.prop_ends.is_none() {
-            rels.prop_ends = Some(vec![0; rels.triples.len()]);
-        }
         let ctx = RowCtx {
             cfg,
             plan: plan_columns(&header, &mut rd.keys, cfg.id_type),
@@ -424,7 +437,7 @@ fn read_relationships(
             for b in &out.bad {
                 bad.record(b.1, &names[out.file], b.0, &b.2)?;
             }
-            add_relationships(&mut rels, &mut spill, &out)?;
+            rels.push(&out.rels, &out.props, &out.prop_ends)?;
             summary.properties += out.prop_count;
             stage.advance(out.rels.len() as u64);
             Ok(())
@@ -438,58 +451,10 @@ fn read_relationships(
             &mut consume,
         )?;
     }
-    if let Some(mut f) = spill.take() {
-        f.flush().map_err(|e| io_err("cannot write", &rels.spill_path, e))?;
-    }
     let took = stage.finish(&format!("{} relationships", rels.count()));
     summary.stages.push(("relationships".to_string(), took));
     summary.relationships = rels.count();
     Ok(rels)
-}
-
-/// Adds one parsed chunk of relationships, spilling the in-memory triples past the budget.
-fn add_relationships(
-    rels: &mut Rels,
-    spill: &mut Option<BufWriter<File>>,
-    out: &RelOut,
-) -> Result<(), Error> {
-    if rels.spilled as usize + rels.triples.len() + out.rels.len() > u32::MAX as usize {
-        return Err(arg_err("more than 4,294,967,295 relationships in one import"));
-    }
-    for &(s, _, _) in &out.rels {
-        rels.degree[s as usize] += 1;
-    }
-    let _ = out.bytes;
-    rels.triples.extend(out.rels.iter().map(|&(s, e, t)| [s, e, t]));
-    if rels.triples.len() >= rels.cap {
-        let f = match spill.as_mut() {
-            Some(f) => f,
-            None => {
-                let f = File::create(&rels.spill_path)
-                    .map_err(|e| io_err("cannot create", &rels.spill_path, e))?;
-                spill.insert(BufWriter::with_capacity(4 << 20, f))
-            }
-        };
-        let mut bytes = Vec::with_capacity(rels.triples.len() * 12);
-        for r in &rels.triples {
-            for v in r {
-                bytes.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-        f.write_all(&bytes).map_err(|e| io_err("cannot write", &rels.spill_path, e))?;
-        rels.spilled += rels.triples.len() as u64;
-        rels.triples.clear();
-    }
-    if let Some(ends_col) = rels.prop_ends.as_mut() {
-        if out.prop_ends.is_empty() {
-            ends_col.extend(std::iter::repeat_n(rels.props.len() as u64, out.rels.len()));
-        } else {
-            let base = rels.props.len() as u64;
-            rels.props.extend_from_slice(&out.props);
-            ends_col.extend(out.prop_ends.iter().map(|e| base + u64::from(*e)));
-        }
-    }
-    Ok(())
 }
 
 /// Copies the spilled node records into the checkpoint, reading the spill file in large
@@ -537,111 +502,6 @@ fn write_nodes(
     Ok(())
 }
 
-/// Linking: relationships in start-node order (a stable counting sort that scatters the
-/// triples: sequential reads, random writes, which the CPU overlaps far better than the
-/// random reads of a gather), one start-node range at a time when they were spilled.
-fn link(
-    w: &mut CheckpointWriter,
-    rels: Rels,
-    node_count: u64,
-    mode: Mode,
-    summary: &mut ImportSummary,
-) -> Result<(), Error> {
-    let rel_count = rels.count();
-    let mut stage = Stage::start("Linking", rel_count, false, mode);
-    let n = node_count as usize;
-    let mut pos: Vec<u32> = vec![0; n + 1];
-    for i in 0..n {
-        pos[i + 1] = pos[i] + rels.degree[i];
-    }
-    let cap = rels.cap.clamp(1, u32::MAX as usize) as u32;
-    let mut passes = 0u32;
-    let mut lo = 0usize;
-    while lo < n {
-        let from = pos[lo];
-        let mut hi = lo + pos[lo + 1..].partition_point(|p| p - from <= cap);
-        if hi == lo {
-            hi = lo + 1; // one node with more relationships than the budget
-        }
-        let len = (pos[hi] - from) as usize;
-        if len == 0 {
-            lo = hi;
-            continue;
-        }
-        passes += 1;
-        let (sorted, order) = sort_range(&rels, &pos, lo, hi)?;
-        for (j, r) in sorted.iter().enumerate() {
-            let props = match (&rels.prop_ends, order.get(j)) {
-                (Some(e), Some(&i)) => {
-                    let i = i as usize;
-                    let a = if i == 0 { 0 } else { e[i - 1] as usize };
-                    let b = e[i] as usize;
-                    if a == b {
-                        bulk::NO_PROPS
-                    } else {
-                        &rels.props[a..b]
-                    }
-                }
-                _ => bulk::NO_PROPS,
-            };
-            w.rel_raw(u64::from(from) + j as u64, u64::from(r[0]), u64::from(r[1]), r[2], props)?;
-            if j % 65536 == 65535 {
-                stage.advance(65536);
-            }
-        }
-        lo = hi;
-    }
-    let _ = std::fs::remove_file(&rels.spill_path);
-    summary.spilled_relationships = rels.spilled;
-    summary.link_passes = passes;
-    let took = stage
-        .finish(&format!("{rel_count} relationships ordered by start node in {passes} pass(es)"));
-    summary.stages.push(("linking".to_string(), took));
-    Ok(())
-}
-
-/// The triples whose start node is in `lo..hi`, in start-node order (stable), and for each
-/// its index in input order when relationship properties need it.
-#[allow(clippy::type_complexity)]
-fn sort_range(
-    rels: &Rels,
-    pos: &[u32],
-    lo: usize,
-    hi: usize,
-) -> Result<(Vec<[u32; 3]>, Vec<u32>), Error> {
-    let from = pos[lo];
-    let len = (pos[hi] - from) as usize;
-    let mut sorted: Vec<[u32; 3]> = vec![[0; 3]; len];
-    let mut order: Vec<u32> = if rels.prop_ends.is_some() { vec![0; len] } else { Vec::new() };
-    let mut cursor: Vec<u32> = pos[lo..hi].iter().map(|p| p - from).collect();
-    let mut place = |i: u32, r: [u32; 3]| {
-        let s = r[0] as usize;
-        if s >= lo && s < hi {
-            let c = &mut cursor[s - lo];
-            sorted[*c as usize] = r;
-            if let Some(o) = order.get_mut(*c as usize) {
-                *o = i;
-            }
-            *c += 1;
-        }
-    };
-    if rels.spilled > 0 {
-        let path = &rels.spill_path;
-        let f = File::open(path).map_err(|e| io_err("cannot read", path, e))?;
-        let mut r = BufReader::with_capacity(4 << 20, f);
-        let mut rec = [0u8; 12];
-        for i in 0..rels.spilled {
-            r.read_exact(&mut rec).map_err(|e| io_err("cannot read", path, e))?;
-            let word = |k: usize| u32::from_le_bytes([rec[k], rec[k + 1], rec[k + 2], rec[k + 3]]);
-            place(i as u32, [word(0), word(4), word(8)]);
-        }
-    }
-    for (j, r) in rels.triples.iter().enumerate() {
-        place((rels.spilled as usize + j) as u32, *r);
-    }
-    Ok((sorted, order))
-}
-
 /// The report's tail: what was imported, bad entries, peak memory.
 fn print_done(summary: &ImportSummary, bad: &BadLog, say: Say<'_>) {
     say(String::new());
@@ -661,35 +521,24 @@ fn print_done(summary: &ImportSummary, bad: &BadLog, say: Say<'_>) {
         say(format!("Peak memory usage: {}", human_bytes(p as f64)));
     }
 }
-/// How many relationship triples may be held in memory at once: half of what the budget leaves
-/// after the id map (the other half is the sorted copy made while linking); unlimited without
+
+/// The relationship buffer's share of the budget in bytes: half of what is left after the id
+/// map, the per-node array of linking (4 bytes per node) and the pipeline's chunk queues (the
+/// other half is the sorted copy or the merge's read blocks while linking). Unlimited without
 /// a budget.
-fn rel_budget(max_memory: Option<u64>, idmap_bytes: u64) -> usize {
+fn rel_budget(max_memory: Option<u64>, idmap_bytes: u64, nodes: u64, threads: usize) -> usize {
     match max_memory {
         None => usize::MAX,
         Some(m) => {
-            let free = m.saturating_sub(idmap_bytes + (64 << 20));
-            usize::try_from(free / 2 / 12).unwrap_or(usize::MAX).max(1 << 12)
+            let fixed = idmap_bytes + 4 * (nodes + 1) + pipeline_bytes(threads);
+            let free = m.saturating_sub(fixed);
+            usize::try_from(free / 2).unwrap_or(usize::MAX).max(64 << 10)
         }
     }
 }
 
-fn put_var(buf: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        buf.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    buf.push(v as u8);
-}
-
-/// Decodes a LEB128 varint at the start of `b`: `(value, bytes used)`, `None` if incomplete.
-fn decode_var(b: &[u8]) -> Option<(u64, usize)> {
-    let mut v = 0u64;
-    for (i, byte) in b.iter().enumerate().take(10) {
-        v |= u64::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            return Some((v, i + 1));
-        }
-    }
-    None
+/// What the reader, parser and collector stages hold at most: `4 × threads` chunks of ~1 MiB in
+/// flight, each with its parsed form, plus the writer's buffers.
+fn pipeline_bytes(threads: usize) -> u64 {
+    (32 << 20) + (threads.max(1) as u64) * (12 << 20)
 }

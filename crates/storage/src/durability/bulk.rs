@@ -6,13 +6,16 @@
 //! format of `checkpoint.rs` (whose encoders and constants this file reuses). Opening it is an
 //! ordinary recovery: the checkpoint streams into a base builder.
 //!
-//! Crash safety: [`CheckpointWriter::create`] first writes (and fsyncs) an `IMPORT-INCOMPLETE`
-//! marker into the destination, then removes any previous store files (only with `overwrite`),
-//! writes the checkpoint to a `.tmp` file, renames it, writes the `MANIFEST` atomically, and only
-//! then deletes the marker. [`Store::open`](crate::Store::open) refuses a directory holding the
-//! marker, so an import that stops or is killed at any point never leaves a store that opens as
-//! if it were complete. The store's `LOCK` is held throughout, so a running server's directory
-//! cannot be overwritten.
+//! Crash safety: the checkpoint is written to a `.tmp` file beside the destination's contents.
+//! Into an empty destination, [`CheckpointWriter::create`] first writes (and fsyncs) an
+//! `IMPORT-INCOMPLETE` marker. Over a previous store (`overwrite`), the previous store stays
+//! untouched and usable while the new checkpoint is written (an import that fails, runs out of
+//! disk or is killed leaves it as it was); only [`CheckpointWriter::finish`], once the new
+//! checkpoint is durable, writes the marker and removes the previous store files. Then the
+//! `.tmp` is renamed, the `MANIFEST` written atomically, and the marker deleted.
+//! [`Store::open`](crate::Store::open) refuses a directory holding the marker, so no point of an
+//! import leaves a store that opens as if it were complete. The store's `LOCK` is held
+//! throughout, so a running server's directory cannot be overwritten.
 //!
 //! Relationships fed in start-node order make the base's forward adjacency columns identities
 //! (free in memory and load time); the importer sorts them that way before writing.
@@ -94,6 +97,7 @@ fn is_store_file(name: &str) -> bool {
     name == MANIFEST
         || name == INCOMPLETE_MARKER
         || name.starts_with("checkpoint-")
+        || name.starts_with("segment-")
         || (name.starts_with("wal-") && name.ends_with(".log"))
         || name.ends_with(".tmp")
 }
@@ -110,6 +114,21 @@ pub(crate) fn refuse_incomplete(dir: &Path) -> Result<()> {
                 INCOMPLETE_MARKER
             ),
         ));
+    }
+    Ok(())
+}
+
+/// Removes the store files of `dir` but the marker and `keep`.
+fn remove_store_files(dir: &Path, keep: Option<&Path>) -> Result<()> {
+    let entries = fs::read_dir(dir).map_err(|e| io_err("cannot list", dir, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| io_err("cannot list", dir, e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let path = entry.path();
+        if is_store_file(&name) && name != INCOMPLETE_MARKER && Some(path.as_path()) != keep {
+            fs::remove_file(&path).map_err(|e| io_err("cannot remove", &path, e))?;
+        }
     }
     Ok(())
 }
@@ -210,20 +229,17 @@ impl CheckpointWriter {
                 ),
             ));
         }
-        write_atomic(&RealFs, dir, INCOMPLETE_MARKER, b"arbor import in progress\n", sync)?;
-        // The marker is durable: removing the old store can no longer expose a half state.
-        let entries = fs::read_dir(dir).map_err(|e| io_err("cannot list", dir, e))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| io_err("cannot list", dir, e))?;
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if is_store_file(&name) && name != INCOMPLETE_MARKER {
-                let path = entry.path();
-                fs::remove_file(&path).map_err(|e| io_err("cannot remove", &path, e))?;
-            }
+        let previous = dir.join(MANIFEST).exists() && !dir.join(INCOMPLETE_MARKER).exists();
+        if !previous {
+            // Nothing usable to keep: mark the directory first, then clear what is left.
+            write_atomic(&RealFs, dir, INCOMPLETE_MARKER, b"arbor import in progress\n", sync)?;
+            remove_store_files(dir, None)?;
         }
         let name = checkpoint_name(IMPORT_TS);
         let tmp = dir.join(format!("{name}.tmp"));
+        if previous {
+            let _ = fs::remove_file(&tmp); // left by an import that was killed
+        }
         let file = private_file_options()
             .write(true)
             .create(true)
@@ -382,6 +398,17 @@ impl CheckpointWriter {
             file.sync_all().map_err(|e| io_err("cannot fsync", &self.tmp, e))?;
         }
         drop(file);
+        if !self.dir.join(INCOMPLETE_MARKER).exists() {
+            // The new checkpoint is durable: only now may the previous store go.
+            write_atomic(
+                &RealFs,
+                &self.dir,
+                INCOMPLETE_MARKER,
+                b"arbor import in progress\n",
+                self.sync,
+            )?;
+        }
+        remove_store_files(&self.dir, Some(&self.tmp))?;
         let fin = self.dir.join(&self.name);
         fs::rename(&self.tmp, &fin).map_err(|e| io_err("cannot rename", &self.tmp, e))?;
         let mut m = Enc::new();
@@ -491,6 +518,39 @@ mod tests {
         let w = CheckpointWriter::create(dir.path(), &header(0, 0), true, false).unwrap();
         w.finish().unwrap();
         Store::open(dir.path(), StoreConfig::default()).unwrap().close().unwrap();
+    }
+
+    #[test]
+    fn a_failed_overwrite_keeps_the_previous_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = CheckpointWriter::create(dir.path(), &header(2, 0), false, false).unwrap();
+        w.node(0, &[0], &[]).unwrap();
+        w.node(1, &[0], &[]).unwrap();
+        w.finish().unwrap();
+        // An overwriting import that stops half way (out of disk, killed): the old store stays.
+        let mut w = CheckpointWriter::create(dir.path(), &header(5, 0), true, false).unwrap();
+        w.node(0, &[1], &[]).unwrap();
+        assert!(!dir.path().join(INCOMPLETE_MARKER).exists());
+        drop(w);
+        let store = Store::open(dir.path(), StoreConfig::default()).unwrap();
+        assert_eq!(store.check().unwrap().nodes, 2);
+        store.close().unwrap();
+        // One that finishes replaces it.
+        let mut w = CheckpointWriter::create(dir.path(), &header(3, 0), true, false).unwrap();
+        for id in 0..3 {
+            w.node(id, &[1], &[]).unwrap();
+        }
+        w.finish().unwrap();
+        let store = Store::open(dir.path(), StoreConfig::default()).unwrap();
+        let report = store.check().unwrap();
+        assert!(report.is_ok(), "{:?}", report.problems);
+        assert_eq!(report.nodes, 3);
+        store.close().unwrap();
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(!names.iter().any(|n| n.ends_with(".tmp") || n == INCOMPLETE_MARKER), "{names:?}");
     }
 
     #[test]

@@ -1,0 +1,382 @@
+//! The relationships an import holds between reading and linking, within its memory budget.
+//!
+//! [`RelBuffer`] keeps `(start, end, type)` triples and their encoded properties in input order.
+//! Whenever the buffer reaches its share of `--max-off-heap-memory`, it is sorted by start node
+//! (stable: the sort key is `start << 32 | position`) and appended to a work file as one *run*
+//! (records `start end type` as little-endian u32, then `varint(len) properties`). Linking then
+//! merges the runs with a heap (ties go to the earlier run, so the relationships of one node
+//! keep their input order), which gives each relationship its id in start-node order, exactly
+//! what the in-memory path's counting sort gives. When nothing was spilled, linking sorts the
+//! buffer in memory (a stable counting sort by start node: one `u32` per node).
+//!
+//! Memory: the buffer counts 20 bytes per relationship (the triple and, while a run is sorted,
+//! its key) plus its properties and 8 bytes of property offset when any group has properties;
+//! the merge holds one read block per run, together at most the buffer's share.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+
+use arbor_model::{Error, Status};
+use arbor_storage::bulk::{self, CheckpointWriter};
+
+use crate::progress::Stage;
+use crate::{arg_err, io_err};
+
+/// Bytes the buffer counts per relationship (triple + sort key).
+pub(crate) const BYTES_PER_REL: usize = 20;
+
+/// One sorted run in the work file.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    offset: u64,
+    bytes: u64,
+    count: u64,
+}
+
+/// Relationships between reading and linking (see the module doc).
+pub(crate) struct RelBuffer {
+    triples: Vec<[u32; 3]>,
+    props: Vec<u8>,
+    /// End offset in `props` per buffered relationship, once any group has properties.
+    prop_ends: Option<Vec<u64>>,
+    /// Bytes the buffer may hold before it is spilled as a run.
+    cap: usize,
+    path: PathBuf,
+    file: Option<BufWriter<File>>,
+    written: u64,
+    runs: Vec<Run>,
+    spilled: u64,
+}
+
+impl RelBuffer {
+    pub(crate) fn new(path: PathBuf, cap: usize) -> RelBuffer {
+        RelBuffer {
+            triples: Vec::new(),
+            props: Vec::new(),
+            prop_ends: None,
+            cap: cap.max(1),
+            path,
+            file: None,
+            written: 0,
+            runs: Vec::new(),
+            spilled: 0,
+        }
+    }
+
+    /// Relationships added so far.
+    pub(crate) fn count(&self) -> u64 {
+        self.spilled + self.triples.len() as u64
+    }
+
+    /// Relationships written to runs on disk.
+    pub(crate) fn spilled(&self) -> u64 {
+        self.spilled
+    }
+
+    /// Sorted runs on disk.
+    pub(crate) fn runs(&self) -> usize {
+        self.runs.len()
+    }
+
+    fn bytes(&self) -> usize {
+        self.triples.len() * BYTES_PER_REL
+            + self.props.len()
+            + self.prop_ends.as_ref().map_or(0, |e| e.len() * 8)
+    }
+
+    /// Adds a parsed chunk: triples and, when its header has properties, their encodings
+    /// back to back with one end offset per relationship.
+    pub(crate) fn push(
+        &mut self,
+        rels: &[(u32, u32, u32)],
+        props: &[u8],
+        prop_ends: &[u32],
+    ) -> Result<(), Error> {
+        if self.count() + rels.len() as u64 > u64::from(u32::MAX) {
+            return Err(arg_err("more than 4,294,967,295 relationships in one import"));
+        }
+        if !prop_ends.is_empty() && self.prop_ends.is_none() {
+            self.prop_ends = Some(vec![0; self.triples.len()]);
+        }
+        self.triples.extend(rels.iter().map(|&(s, e, t)| [s, e, t]));
+        if let Some(ends) = self.prop_ends.as_mut() {
+            let base = self.props.len() as u64;
+            if prop_ends.is_empty() {
+                ends.extend(std::iter::repeat_n(base, rels.len()));
+            } else {
+                self.props.extend_from_slice(props);
+                ends.extend(prop_ends.iter().map(|e| base + u64::from(*e)));
+            }
+        }
+        if self.bytes() >= self.cap {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn props_of(&self, i: usize) -> &[u8] {
+        match &self.prop_ends {
+            Some(e) => {
+                let a = if i == 0 { 0 } else { e[i - 1] as usize };
+                &self.props[a..e[i] as usize]
+            }
+            None => &[],
+        }
+    }
+
+    /// Writes the buffer as one run sorted by start node (stable) and empties it.
+    fn spill(&mut self) -> Result<(), Error> {
+        if self.triples.is_empty() {
+            return Ok(());
+        }
+        let mut keys: Vec<u64> = (0..self.triples.len())
+            .map(|i| (u64::from(self.triples[i][0]) << 32) | i as u64)
+            .collect();
+        keys.sort_unstable();
+        if self.file.is_none() {
+            let f = File::create(&self.path).map_err(|e| io_err("cannot create", &self.path, e))?;
+            self.file = Some(BufWriter::with_capacity(4 << 20, f));
+        }
+        let offset = self.written;
+        let mut block: Vec<u8> = Vec::with_capacity(1 << 16);
+        for k in &keys {
+            let i = (k & 0xffff_ffff) as usize;
+            for v in self.triples[i] {
+                block.extend_from_slice(&v.to_le_bytes());
+            }
+            let p = self.props_of(i);
+            put_var(&mut block, p.len() as u64);
+            block.extend_from_slice(p);
+            if block.len() >= 1 << 16 {
+                self.write_block(&block)?;
+                block.clear();
+            }
+        }
+        self.write_block(&block)?;
+        let count = self.triples.len() as u64;
+        self.runs.push(Run { offset, bytes: self.written - offset, count });
+        self.spilled += count;
+        self.triples = Vec::new();
+        self.props = Vec::new();
+        if let Some(e) = self.prop_ends.as_mut() {
+            *e = Vec::new();
+        }
+        Ok(())
+    }
+
+    fn write_block(&mut self, block: &[u8]) -> Result<(), Error> {
+        let Some(f) = self.file.as_mut() else {
+            return Err(Error::new(Status::Internal, "relationship work file not open"));
+        };
+        f.write_all(block).map_err(|e| io_err("cannot write", &self.path, e))?;
+        self.written += block.len() as u64;
+        Ok(())
+    }
+
+    /// Writes every relationship to `w` in start-node order (ids in that order) and removes
+    /// the work file. Returns how many runs were merged (1 when everything fit in memory).
+    pub(crate) fn link(
+        mut self,
+        node_count: u64,
+        w: &mut CheckpointWriter,
+        stage: &mut Stage,
+    ) -> Result<u32, Error> {
+        if self.runs.is_empty() {
+            self.link_in_memory(node_count, w, stage)?;
+            return Ok(1);
+        }
+        self.spill()?;
+        if let Some(mut f) = self.file.take() {
+            f.flush().map_err(|e| io_err("cannot write", &self.path, e))?;
+        }
+        let r = self.merge(w, stage);
+        let _ = std::fs::remove_file(&self.path);
+        r?;
+        Ok(self.runs.len() as u32)
+    }
+
+    /// The counting sort of the in-memory path: scatter the triples to their place (sequential
+    /// reads, random writes, which the CPU overlaps far better than a gather's random reads).
+    fn link_in_memory(
+        self,
+        node_count: u64,
+        w: &mut CheckpointWriter,
+        stage: &mut Stage,
+    ) -> Result<(), Error> {
+        let n = node_count as usize;
+        let mut cursor: Vec<u32> = vec![0; n + 1];
+        for t in &self.triples {
+            cursor[t[0] as usize + 1] += 1;
+        }
+        for i in 0..n {
+            cursor[i + 1] += cursor[i];
+        }
+        let len = self.triples.len();
+        let mut sorted: Vec<[u32; 3]> = vec![[0; 3]; len];
+        let mut order: Vec<u32> = if self.prop_ends.is_some() { vec![0; len] } else { Vec::new() };
+        for (i, t) in self.triples.iter().enumerate() {
+            let c = &mut cursor[t[0] as usize];
+            sorted[*c as usize] = *t;
+            if let Some(o) = order.get_mut(*c as usize) {
+                *o = i as u32;
+            }
+            *c += 1;
+        }
+        drop(cursor);
+        for (j, r) in sorted.iter().enumerate() {
+            let props = match order.get(j) {
+                Some(&i) => self.props_of(i as usize),
+                None => &[],
+            };
+            let props = if props.is_empty() { bulk::NO_PROPS } else { props };
+            w.rel_raw(j as u64, u64::from(r[0]), u64::from(r[1]), r[2], props)?;
+            if j % 65536 == 65535 {
+                stage.advance(65536);
+            }
+        }
+        Ok(())
+    }
+
+    /// Merges the runs by start node, earlier runs first among equals.
+    fn merge(&self, w: &mut CheckpointWriter, stage: &mut Stage) -> Result<(), Error> {
+        let file = File::open(&self.path).map_err(|e| io_err("cannot read", &self.path, e))?;
+        let block = (self.cap / self.runs.len()).clamp(64 << 10, 8 << 20);
+        let mut readers: Vec<RunReader> =
+            self.runs.iter().map(|r| RunReader::new(*r, block)).collect();
+        let mut heap = BinaryHeap::with_capacity(readers.len());
+        for (i, r) in readers.iter_mut().enumerate() {
+            if r.next(&file, self)? {
+                heap.push(Reverse((r.head[0], i as u32)));
+            }
+        }
+        let mut id = 0u64;
+        while let Some(Reverse((_, i))) = heap.pop() {
+            let r = &mut readers[i as usize];
+            let [s, e, t] = r.head;
+            let props = if r.props.1 == 0 { bulk::NO_PROPS } else { r.props_bytes() };
+            w.rel_raw(id, u64::from(s), u64::from(e), t, props)?;
+            id += 1;
+            if id.is_multiple_of(65536) {
+                stage.advance(65536);
+            }
+            if r.next(&file, self)? {
+                heap.push(Reverse((r.head[0], i)));
+            }
+        }
+        if id != self.spilled {
+            return Err(Error::new(
+                Status::Io,
+                format!(
+                    "{}: the work file holds {id} relationships, {} were written to it",
+                    self.path.display(),
+                    self.spilled
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Reads one run of the work file in blocks (`pread`: all runs share one file handle).
+struct RunReader {
+    run: Run,
+    /// Bytes of the run consumed into `buf`.
+    read: u64,
+    buf: Vec<u8>,
+    at: usize,
+    block: usize,
+    left: u64,
+    head: [u32; 3],
+    /// The head's properties: (offset in `buf`, length).
+    props: (usize, usize),
+}
+
+impl RunReader {
+    fn new(run: Run, block: usize) -> RunReader {
+        RunReader {
+            run,
+            read: 0,
+            buf: Vec::new(),
+            at: 0,
+            block,
+            left: run.count,
+            head: [0; 3],
+            props: (0, 0),
+        }
+    }
+
+    fn props_bytes(&self) -> &[u8] {
+        &self.buf[self.props.0..self.props.0 + self.props.1]
+    }
+
+    /// Makes at least `n` unread bytes available; false at the end of the run.
+    fn ensure(&mut self, n: usize, file: &File, owner: &RelBuffer) -> Result<bool, Error> {
+        if self.buf.len() - self.at >= n {
+            return Ok(true);
+        }
+        self.buf.drain(..self.at);
+        self.at = 0;
+        while self.buf.len() < n {
+            let want = (self.run.bytes - self.read).min(self.block.max(n) as u64) as usize;
+            if want == 0 {
+                return Ok(false);
+            }
+            let old = self.buf.len();
+            self.buf.resize(old + want, 0);
+            file.read_exact_at(&mut self.buf[old..], self.run.offset + self.read)
+                .map_err(|e| io_err("cannot read", &owner.path, e))?;
+            self.read += want as u64;
+        }
+        Ok(true)
+    }
+
+    /// Reads the next record into `head`/`props`; false at the end of the run.
+    fn next(&mut self, file: &File, owner: &RelBuffer) -> Result<bool, Error> {
+        if self.left == 0 {
+            return Ok(false);
+        }
+        let truncated = || Error::new(Status::Io, format!("{} is truncated", owner.path.display()));
+        // A record is at least 13 bytes; a varint at most 10.
+        let avail = (self.run.bytes - self.read) as usize + self.buf.len() - self.at;
+        if !self.ensure(avail.min(22), file, owner)? || avail < 13 {
+            return Err(truncated());
+        }
+        let b = &self.buf[self.at..];
+        let word = |k: usize| u32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]]);
+        self.head = [word(0), word(4), word(8)];
+        let Some((len, used)) = decode_var(&b[12..]) else { return Err(truncated()) };
+        let len = usize::try_from(len).map_err(|_| truncated())?;
+        self.at += 12 + used;
+        if !self.ensure(len, file, owner)? {
+            return Err(truncated());
+        }
+        self.props = (self.at, len);
+        self.at += len;
+        self.left -= 1;
+        Ok(true)
+    }
+}
+
+pub(crate) fn put_var(buf: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        buf.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    buf.push(v as u8);
+}
+
+/// Decodes a LEB128 varint at the start of `b`: `(value, bytes used)`, `None` if incomplete.
+pub(crate) fn decode_var(b: &[u8]) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for (i, byte) in b.iter().enumerate().take(10) {
+        v |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    None
+}
