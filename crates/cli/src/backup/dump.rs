@@ -155,21 +155,23 @@ fn read_index(f: &mut File, origin: &str) -> anyhow::Result<Meta> {
     Ok(meta)
 }
 
+/// Writes the dump's files (`f` at the first one's bytes) into `to`, checking each.
+fn extract(f: &mut File, meta: &Meta, origin: &str, to: &std::path::Path) -> anyhow::Result<()> {
+    let mut r = BufReader::with_capacity(1 << 20, f);
+    for e in &meta.files {
+        let what = format!("{} in {origin}", e.name);
+        super::copy_checked(&mut r, &to.join(&e.name), e.len, e.crc, &what)?;
+    }
+    super::sync_dir(to)
+}
+
 /// `arbor load`.
 pub fn load(args: LoadArgs) -> anyhow::Result<()> {
     let origin = format!("dump {}", args.from.display());
     let mut f = File::open(&args.from).with_context(|| format!("opening {origin}"))?;
     let meta = read_index(&mut f, &origin)?;
     super::prepare_target(&args.to, args.force)?;
-    let result = (|| {
-        let mut r = BufReader::with_capacity(1 << 20, &mut f);
-        for e in &meta.files {
-            let what = format!("{} in {origin}", e.name);
-            super::copy_checked(&mut r, &args.to.join(&e.name), e.len, e.crc, &what)?;
-        }
-        super::sync_dir(&args.to)
-    })();
-    if let Err(e) = result {
+    if let Err(e) = extract(&mut f, &meta, &origin, &args.to) {
         let _ = std::fs::remove_dir_all(&args.to);
         return Err(e);
     }

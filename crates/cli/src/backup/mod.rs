@@ -167,13 +167,12 @@ fn fetch(
                 f.offset
             );
         }
-        let file = std::fs::OpenOptions::new()
+        let mut file = std::fs::OpenOptions::new()
             .write(true)
             .open(&path)
             .with_context(|| format!("opening {}", path.display()))?;
         // Bytes an interrupted backup appended are not part of the backup.
         file.set_len(entry.len).with_context(|| format!("truncating {}", path.display()))?;
-        let mut file = file;
         std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0))?;
         (file, entry.crc)
     };
@@ -376,23 +375,25 @@ pub(crate) fn verify_restored(dir: &Path, commit: u64) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Copies every file of the backup in `from` into `to`, checking each against `meta`.
+fn copy_backup(meta: &Meta, from: &Path, to: &Path) -> anyhow::Result<()> {
+    for f in &meta.files {
+        let src = from.join(&f.name);
+        let mut file = File::open(&src)
+            .with_context(|| format!("backup file {} is missing", src.display()))?;
+        let origin = format!("backup file {}", src.display());
+        copy_checked(&mut file, &to.join(&f.name), f.len, f.crc, &origin)?;
+    }
+    sync_dir(to)
+}
+
 /// `arbor restore`.
 pub fn restore(args: RestoreArgs) -> anyhow::Result<()> {
     let meta = Meta::read(&args.from)?.with_context(|| {
         format!("no backup in {}: {META} is missing (an unfinished backup?)", args.from.display())
     })?;
     prepare_target(&args.to, args.force)?;
-    let result = (|| {
-        for f in &meta.files {
-            let src = args.from.join(&f.name);
-            let mut file = File::open(&src)
-                .with_context(|| format!("backup file {} is missing", src.display()))?;
-            let origin = format!("backup file {}", src.display());
-            copy_checked(&mut file, &args.to.join(&f.name), f.len, f.crc, &origin)?;
-        }
-        sync_dir(&args.to)
-    })();
-    if let Err(e) = result {
+    if let Err(e) = copy_backup(&meta, &args.from, &args.to) {
         let _ = std::fs::remove_dir_all(&args.to);
         return Err(e);
     }

@@ -306,8 +306,8 @@ mod tests {
     fn count(dir: &Path) -> u64 {
         let s = Store::open_read_only(dir).unwrap();
         assert!(s.check().unwrap().is_ok());
-        let n = s.begin(true).count_nodes(None);
-        n
+        let tx = s.begin(true);
+        tx.count_nodes(None)
     }
 
     #[test]
