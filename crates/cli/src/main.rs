@@ -1,11 +1,12 @@
 //! The `arbor` binary: `serve` (Bolt server over an embedded data directory), `shell` (run Cypher
 //! against a data directory in process), `passwd` (manage users for basic auth), `import` (bulk
-//! CSV import, neo4j-admin compatible), `check`, `bench`.
+//! CSV import, neo4j-admin compatible), `check`, `bench`, `backup`/`restore`/`dump`/`load`.
 //!
 //! **Architecture Invariant:** this is the only crate that uses clap, anyhow and
 //! tracing-subscriber; everything it does is a thin call into `engine` and `bolt`.
 
 mod alloc;
+mod backup;
 mod bench;
 mod config;
 mod import;
@@ -47,6 +48,14 @@ enum Command {
     Import(Box<import::ImportArgs>),
     /// Run a benchmark (`traversal`, `mgbench`, `copy`) with the `arbor-bench` binary.
     Bench(bench::BenchArgs),
+    /// Back up a running server over Bolt (incremental when the directory holds a backup).
+    Backup(backup::BackupArgs),
+    /// Restore a backup directory into a new data directory.
+    Restore(backup::RestoreArgs),
+    /// Write a stopped database into one checksummed file.
+    Dump(backup::DumpArgs),
+    /// Load a dump file into a new data directory.
+    Load(backup::LoadArgs),
 }
 
 #[derive(clap::Args)]
@@ -221,6 +230,10 @@ fn main() {
         Command::Check(args) => check(args),
         Command::Import(args) => import::run(*args),
         Command::Bench(args) => bench::run(args),
+        Command::Backup(args) => backup::backup(args),
+        Command::Restore(args) => backup::restore(args),
+        Command::Dump(args) => backup::dump(args),
+        Command::Load(args) => backup::load(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -9,6 +9,7 @@
 //! (those live in `storage`).
 
 mod apoc_schema;
+pub mod backup;
 mod check_report;
 mod db_stats;
 mod deadline;

@@ -77,6 +77,7 @@ pub(crate) fn install_test_hooks(db: &Database) {
     install_warmup(db);
     crate::apoc_schema::install(db);
     crate::db_stats::install(db);
+    crate::backup::install(db);
     if std::env::var(TEST_PROCEDURES_ENV).is_ok_and(|v| v == "1") {
         db.enable_test_procedures();
     }

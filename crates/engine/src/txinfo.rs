@@ -38,6 +38,9 @@ struct TxState {
     client_address: String,
     terminated: bool,
     interrupt: Option<Arc<AtomicBool>>,
+    /// The transaction's memory accounting (`currentQueryAllocatedBytes`,
+    /// `estimatedUsedHeapMemory`).
+    memory: Option<Arc<arbor_exec::memory::TxMemory>>,
 }
 
 /// The metadata and live state of a session's current transaction.
@@ -59,10 +62,16 @@ impl TxMeta {
         s.terminated = false;
     }
 
+    /// The memory accounting of the transaction that just started.
+    pub(crate) fn set_memory(&self, memory: Option<Arc<arbor_exec::memory::TxMemory>>) {
+        self.state.lock().memory = memory;
+    }
+
     /// The transaction ended.
     pub(crate) fn end(&self) {
         let mut s = self.state.lock();
         s.id = None;
+        s.memory = None;
         s.query.clear();
         s.terminated = false;
     }
@@ -254,9 +263,11 @@ fn row(s: &TxState, id: u64) -> Vec<Value> {
         Value::Null,
         duration_of(std::time::Duration::ZERO),
         Value::Null,
-        Value::Null,
+        // Bytes held now, and the most held at once, as the allocator counts them (in the
+        // 64 KiB chunks reserved from the pool).
+        Value::Int(s.memory.as_ref().map_or(0, |m| m.reserved() as i64)),
         zero.clone(),
-        zero.clone(),
+        Value::Int(s.memory.as_ref().map_or(0, |m| m.peak() as i64)),
         zero.clone(),
         zero.clone(),
         zero.clone(),

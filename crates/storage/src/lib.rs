@@ -225,6 +225,7 @@ mod pager;
 mod store;
 
 pub use durability::bulk;
+pub use durability::snapshot::{BackupSnapshot, Since, SnapshotFile};
 
 #[cfg(test)]
 mod base_tests;

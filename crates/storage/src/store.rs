@@ -17,6 +17,7 @@ use crate::codec::Enc;
 use crate::durability::checkpoint;
 use crate::durability::persist::Persist;
 use crate::durability::recovery::recover;
+use crate::durability::snapshot::{BackupSnapshot, Since};
 use crate::durability::wal::{self, io_err, WalShared};
 use crate::mvcc::Core;
 use crate::mvcc::Transaction;
@@ -680,6 +681,19 @@ impl Store {
     /// Number of WAL fsyncs so far (group commit makes this smaller than the commit count).
     pub fn wal_syncs(&self) -> u64 {
         self.h.persist.as_ref().map_or(0, |p| p.wal.syncs.load(Ordering::Relaxed))
+    }
+
+    /// [backup hook] Pins the files that hold exactly the newest visible commit, for a backup
+    /// (see `durability/snapshot.rs`); `extras` are other files of the directory copied whole.
+    /// In-memory stores have nothing to back up.
+    pub fn backup_snapshot(&self, since: Option<Since>, extras: &[&str]) -> Result<BackupSnapshot> {
+        let Some(p) = &self.h.persist else {
+            return Err(Error::new(
+                Status::ProcedureCallFailed,
+                "an in-memory store has no files to back up",
+            ));
+        };
+        crate::durability::snapshot::pin(&self.h.core, p, since, extras)
     }
 
     /// The newest commit ts visible to new transactions (a bookmark value).

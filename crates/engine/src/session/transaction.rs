@@ -113,6 +113,7 @@ impl Session {
         // After `end_tx` above, which forgets the previous transaction.
         self.tx_meta.reset(config.metadata.clone());
         self.mem = Some(self.db.inner.memory.transaction());
+        self.tx_meta.set_memory(self.mem.clone());
     }
 
     /// Counts this thread's allocations against the current transaction until dropped.

@@ -9,7 +9,7 @@
 //!
 //! Files, lowest first: `persist` (the file-backed configuration), `wal`,
 //! `checkpoint_segments` (the segment file of a checkpoint), `checkpoint`,
-//! `recovery`, `bulk`, `check`.
+//! `recovery`, `bulk`, `check`, `snapshot` (the file set a backup copies).
 
 pub mod bulk;
 pub(crate) mod check;
@@ -17,4 +17,5 @@ pub(crate) mod checkpoint;
 pub(crate) mod checkpoint_segments;
 pub(crate) mod persist;
 pub(crate) mod recovery;
+pub mod snapshot;
 pub(crate) mod wal;

@@ -1,0 +1,401 @@
+//! `arbor backup` (online, over Bolt, incremental when the directory holds a backup),
+//! `arbor restore`, and the offline one-file `arbor dump` / `arbor load` (`dump.rs`).
+//!
+//! A backup directory holds the store's files as the server's `dbms.backup.*` procedures hand
+//! them out (`engine/src/backup.rs`: a manifest, its checkpoint and segment files, the log cut
+//! at the backup's commit) and `backup.meta` (`meta.rs`), written last, which names each file
+//! with its length and CRC32C. Every chunk is checked against the CRC the server computed, and
+//! every file against `backup.meta` when restored, so a damaged byte is an error naming the file.
+
+mod dump;
+mod meta;
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use arbor_bolt::client::{Auth, Client, ClientConfig};
+use arbor_model::{PropertyMap, Value};
+
+pub use dump::{dump, load, DumpArgs, LoadArgs};
+use meta::{Meta, META};
+
+/// Bytes asked for per `dbms.backup.read` call.
+const CHUNK: i64 = 1 << 20;
+/// A progress line every this many bytes of one file.
+const PROGRESS_EVERY: u64 = 64 << 20;
+
+#[derive(clap::Args, Debug)]
+pub struct BackupArgs {
+    /// The server to back up: `bolt://HOST:PORT` (or `HOST:PORT`).
+    #[arg(long)]
+    from: String,
+    /// The backup directory (created if missing; an existing backup in it is continued
+    /// incrementally when the server's log still reaches back to it).
+    #[arg(long)]
+    to: PathBuf,
+    /// User name. Default: neo4j
+    #[arg(short = 'u', long, default_value = "neo4j")]
+    username: String,
+    /// Password (env NEO4J_PASSWORD); without one the backup logs in with scheme `none`.
+    #[arg(short = 'p', long, env = "NEO4J_PASSWORD", hide_env_values = true)]
+    password: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RestoreArgs {
+    /// The backup directory.
+    #[arg(long)]
+    from: PathBuf,
+    /// The data directory to create.
+    #[arg(long)]
+    to: PathBuf,
+    /// Replace the contents of a non-empty data directory.
+    #[arg(long)]
+    force: bool,
+}
+
+/// Creates (truncating) a file readable by its owner only.
+pub(crate) fn create_private(path: &Path) -> anyhow::Result<File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    o.open(path).with_context(|| format!("creating {}", path.display()))
+}
+
+pub(crate) fn sync_dir(dir: &Path) -> anyhow::Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .with_context(|| format!("syncing directory {}", dir.display()))
+}
+
+fn int(v: Option<&Value>, what: &str) -> anyhow::Result<i64> {
+    match v {
+        Some(Value::Int(n)) => Ok(*n),
+        _ => bail!("the server's answer has no integer {what}"),
+    }
+}
+
+fn params(pairs: &[(&str, i64)]) -> PropertyMap {
+    let mut p = PropertyMap::new();
+    for (k, v) in pairs {
+        p.insert((*k).into(), Value::Int(*v));
+    }
+    p
+}
+
+/// A file of the snapshot the server pinned.
+struct Remote {
+    name: String,
+    offset: u64,
+    len: u64,
+}
+
+/// What `dbms.backup.begin` answered.
+struct Begun {
+    id: i64,
+    meta: Meta,
+    incremental: bool,
+    files: Vec<Remote>,
+}
+
+fn begin(client: &mut Client, old: Option<&Meta>) -> anyhow::Result<Begun> {
+    let since = match old {
+        Some(m) => params(&[
+            ("c", m.commit as i64),
+            ("k", m.checkpoint as i64),
+            ("m", i64::from(m.manifest_crc)),
+        ]),
+        None => params(&[("c", -1), ("k", -1), ("m", -1)]),
+    };
+    let r = client
+        .run_all("CALL dbms.backup.begin($c, $k, $m)", &since)
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .context("starting the backup on the server")?;
+    let row = r.records.first().context("the server pinned no snapshot")?;
+    let mut files = Vec::new();
+    if let Some(Value::List(items)) = row.get(5) {
+        for item in items {
+            let Value::Map(m) = item else { bail!("the server's file list is malformed") };
+            let name = match m.get("name") {
+                Some(Value::String(s)) if meta::valid_name(s) => s.to_string(),
+                other => bail!("the server named a bad backup file: {other:?}"),
+            };
+            let offset = int(m.get("offset"), "offset")?.max(0) as u64;
+            let len = int(m.get("length"), "length")?.max(0) as u64;
+            files.push(Remote { name, offset, len });
+        }
+    }
+    Ok(Begun {
+        id: int(row.first(), "backupId")?,
+        meta: Meta {
+            commit: int(row.get(1), "commit")? as u64,
+            checkpoint: int(row.get(2), "checkpoint")? as u64,
+            manifest_crc: u32::try_from(int(row.get(3), "manifestCrc")?)
+                .context("manifestCrc out of range")?,
+            files: Vec::new(),
+        },
+        incremental: matches!(row.get(4), Some(Value::Bool(true))),
+        files,
+    })
+}
+
+/// Copies file number `i` of backup `id` into `dir`, appending at its offset, and records its
+/// new length and CRC in `meta`.
+fn fetch(
+    client: &mut Client,
+    id: i64,
+    i: usize,
+    f: &Remote,
+    dir: &Path,
+    meta: &mut Meta,
+) -> anyhow::Result<()> {
+    let path = dir.join(&f.name);
+    let entry = meta.entry_mut(&f.name);
+    let (mut out, mut crc) = if f.offset == 0 {
+        (create_private(&path)?, 0)
+    } else {
+        if entry.len != f.offset {
+            bail!(
+                "{} in the backup holds {} bytes but the server continues it at {}; start a \
+                 new backup directory",
+                path.display(),
+                entry.len,
+                f.offset
+            );
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        // Bytes an interrupted backup appended are not part of the backup.
+        file.set_len(entry.len).with_context(|| format!("truncating {}", path.display()))?;
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0))?;
+        (file, entry.crc)
+    };
+    let mut at = f.offset;
+    let end = f.offset + f.len;
+    let mut next_note = at + PROGRESS_EVERY;
+    let mut err = None;
+    while at < end {
+        let mut got = false;
+        client
+            .run_with(
+                "CALL dbms.backup.read($id, $file, $max)",
+                &params(&[("id", id), ("file", i as i64), ("max", CHUNK)]),
+                |row| {
+                    got = true;
+                    if err.is_none() {
+                        if let Err(e) = take_chunk(&row, &f.name, &mut at, &mut crc, &mut out) {
+                            err = Some(e);
+                        }
+                    }
+                    Ok(())
+                },
+            )
+            .map_err(|e| anyhow::anyhow!("{e}"))
+            .with_context(|| format!("reading {} from the server", f.name))?;
+        if let Some(e) = err.take() {
+            return Err(e);
+        }
+        if !got {
+            bail!("the server ended {} at byte {at}, expected {end}", f.name);
+        }
+        if at >= next_note && at < end {
+            println!("backup:   {}: {} of {} MiB", f.name, (at - f.offset) >> 20, f.len >> 20);
+            next_note = at + PROGRESS_EVERY;
+        }
+    }
+    out.sync_all().with_context(|| format!("syncing {}", path.display()))?;
+    *meta.entry_mut(&f.name) = meta::Entry { name: f.name.clone(), len: end, crc };
+    Ok(())
+}
+
+/// Checks one chunk record (`offset`, `data`, `crc`) and appends it.
+fn take_chunk(
+    row: &[Value],
+    name: &str,
+    at: &mut u64,
+    crc: &mut u32,
+    out: &mut File,
+) -> anyhow::Result<()> {
+    let offset = int(row.first(), "offset")? as u64;
+    let Some(Value::Bytes(data)) = row.get(1) else { bail!("chunk of {name} carries no bytes") };
+    let sent = int(row.get(2), "crc")? as u32;
+    if offset != *at {
+        bail!("chunk of {name} starts at byte {offset}, expected {at}");
+    }
+    let got = crc32c::crc32c(data);
+    if got != sent {
+        bail!(
+            "chunk at byte {offset} of {name} is corrupt: CRC32C {got:08x}, the server sent \
+             {sent:08x}"
+        );
+    }
+    out.write_all(data).with_context(|| format!("writing {name}"))?;
+    *crc = crc32c::crc32c_append(*crc, data);
+    *at += data.len() as u64;
+    Ok(())
+}
+
+/// `arbor backup`.
+pub fn backup(args: BackupArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    crate::create_data_dir(&args.to)
+        .with_context(|| format!("creating backup directory {}", args.to.display()))?;
+    let old = Meta::read(&args.to)?;
+    let auth = match &args.password {
+        Some(p) => Auth::Basic { user: args.username.clone(), password: p.clone() },
+        None => Auth::None,
+    };
+    let config = ClientConfig {
+        auth,
+        user_agent: format!("arbor-backup/{}", env!("CARGO_PKG_VERSION")),
+        timeout: None,
+    };
+    let mut client = Client::connect(&args.from, &config)
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .with_context(|| format!("connecting to {}", args.from))?;
+    let b = begin(&mut client, old.as_ref())?;
+    let mut meta = match (&old, b.incremental) {
+        (Some(old), true) => Meta { files: old.files.clone(), ..b.meta.clone() },
+        _ => {
+            // A full backup replaces whatever the directory held: the old description goes
+            // first, so an interrupted run never looks like a finished one.
+            if let Some(old) = &old {
+                let _ = std::fs::remove_file(args.to.join(META));
+                for f in &old.files {
+                    let _ = std::fs::remove_file(args.to.join(&f.name));
+                }
+            }
+            b.meta.clone()
+        }
+    };
+    let total: u64 = b.files.iter().map(|f| f.len).sum();
+    println!(
+        "backup: {} backup of {} at commit {} (checkpoint {}): {} file(s), {} bytes",
+        if b.incremental { "incremental" } else { "full" },
+        args.from,
+        b.meta.commit,
+        b.meta.checkpoint,
+        b.files.len(),
+        total
+    );
+    for (i, f) in b.files.iter().enumerate() {
+        println!(
+            "backup: [{}/{}] {} ({} bytes from byte {})",
+            i + 1,
+            b.files.len(),
+            f.name,
+            f.len,
+            f.offset
+        );
+        fetch(&mut client, b.id, i, f, &args.to, &mut meta)?;
+    }
+    let _ = client.run_all("CALL dbms.backup.end($id)", &params(&[("id", b.id)]));
+    sync_dir(&args.to)?;
+    meta.write(&args.to)?;
+    println!(
+        "backup: done: commit {} in {} ({} bytes copied, {} bytes in the backup) in {:.1} s",
+        meta.commit,
+        args.to.display(),
+        total,
+        meta.total_bytes(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Refuses a non-empty `dir` without `force`; with it, empties it.
+pub(crate) fn prepare_target(dir: &Path, force: bool) -> anyhow::Result<()> {
+    let non_empty = std::fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(false);
+    if non_empty {
+        if !force {
+            bail!(
+                "{} is not empty; pass --force to replace its contents (stop any server using \
+                 it first)",
+                dir.display()
+            );
+        }
+        std::fs::remove_dir_all(dir).with_context(|| format!("emptying {}", dir.display()))?;
+    }
+    crate::create_data_dir(dir).with_context(|| format!("creating {}", dir.display()))
+}
+
+/// Copies `len` bytes from `src` into a new private file `dest`, checking their CRC against
+/// `want`; `origin` names the source in errors.
+pub(crate) fn copy_checked(
+    src: &mut impl Read,
+    dest: &Path,
+    len: u64,
+    want: u32,
+    origin: &str,
+) -> anyhow::Result<()> {
+    let mut out = create_private(dest)?;
+    let mut buf = vec![0u8; 1 << 20];
+    let (mut left, mut crc) = (len, 0u32);
+    while left > 0 {
+        let n = usize::try_from(left).unwrap_or(usize::MAX).min(buf.len());
+        let got = src.read(&mut buf[..n]).with_context(|| format!("reading {origin}"))?;
+        if got == 0 {
+            bail!("{origin} is truncated: {} of {len} bytes", len - left);
+        }
+        crc = crc32c::crc32c_append(crc, &buf[..got]);
+        out.write_all(&buf[..got]).with_context(|| format!("writing {}", dest.display()))?;
+        left -= got as u64;
+    }
+    if crc != want {
+        bail!("{origin} is corrupt: CRC32C {crc:08x}, expected {want:08x}");
+    }
+    out.sync_all().with_context(|| format!("syncing {}", dest.display()))
+}
+
+/// Opens the restored directory read-only and checks it; prints what it holds.
+pub(crate) fn verify_restored(dir: &Path, commit: u64) -> anyhow::Result<()> {
+    let db = arbor_engine::Database::open_read_only(dir)
+        .with_context(|| format!("opening the restored store in {}", dir.display()))?;
+    let report = db.check().context("checking the restored store")?;
+    db.shutdown().context("closing the restored store")?;
+    if !report.is_ok() {
+        for p in &report.problems {
+            println!("PROBLEM: {p}");
+        }
+        bail!("the restored store in {} has {} problem(s)", dir.display(), report.problems.len());
+    }
+    println!(
+        "restored commit {commit} into {}: {} nodes, {} relationships; check OK (last commit {})",
+        dir.display(),
+        report.nodes,
+        report.relationships,
+        report.last_commit()
+    );
+    Ok(())
+}
+
+/// Copies every file of the backup in `from` into `to`, checking each against `meta`.
+fn copy_backup(meta: &Meta, from: &Path, to: &Path) -> anyhow::Result<()> {
+    for f in &meta.files {
+        let src = from.join(&f.name);
+        let mut file = File::open(&src)
+            .with_context(|| format!("backup file {} is missing", src.display()))?;
+        let origin = format!("backup file {}", src.display());
+        copy_checked(&mut file, &to.join(&f.name), f.len, f.crc, &origin)?;
+    }
+    sync_dir(to)
+}
+
+/// `arbor restore`.
+pub fn restore(args: RestoreArgs) -> anyhow::Result<()> {
+    let meta = Meta::read(&args.from)?.with_context(|| {
+        format!("no backup in {}: {META} is missing (an unfinished backup?)", args.from.display())
+    })?;
+    prepare_target(&args.to, args.force)?;
+    if let Err(e) = copy_backup(&meta, &args.from, &args.to) {
+        let _ = std::fs::remove_dir_all(&args.to);
+        return Err(e);
+    }
+    verify_restored(&args.to, meta.commit)
+}
