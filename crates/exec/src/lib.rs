@@ -399,14 +399,21 @@ impl Execution {
                 self.ctx.recycle(row);
                 continue;
             }
+            // The values move out of the row (a column slot may repeat: later ones copy), and
+            // the row goes back to the operators for reuse.
+            let mut row = row;
             let names = &mut self.names;
-            let out = self
-                .q
-                .plan
-                .column_slots
-                .iter()
-                .map(|s| eval::materialize(row[*s].clone(), g, names))
-                .collect();
+            let slots = &self.q.plan.column_slots;
+            let mut out = Vec::with_capacity(slots.len());
+            for (i, s) in slots.iter().enumerate() {
+                let v = if slots[i + 1..].contains(s) {
+                    row[*s].clone()
+                } else {
+                    std::mem::replace(&mut row[*s], Value::Null)
+                };
+                out.push(eval::materialize(v, g, names));
+            }
+            self.ctx.recycle(row);
             return Ok(Some(out));
         }
     }

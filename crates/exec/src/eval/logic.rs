@@ -89,69 +89,40 @@ pub(super) fn pred_of(v: &Value, what: Option<&str>) -> Result<Option<bool>> {
     }
 }
 
-/// `a AND b`, short-circuiting on a false left side.
-pub(super) fn and(
-    a: &PExpr,
-    b: &PExpr,
-    row: &mut Row,
-    ctx: &mut Ctx,
-    g: &mut dyn Graph,
-) -> Result<Value> {
-    short_circuit(false, "AND", a, b, row, ctx, g)
+/// The binary operators of three-valued logic.
+#[derive(Clone, Copy)]
+pub(super) enum BoolOp {
+    And,
+    Or,
+    Xor,
 }
 
-/// `a OR b`, short-circuiting on a true left side.
-pub(super) fn or(
+/// `a AND b`, `a OR b`, `a XOR b`. `AND` and `OR` have a dominant value (false, true): on
+/// either side it decides, and the right side is not evaluated (nor type-checked, as in Neo4j)
+/// when the left side is dominant; two non-dominant sides give the other value. Else null.
+pub(super) fn boolean(
+    op: BoolOp,
     a: &PExpr,
     b: &PExpr,
     row: &mut Row,
     ctx: &mut Ctx,
     g: &mut dyn Graph,
 ) -> Result<Value> {
-    short_circuit(true, "OR", a, b, row, ctx, g)
-}
-
-/// `AND` (`dominant` false) and `OR` (`dominant` true) in three-valued logic: the dominant
-/// value on either side decides, and the right side is not evaluated (nor type-checked, as in
-/// Neo4j) when the left side is dominant; two non-dominant sides give the other value; else
-/// null.
-#[inline(always)]
-fn short_circuit(
-    dominant: bool,
-    op: &str,
-    a: &PExpr,
-    b: &PExpr,
-    row: &mut Row,
-    ctx: &mut Ctx,
-    g: &mut dyn Graph,
-) -> Result<Value> {
-    let x = truth(&eval(a, row, ctx, g)?, op)?;
-    if x == Some(dominant) {
-        return Ok(Value::Bool(dominant));
+    let (name, dominant) = match op {
+        BoolOp::And => ("AND", Some(false)),
+        BoolOp::Or => ("OR", Some(true)),
+        BoolOp::Xor => ("XOR", None),
+    };
+    let x = truth(&eval(a, row, ctx, g)?, name)?;
+    if let Some(d) = dominant.filter(|d| x == Some(*d)) {
+        return Ok(Value::Bool(d));
     }
-    let y = truth(&eval(b, row, ctx, g)?, op)?;
-    Ok(match (x, y) {
-        (_, Some(v)) if v == dominant => Value::Bool(dominant),
-        (Some(_), Some(_)) => Value::Bool(!dominant),
+    let y = truth(&eval(b, row, ctx, g)?, name)?;
+    Ok(match (dominant, x, y) {
+        (Some(d), _, Some(v)) if v == d => Value::Bool(d),
+        (Some(d), Some(_), Some(_)) => Value::Bool(!d),
+        (None, Some(x), Some(y)) => Value::Bool(x != y),
         _ => Value::Null,
-    })
-}
-
-/// `a XOR b`.
-pub(super) fn xor(
-    a: &PExpr,
-    b: &PExpr,
-    row: &mut Row,
-    ctx: &mut Ctx,
-    g: &mut dyn Graph,
-) -> Result<Value> {
-    Ok({
-        let x = truth(&eval(a, row, ctx, g)?, "XOR")?;
-        let y = truth(&eval(b, row, ctx, g)?, "XOR")?;
-        match (x, y) {
-            (Some(x), Some(y)) => Value::Bool(x != y),
-            _ => Value::Null,
-        }
     })
 }
 

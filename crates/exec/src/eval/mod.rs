@@ -28,6 +28,7 @@ pub(crate) use compiled::GENERAL_PREDICATES;
 pub(crate) use entity::{materialize, properties, TokenNames};
 pub(crate) use labels::{dyn_names, NameOf};
 pub(crate) use logic::order_keys;
+use logic::BoolOp;
 
 fn type_err(msg: impl Into<String>) -> Error {
     Error::type_error(msg).with_detail("InvalidArgumentType")
@@ -84,9 +85,9 @@ pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -
                 }
             }
         }
-        PExpr::And(a, b) => logic::and(a, b, row, ctx, g)?,
-        PExpr::Or(a, b) => logic::or(a, b, row, ctx, g)?,
-        PExpr::Xor(a, b) => logic::xor(a, b, row, ctx, g)?,
+        PExpr::And(a, b) => logic::boolean(BoolOp::And, a, b, row, ctx, g)?,
+        PExpr::Or(a, b) => logic::boolean(BoolOp::Or, a, b, row, ctx, g)?,
+        PExpr::Xor(a, b) => logic::boolean(BoolOp::Xor, a, b, row, ctx, g)?,
         PExpr::Arith(op, a, b) => {
             let x = eval(a, row, ctx, g)?;
             let y = eval(b, row, ctx, g)?;

@@ -9,6 +9,7 @@ use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{NodeId, PathRef, RelId, Result, Value};
 
 use super::builder::{build, Builder};
+use super::cursor::Cursor;
 use super::pruning::PruningVarExpand;
 use super::var_expand::VarExpand;
 use super::{rel_used, resolve_types};
@@ -43,9 +44,7 @@ pub(super) fn build_expand(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
                 into: *into,
                 rel_bound: *rel_bound,
                 unique_with: unique_with.clone(),
-                cur: None,
-                edges: Vec::new(),
-                pos: 0,
+                cursor: Cursor::new(),
             })
         }
         Op::VarExpand { .. } => Box::new(VarExpand::new(op, b, None)),
@@ -57,14 +56,9 @@ pub(super) fn build_expand(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
                 to: *to,
                 path: *path,
                 rel: *rel,
-                dir: *dir,
                 types: types.clone(),
-                min: *min,
-                max: *max,
-                all: *all,
-                cur: None,
-                results: Vec::new(),
-                pos: 0,
+                search: Search { dir: *dir, min: *min, max: *max, all: *all },
+                cursor: Cursor::new(),
             })
         }
         _ => unreachable!("build_expand called on another operator"),
@@ -81,48 +75,44 @@ struct Expand {
     into: bool,
     rel_bound: bool,
     unique_with: Vec<Slot>,
-    cur: Option<Row>,
-    edges: Vec<Edge>,
-    pos: usize,
+    cursor: Cursor<Edge>,
 }
 
 impl Operator for Expand {
     fn reset(&mut self, arg: &Row) {
         self.input.reset(arg);
-        self.cur = None;
+        self.cursor.close();
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
-        loop {
-            if let Some(cur) = &self.cur {
-                while let Some(e) = self.edges.get(self.pos).copied() {
-                    self.pos += 1;
-                    if self.into && !matches!(cur[self.to], Value::Node(n) if n == e.other) {
-                        continue;
-                    }
-                    if self.rel_bound
-                        && !matches!(cur[self.rel], Value::Relationship(r) if r == e.rel)
-                    {
-                        continue;
-                    }
-                    if rel_used(cur, &self.unique_with, e.rel) {
-                        continue;
-                    }
-                    let mut row = cur.clone();
-                    row[self.rel] = Value::Relationship(e.rel);
-                    row[self.to] = Value::Node(e.other);
-                    return Ok(Some(row));
+        let (from_slot, dir, types) = (self.from, self.dir, &self.types);
+        let (rel, to, into, rel_bound) = (self.rel, self.to, self.into, self.rel_bound);
+        let unique_with = &self.unique_with;
+        self.cursor.next(
+            &mut *self.input,
+            ctx,
+            g,
+            |r, edges, _, g| {
+                let Value::Node(from) = r[from_slot] else { return Ok(false) };
+                let Some(types) = resolve_types(g, types) else { return Ok(false) };
+                g.node_edges(from, dir, &types, edges);
+                Ok(true)
+            },
+            |cur, e, ctx| {
+                if into && !matches!(cur[to], Value::Node(n) if n == e.other) {
+                    return None;
                 }
-                self.cur = None;
-            }
-            let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
-            ctx.check_interrupt()?;
-            let Value::Node(from) = r[self.from] else { continue };
-            let Some(types) = resolve_types(g, &self.types) else { continue };
-            self.edges.clear();
-            self.pos = 0;
-            g.node_edges(from, self.dir, &types, &mut self.edges);
-            self.cur = Some(r);
-        }
+                if rel_bound && !matches!(cur[rel], Value::Relationship(r) if r == e.rel) {
+                    return None;
+                }
+                if rel_used(cur, unique_with, e.rel) {
+                    return None;
+                }
+                let mut row = ctx.row_like(cur);
+                row[rel] = Value::Relationship(e.rel);
+                row[to] = Value::Node(e.other);
+                Some(row)
+            },
+        )
     }
 }
 
@@ -132,21 +122,32 @@ struct ShortestPath {
     to: Slot,
     path: Slot,
     rel: Option<Slot>,
-    dir: Direction,
     types: Vec<Name>,
+    search: Search,
+    cursor: Cursor<PathRef>,
+}
+
+/// What a shortest-path search looks for: direction, length bounds, one or all paths.
+struct Search {
+    dir: Direction,
     min: u64,
     max: Option<u64>,
     all: bool,
-    cur: Option<Row>,
-    results: Vec<PathRef>,
-    pos: usize,
 }
 
-impl ShortestPath {
-    fn search(&mut self, a: NodeId, b: NodeId, types: &[TokenId], g: &dyn Graph) {
+impl Search {
+    /// Writes the shortest paths from `a` to `b` into `results` (empty on entry).
+    fn run(
+        &self,
+        a: NodeId,
+        b: NodeId,
+        types: &[TokenId],
+        g: &dyn Graph,
+        results: &mut Vec<PathRef>,
+    ) {
         let max = self.max.unwrap_or(u64::MAX);
         if a != b && self.min <= 1 {
-            self.results = super::shortest::bidirectional(g, a, b, self.dir, types, max, self.all);
+            *results = super::shortest::bidirectional(g, a, b, self.dir, types, max, self.all);
             return;
         }
         // The same node at both ends, or a minimum length: one-sided, level by level.
@@ -159,7 +160,7 @@ impl ShortestPath {
         let mut depth = 0u64;
         let mut found = a == b && self.min == 0;
         if found {
-            self.results.push(PathRef { nodes: vec![a], rels: vec![] });
+            results.push(PathRef { nodes: vec![a], rels: vec![] });
             return;
         }
         let mut edges = Vec::new();
@@ -218,39 +219,36 @@ impl ShortestPath {
                 }
             }
         }
-        self.results = done;
+        *results = done;
     }
 }
 
 impl Operator for ShortestPath {
     fn reset(&mut self, arg: &Row) {
         self.input.reset(arg);
-        self.cur = None;
+        self.cursor.close();
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
-        loop {
-            if let Some(cur) = &self.cur {
-                if let Some(p) = self.results.get(self.pos) {
-                    self.pos += 1;
-                    let mut row = cur.clone();
-                    if let Some(rs) = self.rel {
-                        row[rs] =
-                            Value::List(p.rels.iter().map(|r| Value::Relationship(*r)).collect());
-                    }
-                    row[self.path] = Value::Path(Arc::new(p.clone()));
-                    return Ok(Some(row));
+        let (from, to, rel, path) = (self.from, self.to, self.rel, self.path);
+        let (types, search) = (&self.types, &self.search);
+        self.cursor.next(
+            &mut *self.input,
+            ctx,
+            g,
+            |r, results, _, g| {
+                let (Value::Node(a), Value::Node(b)) = (&r[from], &r[to]) else { return Ok(false) };
+                let Some(types) = resolve_types(g, types) else { return Ok(false) };
+                search.run(*a, *b, &types, g, results);
+                Ok(true)
+            },
+            |cur, p, ctx| {
+                let mut row = ctx.row_like(cur);
+                if let Some(rs) = rel {
+                    row[rs] = Value::List(p.rels.iter().map(|r| Value::Relationship(*r)).collect());
                 }
-                self.cur = None;
-            }
-            let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
-            ctx.check_interrupt()?;
-            let (Value::Node(a), Value::Node(b)) = (&r[self.from], &r[self.to]) else { continue };
-            let (a, b) = (*a, *b);
-            self.results.clear();
-            self.pos = 0;
-            let Some(types) = resolve_types(g, &self.types) else { continue };
-            self.search(a, b, &types, g);
-            self.cur = Some(r);
-        }
+                row[path] = Value::Path(Arc::new(p.clone()));
+                Some(row)
+            },
+        )
     }
 }

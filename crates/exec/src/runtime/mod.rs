@@ -13,6 +13,8 @@
 //!
 //! - `builder`: [`Builder`] and [`build`], through which a family builds its inputs; `build`:
 //!   the dispatch of plan operators to the families below, handed to each [`Builder`].
+//! - `cursor`: [`Cursor`](cursor::Cursor), the loop of the operators that hand out a copy of
+//!   an input row per item (`Expand`, `IndexSeek`, `ShortestPath`).
 //! - `scan`: the argument row, label scans, index seeks, counts from the count store.
 //! - `shortest`: the bidirectional breadth-first search of `ShortestPath`.
 //! - `expand`: `Expand`, `ShortestPath`, and the `Pump` driver of the variable-length
@@ -34,6 +36,7 @@ mod aggregate;
 mod batched;
 mod build;
 mod builder;
+mod cursor;
 mod expand;
 mod frontier;
 mod fused;

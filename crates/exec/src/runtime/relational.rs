@@ -27,6 +27,7 @@ pub(super) fn build_relational(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             input: build(input, b),
             slots: slots.clone(),
             seen: FxHashSet::default(),
+            seen_one: FxHashSet::default(),
             key: Vec::new(),
         }),
         Op::Sort { input, keys } => {
@@ -156,6 +157,8 @@ struct Distinct {
     input: Box<dyn Operator>,
     slots: Vec<Slot>,
     seen: FxHashSet<Vec<GroupKey>>,
+    /// The keys seen when there is one slot (most `DISTINCT`s: no key vector per row).
+    seen_one: FxHashSet<GroupKey>,
     /// The current row's key, reused: only new keys are copied into `seen`.
     key: Vec<GroupKey>,
 }
@@ -164,16 +167,22 @@ impl Operator for Distinct {
     fn reset(&mut self, arg: &Row) {
         self.input.reset(arg);
         self.seen.clear();
+        self.seen_one.clear();
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         while let Some(r) = self.input.next(ctx, g)? {
             ctx.tick()?;
-            self.key.clear();
-            self.key.extend(self.slots.iter().map(|s| group_key(&r[*s])));
-            if !self.seen.contains(&self.key) {
-                self.seen.insert(self.key.clone());
+            let new = if let [s] = self.slots[..] {
+                self.seen_one.insert(group_key(&r[s]))
+            } else {
+                self.key.clear();
+                self.key.extend(self.slots.iter().map(|s| group_key(&r[*s])));
+                !self.seen.contains(&self.key) && self.seen.insert(self.key.clone())
+            };
+            if new {
                 return Ok(Some(r));
             }
+            ctx.recycle(r);
         }
         Ok(None)
     }

@@ -6,6 +6,7 @@ use arbor_cypher_plan::ops::{Name, Op, SeekRange};
 use arbor_model::{equals, NodeId, RelId, Result, Value};
 
 use super::builder::{build, Builder};
+use super::cursor::Cursor;
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::eval;
 use crate::graph::{Direction, Graph, TokenId, TokenKind, ValueRange};
@@ -28,9 +29,7 @@ pub(super) fn build_scan(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             label: label.clone(),
             key: key.clone(),
             value: value.clone(),
-            cur: None,
-            ids: Vec::new(),
-            pos: 0,
+            cursor: Cursor::new(),
         }),
         Op::NodeIndexRangeSeek { input, slot, label, key, seek } => Box::new(IndexRangeSeek {
             input: build(input, b),
@@ -140,58 +139,53 @@ struct IndexSeek {
     label: Name,
     key: Name,
     value: PExpr,
-    cur: Option<Row>,
-    ids: Vec<NodeId>,
-    pos: usize,
+    cursor: Cursor<NodeId>,
 }
 
 impl Operator for IndexSeek {
     fn reset(&mut self, arg: &Row) {
         self.input.reset(arg);
-        self.cur = None;
+        self.cursor.close();
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
-        loop {
-            if let Some(cur) = &self.cur {
-                if let Some(id) = self.ids.get(self.pos) {
-                    self.pos += 1;
-                    let mut row = cur.clone();
-                    row[self.slot] = Value::Node(*id);
-                    return Ok(Some(row));
+        let (label, key, value, slot) = (&self.label, &self.key, &self.value, self.slot);
+        self.cursor.next(
+            &mut *self.input,
+            ctx,
+            g,
+            |r, ids, ctx, g| {
+                let v = eval(value, r, ctx, g)?;
+                let (Some(l), Some(k)) =
+                    (g.token_id(TokenKind::Label, label), g.token_id(TokenKind::PropertyKey, key))
+                else {
+                    return Ok(false);
+                };
+                if v.is_null() {
+                    return Ok(false);
                 }
-                self.cur = None;
-            }
-            let Some(mut r) = self.input.next(ctx, g)? else { return Ok(None) };
-            ctx.check_interrupt()?;
-            self.ids.clear();
-            self.pos = 0;
-            let v = eval(&self.value, &mut r, ctx, g)?;
-            let (Some(l), Some(k)) = (
-                g.token_id(TokenKind::Label, &self.label),
-                g.token_id(TokenKind::PropertyKey, &self.key),
-            ) else {
-                continue;
-            };
-            if v.is_null() {
-                continue;
-            }
-            match g.index_seek(l, k, &v) {
-                Some(ids) => self.ids = ids,
-                None => {
-                    // No usable index: scan the label and compare.
-                    let mut from = NodeId(0);
-                    while let Some(id) = g.next_node(Some(l), from) {
-                        from = NodeId(id.0 + 1);
-                        if let Some(p) = g.node_property(id, k) {
-                            if equals(&p, &v) == Some(true) {
-                                self.ids.push(id);
+                match g.index_seek(l, k, &v) {
+                    Some(found) => *ids = found,
+                    None => {
+                        // No usable index: scan the label and compare.
+                        let mut from = NodeId(0);
+                        while let Some(id) = g.next_node(Some(l), from) {
+                            from = NodeId(id.0 + 1);
+                            if let Some(p) = g.node_property(id, k) {
+                                if equals(&p, &v) == Some(true) {
+                                    ids.push(id);
+                                }
                             }
                         }
                     }
                 }
-            }
-            self.cur = Some(r);
-        }
+                Ok(true)
+            },
+            |cur, id, ctx| {
+                let mut row = ctx.row_like(cur);
+                row[slot] = Value::Node(*id);
+                Some(row)
+            },
+        )
     }
 }
 
