@@ -347,6 +347,11 @@ impl BufferPool {
         })
     }
 
+    /// The pool's budget in bytes (whole frames).
+    pub fn budget(&self) -> u64 {
+        (self.count * PAGE_SIZE) as u64
+    }
+
     pub fn stats(&self) -> PoolStats {
         let resident = self.table.lock().map.len() as u64;
         PoolStats {
