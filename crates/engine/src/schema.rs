@@ -149,22 +149,7 @@ fn schema_in(
                     return Err(crate::show_indexes::lookup_drop_refused(&n.name));
                 }
                 (Some(n), _) => store.drop_index(&n.name)?,
-                (None, Some((t, props))) => {
-                    let (label, rel) = match t {
-                        SchemaTarget::Node { label, .. } => {
-                            (tx.token_id(K::Label, &label.name), false)
-                        }
-                        SchemaTarget::Relationship { rel_type, .. } => {
-                            (tx.token_id(K::RelType, &rel_type.name), true)
-                        }
-                    };
-                    let keys: Option<Vec<u32>> =
-                        props.iter().map(|p| tx.token_id(K::PropertyKey, &p.name)).collect();
-                    match (label, keys) {
-                        (Some(l), Some(k)) => drop_on(store, l, &k, IndexKind::Range, rel)?,
-                        _ => false,
-                    }
-                }
+                (None, Some((t, props))) => drop_on_target(store, tx, t, props, IndexKind::Range)?,
                 (None, None) => false,
             };
             if dropped {
@@ -211,20 +196,7 @@ fn schema_in(
             let dropped = match (name, definition) {
                 (Some(n), _) => store.drop_constraint(&n.name)?,
                 (None, Some((t, props, kind))) => {
-                    let (label, rel) = match t {
-                        SchemaTarget::Node { label, .. } => {
-                            (tx.token_id(K::Label, &label.name), false)
-                        }
-                        SchemaTarget::Relationship { rel_type, .. } => {
-                            (tx.token_id(K::RelType, &rel_type.name), true)
-                        }
-                    };
-                    let keys: Option<Vec<u32>> =
-                        props.iter().map(|p| tx.token_id(K::PropertyKey, &p.name)).collect();
-                    match (label, keys) {
-                        (Some(l), Some(k)) => drop_on(store, l, &k, rule_kind(*kind), rel)?,
-                        _ => false,
-                    }
+                    drop_on_target(store, tx, t, props, rule_kind(*kind))?
                 }
                 (None, None) => false,
             };
@@ -245,6 +217,30 @@ fn schema_in(
         }
     }
     Ok(())
+}
+
+/// Drops the rule of `kind` on a target and properties given by their schema (`DROP INDEX ON`,
+/// `DROP CONSTRAINT ON`); false when the tokens or the rule do not exist.
+fn drop_on_target(
+    store: &Store,
+    tx: &Transaction,
+    t: &SchemaTarget,
+    props: &[Ident],
+    kind: IndexKind,
+) -> Result<bool> {
+    use arbor_storage::TokenKind as K;
+    let (label, rel) = match t {
+        SchemaTarget::Node { label, .. } => (tx.token_id(K::Label, &label.name), false),
+        SchemaTarget::Relationship { rel_type, .. } => {
+            (tx.token_id(K::RelType, &rel_type.name), true)
+        }
+    };
+    let keys: Option<Vec<u32>> =
+        props.iter().map(|p| tx.token_id(K::PropertyKey, &p.name)).collect();
+    match (label, keys) {
+        (Some(l), Some(k)) => drop_on(store, l, &k, kind, rel),
+        _ => Ok(false),
+    }
 }
 
 /// `CREATE VECTOR INDEX`, with its name and options possibly from parameters.

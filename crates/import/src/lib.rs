@@ -323,7 +323,6 @@ fn pipeline<R: Send>(
                         Ok(chunk_tx.send((seq - 1, chunk)).is_ok())
                     };
                     let read = input::chunks(r, cfg.quote, cfg.multiline_fields, carry, &mut emit);
-                    drop(emit);
                     read.map_err(|e| format!("{e} (after line {})", line - 1))?;
                     Ok(!stop.load(Ordering::Relaxed))
                 });
@@ -635,7 +634,6 @@ struct RelOut {
     prop_count: u64,
     file: usize,
     bad: Vec<Bad>,
-    bytes: u64,
 }
 
 fn parse_rels(ctx: &RowCtx<'_>, chunk: &Chunk, cache: &mut HashMap<String, u32>) -> RelOut {
@@ -647,7 +645,6 @@ fn parse_rels(ctx: &RowCtx<'_>, chunk: &Chunk, cache: &mut HashMap<String, u32>)
         prop_count: 0,
         file: chunk.file,
         bad: Vec::new(),
-        bytes: chunk.data.len() as u64,
     };
     let mut props: Vec<(u32, Value)> = Vec::new();
     let mut bad = Vec::new();

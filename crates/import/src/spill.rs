@@ -77,11 +77,6 @@ impl RelBuffer {
         self.spilled
     }
 
-    /// Sorted runs on disk.
-    pub(crate) fn runs(&self) -> usize {
-        self.runs.len()
-    }
-
     fn bytes(&self) -> usize {
         self.triples.len() * BYTES_PER_REL
             + self.props.len()

@@ -406,86 +406,8 @@ impl Store {
             match change {
                 SchemaChange::Create { name, label, keys, kind, rel } => {
                     let name = name.unwrap_or_else(|| default_name(kind, rel, label, &keys));
-                    {
-                        let s = core.schema().read();
-                        if let Some(d) = s.defs.iter().find(|d| d.name == name) {
-                            if d.label == label && d.keys == keys && d.kind == kind && d.rel == rel
-                            {
-                                return Ok(false);
-                            }
-                            return Err(Error::argument(format!(
-                                "There already exists an index or constraint called '{name}'."
-                            )));
-                        }
-                        let same =
-                            |d: &&IndexDef| d.rel == rel && d.label == label && d.keys == keys;
-                        let props =
-                            if kind == IndexKind::PropertyType { &keys[..1] } else { &keys };
-                        let schema_text = || core.schema_text(rel, label, props);
-                        if let Some(d) = s.defs.iter().find(|d| {
-                            kind == IndexKind::PropertyType
-                                && d.kind == kind
-                                && d.rel == rel
-                                && d.label == label
-                                && d.keys[0] == keys[0]
-                                && d.keys != keys
-                        }) {
-                            return Err(Error::new(
-                                Status::ConstraintAlreadyExists,
-                                format!(
-                                    "Conflicting constraint already exists: Constraint( name='{}', \
-                                     type='{}', schema={}, propertyType={} )",
-                                    d.name,
-                                    if rel { "RELATIONSHIP PROPERTY TYPE" } else { "NODE PROPERTY TYPE" },
-                                    schema_text(),
-                                    PropertyTypes(d.keys[1]).name()
-                                ),
-                            ));
-                        }
-                        // Neo4j's rules: one index-backed rule per schema. An index next to a
-                        // uniqueness/key constraint, a second index, a constraint next to an
-                        // index, a key next to a uniqueness constraint (and the reverse) are
-                        // refused; only the same kind under another name is "equivalent"
-                        // (`false`: the caller decides whether IF NOT EXISTS allows it).
-                        for d in s.defs.iter().filter(same) {
-                            match (kind, d.kind) {
-                                (k, o) if k == o => return Ok(false),
-                                // Rules of other index types (or none) live side by side.
-                                (k, o) if !shares_index_type(k, o) => {}
-                                (IndexKind::Range, _) => {
-                                    return Err(Error::new(
-                                        Status::ConstraintAlreadyExists,
-                                        format!(
-                                            "There is a uniqueness constraint on {}, so an index \
-                                             is already created that matches this.",
-                                            schema_text()
-                                        ),
-                                    ))
-                                }
-                                (_, IndexKind::Range) => {
-                                    return Err(Error::new(
-                                        Status::IndexAlreadyExists,
-                                        format!(
-                                            "There already exists an index {}. A constraint \
-                                             cannot be created until the index has been dropped.",
-                                            schema_text()
-                                        ),
-                                    ))
-                                }
-                                (_, o) => {
-                                    return Err(Error::new(
-                                        Status::ConstraintAlreadyExists,
-                                        format!(
-                                            "Constraint already exists: Constraint( name='{}', \
-                                             type='{}', schema={} )",
-                                            d.name,
-                                            if rel { o.rel_type_name() } else { o.type_name() },
-                                            schema_text()
-                                        ),
-                                    ))
-                                }
-                            }
-                        }
+                    if existing_rule(core, &name, label, &keys, kind, rel)? {
+                        return Ok(false);
                     }
                     if kind.is_constraint() {
                         // Validated against the data after the mutex is released (see
@@ -890,4 +812,93 @@ fn lock(vfs: &dyn Vfs, dir: &Path, exclusive: bool) -> Result<Option<Box<dyn Any
             Err(e) => return Err(io_err("cannot lock", &dir.join(crate::vfs::LOCK_FILE), e)),
         }
     }
+}
+
+/// Checks a new rule against the existing ones under Neo4j's rules: `Ok(true)` when an
+/// equivalent rule exists already (nothing to do), an error when one conflicts with it.
+fn existing_rule(
+    core: &Core,
+    name: &str,
+    label: u32,
+    keys: &[u32],
+    kind: IndexKind,
+    rel: bool,
+) -> Result<bool> {
+    let s = core.schema().read();
+    if let Some(d) = s.defs.iter().find(|d| d.name == name) {
+        if d.label == label && d.keys == keys && d.kind == kind && d.rel == rel {
+            return Ok(true);
+        }
+        return Err(Error::argument(format!(
+            "There already exists an index or constraint called '{name}'."
+        )));
+    }
+    let same = |d: &&IndexDef| d.rel == rel && d.label == label && d.keys == keys;
+    let props = if kind == IndexKind::PropertyType { &keys[..1] } else { keys };
+    let schema_text = || core.schema_text(rel, label, props);
+    if let Some(d) = s.defs.iter().find(|d| {
+        kind == IndexKind::PropertyType
+            && d.kind == kind
+            && d.rel == rel
+            && d.label == label
+            && d.keys[0] == keys[0]
+            && d.keys != keys
+    }) {
+        return Err(Error::new(
+            Status::ConstraintAlreadyExists,
+            format!(
+                "Conflicting constraint already exists: Constraint( name='{}', \
+                     type='{}', schema={}, propertyType={} )",
+                d.name,
+                if rel { "RELATIONSHIP PROPERTY TYPE" } else { "NODE PROPERTY TYPE" },
+                schema_text(),
+                PropertyTypes(d.keys[1]).name()
+            ),
+        ));
+    }
+    // Neo4j's rules: one index-backed rule per schema. An index next to a
+    // uniqueness/key constraint, a second index, a constraint next to an
+    // index, a key next to a uniqueness constraint (and the reverse) are
+    // refused; only the same kind under another name is "equivalent"
+    // (`false`: the caller decides whether IF NOT EXISTS allows it).
+    for d in s.defs.iter().filter(same) {
+        match (kind, d.kind) {
+            (k, o) if k == o => return Ok(false),
+            // Rules of other index types (or none) live side by side.
+            (k, o) if !shares_index_type(k, o) => {}
+            (IndexKind::Range, _) => {
+                return Err(Error::new(
+                    Status::ConstraintAlreadyExists,
+                    format!(
+                        "There is a uniqueness constraint on {}, so an index \
+                             is already created that matches this.",
+                        schema_text()
+                    ),
+                ))
+            }
+            (_, IndexKind::Range) => {
+                return Err(Error::new(
+                    Status::IndexAlreadyExists,
+                    format!(
+                        "There already exists an index {}. A constraint \
+                             cannot be created until the index has been dropped.",
+                        schema_text()
+                    ),
+                ))
+            }
+            (_, o) => {
+                return Err(Error::new(
+                    Status::ConstraintAlreadyExists,
+                    format!(
+                        "Constraint already exists: Constraint( name='{}', \
+                             type='{}', schema={} )",
+                        d.name,
+                        if rel { o.rel_type_name() } else { o.type_name() },
+                        schema_text()
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(false)
 }

@@ -199,7 +199,8 @@ fn clear_database(client: &mut Client) -> arbor_model::Result<()> {
     for name in names(client, "SHOW CONSTRAINTS YIELD name RETURN name")? {
         client.run_all(&format!("DROP CONSTRAINT `{}`", name.replace('`', "``")), &empty)?;
     }
-    for name in names(client, "SHOW INDEXES YIELD name RETURN name")? {
+    // The built-in LOOKUP indexes cannot be dropped (Neo4j lists them on an empty database).
+    for name in names(client, "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name")? {
         client.run_all(&format!("DROP INDEX `{}`", name.replace('`', "``")), &empty)?;
     }
     Ok(())

@@ -119,8 +119,11 @@ pub struct VectorIndex {
     pub(crate) max_created: u64,
     visited: Mutex<Vec<Visited>>,
     /// The quantizer fitted on the live entries, keyed by (entries, deleted) when fitted.
-    quantizer: Mutex<Option<((usize, usize), Option<Quantizer>)>>,
+    quantizer: Mutex<FittedQuantizer>,
 }
+
+/// A quantizer fitted on the live entries, keyed by (entries, deleted) when it was fitted.
+type FittedQuantizer = Option<((usize, usize), Option<Quantizer>)>;
 
 /// Collects entries for a bulk build, which links them on several threads.
 pub struct IndexBuilder {

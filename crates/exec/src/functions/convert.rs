@@ -32,6 +32,11 @@ fn parse_integer(s: &str) -> Result<Value> {
         return Ok(Value::Int(i));
     }
     let body = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if !body.is_empty() && body.bytes().all(|c| c.is_ascii_digit()) {
+        // An integer literal that `i64` cannot hold (as a float it could round into range).
+        return Err(Error::type_error(format!("integer, {s}, is too large"))
+            .with_detail("NumberOutOfRange"));
+    }
     if body.eq_ignore_ascii_case("nan") || body.eq_ignore_ascii_case("infinity") {
         return Ok(Value::Null);
     }

@@ -273,7 +273,8 @@ fn aggregations() {
         (Sum, false, single(&[i(1), i(2), N]), L("3")),
         (Sum, false, single(&[i(1), f(0.5)]), L("1.5")),
         (Sum, false, vec![], L("0")),
-        (Sum, false, single(&[i(i64::MAX), i(1)]), E(Status::ArithmeticError)),
+        // Neo4j 5.26 carries on as a float past the integer range.
+        (Sum, false, single(&[i(i64::MAX), i(1)]), L("9.223372036854776E18")),
         (Sum, false, single(&[s("a")]), E(Status::TypeError)),
         (Sum, true, single(&[i(2), i(2), i(3)]), L("5")),
         (Avg, false, single(&[i(1), i(2)]), L("1.5")),

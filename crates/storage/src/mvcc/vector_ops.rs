@@ -388,7 +388,7 @@ fn collect_and_build(
     let mut target = match stored {
         Some(mut index) => {
             index.rebase(created);
-            Target::Stored { index, changed: Vec::new(), seen: Vec::new() }
+            Target::Stored { index: Box::new(index), changed: Vec::new(), seen: Vec::new() }
         }
         None => Target::Fresh(IndexBuilder::new(state.settings.config(dims))?),
     };
@@ -423,7 +423,7 @@ fn collect_and_build(
 enum Target {
     Fresh(IndexBuilder),
     Stored {
-        index: VectorIndex,
+        index: Box<VectorIndex>,
         /// Entities whose vector differs from the file's.
         changed: Vec<(u64, Vec<f32>)>,
         /// Entities with a vector in the snapshot, ascending.
@@ -472,7 +472,7 @@ impl Target {
                     changed.len(),
                     gone.len()
                 );
-                Ok((index, !changed.is_empty() || !gone.is_empty()))
+                Ok((*index, !changed.is_empty() || !gone.is_empty()))
             }
         }
     }
