@@ -860,10 +860,10 @@ fn existing_rule(
     // uniqueness/key constraint, a second index, a constraint next to an
     // index, a key next to a uniqueness constraint (and the reverse) are
     // refused; only the same kind under another name is "equivalent"
-    // (`false`: the caller decides whether IF NOT EXISTS allows it).
+    // (`true`: the caller decides whether IF NOT EXISTS allows it).
     for d in s.defs.iter().filter(same) {
         match (kind, d.kind) {
-            (k, o) if k == o => return Ok(false),
+            (k, o) if k == o => return Ok(true),
             // Rules of other index types (or none) live side by side.
             (k, o) if !shares_index_type(k, o) => {}
             (IndexKind::Range, _) => {
