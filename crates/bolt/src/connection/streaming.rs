@@ -180,19 +180,7 @@ impl NotificationFilter {
 
 /// Neo4j's counter names; only non-zero counters are sent, plus `contains-updates`.
 pub(super) fn stats_map(s: &Stats) -> PropertyMap {
-    let counters = [
-        ("nodes-created", s.nodes_created),
-        ("nodes-deleted", s.nodes_deleted),
-        ("relationships-created", s.relationships_created),
-        ("relationships-deleted", s.relationships_deleted),
-        ("properties-set", s.properties_set),
-        ("labels-added", s.labels_added),
-        ("labels-removed", s.labels_removed),
-        ("indexes-added", s.indexes_added),
-        ("indexes-removed", s.indexes_removed),
-        ("constraints-added", s.constraints_added),
-        ("constraints-removed", s.constraints_removed),
-    ];
+    let counters = arbor_engine::update_counters(s);
     let mut m = PropertyMap::new();
     for (k, v) in counters {
         if v > 0 {

@@ -194,24 +194,11 @@ impl Backend for LocalBackend {
                 PullOutcome::HasMore => continue,
             }
         };
-        let s = &summary.stats;
-        let stats = [
-            ("nodes-created", s.nodes_created),
-            ("nodes-deleted", s.nodes_deleted),
-            ("relationships-created", s.relationships_created),
-            ("relationships-deleted", s.relationships_deleted),
-            ("properties-set", s.properties_set),
-            ("labels-added", s.labels_added),
-            ("labels-removed", s.labels_removed),
-            ("indexes-added", s.indexes_added),
-            ("indexes-removed", s.indexes_removed),
-            ("constraints-added", s.constraints_added),
-            ("constraints-removed", s.constraints_removed),
-        ]
-        .into_iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(k, n)| (k.to_string(), n as i64))
-        .collect();
+        let stats = arbor_engine::update_counters(&summary.stats)
+            .into_iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| (k.to_string(), n as i64))
+            .collect();
         let total = start.elapsed().as_millis() as i64;
         Ok(Outcome {
             fields: info.fields,
