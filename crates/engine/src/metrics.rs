@@ -36,6 +36,8 @@ pub struct QueryMetrics {
     pub tx_conflicted: AtomicU64,
     /// Of those rolled back: terminated, timed out or interrupted.
     pub tx_terminated: AtomicU64,
+    /// Auto-commit statements run again after losing a write conflict (session/retry.rs).
+    pub tx_rerun: AtomicU64,
 }
 
 /// What the servers count about connections and logins.
@@ -61,6 +63,7 @@ pub static QUERIES: QueryMetrics = QueryMetrics {
     tx_rolled_back: AtomicU64::new(0),
     tx_conflicted: AtomicU64::new(0),
     tx_terminated: AtomicU64::new(0),
+    tx_rerun: AtomicU64::new(0),
 };
 
 pub static SERVER: ServerMetrics = ServerMetrics {
@@ -195,6 +198,13 @@ fn render_queries(out: &mut String) {
         "counter",
         "Transactions rolled back after a write conflict (Outdated).",
         &[("", load(&q.tx_conflicted))],
+    );
+    family(
+        out,
+        "arbor_transactions_rerun_total",
+        "counter",
+        "Auto-commit statements run again in a fresh transaction after a write conflict.",
+        &[("", load(&q.tx_rerun))],
     );
     family(
         out,

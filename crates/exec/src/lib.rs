@@ -139,6 +139,15 @@ impl PreparedQuery {
         self.plan.is_write || self.procs.iter().any(|p| p.writes)
     }
 
+    /// Whether running the query again from scratch is invisible apart from its result: it
+    /// commits nothing along the way (no `CALL { } IN TRANSACTIONS`, no writing procedure).
+    pub fn rerunnable(&self) -> bool {
+        fn batches(op: &Op) -> bool {
+            matches!(op, Op::Apply { batch: Some(_), .. }) || op.children().into_iter().any(batches)
+        }
+        !self.procs.iter().any(|p| p.writes) && !batches(&self.plan.root)
+    }
+
     /// Whether the query contains a reading clause (MATCH, MERGE, CALL ...).
     pub fn is_read(&self) -> bool {
         self.plan.is_read

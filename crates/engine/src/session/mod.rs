@@ -18,6 +18,7 @@ mod explicit;
 mod open;
 mod prepared;
 mod result;
+mod retry;
 mod run;
 mod transaction;
 

@@ -36,6 +36,10 @@ pub(crate) struct OpenResult {
     pub(super) notifications: Arc<[Notification]>,
     pub(super) started: Instant,
     pub(super) done: bool,
+    /// Rows handed to the client so far (a statement that sent none may be re-run).
+    pub(super) emitted: u64,
+    /// How to re-run the statement after a write conflict (auto-commit only; retry.rs).
+    pub(super) retry: Option<super::retry::Retry>,
 }
 
 impl OpenResult {
@@ -49,6 +53,8 @@ impl OpenResult {
             notifications: Arc::from(Vec::new()),
             started: Instant::now(),
             done: false,
+            emitted: 0,
+            retry: None,
         }
     }
 
@@ -79,6 +85,7 @@ impl OpenResult {
             };
             debug_assert!(row.iter().all(materialised), "an entity reference leaves the engine");
             if let Some(sink) = sink.as_mut() {
+                self.emitted += 1;
                 sink(row)?;
             }
             produced += 1;

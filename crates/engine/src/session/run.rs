@@ -104,6 +104,10 @@ impl Session {
                     (fields, r)
                 } else {
                     let profile = q.is_profile();
+                    let retry = match self.explicit {
+                        None => super::retry::Retry::for_statement(&q, &params),
+                        Some(_) => None,
+                    };
                     let mut exec = match Execution::start(q, params) {
                         Ok(e) => e,
                         Err(e) => {
@@ -116,6 +120,7 @@ impl Session {
                     r.source = Source::Exec(Box::new(exec));
                     r.profile = profile;
                     r.notifications = notes;
+                    r.retry = retry;
                     (fields, r)
                 }
             }
@@ -208,25 +213,53 @@ impl Session {
         }
         let _meta = crate::txinfo::enter(&self.tx_meta);
         let _mem = self.enter_memory();
-        let Some((tx, result)) = self.auto.as_mut() else {
-            return Err(Error::internal("auto-commit result vanished"));
-        };
-        // Auto-commit: `CALL { ... } IN TRANSACTIONS` may commit batches along the way.
+        // Auto-commit: `CALL { ... } IN TRANSACTIONS` may commit batches along the way. A
+        // statement that loses a write conflict before sending a row runs again (retry.rs).
         let import_dir = self.db.import_dir();
-        match result.produce(tx, Some(&self.db.inner.store), import_dir.as_deref(), n, sink) {
-            Ok(false) => Ok(PullOutcome::HasMore),
-            Ok(true) => {
-                let Some((tx, result)) = self.auto.take() else {
-                    return Err(Error::internal("auto-commit result vanished"));
-                };
-                self.end_tx();
-                let ts = tx.commit()?;
-                Ok(PullOutcome::Done(result.summary(Some(bookmark_of(ts)))))
-            }
-            Err(e) => {
-                let e = self.classify(e, self.auto_mode);
-                self.rollback_auto();
-                Err(e)
+        let mut sink = sink;
+        loop {
+            let Some((tx, result)) = self.auto.as_mut() else {
+                return Err(Error::internal("auto-commit result vanished"));
+            };
+            let this_sink: Option<&mut dyn FnMut(Vec<Value>) -> Result<()>> = match &mut sink {
+                Some(f) => Some(&mut **f),
+                None => None,
+            };
+            let store = Some(&self.db.inner.store);
+            let produced = result.produce(tx, store, import_dir.as_deref(), n, this_sink);
+            let failed = match produced {
+                Ok(false) => return Ok(PullOutcome::HasMore),
+                Ok(true) => {
+                    let Some((tx, result)) = self.auto.take() else {
+                        return Err(Error::internal("auto-commit result vanished"));
+                    };
+                    match tx.commit() {
+                        Ok(ts) => {
+                            self.end_tx();
+                            return Ok(PullOutcome::Done(result.summary(Some(bookmark_of(ts)))));
+                        }
+                        Err(e) => (e, result),
+                    }
+                }
+                Err(e) => {
+                    let Some((tx, result)) = self.auto.take() else {
+                        return Err(Error::internal("auto-commit result vanished"));
+                    };
+                    tx.rollback();
+                    (e, result)
+                }
+            };
+            let (e, result) = failed;
+            match self.rerun_auto(&e, result) {
+                Ok(result) => {
+                    let tx = self.db.inner.store.begin(self.auto_mode == AccessMode::Read);
+                    self.auto = Some((tx, result));
+                }
+                Err(_) => {
+                    let e = self.classify(e, self.auto_mode);
+                    self.end_tx();
+                    return Err(e);
+                }
             }
         }
     }
