@@ -73,19 +73,15 @@ fn fits(v: &Value, budget: &mut usize) -> bool {
 
 impl Session {
     /// After the auto-commit statement of `result` failed with `e` (its transaction already
-    /// rolled back or failed to commit): starts it again in a fresh transaction and returns the
-    /// result to continue with, or gives `result` back when it cannot be re-run.
-    pub(super) fn rerun_auto(
-        &mut self,
-        e: &Error,
-        mut result: OpenResult,
-    ) -> Result<OpenResult, OpenResult> {
+    /// rolled back or failed to commit): restarts it in place for a fresh transaction and
+    /// returns true, or false when it cannot be re-run.
+    pub(super) fn rerun_auto(&mut self, e: &Error, result: &mut OpenResult) -> bool {
         if e.status != Status::TransactionOutdated || result.emitted > 0 || self.expired() {
-            return Err(result);
+            return false;
         }
-        let Some(retry) = result.retry.as_mut() else { return Err(result) };
+        let Some(retry) = result.retry.as_mut() else { return false };
         if retry.attempts >= MAX_ATTEMPTS {
-            return Err(result);
+            return false;
         }
         retry.attempts += 1;
         // Let the winner finish: 0, 1, 2, ... up to 8 ms, spread by the session's address so
@@ -95,7 +91,7 @@ impl Session {
         std::thread::sleep(wait);
         let mut exec = match Execution::start(retry.query.clone(), retry.params.clone()) {
             Ok(exec) => exec,
-            Err(_) => return Err(result),
+            Err(_) => return false,
         };
         exec.set_interrupt(self.interrupt.clone());
         result.source = Source::Exec(Box::new(exec));
@@ -105,6 +101,6 @@ impl Session {
             "auto-commit statement re-run after a write conflict"
         );
         crate::metrics::bump(&crate::metrics::QUERIES.tx_rerun);
-        Ok(result)
+        true
     }
 }

@@ -249,18 +249,14 @@ impl Session {
                     (e, result)
                 }
             };
-            let (e, result) = failed;
-            match self.rerun_auto(&e, result) {
-                Ok(result) => {
-                    let tx = self.db.inner.store.begin(self.auto_mode == AccessMode::Read);
-                    self.auto = Some((tx, result));
-                }
-                Err(_) => {
-                    let e = self.classify(e, self.auto_mode);
-                    self.end_tx();
-                    return Err(e);
-                }
+            let (e, mut result) = failed;
+            if !self.rerun_auto(&e, &mut result) {
+                let e = self.classify(e, self.auto_mode);
+                self.end_tx();
+                return Err(e);
             }
+            let tx = self.db.inner.store.begin(self.auto_mode == AccessMode::Read);
+            self.auto = Some((tx, result));
         }
     }
 }
