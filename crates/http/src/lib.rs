@@ -6,7 +6,8 @@
 //! HTTP/1.1 with hyper), `routes` (the axum router and handlers), `query_api` (requests,
 //! running a statement, the answer's JSON), `txns` (open explicit transactions and their
 //! expiry), `json` (values ↔ plain and typed JSON), `auth` (basic auth against the Bolt
-//! server's user store and login limiter).
+//! server's user store and login limiter), `browser` (the embedded Arbor Browser page at
+//! `/browser/`).
 //!
 //! **Concurrency model.** Two async worker threads parse requests and write answers; the engine
 //! is synchronous, so every query (and every password check) runs on tokio's blocking pool,
@@ -18,6 +19,7 @@
 //! Neo4j's Prometheus endpoint); the Query API does when `--auth basic` is on.
 
 mod auth;
+mod browser;
 pub mod json;
 pub mod query_api;
 mod routes;

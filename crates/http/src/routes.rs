@@ -32,6 +32,7 @@ pub(crate) fn router(state: Arc<AppState>, max_body_bytes: usize) -> Router {
         .route("/db/{db}/query/v2/tx/{id}", post(run_in_tx).delete(rollback_tx))
         .route("/db/{db}/query/v2/tx/{id}/commit", post(commit_tx))
         .fallback(not_found)
+        .layer(axum::middleware::from_fn(crate::browser::serve))
         .layer(DefaultBodyLimit::max(max_body_bytes))
         .with_state(state)
 }
