@@ -232,18 +232,29 @@ impl UserStore {
         store_error(self.path.as_deref().unwrap_or(Path::new("(in memory)")), message)
     }
 
+    /// The store as its file holds it (hashes, never passwords), for backups: `arbor backup`
+    /// writes this as `auth.toml`, and [`UserStore::open`] reads it back.
+    pub fn export(&self) -> Result<String, StoreError> {
+        file_text(&self.users.read()).map_err(|e| self.error(e))
+    }
+
     fn persist(&self, users: &BTreeMap<String, User>) -> Result<(), StoreError> {
         let Some(path) = self.path.as_deref() else {
             return Ok(());
         };
-        let file = AuthFile { users: users.clone() };
-        let body = toml::to_string(&file).map_err(|e| store_error(path, e.to_string()))?;
-        let text = format!(
-            "# Arbor users for Bolt basic auth (argon2id). Manage with `arbor passwd` or Cypher \
-             (CREATE USER ...) on the system database.\n{body}"
-        );
+        let text = file_text(users).map_err(|e| store_error(path, e))?;
         write_atomically(path, &text).map_err(|e| store_error(path, e.to_string()))
     }
+}
+
+/// The file's text for `users`.
+fn file_text(users: &BTreeMap<String, User>) -> Result<String, String> {
+    let file = AuthFile { users: users.clone() };
+    let body = toml::to_string(&file).map_err(|e| e.to_string())?;
+    Ok(format!(
+        "# Arbor users for Bolt basic auth (argon2id). Manage with `arbor passwd` or Cypher \
+         (CREATE USER ...) on the system database.\n{body}"
+    ))
 }
 
 /// Writes `text` to a temporary file beside `path` (mode 0600), syncs it and renames it into place.
@@ -322,6 +333,19 @@ mod tests {
         reopened.set_password("neo4j", "other").unwrap();
         assert!(UserStore::open(&path).unwrap().verify("neo4j", "other"));
         assert!(!format!("{reopened:?}").contains("argon2"));
+    }
+
+    #[test]
+    fn an_exported_store_reopens_with_the_same_users() {
+        let mut store = UserStore::in_memory();
+        store.set_password("alice", "wonderland").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("auth.toml");
+        std::fs::write(&path, store.export().unwrap()).unwrap();
+        let back = UserStore::open(&path).unwrap();
+        assert!(back.verify("alice", "wonderland"));
+        assert!(!back.verify("alice", "other"));
+        assert_eq!(back.users().len(), 1);
     }
 
     #[test]

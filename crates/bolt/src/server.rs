@@ -1,18 +1,25 @@
-//! The accept loop: one thread per connection up to `max_connections`, clean refusal beyond
-//! that, and an orderly shutdown (stop accepting; each connection's reader sees the shutdown
-//! within a poll interval and interrupts its running query; close what is left after a grace
-//! period).
+//! The readiness loop (mio/epoll): it accepts connections up to `max_connections` (a clean
+//! refusal beyond), keeps every connection that has nothing to do (accepted but silent, or
+//! parked after `Limits::park_after` idle) without a thread, and starts a thread for one when
+//! its bytes arrive. It also enforces the handshake and login deadlines of waiting connections,
+//! and stops in order (stop accepting, close idle connections; each active connection's reader
+//! sees the shutdown within a poll interval and interrupts its running query; close what is
+//! left after a grace period).
 
+use std::collections::HashMap;
 use std::net::{Shutdown, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use mio::unix::SourceFd;
 use tracing::{info, warn};
 
 use crate::connection::Deadlined;
-use crate::connection::{self, Backend, Limits, LoginGuard, PeerSlots, Shared};
+use crate::connection::{self, Backend, Limits, LoginGuard, OpenTicket, Parked, PeerSlots};
+use crate::connection::{PreAuthSlot, Shared};
 use crate::handshake;
 use crate::transport::MessageReader;
 use crate::{BoltError, ServerConfig};
@@ -95,6 +102,60 @@ struct Live {
     socket: TcpStream,
 }
 
+/// A connection that holds no thread: waiting in the readiness loop for its next bytes.
+enum Waiting<B: Backend> {
+    /// Accepted, nothing received yet; closed if the handshake has not started by `deadline`.
+    Fresh { stream: TcpStream, slot: PreAuthSlot, ticket: OpenTicket, id: u64, deadline: Instant },
+    /// Idle between requests (see `connection::Parked`).
+    Parked(Box<Parked<B>>),
+}
+
+impl<B: Backend> Waiting<B> {
+    fn tcp(&self) -> &TcpStream {
+        match self {
+            Waiting::Fresh { stream, .. } => stream,
+            Waiting::Parked(p) => p.tcp(),
+        }
+    }
+
+    /// Why it must be closed now, if it must.
+    fn overdue(&self) -> Option<&'static str> {
+        match self {
+            Waiting::Fresh { deadline, .. } if Instant::now() >= *deadline => {
+                Some("no Bolt handshake within the handshake timeout")
+            }
+            Waiting::Parked(p) if p.login_expired() => {
+                Some("no credentials within the login timeout")
+            }
+            _ => None,
+        }
+    }
+}
+
+const LISTENER: mio::Token = mio::Token(0);
+const WAKER: mio::Token = mio::Token(1);
+
+/// The readiness loop's state: the listener, the connections waiting without a thread, and
+/// the threads of active ones.
+struct Server<B: Backend, F> {
+    poll: mio::Poll,
+    listener: TcpListener,
+    factory: Arc<F>,
+    shared: Arc<Shared>,
+    max_connections: usize,
+    peers: Arc<PeerSlots>,
+    refusals: Arc<AtomicUsize>,
+    /// Connections open (waiting or active), for `max_connections`.
+    open: Arc<AtomicUsize>,
+    live: Vec<Live>,
+    waiting: HashMap<usize, Waiting<B>>,
+    next_token: usize,
+    next_id: u64,
+    /// Activations that end idle send their connection back here, then wake the loop.
+    parked_tx: mpsc::Sender<Parked<B>>,
+    waker: Arc<mio::Waker>,
+}
+
 /// The server loop over any session factory (tests use a scripted backend).
 pub(crate) fn serve_with<B, F>(
     listener: TcpListener,
@@ -105,120 +166,225 @@ pub(crate) fn serve_with<B, F>(
     shutdown: Arc<AtomicBool>,
 ) -> Result<(), BoltError>
 where
-    B: Backend + 'static,
+    B: Backend + Send + 'static,
     F: Fn() -> B + Send + Sync + 'static,
 {
     listener.set_nonblocking(true)?;
-    let mut poll = mio::Poll::new()?;
-    let mut events = mio::Events::with_capacity(8);
-    let listener_fd = std::os::fd::AsRawFd::as_raw_fd(&listener);
-    poll.registry().register(
-        &mut mio::unix::SourceFd(&listener_fd),
-        mio::Token(0),
-        mio::Interest::READABLE,
-    )?;
+    let poll = mio::Poll::new()?;
+    let mut events = mio::Events::with_capacity(256);
+    let listener_fd = listener.as_raw_fd();
+    poll.registry().register(&mut SourceFd(&listener_fd), LISTENER, mio::Interest::READABLE)?;
+    let waker = Arc::new(mio::Waker::new(poll.registry(), WAKER)?);
     let grace = limits.shutdown_grace;
-    let peers = PeerSlots::new(limits.max_unauthenticated_per_address);
-    let shared = Arc::new(Shared {
-        logins,
-        auth: config.auth.clone(),
-        tls: config.tls.clone(),
-        advertised_address: config.advertised_address.clone(),
-        limits,
-        shutdown: shutdown.clone(),
-    });
-    let factory = Arc::new(factory);
-    let refusals = Arc::new(AtomicUsize::new(0));
-    let mut live: Vec<Live> = Vec::new();
-    let mut next_id: u64 = 0;
-
+    let (parked_tx, parked_rx) = mpsc::channel();
+    let mut server = Server {
+        poll,
+        listener,
+        factory: Arc::new(factory),
+        peers: PeerSlots::new(limits.max_unauthenticated_per_address),
+        shared: Arc::new(Shared {
+            logins,
+            auth: config.auth.clone(),
+            tls: config.tls.clone(),
+            advertised_address: config.advertised_address.clone(),
+            limits,
+            shutdown: shutdown.clone(),
+        }),
+        max_connections: config.max_connections,
+        refusals: Arc::new(AtomicUsize::new(0)),
+        open: Arc::new(AtomicUsize::new(0)),
+        live: Vec::new(),
+        waiting: HashMap::new(),
+        next_token: 2,
+        next_id: 0,
+        parked_tx,
+        waker,
+    };
+    let mut last_sweep = Instant::now();
     while !shutdown.load(Ordering::SeqCst) {
-        let (stream, peer) = match listener.accept() {
-            Ok(x) => x,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                // Edge-triggered readiness: every pending connection was accepted before this
-                // WouldBlock, so the next event means a new one. Finished connections are
-                // reaped here too, so their sockets close even when no one else connects.
-                live.retain(|c| !c.handle.is_finished());
-                if let Err(e) = poll.poll(&mut events, Some(ACCEPT_WAIT)) {
-                    if e.kind() != std::io::ErrorKind::Interrupted {
-                        warn!("waiting for Bolt connections failed: {e}");
-                        std::thread::sleep(Duration::from_millis(100));
-                    }
-                }
-                continue;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                // E.g. out of file descriptors: keep serving the connections we have.
-                warn!("accepting a Bolt connection failed: {e}");
+        if let Err(e) = server.poll.poll(&mut events, Some(ACCEPT_WAIT)) {
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                warn!("waiting for Bolt connections failed: {e}");
                 std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        for event in events.iter() {
+            match event.token() {
+                LISTENER => server.accept_pending(),
+                WAKER => {}
+                mio::Token(t) => server.activate_waiting(t),
+            }
+        }
+        while let Ok(p) = parked_rx.try_recv() {
+            server.wait(Waiting::Parked(Box::new(p)));
+        }
+        if last_sweep.elapsed() >= ACCEPT_WAIT {
+            last_sweep = Instant::now();
+            server.sweep();
+        }
+    }
+    server.stop(grace);
+    drop(parked_rx);
+    Ok(())
+}
+
+impl<B, F> Server<B, F>
+where
+    B: Backend + Send + 'static,
+    F: Fn() -> B + Send + Sync + 'static,
+{
+    /// Accepts every pending connection (the listener's readiness is edge-triggered).
+    fn accept_pending(&mut self) {
+        loop {
+            let (stream, peer) = match self.listener.accept() {
+                Ok(x) => x,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    // E.g. out of file descriptors: keep serving the connections we have.
+                    warn!("accepting a Bolt connection failed: {e}");
+                    std::thread::sleep(Duration::from_millis(100));
+                    return;
+                }
+            };
+            self.next_id += 1;
+            if stream.set_nonblocking(false).is_err() {
                 continue;
             }
-        };
-        live.retain(|c| !c.handle.is_finished());
-        next_id += 1;
-        if stream.set_nonblocking(false).is_err() {
-            continue;
+            let open = self.open.load(Ordering::SeqCst);
+            if open >= self.max_connections {
+                warn!(peer = %peer, "refusing Bolt connection: {open} connections already open (--max-connections)");
+                bump(&SERVER.bolt_refused);
+                refuse(stream, &self.refusals);
+                continue;
+            }
+            let Some(slot) = self.peers.acquire(peer.ip()) else {
+                warn!(peer = %peer, "refusing Bolt connection: too many connections from this address have not logged in");
+                bump(&SERVER.bolt_refused);
+                refuse(stream, &self.refusals);
+                continue;
+            };
+            let ticket = OpenTicket::new(self.open.clone());
+            let deadline = Instant::now() + self.shared.limits.handshake_timeout;
+            self.wait(Waiting::Fresh { stream, slot, ticket, id: self.next_id, deadline });
         }
-        if live.len() >= config.max_connections {
-            warn!(peer = %peer, "refusing Bolt connection: {} connections already open", live.len());
-            bump(&SERVER.bolt_refused);
-            refuse(stream, &refusals);
-            continue;
+    }
+
+    /// Registers a connection for readiness; it holds no thread until its next bytes arrive.
+    fn wait(&mut self, w: Waiting<B>) {
+        let token = self.next_token;
+        self.next_token += 1;
+        let fd = w.tcp().as_raw_fd();
+        let registered = self.poll.registry().register(
+            &mut SourceFd(&fd),
+            mio::Token(token),
+            mio::Interest::READABLE,
+        );
+        match registered {
+            Ok(()) => {
+                self.waiting.insert(token, w);
+            }
+            // Serve it on a thread rather than lose it.
+            Err(e) => {
+                warn!("cannot wait for a Bolt connection's readiness: {e}");
+                self.activate(w);
+            }
         }
-        let Some(slot) = peers.acquire(peer.ip()) else {
-            warn!(peer = %peer, "refusing Bolt connection: too many connections from this address have not logged in");
-            bump(&SERVER.bolt_refused);
-            refuse(stream, &refusals);
-            continue;
-        };
-        let socket = match stream.try_clone() {
+    }
+
+    fn activate_waiting(&mut self, token: usize) {
+        if let Some(w) = self.waiting.remove(&token) {
+            let fd = w.tcp().as_raw_fd();
+            let _ = self.poll.registry().deregister(&mut SourceFd(&fd));
+            self.activate(w);
+        }
+    }
+
+    /// Serves a connection on a thread until it ends or parks again.
+    fn activate(&mut self, w: Waiting<B>) {
+        let socket = match w.tcp().try_clone() {
             Ok(s) => s,
             Err(e) => {
-                warn!(peer = %peer, "cannot use the accepted socket: {e}");
-                continue;
+                warn!("cannot use a Bolt connection's socket: {e}");
+                return;
             }
         };
-        let shared = shared.clone();
-        let factory = factory.clone();
-        let id = next_id;
+        let id = match &w {
+            Waiting::Fresh { id, .. } => *id,
+            Waiting::Parked(p) => p.conn_no(),
+        };
+        let shared = self.shared.clone();
+        let factory = self.factory.clone();
+        let back = self.parked_tx.clone();
+        let waker = self.waker.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("bolt-conn-{id}"))
             .stack_size(CONNECTION_STACK_BYTES)
             .spawn(move || {
-                bump(&SERVER.bolt_opened);
-                let backend = factory();
-                connection::run(stream, backend, &shared, id, Some(slot));
-                bump(&SERVER.bolt_closed);
+                let parked = match w {
+                    Waiting::Fresh { stream, slot, ticket, id, .. } => {
+                        connection::run(stream, factory(), &shared, id, Some(slot), ticket)
+                    }
+                    Waiting::Parked(p) => connection::resume(*p),
+                };
+                if let Some(p) = parked {
+                    if back.send(p).is_ok() {
+                        let _ = waker.wake();
+                    }
+                }
             });
         match spawned {
-            Ok(handle) => live.push(Live { handle, socket }),
-            Err(e) => warn!(peer = %peer, "cannot start a Bolt connection thread: {e}"),
+            Ok(handle) => self.live.push(Live { handle, socket }),
+            Err(e) => warn!("cannot start a Bolt connection thread: {e}"),
         }
     }
 
-    drop(listener);
-    live.retain(|c| !c.handle.is_finished());
-    if !live.is_empty() {
-        info!("Bolt server stopping: waiting for {} open connections", live.len());
-    }
-    let deadline = Instant::now() + grace;
-    while Instant::now() < deadline && live.iter().any(|c| !c.handle.is_finished()) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    for c in &live {
-        if !c.handle.is_finished() {
-            // Unblocks its reader and writer; the reader then interrupts any running query.
-            let _ = c.socket.shutdown(Shutdown::Both);
+    /// Closes waiting connections past their deadlines and forgets finished threads.
+    fn sweep(&mut self) {
+        self.live.retain(|c| !c.handle.is_finished());
+        let overdue: Vec<usize> = self
+            .waiting
+            .iter()
+            .filter_map(|(t, w)| w.overdue().map(|why| (t, why)))
+            .map(|(t, why)| {
+                info!("closing Bolt connection: {why}");
+                *t
+            })
+            .collect();
+        for t in overdue {
+            if let Some(w) = self.waiting.remove(&t) {
+                let fd = w.tcp().as_raw_fd();
+                let _ = self.poll.registry().deregister(&mut SourceFd(&fd));
+                let _ = w.tcp().shutdown(Shutdown::Both);
+            }
         }
     }
-    for c in live {
-        if c.handle.join().is_err() {
-            warn!("a Bolt connection thread panicked");
+
+    /// Stops accepting, closes idle connections, gives active ones `grace` to finish.
+    fn stop(self, grace: Duration) {
+        let Server { listener, waiting, mut live, .. } = self;
+        drop(listener);
+        drop(waiting);
+        live.retain(|c| !c.handle.is_finished());
+        if !live.is_empty() {
+            info!("Bolt server stopping: waiting for {} open connections", live.len());
+        }
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline && live.iter().any(|c| !c.handle.is_finished()) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        for c in &live {
+            if !c.handle.is_finished() {
+                // Unblocks its reader and writer; the reader then interrupts any running query.
+                let _ = c.socket.shutdown(Shutdown::Both);
+            }
+        }
+        for c in live {
+            if c.handle.join().is_err() {
+                warn!("a Bolt connection thread panicked");
+            }
         }
     }
-    Ok(())
 }
 
 /// Answers a connection over the limit properly: handshake, then a transient FAILURE to its

@@ -4,7 +4,10 @@
 //! 1- and 2-hop expansions, an aggregation, property updates and single-node creates, each an
 //! auto-commit transaction through `Session::run`/`pull` as Bolt drives it.
 //!
-//! `cargo run --release -p arbor-engine --example observe_cost [queries]`
+//! `cargo run --release -p arbor-engine --example observe_cost [queries] [metrics-off] [log]`:
+//! `metrics-off` turns per-query observation off (`metrics::set_enabled(false)`), `log` turns
+//! the query log on at level info with threshold 0 (every query logged, parameters included)
+//! into a temporary file.
 
 use arbor_engine::{Database, PropertyMap, PullOutcome, Session, TxConfig, Value};
 
@@ -30,7 +33,17 @@ fn id(i: i64) -> PropertyMap {
 }
 
 fn main() {
-    let queries: i64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1000);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let queries: i64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(1000);
+    if args.iter().any(|a| a == "metrics-off") {
+        arbor_engine::metrics::set_enabled(false);
+    }
+    let log_dir = std::env::temp_dir().join(format!("observe-cost-{}", std::process::id()));
+    if args.iter().any(|a| a == "log") {
+        let mut config = arbor_engine::query_log::QueryLogConfig::for_data_dir(&log_dir);
+        config.level = arbor_engine::query_log::QueryLogLevel::Info;
+        arbor_engine::query_log::configure(config).expect("query log");
+    }
     let db = Database::in_memory();
     let mut s = db.session();
     run(&mut s, "CREATE INDEX FOR (u:User) ON (u.id)", PropertyMap::new());
@@ -65,4 +78,5 @@ fn main() {
         };
     }
     println!("{queries} queries, {total} rows");
+    let _ = std::fs::remove_dir_all(&log_dir);
 }

@@ -195,7 +195,8 @@ fn end_proc(b: Arc<Backups>) -> Procedure {
 /// `begin` with an error saying it has no files).
 pub(crate) fn install(db: &Database) {
     let b = Arc::new(Backups::default());
-    for p in [begin_proc(db, b.clone()), read_proc(b.clone()), end_proc(b)] {
+    let users = crate::users::backup_users_proc(db);
+    for p in [begin_proc(db, b.clone()), read_proc(b.clone()), end_proc(b), users] {
         // Names are valid; registration cannot fail.
         let _ = db.register_procedure_fn(p);
     }

@@ -7,9 +7,13 @@
 //! scrape reads them without stopping anything. A small hand-written encoder instead of a
 //! metrics crate: the set is fixed, the format is a few lines per family, and the atomics stay
 //! the ones the hot path already touches.
+//!
+//! [`set_enabled`]`(false)` turns the per-query observation off (metrics, the `query` span;
+//! the query log keeps it on while it is on), for an A/B of what observing costs
+//! (`examples/observe_cost.rs`, BENCHMARKS.md "Cost of metrics and the query log").
 
 use std::fmt::Write;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use arbor_storage::metrics::STORAGE;
@@ -73,6 +77,20 @@ pub static SERVER: ServerMetrics = ServerMetrics {
     failed_logins: AtomicU64::new(0),
     http_requests: AtomicU64::new(0),
 };
+
+static ENABLED: AtomicBool = AtomicBool::new(true);
+
+/// Turns per-query observation on (the default) or off; set once at start (a transaction
+/// running while it changes may be counted as started and never as ended).
+pub fn set_enabled(on: bool) {
+    ENABLED.store(on, Ordering::Relaxed);
+}
+
+/// Whether per-query observation is on (one relaxed load).
+#[inline]
+pub fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
 
 /// Counts one more of `counter` (relaxed: a monitoring counter orders nothing).
 #[inline]

@@ -18,6 +18,12 @@ use crate::observer::Running;
 use crate::query_log::{self, QueryLogLevel};
 use crate::session::{PullOutcome, QueryType, RunInfo, Session, TxConfig};
 
+/// Whether queries are observed at all: metrics on (the default) or the query log on.
+#[inline]
+fn observing() -> bool {
+    metrics::enabled() || query_log::level() != QueryLogLevel::Off
+}
+
 impl Session {
     /// Whether a transaction (explicit and not failed, or auto-commit) is live.
     fn tx_alive(&self) -> bool {
@@ -58,6 +64,9 @@ impl Session {
 
     /// Starts an explicit transaction.
     pub fn begin(&mut self, config: TxConfig) -> Result<()> {
+        if !observing() {
+            return self.begin_unobserved(config);
+        }
         self.finish_query(None, None);
         let r = self.begin_unobserved(config);
         self.observe_tx(r.as_ref().err(), false);
@@ -68,6 +77,9 @@ impl Session {
     /// auto-commit transaction that commits when its result is exhausted. Compile errors are
     /// returned here; runtime errors may surface on `pull`.
     pub fn run(&mut self, query: &str, params: PropertyMap, config: TxConfig) -> Result<RunInfo> {
+        if !observing() {
+            return self.run_unobserved(query, params, config);
+        }
         // A result still open is finished (an auto-commit one commits) by the new run.
         self.finish_query(None, None);
         let level = query_log::level();
@@ -119,6 +131,9 @@ impl Session {
         n: i64,
         sink: &mut dyn FnMut(Vec<Value>) -> Result<()>,
     ) -> Result<PullOutcome> {
+        if !observing() {
+            return self.pull_unobserved(qid, n, sink);
+        }
         let span = self.obs.query.as_ref().map(|q| q.span.clone());
         let _entered = span.as_ref().map(|s| s.enter());
         let mut rows = 0u64;
@@ -136,6 +151,9 @@ impl Session {
     /// Discards `n` records (`n < 0`: all) of result `qid`. The query still runs to completion
     /// of those rows, so its writes happen.
     pub fn discard(&mut self, qid: Option<i64>, n: i64) -> Result<PullOutcome> {
+        if !observing() {
+            return self.discard_unobserved(qid, n);
+        }
         let span = self.obs.query.as_ref().map(|q| q.span.clone());
         let _entered = span.as_ref().map(|s| s.enter());
         let r = self.discard_unobserved(qid, n);
@@ -155,6 +173,9 @@ impl Session {
     /// Commits the explicit transaction; returns its bookmark. Results not yet consumed are run
     /// to completion first, so their writes are part of the commit.
     pub fn commit(&mut self) -> Result<String> {
+        if !observing() {
+            return self.commit_unobserved();
+        }
         let r = self.commit_unobserved();
         self.finish_query(None, r.as_ref().err());
         self.observe_tx(r.as_ref().err(), false);
@@ -163,6 +184,9 @@ impl Session {
 
     /// Rolls the explicit transaction back.
     pub fn rollback(&mut self) -> Result<()> {
+        if !observing() {
+            return self.rollback_unobserved();
+        }
         let r = self.rollback_unobserved();
         self.finish_query(None, None);
         self.observe_tx(None, true);
@@ -172,6 +196,9 @@ impl Session {
     /// Drops every open result and rolls back any open transaction (Bolt `RESET`).
     pub fn reset(&mut self) {
         self.reset_unobserved();
+        if !observing() {
+            return;
+        }
         self.finish_query(None, None);
         self.observe_tx(None, true);
     }

@@ -8,6 +8,9 @@
 //! layer ([`crate::Session::set_user`]); with authentication disabled there is no current user,
 //! so `SHOW CURRENT USER` is empty and `ALTER CURRENT USER` fails, as in Neo4j.
 //!
+//! `CALL dbms.backup.users()` hands the store's file (hashes, never passwords) to `arbor backup`;
+//! like every administration command here, any logged-in user may run it (Arbor has no roles).
+//!
 //! Differences from Neo4j Community: `SET STATUS` and `SET HOME DATABASE` are supported (Community
 //! refuses them as Enterprise features), so `SHOW USERS` reports `suspended` and `home`.
 //! `SET ENCRYPTED PASSWORD` accepts Arbor's own argon2id hashes only; Neo4j's SHA-256 format is
@@ -538,4 +541,26 @@ pub(crate) fn run_prepared(
         Prepared::ShowCurrentUserCall => show_current_user_call(current),
         _ => Err(Error::internal("not an administration command")),
     }
+}
+
+/// `dbms.backup.users()`: the user store's file text for `arbor backup` (`null` when the
+/// database has no user store on disk, e.g. in memory).
+pub(crate) fn backup_users_proc(db: &Database) -> arbor_exec::procs::Procedure {
+    let weak = db.downgrade();
+    arbor_exec::procs::Procedure::new(
+        "dbms.backup.users",
+        vec![],
+        vec![("file".into(), arbor_cypher_plan::CypherType::String)],
+        "The user store (auth.toml: user names and argon2id hashes) for `arbor backup`.",
+        move |_, _| {
+            let db = Database::upgrade(&weak)
+                .ok_or_else(|| Error::new(Status::ProcedureCallFailed, "the database is closed"))?;
+            let store = db.users();
+            if store.path().is_none() {
+                return Ok(vec![vec![Value::Null]]);
+            }
+            let text = store.export().map_err(store_failure)?;
+            Ok(vec![vec![Value::from(text)]])
+        },
+    )
 }

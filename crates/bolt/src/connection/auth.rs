@@ -7,7 +7,7 @@ use tracing::{debug, warn};
 use super::*;
 use crate::handshake::Version;
 
-impl<B: Backend> Conn<'_, B> {
+impl<B: Backend> Conn<B> {
     pub(super) fn hello(&mut self, extra: PropertyMap) -> Flow {
         self.hello_filter = NotificationFilter::from_extra(&extra);
         if let Some(Value::String(agent)) = extra.get("user_agent") {

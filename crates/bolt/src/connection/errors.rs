@@ -13,7 +13,7 @@ use crate::handshake::Version;
 use crate::message;
 use crate::transport::MessageWriter;
 
-impl<B: Backend> Conn<'_, B> {
+impl<B: Backend> Conn<B> {
     pub(super) fn write_failure(&mut self, status: Status, message: &str) {
         let meta = failure_metadata(
             self.version(),

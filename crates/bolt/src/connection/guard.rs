@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -124,6 +124,28 @@ impl Drop for PreAuthSlot {
                 open.remove(&self.peer);
             }
         }
+    }
+}
+
+/// One open connection's place in the server's count (`ServerConfig::max_connections`): it
+/// travels with the connection through its threads and the readiness loop, and frees the place
+/// when the connection is dropped, wherever that happens.
+pub(crate) struct OpenTicket {
+    open: Arc<AtomicUsize>,
+}
+
+impl OpenTicket {
+    pub(crate) fn new(open: Arc<AtomicUsize>) -> OpenTicket {
+        open.fetch_add(1, Ordering::SeqCst);
+        arbor_engine::metrics::bump(&arbor_engine::metrics::SERVER.bolt_opened);
+        OpenTicket { open }
+    }
+}
+
+impl Drop for OpenTicket {
+    fn drop(&mut self) {
+        self.open.fetch_sub(1, Ordering::SeqCst);
+        arbor_engine::metrics::bump(&arbor_engine::metrics::SERVER.bolt_closed);
     }
 }
 

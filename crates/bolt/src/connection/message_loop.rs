@@ -4,7 +4,7 @@
 
 use std::io::Read;
 use std::net::{Shutdown, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use arbor_model::{Error, PropertyMap, Status};
 use tracing::{debug, info, warn};
 
-use super::guard::{drain, Deadlined, LoginClock};
+use super::guard::{drain, Deadlined, LoginClock, OpenTicket};
 use super::*;
 use crate::handshake::{self, Negotiated, Version};
 use crate::message::{self, parse_request, peek_tag, tag, Request};
@@ -21,11 +21,13 @@ use crate::tls::{Opening, Sock, TlsLevel};
 use crate::transport::{MessageReader, MessageWriter, ReadError};
 use crate::values::Dialect;
 
-/// How a connection ended, for what `run` does before closing the socket.
+/// How a connection's activation ended, for what `resume` does next.
 pub(super) enum Ending {
     Normal,
     /// The client is probably still sending the rest of an oversized message.
     Oversized,
+    /// Idle: the connection waits in the readiness loop, holding no thread.
+    Park,
 }
 
 pub(super) enum Inbound {
@@ -35,48 +37,118 @@ pub(super) enum Inbound {
     TooLarge(usize),
     /// Server shutdown, seen while the connection was idle.
     Stopped,
+    /// The reader saw the connection idle for `Limits::park_after` with everything answered,
+    /// and has ended.
+    Park,
 }
 
-/// Serves one accepted connection to the end. Never panics on client input; every way out
-/// closes the socket. `pre_auth` is the connection's place among those not yet logged in.
+/// A connection between activations: its whole state (session, state machine, socket), with
+/// no thread. Only plaintext connections park (TLS and WebSocket may hold decoded bytes the
+/// socket's readiness does not show).
+pub(crate) struct Parked<B: Backend> {
+    conn: Conn<B>,
+    sock: Arc<Sock>,
+    _ticket: OpenTicket,
+}
+
+impl<B: Backend> Parked<B> {
+    /// The socket, to wait for its readiness.
+    pub(crate) fn tcp(&self) -> &TcpStream {
+        self.sock.tcp()
+    }
+
+    pub(crate) fn conn_no(&self) -> u64 {
+        self.conn.conn_no
+    }
+
+    /// Past the login deadline (a connection that has not logged in is closed then).
+    pub(crate) fn login_expired(&self) -> bool {
+        self.conn.login_clock.expired()
+    }
+}
+
+impl<B: Backend> Drop for Parked<B> {
+    fn drop(&mut self) {
+        self.sock.shutdown();
+    }
+}
+
+/// Serves one accepted connection until it ends (`None`) or parks. Never panics on client
+/// input; every way out but parking closes the socket. `pre_auth` is the connection's place
+/// among those not yet logged in.
 pub(crate) fn run<B: Backend>(
     stream: TcpStream,
     backend: B,
-    shared: &Shared,
+    shared: &Arc<Shared>,
     conn_no: u64,
     pre_auth: Option<PreAuthSlot>,
-) {
+    ticket: OpenTicket,
+) -> Option<Parked<B>> {
     let opened = Instant::now();
     let peer = stream.peer_addr().map(|a| a.to_string()).unwrap_or_else(|_| "?".into());
     let local = stream.local_addr().map(|a| a.to_string()).unwrap_or_default();
-    let Some((sock, negotiated)) = open(stream, shared, &peer, opened) else { return };
+    let (sock, negotiated) = open(stream, shared, &peer, opened)?;
     debug!(peer = %peer, conn = conn_no, tls = sock.is_tls(), "Bolt connection negotiated version {}", negotiated.version);
 
     // From here on the socket's read timeout is only a shutdown poll for the reader thread.
     let _ = sock.tcp().set_read_timeout(Some(shared.limits.poll_interval));
-    let read_half = match sock.try_clone() {
+    let sock = Arc::new(sock);
+    let interrupt = backend.interrupt_flag();
+    let mut conn = Conn {
+        backend,
+        writer: MessageWriter::new(SockWriter(sock.clone()), shared.limits.flush_threshold),
+        shared: shared.clone(),
+        negotiated,
+        dialect: dialect_for(negotiated.version),
+        state: State::Negotiation,
+        conn_no,
+        peer,
+        local,
+        results: Vec::new(),
+        last_key: None,
+        next_key: 0,
+        db: "neo4j".to_string(),
+        hello_filter: NotificationFilter::default(),
+        tx_filter: NotificationFilter::default(),
+        pending_resets: Arc::new(AtomicUsize::new(0)),
+        interrupt,
+        pre_auth,
+        login_clock: Arc::new(LoginClock::new(opened, shared.limits.login_timeout)),
+    };
+    conn.backend.set_client(&format!("bolt-{conn_no}"), &conn.peer);
+    resume(Parked { conn, sock, _ticket: ticket })
+}
+
+/// One activation of a connection: a reader thread feeds the worker (this thread) until the
+/// connection ends (`None`) or has been idle long enough to park (`Some`).
+pub(crate) fn resume<B: Backend>(parked: Parked<B>) -> Option<Parked<B>> {
+    let conn_no = parked.conn.conn_no;
+    let peer = parked.conn.peer.clone();
+    let read_half = match parked.sock.try_clone() {
         Ok(s) => s,
         Err(e) => {
             warn!(peer = %peer, "cannot clone the connection socket: {e}");
-            return;
+            return None;
         }
     };
+    let shared = parked.conn.shared.clone();
     let (tx, rx) = mpsc::sync_channel(shared.limits.queue_depth);
-    let pending_resets = Arc::new(AtomicUsize::new(0));
-    let interrupt = backend.interrupt_flag();
-    let login_clock = Arc::new(LoginClock::new(opened, shared.limits.login_timeout));
+    let done = Arc::new(AtomicU64::new(0));
     let reader = {
+        let negotiated = parked.conn.negotiated;
         let signals = ReaderSignals {
-            pending_resets: pending_resets.clone(),
-            interrupt: interrupt.clone(),
+            pending_resets: parked.conn.pending_resets.clone(),
+            interrupt: parked.conn.interrupt.clone(),
             shutdown: shared.shutdown.clone(),
-            login_clock: login_clock.clone(),
+            login_clock: parked.conn.login_clock.clone(),
             // Before 5.1 the credentials travel in HELLO, from 5.1 in LOGON.
             credentials_tag: if negotiated.version.at_least(5, 1) {
                 tag::LOGON
             } else {
                 tag::HELLO
             },
+            park_after: matches!(*parked.sock, Sock::Plain(_)).then_some(shared.limits.park_after),
+            done: done.clone(),
         };
         let max = shared.limits.max_message_bytes;
         std::thread::Builder::new()
@@ -88,41 +160,25 @@ pub(crate) fn run<B: Backend>(
         Ok(h) => h,
         Err(e) => {
             warn!(peer = %peer, "cannot start a reader thread: {e}");
-            return;
+            return None;
         }
     };
-
-    let writer = MessageWriter::new(&sock, shared.limits.flush_threshold);
-    let mut conn = Conn {
-        backend,
-        writer,
-        shared,
-        negotiated,
-        dialect: dialect_for(negotiated.version),
-        state: State::Negotiation,
-        conn_no,
-        peer: peer.clone(),
-        local,
-        results: Vec::new(),
-        last_key: None,
-        next_key: 0,
-        db: "neo4j".to_string(),
-        hello_filter: NotificationFilter::default(),
-        tx_filter: NotificationFilter::default(),
-        pending_resets,
-        interrupt,
-        pre_auth,
-        login_clock,
-    };
-    conn.backend.set_client(&format!("bolt-{conn_no}"), &conn.peer);
-    let ending = conn.serve(rx);
-    drop(conn);
-    if let Ending::Oversized = ending {
-        drain(&sock, shared.limits.max_message_bytes, DRAIN_WAIT);
+    let mut parked = parked;
+    match parked.conn.serve(rx, &done) {
+        // The reader has ended already: it asked for the park.
+        Ending::Park if !shared.shutdown.load(Ordering::SeqCst) => {
+            let _ = reader.join();
+            return Some(parked);
+        }
+        Ending::Park | Ending::Normal => {}
+        Ending::Oversized => drain(&parked.sock, shared.limits.max_message_bytes, DRAIN_WAIT),
     }
-    sock.shutdown();
+    // Unblocks the reader if it is still waiting for bytes.
+    parked.sock.shutdown();
     let _ = reader.join();
+    drop(parked);
     debug!(peer = %peer, conn = conn_no, "Bolt connection closed");
+    None
 }
 
 /// How long a client that sent an oversized message gets to finish sending it (and read the
@@ -218,18 +274,37 @@ struct ReaderSignals {
     login_clock: Arc<LoginClock>,
     /// The message carrying credentials (HELLO before 5.1, LOGON after): it stops the clock.
     credentials_tag: u8,
+    /// Park after this long idle (`None`: this connection never parks).
+    park_after: Option<Duration>,
+    /// Messages the worker has finished; parking waits until it has finished all sent.
+    done: Arc<AtomicU64>,
 }
 
 /// The reader thread: reassembles messages and forwards them; handles the jump-ahead signals
 /// and the login deadline.
 fn read_loop(stream: Sock, max_message: usize, tx: SyncSender<Inbound>, signals: ReaderSignals) {
-    let ReaderSignals { pending_resets, interrupt, shutdown, login_clock, credentials_tag } =
-        signals;
+    let ReaderSignals {
+        pending_resets,
+        interrupt,
+        shutdown,
+        login_clock,
+        credentials_tag,
+        park_after,
+        done,
+    } = signals;
     let mut reader = MessageReader::new(&stream, max_message);
-    let stop = || shutdown.load(Ordering::Relaxed);
     let expired = || login_clock.expired();
+    let mut sent = 0u64;
+    let mut last = Instant::now();
     loop {
         let mut msg = Vec::new();
+        // Asked only between messages with nothing buffered (see `MessageReader`), so parking
+        // never strands bytes read ahead.
+        let idle = |since: Instant| {
+            park_after.is_some_and(|after| since.elapsed() >= after)
+                && done.load(Ordering::SeqCst) == sent
+        };
+        let stop = || shutdown.load(Ordering::Relaxed) || idle(last);
         let event = match reader.read_message_until(&mut msg, &stop, &expired) {
             Ok(()) => {
                 let t = peek_tag(&msg);
@@ -244,10 +319,17 @@ fn read_loop(stream: Sock, max_message: usize, tx: SyncSender<Inbound>, signals:
                 } else if t == Some(tag::GOODBYE) {
                     interrupt.store(true, Ordering::SeqCst);
                 }
+                sent += 1;
+                last = Instant::now();
                 if tx.send(Inbound::Message(msg)).is_err() || t == Some(tag::GOODBYE) {
                     return;
                 }
                 continue;
+            }
+            Err(ReadError::Stopped) if !shutdown.load(Ordering::Relaxed) => {
+                // Idle with every request answered: hand the connection to the readiness loop.
+                let _ = tx.send(Inbound::Park);
+                return;
             }
             Err(ReadError::Expired) => {
                 Inbound::Closed(Some("no credentials within the login timeout".into()))
@@ -268,10 +350,10 @@ fn read_loop(stream: Sock, max_message: usize, tx: SyncSender<Inbound>, signals:
     }
 }
 
-impl<B: Backend> Conn<'_, B> {
+impl<B: Backend> Conn<B> {
     /// Answers requests until the connection is to close; says whether the client was cut off
     /// in the middle of an oversized message.
-    pub(super) fn serve(&mut self, rx: Receiver<Inbound>) -> Ending {
+    pub(super) fn serve(&mut self, rx: Receiver<Inbound>, done: &AtomicU64) -> Ending {
         let mut next: Option<Inbound> = None;
         let mut ending = Ending::Normal;
         loop {
@@ -283,7 +365,17 @@ impl<B: Backend> Conn<'_, B> {
                 },
             };
             let flow = match event {
-                Inbound::Message(bytes) => self.on_message(&bytes),
+                Inbound::Message(bytes) => {
+                    let flow = self.on_message(&bytes);
+                    done.fetch_add(1, Ordering::SeqCst);
+                    flow
+                }
+                Inbound::Park => {
+                    if self.writer.flush().is_err() {
+                        break;
+                    }
+                    return Ending::Park;
+                }
                 Inbound::Closed(reason) => {
                     if let Some(reason) = reason {
                         info!(peer = %self.peer, "Bolt connection lost: {reason}");

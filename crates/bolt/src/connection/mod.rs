@@ -1,8 +1,11 @@
 //! One Bolt connection: handshake, then the request/response state machine of
 //! `appendix/version-5.adoc` over an engine session.
 //!
-//! Two threads serve a connection. This module's worker owns the session and the socket's write
-//! side; a reader thread reassembles incoming messages into a bounded queue. When the reader sees
+//! Two threads serve an *active* connection. This module's worker owns the session and the
+//! socket's write side; a reader thread reassembles incoming messages into a bounded queue.
+//! A plaintext connection with nothing to do for `Limits::park_after` gives both threads back:
+//! its state ([`Parked`]) waits in the server's readiness loop until the next byte arrives
+//! (`server.rs`). When the reader sees
 //! `RESET` it bumps `pending_resets` and raises the session's interrupt flag at once (the
 //! "jump ahead"); the worker then answers every message queued in front of that `RESET` with
 //! `IGNORED` (the INTERRUPTED state), and the `RESET` itself puts the session back to READY.
@@ -33,8 +36,8 @@ pub(crate) use arbor_engine::logins::LoginGuard;
 pub use arbor_engine::logins::LoginLimits;
 pub(crate) use backend::Backend;
 pub(crate) use errors::write_single_failure;
-pub(crate) use guard::{Deadlined, PeerSlots, PreAuthSlot};
-pub(crate) use message_loop::run;
+pub(crate) use guard::{Deadlined, OpenTicket, PeerSlots, PreAuthSlot};
+pub(crate) use message_loop::{resume, run, Parked};
 use streaming::NotificationFilter;
 
 /// The server agent string. Drivers and tools check that it starts with `Neo4j/`.
@@ -64,6 +67,9 @@ pub struct Limits {
     pub queue_depth: usize,
     /// On shutdown, how long connections get to finish before their sockets are closed.
     pub shutdown_grace: Duration,
+    /// A plaintext connection idle this long (nothing queued, nothing running) gives its
+    /// threads back and waits in the readiness loop.
+    pub park_after: Duration,
 }
 
 impl Default for Limits {
@@ -78,6 +84,7 @@ impl Default for Limits {
             flush_threshold: 64 * 1024,
             queue_depth: 16,
             shutdown_grace: Duration::from_secs(10),
+            park_after: Duration::from_secs(1),
         }
     }
 }
@@ -132,10 +139,23 @@ pub(super) struct OpenResult {
     records: u64,
 }
 
-pub(super) struct Conn<'a, B: Backend> {
+/// The write side of a connection's socket, owned so a parked connection can move between
+/// threads.
+pub(super) struct SockWriter(Arc<Sock>);
+
+impl std::io::Write for SockWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        (&mut &*self.0).write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        (&mut &*self.0).flush()
+    }
+}
+
+pub(super) struct Conn<B: Backend> {
     backend: B,
-    writer: MessageWriter<&'a Sock>,
-    shared: &'a Shared,
+    writer: MessageWriter<SockWriter>,
+    shared: Arc<Shared>,
     negotiated: Negotiated,
     dialect: Dialect,
     state: State,
@@ -160,7 +180,7 @@ pub(super) struct Conn<'a, B: Backend> {
     login_clock: Arc<guard::LoginClock>,
 }
 
-impl<B: Backend> Conn<'_, B> {
+impl<B: Backend> Conn<B> {
     pub(super) fn version(&self) -> Version {
         self.negotiated.version
     }

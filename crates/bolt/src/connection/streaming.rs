@@ -11,7 +11,7 @@ use super::errors::default_diagnostic_record;
 use super::*;
 use crate::message;
 
-impl<B: Backend> Conn<'_, B> {
+impl<B: Backend> Conn<B> {
     pub(super) fn pull(&mut self, n: i64, qid: i64, discard: bool) -> Flow {
         if n == 0 || n < -1 {
             return self.failure(&Error::new(

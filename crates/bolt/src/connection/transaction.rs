@@ -9,7 +9,7 @@ use arbor_model::{Error, PropertyMap, Result, Status, Value};
 
 use super::*;
 
-impl<B: Backend> Conn<'_, B> {
+impl<B: Backend> Conn<B> {
     pub(super) fn reset(&mut self) -> Flow {
         self.backend.reset();
         self.results.clear();

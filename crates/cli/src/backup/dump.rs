@@ -5,7 +5,8 @@
 //! `"ARBORDUMP1\n"`, the files' bytes one after another, the description (`meta.rs`, which
 //! lists the files in that order with their lengths and CRC32Cs), the description's length
 //! (u64 LE) and the CRC32C of everything before it (u32 LE). `load` checks the whole file's CRC
-//! before writing anything, then each file's CRC as it extracts it.
+//! before writing anything, then each file's CRC as it extracts it. The data directory's users
+//! (`auth.toml`) are the dump's last file when there are any.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -40,6 +41,9 @@ pub struct LoadArgs {
     /// Replace the contents of a non-empty data directory.
     #[arg(long)]
     force: bool,
+    /// Leave the dump's users (auth.toml) out: the loaded store starts with no users.
+    #[arg(long)]
+    skip_users: bool,
 }
 
 /// Writes while computing the CRC of everything written.
@@ -86,6 +90,17 @@ pub fn dump(args: DumpArgs) -> anyhow::Result<()> {
             w.put(&chunk).map_err(io)?;
         }
         meta.files.push(Entry { name: f.name.clone(), len: f.len, crc });
+    }
+    // The users, last: read while the store is open, so no `arbor passwd` runs meanwhile.
+    let users = data.join(super::USERS_FILE);
+    match std::fs::read(&users) {
+        Ok(bytes) => {
+            w.put(&bytes).map_err(io)?;
+            let crc = crc32c::crc32c(&bytes);
+            meta.files.push(Entry { name: super::USERS_FILE.into(), len: bytes.len() as u64, crc });
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("reading {}", users.display())),
     }
     let text = meta.render();
     w.put(text.as_bytes()).map_err(io)?;
@@ -156,11 +171,18 @@ fn read_index(f: &mut File, origin: &str) -> anyhow::Result<Meta> {
 }
 
 /// Writes the dump's files (`f` at the first one's bytes) into `to`, checking each.
-fn extract(f: &mut File, meta: &Meta, origin: &str, to: &std::path::Path) -> anyhow::Result<()> {
+fn extract(
+    f: &mut File,
+    meta: &Meta,
+    origin: &str,
+    to: &std::path::Path,
+    skip_users: bool,
+) -> anyhow::Result<()> {
     let mut r = BufReader::with_capacity(1 << 20, f);
     for e in &meta.files {
         let what = format!("{} in {origin}", e.name);
-        super::copy_checked(&mut r, &to.join(&e.name), e.len, e.crc, &what)?;
+        let dest = super::restored_path(to, &e.name, skip_users);
+        super::copy_checked(&mut r, dest.as_deref(), e.len, e.crc, &what)?;
     }
     super::sync_dir(to)
 }
@@ -171,7 +193,7 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
     let mut f = File::open(&args.from).with_context(|| format!("opening {origin}"))?;
     let meta = read_index(&mut f, &origin)?;
     super::prepare_target(&args.to, args.force)?;
-    if let Err(e) = extract(&mut f, &meta, &origin, &args.to) {
+    if let Err(e) = extract(&mut f, &meta, &origin, &args.to, args.skip_users) {
         let _ = std::fs::remove_dir_all(&args.to);
         return Err(e);
     }

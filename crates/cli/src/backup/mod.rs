@@ -6,6 +6,10 @@
 //! at the backup's commit) and `backup.meta` (`meta.rs`), written last, which names each file
 //! with its length and CRC32C. Every chunk is checked against the CRC the server computed, and
 //! every file against `backup.meta` when restored, so a damaged byte is an error naming the file.
+//!
+//! The users (`auth.toml`, hashes only) travel with the store: `arbor backup` takes them from
+//! `dbms.backup.users()`, `arbor dump` from the data directory; `restore` and `load` put them
+//! back unless `--skip-users`.
 
 mod dump;
 mod meta;
@@ -21,6 +25,9 @@ use arbor_model::{PropertyMap, Value};
 
 pub use dump::{dump, load, DumpArgs, LoadArgs};
 use meta::{Meta, META};
+
+/// The user store's file, in a data directory and in a backup.
+pub(crate) const USERS_FILE: &str = "auth.toml";
 
 /// Bytes asked for per `dbms.backup.read` call.
 const CHUNK: i64 = 1 << 20;
@@ -55,6 +62,9 @@ pub struct RestoreArgs {
     /// Replace the contents of a non-empty data directory.
     #[arg(long)]
     force: bool,
+    /// Leave the backup's users (auth.toml) out: the restored store starts with no users.
+    #[arg(long)]
+    skip_users: bool,
 }
 
 /// Creates (truncating) a file readable by its owner only.
@@ -296,6 +306,7 @@ pub fn backup(args: BackupArgs) -> anyhow::Result<()> {
         fetch(&mut client, b.id, i, f, &args.to, &mut meta)?;
     }
     let _ = client.run_all("CALL dbms.backup.end($id)", &params(&[("id", b.id)]));
+    backup_users(&mut client, &args.to, &mut meta)?;
     sync_dir(&args.to)?;
     meta.write(&args.to)?;
     println!(
@@ -306,6 +317,30 @@ pub fn backup(args: BackupArgs) -> anyhow::Result<()> {
         meta.total_bytes(),
         started.elapsed().as_secs_f64()
     );
+    Ok(())
+}
+
+/// Copies the server's users into `dir` (replacing those of an earlier backup there).
+fn backup_users(client: &mut Client, dir: &Path, meta: &mut Meta) -> anyhow::Result<()> {
+    let result = client
+        .run_all("CALL dbms.backup.users() YIELD file RETURN file", &PropertyMap::new())
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .context("reading the server's users (dbms.backup.users)")?;
+    let Some(Value::String(text)) = result.records.first().and_then(|r| r.first()) else {
+        println!("backup: the server has no user store on disk: no users in this backup");
+        meta.files.retain(|f| f.name != USERS_FILE);
+        let _ = std::fs::remove_file(dir.join(USERS_FILE));
+        return Ok(());
+    };
+    let path = dir.join(USERS_FILE);
+    let mut f = create_private(&path)?;
+    f.write_all(text.as_bytes())
+        .and_then(|()| f.sync_all())
+        .with_context(|| format!("writing {}", path.display()))?;
+    let entry = meta.entry_mut(USERS_FILE);
+    entry.len = text.len() as u64;
+    entry.crc = crc32c::crc32c(text.as_bytes());
+    println!("backup: users: {} bytes into {}", text.len(), path.display());
     Ok(())
 }
 
@@ -325,16 +360,16 @@ pub(crate) fn prepare_target(dir: &Path, force: bool) -> anyhow::Result<()> {
     crate::create_data_dir(dir).with_context(|| format!("creating {}", dir.display()))
 }
 
-/// Copies `len` bytes from `src` into a new private file `dest`, checking their CRC against
-/// `want`; `origin` names the source in errors.
+/// Copies `len` bytes from `src` into a new private file `dest` (`None`: reads and checks them
+/// only), checking their CRC against `want`; `origin` names the source in errors.
 pub(crate) fn copy_checked(
     src: &mut impl Read,
-    dest: &Path,
+    dest: Option<&Path>,
     len: u64,
     want: u32,
     origin: &str,
 ) -> anyhow::Result<()> {
-    let mut out = create_private(dest)?;
+    let mut out = dest.map(create_private).transpose()?;
     let mut buf = vec![0u8; 1 << 20];
     let (mut left, mut crc) = (len, 0u32);
     while left > 0 {
@@ -344,13 +379,25 @@ pub(crate) fn copy_checked(
             bail!("{origin} is truncated: {} of {len} bytes", len - left);
         }
         crc = crc32c::crc32c_append(crc, &buf[..got]);
-        out.write_all(&buf[..got]).with_context(|| format!("writing {}", dest.display()))?;
+        if let (Some(out), Some(dest)) = (out.as_mut(), dest) {
+            out.write_all(&buf[..got]).with_context(|| format!("writing {}", dest.display()))?;
+        }
         left -= got as u64;
     }
     if crc != want {
         bail!("{origin} is corrupt: CRC32C {crc:08x}, expected {want:08x}");
     }
-    out.sync_all().with_context(|| format!("syncing {}", dest.display()))
+    match (out, dest) {
+        (Some(out), Some(dest)) => {
+            out.sync_all().with_context(|| format!("syncing {}", dest.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Where a backed-up file goes in the restored directory (`None`: left out).
+pub(crate) fn restored_path(to: &Path, name: &str, skip_users: bool) -> Option<PathBuf> {
+    (!(skip_users && name == USERS_FILE)).then(|| to.join(name))
 }
 
 /// Opens the restored directory read-only and checks it; prints what it holds.
@@ -376,13 +423,14 @@ pub(crate) fn verify_restored(dir: &Path, commit: u64) -> anyhow::Result<()> {
 }
 
 /// Copies every file of the backup in `from` into `to`, checking each against `meta`.
-fn copy_backup(meta: &Meta, from: &Path, to: &Path) -> anyhow::Result<()> {
+fn copy_backup(meta: &Meta, from: &Path, to: &Path, skip_users: bool) -> anyhow::Result<()> {
     for f in &meta.files {
         let src = from.join(&f.name);
         let mut file = File::open(&src)
             .with_context(|| format!("backup file {} is missing", src.display()))?;
         let origin = format!("backup file {}", src.display());
-        copy_checked(&mut file, &to.join(&f.name), f.len, f.crc, &origin)?;
+        let dest = restored_path(to, &f.name, skip_users);
+        copy_checked(&mut file, dest.as_deref(), f.len, f.crc, &origin)?;
     }
     sync_dir(to)
 }
@@ -393,7 +441,7 @@ pub fn restore(args: RestoreArgs) -> anyhow::Result<()> {
         format!("no backup in {}: {META} is missing (an unfinished backup?)", args.from.display())
     })?;
     prepare_target(&args.to, args.force)?;
-    if let Err(e) = copy_backup(&meta, &args.from, &args.to) {
+    if let Err(e) = copy_backup(&meta, &args.from, &args.to, args.skip_users) {
         let _ = std::fs::remove_dir_all(&args.to);
         return Err(e);
     }
