@@ -14,6 +14,7 @@
 //!
 //! The configuration is process-wide, like the metrics: a server runs one database.
 
+use std::fmt::Write as _;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -80,6 +81,9 @@ struct Sink {
     file: Option<File>,
     size: u64,
     failed: bool,
+    /// The line being formatted (kept to reuse its allocation).
+    line: String,
+    clock: Clock,
 }
 
 static LEVEL: AtomicU8 = AtomicU8::new(0);
@@ -97,7 +101,14 @@ pub fn configure(config: QueryLogConfig) -> std::io::Result<()> {
         }
     }
     let level = config.level;
-    *SINK.lock() = Some(Sink { config, file: None, size: 0, failed: false });
+    *SINK.lock() = Some(Sink {
+        config,
+        file: None,
+        size: 0,
+        failed: false,
+        line: String::new(),
+        clock: Clock::default(),
+    });
     LEVEL.store(level as u8, Ordering::Release);
     Ok(())
 }
@@ -140,41 +151,118 @@ pub(crate) fn should_log_end(elapsed: Duration, failed: bool) -> bool {
     }
 }
 
-/// Writes one line (if the log is on).
+/// Writes one line (if the log is on). The line is formatted by hand into one buffer (keys in
+/// a fixed order: time, event, elapsed_ms, user, client, query, parameters, rows, error_code,
+/// error_message), with the timestamp's seconds part cached: a line costs about what running
+/// a point lookup does, not several times that (BENCHMARKS.md "Cost of metrics and the query
+/// log").
 pub(crate) fn write(entry: &Entry<'_>) {
     let mut guard = SINK.lock();
     let Some(sink) = guard.as_mut() else { return };
     if sink.config.level == QueryLogLevel::Off {
         return;
     }
-    let mut line = serde_json::Map::new();
-    let time = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    line.insert("time".into(), time.into());
-    line.insert("event".into(), entry.event.into());
-    line.insert("elapsed_ms".into(), (entry.elapsed.as_millis() as u64).into());
-    line.insert("user".into(), entry.user.into());
-    line.insert("client".into(), entry.client.into());
-    line.insert("query".into(), entry.query.into());
+    let mut text = std::mem::take(&mut sink.line);
+    text.clear();
+    text.push_str("{\"time\":\"");
+    sink.clock.push_now(&mut text);
+    text.push_str("\",\"event\":");
+    push_json_str(&mut text, entry.event);
+    let _ = write!(text, ",\"elapsed_ms\":{}", entry.elapsed.as_millis() as u64);
+    text.push_str(",\"user\":");
+    push_json_str(&mut text, entry.user);
+    text.push_str(",\"client\":");
+    push_json_str(&mut text, entry.client);
+    text.push_str(",\"query\":");
+    push_json_str(&mut text, entry.query);
     if sink.config.parameters {
         if let Some(p) = entry.parameters {
-            line.insert("parameters".into(), map_json(p));
+            text.push_str(",\"parameters\":");
+            push_json_map(&mut text, p);
         }
     }
     if entry.event != "start" {
-        line.insert("rows".into(), entry.rows.into());
+        let _ = write!(text, ",\"rows\":{}", entry.rows);
     }
     if let Some(e) = entry.error {
-        line.insert("error_code".into(), e.status.code().into());
-        line.insert("error_message".into(), e.message.clone().into());
+        text.push_str(",\"error_code\":");
+        push_json_str(&mut text, e.status.code());
+        text.push_str(",\"error_message\":");
+        push_json_str(&mut text, &e.message);
     }
-    let mut text = serde_json::Value::Object(line).to_string();
-    text.push('\n');
+    text.push_str("}\n");
     if let Err(e) = sink.append(text.as_bytes()) {
         if !sink.failed {
             sink.failed = true;
             tracing::warn!("cannot write the query log {}: {e}", sink.config.path.display());
         }
     }
+    sink.line = text;
+}
+
+/// The `YYYY-MM-DDTHH:MM:SS` part of the current time, formatted once per second.
+#[derive(Default)]
+struct Clock {
+    second: i64,
+    prefix: String,
+}
+
+impl Clock {
+    /// Appends the current UTC time as RFC 3339 with milliseconds (`...T12:00:00.123Z`).
+    fn push_now(&mut self, out: &mut String) {
+        let now = chrono::Utc::now();
+        let second = now.timestamp();
+        if self.prefix.is_empty() || second != self.second {
+            self.second = second;
+            self.prefix = now.format("%Y-%m-%dT%H:%M:%S").to_string();
+        }
+        out.push_str(&self.prefix);
+        let _ = write!(out, ".{:03}Z", now.timestamp_subsec_millis().min(999));
+    }
+}
+
+/// `s` as a JSON string, escaped as serde_json escapes it.
+fn push_json_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Parameters as a JSON object: the common scalars directly, anything else through
+/// [`value_json`].
+fn push_json_map(out: &mut String, map: &PropertyMap) {
+    out.push('{');
+    for (i, (k, v)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_json_str(out, k);
+        out.push(':');
+        match v {
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(n) => {
+                let _ = write!(out, "{n}");
+            }
+            Value::String(s) => push_json_str(out, s),
+            other => out.push_str(&value_json(other).to_string()),
+        }
+    }
+    out.push('}');
 }
 
 impl Sink {
@@ -243,6 +331,26 @@ fn value_json(v: &Value) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hand_formatted_json_matches_serde_json() {
+        for text in ["plain", "quote \" back \\ slash", "nl\n tab\t cr\r \u{1}\u{8}\u{c} é 日本"]
+        {
+            let mut out = String::new();
+            push_json_str(&mut out, text);
+            assert_eq!(out, serde_json::to_string(text).unwrap());
+        }
+        let mut p = PropertyMap::new();
+        p.insert("id".into(), Value::Int(-7));
+        p.insert("name".into(), Value::str("a\"b"));
+        p.insert("ok".into(), Value::Bool(true));
+        p.insert("none".into(), Value::Null);
+        p.insert("xs".into(), Value::List(vec![Value::Float(1.5), Value::Int(2)]));
+        let mut out = String::new();
+        push_json_map(&mut out, &p);
+        let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(parsed, map_json(&p));
+    }
 
     #[test]
     fn levels_parse_with_neo4j_spellings() {
