@@ -41,9 +41,10 @@ fn value(k: usize, i: u64, x: &mut u64) -> Option<Value> {
     match k {
         0 => Some(Value::Int((r % 100) as i64 - 10)),
         1 => Some(Value::String(format!("person number {i} of the paged graph").into())),
-        2 => (r % 3 != 0).then(|| Value::String(format!("city{}", r % 7).into())),
-        3 => (r % 2 == 0).then(|| Value::Float((r % 1000) as f64 / 7.0)),
-        _ => (r % 5 == 0)
+        2 => (!r.is_multiple_of(3)).then(|| Value::String(format!("city{}", r % 7).into())),
+        3 => r.is_multiple_of(2).then(|| Value::Float((r % 1000) as f64 / 7.0)),
+        _ => r
+            .is_multiple_of(5)
             .then(|| Value::List(vec![Value::Int(i as i64), Value::Int((r % 10) as i64)])),
     }
 }
@@ -59,7 +60,8 @@ fn fill(s: &Store, seed: u64) {
     for i in 0..NODES {
         let props = (0..KEYS.len()).filter_map(|k| value(k, i, &mut x).map(|v| (keys[k], v)));
         let props: Vec<_> = props.collect();
-        let ls: Vec<u32> = labels.iter().copied().filter(|_| lcg(&mut x) % 2 == 0).collect();
+        let ls: Vec<u32> =
+            labels.iter().copied().filter(|_| lcg(&mut x).is_multiple_of(2)).collect();
         w.create_node(&ls, props).unwrap();
     }
     w.commit().unwrap();
