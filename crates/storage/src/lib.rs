@@ -236,6 +236,8 @@ mod model_tests;
 #[cfg(test)]
 mod paged_tests;
 #[cfg(test)]
+mod paged_props_tests;
+#[cfg(test)]
 mod segment_tests;
 #[cfg(test)]
 mod simfs;

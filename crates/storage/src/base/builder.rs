@@ -112,11 +112,11 @@ impl BaseBuilder {
         for l in old.label_sets.get(code as usize).map_or(&[][..], |s| &s[..]) {
             self.label_bits.entry(*l).or_default().set(id);
         }
-        let blob = old.node_props.blob(id);
-        self.node_arena.extend_from_slice(blob);
+        let blob = old.node_blob(id);
+        self.node_arena.extend_from_slice(&blob);
         self.node_off.push(self.node_arena.len() as u64);
         self.node_count += 1;
-        self.node_props += blob_entries(blob);
+        self.node_props += blob_entries(&blob);
         true
     }
 
@@ -302,6 +302,9 @@ impl BaseBuilder {
             rel_dirty: AtomicBits::new(rel_end),
             stats: BaseStats::default(),
             paged: None,
+            paged_props: [None, None],
+            failure: OnceLock::new(),
+            failures: std::sync::atomic::AtomicU64::new(0),
         };
         for t in pairs {
             let ix = BaseIndex::build(&base, t.0, &t.1);

@@ -1,11 +1,12 @@
 //! The [`Base`] itself: its columns, read-only views of one node or relationship
 //! ([`NodeRef`], [`RelRef`]), and every read (labels, properties, adjacency, scans, index seeks).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use arbor_model::{Result, Value};
+use arbor_model::{Error, Result, Value};
 use rustc_hash::FxHashMap;
 
 use crate::records::{Labels, NodeData, RelData};
@@ -15,7 +16,7 @@ use crate::value::{target_key, IndexKey, KeyRange};
 use super::adjacency::{edge_run, push_edges};
 use super::columns::{AtomicBits, Bits, Packed, PackedView};
 use super::index::{key_hash, BaseIndex};
-use super::paged::PagedAdj;
+use super::paged::{PagedAdj, PagedProps};
 use super::props::{blob_all, blob_get, blob_has, blob_int, IntColumn, PropCol};
 
 /// Byte counts of the base's parts (for the memory benchmark and `Store::memory_stats`).
@@ -81,6 +82,14 @@ pub(crate) struct Base {
     /// ([`Base::attach_segment`]); the in-memory incoming CSR and forward relationship ids are
     /// then dropped.
     pub(super) paged: Option<PagedAdj>,
+    /// Node and relationship property blobs read from the segment through the buffer pool
+    /// ([`Base::attach_segment`]); the in-memory [`PropCol`]s are then empty.
+    pub(super) paged_props: [Option<PagedProps>; 2],
+    /// The first failed read of a paged property blob, and how many failed: such reads have
+    /// no `Result` to carry the error (a property reads as missing), so every transaction on
+    /// this base that was open when one failed reports it ([`Base::failure_since`]).
+    pub(super) failure: OnceLock<Error>,
+    pub(super) failures: AtomicU64,
 }
 
 /// A read-only view of one node, either a delta version or a base row.
@@ -103,19 +112,19 @@ impl NodeRef<'_> {
     pub fn prop(&self, key: u32) -> Option<Value> {
         match self {
             NodeRef::Data(d) => d.prop(key).cloned(),
-            NodeRef::Base(b, id) => blob_get(b.node_props.blob(*id), key, &b.strings),
+            NodeRef::Base(b, id) => blob_get(&b.node_blob(*id), key, &b.strings),
         }
     }
     pub fn has_prop(&self, key: u32) -> bool {
         match self {
             NodeRef::Data(d) => d.prop(key).is_some(),
-            NodeRef::Base(b, id) => blob_has(b.node_props.blob(*id), key),
+            NodeRef::Base(b, id) => blob_has(&b.node_blob(*id), key),
         }
     }
     pub fn props(&self) -> Vec<(u32, Value)> {
         match self {
             NodeRef::Data(d) => d.props.clone(),
-            NodeRef::Base(b, id) => blob_all(b.node_props.blob(*id), &b.strings),
+            NodeRef::Base(b, id) => blob_all(&b.node_blob(*id), &b.strings),
         }
     }
     pub fn key_for(&self, label: u32, keys: &[u32]) -> Option<IndexKey> {
@@ -164,13 +173,13 @@ impl RelRef<'_> {
     pub fn prop(&self, key: u32) -> Option<Value> {
         match self {
             RelRef::Data(r) => crate::records::prop_of(&r.props, key).cloned(),
-            RelRef::Base(b, id, _) => blob_get(b.rel_props.blob(*id), key, &b.strings),
+            RelRef::Base(b, id, _) => blob_get(&b.rel_blob(*id), key, &b.strings),
         }
     }
     pub fn props(&self) -> Vec<(u32, Value)> {
         match self {
             RelRef::Data(r) => r.props.clone(),
-            RelRef::Base(b, id, _) => blob_all(b.rel_props.blob(*id), &b.strings),
+            RelRef::Base(b, id, _) => blob_all(&b.rel_blob(*id), &b.strings),
         }
     }
     pub fn to_data(self) -> RelData {
@@ -181,6 +190,61 @@ impl RelRef<'_> {
 impl Base {
     pub fn stats(&self) -> &BaseStats {
         &self.stats
+    }
+
+    /// The property blob of base node `id`: borrowed from memory, or read from the segment
+    /// (a failed read is [noted](Base::note_failure) and reads as no properties).
+    #[inline]
+    pub(super) fn node_blob(&self, id: u64) -> Cow<'_, [u8]> {
+        match &self.paged_props[0] {
+            None => Cow::Borrowed(self.node_props.blob(id)),
+            Some(p) => self.paged_blob(p, id),
+        }
+    }
+
+    /// The property blob of base relationship `id` (see [`Base::node_blob`]).
+    #[inline]
+    pub(super) fn rel_blob(&self, id: u64) -> Cow<'_, [u8]> {
+        match &self.paged_props[1] {
+            None => Cow::Borrowed(self.rel_props.blob(id)),
+            Some(p) => self.paged_blob(p, id),
+        }
+    }
+
+    #[inline(never)]
+    fn paged_blob(&self, p: &PagedProps, id: u64) -> Cow<'_, [u8]> {
+        let mut buf = Vec::new();
+        if let Err(e) = p.blob_into(id, &mut buf) {
+            self.note_failure(e);
+            buf.clear();
+        }
+        Cow::Owned(buf)
+    }
+
+    /// Keeps the first failed read of a paged blob and counts it.
+    #[cold]
+    fn note_failure(&self, e: Error) {
+        tracing::error!("{}", e.message);
+        let _ = self.failure.set(e);
+        self.failures.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// How many reads of paged blobs have failed so far (a transaction takes this at its start).
+    #[inline]
+    pub fn failures(&self) -> u64 {
+        self.failures.load(Ordering::Acquire)
+    }
+
+    /// The first failed read of a paged blob, if any failed after `seen` had (see
+    /// [`Base::failures`]): a transaction open at that time may have read a property as
+    /// missing, so it must fail rather than answer.
+    #[inline]
+    pub fn failure_since(&self, seen: u64) -> Option<&Error> {
+        if self.failures() > seen {
+            self.failure.get()
+        } else {
+            None
+        }
     }
 
     /// Bytes of the value-ordered id arrays built so far (each on its index's first range
@@ -214,7 +278,7 @@ impl Base {
         let n = self.node_end;
         let (mut min, mut max) = (i64::MAX, i64::MIN);
         for id in 0..n {
-            if let Some(v) = blob_int(self.node_props.blob(id), key)? {
+            if let Some(v) = blob_int(&self.node_blob(id), key)? {
                 min = min.min(v);
                 max = max.max(v);
             }
@@ -229,7 +293,7 @@ impl Base {
         }
         let mut codes = Vec::with_capacity(n as usize);
         for id in 0..n {
-            let code = match blob_int(self.node_props.blob(id), key)? {
+            let code = match blob_int(&self.node_blob(id), key)? {
                 Some(v) => (v as i128 - min as i128 + 1) as u64,
                 None => 0,
             };
@@ -325,7 +389,7 @@ impl Base {
         let start = start.unwrap_or_else(|| self.out_owner(pos));
         *hint = start;
         let p = pos as usize;
-        let props = blob_all(self.rel_props.blob(id), &self.strings);
+        let props = blob_all(&self.rel_blob(id), &self.strings);
         Some((start, self.out_other.get(p), self.out_type.get(p) as u32, props))
     }
 

@@ -133,3 +133,80 @@ impl PagedAdj {
         read_edges(&self.seg, &self.pool, cols, node, read_ty, f)
     }
 }
+
+/// One entity kind's property blobs in a segment (offsets per entity and the byte arena),
+/// read through the buffer pool instead of from the in-memory [`super::props::PropCol`].
+pub(crate) struct PagedProps {
+    seg: Arc<Segment>,
+    pool: Arc<BufferPool>,
+    off: SegColumn,
+    arena: SegColumn,
+}
+
+impl PagedProps {
+    /// Looks up columns `[offsets, arena]` of `seg` and checks them against a base whose
+    /// offsets column has `offsets` entries and whose arena holds `bytes` bytes (`None`: the
+    /// segment has no such columns, as one written before properties moved into segments).
+    pub fn new(
+        seg: Arc<Segment>,
+        pool: Arc<BufferPool>,
+        [off, arena]: [u8; 2],
+        offsets: u64,
+        bytes: u64,
+    ) -> Result<Option<PagedProps>> {
+        let (Some(off), Some(arena)) = (seg.column(off), seg.column(arena)) else {
+            return Ok(None);
+        };
+        if arena.len() != bytes || off.len() != offsets {
+            return Err(Error::new(
+                Status::Corruption,
+                format!(
+                    "segment file {} does not match its checkpoint: property columns of {} \
+                     offsets and {} bytes, the base has {offsets} and {bytes}",
+                    seg.path().display(),
+                    off.len(),
+                    arena.len()
+                ),
+            ));
+        }
+        Ok(Some(PagedProps { seg, pool, off, arena }))
+    }
+
+    /// Replaces `buf` with the property blob of entity `i` (see [`read_blob`]).
+    #[inline]
+    pub fn blob_into(&self, i: u64, buf: &mut Vec<u8>) -> Result<()> {
+        read_blob(&self.seg, &self.pool, [self.off, self.arena], i, buf)
+    }
+}
+
+/// Replaces `buf` with the property blob of entity `i` in the columns `[offsets, arena]` of
+/// `seg` (empty past the end): the two offsets in one pool read, then the bytes, a page at a
+/// time. Offsets outside the arena are `Corruption`.
+pub(super) fn read_blob(
+    seg: &Segment,
+    pool: &BufferPool,
+    [off, arena]: [SegColumn; 2],
+    i: u64,
+    buf: &mut Vec<u8>,
+) -> Result<()> {
+    buf.clear();
+    if i + 1 >= off.len() {
+        return Ok(());
+    }
+    let mut ab = [0u64; 2];
+    seg.fill(pool, off, i, &mut ab)?;
+    let (a, b) = (ab[0], ab[1]);
+    if a > b || b > arena.len() {
+        return Err(Error::new(
+            Status::Corruption,
+            format!(
+                "segment file {} is corrupt: property offsets {a}..{b} of entity {i} outside \
+                 its {} bytes",
+                seg.path().display(),
+                arena.len()
+            ),
+        ));
+    }
+    buf.resize((b - a) as usize, 0);
+    seg.read_bytes(pool, arena, a, buf)
+}

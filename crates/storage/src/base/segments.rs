@@ -7,7 +7,10 @@
 //! reads its adjacency from it ([`Base::attach_segment`]).
 //!
 //! Column ids: 1 label code per node, 2–5 outgoing CSR (offsets, neighbour, relationship,
-//! type), 6–9 incoming CSR, 10 the label-set dictionary flattened (`n, label × n` per code).
+//! type), 6–9 incoming CSR, 10 the label-set dictionary flattened (`n, label × n` per code),
+//! 11–12 node property blobs (offsets by node id, then the bytes), 13–14 relationship
+//! property blobs (by relationship id). A segment written before 11–14 existed attaches
+//! its adjacency only; the properties stay in memory.
 
 use std::sync::Arc;
 
@@ -15,7 +18,7 @@ use arbor_model::{Error, Result, Status};
 
 use super::columns::{Packed, PackedView};
 use super::graph::Base;
-use super::paged::{read_edges, PagedAdj};
+use super::paged::{read_blob, read_edges, PagedAdj, PagedProps};
 use crate::pager::pool::BufferPool;
 use crate::pager::segment::{ColumnData, SegColumn, Segment};
 
@@ -23,6 +26,8 @@ const LABEL_CODE: u8 = 1;
 const OUT: [u8; 4] = [2, 3, 4, 5];
 const IN: [u8; 4] = [6, 7, 8, 9];
 const LABEL_SETS: u8 = 10;
+const NODE_PROPS: [u8; 2] = [11, 12];
+const REL_PROPS: [u8; 2] = [13, 14];
 
 fn data(p: &Packed) -> ColumnData<'_> {
     match p.view() {
@@ -54,6 +59,10 @@ impl Base {
         cols.extend(OUT.iter().zip(out).map(|(id, p)| (*id, data(p))));
         cols.extend(IN.iter().zip(inc).map(|(id, p)| (*id, data(p))));
         cols.push((LABEL_SETS, ColumnData::U32(words)));
+        for (ids, p) in [(NODE_PROPS, &self.node_props), (REL_PROPS, &self.rel_props)] {
+            cols.push((ids[0], data(&p.off)));
+            cols.push((ids[1], ColumnData::U8(&p.arena)));
+        }
         cols
     }
 
@@ -79,7 +88,9 @@ impl Base {
                 ),
             ));
         }
-        let paged = PagedAdj::new(seg, pool.clone(), (OUT, IN), self.node_end, self.rel_count)?;
+        let paged =
+            PagedAdj::new(seg.clone(), pool.clone(), (OUT, IN), self.node_end, self.rel_count)?;
+        self.attach_props(&seg, &pool)?;
         // The crate's own tests page every base, as before, so the crash and model suites keep
         // covering reads through the pool with their small graphs.
         if !cfg!(test) && stays_resident(self.stats.rel_bytes, pool.budget()) {
@@ -99,6 +110,41 @@ impl Base {
         self.stats.rel_bytes = self.stats.rel_bytes.saturating_sub(freed as u64);
         self.paged = Some(paged);
         Ok(())
+    }
+
+    /// [`Base::attach_segment`] for the property blobs: unless they
+    /// [stay resident](stays_resident) (counted apart from the adjacency, so each part decides
+    /// for itself), both kinds are read from `seg`, which must hold them as this base does,
+    /// and their in-memory columns are dropped. Strings interned in the base stay in memory.
+    fn attach_props(&mut self, seg: &Arc<Segment>, pool: &Arc<BufferPool>) -> Result<()> {
+        let bytes = (self.node_props.bytes() + self.rel_props.bytes()) as u64;
+        if !cfg!(test) && stays_resident(bytes, pool.budget()) {
+            return Ok(());
+        }
+        let mut paged = [None, None];
+        for (i, (ids, col)) in
+            [(NODE_PROPS, &self.node_props), (REL_PROPS, &self.rel_props)].into_iter().enumerate()
+        {
+            let (offsets, arena) = (col.off.len() as u64, col.arena.len() as u64);
+            match PagedProps::new(seg.clone(), pool.clone(), ids, offsets, arena)? {
+                Some(p) => paged[i] = Some(p),
+                None => return Ok(()),
+            }
+        }
+        let node = self.node_props.bytes() as u64;
+        for c in [&mut self.node_props, &mut self.rel_props] {
+            *c = Default::default();
+        }
+        self.stats.node_property_bytes = self.stats.node_property_bytes.saturating_sub(node);
+        self.stats.rel_property_bytes = 0;
+        self.paged_props = paged;
+        Ok(())
+    }
+
+    /// Whether the property blobs are read through the buffer pool.
+    #[cfg(test)]
+    pub(crate) fn props_paged(&self) -> bool {
+        self.paged_props.iter().all(Option::is_some)
     }
 
     /// Whether the adjacency is read through the buffer pool.
@@ -125,6 +171,8 @@ pub(crate) struct SegGraph<'a> {
     out: [SegColumn; 4],
     inc: [SegColumn; 4],
     label_sets: Vec<Vec<u32>>,
+    /// Node and relationship property columns (`None`: a segment written before them).
+    props: Option<[[SegColumn; 2]; 2]>,
 }
 
 impl<'a> SegGraph<'a> {
@@ -165,6 +213,10 @@ impl<'a> SegGraph<'a> {
             out: four(OUT)?,
             inc: four(IN)?,
             label_sets,
+            props: (|| {
+                let c = |ids: [u8; 2]| Some([seg.column(ids[0])?, seg.column(ids[1])?]);
+                Some([c(NODE_PROPS)?, c(REL_PROPS)?])
+            })(),
         })
     }
 
@@ -188,18 +240,27 @@ impl<'a> SegGraph<'a> {
         let cols = if out { self.out } else { self.inc };
         read_edges(self.seg, self.pool, cols, node, true, |r, o, t| f(r, o, t as u32))
     }
+
+    /// The property blob of node (or, with `rel`, relationship) `i` into `buf`; `false` when
+    /// the segment holds no properties.
+    pub fn blob(&self, rel: bool, i: u64, buf: &mut Vec<u8>) -> Result<bool> {
+        let Some(props) = &self.props else { return Ok(false) };
+        read_blob(self.seg, self.pool, props[usize::from(rel)], i, buf)?;
+        Ok(true)
+    }
 }
 
 /// Compares a segment read through the pool with the in-memory base built from the same
-/// checkpoint: every node's labels and both adjacency lists. Returns the differences found
-/// (at most `max`), or the first read error (a corrupt page).
+/// checkpoint: every node's labels, property blob and both adjacency lists, and every
+/// relationship's property blob. Returns the differences found (at most `max`), or the first
+/// read error (a corrupt page).
 pub(crate) fn compare(g: &SegGraph<'_>, base: &Base, max: usize) -> Result<Vec<String>> {
     let mut diffs = Vec::new();
     if g.node_end() != base.node_end {
         diffs.push(format!("segment has {} node slots, the base {}", g.node_end(), base.node_end));
         return Ok(diffs);
     }
-    let (mut seg, mut mem) = (Vec::new(), Vec::new());
+    let (mut seg, mut mem, mut buf) = (Vec::new(), Vec::new(), Vec::new());
     for id in 0..base.node_end {
         let want = base.has_node(id).then(|| base.node_labels(id));
         if g.labels(id)? != want {
@@ -214,8 +275,19 @@ pub(crate) fn compare(g: &SegGraph<'_>, base: &Base, max: usize) -> Result<Vec<S
                 diffs.push(format!("node {id}: segment and base adjacency differ (out: {out})"));
             }
         }
+        if g.blob(false, id, &mut buf)? && buf[..] != base.node_blob(id)[..] {
+            diffs.push(format!("node {id}: segment and base properties differ"));
+        }
         if diffs.len() >= max {
-            break;
+            return Ok(diffs);
+        }
+    }
+    for id in 0..base.rel_end {
+        if g.blob(true, id, &mut buf)? && buf[..] != base.rel_blob(id)[..] {
+            diffs.push(format!("relationship {id}: segment and base properties differ"));
+            if diffs.len() >= max {
+                break;
+            }
         }
     }
     Ok(diffs)

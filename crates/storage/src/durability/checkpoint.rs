@@ -383,6 +383,11 @@ fn feed(
             flush(&mut e, &mut w, false)?;
         }
     }
+    // A base property blob that failed to read was scanned as empty: such a scan must not
+    // become a checkpoint or a base.
+    if let Some(err) = tx.read_error() {
+        return Err(err.clone());
+    }
     e.u8(TAG_END);
     flush(&mut e, &mut w, true)
 }

@@ -83,6 +83,9 @@ pub struct Transaction {
     /// without the page, so the query that made them must fail with this error
     /// ([`Transaction::read_error`]), and the transaction cannot commit.
     pub(super) read_error: std::sync::OnceLock<arbor_model::Error>,
+    /// The base's failed property reads when this transaction began (see
+    /// [`crate::base::Base::failure_since`]).
+    pub(super) base_failures: u64,
 }
 
 /// The smaller of two optional ids, `None` only if both are.
@@ -144,6 +147,7 @@ pub(super) fn normalize_props(props: Vec<(u32, Value)>) -> Result<Vec<(u32, Valu
 impl Transaction {
     pub(crate) fn new(core: Arc<Core>, read_only: bool) -> Transaction {
         let (start_ts, base) = core.register();
+        let base_failures = base.failures();
         let schema_version = core.schema.read().version;
         let tokens = core.tokens.snapshot();
         Transaction {
@@ -162,6 +166,7 @@ impl Transaction {
             undo: Vec::new(),
             delta: CountDelta::default(),
             read_error: std::sync::OnceLock::new(),
+            base_failures,
         }
     }
 
@@ -169,7 +174,7 @@ impl Transaction {
     /// query that read through the transaction must report it instead of its answer.
     #[inline]
     pub fn read_error(&self) -> Option<&arbor_model::Error> {
-        self.read_error.get()
+        self.read_error.get().or_else(|| self.base.failure_since(self.base_failures))
     }
 
     /// Keeps the first read error (later ones are usually the same page again).

@@ -25,7 +25,7 @@ impl Transaction {
     /// transaction begun after this returns). A transaction without writes returns its
     /// snapshot timestamp.
     pub fn commit(self) -> Result<u64> {
-        if let Some(e) = self.read_error.get() {
+        if let Some(e) = self.read_error() {
             return Err(e.clone());
         }
         let nodes: Vec<(u64, Option<Arc<NodeData>>)> = self

@@ -171,6 +171,12 @@ impl SegColumn {
     pub fn len(&self) -> u64 {
         self.len
     }
+
+    /// The column's first data page (0 for a computed column).
+    #[cfg(test)]
+    pub fn first_page(&self) -> u64 {
+        self.first_page
+    }
 }
 
 /// An open segment file: its directory in memory, its data pages behind the pool.
@@ -350,6 +356,55 @@ impl Segment {
             done += take as usize;
         }
         Ok(())
+    }
+}
+
+impl Segment {
+    /// Copies bytes `from..from + dst.len()` of the one-byte column `col` into `dst`, reading
+    /// each page it touches once through the pool. A column of another width, or a range past
+    /// its end, is `Corruption` (the caller took the range from the segment's own offsets).
+    pub fn read_bytes(
+        &self,
+        pool: &BufferPool,
+        col: SegColumn,
+        from: u64,
+        dst: &mut [u8],
+    ) -> Result<()> {
+        let end = from.checked_add(dst.len() as u64);
+        if col.repr != Repr::Width(1) || end.is_none_or(|e| e > col.len) {
+            return Err(bad(
+                self.path(),
+                format_args!("a byte range {from}+{} outside its column", dst.len()),
+            ));
+        }
+        let per = PAGE_SIZE as u64;
+        let mut done = 0usize;
+        while done < dst.len() {
+            let at = from + done as u64;
+            let (page, slot) = (at / per, (at % per) as usize);
+            let take = (PAGE_SIZE - slot).min(dst.len() - done);
+            let out = &mut dst[done..done + take];
+            pool.read(&self.file, col.first_page + page, |words| copy_bytes(words, slot, out))?;
+            done += take;
+        }
+        Ok(())
+    }
+}
+
+/// Copies bytes `slot..slot + out.len()` of a page (given as little-endian words) into `out`.
+#[inline]
+fn copy_bytes(words: &[AtomicU64], slot: usize, out: &mut [u8]) {
+    let mut k = 0;
+    while k < out.len() {
+        let at = slot + k;
+        let Some(w) = words.get(at / 8) else {
+            out[k..].fill(0);
+            return;
+        };
+        let bytes = u64::from_le(w.load(Ordering::Relaxed)).to_le_bytes();
+        let take = (8 - at % 8).min(out.len() - k);
+        out[k..k + take].copy_from_slice(&bytes[at % 8..at % 8 + take]);
+        k += take;
     }
 }
 

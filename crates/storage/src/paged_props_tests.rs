@@ -1,0 +1,339 @@
+//! A base that reads its property blobs through the buffer pool: a store reopened with a page
+//! cache many times smaller than its properties answers every property, label, label scan and
+//! relationship read as an in-memory store with the same history does, with updates and
+//! deletes in the delta; a corrupt property page is a `Corruption` read error naming file and
+//! page, reported by every transaction open when it was read, and never checkpointed.
+
+use std::time::Duration;
+
+use arbor_model::{NodeId, RelId, Status, Value};
+
+use crate::pager::pool::{MIN_FRAMES, PAGE_SIZE};
+use crate::{Direction, Store, StoreConfig, TokenKind};
+
+const TINY: u64 = (MIN_FRAMES * PAGE_SIZE) as u64;
+const NODES: u64 = 4000;
+const RELS: u64 = 8000;
+const KEYS: [&str; 5] = ["age", "name", "city", "score", "tags"];
+
+fn cfg(memory_limit: Option<u64>) -> StoreConfig {
+    StoreConfig {
+        checkpoint_interval: Duration::from_secs(3600),
+        checkpoint_wal_bytes: u64::MAX,
+        memory_limit,
+        ..StoreConfig::default()
+    }
+}
+
+fn lcg(x: &mut u64) -> u64 {
+    *x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    *x >> 11
+}
+
+fn tok(s: &Store, kind: TokenKind, name: &str) -> u32 {
+    s.get_or_create_token(kind, name).unwrap()
+}
+
+/// A value for key `k` of entity `i`: integers, distinct (inline) and repeated (interned)
+/// strings, floats and lists; some keys missing.
+fn value(k: usize, i: u64, x: &mut u64) -> Option<Value> {
+    let r = lcg(x);
+    match k {
+        0 => Some(Value::Int((r % 100) as i64 - 10)),
+        1 => Some(Value::String(format!("person number {i} of the paged graph").into())),
+        2 => (!r.is_multiple_of(3)).then(|| Value::String(format!("city{}", r % 7).into())),
+        3 => r.is_multiple_of(2).then(|| Value::Float((r % 1000) as f64 / 7.0)),
+        _ => r
+            .is_multiple_of(5)
+            .then(|| Value::List(vec![Value::Int(i as i64), Value::Int((r % 10) as i64)])),
+    }
+}
+
+/// Nodes with labels and properties, then relationships with properties.
+fn fill(s: &Store, seed: u64) {
+    let keys: Vec<u32> = KEYS.iter().map(|k| tok(s, TokenKind::PropertyKey, k)).collect();
+    let labels: Vec<u32> =
+        ["PL0", "PL1", "PL2"].iter().map(|l| tok(s, TokenKind::Label, l)).collect();
+    let ty = tok(s, TokenKind::RelType, "PR");
+    let mut x = seed;
+    let mut w = s.begin(false);
+    for i in 0..NODES {
+        let props = (0..KEYS.len()).filter_map(|k| value(k, i, &mut x).map(|v| (keys[k], v)));
+        let props: Vec<_> = props.collect();
+        let ls: Vec<u32> =
+            labels.iter().copied().filter(|_| lcg(&mut x).is_multiple_of(2)).collect();
+        w.create_node(&ls, props).unwrap();
+    }
+    w.commit().unwrap();
+    let mut w = s.begin(false);
+    for i in 0..RELS {
+        let (a, b) = (NodeId(lcg(&mut x) % NODES), NodeId(lcg(&mut x) % NODES));
+        let props = (0..3).filter_map(|k| value(k, i, &mut x).map(|v| (keys[k], v))).collect();
+        w.create_rel(a, b, ty, props).unwrap();
+    }
+    w.commit().unwrap();
+}
+
+/// Updates, removes and adds properties and labels, deletes relationships and nodes, and
+/// creates relationships with properties: the same in any store with the same history.
+fn churn(s: &Store, seed: u64) {
+    let keys: Vec<u32> = KEYS.iter().map(|k| tok(s, TokenKind::PropertyKey, k)).collect();
+    let l1 = tok(s, TokenKind::Label, "PL1");
+    let ty = tok(s, TokenKind::RelType, "PR");
+    let mut x = seed;
+    let mut w = s.begin(false);
+    for i in 0..400 {
+        let n = NodeId(lcg(&mut x) % NODES);
+        if !w.node_exists(n) {
+            continue;
+        }
+        let k = (lcg(&mut x) % KEYS.len() as u64) as usize;
+        let v = value(k, i, &mut x).unwrap_or(Value::Null);
+        w.set_node_property(n, keys[k], v).unwrap();
+        if i % 3 == 0 {
+            w.add_label(n, l1).unwrap();
+        } else if i % 3 == 1 {
+            w.remove_label(n, l1).unwrap();
+        }
+        let r = RelId(lcg(&mut x) % RELS);
+        if w.rel_exists(r) {
+            if i % 2 == 0 {
+                w.set_rel_property(r, keys[0], Value::Int(i as i64)).unwrap();
+            } else {
+                w.delete_rel(r).unwrap();
+            }
+        }
+    }
+    for _ in 0..30 {
+        let n = NodeId(lcg(&mut x) % NODES);
+        if !w.node_exists(n) {
+            continue;
+        }
+        let mut es = Vec::new();
+        w.node_edges(n, Direction::Both, &[], &mut es);
+        for e in es {
+            w.delete_rel(e.rel).unwrap();
+        }
+        w.delete_node(n).unwrap();
+    }
+    for i in 0..200 {
+        let (a, b) = (NodeId(lcg(&mut x) % NODES), NodeId(lcg(&mut x) % NODES));
+        if w.node_exists(a) && w.node_exists(b) {
+            w.create_rel(a, b, ty, vec![(keys[1], Value::String(format!("new {i}").into()))])
+                .unwrap();
+        }
+    }
+    w.commit().unwrap();
+}
+
+type Answers = Vec<String>;
+
+/// Every node's labels and properties (whole and per key, batched too), each label's scan,
+/// and every relationship's endpoints, type and properties, one line per entity.
+fn answers(s: &Store) -> Answers {
+    let keys: Vec<u32> = KEYS.iter().map(|k| tok(s, TokenKind::PropertyKey, k)).collect();
+    let labels: Vec<u32> =
+        ["PL0", "PL1", "PL2"].iter().map(|l| tok(s, TokenKind::Label, l)).collect();
+    let tx = s.begin(true);
+    let mut out = Vec::new();
+    let ids: Vec<NodeId> = (0..NODES).map(NodeId).collect();
+    let mut batch = Vec::new();
+    tx.node_property_batch(&ids, keys[0], &mut batch);
+    for n in 0..NODES {
+        let id = NodeId(n);
+        let each: Vec<_> = keys.iter().map(|k| tx.node_property(id, *k)).collect();
+        let has: Vec<_> = labels.iter().map(|l| tx.node_has_label(id, *l)).collect();
+        out.push(format!(
+            "node {n}: {} {:?} {:?} {each:?} {has:?} batch {:?}",
+            tx.node_exists(id),
+            tx.node_labels(id),
+            tx.node_properties(id),
+            batch[n as usize]
+        ));
+    }
+    for l in &labels {
+        let (mut scan, mut at) = (Vec::new(), NodeId(0));
+        while let Some(n) = tx.next_node(Some(*l), at) {
+            scan.push(n.0);
+            at = NodeId(n.0 + 1);
+        }
+        out.push(format!("label {l}: {scan:?}"));
+    }
+    for r in 0..RELS + 300 {
+        let id = RelId(r);
+        let props: Vec<_> = keys.iter().map(|k| tx.rel_property(id, *k)).collect();
+        out.push(format!("rel {r}: {:?} {props:?}", tx.rel_info(id)));
+    }
+    assert!(tx.read_error().is_none(), "{:?}", tx.read_error());
+    out
+}
+
+fn same(a: &Answers, b: &Answers, what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}");
+    if let Some(i) = (0..a.len()).find(|i| a[*i] != b[*i]) {
+        panic!("{what}:\n  in memory: {}\n  paged:     {}", a[i], b[i]);
+    }
+}
+
+#[test]
+fn a_graph_8x_larger_than_the_pool_reads_properties_as_the_in_memory_base_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mem = Store::in_memory();
+    let s = Store::open(dir.path(), cfg(None)).unwrap();
+    for st in [&mem, &s] {
+        fill(st, 11);
+    }
+    mem.compact().unwrap();
+    s.close().unwrap();
+    drop(s);
+    let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
+    let p = s.persist_for_test().as_ref().unwrap();
+    let seg = p.pager.current().unwrap().unwrap();
+    let arena = seg.column(12).expect("node property bytes in the segment");
+    let rel_arena = seg.column(14).expect("relationship property bytes in the segment");
+    let prop_pages = (arena.len() + rel_arena.len()) / PAGE_SIZE as u64;
+    assert!(prop_pages >= 8 * MIN_FRAMES as u64, "only {prop_pages} property pages");
+    {
+        let base = s.core_for_test().base();
+        assert!(base.props_paged(), "the properties are read through the pool");
+    }
+    same(&answers(&mem), &answers(&s), "clean base");
+    for st in [&mem, &s] {
+        churn(st, 12);
+    }
+    same(&answers(&mem), &answers(&s), "with the delta");
+    let st = s.page_cache_stats().unwrap();
+    assert!(st.evictions > 0 && st.resident <= MIN_FRAMES as u64, "{st:?}");
+    // A checkpoint writes the folded properties to a new segment; a reopen reads that one.
+    mem.compact().unwrap();
+    s.close().unwrap();
+    drop(s);
+    let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
+    same(&answers(&mem), &answers(&s), "after a second checkpoint");
+    let r = s.check().unwrap();
+    assert!(r.is_ok(), "{:?}", r.problems);
+}
+
+#[test]
+fn a_corrupt_property_page_is_a_read_error_naming_file_and_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg(None)).unwrap();
+    fill(&s, 13);
+    s.close().unwrap();
+    drop(s);
+    let m =
+        crate::durability::checkpoint::read_manifest(&crate::RealFs, dir.path()).unwrap().unwrap();
+    let path = dir.path().join(&m.segments[0]);
+    let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
+    let seg = s.persist_for_test().as_ref().unwrap().pager.current().unwrap().unwrap();
+    let (arena, data_pages) = (seg.column(12).unwrap(), seg.pages());
+    drop(seg);
+    drop(s);
+    // Flip a byte in every page of the node property bytes.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let header = bytes.len() - data_pages as usize * PAGE_SIZE;
+    let pages = arena.len().div_ceil(PAGE_SIZE as u64);
+    for p in arena.first_page()..arena.first_page() + pages {
+        bytes[header + p as usize * PAGE_SIZE + 100] ^= 0x04;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
+    let key = tok(&s, TokenKind::PropertyKey, "name");
+    let earlier = s.begin(true);
+    let tx = s.begin(true);
+    assert!(tx.node_property(NodeId(5), key).is_none());
+    let e = tx.read_error().expect("the bad page is reported").clone();
+    assert_eq!(e.status, Status::Corruption);
+    assert!(e.message.contains(&m.segments[0]) && e.message.contains("page"), "{}", e.message);
+    // A transaction open meanwhile may have read a property as missing too: it fails as well;
+    // one begun afterwards answers (until it reads a bad page itself).
+    assert!(earlier.read_error().is_some());
+    let later = s.begin(true);
+    assert!(later.read_error().is_none());
+    // A write cannot commit after such a read, and no checkpoint is made of it.
+    let mut w = s.begin(false);
+    let _ = w.node_property(NodeId(9), key);
+    let _ = w.set_node_property(NodeId(9), key, Value::Int(1));
+    assert_eq!(w.commit().expect_err("the commit is refused").status, Status::Corruption);
+    let mut w = s.begin(false);
+    w.create_node(&[], vec![]).unwrap();
+    w.commit().unwrap();
+    let before = std::fs::read(dir.path().join("MANIFEST")).unwrap();
+    let e = s.checkpoint().expect_err("a checkpoint reading a bad page fails");
+    assert_eq!(e.status, Status::Corruption);
+    assert_eq!(std::fs::read(dir.path().join("MANIFEST")).unwrap(), before);
+}
+
+/// `check` compares the segment's property blobs with the checkpoint decoded on its own: a
+/// segment with valid page checksums but other property bytes is reported.
+#[test]
+fn check_compares_the_segment_properties_with_the_decoded_checkpoint() {
+    use crate::pager::segment::{write_segment, ColumnData};
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg(None)).unwrap();
+    fill(&s, 14);
+    s.close().unwrap();
+    drop(s);
+    let m =
+        crate::durability::checkpoint::read_manifest(&crate::RealFs, dir.path()).unwrap().unwrap();
+    let core = crate::mvcc::Core::new(false);
+    crate::durability::checkpoint::load(&core, &crate::RealFs, dir.path(), &m.name, m.ts).unwrap();
+    let base = core.base();
+    let words = base.label_set_words();
+    let mut cols = base.segment_columns(&words);
+    // The relationship property bytes (column 14), reversed: the same length, other values.
+    let (_, c) = cols.iter().find(|(id, _)| *id == 14).copied().unwrap();
+    let ColumnData::U8(bytes) = c else { panic!("property bytes stored as {c:?}") };
+    let mut v = bytes.to_vec();
+    v.reverse();
+    for c in cols.iter_mut().filter(|(id, _)| *id == 14) {
+        c.1 = ColumnData::U8(&v);
+    }
+    let mut out = Vec::new();
+    write_segment(&mut out, m.ts, &cols).unwrap();
+    std::fs::write(dir.path().join(&m.segments[0]), &out).unwrap();
+    let s = Store::open_read_only(dir.path()).unwrap();
+    let r = s.check().unwrap();
+    assert!(
+        r.problems.iter().any(|p| p.contains("segment and base properties differ")),
+        "{:?}",
+        r.problems
+    );
+}
+
+/// A store whose segment was written before the property columns existed (columns 1–10
+/// only) opens with its adjacency paged and its properties in memory, and answers as before;
+/// its next checkpoint writes a segment with the properties.
+#[test]
+fn a_segment_without_property_columns_keeps_the_properties_in_memory() {
+    use crate::pager::segment::write_segment;
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg(None)).unwrap();
+    fill(&s, 15);
+    let want = answers(&s);
+    s.close().unwrap();
+    drop(s);
+    let m =
+        crate::durability::checkpoint::read_manifest(&crate::RealFs, dir.path()).unwrap().unwrap();
+    let core = crate::mvcc::Core::new(false);
+    crate::durability::checkpoint::load(&core, &crate::RealFs, dir.path(), &m.name, m.ts).unwrap();
+    let base = core.base();
+    let words = base.label_set_words();
+    let mut cols = base.segment_columns(&words);
+    cols.retain(|(id, _)| *id <= 10);
+    let mut out = Vec::new();
+    write_segment(&mut out, m.ts, &cols).unwrap();
+    std::fs::write(dir.path().join(&m.segments[0]), &out).unwrap();
+    let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
+    {
+        let base = s.core_for_test().base();
+        assert!(base.is_paged() && !base.props_paged());
+    }
+    same(&want, &answers(&s), "old segment");
+    let mut w = s.begin(false);
+    w.create_node(&[], vec![]).unwrap();
+    w.commit().unwrap();
+    s.checkpoint().unwrap();
+    assert!(s.core_for_test().base().props_paged(), "the new segment holds the properties");
+    same(&want, &answers(&s), "after the checkpoint");
+}
