@@ -315,7 +315,7 @@ fn plus_days(date: NaiveDate, days: i64) -> Result<NaiveDate> {
     let epoch = (i64::from(date.num_days_from_ce()) - CE_TO_EPOCH)
         .checked_add(days)
         .ok_or_else(overflow)?;
-    if epoch < JAVA_EPOCH_DAYS.0 || epoch > JAVA_EPOCH_DAYS.1 {
+    if !(JAVA_EPOCH_DAYS.0..=JAVA_EPOCH_DAYS.1).contains(&epoch) {
         return Err(Error::new(
             Status::ArithmeticError,
             format!(
