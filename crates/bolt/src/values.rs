@@ -168,7 +168,8 @@ pub fn encode_value(buf: &mut Vec<u8>, v: &Value, d: Dialect) -> Result<(), TooL
 
 pub fn encode_map(buf: &mut Vec<u8>, m: &PropertyMap, d: Dialect) -> Result<(), TooLarge> {
     ps::write_map_header(buf, m.len())?;
-    for (k, v) in m {
+    // A LOAD CSV row shows its header's order, as Neo4j sends it.
+    for (k, v) in m.iter_ordered() {
         ps::write_string(buf, k)?;
         encode_value(buf, v, d)?;
     }

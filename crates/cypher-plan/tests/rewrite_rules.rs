@@ -297,6 +297,29 @@ Delete
     );
 }
 
+// Goal: a `CALL { }` whose body writes reads all its driving rows first (Neo4j's Eager before
+// the Apply), so the outer scan does not see the nodes the subquery creates; a reading-only
+// `CALL { }` streams.
+#[test]
+fn eager_before_a_writing_call_subquery() {
+    let (_, after) = plans(
+        "MATCH (n) CALL (n) { MERGE (f {name: 'Peter'}) RETURN f } RETURN f",
+        &EagerBeforeWrites,
+        &NoFunctions,
+    );
+    let text = after.render();
+    let apply = text.find("Apply").expect("an Apply");
+    let eager = text[apply..].find("Eager").map(|i| i + apply);
+    let scan = text.rfind("AllNodesScan").expect("the outer scan");
+    assert!(matches!(eager, Some(e) if e < scan), "no Eager over the outer scan:\n{text}");
+    let (_, read_only) = plans(
+        "MATCH (n) CALL (n) { MATCH (n)-->(m) RETURN m } RETURN m",
+        &EagerBeforeWrites,
+        &NoFunctions,
+    );
+    assert!(!read_only.render().contains("Eager"), "{}", read_only.render());
+}
+
 #[test]
 fn no_eager_when_nothing_is_read() {
     check(

@@ -137,3 +137,26 @@ fn is_labeled_predicate() {
     assert!(matches!(inner.kind, ExprKind::HasLabels(_, ref l) if l.len() == 2));
     assert!(matches!(ret("RETURN n IS NOT NULL AS x"), ExprKind::IsNull { negated: true, .. }));
 }
+
+// Goal: a label literally named `LABELED` in the old `IS` form reads as Neo4j 5.26 reads it:
+// `n IS LABELED AS x`, `WHERE n IS LABELED RETURN ...`, `n IS LABELED|A`.
+#[test]
+fn is_labeled_label_named_labeled() {
+    let ret = |text: &str| match &clauses(text)[0] {
+        ClauseKind::Return(p) => p.items[0].expr.kind.clone(),
+        other => panic!("expected RETURN, got {other:?}"),
+    };
+    let ExprKind::HasLabels(_, l) = ret("RETURN n IS LABELED AS x") else {
+        panic!("expected a label test");
+    };
+    assert_eq!(l.len(), 1);
+    assert_eq!(&*l[0].name, "LABELED");
+    assert!(matches!(ret("RETURN n IS LABELED|A AS x"), ExprKind::HasLabelExpr(..)));
+    assert!(matches!(ret("RETURN n IS LABELED AND true AS x"), ExprKind::Binary(..)));
+    let ClauseKind::Match { where_: Some(w), .. } =
+        &clauses("MATCH (n) WHERE n IS LABELED RETURN n")[0]
+    else {
+        panic!("expected MATCH ... WHERE");
+    };
+    assert!(matches!(&w.kind, ExprKind::HasLabels(_, l) if &*l[0].name == "LABELED"));
+}

@@ -257,7 +257,7 @@ fn write_props(out: &mut String, props: &crate::value::PropertyMap, leading_spac
         out.push(' ');
     }
     out.push('{');
-    for (i, (k, v)) in props.iter().enumerate() {
+    for (i, (k, v)) in props.iter_ordered().enumerate() {
         if i > 0 {
             out.push_str(", ");
         }

@@ -526,9 +526,9 @@ pub fn div(a: &Value, b: &Value) -> Result<Value> {
             if *n == 0 {
                 return Err(div_by_zero());
             }
-            Duration(temporal_ops::duration_mul_float(d, 1.0 / *n as f64)?)
+            Duration(temporal_ops::duration_div_int(d, *n)?)
         }
-        (Duration(d), Float(f)) => Duration(temporal_ops::duration_mul_float(d, 1.0 / f)?),
+        (Duration(d), Float(f)) => Duration(temporal_ops::duration_div_float(d, *f)?),
         _ => return Err(type_mismatch("divide", a, b)),
     })
 }

@@ -10,6 +10,11 @@
 //! the server's instructions for such a write. Here a map is one allocation, and a decoder can
 //! share one `Arc<str>` for a key that every row repeats. Iteration order, lookup semantics
 //! and "the last insert of a key wins" are those of the B-tree map it replaced.
+//!
+//! A map may also carry a *display order* (`LOAD CSV WITH HEADERS` rows: the header's order,
+//! which Neo4j keeps and drivers show). It is only a hint for [`PropertyMap::iter_ordered`]
+//! (results, `keys()`): lookups, iteration, equality, ordering and hashing stay by key, so
+//! two maps with the same entries are the same value whatever order they display.
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -174,15 +179,37 @@ impl PartialEq<String> for Key {
 #[derive(Clone, Default)]
 pub struct PropertyMap {
     entries: Vec<(Key, Value)>,
+    /// The display order, when the map has one (shared by every row of one CSV header; a
+    /// thin pointer, so a map stays four words and a `Value` does not grow).
+    order: Option<Arc<Vec<Key>>>,
 }
 
 impl PropertyMap {
     pub fn new() -> PropertyMap {
-        PropertyMap { entries: Vec::new() }
+        PropertyMap { entries: Vec::new(), order: None }
     }
 
     pub fn with_capacity(n: usize) -> PropertyMap {
-        PropertyMap { entries: Vec::with_capacity(n) }
+        PropertyMap { entries: Vec::with_capacity(n), order: None }
+    }
+
+    /// This map displaying its keys in `order` (keys not in it follow, by key).
+    pub fn with_order(mut self, order: Arc<Vec<Key>>) -> PropertyMap {
+        self.order = Some(order);
+        self
+    }
+
+    /// The entries in display order: the order the map was given (keys since removed are
+    /// skipped, keys since added follow by key), else by key.
+    pub fn iter_ordered(&self) -> impl Iterator<Item = (&Key, &Value)> + '_ {
+        let order = self.order.as_deref().map_or(&[][..], |o| o.as_slice());
+        let listed = order.iter().enumerate().filter_map(move |(i, k)| {
+            // A key listed twice (a repeated header) shows at its first place only.
+            let first = order[..i].iter().all(|e| e != k);
+            self.get_key_value(k).filter(|_| first)
+        });
+        let rest = self.iter().filter(move |(k, _)| !order.contains(k));
+        listed.chain(rest)
     }
 
     /// A map of `entries` in any order; of repeated keys the last one wins.
@@ -199,14 +226,14 @@ impl PropertyMap {
                 same
             });
         }
-        PropertyMap { entries }
+        PropertyMap { entries, order: None }
     }
 
     /// A map of entries already sorted by key with unique keys (the caller's guarantee; checked
     /// in debug builds). Lookups in a map built from unsorted entries would miss keys.
     pub fn from_sorted(entries: Vec<(Key, Value)>) -> PropertyMap {
         debug_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0));
-        PropertyMap { entries }
+        PropertyMap { entries, order: None }
     }
 
     fn find(&self, key: &str) -> Result<usize, usize> {
@@ -439,6 +466,29 @@ mod tests {
             sorted.sort();
             assert_eq!(keys, sorted);
         }
+    }
+
+    // Goal: a display order changes only `iter_ordered`; lookups, `iter` and the size of a
+    // `Value` stay as they were.
+    #[test]
+    fn display_order_is_a_hint_only() {
+        let order: Arc<Vec<Key>> = Arc::new(vec!["zeta".into(), "alpha".into(), "zeta".into()]);
+        let mut m: PropertyMap =
+            vec![("alpha", Value::Int(1)), ("zeta", Value::Int(2)), ("mid", Value::Int(3))]
+                .into_iter()
+                .collect::<PropertyMap>()
+                .with_order(order);
+        let shown =
+            |m: &PropertyMap| m.iter_ordered().map(|(k, _)| k.to_string()).collect::<Vec<_>>();
+        assert_eq!(shown(&m), ["zeta", "alpha", "mid"]);
+        assert_eq!(keys(&m), ["alpha", "mid", "zeta"]);
+        assert!(matches!(m.get("zeta"), Some(Value::Int(2))));
+        m.remove("zeta");
+        m.insert("b".into(), Value::Null);
+        assert_eq!(shown(&m), ["alpha", "b", "mid"]);
+        assert_eq!(shown(&PropertyMap::new()), Vec::<String>::new());
+        assert!(std::mem::size_of::<PropertyMap>() <= 4 * std::mem::size_of::<usize>());
+        assert!(std::mem::size_of::<Value>() <= 40, "{}", std::mem::size_of::<Value>());
     }
 
     #[test]

@@ -76,16 +76,66 @@ pub fn duration_nanos(d: &Duration) -> i128 {
     i128::from(d.seconds) * NANOS_PER_SECOND + i128::from(d.nanos)
 }
 
+/// Neo4j refuses (and its drivers could not decode) a duration whose length in average seconds
+/// (a month is 2,629,746 s, a day 86,400 s) leaves the integer range.
+pub fn duration_in_range(d: Duration) -> Result<Duration> {
+    let total = d
+        .months
+        .checked_mul(AVG_SECONDS_PER_MONTH)
+        .and_then(|m| d.days.checked_mul(86_400).and_then(|s| m.checked_add(s)))
+        .and_then(|s| s.checked_add(d.seconds));
+    if total.is_none() {
+        return Err(Error::argument(format!(
+            "Invalid value for duration, will cause overflow. Value was months={}, days={}, \
+             seconds={}, nanos={}",
+            d.months, d.days, d.seconds, d.nanos
+        ))
+        .with_detail("InvalidArgumentValue"));
+    }
+    Ok(d)
+}
+
+/// Neo4j's error for an operation on a duration whose components overflow:
+/// `Can not add duration PT1S and PT2S without causing overflow.`
+fn cannot(op: &str, d: &Duration, joiner: &str, other: &str) -> Error {
+    Error::argument(format!(
+        "Can not {op} duration {} {joiner} {other} without causing overflow.",
+        crate::format::format_duration(d)
+    ))
+    .with_detail("InvalidArgumentValue")
+}
+
+/// A float as Java's `%e` prints it (Neo4j names a `Double(1.000000e+30)` operand so).
+fn java_e(f: f64) -> String {
+    let s = format!("{f:.6e}");
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mant}e{sign}{:02}", exp.unsigned_abs())
+}
+
+/// Components combined with `op`, checked; seconds and nanoseconds renormalised.
+fn combine(a: &Duration, b: &Duration, op: fn(i64, i64) -> Option<i64>) -> Option<Duration> {
+    let nanos = op(i64::from(a.nanos), i64::from(b.nanos))?;
+    let seconds = op(a.seconds, b.seconds)?.checked_add(nanos.div_euclid(1_000_000_000))?;
+    Some(Duration {
+        months: op(a.months, b.months)?,
+        days: op(a.days, b.days)?,
+        seconds,
+        nanos: nanos.rem_euclid(1_000_000_000) as i32,
+    })
+}
+
 pub fn duration_add(a: &Duration, b: &Duration) -> Result<Duration> {
-    duration_from_parts(
-        a.months.checked_add(b.months).ok_or_else(overflow)?,
-        a.days.checked_add(b.days).ok_or_else(overflow)?,
-        duration_nanos(a) + duration_nanos(b),
-    )
+    let sum = combine(a, b, i64::checked_add)
+        .ok_or_else(|| cannot("add", a, "and", &crate::format::format_duration(b)))?;
+    duration_in_range(sum)
 }
 
 pub fn duration_sub(a: &Duration, b: &Duration) -> Result<Duration> {
-    duration_add(a, &duration_neg(b)?)
+    let diff = combine(a, b, i64::checked_sub)
+        .ok_or_else(|| cannot("subtract", a, "and", &crate::format::format_duration(b)))?;
+    duration_in_range(diff)
 }
 
 pub fn duration_neg(d: &Duration) -> Result<Duration> {
@@ -97,11 +147,15 @@ pub fn duration_neg(d: &Duration) -> Result<Duration> {
 }
 
 pub fn duration_mul_int(d: &Duration, n: i64) -> Result<Duration> {
-    duration_from_parts(
-        d.months.checked_mul(n).ok_or_else(overflow)?,
-        d.days.checked_mul(n).ok_or_else(overflow)?,
-        duration_nanos(d).checked_mul(i128::from(n)).ok_or_else(overflow)?,
+    let fail = || cannot("multiply", d, "with", &format!("Long({n})"));
+    let nanos = duration_nanos(d).checked_mul(i128::from(n)).ok_or_else(fail)?;
+    let out = duration_from_parts(
+        d.months.checked_mul(n).ok_or_else(fail)?,
+        d.days.checked_mul(n).ok_or_else(fail)?,
+        nanos,
     )
+    .map_err(|_| fail())?;
+    duration_in_range(out)
 }
 
 /// Accumulates a duration from possibly fractional components; fractions cascade down (months
@@ -172,35 +226,114 @@ fn f64_to_i64(f: f64) -> Result<i64> {
     }
 }
 
-/// Multiplies (or, with a reciprocal, divides) a duration by a float; fractions cascade down.
+/// Multiplies a duration by a float; fractions cascade down. A factor that is not finite gives
+/// the zero duration, as in Neo4j.
 pub fn duration_mul_float(d: &Duration, f: f64) -> Result<Duration> {
+    let fail = || cannot("multiply", d, "with", &format!("Double({})", java_e(f)));
+    duration_in_range(scale(d, f).ok_or_else(fail)?)
+}
+
+/// Divides a duration by a float (`d / 0.0` is the zero duration, as in Neo4j).
+pub fn duration_div_float(d: &Duration, f: f64) -> Result<Duration> {
+    let fail = || cannot("divide", d, "with", &format!("Double({})", java_e(f)));
+    duration_in_range(scale(d, 1.0 / f).ok_or_else(fail)?)
+}
+
+/// Divides a duration by a non-zero integer.
+pub fn duration_div_int(d: &Duration, n: i64) -> Result<Duration> {
+    let fail = || cannot("divide", d, "with", &format!("Long({n})"));
+    duration_in_range(scale(d, 1.0 / n as f64).ok_or_else(fail)?)
+}
+
+/// `d * f` with fractions cascading down; `None` when a component leaves its range.
+fn scale(d: &Duration, f: f64) -> Option<Duration> {
+    if !f.is_finite() {
+        return Some(Duration { months: 0, days: 0, seconds: 0, nanos: 0 });
+    }
     let mut b = DurationBuilder::default();
-    b.months(d.months as f64 * f)?;
-    b.days(d.days as f64 * f)?;
+    b.months(d.months as f64 * f).ok()?;
+    b.days(d.days as f64 * f).ok()?;
     let nanos = duration_nanos(d) as f64 * f;
     if !nanos.is_finite() || nanos.abs() > 1.7e38 {
-        return Err(overflow());
+        return None;
     }
     b.nanos(nanos.trunc() as i128);
-    b.build()
+    b.build().ok()
 }
 
 // ---------------------------------------------------------------------------------------------
 // Temporal + duration
 // ---------------------------------------------------------------------------------------------
 
-fn add_months_days(date: NaiveDate, months: i64, days: i64) -> Result<NaiveDate> {
-    let m = u32::try_from(months.unsigned_abs()).map_err(|_| out_of_range("date"))?;
-    let date = if months >= 0 {
+/// Java's `LocalDate` range, which Neo4j's errors name.
+const JAVA_MAX_YEAR: i64 = 999_999_999;
+const JAVA_EPOCH_DAYS: (i64, i64) = (-365_243_219_162, 365_241_780_471);
+/// `NaiveDate::num_days_from_ce` of 1970-01-01.
+const CE_TO_EPOCH: i64 = 719_163;
+
+fn year_error(year: i64) -> Error {
+    let msg = if year.abs() > JAVA_MAX_YEAR {
+        format!("Invalid value for Year (valid values -999999999 - 999999999): {year}")
+    } else {
+        format!("Invalid value for Year (Arbor supports -{MAX_YEAR} - {MAX_YEAR}): {year}")
+    };
+    Error::new(Status::ArithmeticError, msg)
+}
+
+/// `date` plus `months` as Java's `LocalDate.plusMonths` (the day clamped to the month's end).
+fn plus_months(date: NaiveDate, months: i64) -> Result<NaiveDate> {
+    if months == 0 {
+        return Ok(date);
+    }
+    let calc = i128::from(date.year()) * 12 + i128::from(date.month0()) + i128::from(months);
+    let year = i64::try_from(calc.div_euclid(12)).unwrap_or(i64::MAX);
+    if year.abs() > i64::from(MAX_YEAR) {
+        return Err(year_error(year));
+    }
+    let m = u32::try_from(months.unsigned_abs()).map_err(|_| year_error(year))?;
+    if months >= 0 {
         date.checked_add_months(Months::new(m))
     } else {
         date.checked_sub_months(Months::new(m))
     }
-    .ok_or_else(|| out_of_range("date"))?;
-    let date = date
-        .checked_add_signed(TimeDelta::try_days(days).ok_or_else(|| out_of_range("date"))?)
-        .ok_or_else(|| out_of_range("date"))?;
-    in_range(date)
+    .ok_or_else(|| year_error(year))
+}
+
+/// `date` plus `days` as Java's `LocalDate.plusDays`: past the year range within the next
+/// month it names the year, otherwise the epoch day.
+fn plus_days(date: NaiveDate, days: i64) -> Result<NaiveDate> {
+    if days == 0 {
+        return Ok(date);
+    }
+    let dom = i64::from(date.day()).saturating_add(days);
+    if date.month() == 12 && (32..=59).contains(&dom) {
+        let year = i64::from(date.year()) + 1;
+        if year > i64::from(MAX_YEAR) {
+            return Err(year_error(year));
+        }
+    }
+    let epoch = (i64::from(date.num_days_from_ce()) - CE_TO_EPOCH)
+        .checked_add(days)
+        .ok_or_else(overflow)?;
+    if !(JAVA_EPOCH_DAYS.0..=JAVA_EPOCH_DAYS.1).contains(&epoch) {
+        return Err(Error::new(
+            Status::ArithmeticError,
+            format!(
+                "Invalid value for EpochDay (valid values -365243219162 - 365241780471): {epoch}"
+            ),
+        ));
+    }
+    // The year, for the message, by the average Gregorian year.
+    let approx_year = 1970 + (epoch * 400).div_euclid(146_097);
+    let out = i32::try_from(epoch + CE_TO_EPOCH)
+        .ok()
+        .and_then(NaiveDate::from_num_days_from_ce_opt)
+        .ok_or_else(|| year_error(approx_year))?;
+    in_range(out)
+}
+
+fn add_months_days(date: NaiveDate, months: i64, days: i64) -> Result<NaiveDate> {
+    in_range(plus_days(plus_months(date, months)?, days)?)
 }
 
 /// Keeps results inside the year range constructors accept, so later offset arithmetic on them
@@ -210,18 +343,16 @@ fn in_range(d: NaiveDate) -> Result<NaiveDate> {
     if (-max..=max).contains(&d.year()) {
         Ok(d)
     } else {
-        Err(out_of_range("date"))
+        Err(year_error(i64::from(d.year())))
     }
 }
 
+/// A date and time plus nanoseconds: whole days through [`plus_days`], the rest on the clock.
 fn add_nanos(dt: NaiveDateTime, nanos: i128) -> Result<NaiveDateTime> {
-    let secs =
-        i64::try_from(nanos.div_euclid(NANOS_PER_SECOND)).map_err(|_| out_of_range("datetime"))?;
-    let sub = nanos.rem_euclid(NANOS_PER_SECOND) as u32;
-    let delta = TimeDelta::new(secs, sub).ok_or_else(|| out_of_range("datetime"))?;
-    let out = dt.checked_add_signed(delta).ok_or_else(|| out_of_range("datetime"))?;
-    in_range(out.date())?;
-    Ok(out)
+    let total = i128::from(nanos_of_day(&dt.time())) + nanos;
+    let days = i64::try_from(total.div_euclid(NANOS_PER_DAY)).map_err(|_| overflow())?;
+    let date = plus_days(dt.date(), days)?;
+    Ok(date.and_time(time_from_nanos(total.rem_euclid(NANOS_PER_DAY))))
 }
 
 /// `temporal + duration`. Dates take months, days and whole days of the time part; times take
@@ -231,9 +362,10 @@ pub fn add_duration(t: &Value, d: &Duration) -> Result<Value> {
     let nanos = duration_nanos(d);
     Ok(match t {
         Value::Date(x) => {
+            // Months, days, then the whole days of the time part, each step as Java takes it.
             let extra_days = (nanos / NANOS_PER_DAY) as i64;
-            let days = d.days.checked_add(extra_days).ok_or_else(overflow)?;
-            Value::Date(Date(add_months_days(x.0, d.months, days)?))
+            let date = add_months_days(x.0, d.months, d.days)?;
+            Value::Date(Date(in_range(plus_days(date, extra_days)?)?))
         }
         Value::LocalTime(x) => {
             Value::LocalTime(LocalTime(time_from_nanos(i128::from(nanos_of_day(&x.0)) + nanos)))

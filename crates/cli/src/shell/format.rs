@@ -123,7 +123,7 @@ fn write_value(out: &mut String, v: &Value) {
 
 fn write_map(out: &mut String, m: &PropertyMap) {
     out.push('{');
-    for (i, (k, v)) in m.iter().enumerate() {
+    for (i, (k, v)) in m.iter_ordered().enumerate() {
         if i > 0 {
             out.push_str(", ");
         }

@@ -498,6 +498,8 @@ impl Binder<'_> {
                 let r = self.pattern_subplan(pe, None, scope, None, None);
                 self.agg = saved;
                 let (plan, _) = r?;
+                let ctx = RewriteCtx { resolver: self.res };
+                let plan = rewrite::apply_subquery(self.rules, plan, &ctx);
                 PExpr::Subquery { kind: SubqueryKind::Exists, plan: Arc::new(plan) }
             }
             ExprKind::PatternComprehension { variable, pattern, filter, map } => {
@@ -511,6 +513,11 @@ impl Binder<'_> {
                 );
                 self.agg = saved;
                 let (plan, slot) = r?;
+                // Rewritten like the other expression subqueries: a comprehension's pattern
+                // starts with an index seek too (`[(a:P)-->(b) WHERE a.id = x.id | b]` per
+                // row was a label scan, the 40x `allShortestPaths` case of issue 18).
+                let ctx = RewriteCtx { resolver: self.res };
+                let plan = rewrite::apply_subquery(self.rules, plan, &ctx);
                 PExpr::Subquery { kind: SubqueryKind::Collect(slot), plan: Arc::new(plan) }
             }
             ExprKind::Exists(q) | ExprKind::CountSubquery(q) | ExprKind::CollectSubquery(q) => {

@@ -36,7 +36,11 @@ impl Binder<'_> {
             items.iter().any(|(_, it)| matches!(it, ItemRef::Expr(e) if contains_aggregate(e)));
         let mut new_scope = Scope::default();
         let (op, cols, sort_keys, where_pred) = if aggregating {
-            self.plan_aggregating_projection(op, scope, p, &items, &mut new_scope)?
+            let planned = self.plan_aggregating_projection(op, scope, p, &items, &mut new_scope)?;
+            // Past an aggregation no row comes from one CSV record: `linenumber()` and
+            // `file()` are null from here on, as in Neo4j.
+            self.csv = None;
+            planned
         } else {
             self.plan_plain_projection(op, scope, p, &items, &mut new_scope, is_return)?
         };

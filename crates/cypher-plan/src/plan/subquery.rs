@@ -51,15 +51,24 @@ impl Binder<'_> {
             ));
         }
         let outer = scope.clone();
+        // `linenumber()` / `file()` reach into a body that imports something, as in Neo4j
+        // (`CALL (row) { RETURN linenumber() }`); in one that imports nothing they are null.
+        let csv = self.csv;
         let (inner, _, inner_cols) = match call.vars {
             Some(vars) => {
                 let start = self.scope_clause(vars, &outer)?;
+                self.csv = csv.filter(|_| !start.vars.is_empty());
                 self.plan_query(call.body, &start, false)?
             }
-            None => self.plan_query_parts(call.body, &outer, false, &mut |b, part| {
-                b.importing_with(part, &outer)
-            })?,
+            None => {
+                let first = self.importing_with(&call.body.first, &outer)?;
+                self.csv = csv.filter(|_| !first.vars.is_empty());
+                self.plan_query_parts(call.body, &outer, false, &mut |b, part| {
+                    b.importing_with(part, &outer)
+                })?
+            }
         };
+        self.csv = csv;
         let cols = inner_cols.unwrap_or_default();
         for (n, s) in &cols {
             if scope.get(n).is_some() {

@@ -3,7 +3,9 @@
 //! read before the first write (`MATCH (a) CREATE (b)` must not match `b`).
 //!
 //! `CALL { ... } IN TRANSACTIONS` counts as updating: the outer rows that read the graph are
-//! all read before the first batch commits. The barrier *after* an updating clause is the
+//! all read before the first batch commits. So does a `CALL { }` whose body writes: its
+//! driving rows are all read before the first call runs, so the outer `MATCH` does not see
+//! what the subquery creates (the Cypher manual's "Peter" example; Neo4j plans the same Eager). The barrier *after* an updating clause is the
 //! [`super::eager_after`] rule.
 
 use crate::ops::Op;
@@ -24,6 +26,13 @@ impl RewriteRule for EagerBeforeWrites {
 
 /// `W(input)` becomes `W(Eager(input))` for an updating `W` whose input reads the graph.
 fn guard_write(mut op: Op) -> Op {
+    if let Op::Apply { input, inner, batch: None, .. } = &mut op {
+        if inner.writes() {
+            let outer = std::mem::replace(&mut **input, Op::Argument);
+            **input = eager(outer);
+        }
+        return op;
+    }
     match &mut op {
         Op::Create { input, .. }
         | Op::Merge { input, .. }

@@ -181,11 +181,18 @@ impl<'a> Parser<'a> {
         Ok(lhs)
     }
 
-    /// `Some(negated)` at `IS [NOT] LABELED` followed by a label expression (Cypher 25).
+    /// `Some(negated)` at `IS [NOT] LABELED` followed by a label expression (Cypher 25). A
+    /// `LABELED` followed by a word that can follow an expression (`n IS LABELED AS x`,
+    /// `WHERE n IS LABELED RETURN n`) is the old `IS` form over a label named `LABELED`, as
+    /// Neo4j 5.26 reads it.
     fn at_is_labeled(&self) -> Option<bool> {
         let negated = self.is_kw_n(1, "NOT");
         let at = if negated { 2 } else { 1 };
-        (self.is_kw("IS") && self.is_kw_n(at, "LABELED") && self.label_start_n(at + 1))
+        let after_expr = EXPR_FOLLOWERS.iter().any(|w| self.is_kw_n(at + 1, w));
+        (self.is_kw("IS")
+            && self.is_kw_n(at, "LABELED")
+            && self.label_start_n(at + 1)
+            && !after_expr)
             .then_some(negated)
     }
 
@@ -587,3 +594,51 @@ impl<'a> Parser<'a> {
 }
 
 use super::CLAUSE_KEYWORDS as CLAUSE_WORDS;
+
+/// Words that can follow a complete expression: after `IS LABELED` they end it, so `LABELED`
+/// there is a label name, not the Cypher 25 keyword.
+const EXPR_FOLLOWERS: &[&str] = &[
+    "AS",
+    "AND",
+    "OR",
+    "XOR",
+    "THEN",
+    "ELSE",
+    "END",
+    "WHEN",
+    "RETURN",
+    "WITH",
+    "WHERE",
+    "ORDER",
+    "SKIP",
+    "LIMIT",
+    "OFFSET",
+    "UNION",
+    "MATCH",
+    "OPTIONAL",
+    "CREATE",
+    "MERGE",
+    "SET",
+    "DELETE",
+    "DETACH",
+    "NODETACH",
+    "REMOVE",
+    "UNWIND",
+    "CALL",
+    "FOREACH",
+    "LOAD",
+    "FINISH",
+    "INSERT",
+    "USE",
+    "IS",
+    "IN",
+    "CONTAINS",
+    "STARTS",
+    "ENDS",
+    "YIELD",
+    "ASC",
+    "DESC",
+    "ASCENDING",
+    "DESCENDING",
+    "ON",
+];

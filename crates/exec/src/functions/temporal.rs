@@ -123,22 +123,9 @@ pub fn duration(args: &[Value]) -> Result<Value> {
 }
 
 /// Neo4j (and its drivers, which would fail to decode it) refuse a duration whose length in
-/// average seconds (a month is 2,629,746 s) leaves the integer range.
+/// average seconds leaves the integer range.
 fn in_range(d: arbor_model::Duration) -> Result<Value> {
-    let total = d
-        .months
-        .checked_mul(2_629_746)
-        .and_then(|m| d.days.checked_mul(86_400).and_then(|s| m.checked_add(s)))
-        .and_then(|s| s.checked_add(d.seconds));
-    if total.is_none() {
-        return Err(Error::argument(format!(
-            "Invalid value for duration, will cause overflow. Value was months={}, days={}, \
-             seconds={}, nanos={}",
-            d.months, d.days, d.seconds, d.nanos
-        ))
-        .with_detail("InvalidArgumentValue"));
-    }
-    Ok(Value::Duration(d))
+    arbor_model::temporal_ops::duration_in_range(d).map(Value::Duration)
 }
 
 fn between(func: &str, unit: BetweenUnit, args: &[Value]) -> Result<Value> {

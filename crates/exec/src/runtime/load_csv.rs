@@ -30,7 +30,8 @@ pub(super) struct LoadCsv {
 pub(super) struct Open {
     row: Row,
     reader: CsvReader,
-    keys: Option<Vec<Key>>,
+    /// The header, shared by every row's map as its display order.
+    keys: Option<Arc<Vec<Key>>>,
     file: Value,
 }
 
@@ -53,7 +54,7 @@ impl LoadCsv {
         let mut reader = CsvReader::new(source.reader, self.terminator, url.to_string());
         let keys = if self.headers {
             let header = reader.next_record()?.unwrap_or_default();
-            Some(header.into_iter().map(|h| Key::from(h.unwrap_or_default())).collect())
+            Some(Arc::new(header.into_iter().map(|h| Key::from(h.unwrap_or_default())).collect()))
         } else {
             None
         };
@@ -72,7 +73,7 @@ impl Operator for LoadCsv {
                 ctx.tick()?;
                 if let Some(record) = open.reader.next_record()? {
                     let mut row = open.row.clone();
-                    row[self.slot] = record_value(record, open.keys.as_deref());
+                    row[self.slot] = record_value(record, open.keys.as_ref());
                     row[self.line] = Value::Int(open.reader.records);
                     row[self.file] = open.file.clone();
                     return Ok(Some(row));
@@ -85,15 +86,16 @@ impl Operator for LoadCsv {
     }
 }
 
-/// A record as Cypher sees it: a list, or a map under `keys` (the header).
-fn record_value(record: Vec<Field>, keys: Option<&[Key]>) -> Value {
+/// A record as Cypher sees it: a list, or a map under `keys` (the header), displayed in the
+/// header's order as Neo4j returns it.
+fn record_value(record: Vec<Field>, keys: Option<&Arc<Vec<Key>>>) -> Value {
     let text = |f: Option<String>| f.map_or(Value::Null, |s| Value::String(Arc::from(s)));
     match keys {
         None => Value::List(record.into_iter().map(text).collect()),
         Some(keys) => {
             let mut fields = record.into_iter();
             let entries = keys.iter().map(|k| (k.clone(), text(fields.next().flatten()))).collect();
-            Value::Map(PropertyMap::from_entries(entries))
+            Value::Map(PropertyMap::from_entries(entries).with_order(keys.clone()))
         }
     }
 }
