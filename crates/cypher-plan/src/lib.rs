@@ -85,6 +85,12 @@ pub trait Resolver {
     fn has_index(&self, label: &str, key: &str) -> bool {
         self.indexes_on(label).iter().any(|ks| ks.len() == 1 && ks[0] == key)
     }
+    /// Whether a TEXT index on `(label, key)` exists, so `CONTAINS` and `ENDS WITH` predicates
+    /// may be planned as text index scans.
+    fn has_text_index(&self, label: &str, key: &str) -> bool {
+        let _ = (label, key);
+        false
+    }
 }
 
 /// A planned query.

@@ -431,6 +431,10 @@ pub enum SeekRange {
     Range { lo: Option<(PExpr, bool)>, hi: Option<(PExpr, bool)> },
     /// `STARTS WITH expr`.
     Prefix(PExpr),
+    /// `CONTAINS expr`, answered by a TEXT index (`NodeIndexContainsScan`).
+    Contains(PExpr),
+    /// `ENDS WITH expr`, answered by a TEXT index (`NodeIndexEndsWithScan`).
+    EndsWith(PExpr),
     /// `IN expr` (a list: one equality seek per element).
     In(PExpr),
     /// Equality on every key of a composite index (`keys` in the index's order).
@@ -454,6 +458,8 @@ impl Op {
                 seek: SeekRange::Composite { .. } | SeekRange::CompositeRange { .. },
                 ..
             } => "NodeIndexSeek",
+            Op::NodeIndexRangeSeek { seek: SeekRange::Contains(_), .. } => "NodeIndexContainsScan",
+            Op::NodeIndexRangeSeek { seek: SeekRange::EndsWith(_), .. } => "NodeIndexEndsWithScan",
             Op::NodeIndexRangeSeek { .. } => "NodeIndexSeekByRange",
             Op::RelIndexSeek {
                 dir: Direction::Both,

@@ -107,6 +107,8 @@ impl GraphRead for TxGraph<'_> {
                 hi.as_ref().map(|(v, i)| (v, *i)),
             ),
             ValueRange::Prefix(p) => self.tx.index_prefix(label, key, p),
+            ValueRange::Contains(p) => self.tx.index_text(label, key, p, false),
+            ValueRange::EndsWith(p) => self.tx.index_text(label, key, p, true),
         }
     }
     fn count_rels_by_labels(
@@ -159,6 +161,8 @@ impl GraphRead for TxGraph<'_> {
             ValueRange::Prefix(p) => {
                 self.tx.index_composite_range(label, keys, eq, None, None, Some(p))
             }
+            // Composite indexes are RANGE indexes: the caller scans.
+            ValueRange::Contains(_) | ValueRange::EndsWith(_) => None,
         }
     }
     fn rel_index_seek_range(
@@ -175,6 +179,8 @@ impl GraphRead for TxGraph<'_> {
                 hi.as_ref().map(|(v, i)| (v, *i)),
             ),
             ValueRange::Prefix(p) => self.tx.rel_index_prefix(ty, key, p),
+            // Relationship TEXT seeks are not planned: the caller scans.
+            ValueRange::Contains(_) | ValueRange::EndsWith(_) => None,
         }
     }
     fn committed_snapshot(&self) -> Option<u64> {

@@ -678,6 +678,22 @@ impl Database {
         self.index_names(true)
     }
 
+    /// `(label, property key)` names of every node TEXT index (for the planner's `CONTAINS` /
+    /// `ENDS WITH` scans).
+    pub(crate) fn text_indexed_names(&self) -> Vec<(String, String)> {
+        use arbor_storage::{IndexKind, TokenKind as K};
+        let store = self.store();
+        store
+            .indexes()
+            .iter()
+            .filter(|ix| ix.kind == IndexKind::Text && !ix.relationship)
+            .filter_map(|ix| {
+                let k = store.token_name(K::PropertyKey, *ix.properties.first()?)?;
+                Some((store.token_name(K::Label, ix.label)?, k))
+            })
+            .collect()
+    }
+
     fn index_names(&self, rel: bool) -> Vec<(String, Vec<String>)> {
         use arbor_storage::TokenKind as K;
         let store = self.store();

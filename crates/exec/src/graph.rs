@@ -44,6 +44,10 @@ pub enum ValueRange {
     Between { lo: Option<(Value, bool)>, hi: Option<(Value, bool)> },
     /// Strings starting with the prefix.
     Prefix(String),
+    /// Strings containing the text (a TEXT index scan).
+    Contains(String),
+    /// Strings ending with the text (a TEXT index scan).
+    EndsWith(String),
 }
 
 /// Read access to the graph as one transaction sees it: its snapshot plus its own writes.

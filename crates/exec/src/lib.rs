@@ -57,6 +57,8 @@ struct ExecResolver<'a> {
     used: std::cell::RefCell<Vec<procs::Procedure>>,
     indexes: &'a dyn Fn(&str) -> Vec<Vec<String>>,
     rel_indexes: &'a dyn Fn(&str) -> Vec<Vec<String>>,
+    /// Whether a TEXT index covers `(label, key)`.
+    text_indexes: &'a dyn Fn(&str, &str) -> bool,
 }
 
 impl Resolver for ExecResolver<'_> {
@@ -79,6 +81,9 @@ impl Resolver for ExecResolver<'_> {
     }
     fn rel_indexes_on(&self, ty: &str) -> Vec<Vec<String>> {
         (self.rel_indexes)(ty)
+    }
+    fn has_text_index(&self, label: &str, key: &str) -> bool {
+        (self.text_indexes)(label, key)
     }
 }
 
@@ -120,11 +125,33 @@ impl PreparedQuery {
         indexes_on: &dyn Fn(&str) -> Vec<Vec<String>>,
         rel_indexes_on: &dyn Fn(&str) -> Vec<Vec<String>>,
     ) -> Result<PreparedQuery> {
+        PreparedQuery::prepare_with_schema(
+            stmt,
+            text,
+            procedures,
+            indexes_on,
+            rel_indexes_on,
+            &|_, _| false,
+        )
+    }
+
+    /// As [`PreparedQuery::prepare_with_indexes`], also planning `CONTAINS` and `ENDS WITH`
+    /// predicates as text index scans where `text_indexed(label, key)` says a TEXT index
+    /// exists.
+    pub fn prepare_with_schema(
+        stmt: &Statement,
+        text: &str,
+        procedures: &procs::Registry,
+        indexes_on: &dyn Fn(&str) -> Vec<Vec<String>>,
+        rel_indexes_on: &dyn Fn(&str) -> Vec<Vec<String>>,
+        text_indexed: &dyn Fn(&str, &str) -> bool,
+    ) -> Result<PreparedQuery> {
         let resolver = ExecResolver {
             procs: procedures,
             used: Default::default(),
             indexes: indexes_on,
             rel_indexes: rel_indexes_on,
+            text_indexes: text_indexed,
         };
         let plan = arbor_cypher_plan::plan(stmt, text, &resolver)?;
         Ok(PreparedQuery { plan, procs: resolver.used.into_inner().into() })

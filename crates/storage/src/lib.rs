@@ -213,6 +213,7 @@ pub mod metrics;
 mod records;
 mod release;
 mod schema;
+mod text_index;
 mod types;
 mod value;
 mod vector;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 pub use arbor_model::property_type::PropertyTypes;
 
+use crate::text_index::{TextMatch, Trigrams};
 use crate::types::TokenId;
 use crate::value::{IndexKey, KeyRange};
 
@@ -28,8 +29,9 @@ pub enum IndexKind {
     Existence,
     /// A vector index (`crate::vector`): its `keys` hold the property and the settings.
     Vector,
-    /// A TEXT index (provider `text-2.0`): single property, used by string seeks. Its entries
-    /// live in the target's shared map (a superset: seeks re-check every candidate).
+    /// A TEXT index (provider `text-2.0`): single property, used by string seeks. Its values
+    /// live in the target's shared map, and its trigram postings (`crate::text_index`) in
+    /// [`Schema::texts`] and the base: `CONTAINS` / `ENDS WITH` seek through them.
     Text,
     /// A POINT index (provider `point-1.0`): single property, used by point seeks.
     Point,
@@ -308,6 +310,9 @@ pub(crate) struct Schema {
     pub pending: HashSet<String>,
     /// The vector indexes' state, by rule name (`crate::vector`).
     pub vectors: crate::vector::VectorIndexes,
+    /// Trigram postings of the string keys of `maps[t]`, for every node target `t` with a TEXT
+    /// index; kept in step with the map's keys by every change of them.
+    pub texts: HashMap<Target, Trigrams<Arc<str>>>,
 }
 
 impl Schema {
@@ -425,6 +430,11 @@ impl Schema {
 
     pub fn insert_entry(&mut self, t: &Target, k: IndexKey, id: u64) {
         if let Some(m) = self.maps.get_mut(t) {
+            if let (Some(text), IndexKey::Str(s)) = (self.texts.get_mut(t), &k) {
+                if !m.contains_key(&k) {
+                    text.add(s, s);
+                }
+            }
             m.entry(k).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
         }
     }
@@ -435,6 +445,83 @@ impl Schema {
                 set.remove(id);
                 if set.is_empty() {
                     m.remove(k);
+                    if let (Some(text), IndexKey::Str(s)) = (self.texts.get_mut(t), k) {
+                        text.remove(s, s);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Keeps the entries of node target `t` whose id passes `keep` (GC), forgetting the
+    /// string keys left without ids in the TEXT postings too.
+    pub fn retain_entries(&mut self, t: &Target, keep: impl Fn(&u64) -> bool) {
+        let Some(m) = self.maps.get_mut(t) else { return };
+        let mut gone: Vec<Arc<str>> = Vec::new();
+        m.retain(|k, set| {
+            set.retain(&keep);
+            if set.is_empty() {
+                if let IndexKey::Str(s) = k {
+                    gone.push(s.clone());
+                }
+            }
+            !set.is_empty()
+        });
+        if let Some(text) = self.texts.get_mut(t) {
+            for s in gone {
+                text.remove(&s, &s);
+            }
+        }
+    }
+
+    /// (Re)builds the TEXT postings of node target `t` from its map's string keys (a TEXT
+    /// index was created on it, or entries were added to the map wholesale).
+    pub fn install_text(&mut self, t: &Target) {
+        let mut text = Trigrams::default();
+        if let Some(m) = self.maps.get(t) {
+            for k in m.keys() {
+                if let IndexKey::Str(s) = k {
+                    text.add(s, s);
+                }
+            }
+        }
+        self.texts.insert(t.clone(), text);
+    }
+
+    /// Whether an online TEXT index covers the node target `(label, [key])`.
+    pub fn text_indexed(&self, label: u32, key: u32) -> bool {
+        self.defs.iter().any(|d| {
+            !d.rel
+                && d.kind == IndexKind::Text
+                && d.label == label
+                && d.keys == [key]
+                && d.progress.is_online()
+        })
+    }
+
+    /// Ids of the shared map's entries of node target `t` whose string matches `m`
+    /// (appended to `out`, unsorted), through the TEXT postings.
+    pub fn text_lookup(&self, t: &Target, m: &TextMatch, out: &mut Vec<u64>) {
+        let Some(map) = self.maps.get(t) else { return };
+        let mut add = |s: &Arc<str>| {
+            if m.matches(s) {
+                if let Some(set) = map.get(&IndexKey::Str(s.clone())) {
+                    match set {
+                        IdSet::Small(v) => out.extend_from_slice(v),
+                        IdSet::Large(v) => out.extend(v.iter().copied()),
+                    }
+                }
+            }
+        };
+        match self.texts.get(t).and_then(|x| x.candidates(m)) {
+            Some(c) => c.into_iter().for_each(&mut add),
+            None => {
+                let strings = KeyRange::prefix("");
+                for k in map.range(strings.start()..) {
+                    match k.0 {
+                        IndexKey::Str(s) => add(s),
+                        _ => break,
+                    }
                 }
             }
         }
@@ -512,6 +599,9 @@ impl Schema {
         };
         let d = self.defs.remove(pos);
         self.vectors.remove(name);
+        if d.kind == IndexKind::Text && !d.rel {
+            self.texts.remove(&d.target());
+        }
         let shared = |o: &IndexDef| {
             o.rel == d.rel && o.kind.has_index() && o.label == d.label && o.keys == d.keys
         };

@@ -21,6 +21,8 @@ pub(crate) struct Preds {
     pub(crate) eq: Option<PExpr>,
     pub(crate) in_: Option<PExpr>,
     pub(crate) prefix: Option<PExpr>,
+    pub(crate) contains: Option<PExpr>,
+    pub(crate) ends: Option<PExpr>,
     pub(crate) lo: Option<(PExpr, bool)>,
     pub(crate) hi: Option<(PExpr, bool)>,
 }
@@ -39,6 +41,16 @@ impl Preds {
             Some((5, SeekRange::Range { lo: self.lo.clone(), hi: self.hi.clone() }))
         } else {
             None
+        }
+    }
+
+    /// The seek a TEXT index adds (ranked after every other kind, as Neo4j prefers the others
+    /// when an index answers them): `ENDS WITH`, then `CONTAINS`.
+    pub(crate) fn text_seek(&self) -> Option<(u8, SeekRange)> {
+        if let Some(e) = &self.ends {
+            Some((6, SeekRange::EndsWith(e.clone())))
+        } else {
+            self.contains.as_ref().map(|e| (7, SeekRange::Contains(e.clone())))
         }
     }
 }
@@ -103,6 +115,17 @@ pub(crate) fn gather_preds(
                 if let Some(k) = slot_prop(lhs, slot) {
                     add(k, &mut |p| {
                         p.prefix.get_or_insert_with(|| (**rhs).clone());
+                    });
+                }
+            }
+            PExpr::Str(op @ (StringOp::Contains | StringOp::EndsWith), lhs, rhs)
+                if deps_within(rhs, bound) =>
+            {
+                if let Some(k) = slot_prop(lhs, slot) {
+                    let ends = *op == StringOp::EndsWith;
+                    add(k, &mut |p| {
+                        let at = if ends { &mut p.ends } else { &mut p.contains };
+                        at.get_or_insert_with(|| (**rhs).clone());
                     });
                 }
             }
@@ -190,12 +213,15 @@ pub(crate) fn index_seek_for(
             }
         }
         for (k, p) in &keys {
-            if !res.has_index(l, k) {
+            let text = res.has_text_index(l, k);
+            if !text && !res.has_index(l, k) {
                 continue;
             }
             let cand = if let Some(e) = &p.eq {
                 (1, Found::Eq(e.clone()))
             } else if let Some((rank, seek)) = p.range_seek() {
+                (rank, Found::Seek(seek))
+            } else if let Some((rank, seek)) = p.text_seek().filter(|_| text) {
                 (rank, Found::Seek(seek))
             } else {
                 continue;

@@ -57,12 +57,16 @@ impl Database {
                         .map(|(_, ks)| ks.clone())
                         .collect()
                 };
-                let prepared = Arc::new(PreparedQuery::prepare_with_indexes(
+                let texts = self.text_indexed_names();
+                let text_indexed =
+                    |l: &str, k: &str| texts.iter().any(|(tl, tk)| tl == l && tk == k);
+                let prepared = Arc::new(PreparedQuery::prepare_with_schema(
                     &other,
                     text,
                     &procs,
                     &indexes_on,
                     &rel_indexes_on,
+                    &text_indexed,
                 )?);
                 let notes: Arc<[Notification]> = query_notifications(&other).into();
                 let mut plans = self.inner.plans.lock();

@@ -221,13 +221,14 @@ impl IndexRangeSeek {
             return Ok(SeekPlan::Empty);
         };
         let range = match &self.seek {
-            SeekRange::Range { .. } | SeekRange::Prefix(_) => {
-                match eval_value_range(&self.seek, r, ctx, g)? {
-                    Some(Some(range)) => range,
-                    Some(None) => return Ok(SeekPlan::Empty),
-                    None => return Ok(SeekPlan::Scan),
-                }
-            }
+            SeekRange::Range { .. }
+            | SeekRange::Prefix(_)
+            | SeekRange::Contains(_)
+            | SeekRange::EndsWith(_) => match eval_value_range(&self.seek, r, ctx, g)? {
+                Some(Some(range)) => range,
+                Some(None) => return Ok(SeekPlan::Empty),
+                None => return Ok(SeekPlan::Scan),
+            },
             SeekRange::Composite { keys, values } => {
                 let mut toks = Vec::with_capacity(keys.len());
                 for k in keys {
@@ -300,7 +301,7 @@ impl IndexRangeSeek {
     }
 }
 
-/// The value range of a `Range` or `Prefix` seek for one row: `Some(None)` when nothing can
+/// The value range of a `Range`, `Prefix`, `Contains` or `EndsWith` seek for one row: `Some(None)` when nothing can
 /// match (a null bound: the comparison is null), `None` when no index can answer it (a prefix
 /// that is not a string, or another kind of seek: the caller scans and the filter decides).
 fn eval_value_range(
@@ -329,6 +330,14 @@ fn eval_value_range(
         SeekRange::Prefix(e) => match eval(e, r, ctx, g)? {
             Value::Null => Some(None),
             Value::String(p) => Some(Some(ValueRange::Prefix(p.to_string()))),
+            _ => None,
+        },
+        SeekRange::Contains(e) | SeekRange::EndsWith(e) => match eval(e, r, ctx, g)? {
+            Value::Null => Some(None),
+            Value::String(p) if matches!(seek, SeekRange::Contains(_)) => {
+                Some(Some(ValueRange::Contains(p.to_string())))
+            }
+            Value::String(p) => Some(Some(ValueRange::EndsWith(p.to_string()))),
             _ => None,
         },
         SeekRange::In(_) | SeekRange::Composite { .. } | SeekRange::CompositeRange { .. } => None,

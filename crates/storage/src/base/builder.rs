@@ -297,6 +297,7 @@ impl BaseBuilder {
             inline_keys,
             indexes: HashMap::new(),
             ordered: HashMap::new(),
+            texts: Default::default(),
             int_cols: parking_lot::Mutex::new(FxHashMap::default()),
             node_dirty: AtomicBits::new(node_end),
             rel_dirty: AtomicBits::new(rel_end),

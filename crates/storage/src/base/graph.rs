@@ -71,6 +71,9 @@ pub(crate) struct Base {
     /// Per indexed pair, node ids in key order; built lazily by the first range seek (most
     /// indexes only ever serve equality seeks, which the hash order answers).
     pub(super) ordered: HashMap<Target, OnceLock<Box<[u64]>>>,
+    /// Per indexed pair with a TEXT seek so far, its trigram postings (`crate::text_index`);
+    /// built by the first `CONTAINS` / `ENDS WITH` seek of the pair.
+    pub(super) texts: parking_lot::Mutex<FxHashMap<Target, Arc<crate::text_index::BaseText>>>,
     /// Per node property key, its values as an [`IntColumn`] (`None`: some base node holds a
     /// value of another type); built lazily by the first batch read of the key
     /// ([`Base::int_column`]).
@@ -590,6 +593,34 @@ impl Base {
     pub fn index_lookup(&self, t: &Target, k: &IndexKey, out: &mut Vec<u64>) {
         let Some(ix) = self.indexes.get(t) else { return };
         ix.lookup(key_hash(k), out);
+    }
+
+    /// Base nodes whose `(label, key)` value is a string matching `m` (appended to `out`,
+    /// unsorted), through the pair's TEXT postings (built here on first use).
+    pub fn text_match(&self, t: &Target, m: &crate::text_index::TextMatch, out: &mut Vec<u64>) {
+        if !self.indexes.contains_key(t) {
+            return;
+        }
+        let text = self
+            .texts
+            .lock()
+            .entry(t.clone())
+            .or_insert_with(|| {
+                let (label, key) = (t.0, &t.1[..]);
+                let mut pairs = Vec::new();
+                let mut cur = 0;
+                while let Some(id) = self.next_with_label(label, cur) {
+                    if let Some(IndexKey::Str(s)) =
+                        self.node(id).and_then(|n| n.key_for(label, key))
+                    {
+                        pairs.push((s, id));
+                    }
+                    cur = id + 1;
+                }
+                Arc::new(crate::text_index::BaseText::build(pairs.into_iter()))
+            })
+            .clone();
+        text.matching(m, out);
     }
 
     /// Base nodes whose `(label, key)` value lies in `r` (appended to `out`, in key order).

@@ -119,12 +119,7 @@ impl Core {
                 if !cur.indexes(t) {
                     continue;
                 }
-                if let Some(m) = schema.maps.get_mut(t) {
-                    m.retain(|_, set| {
-                        set.retain(has_node);
-                        !set.is_empty()
-                    });
-                }
+                schema.retain_entries(t, has_node);
             }
         }
         self.nodes.shrink();

@@ -89,11 +89,14 @@ impl Core {
         s.version += 1;
         def.since = s.version;
         if def.kind.has_index() {
-            let m = s.maps.entry(target).or_default();
+            let m = s.maps.entry(target.clone()).or_default();
             for (k, ids) in map {
                 for id in ids.to_vec() {
                     m.entry(k.clone()).or_insert_with(|| IdSet::Small(Vec::new())).insert(id);
                 }
+            }
+            if (def.kind == IndexKind::Text && !def.rel) || s.texts.contains_key(&target) {
+                s.install_text(&target);
             }
         }
         s.defs.push(def);

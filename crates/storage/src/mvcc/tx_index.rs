@@ -7,6 +7,7 @@ use arbor_model::{NodeId, RelId, Result, Value};
 
 use crate::records::RelData;
 use crate::schema::Target;
+use crate::text_index::TextMatch;
 use crate::types::TokenId;
 use crate::value::{index_key, target_key, IndexKey, KeyRange};
 
@@ -186,6 +187,51 @@ impl Transaction {
     /// order; `None` if no index covers `(label, key)`.
     pub fn index_prefix(&self, label: TokenId, key: TokenId, prefix: &str) -> Option<Vec<NodeId>> {
         self.range_seek(&(label, vec![key]), &KeyRange::prefix(prefix))
+    }
+
+    /// Nodes with `label` whose property `key` is a string containing `needle` (or, with
+    /// `ends`, ending with it), in id order, through the TEXT index's trigram postings; `None`
+    /// if no online TEXT index covers `(label, key)` (the caller scans).
+    pub fn index_text(
+        &self,
+        label: TokenId,
+        key: TokenId,
+        needle: &str,
+        ends: bool,
+    ) -> Option<Vec<NodeId>> {
+        let m = match ends {
+            true => TextMatch::EndsWith(needle.into()),
+            false => TextMatch::Contains(needle.into()),
+        };
+        let t: Target = (label, vec![key]);
+        let schema = self.core.schema.read();
+        if !schema.text_indexed(label, key) {
+            return None;
+        }
+        let since = schema.indexed_since(label, &t.1)?;
+        schema.note_read(false, label, &t.1, true, false);
+        let mut cands = Vec::new();
+        schema.text_lookup(&t, &m, &mut cands);
+        drop(schema);
+        self.base.text_match(&t, &m, &mut cands);
+        if since > self.schema_version {
+            cands.extend(self.nodes.keys().copied());
+        } else {
+            let strings = KeyRange::prefix("");
+            for ((tt, k), ids) in self.tx_index.range((t.clone(), strings.start())..) {
+                if *tt != t || strings.past_end(k) {
+                    break;
+                }
+                if matches!(k, IndexKey::Str(s) if m.matches(s)) {
+                    cands.extend(ids.iter().copied());
+                }
+            }
+        }
+        cands.sort_unstable();
+        cands.dedup();
+        let hit = |k: Option<IndexKey>| matches!(k, Some(IndexKey::Str(s)) if m.matches(&s));
+        cands.retain(|id| self.with_node(*id, |d| hit(d.key_for(label, &t.1))) == Some(true));
+        Some(cands.into_iter().map(NodeId).collect())
     }
 
     /// Nodes with `label` whose composite index on exactly `keys` holds values equal to `eq`

@@ -1,0 +1,177 @@
+//! TEXT index scans must not change results: `CONTAINS` and `ENDS WITH` over random strings
+//! (ASCII, Latin accents, CJK, spaces; empty and one-character needles that have no trigram)
+//! give the same rows on a database with a TEXT index as on one without, with the data in the
+//! base (after a checkpoint), in the delta (committed since) and in an open transaction's own
+//! writes, and for an index created over existing data.
+
+use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
+use arbor_model::{to_cypher_literal, Value};
+
+fn run(s: &mut Session, q: &str) -> Result<Vec<String>, String> {
+    s.run(q, Default::default(), TxConfig::default()).map_err(|e| format!("{q}: {e}"))?;
+    let mut rows = Vec::new();
+    let mut sink = |row: Vec<Value>| {
+        rows.push(row.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | "));
+        Ok(())
+    };
+    match s.pull(None, -1, &mut sink).map_err(|e| format!("{q}: {e}"))? {
+        PullOutcome::Done(_) => Ok(rows),
+        PullOutcome::HasMore => Err(format!("{q}: not exhausted")),
+    }
+}
+
+/// Operator names in an EXPLAIN plan.
+fn plan_ops(s: &mut Session, q: &str) -> Vec<String> {
+    s.run(&format!("EXPLAIN {q}"), Default::default(), TxConfig::default()).unwrap();
+    let PullOutcome::Done(summary) = s.pull(None, -1, &mut |_| Ok(())).unwrap() else {
+        panic!("EXPLAIN not exhausted")
+    };
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        if let Value::Map(m) = v {
+            if let Some(Value::String(t)) = m.get("operatorType") {
+                out.push(t.to_string());
+            }
+            if let Some(Value::List(c)) = m.get("children") {
+                c.iter().for_each(|c| walk(c, out));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(summary.plan.as_ref().expect("EXPLAIN has a plan"), &mut out);
+    out
+}
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Few distinct characters, so that random needles often hit.
+const ALPHABET: &[char] = &['a', 'b', 'n', 'A', ' ', 'é', 'ö', 'ß', '語', 'テ', '\'', '\\'];
+
+fn random_string(rng: &mut Rng, max: u64) -> String {
+    let len = rng.below(max + 1);
+    (0..len).map(|_| ALPHABET[rng.below(ALPHABET.len() as u64) as usize]).collect()
+}
+
+/// A value for the indexed property: mostly strings, sometimes another type or nothing.
+fn value_literal(rng: &mut Rng) -> String {
+    match rng.below(10) {
+        0 => format!("{}", rng.below(100)),
+        1 => format!("['{}']", random_string(rng, 3).replace('\\', "\\\\").replace('\'', "\\'")),
+        2 => "null".to_string(),
+        _ => string_literal(&random_string(rng, 9)),
+    }
+}
+
+fn string_literal(s: &str) -> String {
+    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
+fn setup(s: &mut Session, rng: &mut Rng, from: u64, to: u64) {
+    for i in from..to {
+        let v = value_literal(rng);
+        run(s, &format!("CREATE (:T {{id: {i}, s: {v}, u: {}}})", value_literal(rng))).unwrap();
+    }
+    // Never found: another label.
+    run(s, "CREATE (:Other {s: 'ab', u: 'ab'})").unwrap();
+}
+
+/// The queries: random needles of length 0 to 4 on both properties and both predicates.
+fn queries(rng: &mut Rng, n: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        let needle = string_literal(&random_string(rng, 4));
+        let key = if i % 3 == 0 { "u" } else { "s" };
+        let op = if i % 2 == 0 { "CONTAINS" } else { "ENDS WITH" };
+        out.push(format!("MATCH (n:T) WHERE n.{key} {op} {needle} RETURN n.id, n.{key}"));
+    }
+    out.push("MATCH (n:T) WHERE n.s CONTAINS 'a' AND n.s ENDS WITH 'b' RETURN n.id".into());
+    out.push(
+        "UNWIND ['a', 'nö', null, 5] AS x MATCH (n:T) WHERE n.s CONTAINS x RETURN n.id".into(),
+    );
+    out
+}
+
+fn compare(plain: &mut Session, indexed: &mut Session, qs: &[String], when: &str) {
+    for q in qs {
+        let mut a = run(plain, q).unwrap();
+        let mut b = run(indexed, q).unwrap();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{when}: {q}");
+    }
+}
+
+#[test]
+fn text_index_scans_equal_label_scans() {
+    let dir_a = tempfile::tempdir().unwrap();
+    let dir_b = tempfile::tempdir().unwrap();
+    let a = Database::open(dir_a.path(), DatabaseConfig::default()).unwrap();
+    let b = Database::open(dir_b.path(), DatabaseConfig::default()).unwrap();
+    let (mut pa, mut pb) = (a.session(), b.session());
+    run(&mut pb, "CREATE TEXT INDEX t_s FOR (n:T) ON (n.s)").unwrap();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let qs = queries(&mut rng, 60);
+    for (s, seed) in [(&mut pa, 7), (&mut pb, 7)] {
+        setup(s, &mut Rng(seed), 0, 300);
+    }
+    // `u` gets its TEXT index over existing data (population).
+    run(&mut pb, "CREATE TEXT INDEX t_u FOR (n:T) ON (n.u)").unwrap();
+    run(&mut pb, "CALL db.awaitIndexes()").unwrap();
+    compare(&mut pa, &mut pb, &qs, "delta only");
+    a.checkpoint().unwrap();
+    b.checkpoint().unwrap();
+    compare(&mut pa, &mut pb, &qs, "base");
+
+    let ops = plan_ops(&mut pb, "MATCH (n:T) WHERE n.s CONTAINS 'ab' RETURN n");
+    assert!(ops.contains(&"NodeIndexContainsScan".to_string()), "{ops:?}");
+    let ops = plan_ops(&mut pb, "MATCH (n:T) WHERE n.u ENDS WITH 'ab' RETURN n");
+    assert!(ops.contains(&"NodeIndexEndsWithScan".to_string()), "{ops:?}");
+    let ops = plan_ops(&mut pa, "MATCH (n:T) WHERE n.s CONTAINS 'ab' RETURN n");
+    assert!(ops.contains(&"NodeByLabelScan".to_string()), "{ops:?}");
+
+    // Delta: new nodes, changed and removed values, removed labels, deletions.
+    for (s, seed) in [(&mut pa, 11), (&mut pb, 11)] {
+        let mut rng = Rng(seed);
+        setup(s, &mut rng, 300, 400);
+        for _ in 0..20 {
+            let (id, v) = (rng.below(400), string_literal(&random_string(&mut rng, 9)));
+            run(s, &format!("MATCH (n:T {{id: {id}}}) SET n.s = {v}")).unwrap();
+        }
+        run(s, "MATCH (n:T) WHERE n.id % 7 = 0 REMOVE n.s").unwrap();
+        run(s, "MATCH (n:T) WHERE n.id % 9 = 0 REMOVE n:T").unwrap();
+        run(s, "MATCH (n:T) WHERE n.id % 11 = 0 DETACH DELETE n").unwrap();
+    }
+    compare(&mut pa, &mut pb, &qs, "delta over base");
+
+    // The open transaction's own writes.
+    for (s, seed) in [(&mut pa, 13), (&mut pb, 13)] {
+        let mut rng = Rng(seed);
+        s.begin(TxConfig::default()).unwrap();
+        for _ in 0..20 {
+            let (id, v) = (rng.below(400), string_literal(&random_string(&mut rng, 9)));
+            run(s, &format!("MATCH (n:T {{id: {id}}}) SET n.s = {v}, n.u = {v}")).unwrap();
+        }
+        setup(s, &mut rng, 1000, 1020);
+        run(s, "MATCH (n:T) WHERE n.id % 13 = 5 DETACH DELETE n").unwrap();
+    }
+    compare(&mut pa, &mut pb, &qs, "transaction");
+    for s in [&mut pa, &mut pb] {
+        s.commit().unwrap();
+    }
+    compare(&mut pa, &mut pb, &qs, "committed");
+    a.checkpoint().unwrap();
+    b.checkpoint().unwrap();
+    compare(&mut pa, &mut pb, &qs, "rebuilt base");
+}
