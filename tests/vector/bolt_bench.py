@@ -5,15 +5,23 @@ For each target: loads N deterministic vectors as `(:VEC_Bench {id, e})` nodes (
 creates a vector index on them and times it until ONLINE (build vectors/s), then runs Q
 single-client `db.index.vector.queryNodes(.., k, q)` calls and reports p50/p99 latency and QPS,
 recall@k against the exact answer (the same server's `ORDER BY vector.similarity.*` over all
-nodes) and, for an Arbor it started itself, the server's RSS growth against the raw vector bytes.
+nodes) and, for an Arbor it started itself, the server's RSS growth over the index build (after
+the load, before `CREATE VECTOR INDEX`, to ONLINE) against the raw vector bytes, and the
+server's CPU time (user + system, from /proc: stable on a loaded machine, unlike latencies)
+per vector built and per query, and per `RETURN size($q)` with the same vector parameter
+(`baseline_cpu_ms`: Bolt, parameter decoding and the transaction without the index). With
+`--index-first` the index exists before the load, so the "build" is the load itself: vectors
+linked at commit.
 
     python3 tests/vector/bolt_bench.py --arbor-bin target/release/arbor [--neo4j bolt://127.0.0.1:17687]
         [--n 20000] [--dims 128] [--kind random|clustered] [--queries 200] [--k 10]
-        [--quantization true|false]
+        [--quantization true|false] [--index-first] [--label VEC_Bench]
 
-Only labels `VEC_Bench` and the index `vec_bench` are created on the Neo4j side, and they are
-dropped at the end. Needs the `neo4j` Python driver. Not part of CI (minutes of load); the
-numbers are in BENCHMARKS.md, "Vector search: recall, latency, build rate, memory".
+The last line printed per target starts with `SUMMARY` (one line for the lead to compare
+runs). Only the label (default `VEC_Bench`) and the index `<label>_idx` are created on the
+Neo4j side, and they are dropped at the end. Needs the `neo4j` Python driver. Not part of CI
+(minutes of load); the numbers are in BENCHMARKS.md, "Vector search: recall, latency, build
+rate, memory".
 """
 import argparse
 import os
@@ -27,7 +35,6 @@ import time
 
 import neo4j
 
-LABEL, INDEX = "VEC_Bench", "vec_bench"
 
 
 def vectors(n, dims, kind, seed):
@@ -53,6 +60,13 @@ def rss_kib(pid):
     return 0
 
 
+def cpu_s(pid):
+    """User + system CPU seconds of process `pid` so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
@@ -61,39 +75,54 @@ def pct(xs, p):
 def run_target(name, uri, args, docs, queries, pid=None):
     driver = neo4j.GraphDatabase.driver(uri, auth=("neo4j", "password"))
     run = lambda q, **p: driver.execute_query(q, p, database_="neo4j").records
+    label, index = args.label, args.label.lower() + "_idx"
 
     def wipe():
-        run(f"DROP INDEX {INDEX} IF EXISTS")
+        run(f"DROP INDEX {index} IF EXISTS")
         with driver.session(database="neo4j") as s:  # auto-commit: IN TRANSACTIONS needs it
-            s.run(f"MATCH (n:{LABEL}) CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS").consume()
+            s.run(f"MATCH (n:{label}) CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS").consume()
 
+    def create_index():
+        run(f"CREATE VECTOR INDEX {index} FOR (n:{label}) ON n.e OPTIONS {{indexConfig: "
+            f"{{`vector.dimensions`: {args.dims}, `vector.similarity_function`: '{sim}', "
+            f"`vector.quantization.enabled`: {args.quantization}}}}}")
+        run("CALL db.awaitIndexes(3600)")
+
+    sim = "euclidean" if args.kind == "random" else "cosine"
     wipe()
     rss0 = rss_kib(pid) if pid else 0
+    cpu0 = cpu_s(pid) if pid else 0
+    if args.index_first:
+        create_index()
     t0 = time.time()
     for i in range(0, len(docs), 2000):
         rows = [{"id": i + j, "e": v} for j, v in enumerate(docs[i:i + 2000])]
-        run(f"UNWIND $rows AS r CREATE (:{LABEL} {{id: r.id, e: r.e}})", rows=rows)
+        run(f"UNWIND $rows AS r CREATE (:{label} {{id: r.id, e: r.e}})", rows=rows)
     load_s = time.time() - t0
-    sim = "euclidean" if args.kind == "random" else "cosine"
+    rss1, cpu1 = (rss_kib(pid), cpu_s(pid)) if pid else (0, 0)
     t0 = time.time()
-    run(f"CREATE VECTOR INDEX {INDEX} FOR (n:{LABEL}) ON n.e OPTIONS {{indexConfig: "
-        f"{{`vector.dimensions`: {args.dims}, `vector.similarity_function`: '{sim}', "
-        f"`vector.quantization.enabled`: {args.quantization}}}}}")
-    run("CALL db.awaitIndexes(3600)")
-    build_s = time.time() - t0
-    rss1 = rss_kib(pid) if pid else 0
-    q = f"CALL db.index.vector.queryNodes('{INDEX}', $k, $q) YIELD node, score RETURN node.id AS id"
-    exact = (f"MATCH (n:{LABEL}) RETURN n.id AS id ORDER BY vector.similarity.{sim}(n.e, $q) DESC "
+    if not args.index_first:
+        create_index()
+    build_s = time.time() - t0 if not args.index_first else load_s
+    rss2, cpu2 = (rss_kib(pid), cpu_s(pid)) if pid else (0, 0)
+    q = f"CALL db.index.vector.queryNodes('{index}', $k, $q) YIELD node, score RETURN node.id AS id"
+    exact = (f"MATCH (n:{label}) RETURN n.id AS id ORDER BY vector.similarity.{sim}(n.e, $q) DESC "
              f"LIMIT $k")
     with driver.session(database="neo4j") as s:
         for v in queries[:10]:  # warm-up
             list(s.run(q, k=args.k, q=v))
+        cpu3 = cpu_s(pid) if pid else 0
         lat, found = [], []
         for v in queries:
             t = time.perf_counter()
             ids = [r["id"] for r in s.run(q, k=args.k, q=v)]
             lat.append((time.perf_counter() - t) * 1000)
             found.append(ids)
+        cpu4 = cpu_s(pid) if pid else 0
+        # The same round trip without the index (Bolt, the vector parameter, a transaction).
+        for v in queries:
+            list(s.run("RETURN size($q) AS id, $k AS k", k=args.k, q=v))
+        cpu5 = cpu_s(pid) if pid else 0
         hit = 0
         for v, ids in zip(queries, found):
             truth = {r["id"] for r in s.run(exact, k=args.k, q=v)}
@@ -103,15 +132,28 @@ def run_target(name, uri, args, docs, queries, pid=None):
     raw_mib = len(docs) * args.dims * 4 / 2**20
     out = {
         "target": name, "n": len(docs), "dims": args.dims, "kind": args.kind,
-        "load_s": round(load_s, 1), "build_s": round(build_s, 2),
+        "index_first": args.index_first, "load_s": round(load_s, 1), "build_s": round(build_s, 2),
         "build_vps": round(len(docs) / build_s), "p50_ms": round(pct(lat, 50), 3),
         "p99_ms": round(pct(lat, 99), 3), "qps": round(len(lat) / (sum(lat) / 1000)),
         f"recall@{args.k}": round(hit / (args.k * len(queries)), 4),
     }
     if pid:
-        out["rss_growth_mib"] = round((rss1 - rss0) / 1024, 1)
+        build_cpu = (cpu2 - cpu0) if args.index_first else (cpu2 - cpu1)
+        out["build_cpu_us_per_vector"] = round(build_cpu * 1e6 / len(docs), 1)
+        out["query_cpu_ms"] = round((cpu4 - cpu3) * 1000 / len(queries), 3)
+        out["baseline_cpu_ms"] = round((cpu5 - cpu4) * 1000 / len(queries), 3)
+        out["rss_build_mib"] = round(((rss2 - rss0) if args.index_first else (rss2 - rss1)) / 1024, 1)
+        out["rss_total_mib"] = round((rss2 - rss0) / 1024, 1)
         out["raw_vectors_mib"] = round(raw_mib, 1)
     return out
+
+
+def summary(r, k):
+    """One line per target, the fields the lead compares across runs."""
+    keys = ["n", "dims", "kind", "build_vps", "p50_ms", "p99_ms", "qps", f"recall@{k}",
+            "build_cpu_us_per_vector", "query_cpu_ms", "baseline_cpu_ms", "rss_build_mib",
+            "raw_vectors_mib"]
+    return "SUMMARY " + r["target"] + " " + " ".join(f"{key}={r[key]}" for key in keys if key in r)
 
 
 def main():
@@ -124,6 +166,10 @@ def main():
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--quantization", choices=["true", "false"], default="true")
+    ap.add_argument("--index-first", action="store_true",
+                    help="create the index before loading (vectors linked at commit)")
+    ap.add_argument("--label", default="VEC_Bench",
+                    help="label of the bench nodes on both servers (the index is <label>_idx)")
     args = ap.parse_args()
     docs = vectors(args.n, args.dims, args.kind, 7)
     queries = vectors(args.queries, args.dims, args.kind, 8)
@@ -153,6 +199,9 @@ def main():
         results.append(run_target("neo4j", args.neo4j, args, docs, queries))
     for r in results[1 if args.arbor_bin else 0:]:
         print(r, flush=True)
+    print(f"load average: {os.getloadavg()}", file=sys.stderr)
+    for r in results:
+        print(summary(r, args.k), flush=True)
 
 
 if __name__ == "__main__":

@@ -210,6 +210,7 @@ mod clock;
 mod codec;
 mod idset;
 pub mod metrics;
+mod progress;
 mod records;
 mod release;
 mod schema;

@@ -35,7 +35,7 @@ use parking_lot::RwLock;
 pub use arbor_vector::Similarity as VectorSimilarity;
 use arbor_vector::VectorIndex;
 
-use crate::schema::Progress;
+use crate::progress::Progress;
 use crate::vfs::Vfs;
 
 /// Settings of a vector index, with Neo4j's defaults (`vector.hnsw.m` 16,

@@ -3,13 +3,22 @@
 //! ```text
 //! cargo run --release -p arbor-vector --example vector_bench -- [random|clustered|both]
 //!     [--n N] [--dims D] [--queries Q] [--ef 32,64,128] [--m M] [--efc EF] [--threads T]
+//!     [--quantized]
 //! ```
+//! `--quantized` also measures what Neo4j's quantized scores (`vector.quantization.enabled`, the
+//! default) cost: the recall of the exact quantized top 10 over every vector (the ceiling of
+//! any index that returns Neo4j's scores) and of the engine's pipeline (the graph's nearest
+//! `k + max(k, 32)` ranked again by the quantized scores), both against the exact f32 top 10.
+//! Memory is the index's heap bytes per vector against the raw f32 bytes.
 //! Defaults are the issue's targets: `random` = 1 M x 128 euclidean, `clustered` = 100 k x 768
 //! cosine (100 clusters, queries held out from the same clusters). Datasets come from `arbor_vector::synthetic` with fixed seeds.
 
 use std::time::Instant;
 
-use arbor_vector::{synthetic, IndexBuilder, IndexConfig, SearchParams, Similarity, VectorIndex};
+use arbor_vector::{
+    quantized_top_k, synthetic, Hit, IndexBuilder, IndexConfig, SearchParams, Similarity,
+    VectorIndex,
+};
 
 struct Args {
     kinds: Vec<String>,
@@ -20,6 +29,7 @@ struct Args {
     m: usize,
     efc: Option<usize>,
     threads: Option<usize>,
+    quantized: bool,
 }
 
 fn parse() -> Args {
@@ -32,6 +42,7 @@ fn parse() -> Args {
         m: 0,
         efc: None,
         threads: None,
+        quantized: false,
     };
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -45,6 +56,11 @@ fn parse() -> Args {
             "--efc" => a.efc = val().parse().ok(),
             "--threads" => a.threads = val().parse().ok(),
             "--ef" => a.efs = val().split(',').filter_map(|s| s.parse().ok()).collect(),
+            "--quantized" => {
+                a.quantized = true;
+                i += 1;
+                continue;
+            }
             kind => {
                 a.kinds.push(kind.to_string());
                 i += 1;
@@ -86,23 +102,28 @@ fn run(args: &Args, data: &[f32], queries: &[f32], dims: usize, sim: Similarity)
     if let Some(t) = args.threads {
         config.threads = t;
     }
-    let start = Instant::now();
+    let (start, cpu0) = (Instant::now(), cpu_seconds());
     let mut b = IndexBuilder::new(config).expect("config");
     for (i, v) in data.chunks_exact(dims).enumerate() {
         b.add(i as u64, v, 1).expect("valid vector");
     }
     let index = b.build().expect("build");
     let secs = start.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu0;
     let n = index.len();
     let raw = n * dims * 4;
     let mem = index.memory_bytes();
     println!(
-        "build: {:.1} s, {:.0} vectors/s ({} threads, m {}); memory {:.1} MB = {:.3}x raw",
+        "build: {:.1} s, {:.0} vectors/s ({} threads, m {}), CPU {:.1} s = {:.0} vectors per \
+         CPU second; memory {:.1} MB = {:.0} B/vector = {:.3}x raw",
         secs,
         n as f64 / secs,
         index.config().threads,
         index.config().m,
+        cpu,
+        n as f64 / cpu.max(1e-9),
         mem as f64 / 1e6,
+        mem as f64 / n.max(1) as f64,
         mem as f64 / raw as f64
     );
     let truth: Vec<_> = queries
@@ -112,36 +133,93 @@ fn run(args: &Args, data: &[f32], queries: &[f32], dims: usize, sim: Similarity)
     for &ef in &args.efs {
         measure(&index, queries, dims, ef, &truth);
     }
+    if args.quantized {
+        quantized_recall(&index, queries, dims, &args.efs, &truth);
+    }
+}
+
+/// User + system CPU seconds of this process so far (all threads; Linux `/proc/self/stat`,
+/// in ticks of 1/100 s), or 0 elsewhere. CPU time, unlike wall time, is stable on a loaded
+/// machine.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
+    let Some((_, rest)) = stat.rsplit_once(')') else { return 0.0 };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// Share of the exact top-k ids found in `got`.
+fn recall_of(exact: &[Hit], got: &[Hit]) -> f64 {
+    exact.iter().filter(|e| got.iter().any(|g| g.id == e.id)).count() as f64
+        / exact.len().max(1) as f64
+}
+
+/// Recall against the exact f32 answer when the answer is ranked by Neo4j's quantized scores:
+/// over every vector (the ceiling), and over the graph's candidate pool at each ef (what the
+/// engine does, `storage/src/mvcc/tx_vector.rs`).
+fn quantized_recall(
+    index: &VectorIndex,
+    queries: &[f32],
+    dims: usize,
+    efs: &[usize],
+    truth: &[Vec<Hit>],
+) {
+    let Some(q) = index.quantizer() else { return };
+    let sim = index.config().similarity;
+    let vectors: Vec<(u64, &[f32])> =
+        (0..index.len() as u64).filter_map(|id| Some((id, index.prepared_vector(id)?))).collect();
+    let pool = 10 + 32;
+    let mut ceiling = 0.0;
+    for (query, exact) in queries.chunks_exact(dims).zip(truth) {
+        let got = quantized_top_k(sim, &q, query, vectors.iter().copied(), 10).expect("query");
+        ceiling += recall_of(exact, &got);
+    }
+    println!(
+        "quantized: exact quantized top 10 over all: recall@10 {:.4}",
+        ceiling / truth.len() as f64
+    );
+    for &ef in efs {
+        let params = SearchParams { snapshot: 1, ef, filter: None };
+        let mut recall = 0.0;
+        for (query, exact) in queries.chunks_exact(dims).zip(truth) {
+            let found = index.search(query, pool, &params).expect("query");
+            let cands: Vec<(u64, &[f32])> =
+                found.iter().filter_map(|h| Some((h.id, index.prepared_vector(h.id)?))).collect();
+            let got = quantized_top_k(sim, &q, query, cands.into_iter(), 10).expect("query");
+            recall += recall_of(exact, &got);
+        }
+        println!(
+            "quantized: ef {ef:4}, pool {pool} re-ranked: recall@10 {:.4}",
+            recall / truth.len() as f64
+        );
+    }
 }
 
 fn at(snapshot: u64) -> SearchParams<'static> {
     SearchParams { snapshot, ..SearchParams::default() }
 }
 
-fn measure(
-    index: &VectorIndex,
-    queries: &[f32],
-    dims: usize,
-    ef: usize,
-    truth: &[Vec<arbor_vector::Hit>],
-) {
+fn measure(index: &VectorIndex, queries: &[f32], dims: usize, ef: usize, truth: &[Vec<Hit>]) {
     let params = SearchParams { snapshot: 1, ef, filter: None };
     let mut lat = Vec::new();
     let mut recall = 0.0;
-    let start = Instant::now();
+    let (start, cpu0) = (Instant::now(), cpu_seconds());
     for (q, exact) in queries.chunks_exact(dims).zip(truth) {
         let t = Instant::now();
         let got = index.search(q, 10, &params).expect("query");
         lat.push(t.elapsed().as_secs_f64() * 1e6);
-        recall += exact.iter().filter(|e| got.iter().any(|g| g.id == e.id)).count() as f64
-            / exact.len().max(1) as f64;
+        recall += recall_of(exact, &got);
     }
     let total = start.elapsed().as_secs_f64();
+    let cpu_us = (cpu_seconds() - cpu0) * 1e6 / lat.len().max(1) as f64;
     lat.sort_by(f64::total_cmp);
     let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
     println!(
-        "ef {ef:4}: recall@10 {:.4}  p50 {:.0} us  p99 {:.0} us  {:.0} QPS (1 thread)",
+        "ef {ef:4}: recall@10 {:.4}  CPU {:.0} us/query  p50 {:.0} us  p99 {:.0} us  {:.0} QPS \
+         (1 thread)",
         recall / truth.len() as f64,
+        cpu_us,
         pct(0.5),
         pct(0.99),
         lat.len() as f64 / total

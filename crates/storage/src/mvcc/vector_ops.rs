@@ -27,6 +27,8 @@ use crate::vector::{Ann, AnnFiles, Change, VectorSettings, VectorState};
 
 /// Vectors the builder collects between progress updates.
 const BUILD_CHUNK: u64 = 4096;
+/// New vectors in one commit from which they are linked on all threads.
+const BATCH_INSERT: usize = 64;
 /// Commits between collections of entries no snapshot can see any more.
 const GC_EVERY: u64 = 1024;
 
@@ -238,8 +240,14 @@ impl Core {
             _ => Vec::new(),
         };
         let result = built.and_then(|mut index| {
-            for change in pending {
-                apply_change(&mut index, change)?;
+            // Queued in commit order; the changes of one commit share its ts.
+            let mut rest = pending;
+            while !rest.is_empty() {
+                let ts = rest[0].2;
+                let cut = rest.iter().position(|c| c.2 != ts).unwrap_or(rest.len());
+                let tail = rest.split_off(cut);
+                apply_changes(&mut index, rest)?;
+                rest = tail;
             }
             Ok(index)
         });
@@ -292,13 +300,7 @@ impl Core {
                     None
                 }
                 Ann::Ready { index, .. } => {
-                    let mut failed = None;
-                    for change in changes {
-                        if let Err(e) = apply_change(index, change) {
-                            failed = Some(e.to_string());
-                            break;
-                        }
-                    }
+                    let failed = apply_changes(index, changes).err().map(|e| e.to_string());
                     if let Some(h) = horizon {
                         index.gc(h);
                     }
@@ -354,6 +356,30 @@ impl Core {
         }
         out
     }
+}
+
+/// Applies the changes of one commit (one per entity, all at the commit's ts). Many new
+/// vectors are linked together on all threads ([`VectorIndex::insert_batch`]); a few, one by
+/// one on this thread (starting threads would cost more than it saves).
+fn apply_changes(index: &mut VectorIndex, changes: Vec<Change>) -> arbor_vector::Result<()> {
+    let inserts = changes.iter().filter(|c| c.1.is_some()).count();
+    if inserts < BATCH_INSERT {
+        return changes.into_iter().try_for_each(|c| apply_change(index, c));
+    }
+    let ts = changes[0].2;
+    let batch: Vec<(u64, &[f32])> =
+        changes.iter().filter_map(|(id, v, _)| Some((*id, v.as_deref()?))).collect();
+    // Checks every entry first and changes nothing on an error (an id twice, which one commit
+    // never sends): then the changes go one by one, as they always may.
+    if index.insert_batch(&batch, ts).is_err() {
+        return changes.into_iter().try_for_each(|c| apply_change(index, c));
+    }
+    for (id, v, ts) in changes {
+        if v.is_none() {
+            index.delete(id, ts);
+        }
+    }
+    Ok(())
 }
 
 /// Applies one queued or fresh change to a ready index.
