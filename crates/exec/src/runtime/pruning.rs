@@ -196,7 +196,7 @@ impl PruningVarExpand {
                     nodes,
                     self.dir,
                     types,
-                    &excluded,
+                    excluded,
                     &mut self.steps,
                     ctx,
                     g,
