@@ -1,4 +1,4 @@
-//! Tests of the late property columns of the distinct-end expansions (`runtime::ends`): on
+//! Tests of the late property columns of the distinct-end expansions (`LateCols` in `runtime/pump.rs`): on
 //! random graphs large enough for several chunks of ends per input row, with properties
 //! missing or of another type on some nodes, the pruning and frontier plans (which read the
 //! end's properties in columns) answer like the plain trail-by-trail plans (a path variable

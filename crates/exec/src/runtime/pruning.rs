@@ -8,8 +8,7 @@ use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{Error, NodeId, RelId, Result, Value};
 
 use super::builder::{build, Builder};
-use super::ends::{each_level_edge, EndLoop};
-use super::pump::Pump;
+use super::pump::{each_level_edge, EndLoop, Pump};
 use super::{rel_used, resolve_types};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::graph::{Direction, Edge, Graph, TokenId};
