@@ -57,6 +57,10 @@ pub(crate) struct Ctx {
     /// Set while a column aggregation runs (see [`ColumnAgg`]): the property columns of the
     /// current batch, which answer reads of `n.key` on the batch's current node.
     pub(crate) scan_cols: Option<ScanCols>,
+    /// Incremented by each `Execution::next` call unless the transaction has written nothing
+    /// (`committed_snapshot`): what an operator read in an earlier call with another epoch
+    /// may be stale (another statement of the transaction may have written since).
+    pub(crate) epoch: u64,
 }
 
 /// The property columns of one batch of a column aggregation's scan, and the node of the
@@ -115,6 +119,7 @@ impl Ctx {
             read_only: false,
             last_prop: None,
             scan_cols: None,
+            epoch: 0,
         }
     }
 

@@ -32,6 +32,8 @@ static TEST_ALLOC: memory::TrackingAlloc<std::alloc::System> =
     memory::TrackingAlloc(std::alloc::System);
 
 #[cfg(test)]
+mod ends_tests;
+#[cfg(test)]
 mod frontier_tests;
 #[cfg(test)]
 mod memory_tests;
@@ -401,6 +403,10 @@ impl Execution {
         arbor_model::temporal_build::set_statement_time(Some(self.statement_time));
         // Another statement of the transaction may have written since the last call.
         self.ctx.last_prop = None;
+        // A transaction that has written may write again between two calls.
+        if g.committed_snapshot().is_none() {
+            self.ctx.epoch = self.ctx.epoch.wrapping_add(1);
+        }
         let _interrupt = interrupt::enter(self.ctx.interrupt.clone());
         let row = self.next_row(g);
         arbor_model::temporal_build::set_statement_time(None);

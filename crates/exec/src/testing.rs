@@ -104,6 +104,11 @@ impl MemGraph {
 }
 
 impl GraphRead for MemGraph {
+    /// A graph made read-only cannot change any more: it reads like a committed snapshot
+    /// (so an execution's late property columns stay valid across `next` calls).
+    fn committed_snapshot(&self) -> Option<u64> {
+        self.read_only.then_some(0)
+    }
     fn token_id(&self, kind: TokenKind, name: &str) -> Option<TokenId> {
         self.tokens[kind_ix(kind)].iter().position(|n| n == name).map(|i| i as TokenId)
     }

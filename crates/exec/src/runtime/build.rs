@@ -40,7 +40,7 @@ impl Builder {
     /// A builder for one plan (`read_only`, `take_unwind`: see the fields), numbering operators
     /// from `next_id`.
     pub(crate) fn new(next_id: usize, read_only: bool, take_unwind: Option<usize>) -> Builder {
-        Builder { next_id, read_only, take_unwind, dispatch: build_counted }
+        Builder { next_id, read_only, take_unwind, late_reads: Vec::new(), dispatch: build_counted }
     }
 }
 

@@ -19,6 +19,10 @@ pub(crate) struct Builder {
     /// Address of the one `Unwind` allowed to move its parameter list out of the execution's
     /// parameters instead of copying it (see [`unwind_taking_param`]).
     pub take_unwind: Option<usize>,
+    /// The items of a projection right above the operator being built (set by `Project`
+    /// only when its input is a distinct-end expansion, taken by that expansion): the end
+    /// node's properties it reads are read late, in columns (see `LateCols` in `runtime/pump.rs`).
+    pub late_reads: Vec<arbor_cypher_plan::expr::PExpr>,
     /// Builds one plan operator and its inputs: the dispatch to the operator families, which
     /// `build` hands in (see [`Builder::new`](super::build)), so a family builds its inputs
     /// without importing that dispatch.

@@ -20,10 +20,9 @@ use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{NodeId, RelId, Result, Value};
 
 use super::builder::{build, Builder};
-use super::pump::Pump;
+use super::pump::{each_level_edge, EndLoop, Pump};
 use super::{rel_used, resolve_types};
 use crate::ctx::{Ctx, Operator, Row};
-use crate::eval::CompiledPred;
 use crate::graph::{Direction, Edge, Graph, TokenId};
 use crate::nodeset::NodeSet;
 
@@ -54,14 +53,14 @@ struct Step {
 struct FrontierExpand {
     input: Box<dyn Operator>,
     from: Slot,
-    to: Slot,
     dir: Direction,
     types: Vec<Name>,
     min: usize,
     max: usize,
     unique_with: Vec<Slot>,
-    /// A `Filter` right above, evaluated on the working row for each proven end.
-    filter: Option<(CompiledPred, usize)>,
+    /// The end slot, the `Filter` right above (evaluated on the working row for each proven
+    /// end) and the late columns.
+    out: EndLoop,
     /// The working row (the input row with `to` overwritten per end); `None` when closed.
     cur: Option<Row>,
     start: NodeId,
@@ -89,16 +88,16 @@ impl FrontierExpand {
             unreachable!("FrontierExpand::new on another operator")
         };
         let max = *max as usize;
+        let above = std::mem::take(&mut b.late_reads);
         FrontierExpand {
+            out: EndLoop::new(*to, filter, &above),
             input: build(input, b),
             from: *from,
-            to: *to,
             dir: *dir,
             types: types.clone(),
             min: (*min as usize).min(max + 1),
             max,
             unique_with: unique_with.clone(),
-            filter: filter.map(|(p, id)| (CompiledPred::new(p), id)),
             cur: None,
             start: NodeId(0),
             levels: (0..=max).map(|_| Vec::new()).collect(),
@@ -137,20 +136,23 @@ impl FrontierExpand {
             if prev.is_empty() {
                 break;
             }
-            for (p, step) in prev.iter().enumerate() {
-                self.steps += 1;
-                if self.steps.is_multiple_of(1024) {
-                    ctx.check_interrupt()?;
-                }
-                g.for_each_edge(step.node, self.dir, &self.types_buf, &mut |e: Edge| {
-                    if !outer.is_empty() && rel_used(row, outer, e.rel) {
-                        return;
-                    }
+            let excluded = |r: RelId| !outer.is_empty() && rel_used(row, outer, r);
+            let nodes = prev.iter().map(|s| s.node);
+            let dir = self.dir;
+            each_level_edge(
+                nodes,
+                dir,
+                &self.types_buf,
+                excluded,
+                &mut self.steps,
+                ctx,
+                g,
+                |p, e| {
                     if set.insert(e.other.0) {
                         next.push(Step { node: e.other, parent: p as u32, rel: e.rel });
                     }
-                });
-            }
+                },
+            )?;
         }
         Ok(())
     }
@@ -237,6 +239,7 @@ impl Pump for FrontierExpand {
         self.types_buf = types;
         self.start = s;
         self.expand_levels(s, &r, ctx, &*g)?;
+        self.out.late.invalidate();
         self.done.clear();
         self.level = self.min;
         self.pos = 0;
@@ -264,19 +267,12 @@ impl Pump for FrontierExpand {
             }
             self.done.insert(t.0);
             let Some(cur) = &mut self.cur else { return Ok(false) };
-            match &mut cur[self.to] {
-                Value::Node(n) => *n = t,
-                slot => *slot = Value::Node(t),
-            }
-            if let Some((pred, id)) = &mut self.filter {
-                if ctx.profile {
-                    if let Some(c) = ctx.rows.get_mut(*id) {
-                        *c += 1;
-                    }
-                }
-                if !pred.test(cur, ctx, g)? {
-                    continue;
-                }
+            let steps = &self.levels[level];
+            let lated = self.out.late.ensure(level, index, ctx, &*g, |from, n, out| {
+                out.extend(steps.iter().skip(from).take(n).map(|s| s.node))
+            });
+            if !self.out.pass(t, index, lated, cur, ctx, g)? {
+                continue;
             }
             if emit(cur, ctx, g)? {
                 return Ok(true);

@@ -102,7 +102,7 @@ impl ColumnAgg {
 
 /// Adds to the columns the properties of `slot` that `e` reads through the operators a filter
 /// is usually made of (others are read from the graph as usual).
-fn filter_props(e: &PExpr, slot: Slot, col: &mut dyn FnMut(&Name) -> usize) {
+pub(super) fn filter_props(e: &PExpr, slot: Slot, col: &mut dyn FnMut(&Name) -> usize) {
     match e {
         PExpr::Property(b, k) if matches!(**b, PExpr::Slot(s) if s == slot) => {
             col(k);

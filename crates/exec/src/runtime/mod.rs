@@ -20,7 +20,8 @@
 //! - `expand`: `Expand`, `ShortestPath`, and the `Pump` driver of the variable-length
 //!   expansions (`pump`), `var_expand` (`VarLengthExpand(All)`) and `pruning`
 //!   (`VarLengthExpand(Pruning)`); `frontier`: `VarLengthExpand(Pruning,BFS)`, the directed
-//!   multi-hop pruning expansion level by level over node sets.
+//!   multi-hop pruning expansion level by level over node sets; `pump` also holds the level
+//!   and emission loops both share, with the end's properties read late in columns.
 //! - `groups`: the grouping state (`Groups`, `Grouping`) both aggregations share; `aggregate`:
 //!   the `Aggregate` operator; `fused`: the fused scan aggregate (`FusedScan`) and its column
 //!   mode (`ColumnAgg`).

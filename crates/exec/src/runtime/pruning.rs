@@ -8,10 +8,9 @@ use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{Error, NodeId, RelId, Result, Value};
 
 use super::builder::{build, Builder};
-use super::pump::Pump;
+use super::pump::{each_level_edge, EndLoop, Pump};
 use super::{rel_used, resolve_types};
 use crate::ctx::{Ctx, Operator, Row};
-use crate::eval::CompiledPred;
 use crate::graph::{Direction, Edge, Graph, TokenId};
 use crate::nodeset::NodeSet;
 use crate::traverse::DepthFirst;
@@ -40,14 +39,13 @@ use crate::traverse::DepthFirst;
 pub(super) struct PruningVarExpand {
     input: Box<dyn Operator>,
     from: Slot,
-    to: Slot,
     dir: Direction,
     types: Vec<Name>,
     min: u64,
     max: Option<u64>,
     unique_with: Vec<Slot>,
-    /// A `Filter` right above, evaluated on the working row (see `build_expand`).
-    filter: Option<(CompiledPred, usize)>,
+    /// The end slot, the `Filter` right above (see `build_expand`) and the late columns.
+    out: EndLoop,
     cur: Option<Row>,
     ends: Vec<NodeId>,
     pos: usize,
@@ -81,16 +79,16 @@ impl PruningVarExpand {
         let Op::PruningVarExpand { input, from, to, dir, types, min, max, unique_with } = op else {
             unreachable!("PruningVarExpand::new on another operator")
         };
+        let above = std::mem::take(&mut b.late_reads);
         PruningVarExpand {
+            out: EndLoop::new(*to, filter, &above),
             input: build(input, b),
             from: *from,
-            to: *to,
             dir: *dir,
             types: types.clone(),
             min: *min,
             max: *max,
             unique_with: unique_with.clone(),
-            filter: filter.map(|(p, id)| (CompiledPred::new(p), id)),
             cur: None,
             ends: Vec::new(),
             pos: 0,
@@ -125,6 +123,7 @@ impl PruningVarExpand {
         }
         self.ends.clear();
         self.pos = 0;
+        self.out.late.invalidate();
         // The node's relationships in one `node_edges` call (the graph's bulk path) into a
         // reused buffer, instead of one call of a callback per relationship.
         self.edge_buf.clear();
@@ -163,6 +162,7 @@ impl PruningVarExpand {
     ) -> Result<()> {
         self.ends.clear();
         self.pos = 0;
+        self.out.late.invalidate();
         self.emitted.clear();
         if self.min == 0 {
             Self::emit(&mut self.emitted, &mut self.ends, s);
@@ -183,33 +183,34 @@ impl PruningVarExpand {
             while !self.frontier.is_empty() && self.max.is_none_or(|m| depth < m) {
                 depth += 1;
                 self.next_frontier.clear();
-                for i in 0..self.frontier.len() {
-                    self.steps += 1;
-                    if self.steps.is_multiple_of(1024) {
-                        ctx.check_interrupt()?;
-                    }
-                    let u = self.frontier[i];
-                    let (visited, next, emitted, ends) = (
-                        &mut self.visited,
-                        &mut self.next_frontier,
-                        &mut self.emitted,
-                        &mut self.ends,
-                    );
-                    g.for_each_edge(u, self.dir, types, &mut |e: Edge| {
-                        if excluded(e.rel) {
-                            return;
-                        }
+                let (frontier, visited, next, emitted, ends) = (
+                    &self.frontier,
+                    &mut self.visited,
+                    &mut self.next_frontier,
+                    &mut self.emitted,
+                    &mut self.ends,
+                );
+                let nodes = frontier.iter().copied();
+                each_level_edge(
+                    nodes,
+                    self.dir,
+                    types,
+                    excluded,
+                    &mut self.steps,
+                    ctx,
+                    g,
+                    |_, e| {
                         if e.other == s {
                             // A cycle back to the start of at most `depth` relationships.
                             Self::emit(emitted, ends, s);
                         } else if visited.insert(e.other.0) {
-                            // First visit: not emitted before (only the start, which is
-                            // visited from the outset, goes through `emitted`).
+                            // First visit: not emitted before (only the start, which is visited
+                            // from the outset, goes through `emitted`).
                             ends.push(e.other);
                             next.push(e.other);
                         }
-                    });
-                }
+                    },
+                )?;
                 std::mem::swap(&mut self.frontier, &mut self.next_frontier);
             }
             return Ok(());
@@ -307,6 +308,7 @@ impl Pump for PruningVarExpand {
     #[inline(always)]
     fn open(&mut self, r: Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<()> {
         let Value::Node(from) = r[self.from] else { return Ok(()) };
+        self.out.late.invalidate();
         let types = resolve_types(g, &self.types);
         if let (Some(types), true) = (&types, self.streams()) {
             self.types_buf.clear();
@@ -353,20 +355,14 @@ impl Pump for PruningVarExpand {
         loop {
             let Some(cur) = &mut self.cur else { return Ok(false) };
             while let Some(&end) = self.ends.get(self.pos) {
+                let i = self.pos;
                 self.pos += 1;
-                match &mut cur[self.to] {
-                    Value::Node(n) => *n = end,
-                    slot => *slot = Value::Node(end),
-                }
-                if let Some((pred, id)) = &mut self.filter {
-                    if ctx.profile {
-                        if let Some(c) = ctx.rows.get_mut(*id) {
-                            *c += 1;
-                        }
-                    }
-                    if !pred.test(cur, ctx, g)? {
-                        continue;
-                    }
+                let ends = &self.ends;
+                let lated = self.out.late.ensure(0, i, ctx, &*g, |from, n, out| {
+                    out.extend(ends.iter().skip(from).take(n))
+                });
+                if !self.out.pass(end, i, lated, cur, ctx, g)? {
+                    continue;
                 }
                 if emit(cur, ctx, g)? {
                     return Ok(true);

@@ -21,13 +21,24 @@ pub(super) fn build_relational(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             Box::new(Filter { input: build(input, b), pred: CompiledPred::new(pred.clone()) })
         }
         Op::Project { input, items } => {
-            Box::new(Project { input: build(input, b), items: items.clone() })
+            let below = match &**input {
+                Op::Filter { input, .. } => input,
+                other => other,
+            };
+            if matches!(below, Op::PruningVarExpand { .. } | Op::FrontierExpand { .. }) {
+                b.late_reads = items.iter().map(|(_, e)| e.clone()).collect();
+            }
+            let input = build(input, b);
+            b.late_reads.clear();
+            Box::new(Project { input, items: items.clone() })
         }
         Op::Distinct { input, slots } => Box::new(Distinct {
             input: build(input, b),
             slots: slots.clone(),
             seen: FxHashSet::default(),
             seen_one: FxHashSet::default(),
+            seen_ints: FxHashSet::default(),
+            ints_only: true,
             key: Vec::new(),
         }),
         Op::Sort { input, keys } => {
@@ -159,6 +170,11 @@ struct Distinct {
     seen: FxHashSet<Vec<GroupKey>>,
     /// The keys seen when there is one slot (most `DISTINCT`s: no key vector per row).
     seen_one: FxHashSet<GroupKey>,
+    /// With one slot, while every key so far was an integer: the keys, hashed as plain
+    /// integers (`ints_only`); the first other key moves them into `seen_one` as
+    /// `GroupKey::Int`, the key `group_key` gives an integer, so the answers are the same.
+    seen_ints: FxHashSet<i64>,
+    ints_only: bool,
     /// The current row's key, reused: only new keys are copied into `seen`.
     key: Vec<GroupKey>,
 }
@@ -168,12 +184,23 @@ impl Operator for Distinct {
         self.input.reset(arg);
         self.seen.clear();
         self.seen_one.clear();
+        self.seen_ints.clear();
+        self.ints_only = true;
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         while let Some(r) = self.input.next(ctx, g)? {
             ctx.tick()?;
             let new = if let [s] = self.slots[..] {
-                self.seen_one.insert(group_key(&r[s]))
+                match &r[s] {
+                    Value::Int(x) if self.ints_only => self.seen_ints.insert(*x),
+                    v => {
+                        if self.ints_only {
+                            self.ints_only = false;
+                            self.seen_one.extend(self.seen_ints.drain().map(GroupKey::Int));
+                        }
+                        self.seen_one.insert(group_key(v))
+                    }
+                }
             } else {
                 self.key.clear();
                 self.key.extend(self.slots.iter().map(|s| group_key(&r[*s])));
