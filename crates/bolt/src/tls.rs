@@ -92,7 +92,7 @@ pub(crate) enum Sock {
     Plain(TcpStream),
     Tls(Arc<TlsConn>),
     /// Bolt inside WebSocket frames, over a plain or TLS socket.
-    Ws(Arc<crate::websocket::WsConn>),
+    Ws(Arc<crate::websocket::WsConn<Sock>>),
 }
 
 /// What the first byte of a new connection says.

@@ -320,12 +320,21 @@ fn epoch_parts(t: NaiveDateTime) -> (i64, i64) {
 /// Reads one value. Entities (nodes, relationships, paths) are rejected: drivers never send
 /// them as parameters, and Neo4j refuses them too.
 pub fn decode_value(dec: &mut Decoder<'_>) -> Result<Value, DecodeError> {
-    let header = dec.header()?;
-    decode_with_header(dec, header)
+    decode_value_with(dec, decode_struct)
 }
 
-fn decode_with_header(dec: &mut Decoder<'_>, header: Header) -> Result<Value, DecodeError> {
-    Ok(match header {
+/// Reads one value, handing each structure to `on_struct` (after its header, with its field
+/// count and tag): the PackStream walk both sides share. The server reads parameters with
+/// [`decode_struct`] (temporal and spatial values only); the client reads replies with a
+/// handler that also takes nodes, relationships and paths (`client/decode.rs`).
+pub(crate) fn decode_value_with<S>(
+    dec: &mut Decoder<'_>,
+    on_struct: S,
+) -> Result<Value, DecodeError>
+where
+    S: Copy + Fn(&mut Decoder<'_>, usize, u8) -> Result<Value, DecodeError>,
+{
+    Ok(match dec.header()? {
         Header::Null => Value::Null,
         Header::Bool(b) => Value::Bool(b),
         Header::Int(i) => Value::Int(i),
@@ -336,20 +345,20 @@ fn decode_with_header(dec: &mut Decoder<'_>, header: Header) -> Result<Value, De
             dec.enter()?;
             let mut items = Vec::with_capacity(len);
             for _ in 0..len {
-                items.push(decode_value(dec)?);
+                items.push(decode_value_with(dec, on_struct)?);
             }
             dec.leave();
             Value::List(items)
         }
         Header::Map(len) => {
             dec.enter()?;
-            let m = decode_map_entries(dec, len)?;
+            let m = decode_map_entries(dec, len, on_struct)?;
             dec.leave();
             Value::Map(m)
         }
         Header::Struct { fields, tag } => {
             dec.enter()?;
-            let v = decode_struct(dec, fields, tag)?;
+            let v = on_struct(dec, fields, tag)?;
             dec.leave();
             v
         }
@@ -361,7 +370,7 @@ pub fn decode_map(dec: &mut Decoder<'_>) -> Result<PropertyMap, DecodeError> {
     match dec.header()? {
         Header::Map(len) => {
             dec.enter()?;
-            let m = decode_map_entries(dec, len)?;
+            let m = decode_map_entries(dec, len, decode_struct)?;
             dec.leave();
             Ok(m)
         }
@@ -371,12 +380,19 @@ pub fn decode_map(dec: &mut Decoder<'_>) -> Result<PropertyMap, DecodeError> {
     }
 }
 
-fn decode_map_entries(dec: &mut Decoder<'_>, len: usize) -> Result<PropertyMap, DecodeError> {
+fn decode_map_entries<S>(
+    dec: &mut Decoder<'_>,
+    len: usize,
+    on_struct: S,
+) -> Result<PropertyMap, DecodeError>
+where
+    S: Copy + Fn(&mut Decoder<'_>, usize, u8) -> Result<Value, DecodeError>,
+{
     // `len` comes from the peer: reserve only what the bytes left could possibly hold.
     let mut entries = Vec::with_capacity(len.min(dec.remaining() / 2));
     for _ in 0..len {
         let key = dec.key()?;
-        let value = decode_value(dec)?;
+        let value = decode_value_with(dec, on_struct)?;
         entries.push((arbor_model::Key::from(key), value));
     }
     Ok(sorted_map(dec, entries))
@@ -460,7 +476,11 @@ fn expect_fields(name: &str, got: usize, want: usize) -> Result<(), DecodeError>
     Ok(())
 }
 
-fn decode_struct(dec: &mut Decoder<'_>, fields: usize, tag_byte: u8) -> Result<Value, DecodeError> {
+pub(crate) fn decode_struct(
+    dec: &mut Decoder<'_>,
+    fields: usize,
+    tag_byte: u8,
+) -> Result<Value, DecodeError> {
     match tag_byte {
         tag::DATE => {
             expect_fields("Date", fields, 1)?;

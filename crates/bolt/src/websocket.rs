@@ -23,8 +23,6 @@ use parking_lot::Mutex;
 use tungstenite::protocol::frame::coding::{Control, Data, OpCode};
 use tungstenite::protocol::frame::FrameHeader;
 
-use crate::tls::Sock;
-
 /// The longest HTTP request head accepted before the upgrade.
 const MAX_REQUEST_HEAD: usize = 8 * 1024;
 
@@ -111,19 +109,23 @@ struct ReadState {
     closed: bool,
 }
 
-/// A WebSocket over a plain or TLS socket, read and written as a Bolt byte stream.
-pub(crate) struct WsConn {
-    inner: Sock,
+/// A WebSocket over a plain or TLS socket, read and written as a Bolt byte stream. Generic over
+/// the socket (`tls::Sock` in the server) so this file needs nothing from the one that wraps it.
+pub(crate) struct WsConn<S> {
+    inner: S,
     read: Mutex<ReadState>,
     write: Mutex<()>,
 }
 
-impl WsConn {
-    pub(crate) fn new(inner: Sock) -> WsConn {
+impl<S> WsConn<S>
+where
+    for<'a> &'a S: Read + Write,
+{
+    pub(crate) fn new(inner: S) -> WsConn<S> {
         WsConn { inner, read: Mutex::new(ReadState::default()), write: Mutex::new(()) }
     }
 
-    pub(crate) fn inner(&self) -> &Sock {
+    pub(crate) fn inner(&self) -> &S {
         &self.inner
     }
 

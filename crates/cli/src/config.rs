@@ -111,6 +111,16 @@ pub fn default_data_dir() -> PathBuf {
     PathBuf::from("./arbor-data")
 }
 
+/// Creates the data directory (and missing parents) owner-only on Unix: it holds the database
+/// and the users file.
+pub(crate) fn create_data_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b.create(dir)
+}
+
 /// Parses a memory size setting (`name` for the error), e.g. `512m`, `2g`, `0`.
 pub fn parse_memory(name: &str, text: &str) -> anyhow::Result<u64> {
     arbor_engine::memory_limits::parse_size(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))
@@ -137,8 +147,7 @@ impl FileConfig {
     ) -> anyhow::Result<DatabaseConfig> {
         let mut config = DatabaseConfig::default();
         if let Some(m) = memory_flag.or(self.memory_limit.as_deref()) {
-            config.memory_limit =
-                Some(crate::import::memory(m).with_context(|| format!("memory limit `{m}`"))?);
+            config.memory_limit = Some(memory(m).with_context(|| format!("memory limit `{m}`"))?);
         }
         if let Some(d) = durability_flag.or(self.durability.as_deref()) {
             config.durability = match d {
@@ -156,4 +165,44 @@ impl FileConfig {
         }
         Ok(config)
     }
+}
+
+/// Parses `2G`, `512m`, `1.5g`, `1000000`, `80%`.
+pub(crate) fn memory(s: &str) -> anyhow::Result<u64> {
+    let t = s.trim();
+    if let Some(p) = t.strip_suffix('%') {
+        let p: f64 = p.trim().parse().with_context(|| format!("bad percentage `{s}`"))?;
+        let total = arbor_import::progress::machine_memory()
+            .context("cannot read the machine's memory size for a percentage")?;
+        return Ok((total as f64 * p / 100.0) as u64);
+    }
+    let lower = t.to_ascii_lowercase();
+    let lower = lower.trim_end_matches(['b', 'i']);
+    let (num, mult) = match lower.chars().last() {
+        Some('k') => (&lower[..lower.len() - 1], 1u64 << 10),
+        Some('m') => (&lower[..lower.len() - 1], 1 << 20),
+        Some('g') => (&lower[..lower.len() - 1], 1 << 30),
+        Some('t') => (&lower[..lower.len() - 1], 1 << 40),
+        _ => (lower, 1),
+    };
+    let v: f64 = num.trim().parse().with_context(|| format!("bad memory size `{s}`"))?;
+    Ok((v * mult as f64) as u64)
+}
+
+/// Parses a timeout such as `30s`, `500ms`, `2m`, `1h` or `0` (a bare number is seconds).
+pub(crate) fn parse_timeout(text: &str) -> anyhow::Result<std::time::Duration> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 =
+        num.parse().with_context(|| format!("timeout `{text}`: expected e.g. 30s, 500ms, 2m"))?;
+    let ms = match unit.trim() {
+        "ms" => Some(n),
+        "" | "s" => n.checked_mul(1000),
+        "m" => n.checked_mul(60_000),
+        "h" => n.checked_mul(3_600_000),
+        other => bail!("timeout `{text}`: unknown unit `{other}` (ms, s, m, h)"),
+    };
+    let ms = ms.with_context(|| format!("timeout `{text}` is too large"))?;
+    Ok(std::time::Duration::from_millis(ms))
 }

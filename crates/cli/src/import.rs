@@ -15,6 +15,8 @@ use arbor_import::input::{self, Encoding};
 use arbor_import::progress::Mode;
 use arbor_import::{ImportConfig, NodeInput, RelInput};
 
+use crate::config::memory;
+
 /// Boolean options that older scripts pass as `--flag true` (rewritten to `--flag=true`).
 const BOOL_FLAGS: &[&str] = &[
     "--overwrite-destination",
@@ -227,28 +229,6 @@ fn one_char(name: &str, s: &str) -> anyhow::Result<u8> {
         Some(c) => bail!("--{name} `{c}`: only ASCII characters are supported"),
         None => bail!("--{name} must be a single character (or \\t, TAB, U+XXXX), not `{s}`"),
     }
-}
-
-/// Parses `2G`, `512m`, `1.5g`, `1000000`, `80%`.
-pub(crate) fn memory(s: &str) -> anyhow::Result<u64> {
-    let t = s.trim();
-    if let Some(p) = t.strip_suffix('%') {
-        let p: f64 = p.trim().parse().with_context(|| format!("bad percentage `{s}`"))?;
-        let total = arbor_import::progress::machine_memory()
-            .context("cannot read the machine's memory size for a percentage")?;
-        return Ok((total as f64 * p / 100.0) as u64);
-    }
-    let lower = t.to_ascii_lowercase();
-    let lower = lower.trim_end_matches(['b', 'i']);
-    let (num, mult) = match lower.chars().last() {
-        Some('k') => (&lower[..lower.len() - 1], 1u64 << 10),
-        Some('m') => (&lower[..lower.len() - 1], 1 << 20),
-        Some('g') => (&lower[..lower.len() - 1], 1 << 30),
-        Some('t') => (&lower[..lower.len() - 1], 1 << 40),
-        _ => (lower, 1),
-    };
-    let v: f64 = num.trim().parse().with_context(|| format!("bad memory size `{s}`"))?;
-    Ok((v * mult as f64) as u64)
 }
 
 /// Splits `Label1:Label2=files` / `TYPE=files` into the names and the file list.

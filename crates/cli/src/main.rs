@@ -21,7 +21,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 
-use crate::config::{AuthMode, FileConfig};
+use crate::config::{create_data_dir, parse_timeout, AuthMode, FileConfig};
 
 #[derive(Parser)]
 #[command(
@@ -152,24 +152,6 @@ fn connection_limits(
         limits.logins.lock_time = parse_timeout(t)?;
     }
     Ok(limits)
-}
-
-/// Parses a timeout such as `30s`, `500ms`, `2m`, `1h` or `0` (a bare number is seconds).
-fn parse_timeout(text: &str) -> anyhow::Result<std::time::Duration> {
-    let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let n: u64 =
-        num.parse().with_context(|| format!("timeout `{text}`: expected e.g. 30s, 500ms, 2m"))?;
-    let ms = match unit.trim() {
-        "ms" => Some(n),
-        "" | "s" => n.checked_mul(1000),
-        "m" => n.checked_mul(60_000),
-        "h" => n.checked_mul(3_600_000),
-        other => bail!("timeout `{text}`: unknown unit `{other}` (ms, s, m, h)"),
-    };
-    let ms = ms.with_context(|| format!("timeout `{text}` is too large"))?;
-    Ok(std::time::Duration::from_millis(ms))
 }
 
 /// Applies `--memory-pool-max` / `--transaction-memory-max` (over the file's settings) and the
@@ -476,16 +458,6 @@ fn check(args: CheckArgs) -> anyhow::Result<()> {
         }
         bail!("{} problem(s) found in {}", report.problems.len(), data.display())
     }
-}
-
-/// Creates the data directory (and missing parents) owner-only on Unix: it holds the database
-/// and the users file.
-fn create_data_dir(dir: &std::path::Path) -> std::io::Result<()> {
-    let mut b = std::fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-    b.create(dir)
 }
 
 fn passwd(args: PasswdArgs) -> anyhow::Result<()> {

@@ -69,7 +69,7 @@ pub fn start_http(
         );
     }
     if let Some(t) = file.http_transaction_idle_timeout.as_deref() {
-        config.transaction_idle_timeout = crate::parse_timeout(t)?;
+        config.transaction_idle_timeout = crate::config::parse_timeout(t)?;
     }
     let listener = match std::net::TcpListener::bind(listen) {
         Ok(l) => l,
@@ -111,7 +111,7 @@ pub fn configure_query_log(args: &OpsArgs, file: &FileConfig, data: &Path) -> an
             QueryLogLevel::parse(level).map_err(|e| anyhow::anyhow!("query log level: {e}"))?;
     }
     if let Some(t) = args.query_log_threshold.as_deref().or(file.query_log_threshold.as_deref()) {
-        c.threshold = crate::parse_timeout(t)?;
+        c.threshold = crate::config::parse_timeout(t)?;
     }
     if let Some(p) = args.query_log_parameters.or(file.query_log_parameters) {
         c.parameters = p;

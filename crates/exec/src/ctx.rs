@@ -12,7 +12,7 @@ use arbor_cypher_plan::ops::Op;
 use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
 
 use crate::graph::{Graph, Stats, TokenId, TokenKind};
-use crate::procs;
+use crate::procs::Procedure;
 
 pub(crate) type Row = Vec<Value>;
 
@@ -36,7 +36,7 @@ pub(crate) struct Ctx {
     /// graph no longer shows a deleted relationship, but Neo4j keeps its type readable).
     pub deleted_rel_types: HashMap<RelId, TokenId>,
     /// The procedures the query was bound to.
-    pub procs: Arc<[procs::Procedure]>,
+    pub procs: Arc<[Procedure]>,
     /// PROFILE: db hits and nanoseconds per operator, each including its inputs'.
     pub hits: Vec<u64>,
     pub time_ns: Vec<u64>,

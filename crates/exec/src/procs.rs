@@ -6,99 +6,20 @@
 //! keeps the procedures it uses, so a cached plan runs the body it was bound to.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use arbor_cypher_plan::{CypherType, ProcSig};
+use arbor_cypher_plan::CypherType;
 use arbor_model::{Error, NodeData, NodeId, PropertyMap, RelData, RelId, Result, Status, Value};
 
 use crate::graph::{Graph, TokenKind};
 
 mod apoc;
 mod gds;
+mod procedure;
 mod vector;
 
-/// A procedure body: arguments (checked against the signature, INTEGER converted to FLOAT where
-/// declared) to rows with one value per output column, in signature order.
-pub type ProcBody = dyn Fn(&[Value], &mut dyn Graph) -> Result<Vec<Vec<Value>>> + Send + Sync;
-
-/// A callable procedure.
-#[derive(Clone)]
-pub struct Procedure {
-    pub sig: ProcSig,
-    pub description: String,
-    /// Whether the body writes (reported by `SHOW PROCEDURES` as mode WRITE).
-    pub writes: bool,
-    pub body: Arc<ProcBody>,
-}
-
-impl fmt::Debug for Procedure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Procedure").field("sig", &self.sig).finish_non_exhaustive()
-    }
-}
-
-impl Procedure {
-    /// A read-only procedure.
-    pub fn new(
-        name: &str,
-        inputs: Vec<(String, CypherType)>,
-        outputs: Vec<(String, CypherType)>,
-        description: &str,
-        body: impl Fn(&[Value], &mut dyn Graph) -> Result<Vec<Vec<Value>>> + Send + Sync + 'static,
-    ) -> Procedure {
-        Procedure {
-            sig: ProcSig { name: name.to_string(), inputs, outputs, optional: 0 },
-            description: description.to_string(),
-            writes: false,
-            body: Arc::new(body),
-        }
-    }
-
-    /// A procedure answering from a fixed table, as the TCK's `there exists a procedure` step
-    /// defines one: each row holds the input values followed by the output values; a call
-    /// returns the outputs of the rows whose inputs equal the arguments (null matches null).
-    pub fn from_table(
-        name: &str,
-        inputs: Vec<(String, CypherType)>,
-        outputs: Vec<(String, CypherType)>,
-        rows: Vec<Vec<Value>>,
-    ) -> Result<Procedure> {
-        let (ni, no) = (inputs.len(), outputs.len());
-        if let Some(bad) = rows.iter().find(|r| r.len() != ni + no) {
-            return Err(Error::new(
-                Status::ArgumentError,
-                format!(
-                    "procedure `{name}`: a row has {} values, the signature {}",
-                    bad.len(),
-                    ni + no
-                ),
-            ));
-        }
-        let body = move |args: &[Value], _: &mut dyn Graph| {
-            Ok(rows
-                .iter()
-                .filter(|r| r[..ni].iter().zip(args).all(|(a, b)| same_value(a, b)))
-                .map(|r| r[ni..].to_vec())
-                .collect())
-        };
-        Ok(Procedure::new(name, inputs, outputs, "", body))
-    }
-}
-
-/// Equality for matching table rows: Cypher equality, except that null matches null.
-fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Null, Value::Null) => true,
-        _ => arbor_model::equals(a, b) == Some(true),
-    }
-}
-
-/// Procedures by exact (case-sensitive, dotted) name.
-#[derive(Clone, Debug, Default)]
-pub struct Registry {
-    procs: BTreeMap<String, Procedure>,
-}
+pub(crate) use procedure::col;
+pub use procedure::{check_args, ProcBody, Procedure, Registry};
 
 impl Registry {
     /// A registry holding the built-in procedures, with a fresh (empty) GDS graph catalog:
@@ -117,28 +38,10 @@ impl Registry {
         static REG: OnceLock<Registry> = OnceLock::new();
         REG.get_or_init(Registry::with_builtins)
     }
-
-    /// Adds (or replaces) a procedure.
-    pub fn register(&mut self, p: Procedure) {
-        self.procs.insert(p.sig.name.clone(), p);
-    }
-
-    pub fn get(&self, name: &str) -> Option<&Procedure> {
-        self.procs.get(name)
-    }
-
-    /// All procedures, sorted by name.
-    pub fn iter(&self) -> impl Iterator<Item = &Procedure> {
-        self.procs.values()
-    }
 }
 
 fn s(v: &str) -> Value {
     Value::from(v)
-}
-
-fn col(name: &str, ty: CypherType) -> (String, CypherType) {
-    (name.to_string(), ty)
 }
 
 fn builtins() -> Vec<Procedure> {
@@ -327,25 +230,4 @@ fn schema_visualization(_: &[Value], g: &mut dyn Graph) -> Result<Vec<Vec<Value>
         })));
     }
     Ok(vec![vec![Value::List(nodes), Value::List(rels)]])
-}
-
-/// Checks and converts arguments against the declared types (for arguments only known at run
-/// time: parameters, variables, expressions).
-pub fn check_args(name: &str, types: &[CypherType], args: Vec<Value>) -> Result<Vec<Value>> {
-    args.into_iter()
-        .zip(types)
-        .enumerate()
-        .map(|(i, (v, t))| {
-            if t.accepts(&v) {
-                Ok(t.coerce(v))
-            } else {
-                Err(Error::type_error(format!(
-                    "Wrong argument type for procedure `{name}`: argument {} expected {t} but was {}",
-                    i + 1,
-                    v.type_name()
-                ))
-                .with_detail("InvalidArgumentType"))
-            }
-        })
-        .collect()
 }

@@ -203,6 +203,24 @@ async fn open_tx(
     .await
 }
 
+/// The reply so far and how the statement went.
+type Ran = (Map<String, Json>, Result<(), arbor_model::Error>);
+
+/// Reads the request in `body` and runs its statement in the open transaction on `session` (of
+/// database `db`): the reply so far and how the statement went. `Err`: the request itself could
+/// not be read (the transaction is left as it was).
+fn run_body(
+    session: &mut arbor_engine::Session,
+    body: &[u8],
+    db: &str,
+    (typed_out, typed_in): (bool, bool),
+) -> Result<Ran, arbor_model::Error> {
+    let req = query_api::parse_request(body, typed_in)?;
+    let mut out = Map::new();
+    let ran = query_api::execute(session, &req, req.tx_config(db), typed_out, &mut out);
+    Ok((out, ran))
+}
+
 async fn run_in_tx(
     State(st): State<Arc<AppState>>,
     Extension(peer): Extension<Peer>,
@@ -210,14 +228,12 @@ async fn run_in_tx(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let (typed_out, typed_in) = query_api::media(&headers);
+    let media = query_api::media(&headers);
     blocking(st, peer, &headers, move |st, caller| {
         let tx = st.txns.get(&id, &caller.name(), &db)?;
         let mut t = tx.lock();
-        let req = query_api::parse_request(&body, typed_in)?;
-        let mut out = Map::new();
-        let config = req.tx_config(&db);
-        if let Err(e) = query_api::execute(&mut t.session, &req, config, typed_out, &mut out) {
+        let (mut out, ran) = run_body(&mut t.session, &body, &db, media)?;
+        if let Err(e) = ran {
             // As Neo4j: an error rolls the transaction back and ends it.
             t.session.reset();
             drop(t);
@@ -239,15 +255,12 @@ async fn commit_tx(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let (typed_out, typed_in) = query_api::media(&headers);
+    let media = query_api::media(&headers);
     blocking(st, peer, &headers, move |st, caller| {
         let tx = st.txns.get(&id, &caller.name(), &db)?;
         st.txns.remove(&id);
         let mut t = tx.lock();
-        let req = query_api::parse_request(&body, typed_in)?;
-        let mut out = Map::new();
-        let config = req.tx_config(&db);
-        let ran = query_api::execute(&mut t.session, &req, config, typed_out, &mut out);
+        let (mut out, ran) = run_body(&mut t.session, &body, &db, media)?;
         let committed = ran.and_then(|()| t.session.commit());
         match committed {
             Ok(bookmark) => {

@@ -8,8 +8,8 @@ use arbor_model::{NodeData, NodeId, PathData, PropertyMap, RelData, RelId, Resul
 
 use super::{decode_err, protocol_error};
 use crate::message::tag;
-use crate::packstream::{self as ps, DecodeError, Decoder, Header};
-use crate::values::{self, decode_value, encode_value, Dialect};
+use crate::packstream::{DecodeError, Decoder, Header};
+use crate::values;
 
 /// Decodes the RECORD messages of [`Client::take_captured`] into rows.
 pub fn decode_captured(mut bytes: &[u8]) -> Result<Vec<Vec<Value>>> {
@@ -40,49 +40,7 @@ pub fn decode_captured(mut bytes: &[u8]) -> Result<Vec<Vec<Value>>> {
 /// Decodes one value of a reply: like [`values::decode_value`] but also nodes, relationships
 /// and paths, which servers send in records.
 pub fn decode_result_value(dec: &mut Decoder<'_>) -> std::result::Result<Value, DecodeError> {
-    let header = dec.header()?;
-    Ok(match header {
-        Header::Null => Value::Null,
-        Header::Bool(b) => Value::Bool(b),
-        Header::Int(i) => Value::Int(i),
-        Header::Float(f) => Value::Float(f),
-        Header::String(len) => Value::String(Arc::from(dec.string_body(len)?)),
-        Header::Bytes(len) => Value::Bytes(Arc::from(dec.bytes_body(len)?)),
-        Header::List(len) => {
-            dec.enter()?;
-            let mut items = Vec::with_capacity(len);
-            for _ in 0..len {
-                items.push(decode_result_value(dec)?);
-            }
-            dec.leave();
-            Value::List(items)
-        }
-        Header::Map(len) => {
-            dec.enter()?;
-            let m = result_map_entries(dec, len)?;
-            dec.leave();
-            Value::Map(m)
-        }
-        Header::Struct { fields, tag } => {
-            dec.enter()?;
-            let v = decode_result_struct(dec, fields, tag)?;
-            dec.leave();
-            v
-        }
-    })
-}
-
-fn result_map_entries(
-    dec: &mut Decoder<'_>,
-    len: usize,
-) -> std::result::Result<PropertyMap, DecodeError> {
-    let mut m = PropertyMap::new();
-    for _ in 0..len {
-        let key = dec.string()?.to_owned();
-        let v = decode_result_value(dec)?;
-        m.insert(key.into(), v);
-    }
-    Ok(m)
+    values::decode_value_with(dec, decode_result_struct)
 }
 
 fn want_fields(what: &str, got: usize, allowed: &[usize]) -> std::result::Result<(), DecodeError> {
@@ -185,21 +143,8 @@ fn decode_result_struct(
             })))
         }
         values::tag::PATH => decode_path(dec, fields),
-        _ => {
-            // Temporal and spatial values: their fields are scalars; re-encode them into a small
-            // buffer and let the server-side decoder (the single source of truth) interpret it.
-            let mut items = Vec::with_capacity(fields);
-            for _ in 0..fields {
-                items.push(decode_result_value(dec)?);
-            }
-            let mut buf = Vec::new();
-            ps::write_struct_header(&mut buf, fields as u8, t);
-            for v in &items {
-                encode_value(&mut buf, v, Dialect::V5)
-                    .map_err(|_| DecodeError::malformed("structure field too large"))?;
-            }
-            decode_value(&mut Decoder::new(&buf))
-        }
+        // Temporal and spatial values: as the server reads them.
+        _ => values::decode_struct(dec, fields, t),
     }
 }
 

@@ -7,7 +7,6 @@ use std::sync::atomic::Ordering;
 use arbor_model::{Error, PropertyMap, Status, Value};
 use tracing::debug;
 
-use super::message_loop::dialect_for;
 use super::*;
 use crate::handshake::Version;
 use crate::message;

@@ -14,12 +14,11 @@ use tracing::{debug, info, warn};
 
 use super::guard::{drain, Deadlined, LoginClock, OpenTicket};
 use super::*;
-use crate::handshake::{self, Negotiated, Version};
+use crate::handshake::{self, Negotiated};
 use crate::message::{self, parse_request, peek_tag, tag, Request};
 use crate::packstream::DecodeErrorKind;
 use crate::tls::{Opening, Sock, TlsLevel};
 use crate::transport::{MessageReader, MessageWriter, ReadError};
-use crate::values::Dialect;
 
 /// How a connection's activation ended, for what `resume` does next.
 pub(super) enum Ending {
@@ -255,14 +254,6 @@ fn bolt_or_websocket(
         }
         Ok(false) => (sock, Err(handshake::HandshakeError::BadMagic(first))),
         Err(e) => (sock, Err(e.into())),
-    }
-}
-
-pub(super) fn dialect_for(v: Version) -> Dialect {
-    if v.at_least(5, 0) {
-        Dialect::V5
-    } else {
-        Dialect::V4_4
     }
 }
 

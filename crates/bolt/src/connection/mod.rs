@@ -19,6 +19,7 @@ mod backend;
 mod errors;
 mod guard;
 mod message_loop;
+mod notify;
 mod streaming;
 mod transaction;
 
@@ -38,7 +39,7 @@ pub(crate) use backend::Backend;
 pub(crate) use errors::write_single_failure;
 pub(crate) use guard::{Deadlined, OpenTicket, PeerSlots, PreAuthSlot};
 pub(crate) use message_loop::{resume, run, Parked};
-use streaming::NotificationFilter;
+use notify::NotificationFilter;
 
 /// The server agent string. Drivers and tools check that it starts with `Neo4j/`.
 pub(crate) const SERVER_AGENT: &str = "Neo4j/5.26.0";
@@ -183,5 +184,14 @@ pub(super) struct Conn<B: Backend> {
 impl<B: Backend> Conn<B> {
     pub(super) fn version(&self) -> Version {
         self.negotiated.version
+    }
+}
+
+/// The value dialect a negotiated protocol version speaks.
+pub(super) fn dialect_for(v: Version) -> Dialect {
+    if v.at_least(5, 0) {
+        Dialect::V5
+    } else {
+        Dialect::V4_4
     }
 }

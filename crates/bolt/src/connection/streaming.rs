@@ -8,6 +8,7 @@ use arbor_model::{Error, PropertyMap, Result, Status, Value};
 use tracing::debug;
 
 use super::errors::default_diagnostic_record;
+use super::notify::notification_category;
 use super::*;
 use crate::message;
 
@@ -123,61 +124,6 @@ impl<B: Backend> Conn<B> {
     }
 }
 
-/// Which notifications the client asked for (`notifications_minimum_severity` and
-/// `notifications_disabled_classifications`, or its pre-5.6 name `..._categories`), from HELLO,
-/// overridden per transaction by BEGIN or an auto-commit RUN.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(super) struct NotificationFilter {
-    /// `OFF`, `WARNING` or `INFORMATION`; `None` = server default (everything).
-    min_severity: Option<String>,
-    disabled: Option<Vec<String>>,
-}
-
-impl NotificationFilter {
-    pub(super) fn from_extra(extra: &PropertyMap) -> NotificationFilter {
-        let min_severity = match extra.get("notifications_minimum_severity") {
-            Some(Value::String(s)) => Some(s.to_uppercase()),
-            _ => None,
-        };
-        let list = extra
-            .get("notifications_disabled_classifications")
-            .or_else(|| extra.get("notifications_disabled_categories"));
-        let disabled = match list {
-            Some(Value::List(items)) => Some(
-                items
-                    .iter()
-                    .filter_map(|v| match v {
-                        Value::String(s) => Some(s.to_uppercase()),
-                        _ => None,
-                    })
-                    .collect(),
-            ),
-            _ => None,
-        };
-        NotificationFilter { min_severity, disabled }
-    }
-
-    /// `other`'s settings where it has them, ours elsewhere.
-    pub(super) fn overlay(&self, other: NotificationFilter) -> NotificationFilter {
-        NotificationFilter {
-            min_severity: other.min_severity.or_else(|| self.min_severity.clone()),
-            disabled: other.disabled.or_else(|| self.disabled.clone()),
-        }
-    }
-
-    pub(super) fn allows(&self, n: &Notification) -> bool {
-        match self.min_severity.as_deref() {
-            Some("OFF") => return false,
-            Some("WARNING") if !n.severity.eq_ignore_ascii_case("WARNING") => return false,
-            _ => {}
-        }
-        match &self.disabled {
-            Some(d) => !d.iter().any(|c| c == notification_category(&n.code)),
-            None => true,
-        }
-    }
-}
-
 /// Neo4j's counter names; only non-zero counters are sent, plus `contains-updates`.
 pub(super) fn stats_map(s: &Stats) -> PropertyMap {
     let counters = arbor_engine::update_counters(s);
@@ -207,21 +153,6 @@ pub(super) fn position_map(n: &Notification) -> Option<Value> {
         p.insert("column".into(), Value::Int(column as i64));
         Value::Map(p)
     })
-}
-
-/// The notification category (5.6+: classification) Neo4j would give this code.
-pub(super) fn notification_category(code: &str) -> &'static str {
-    if code.contains("CartesianProduct") || code.contains("Eager") || code.contains("Performance") {
-        "PERFORMANCE"
-    } else if code.contains("Unknown") || code.contains("Missing") {
-        "UNRECOGNIZED"
-    } else if code.contains("Deprecat") {
-        "DEPRECATION"
-    } else if code.contains("Hint") {
-        "HINT"
-    } else {
-        "GENERIC"
-    }
 }
 
 /// A notification as Bolt 4.4-5.4 send it.

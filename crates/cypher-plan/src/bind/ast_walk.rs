@@ -3,7 +3,7 @@
 
 use arbor_cypher_syntax::ast::{Expr, ExprKind, MapProjectionItem, Span};
 
-use crate::is_aggregate;
+use crate::catalog::is_aggregate;
 
 /// Visits `e` and its sub-expressions (not entering subqueries); `f` returns false to stop
 /// descending below a node.

@@ -9,8 +9,8 @@ use arbor_cypher_syntax::ast::{
 use arbor_model::{Error, Result, Status, Value};
 
 use crate::bind::*;
+use crate::catalog::is_aggregate;
 use crate::expr::{ArithOp, Builtin, MapProjItem, PExpr, StringOp, SubqueryKind};
-use crate::is_aggregate;
 use crate::rewrite::{self, RewriteCtx};
 
 impl Binder<'_> {

@@ -18,10 +18,10 @@ use std::sync::Arc;
 use arbor_cypher_syntax::ast::{self, CompareOp, Span};
 use arbor_model::{Error, Result, Status, Value};
 
+use crate::catalog::Resolver;
 use crate::expr::{AggCall, PExpr, Slot};
 use crate::ops::Name;
 use crate::rewrite::RewriteRule;
-use crate::Resolver;
 
 /// What the binder knows about a variable's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,6 +10,11 @@ use arbor_model::{Error, Result};
 
 use crate::bind::*;
 
+/// Whether a pattern element holds a quantified path pattern.
+pub(crate) fn has_qpp(el: &PatternElement) -> bool {
+    el.chain.iter().any(|(rp, _)| rp.quantified.is_some())
+}
+
 /// The variables declared inside a quantified path pattern's element, in order.
 pub(crate) fn inner_vars(el: &PatternElement) -> Vec<&ast::Ident> {
     let mut out: Vec<&ast::Ident> = Vec::new();

@@ -10,9 +10,9 @@ use std::collections::HashSet;
 
 use arbor_cypher_syntax::ast::CompareOp;
 
+use crate::catalog::Resolver;
 use crate::expr::{PExpr, Slot, StringOp};
 use crate::ops::{Name, SeekRange};
-use crate::Resolver;
 
 /// The predicates of one property key of one entity that an index could answer (the first of
 /// each kind found).

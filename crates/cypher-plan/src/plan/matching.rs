@@ -9,10 +9,10 @@ use arbor_cypher_syntax::ast::{
 use arbor_model::Result;
 
 use crate::bind::*;
+use crate::catalog::Resolver;
 use crate::expr::{PExpr, PathStep, Slot};
 use crate::ops::{Name, Op, SeekRange};
 use crate::plan::access::*;
-use crate::Resolver;
 
 pub(crate) fn flip(d: Direction) -> Direction {
     match d {
@@ -123,7 +123,7 @@ impl Binder<'_> {
                 op = self.plan_shortest(op, part, ps, &mut bound, &mut conj, &node_pats)?;
                 continue;
             }
-            if crate::plan::qpp::has_qpp(el) {
+            if crate::bind::qpp::has_qpp(el) {
                 op = self.plan_qpp_part(
                     op,
                     scope,

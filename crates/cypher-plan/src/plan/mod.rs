@@ -20,11 +20,32 @@ use arbor_cypher_syntax::ast::{
 use arbor_model::{Error, Result};
 
 use crate::bind::*;
+use crate::catalog::Resolver;
 use crate::expr::Slot;
 use crate::ops::Op;
 use crate::rewrite::{self, RewriteCtx, RewriteRule};
-use crate::{Plan, Resolver};
 use subquery::SubqueryCall;
+
+/// A planned query.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub root: Op,
+    pub columns: Vec<String>,
+    /// The slot holding each column's value in the root's rows.
+    pub column_slots: Vec<Slot>,
+    /// Row width.
+    pub num_slots: usize,
+    /// Parameter names the query uses, indexed by [`PExpr::Param`].
+    pub params: Vec<Arc<str>>,
+    /// Per parameter, how many `PExpr::Param` the binder made for it. A parameter used once
+    /// can be moved out of the execution's parameters by its only reader (the executor does
+    /// this for a top-level `UNWIND $list`, so a batch is not copied).
+    pub param_uses: Vec<u32>,
+    pub is_write: bool,
+    pub is_read: bool,
+    pub explain: bool,
+    pub profile: bool,
+}
 
 pub(crate) fn plan_statement(
     stmt: &Statement,

@@ -9,8 +9,8 @@ use arbor_model::{Error, Result};
 
 use crate::bind::ast_walk::*;
 use crate::bind::*;
+use crate::catalog::is_aggregate;
 use crate::expr::{PExpr, Slot};
-use crate::is_aggregate;
 use crate::ops::Op;
 
 pub(crate) enum ItemRef<'e> {

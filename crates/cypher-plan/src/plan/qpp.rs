@@ -14,11 +14,6 @@ use crate::expr::{PExpr, Slot};
 use crate::ops::{Name, Op, Repeat, RepeatHop};
 use crate::plan::matching::{is_label_check, place, take_conj, Conj};
 
-/// Whether a pattern element holds a quantified path pattern.
-pub(crate) fn has_qpp(el: &PatternElement) -> bool {
-    el.chain.iter().any(|(rp, _)| rp.quantified.is_some())
-}
-
 /// Where one quantified path pattern runs: its boundary nodes and its trail list.
 struct Ends {
     from: Slot,

@@ -15,11 +15,11 @@
 
 use std::collections::HashSet;
 
+use crate::catalog::Resolver;
 use crate::expr::{PExpr, Slot};
 use crate::ops::{Name, Op};
 use crate::plan::access::{index_seek_for, Found};
 use crate::rewrite::{bottom_up, RewriteCtx, RewriteRule};
-use crate::Resolver;
 
 /// The rule.
 pub struct IndexSeek;

@@ -16,27 +16,10 @@ pub mod eager_after;
 pub mod frontier;
 pub mod index_seek;
 pub mod prune;
+mod rule;
 
 use crate::ops::Op;
-use crate::Resolver;
-
-/// What a rule may consult besides the tree.
-pub struct RewriteCtx<'a> {
-    pub resolver: &'a dyn Resolver,
-}
-
-/// One rewrite rule.
-pub trait RewriteRule: Sync {
-    /// A short name for tests and diagnostics.
-    fn name(&self) -> &'static str;
-    /// Whether the rule also runs on the plans of expression subqueries (`EXISTS { }`,
-    /// `COUNT { }`, `COLLECT { }`), which are built before the enclosing query's tree.
-    fn in_subqueries(&self) -> bool {
-        false
-    }
-    /// Rewrites the whole tree rooted at `op`.
-    fn rewrite(&self, op: Op, ctx: &RewriteCtx) -> Op;
-}
+pub use rule::{bottom_up, RewriteCtx, RewriteRule};
 
 /// The rules, in the order they run: index seeks for label scans, `Eager` barriers over
 /// updating clauses a later clause reads past, then under writes, count store (it needs the plain
@@ -60,14 +43,4 @@ pub fn apply(rules: &[&dyn RewriteRule], op: Op, ctx: &RewriteCtx) -> Op {
 /// Runs those of `rules` that apply to expression subqueries over a subquery's plan.
 pub(crate) fn apply_subquery(rules: &[&dyn RewriteRule], op: Op, ctx: &RewriteCtx) -> Op {
     rules.iter().filter(|r| r.in_subqueries()).fold(op, |op, rule| rule.rewrite(op, ctx))
-}
-
-/// Rebuilds the tree bottom-up, replacing each operator `o` by `f(o)` after its inputs were
-/// rewritten (expression subqueries are left alone: their plans are rewritten when built).
-pub fn bottom_up(mut op: Op, f: &dyn Fn(Op) -> Op) -> Op {
-    for child in op.children_mut() {
-        let c = std::mem::replace(child, Op::Argument);
-        *child = bottom_up(c, f);
-    }
-    f(op)
 }

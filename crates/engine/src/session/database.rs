@@ -124,7 +124,7 @@ impl Database {
     /// consistency. Inconsistencies are listed in the report; `Err` only when the check itself
     /// could not run.
     pub fn check(&self) -> Result<crate::check_report::CheckReport> {
-        self.inner.store.check().map(Into::into)
+        self.inner.store.check()
     }
 
     /// Writes a checkpoint now.

@@ -8,6 +8,7 @@
 
 mod agg;
 mod apoc;
+mod args;
 mod coll;
 mod convert;
 mod scalar;
@@ -17,6 +18,7 @@ mod vector;
 use arbor_model::{Error, Result, Value};
 
 pub use agg::new_accumulator;
+use args::{arg, describe, type_err, value_err};
 
 /// A scalar function over evaluated arguments.
 pub type ScalarFn = fn(&[Value]) -> Result<Value>;
@@ -493,39 +495,6 @@ pub trait Accumulator: Send {
 // ---------------------------------------------------------------------------------------------
 // Argument helpers shared by the function modules.
 // ---------------------------------------------------------------------------------------------
-
-static NULL: Value = Value::Null;
-
-/// The `i`-th argument, or null when absent.
-fn arg(args: &[Value], i: usize) -> &Value {
-    args.get(i).unwrap_or(&NULL)
-}
-
-/// A TypeError for an argument of the wrong type, as Neo4j words it.
-fn type_err(func: &str, expected: &str, got: &Value) -> Error {
-    Error::type_error(format!(
-        "Invalid input for function '{func}()': Expected {expected}, got: {}",
-        describe(got)
-    ))
-    .with_detail("InvalidArgumentType")
-}
-
-/// An ArgumentError for an argument of the right type but an invalid value.
-fn value_err(func: &str, msg: &str) -> Error {
-    Error::argument(format!("Invalid input for function '{func}()': {msg}"))
-        .with_detail("InvalidArgumentValue")
-}
-
-/// A short description of a value for error messages: `String("a")`, `Long(1)`, `List`.
-fn describe(v: &Value) -> String {
-    match v {
-        Value::Int(i) => format!("Long({i})"),
-        Value::Float(f) => format!("Double({})", arbor_model::format::format_float(*f)),
-        Value::String(s) => format!("String(\"{s}\")"),
-        Value::Bool(b) => format!("Boolean({b})"),
-        other => other.type_name().to_string(),
-    }
-}
 
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_model::{Error, Key, PropertyMap, Result, Status, Value};
 
+use super::builder::{build, Builder};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::eval;
 use crate::graph::Graph;
@@ -101,16 +102,13 @@ fn record_value(record: Vec<Field>, keys: Option<&Arc<Vec<Key>>>) -> Value {
 }
 
 /// Builds the operator of an `Op::LoadCsv`.
-pub(super) fn build_load_csv(
-    op: &arbor_cypher_plan::Op,
-    b: &mut super::Builder,
-) -> Box<dyn Operator> {
+pub(super) fn build_load_csv(op: &arbor_cypher_plan::Op, b: &mut Builder) -> Box<dyn Operator> {
     let arbor_cypher_plan::Op::LoadCsv { input, url, slot, headers, terminator, line, file } = op
     else {
         unreachable!("build_load_csv called on another operator")
     };
     Box::new(LoadCsv {
-        input: super::build(input, b),
+        input: build(input, b),
         url: url.clone(),
         slot: *slot,
         headers: *headers,

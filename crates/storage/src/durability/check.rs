@@ -25,8 +25,8 @@ use crate::vfs::Vfs;
 /// At most this many problems are listed (the counts keep going).
 const MAX_PROBLEMS: usize = 100;
 
-/// What [`crate::Store::check`] found.
-#[derive(Clone, Debug, Default)]
+/// What [`crate::Store::check`] found (and, through the engine, `Database::check`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CheckReport {
     /// The checkpoint file the manifest names (file-backed stores), and its commit ts.
     pub checkpoint: Option<String>,
@@ -54,7 +54,7 @@ pub struct CheckReport {
 }
 
 /// One log segment as [`crate::Store::check`] found it.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SegmentReport {
     pub name: String,
     pub bytes: u64,
@@ -70,6 +70,7 @@ impl CheckReport {
         super::recovery::describe_commit(self.last_commit_ts, self.last_commit_time_ms)
     }
 
+    /// Whether no inconsistency was found.
     pub fn is_ok(&self) -> bool {
         self.problems.is_empty()
     }

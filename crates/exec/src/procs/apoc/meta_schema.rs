@@ -19,6 +19,20 @@ use super::{col, list_of, map_arg};
 use crate::graph::{Direction, Edge, Graph, TokenId, TokenKind};
 use crate::procs::Procedure;
 
+/// The output columns of `apoc.meta.nodeTypeProperties` / `relTypeProperties`: the ones that
+/// name the node or relationship type (`lead`), then the property columns both share.
+fn property_columns(lead: Vec<(String, T)>) -> Vec<(String, T)> {
+    let mut out = lead;
+    out.extend([
+        col("propertyName", T::String),
+        col("propertyTypes", list_of(T::String)),
+        col("mandatory", T::Boolean),
+        col("propertyObservations", T::Integer),
+        col("totalObservations", T::Integer),
+    ]);
+    out
+}
+
 pub(super) fn procedures() -> Vec<Procedure> {
     let s = T::String;
     let strings = || list_of(T::String);
@@ -32,15 +46,7 @@ pub(super) fn procedures() -> Vec<Procedure> {
     let mut nodes = Procedure::new(
         "apoc.meta.nodeTypeProperties",
         vec![col("config", T::Map)],
-        vec![
-            col("nodeType", s.clone()),
-            col("nodeLabels", strings()),
-            col("propertyName", s.clone()),
-            col("propertyTypes", strings()),
-            col("mandatory", T::Boolean),
-            col("propertyObservations", T::Integer),
-            col("totalObservations", T::Integer),
-        ],
+        property_columns(vec![col("nodeType", s.clone()), col("nodeLabels", strings())]),
         "Examines the full graph and returns a table of metadata with information about the \
          NODE values therein.",
         |a, g| type_properties(a, g, false),
@@ -48,16 +54,11 @@ pub(super) fn procedures() -> Vec<Procedure> {
     let mut rels = Procedure::new(
         "apoc.meta.relTypeProperties",
         vec![col("config", T::Map)],
-        vec![
+        property_columns(vec![
             col("relType", s.clone()),
             col("sourceNodeLabels", strings()),
             col("targetNodeLabels", strings()),
-            col("propertyName", s.clone()),
-            col("propertyTypes", strings()),
-            col("mandatory", T::Boolean),
-            col("propertyObservations", T::Integer),
-            col("totalObservations", T::Integer),
-        ],
+        ]),
         "Examines the full graph and returns a table of metadata with information about the \
          RELATIONSHIP values therein.",
         |a, g| type_properties(a, g, true),

@@ -18,33 +18,16 @@ mod meta_schema;
 mod path;
 mod periodic;
 mod refactor;
+mod registry;
 mod util;
 mod write;
 
 use arbor_cypher_plan::CypherType;
 use arbor_model::{Error, NodeId, PropertyMap, RelId, Result, Status, Value};
 
-use super::Procedure;
 use crate::graph::{Graph, TokenId, TokenKind};
-
-/// Every APOC procedure Arbor implements.
-pub(crate) fn procedures() -> Vec<Procedure> {
-    let mut out = meta::procedures();
-    out.extend(meta_graph::procedures());
-    out.extend(write::procedures());
-    out.extend(refactor::procedures());
-    out.extend(util::procedures());
-    out.extend(periodic::procedures());
-    out.extend(meta_schema::procedures());
-    out.extend(path::procedures());
-    out.extend(cypher::procedures());
-    out.extend(create::procedures());
-    out
-}
-
-fn col(name: &str, ty: CypherType) -> (String, CypherType) {
-    (name.to_string(), ty)
-}
+use crate::procs::col;
+pub(crate) use registry::procedures;
 
 fn list_of(t: CypherType) -> CypherType {
     CypherType::List(Box::new(t))

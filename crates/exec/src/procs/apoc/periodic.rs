@@ -18,7 +18,7 @@ use arbor_model::{Error, Key, PathRef, PropertyMap, Result, Status, Value};
 use super::{arg_error, col, map_arg};
 use crate::graph::{Graph, Stats};
 use crate::procs::Procedure;
-use crate::{Execution, PreparedQuery};
+use crate::query::{Execution, PreparedQuery};
 
 pub(super) fn procedures() -> Vec<Procedure> {
     let int = |n: &str| col(n, T::Integer);

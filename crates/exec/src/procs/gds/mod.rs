@@ -10,6 +10,7 @@
 //! The catalog lives as long as the database's procedure registry (it is not persisted).
 
 mod algo;
+mod registry;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -19,7 +20,8 @@ use arbor_cypher_plan::CypherType as T;
 use arbor_model::{Error, NodeId, PropertyMap, RelId, Result, Status, Value};
 
 use crate::graph::{Direction, Graph, TokenKind};
-use crate::procs::Procedure;
+use crate::procs::{col, Procedure};
+pub(crate) use registry::procedures;
 
 /// The database name GDS reports.
 const DATABASE: &str = "neo4j";
@@ -59,18 +61,6 @@ pub(super) fn failed(proc_name: &str, what: &str) -> Error {
             "Failed to invoke procedure `{proc_name}`: Caused by: java.lang.IllegalArgumentException: {what}"
         ),
     )
-}
-
-fn col(name: &str, ty: T) -> (String, T) {
-    (name.to_string(), ty)
-}
-
-/// The GDS procedures over one fresh catalog (one per database registry).
-pub(crate) fn procedures() -> Vec<Procedure> {
-    let catalog: Catalog = Arc::default();
-    let mut out = catalog_procedures(&catalog);
-    out.extend(algo::procedures(&catalog));
-    out
 }
 
 fn info_columns() -> Vec<(String, T)> {
