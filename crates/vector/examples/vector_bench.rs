@@ -186,7 +186,7 @@ fn quantized_recall(
             let found = index.search(query, pool, &params).expect("query");
             let cands: Vec<(u64, &[f32])> =
                 found.iter().filter_map(|h| Some((h.id, index.prepared_vector(h.id)?))).collect();
-            let got = quantized_top_k(sim, &q, query, cands.into_iter(), 10).expect("query");
+            let got = quantized_top_k(sim, &q, query, cands, 10).expect("query");
             recall += recall_of(exact, &got);
         }
         println!(
