@@ -236,9 +236,9 @@ mod fault_tests;
 #[cfg(test)]
 mod model_tests;
 #[cfg(test)]
-mod paged_tests;
-#[cfg(test)]
 mod paged_props_tests;
+#[cfg(test)]
+mod paged_tests;
 #[cfg(test)]
 mod segment_tests;
 #[cfg(test)]
