@@ -17,14 +17,12 @@
 //! - the transaction's deadline has not passed, and at most [`MAX_ATTEMPTS`] times, with a
 //!   short growing back-off; after that the conflict is reported as before.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
 use arbor_exec::{Execution, PreparedQuery};
-use arbor_model::{Error, PropertyMap, Status, Value};
-
-use super::result::{OpenResult, Source};
-use super::Session;
+use arbor_model::{PropertyMap, Value};
 
 /// Re-runs of one statement before the conflict is reported.
 pub(super) const MAX_ATTEMPTS: u32 = 100;
@@ -71,36 +69,30 @@ fn fits(v: &Value, budget: &mut usize) -> bool {
     }
 }
 
-impl Session {
-    /// After the auto-commit statement of `result` failed with `e` (its transaction already
-    /// rolled back or failed to commit): restarts it in place for a fresh transaction and
-    /// returns true, or false when it cannot be re-run.
-    pub(super) fn rerun_auto(&mut self, e: &Error, result: &mut OpenResult) -> bool {
-        if e.status != Status::TransactionOutdated || result.emitted > 0 || self.expired() {
-            return false;
+impl Retry {
+    /// The execution of the next attempt after a lost conflict, after a short back-off; `None`
+    /// when the attempts are used up (or the statement no longer starts). `spread` (any value
+    /// that differs between sessions) staggers the sessions that lost the same conflict.
+    pub(super) fn next_attempt(
+        &mut self,
+        spread: usize,
+        interrupt: Arc<AtomicBool>,
+    ) -> Option<Execution> {
+        if self.attempts >= MAX_ATTEMPTS {
+            return None;
         }
-        let Some(retry) = result.retry.as_mut() else { return false };
-        if retry.attempts >= MAX_ATTEMPTS {
-            return false;
-        }
-        retry.attempts += 1;
-        // Let the winner finish: 0, 1, 2, ... up to 8 ms, spread by the session's address so
-        // that the losers of one conflict do not all come back at the same instant.
-        let spread = (self as *const Session as usize >> 6) % 500;
-        let wait = Duration::from_micros(u64::from(retry.attempts.min(8)) * 1000 + spread as u64);
+        self.attempts += 1;
+        // Let the winner finish: 1, 2, ... up to 8 ms, plus up to 0.5 ms of spread.
+        let wait =
+            Duration::from_micros(u64::from(self.attempts.min(8)) * 1000 + (spread % 500) as u64);
         std::thread::sleep(wait);
-        let mut exec = match Execution::start(retry.query.clone(), retry.params.clone()) {
-            Ok(exec) => exec,
-            Err(_) => return false,
-        };
-        exec.set_interrupt(self.interrupt.clone());
-        result.source = Source::Exec(Box::new(exec));
-        result.done = false;
+        let mut exec = Execution::start(self.query.clone(), self.params.clone()).ok()?;
+        exec.set_interrupt(interrupt);
         tracing::debug!(
-            attempt = retry.attempts,
+            attempt = self.attempts,
             "auto-commit statement re-run after a write conflict"
         );
         crate::metrics::bump(&crate::metrics::QUERIES.tx_rerun);
-        true
+        Some(exec)
     }
 }

@@ -260,3 +260,25 @@ impl Session {
         }
     }
 }
+
+impl Session {
+    /// After the auto-commit statement of `result` failed with `e` (its transaction already
+    /// rolled back or failed to commit): restarts it in place for a fresh transaction and
+    /// returns true, or false when it cannot be re-run (retry.rs says when it can).
+    fn rerun_auto(&mut self, e: &Error, result: &mut OpenResult) -> bool {
+        if e.status != Status::TransactionOutdated || result.emitted > 0 || self.expired() {
+            return false;
+        }
+        let spread = (self as *const Session as usize) >> 6;
+        let interrupt = self.interrupt.clone();
+        let Some(retry) = result.retry.as_mut() else { return false };
+        match retry.next_attempt(spread, interrupt) {
+            Some(exec) => {
+                result.source = Source::Exec(Box::new(exec));
+                result.done = false;
+                true
+            }
+            None => false,
+        }
+    }
+}
