@@ -7,6 +7,12 @@
 //
 // The data set must already be loaded (e.g. by `arbor bench mgbench --uri ...`); parameters
 // are drawn from a seeded stream, identical for every server given the same flags.
+//
+// With -workloads W1,W2,W3,W4 it runs mgBench's realistic mixes instead: each query of the list
+// is a write (Q20, Q21), read (Q23), update (Q22) or analytical (Q5-Q19) query, the type drawn
+// with benchgraph's weights (W1 30/40/10/20, W2 30/70, W3 50/50, W4 70/30) and the query
+// uniformly within its type. The list comes from this program's own seeded stream (Go's
+// generator, not CPython's), so it is identical for every server, not identical to mgBench's.
 package main
 
 import (
@@ -120,14 +126,7 @@ func run(ctx context.Context, drv neo4j.DriverWithContext, q query, ps []map[str
 					return
 				}
 				t := time.Now()
-				res, err := sess.Run(ctx, q.cypher, ps[i])
-				var n int64
-				if err == nil {
-					for res.Next(ctx) {
-						n++
-					}
-					err = res.Err()
-				}
+				n, err := runOne(ctx, sess, q, ps[i])
 				d := time.Since(t)
 				mu.Lock()
 				lat = append(lat, d)
@@ -144,6 +143,114 @@ func run(ctx context.Context, drv neo4j.DriverWithContext, q query, ps []map[str
 	}
 	wg.Wait()
 	return time.Since(start), lat, rows, errs
+}
+
+// kindOf is mgBench's query type: 0 write, 1 read, 2 update, 3 analytical, -1 aggregate.
+func kindOf(q int) int {
+	switch {
+	case q == 20 || q == 21:
+		return 0
+	case q == 23:
+		return 1
+	case q == 22:
+		return 2
+	case q >= 5 && q <= 19:
+		return 3
+	}
+	return -1
+}
+
+// realisticMixes are benchgraph's W1..W4 weights (write, read, update, analytical).
+var realisticMixes = map[string][4]int{
+	"W1": {30, 40, 10, 20},
+	"W2": {30, 70, 0, 0},
+	"W3": {50, 50, 0, 0},
+	"W4": {70, 30, 0, 0},
+}
+
+type item struct {
+	q      query
+	params map[string]any
+}
+
+// realisticList draws count queries of one mix: a type by weight, then a query of that type.
+func realisticList(weights [4]int, r *rand.Rand, count, nodes int) []item {
+	var byKind [4][]query
+	for _, q := range queries {
+		if k := kindOf(q.q); k >= 0 {
+			byKind[k] = append(byKind[k], q)
+		}
+	}
+	total := weights[0] + weights[1] + weights[2] + weights[3]
+	out := make([]item, 0, count)
+	for len(out) < count {
+		x := r.Intn(total)
+		k := 0
+		for x >= weights[k] {
+			x -= weights[k]
+			k++
+		}
+		q := byKind[k][r.Intn(len(byKind[k]))]
+		out = append(out, item{q, paramsFor(q, r, nodes)})
+	}
+	return out
+}
+
+// runMix executes a mixed list over workers; like run, but each item carries its own query.
+func runMix(ctx context.Context, drv neo4j.DriverWithContext, items []item, workers int) (time.Duration, []time.Duration, int64, int) {
+	var next int64
+	var mu sync.Mutex
+	lat := make([]time.Duration, 0, len(items))
+	var rows int64
+	errs := 0
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sess := drv.NewSession(ctx, neo4j.SessionConfig{})
+			defer sess.Close(ctx)
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if int(i) >= len(items) {
+					return
+				}
+				it := items[i]
+				t := time.Now()
+				n, err := runOne(ctx, sess, it.q, it.params)
+				d := time.Since(t)
+				mu.Lock()
+				lat = append(lat, d)
+				rows += n
+				if err != nil {
+					if errs == 0 {
+						fmt.Fprintf(os.Stderr, "Q%d: %v\n", it.q.q, err)
+					}
+					errs++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start), lat, rows, errs
+}
+
+// runOne runs one query and consumes every record.
+func runOne(ctx context.Context, sess neo4j.SessionWithContext, q query, params map[string]any) (int64, error) {
+	res, err := sess.Run(ctx, q.cypher, params)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for res.Next(ctx) {
+		n++
+	}
+	return n, res.Err()
 }
 
 func pct(l []time.Duration, p float64) float64 {
@@ -185,6 +292,7 @@ func main() {
 	seed := flag.Int64("seed", 1, "parameter stream seed")
 	label := flag.String("label", "", "name of the server in the output")
 	jsonOut := flag.String("json", "", "write results as JSON here")
+	workloads := flag.String("workloads", "", "realistic mixes instead of single queries, e.g. W1,W2,W3,W4")
 	flag.Parse()
 
 	ctx := context.Background()
@@ -205,6 +313,24 @@ func main() {
 	sel := selected(*qs)
 	var results []result
 	fmt.Printf("# go-mgbench %s uri=%s workers=%d count=%d nodes=%d\n", *label, *uri, *workers, *count, *nodes)
+	if *workloads != "" {
+		sel = map[int]bool{}
+		for i, w := range strings.Split(*workloads, ",") {
+			weights, ok := realisticMixes[w]
+			if !ok {
+				fmt.Fprintf(os.Stderr, "unknown workload %q (W1..W4)\n", w)
+				os.Exit(2)
+			}
+			r := rand.New(rand.NewSource(*seed*1000 + 100 + int64(i)))
+			runMix(ctx, drv, realisticList(weights, r, *count, *nodes), *workers)
+			wall, lat, rows, errs := runMix(ctx, drv, realisticList(weights, r, *count, *nodes), *workers)
+			res := result{Q: 0, Name: w, Count: *count, QPS: float64(*count) / wall.Seconds(),
+				P50Ms: pct(lat, 0.5), P99Ms: pct(lat, 0.99), Rows: rows, Errors: errs, WallSec: wall.Seconds()}
+			results = append(results, res)
+			fmt.Printf("%-3s %-34s %9.1f qps  p50 %8.3f ms  p99 %8.3f ms  rows %8d  errors %d\n",
+				w, "realistic", res.QPS, res.P50Ms, res.P99Ms, res.Rows, res.Errors)
+		}
+	}
 	for _, q := range queries {
 		if !sel[q.q] {
 			continue
