@@ -36,6 +36,8 @@ pub struct MemGraph {
     indexes: HashSet<(TokenId, TokenId)>,
     /// When set, writes fail with `ForbiddenOnReadOnly`.
     pub read_only: bool,
+    /// Calls of `node_property_batch` so far (tests count the late column reads).
+    pub batch_reads: std::cell::Cell<u64>,
 }
 
 fn kind_ix(k: TokenKind) -> usize {
@@ -108,6 +110,10 @@ impl GraphRead for MemGraph {
     /// (so an execution's late property columns stay valid across `next` calls).
     fn committed_snapshot(&self) -> Option<u64> {
         self.read_only.then_some(0)
+    }
+    fn node_property_batch(&self, ids: &[NodeId], key: TokenId, out: &mut Vec<Value>) {
+        self.batch_reads.set(self.batch_reads.get() + 1);
+        out.extend(ids.iter().map(|id| self.node_property(*id, key).unwrap_or(Value::Null)));
     }
     fn token_id(&self, kind: TokenKind, name: &str) -> Option<TokenId> {
         self.tokens[kind_ix(kind)].iter().position(|n| n == name).map(|i| i as TokenId)

@@ -239,7 +239,7 @@ impl Pump for FrontierExpand {
         self.types_buf = types;
         self.start = s;
         self.expand_levels(s, &r, ctx, &*g)?;
-        self.out.late.invalidate();
+        self.out.late.open();
         self.done.clear();
         self.level = self.min;
         self.pos = 0;

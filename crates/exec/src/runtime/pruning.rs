@@ -15,6 +15,9 @@ use crate::graph::{Direction, Edge, Graph, TokenId};
 use crate::nodeset::NodeSet;
 use crate::traverse::DepthFirst;
 
+/// Streamed ends gathered before they are handed on: one chunk of the late columns.
+const STREAM_BATCH: usize = super::pump::CHUNK;
+
 /// `VarLengthExpand(Pruning)`: the distinct end nodes of the relationship-unique paths
 /// (trails) of `min..=max` relationships from `from`, each once per input row (planned by the
 /// planner's `prune` pass only where nothing above reads more than the end node).
@@ -112,7 +115,8 @@ impl PruningVarExpand {
         self.dir != Direction::Both && self.min <= 1 && self.max.is_none()
     }
 
-    /// Reachability mode: expands the next node of the stack into `ends`; false when done.
+    /// Reachability mode: expands the next node of the stack, appending its new ends to
+    /// `ends`; false when done.
     fn stream_step(&mut self, ctx: &mut Ctx, g: &dyn Graph) -> Result<bool> {
         let (Some(cur), Some(stack)) = (&self.cur, &mut self.stack) else { return Ok(false) };
         let Value::Node(s) = cur[self.from] else { return Ok(false) };
@@ -121,9 +125,6 @@ impl PruningVarExpand {
         if self.steps.is_multiple_of(1024) {
             ctx.check_interrupt()?;
         }
-        self.ends.clear();
-        self.pos = 0;
-        self.out.late.invalidate();
         // The node's relationships in one `node_edges` call (the graph's bulk path) into a
         // reused buffer, instead of one call of a callback per relationship.
         self.edge_buf.clear();
@@ -308,7 +309,7 @@ impl Pump for PruningVarExpand {
     #[inline(always)]
     fn open(&mut self, r: Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<()> {
         let Value::Node(from) = r[self.from] else { return Ok(()) };
-        self.out.late.invalidate();
+        self.out.late.open();
         let types = resolve_types(g, &self.types);
         if let (Some(types), true) = (&types, self.streams()) {
             self.types_buf.clear();
@@ -368,7 +369,17 @@ impl Pump for PruningVarExpand {
                     return Ok(true);
                 }
             }
-            if !self.stream_step(ctx, &*g)? {
+            // The next batch of streamed ends: whole steps until it holds a chunk's worth
+            // (one late-column read per chunk, not per step; the order of the ends is the
+            // order the steps find them in either way).
+            self.ends.clear();
+            self.pos = 0;
+            self.out.late.invalidate();
+            let mut stepped = false;
+            while self.ends.len() < STREAM_BATCH && self.stream_step(ctx, &*g)? {
+                stepped = true;
+            }
+            if !stepped {
                 return Ok(false);
             }
         }

@@ -4,26 +4,27 @@
 //! `(Pruning,BFS)`) share: [`each_level_edge`], their breadth-first level loop, and
 //! [`EndLoop`], their emission loop (write the end into the working row, count it for PROFILE,
 //! test the fused filter, memoise the projected property, hand the row on) with
-//! [`LateCols`], which reads the end's properties that the fused filter and the projection
-//! right above read once per chunk of ends through [`Graph::node_property_batch`] (a column
-//! lookup per node in the engine, no property blob decoded) instead of one `node_property`
-//! per end and key.
+//! [`LateCols`], which reads the end's properties that the projection right above reads once
+//! per chunk of ends through [`Graph::node_property_batch`] (a column lookup per node in the
+//! engine, no property blob decoded) instead of one `node_property` per end and key.
+//!
+//! The fused filter is not fed from the columns: it runs as written, so its leading label and
+//! property conjuncts stay one `node_probe` per end (with columns installed as `scan_cols` the
+//! filter fell back to conjunct-by-conjunct evaluation, and a key without an integer column
+//! was read twice: the 2x regression of `count(DISTINCT b)` on the traversal tree).
 //!
 //! Why the late columns give the same answers: they hold exactly what `node_property` reads,
 //! and they are only used where such a read may be answered again from a memo
 //! (`ctx.read_only`: the statement never writes, so nothing changes during one
 //! `Execution::next` call; a chunk read in an earlier call of a transaction that has written
-//! (`ctx.epoch`) is not used: the rest of its ends are read one by one). The filter reads them
-//! through `ctx.scan_cols` (swapped in around each test, so an enclosing column aggregation
-//! keeps its own), the projection through the one-entry memo `ctx.last_prop`. Property reads
-//! of a node raise no error, so reading a chunk ahead of the rows that use it changes no
-//! outcome.
+//! (`ctx.epoch`) is not used: the rest of its ends are read one by one). The projection reads
+//! them through the one-entry memo `ctx.last_prop`. Property reads of a node raise no error,
+//! so reading a chunk ahead of the rows that use it changes no outcome.
 
 use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_cypher_plan::ops::Name;
 use arbor_model::{NodeId, RelId, Result, Value};
 
-use super::fused::filter_props;
 use crate::ctx::{Ctx, Operator, Row, ScanCols, Sink};
 use crate::eval::CompiledPred;
 use crate::graph::{Direction, Edge, Graph, TokenId, TokenKind};
@@ -102,7 +103,7 @@ impl<P: Pump> Operator for P {
 }
 
 /// Ends per column read.
-const CHUNK: usize = 256;
+pub(super) const CHUNK: usize = 256;
 
 /// The property columns of the current chunk of ends (see the module doc).
 #[derive(Default)]
@@ -111,7 +112,7 @@ pub(super) struct LateCols {
     keys: Vec<Name>,
     /// The column of the key the projection above reads of the end, if any.
     above: Option<usize>,
-    /// The columns of the chunk (`node`/`pos` set per end while the filter runs).
+    /// The columns of the chunk (`node`/`pos` unused: the memo reads them by index).
     cols: Option<ScanCols>,
     /// Which ends the columns hold: the list (`seg`), its version (`gen`), the chunk's
     /// first index in it, and the `Execution::next` call they were read in.
@@ -121,37 +122,50 @@ pub(super) struct LateCols {
     epoch: u64,
     /// Whether `cols` matches (`seg`, `gen`, `start`, `epoch`).
     valid: bool,
+    /// Whether `cols.toks` holds the keys' tokens, resolved once per input row
+    /// ([`Self::open`]) rather than once per chunk.
+    toks_set: bool,
     ids: Vec<NodeId>,
+    /// How many chunks have been read since the operator was built (tests count them).
+    pub(super) reads: u64,
 }
 
 impl LateCols {
-    /// The columns for an expansion binding `to`, whose fused filter is `pred` and under the
-    /// projection items `above` (what `Builder::late_reads` handed over).
-    pub(super) fn new(to: Slot, pred: Option<&PExpr>, above: &[PExpr]) -> LateCols {
+    /// The columns for an expansion binding `to` under the projection items `above` (what
+    /// `Builder::late_reads` handed over): the end's properties the projection reads. The
+    /// fused filter's reads are not among them: the filter runs as written, where its
+    /// label-and-property conjuncts are one `node_probe` per end (no column of a key can be
+    /// cheaper than that probe, and a column of a non-integer key is one `node_property` per
+    /// end on top of it).
+    pub(super) fn new(to: Slot, above: &[PExpr]) -> LateCols {
         let mut keys: Vec<Name> = Vec::new();
-        let mut col = |k: &Name| match keys.iter().position(|c| c == k) {
-            Some(i) => i,
-            None => {
-                keys.push(k.clone());
-                keys.len() - 1
-            }
-        };
         let mut first_above = None;
         for e in above {
             if let PExpr::Property(b, k) = e {
                 if matches!(**b, PExpr::Slot(s) if s == to) {
-                    let i = col(k);
+                    let i = match keys.iter().position(|c| c == k) {
+                        Some(i) => i,
+                        None => {
+                            keys.push(k.clone());
+                            keys.len() - 1
+                        }
+                    };
                     first_above.get_or_insert(i);
                 }
             }
         }
-        if let Some(p) = pred {
-            filter_props(p, to, &mut col);
-        }
         LateCols { keys, above: first_above, ..LateCols::default() }
     }
 
-    /// The list of ends changed (a new input row, a new batch of streamed ends).
+    /// A new input row: the list of ends changes and the keys' tokens are resolved again on
+    /// the next read (a statement that wrote in an earlier call may have created one).
+    #[inline]
+    pub(super) fn open(&mut self) {
+        self.invalidate();
+        self.toks_set = false;
+    }
+
+    /// The list of ends changed (a new batch of streamed ends).
     #[inline]
     pub(super) fn invalidate(&mut self) {
         self.gen = self.gen.wrapping_add(1);
@@ -187,8 +201,12 @@ impl LateCols {
             toks: Vec::new(),
             cols: Vec::new(),
         });
-        sc.toks.clear();
-        sc.toks.extend(self.keys.iter().map(|k| g.token_id(TokenKind::PropertyKey, k)));
+        if !self.toks_set {
+            sc.toks.clear();
+            sc.toks.extend(self.keys.iter().map(|k| g.token_id(TokenKind::PropertyKey, k)));
+            self.toks_set = true;
+        }
+        self.reads += 1;
         sc.cols.resize_with(self.keys.len(), Vec::new);
         for (c, tok) in sc.cols.iter_mut().zip(&sc.toks) {
             c.clear();
@@ -199,27 +217,6 @@ impl LateCols {
         }
         (self.seg, self.start, self.epoch, self.valid) = (seg, start, ctx.epoch, true);
         true
-    }
-
-    /// `pred` on `row`, whose end `end` is index `i` of the list the columns were read from
-    /// (after a true [`Self::ensure`]), reading the end's properties from the columns.
-    #[inline]
-    pub(super) fn test(
-        &mut self,
-        pred: &mut CompiledPred,
-        i: usize,
-        end: NodeId,
-        row: &mut Row,
-        ctx: &mut Ctx,
-        g: &mut dyn Graph,
-    ) -> Result<bool> {
-        let Some(mut sc) = self.cols.take() else { return pred.test(row, ctx, g) };
-        sc.node = end;
-        sc.pos = i - self.start;
-        let outer = ctx.scan_cols.replace(sc);
-        let r = pred.test(row, ctx, g);
-        self.cols = std::mem::replace(&mut ctx.scan_cols, outer);
-        r
     }
 
     /// Leaves the projected property of end `end` (index `i`) in the memo the projection
@@ -253,7 +250,7 @@ impl EndLoop {
     /// The loop for an expansion binding `to`, with the fused filter `filter` and the
     /// projection items above it that the builder handed over.
     pub(super) fn new(to: Slot, filter: Option<(PExpr, usize)>, above: &[PExpr]) -> EndLoop {
-        let late = LateCols::new(to, filter.as_ref().map(|f| &f.0), above);
+        let late = LateCols::new(to, above);
         EndLoop { to, filter: filter.map(|(p, id)| (CompiledPred::new(p), id)), late }
     }
 
@@ -281,12 +278,7 @@ impl EndLoop {
                     *c += 1;
                 }
             }
-            let ok = if lated {
-                self.late.test(pred, i, end, row, ctx, g)?
-            } else {
-                pred.test(row, ctx, g)?
-            };
-            if !ok {
+            if !pred.test(row, ctx, g)? {
                 return Ok(false);
             }
         }
