@@ -75,8 +75,13 @@ impl Transaction {
                     };
                     let own = self.own_vectors(&state);
                     let hide = |id: u64| !self.written(&state, id);
-                    let params =
-                        SearchParams { snapshot: self.start_ts, ef: QUERY_EF, filter: Some(&hide) };
+                    // A transaction that wrote no entity of the index's kind hides nothing: no
+                    // filter lets the library take its unfiltered path.
+                    let wrote =
+                        if state.rel { !self.rels.is_empty() } else { !self.nodes.is_empty() };
+                    let filter: Option<&(dyn Fn(u64) -> bool + Sync)> =
+                        if wrote { Some(&hide) } else { None };
+                    let params = SearchParams { snapshot: self.start_ts, ef: QUERY_EF, filter };
                     let committed = index.search(query, pool, &params).map_err(vector_err)?;
                     let mine = exact_top_k(
                         settings.similarity,
