@@ -337,3 +337,50 @@ fn a_segment_without_property_columns_keeps_the_properties_in_memory() {
     assert!(s.core_for_test().base().props_paged(), "the new segment holds the properties");
     same(&want, &answers(&s), "after the checkpoint");
 }
+
+/// A write that copies a base row whose property page is corrupt fails with the read error
+/// (file and page) and installs nothing: the node has no delta version, later reads of other
+/// nodes and later writes answer, and no transaction is poisoned by the failed copy.
+#[test]
+fn a_write_copying_a_corrupt_row_fails_and_installs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg(None)).unwrap();
+    fill(&s, 16);
+    s.close().unwrap();
+    drop(s);
+    let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
+    let p = s.persist_for_test().as_ref().unwrap();
+    let seg = p.pager.current().unwrap().unwrap();
+    let (off, arena, data_pages) = (seg.column(11).unwrap(), seg.column(12).unwrap(), seg.pages());
+    let pool = &p.pager.pool;
+    // A node whose blob lies in the arena's first page, and one wholly past it.
+    let start = |i: u64| seg.get(pool, off, i).unwrap();
+    let bad = (0..NODES).find(|i| start(*i + 1) > start(*i) && start(*i + 1) <= 4096).unwrap();
+    let good = (0..NODES).find(|i| start(*i) >= 2 * PAGE_SIZE as u64).unwrap();
+    let path = seg.path().to_path_buf();
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    drop(seg);
+    drop(s);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let header = bytes.len() - data_pages as usize * PAGE_SIZE;
+    bytes[header + arena.first_page() as usize * PAGE_SIZE + 7] ^= 0x10;
+    std::fs::write(&path, &bytes).unwrap();
+
+    let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
+    let key = tok(&s, TokenKind::PropertyKey, "x");
+    let name_key = tok(&s, TokenKind::PropertyKey, "name");
+    let mut w = s.begin(false);
+    let e = w.set_node_property(NodeId(bad), key, Value::Int(1)).expect_err("the copy fails");
+    assert_eq!(e.status, Status::Corruption);
+    assert!(e.message.contains(&name) && e.message.contains("page"), "{}", e.message);
+    w.commit().unwrap();
+    assert_eq!(s.core_for_test().node_newest_ts(bad), 0, "no version of the node installed");
+    let tx = s.begin(true);
+    assert!(tx.node_property(NodeId(good), name_key).is_some());
+    assert!(tx.read_error().is_none(), "{:?}", tx.read_error());
+    let mut w = s.begin(false);
+    w.set_node_property(NodeId(good), key, Value::Int(2)).unwrap();
+    w.commit().unwrap();
+    let v = s.begin(true).node_property(NodeId(good), key);
+    assert!(matches!(v, Some(Value::Int(2))), "{v:?}");
+}

@@ -144,6 +144,19 @@ impl NodeRef<'_> {
             }
         }
     }
+    /// [`NodeRef::to_data`] for a copy a write installs: a base row whose paged property
+    /// blob fails to read is that error (naming file and page), never a row without
+    /// properties, and the failure is not noted on the base (nothing was answered from it).
+    pub fn try_to_data(self) -> Result<NodeData> {
+        match self {
+            NodeRef::Data(d) => Ok(d.clone()),
+            NodeRef::Base(b, id) => {
+                let blob = b.try_blob(false, id)?;
+                let props = blob_all(&blob, &b.strings);
+                Ok(NodeData { labels: Labels::from_slice(self.labels()), props })
+            }
+        }
+    }
 }
 
 /// A read-only view of one relationship.
@@ -188,6 +201,14 @@ impl RelRef<'_> {
     pub fn to_data(self) -> RelData {
         RelData { start: self.start(), end: self.end(), ty: self.ty(), props: self.props() }
     }
+    /// [`RelRef::to_data`] for a copy a write installs (see [`NodeRef::try_to_data`]).
+    pub fn try_to_data(self) -> Result<RelData> {
+        let props = match self {
+            RelRef::Data(r) => r.props.clone(),
+            RelRef::Base(b, id, _) => blob_all(&b.try_blob(true, id)?, &b.strings),
+        };
+        Ok(RelData { start: self.start(), end: self.end(), ty: self.ty(), props })
+    }
 }
 
 impl Base {
@@ -211,6 +232,20 @@ impl Base {
         match &self.paged_props[1] {
             None => Cow::Borrowed(self.rel_props.blob(id)),
             Some(p) => self.paged_blob(p, id),
+        }
+    }
+
+    /// The property blob of base node (or, with `rel`, relationship) `id`, a failed read
+    /// returned rather than noted.
+    fn try_blob(&self, rel: bool, id: u64) -> Result<Cow<'_, [u8]>> {
+        match &self.paged_props[usize::from(rel)] {
+            None if rel => Ok(Cow::Borrowed(self.rel_props.blob(id))),
+            None => Ok(Cow::Borrowed(self.node_props.blob(id))),
+            Some(p) => {
+                let mut buf = Vec::new();
+                p.blob_into(id, &mut buf)?;
+                Ok(Cow::Owned(buf))
+            }
         }
     }
 

@@ -34,7 +34,8 @@ impl Transaction {
         if let Some(w) = self.nodes.get(&id) {
             return w.data.clone().ok_or_else(|| node_not_found(id));
         }
-        let data = self.with_node(id, |n| n.to_data()).ok_or_else(|| node_not_found(id))?;
+        // A base row whose properties fail to read fails the write: nothing is installed.
+        let data = self.with_node(id, |n| n.try_to_data()).ok_or_else(|| node_not_found(id))??;
         if self.core.node_newest_ts(id) > self.start_ts {
             return Err(outdated("Node", id));
         }
@@ -45,7 +46,7 @@ impl Transaction {
         if let Some(w) = self.rels.get(&id) {
             return w.data.clone().ok_or_else(|| rel_not_found(id));
         }
-        let data = self.with_rel(id, |r| r.to_data()).ok_or_else(|| rel_not_found(id))?;
+        let data = self.with_rel(id, |r| r.try_to_data()).ok_or_else(|| rel_not_found(id))??;
         if self.core.rel_newest_ts(id) > self.start_ts {
             return Err(outdated("Relationship", id));
         }
@@ -175,8 +176,10 @@ impl Transaction {
         if let Some(v) = &value {
             check_storable(v)?;
         }
-        let has = self.with_node(id.0, |d| d.has_prop(key)).ok_or_else(|| node_not_found(id.0))?;
-        if value.is_none() && !has {
+        // Only a removal asks first (a set copies the row, failing on a bad page).
+        if value.is_none()
+            && !self.with_node(id.0, |d| d.has_prop(key)).ok_or_else(|| node_not_found(id.0))?
+        {
             return Ok(());
         }
         let cur = self.node_for_write(id.0)?;
@@ -194,9 +197,9 @@ impl Transaction {
         if let Some(v) = &value {
             check_storable(v)?;
         }
-        let has =
-            self.with_rel(id.0, |r| r.prop(key).is_some()).ok_or_else(|| rel_not_found(id.0))?;
-        if value.is_none() && !has {
+        if value.is_none()
+            && !self.with_rel(id.0, |r| r.prop(key).is_some()).ok_or_else(|| rel_not_found(id.0))?
+        {
             return Ok(());
         }
         let cur = self.rel_for_write(id.0)?;
