@@ -97,6 +97,13 @@ impl Visited {
     }
 }
 
+/// Buffers one inserting thread reuses across its link updates.
+#[derive(Default)]
+struct LinkScratch {
+    links: Vec<u32>,
+    dists: Vec<f32>,
+}
+
 /// The layered link structure.
 pub(crate) struct Graph {
     pub m: usize,
@@ -326,7 +333,7 @@ impl Graph {
 
     /// Keeps the closest candidates that are not closer to an already kept one than to the
     /// base node (the paper's heuristic), so links spread in all directions.
-    fn select(&self, space: Space<'_>, sorted: &[Cand], m: usize) -> Vec<u32> {
+    fn select(&self, space: Space<'_>, sorted: &[Cand], m: usize) -> Vec<Cand> {
         let mut kept: Vec<Cand> = Vec::with_capacity(m);
         for &c in sorted {
             if kept.len() >= m {
@@ -337,7 +344,7 @@ impl Graph {
                 kept.push(c);
             }
         }
-        kept.into_iter().map(|c| c.slot).collect()
+        kept
     }
 
     /// Links the already pushed node `slot` into the graph.
@@ -373,40 +380,76 @@ impl Graph {
         }
         {
             let _g = self.lock(slot);
+            let mut links = Vec::with_capacity(self.m0);
             for (l, chosen) in &per_level {
-                self.set_neighbours(slot, *l, chosen);
+                links.clear();
+                links.extend(chosen.iter().map(|c| c.slot));
+                self.set_neighbours(slot, *l, &links);
             }
         }
+        let mut scratch = LinkScratch::default();
         for (l, chosen) in per_level.iter().rev() {
             let cap = if *l == 0 { self.m0 } else { self.m };
             for &other in chosen {
-                self.link_back(space, other, slot, *l, cap);
+                self.link_back(space, other, slot, *l, cap, &mut scratch);
             }
         }
     }
 
-    /// Adds `slot` to the links of `other`, pruning with the heuristic when the list is full.
-    fn link_back(&self, space: Space<'_>, other: u32, slot: u32, level: u8, cap: usize) {
-        let _g = self.lock(other);
-        let mut links = Vec::with_capacity(cap + 1);
-        self.neighbours(other, level, &mut links);
+    /// Adds `slot` to the links of `other.slot` (`other.dist` is their distance). A full list
+    /// gives up one link, chosen incrementally as Lucene's HNSW does: only the newcomer's
+    /// relations are checked, not every pair again (which was half of a build's instructions
+    /// at 128 dimensions, where the heuristic rarely prunes and so ran at nearly every link).
+    /// The newcomer is dropped when a closer link covers it (is closer to it than `other`
+    /// is); otherwise it replaces the farthest link it covers, or else the farthest link when
+    /// it is closer than that one.
+    fn link_back(
+        &self,
+        space: Space<'_>,
+        other: Cand,
+        slot: u32,
+        level: u8,
+        cap: usize,
+        scratch: &mut LinkScratch,
+    ) {
+        let _g = self.lock(other.slot);
+        let links = &mut scratch.links;
+        self.neighbours(other.slot, level, links);
         if links.contains(&slot) {
             return;
         }
         if links.len() < cap {
             links.push(slot);
-            self.set_neighbours(other, level, &links);
+            self.set_neighbours(other.slot, level, links);
             return;
         }
-        let base = space.vector(other);
-        let mut cands: Vec<Cand> = links
+        let base = space.vector(other.slot);
+        let new = space.vector(slot);
+        let dist_new = other.dist;
+        let dists = &mut scratch.dists;
+        dists.clear();
+        dists.extend(links.iter().map(|&s| space.distance(base, s)));
+        // Covered by a closer link: the list stays as it is.
+        let covered = links
             .iter()
-            .chain(std::iter::once(&slot))
-            .map(|&s| Cand { dist: space.distance(base, s), slot: s })
-            .collect();
-        cands.sort_unstable();
-        let kept = self.select(space, &cands, cap);
-        self.set_neighbours(other, level, &kept);
+            .zip(dists.iter())
+            .any(|(&s, &d)| d < dist_new && space.distance(new, s) < dist_new);
+        if covered {
+            return;
+        }
+        // The farthest link the newcomer covers, else the farthest link if farther than it.
+        let mut order: Vec<usize> = (0..links.len()).collect();
+        order.sort_unstable_by(|&a, &b| dists[b].total_cmp(&dists[a]));
+        let victim = order
+            .iter()
+            .copied()
+            .take_while(|&i| dists[i] > dist_new)
+            .find(|&i| space.distance(new, links[i]) < dists[i])
+            .or_else(|| order.first().copied().filter(|&i| dists[i] > dist_new));
+        if let Some(i) = victim {
+            links[i] = slot;
+            self.set_neighbours(other.slot, level, links);
+        }
     }
 
     /// Makes `slot` the entry point when it reaches above the current top layer.
