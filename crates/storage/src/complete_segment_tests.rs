@@ -153,10 +153,10 @@ fn damage_to_any_part_the_open_reads_is_corruption_naming_file_and_page() {
             continue; // a computed column has no page
         }
         flip_in_column(dir.path(), &name, &seg, id);
-        let e = Store::open(dir.path(), cfg()).err().expect("the open fails");
+        let Err(e) = Store::open(dir.path(), cfg()) else { panic!("the open fails") };
         assert_eq!(e.status, Status::Corruption, "column {id}: {}", e.message);
         assert!(e.message.contains(&name) && e.message.contains("page"), "{}", e.message);
-        let e = Store::open_read_only(dir.path()).err().expect("a read-only open fails too");
+        let Err(e) = Store::open_read_only(dir.path()) else { panic!("a read-only open fails") };
         assert_eq!(e.status, Status::Corruption);
     }
 }
@@ -175,7 +175,7 @@ fn a_complete_manifest_with_an_incomplete_segment_is_corruption_naming_it() {
     write_segment(&mut out, seg.ts, &[(1, ColumnData::U8(&code))]).unwrap();
     drop(seg);
     std::fs::write(dir.path().join(&name), &out).unwrap();
-    let e = Store::open(dir.path(), cfg()).err().expect("the open fails");
+    let Err(e) = Store::open(dir.path(), cfg()) else { panic!("the open fails") };
     assert_eq!(e.status, Status::Corruption);
     assert!(e.message.contains(&name) && e.message.contains("missing"), "{}", e.message);
 }
