@@ -232,6 +232,8 @@ pub use durability::snapshot::{BackupSnapshot, Since, SnapshotFile};
 #[cfg(test)]
 mod base_tests;
 #[cfg(test)]
+mod complete_segment_tests;
+#[cfg(test)]
 mod fault_tests;
 #[cfg(test)]
 mod model_tests;

@@ -32,6 +32,7 @@ mod graph;
 mod index;
 mod paged;
 mod props;
+mod segment_open;
 mod segments;
 #[cfg(test)]
 mod tests;
@@ -39,4 +40,5 @@ mod tests;
 pub(crate) use builder::BaseBuilder;
 pub use graph::BaseStats;
 pub(crate) use graph::{Base, NodeRef, RelRef};
+pub(crate) use segment_open::is_complete;
 pub(crate) use segments::{compare as compare_segment, SegGraph};

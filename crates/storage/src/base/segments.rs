@@ -22,14 +22,14 @@ use super::paged::{read_blob, read_edges, PagedAdj, PagedProps};
 use crate::pager::pool::BufferPool;
 use crate::pager::segment::{ColumnData, SegColumn, Segment};
 
-const LABEL_CODE: u8 = 1;
-const OUT: [u8; 4] = [2, 3, 4, 5];
-const IN: [u8; 4] = [6, 7, 8, 9];
-const LABEL_SETS: u8 = 10;
-const NODE_PROPS: [u8; 2] = [11, 12];
-const REL_PROPS: [u8; 2] = [13, 14];
+pub(super) const LABEL_CODE: u8 = 1;
+pub(super) const OUT: [u8; 4] = [2, 3, 4, 5];
+pub(super) const IN: [u8; 4] = [6, 7, 8, 9];
+pub(super) const LABEL_SETS: u8 = 10;
+pub(super) const NODE_PROPS: [u8; 2] = [11, 12];
+pub(super) const REL_PROPS: [u8; 2] = [13, 14];
 
-fn data(p: &Packed) -> ColumnData<'_> {
+pub(super) fn data(p: &Packed) -> ColumnData<'_> {
     match p.view() {
         PackedView::Const(v, n) => ColumnData::Const(v, n),
         PackedView::Seq(v, n) => ColumnData::Seq(v, n),

@@ -31,7 +31,7 @@ use crate::base::{Base, BaseBuilder, NodeRef};
 use crate::codec::{corrupt, Dec, Enc};
 use crate::mvcc::Transaction;
 use crate::mvcc::{Core, CountDelta};
-use crate::schema::{IndexDef, IndexKind};
+use crate::schema::{IndexDef, IndexKind, Target};
 use crate::types::{Durability, TokenKind};
 use crate::vfs::{Vfs, VfsFile, VfsRead};
 
@@ -171,17 +171,19 @@ pub(crate) fn checkpoint_with(
     w.put(&e.buf)?;
     e.buf.clear();
     // The base is built even when it will not be installed (`rebuild` false): the segment
-    // file is written from it.
+    // file is written from it, whole; the checkpoint file keeps the header only.
     let mut builder = BaseBuilder::new(c);
-    feed(core, &tx, Some(&mut builder), Some(&mut w))?;
+    feed(core, &tx, Some(&mut builder), None)?;
+    w.put(&[TAG_END])?;
     let base = builder.finish(&core.schema().read().pairs());
+    let counts = checkpoint_segments::counts_of(&base);
     let crc = w.crc;
     w.out.write_all(&crc.to_le_bytes()).map_err(|e| io_err("cannot write", &tmp, e))?;
     let mut file = w.out.into_inner().map_err(|e| io_err("cannot write", &tmp, e.into_error()))?;
     file.sync_all().map_err(|e| io_err("cannot fsync", &tmp, e))?;
     drop(file);
     vfs.rename(&tmp, &p.dir.join(&name)).map_err(|e| io_err("cannot rename", &tmp, e))?;
-    let segment = checkpoint_segments::write(vfs, &p.dir, &base, c)?;
+    let segment = checkpoint_segments::write(vfs, &p.dir, &base, c, &counts)?;
     sync_dir(vfs, &p.dir)?;
 
     let (first_wal, sealed) = {
@@ -446,6 +448,9 @@ pub(crate) struct Manifest {
     pub sealed: wal::Sealed,
     /// The checkpoint's segment files (none before manifest version 4, and for imports).
     pub segments: Vec<String>,
+    /// Whether the segment holds the whole base (version 5): the checkpoint file then has
+    /// no entity records.
+    pub complete: bool,
 }
 
 /// Reads the whole manifest, or `None` for a new store.
@@ -474,6 +479,7 @@ pub(crate) fn read_manifest(vfs: &dyn Vfs, dir: &Path) -> Result<Option<Manifest
     }
     let mut sealed = wal::Sealed::default();
     let mut segments = Vec::new();
+    let mut complete = false;
     // Written by older versions (and the importer) without the sealed segments.
     if d.u64().is_ok() && !d.is_empty() {
         sealed.until = d.u64().map_err(|_| bad())?;
@@ -495,6 +501,7 @@ pub(crate) fn read_manifest(vfs: &dyn Vfs, dir: &Path) -> Result<Option<Manifest
                     checkpoint_segments::MANIFEST_VERSION
                 )));
             }
+            complete = version >= checkpoint_segments::COMPLETE_SINCE;
             let n = d.count(1).map_err(|_| bad())?;
             for _ in 0..n {
                 let s = d.str().map_err(|_| bad())?;
@@ -505,7 +512,10 @@ pub(crate) fn read_manifest(vfs: &dyn Vfs, dir: &Path) -> Result<Option<Manifest
             }
         }
     }
-    Ok(Some(Manifest { ts, name, sealed, segments }))
+    if complete && segments.is_empty() {
+        return Err(bad());
+    }
+    Ok(Some(Manifest { ts, name, sealed, segments, complete }))
 }
 
 /// Reads a checkpoint body in bounded chunks (recovery never holds the whole file), checking
@@ -579,6 +589,22 @@ impl Stream {
 
 /// Loads a checkpoint into an empty core: tokens, schema, and one compact base at ts `c`.
 pub(crate) fn load(core: &Core, vfs: &dyn Vfs, dir: &Path, name: &str, c: u64) -> Result<()> {
+    load_with(core, vfs, dir, name, c, None)
+}
+
+/// Opens the base and counts of a complete segment, given the schema's index targets.
+pub(crate) type FromSegment<'a> = &'a dyn Fn(&[Target]) -> Result<(Base, CountDelta)>;
+
+/// [`load`]; with `from_segment`, the checkpoint file holds no entity records (a complete
+/// segment's) and the base and counts come from that function.
+pub(crate) fn load_with(
+    core: &Core,
+    vfs: &dyn Vfs,
+    dir: &Path,
+    name: &str,
+    c: u64,
+    from_segment: Option<FromSegment<'_>>,
+) -> Result<()> {
     use std::io::Read;
     // Checksum first (a streaming pass): decoding trusts ids enough to allocate by them.
     verify(vfs, dir, name)?;
@@ -593,7 +619,14 @@ pub(crate) fn load(core: &Core, vfs: &dyn Vfs, dir: &Path, name: &str, c: u64) -
     }
     let mut st =
         Stream { file, path: path.clone(), window: Vec::new(), pos: 0, left: size - 12, crc: 0 };
-    load_body(core, &mut st, c).map_err(|e| if e.status == Status::Corruption { ctx(e) } else { e })
+    load_body(core, &mut st, c, from_segment).map_err(|e| {
+        // A segment's own errors name their file already.
+        if e.status == Status::Corruption && !e.message.starts_with("segment file") {
+            ctx(e)
+        } else {
+            e
+        }
+    })
 }
 
 /// Verifies a checkpoint file's header and checksum without loading it.
@@ -617,7 +650,12 @@ pub(crate) fn verify(vfs: &dyn Vfs, dir: &Path, name: &str) -> Result<()> {
 
 type Header = (u64, u64, Vec<Vec<String>>, Vec<IndexDef>);
 
-fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
+fn load_body(
+    core: &Core,
+    st: &mut Stream,
+    c: u64,
+    from_segment: Option<FromSegment<'_>>,
+) -> Result<()> {
     // The header is decoded without side effects (it may be retried on a longer window).
     let (next_node, next_rel, tokens, defs): Header = st.record(|d| {
         if d.u64()? != c {
@@ -668,6 +706,18 @@ fn load_body(core: &Core, st: &mut Stream, c: u64) -> Result<()> {
     let mut cs = core.lock_commit();
     for def in defs {
         core.install_index(&mut cs, def);
+    }
+    if let Some(open) = from_segment {
+        if st.record(|d| d.u8())? != TAG_END {
+            return Err(corrupt("entity records beside a complete segment"));
+        }
+        st.finish()?;
+        let (base, counts) = open(&core.schema().read().pairs())?;
+        if base.ts != c {
+            return Err(corrupt(format!("segment of commit {}, checkpoint of {c}", base.ts)));
+        }
+        core.load_base(&mut cs, base, counts, (next_node, next_rel));
+        return Ok(());
     }
     // Entities go straight into the compact base; nothing is versioned.
     let mut builder = BaseBuilder::new(c);

@@ -1,7 +1,14 @@
-//! The segment files of checkpoints: writing the base's topology as `segment-<C>.arbor` next
-//! to `checkpoint-<C>.arbor` (before the manifest that lists both), opening the segment the
-//! manifest names, removing the ones no manifest names, and checking a segment page by page
-//! and against the base.
+//! The segment files of checkpoints: writing the whole base as `segment-<C>.arbor` next to
+//! `checkpoint-<C>.arbor` (before the manifest that lists both), opening a base from the
+//! segment the manifest names, removing the ones no manifest names, and checking a segment
+//! page by page and against the base.
+//!
+//! Since manifest version 5 the segment is *complete*: besides adjacency, label codes and
+//! property blobs it holds the rest of the base (`base::segment_open`) and the count store
+//! (column 19, [`encode_counts`]); the checkpoint file then holds only the next ids, tokens
+//! and schema (no entity records), and a store opens from the manifest, the segment's
+//! header and in-memory columns, that small file and the WAL tail. A version-4 store (or an
+//! import) opens the old way and is migrated by its next checkpoint.
 //!
 //! Crash safety follows the checkpoint file's: the segment is written to a `.tmp` file,
 //! fsynced and renamed before the directory fsync that precedes the manifest switch, and
@@ -11,16 +18,110 @@
 
 use std::path::Path;
 
-use arbor_model::Result;
+use std::sync::Arc;
+
+use arbor_model::{Error, Result, Status};
 
 use super::wal::io_err;
-use crate::base::{compare_segment, Base, SegGraph};
+use crate::base::{compare_segment, is_complete, Base, SegGraph};
+use crate::codec::{Dec, Enc};
+use crate::mvcc::{Core, CountDelta};
 use crate::pager::pool::BufferPool;
-use crate::pager::segment::{write_segment, Segment};
+use crate::pager::segment::{write_segment, ColumnData, ColumnValues, Segment};
+use crate::schema::Target;
 use crate::vfs::Vfs;
 
-/// The version of the manifest that lists segment files (written after the sealed segments).
-pub(crate) const MANIFEST_VERSION: u64 = 4;
+/// The version of the manifest this build writes: 4 listed segment files (after the sealed
+/// log segments), 5 marks the segment complete (see the module docs).
+pub(crate) const MANIFEST_VERSION: u64 = 5;
+/// The first manifest version whose segment is complete.
+pub(crate) const COMPLETE_SINCE: u64 = 5;
+/// The count store's column.
+const COUNTS: u8 = 19;
+
+/// The count store of `base`: nodes in all and per label, relationships per count key.
+pub(crate) fn counts_of(base: &Base) -> CountDelta {
+    let mut c = Core::rel_counts_of(base);
+    let mut per_code = vec![0i64; base.label_set_count()];
+    for id in 0..base.node_end {
+        if let Some(n) = per_code.get_mut(base.node_label_code(id)) {
+            *n += 1;
+        }
+    }
+    for (code, n) in per_code.into_iter().enumerate().skip(1).filter(|(_, n)| *n > 0) {
+        c.total += n;
+        base.label_set(code).iter().for_each(|l| c.label(*l, n));
+    }
+    c
+}
+
+/// The count store as bytes: total, then `(label, n)` and `((a, t, b), n)`, sorted.
+pub(crate) fn encode_counts(c: &CountDelta) -> Vec<u8> {
+    let mut e = Enc::new();
+    e.ivar(c.total);
+    let mut labels: Vec<_> = c.labels.iter().filter(|(_, n)| **n != 0).collect();
+    labels.sort_unstable();
+    e.var(labels.len() as u64);
+    for (l, n) in labels {
+        e.var(u64::from(*l));
+        e.ivar(*n);
+    }
+    let mut rels: Vec<_> = c.rels.iter().filter(|(_, n)| **n != 0).collect();
+    rels.sort_unstable();
+    e.var(rels.len() as u64);
+    for ((a, t, b), n) in rels {
+        [a, t, b].iter().for_each(|x| e.var(u64::from(**x)));
+        e.ivar(*n);
+    }
+    e.buf
+}
+
+fn decode_counts(b: &[u8]) -> Result<CountDelta> {
+    let mut d = Dec::new(b);
+    let mut c = CountDelta { total: d.ivar()?, ..Default::default() };
+    for _ in 0..d.count(2)? {
+        let l = d.var_u32()?;
+        c.label(l, d.ivar()?);
+    }
+    for _ in 0..d.count(4)? {
+        let k = (d.var_u32()?, d.var_u32()?, d.var_u32()?);
+        c.rels.insert(k, d.ivar()?);
+    }
+    if !d.is_empty() {
+        return Err(crate::codec::corrupt("trailing bytes"));
+    }
+    Ok(c)
+}
+
+/// Whether `seg` holds the whole base and its counts.
+pub(crate) fn complete(seg: &Segment) -> bool {
+    is_complete(seg) && seg.column(COUNTS).is_some()
+}
+
+/// The base and count store of complete segment `seg` (see [`Base::from_segment`]).
+pub(crate) fn open_base(
+    seg: &Arc<Segment>,
+    pool: &Arc<BufferPool>,
+    pairs: &[Target],
+    resident: bool,
+) -> Result<(Base, CountDelta)> {
+    let bad = |what: &str| {
+        Error::new(
+            Status::Corruption,
+            format!("segment file {} is corrupt: {what}", seg.path().display()),
+        )
+    };
+    if !complete(seg) {
+        return Err(bad("the manifest says complete, but columns are missing"));
+    }
+    let col = seg.column(COUNTS).ok_or_else(|| bad("no count store"))?;
+    let ColumnValues::U8(bytes) = seg.read_column(col)? else {
+        return Err(bad("count store of another width"));
+    };
+    let counts = decode_counts(&bytes).map_err(|e| bad(&format!("count store: {}", e.message)))?;
+    let base = Base::from_segment(seg, pool, pairs, resident)?;
+    Ok((base, counts))
+}
 
 pub(crate) fn segment_name(ts: u64) -> String {
     format!("segment-{ts:020}.arbor")
@@ -33,14 +134,25 @@ pub(crate) fn is_segment_name(name: &str) -> bool {
 
 /// Writes the base's segment for checkpoint `ts` (tmp, fsync, rename; the caller fsyncs the
 /// directory). Returns the file name.
-pub(crate) fn write(vfs: &dyn Vfs, dir: &Path, base: &Base, ts: u64) -> Result<String> {
+pub(crate) fn write(
+    vfs: &dyn Vfs,
+    dir: &Path,
+    base: &Base,
+    ts: u64,
+    counts: &CountDelta,
+) -> Result<String> {
     use std::io::Write;
     let name = segment_name(ts);
     let tmp = dir.join(format!("{name}.tmp"));
     let file = vfs.create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     let words = base.label_set_words();
-    write_segment(&mut out, ts, &base.segment_columns(&words))
+    let extra = base.segment_extra();
+    let counts = encode_counts(counts);
+    let mut cols = base.segment_columns(&words);
+    cols.extend(extra.columns(base));
+    cols.push((COUNTS, ColumnData::U8(&counts)));
+    write_segment(&mut out, ts, &cols)
         .and_then(|()| out.flush())
         .map_err(|e| io_err("cannot write", &tmp, e))?;
     let mut file = out.into_inner().map_err(|e| io_err("cannot write", &tmp, e.into_error()))?;
@@ -69,4 +181,21 @@ pub(crate) fn check(seg: &Segment, pool: &BufferPool, base: Option<&Base>) -> Ve
     let Some(base) = base else { return Vec::new() };
     let run = || -> Result<Vec<String>> { compare_segment(&SegGraph::new(seg, pool)?, base, 10) };
     run().unwrap_or_else(|e| vec![e.message])
+}
+
+/// `arbor check` of a complete segment (pages verified already): the base opens from it
+/// whole, and its index arrays, label bitsets and count store match ones derived again.
+pub(crate) fn check_complete(seg: &Arc<Segment>, pool: &Arc<BufferPool>) -> Vec<String> {
+    let (base, counts) = match open_base(seg, pool, &[], true) {
+        Ok(x) => x,
+        Err(e) => return vec![e.message],
+    };
+    let mut problems = base.check_derived(10);
+    if encode_counts(&counts) != encode_counts(&counts_of(&base)) {
+        problems.push(format!(
+            "segment file {}: the count store differs from the counts of its graph",
+            seg.path().display()
+        ));
+    }
+    problems
 }

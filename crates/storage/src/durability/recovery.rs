@@ -28,13 +28,28 @@ pub(crate) fn recover(
     let mut sealed = wal::Sealed::default();
     if let Some(m) = checkpoint::read_manifest(vfs, dir)? {
         sealed = m.sealed;
-        checkpoint::load(core, vfs, dir, &m.name, m.ts)?;
+        match (persist, m.segments.first()) {
+            // A complete segment: the base opens from it (header, in-memory columns) and the
+            // small checkpoint file gives tokens, schema and next ids.
+            (Some(p), Some(name)) if m.complete => {
+                p.pager.open_current(name)?;
+                let seg = p.pager.current()?.ok_or_else(|| {
+                    crate::codec::corrupt(format!("segment file {name} did not open"))
+                })?;
+                let pool = p.pager.pool.clone();
+                let open = |pairs: &[crate::schema::Target]| {
+                    checkpoint_segments::open_base(&seg, &pool, pairs, false)
+                };
+                checkpoint::load_with(core, vfs, dir, &m.name, m.ts, Some(&open))?;
+            }
+            _ => checkpoint::load(core, vfs, dir, &m.name, m.ts)?,
+        }
         ckpt_ts = m.ts;
         if let Some(p) = persist {
             *p.checkpoint_lock.lock() = m.ts;
             // The segment files the manifest names must open; others are garbage of a
             // checkpoint that never reached its manifest.
-            if let Some(name) = m.segments.first() {
+            if let Some(name) = m.segments.first().filter(|_| !m.complete) {
                 p.pager.open_current(name)?;
                 // Expand, degree and var-length read the adjacency from it from now on.
                 if let Some(seg) = p.pager.current()? {

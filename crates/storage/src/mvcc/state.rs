@@ -215,7 +215,10 @@ impl Core {
             self.nodes.len() == 0 && self.rels.len() == 0,
             "a checkpoint loads into an empty delta"
         );
-        counts.rels = Core::rel_counts_of(&base).rels;
+        // A complete segment brings its relationship counts; a decoded checkpoint does not.
+        if counts.rels.is_empty() {
+            counts.rels = Core::rel_counts_of(&base).rels;
+        }
         *self.base.write() = Arc::new(base);
         self.rebuild_rel_indexes();
         self.counts.write().apply(ts, &counts);

@@ -166,6 +166,32 @@ impl PagedFile {
         Ok(())
     }
 
+    /// Reads and verifies data pages `first..first + buf.len() / PAGE_SIZE` into `buf` with
+    /// one read (a column read whole, bypassing the pool).
+    pub fn load_run(&self, first: u64, buf: &mut [u8]) -> Result<()> {
+        let pages = (buf.len() / PAGE_SIZE) as u64;
+        if first.checked_add(pages).is_none_or(|end| end > self.pages()) {
+            return Err(self.corrupt(first, "a run past the last page"));
+        }
+        let off = self.data_offset + first * PAGE_SIZE as u64;
+        let n = self.file.read_at(buf, off).map_err(|e| {
+            Error::new(
+                Status::Io,
+                format!("cannot read segment file {} page {first}: {e}", self.path.display()),
+            )
+        })?;
+        for (i, page) in buf.chunks_exact(PAGE_SIZE).enumerate() {
+            let p = first + i as u64;
+            if n < (i + 1) * PAGE_SIZE {
+                return Err(self.corrupt(p, "the file ends inside it (truncated)"));
+            }
+            if crc32c::crc32c(page) != self.crcs[p as usize] {
+                return Err(self.corrupt(p, "checksum mismatch"));
+            }
+        }
+        Ok(())
+    }
+
     /// Reads and verifies every data page without caching them (`arbor check`).
     pub fn verify_all(&self) -> Result<()> {
         let mut buf = vec![0u8; PAGE_SIZE];

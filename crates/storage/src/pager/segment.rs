@@ -172,6 +172,14 @@ impl SegColumn {
         self.len
     }
 
+    /// Bytes its values take when read into memory (0 for a computed column).
+    pub fn bytes(&self) -> u64 {
+        match self.repr {
+            Repr::Width(w) => self.len * w as u64,
+            Repr::Const(_) | Repr::Seq(_) => 0,
+        }
+    }
+
     /// The column's first data page (0 for a computed column).
     #[cfg(test)]
     pub fn first_page(&self) -> u64 {
@@ -388,6 +396,49 @@ impl Segment {
             done += take;
         }
         Ok(())
+    }
+}
+
+/// A column's values read whole ([`Segment::read_column`]).
+#[derive(Debug)]
+pub(crate) enum ColumnValues {
+    Const(u64, usize),
+    Seq(u64, usize),
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+}
+
+/// Pages read per system call by [`Segment::read_column`].
+const RUN_PAGES: usize = 256;
+
+impl Segment {
+    /// Reads column `col` whole, straight from the file in runs of pages (a one-time
+    /// sequential read at open, not through the pool), verifying every page's checksum.
+    pub fn read_column(&self, col: SegColumn) -> Result<ColumnValues> {
+        let w = match col.repr {
+            Repr::Const(v) => return Ok(ColumnValues::Const(v, col.len as usize)),
+            Repr::Seq(v) => return Ok(ColumnValues::Seq(v, col.len as usize)),
+            Repr::Width(w) => w,
+        };
+        let bytes = usize::try_from(col.len.saturating_mul(w as u64))
+            .map_err(|_| bad(self.path(), "a column too large for this machine"))?;
+        let pages = bytes.div_ceil(PAGE_SIZE);
+        let mut raw = vec![0u8; pages * PAGE_SIZE];
+        for (i, run) in raw.chunks_mut(RUN_PAGES * PAGE_SIZE).enumerate() {
+            self.file.load_run(col.first_page + (i * RUN_PAGES) as u64, run)?;
+        }
+        raw.truncate(bytes);
+        fn words<T, const N: usize>(raw: &[u8], f: fn([u8; N]) -> T) -> Vec<T> {
+            raw.chunks_exact(N).map(|c| f(c.try_into().unwrap_or([0; N]))).collect()
+        }
+        Ok(match w {
+            1 => ColumnValues::U8(raw),
+            2 => ColumnValues::U16(words(&raw, u16::from_le_bytes)),
+            4 => ColumnValues::U32(words(&raw, u32::from_le_bytes)),
+            _ => ColumnValues::U64(words(&raw, u64::from_le_bytes)),
+        })
     }
 }
 

@@ -1,0 +1,421 @@
+//! A complete segment: the rest of the base beyond adjacency, label codes and properties,
+//! which a checkpoint writes to its segment (relationship-id positions, relationship types,
+//! interned strings, per-label node bitsets, the hash-ordered index arrays, statistics), and
+//! [`Base::from_segment`], which opens a base from the segment alone: its header, then the
+//! columns that stay in memory read whole (sequential reads, no decoding), the rest paged.
+//!
+//! Column ids (1–14 in `segments.rs`): 15 relationship-id positions, 16 the meta bytes
+//! (below), 17 label bitset words, 18 index words. The value-ordered index arrays, TEXT
+//! postings and integer columns are built lazily on first use, as for any base.
+//!
+//! Meta bytes: version (var, 1); `node_end`, `rel_end`, `rel_count` (u64); relationship
+//! types, interned strings, inline keys (counted lists); the ten [`BaseStats`] (var); label
+//! bitsets (count, then label, first word, words); indexes (count, then label, key count,
+//! keys, kind 0 packed / 1 wide, first word, entries).
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use arbor_model::{Error, Result, Status};
+use rustc_hash::FxHashMap;
+
+use super::columns::{AtomicBits, Bits, Packed};
+use super::graph::{Base, BaseStats};
+use super::index::BaseIndex;
+use super::paged::{PagedAdj, PagedProps};
+use super::props::PropCol;
+use super::segments::{stays_resident, IN, LABEL_CODE, LABEL_SETS, NODE_PROPS, OUT, REL_PROPS};
+use crate::codec::{Dec, Enc};
+use crate::pager::pool::BufferPool;
+use crate::pager::segment::{ColumnData, ColumnValues, SegColumn, Segment};
+use crate::schema::Target;
+
+pub(crate) const REL_POS: u8 = 15;
+pub(crate) const META: u8 = 16;
+const LABEL_BITS: u8 = 17;
+const INDEX_WORDS: u8 = 18;
+const META_VERSION: u64 = 1;
+
+/// What a checkpoint writes for the base beyond [`Base::segment_columns`]' first fourteen
+/// columns (owned here, borrowed by the writer).
+pub(crate) struct SegExtra {
+    meta: Vec<u8>,
+    bits: Vec<u64>,
+    index: Vec<u64>,
+}
+
+impl SegExtra {
+    /// Columns 15–18 (`rel_pos` is the base's).
+    pub(crate) fn columns<'a>(&'a self, base: &'a Base) -> Vec<(u8, ColumnData<'a>)> {
+        vec![
+            (REL_POS, super::segments::data(&base.rel_pos)),
+            (META, ColumnData::U8(&self.meta)),
+            (LABEL_BITS, ColumnData::U64(&self.bits)),
+            (INDEX_WORDS, ColumnData::U64(&self.index)),
+        ]
+    }
+}
+
+fn bad(seg: &Segment, what: impl std::fmt::Display) -> Error {
+    Error::new(
+        Status::Corruption,
+        format!("segment file {} is corrupt: {what}", seg.path().display()),
+    )
+}
+
+fn packed(v: ColumnValues) -> Packed {
+    match v {
+        ColumnValues::Const(v, n) => Packed::Const { v, n },
+        ColumnValues::Seq(first, n) => Packed::Seq { first, n },
+        ColumnValues::U8(v) => Packed::U8(v.into_boxed_slice()),
+        ColumnValues::U16(v) => Packed::U16(v.into_boxed_slice()),
+        ColumnValues::U32(v) => Packed::U32(v.into_boxed_slice()),
+        ColumnValues::U64(v) => Packed::U64(v.into_boxed_slice()),
+    }
+}
+
+fn stats_fields(s: &mut BaseStats) -> [&mut u64; 10] {
+    [
+        &mut s.nodes,
+        &mut s.relationships,
+        &mut s.node_properties,
+        &mut s.rel_properties,
+        &mut s.node_bytes,
+        &mut s.node_property_bytes,
+        &mut s.rel_bytes,
+        &mut s.rel_property_bytes,
+        &mut s.index_bytes,
+        &mut s.interned_strings,
+    ]
+}
+
+/// Whether `seg` is complete: a base opens from it without the decoded checkpoint.
+pub(crate) fn is_complete(seg: &Segment) -> bool {
+    [REL_POS, META, LABEL_BITS, INDEX_WORDS, NODE_PROPS[1], REL_PROPS[1]]
+        .iter()
+        .all(|c| seg.column(*c).is_some())
+}
+
+impl Base {
+    /// How many label sets the dictionary holds (code 0, no node, included).
+    pub(crate) fn label_set_count(&self) -> usize {
+        self.label_sets.len()
+    }
+
+    /// The meta bytes, bitset words and index words of this base.
+    pub(crate) fn segment_extra(&self) -> SegExtra {
+        let mut e = Enc::new();
+        e.var(META_VERSION);
+        e.u64(self.node_end);
+        e.u64(self.rel_end);
+        e.u64(self.rel_count);
+        for list in [&self.rel_types, &self.inline_keys] {
+            e.var(list.len() as u64);
+            list.iter().for_each(|t| e.var(u64::from(*t)));
+        }
+        e.var(self.strings.len() as u64);
+        self.strings.iter().for_each(|s| e.str(s));
+        let mut stats = self.stats.clone();
+        stats_fields(&mut stats).into_iter().for_each(|v| e.var(*v));
+        let mut bits = Vec::new();
+        let mut labels: Vec<_> = self.label_bits.iter().collect();
+        labels.sort_unstable_by_key(|(l, _)| **l);
+        e.var(labels.len() as u64);
+        for (l, b) in labels {
+            e.var(u64::from(*l));
+            e.var(bits.len() as u64);
+            e.var(b.words.len() as u64);
+            bits.extend_from_slice(&b.words);
+        }
+        let mut index = Vec::new();
+        let mut targets: Vec<_> = self.indexes.iter().collect();
+        targets.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        e.var(targets.len() as u64);
+        for ((label, keys), ix) in targets {
+            e.var(u64::from(*label));
+            e.var(keys.len() as u64);
+            keys.iter().for_each(|k| e.var(u64::from(*k)));
+            e.var(index.len() as u64);
+            match ix {
+                BaseIndex::Packed(v) => {
+                    e.u8(0);
+                    e.var(v.len() as u64);
+                    index.extend_from_slice(v);
+                }
+                BaseIndex::Wide(v) => {
+                    e.u8(1);
+                    e.var(v.len() as u64);
+                    v.iter().for_each(|(h, id)| index.extend([u64::from(*h), *id]));
+                }
+            }
+        }
+        SegExtra { meta: e.buf, bits, index }
+    }
+
+    /// Opens the base of complete segment `seg` (see the module docs): label codes and sets,
+    /// bitsets, relationship positions, the forward offsets, neighbours and types, strings
+    /// and index arrays in memory; the rest of the adjacency and the property blobs read
+    /// through `pool`, unless they [stay resident](stays_resident) (or `resident` asks for
+    /// everything in memory, as `arbor check` does). Indexes of `pairs` the segment lacks are
+    /// built. Every page read is verified; damage is `Corruption` naming file and page.
+    pub(crate) fn from_segment(
+        seg: &Arc<Segment>,
+        pool: &Arc<BufferPool>,
+        pairs: &[Target],
+        resident: bool,
+    ) -> Result<Base> {
+        let col = |id: u8| seg.column(id).ok_or_else(|| bad(seg, format!("no column {id}")));
+        let read = |id: u8| -> Result<Packed> { Ok(packed(seg.read_column(col(id)?)?)) };
+        let ColumnValues::U8(meta) = seg.read_column(col(META)?)? else {
+            return Err(bad(seg, "meta column of another width"));
+        };
+        let m = decode_meta(&meta).map_err(|e| bad(seg, format!("meta: {}", e.message)))?;
+        if m.version != META_VERSION {
+            return Err(bad(seg, format!("meta version {} (this build reads 1)", m.version)));
+        }
+        let label_code = read(LABEL_CODE)?;
+        if label_code.len() as u64 != m.node_end {
+            return Err(bad(seg, "label codes do not match the node count"));
+        }
+        let words = read_words(seg, col(LABEL_BITS)?)?;
+        let mut label_bits = HashMap::new();
+        for (l, from, n) in &m.bits {
+            let w = words.get(*from..from + n).ok_or_else(|| bad(seg, "a cut label bitset"))?;
+            label_bits.insert(*l, Bits { words: w.to_vec() });
+        }
+        let mut stats = m.stats.clone();
+        let mut base = Base {
+            ts: seg.ts,
+            node_end: m.node_end,
+            label_code,
+            label_sets: label_sets(seg, &read(LABEL_SETS)?)?,
+            label_bits,
+            node_props: PropCol::default(),
+            rel_end: m.rel_end,
+            rel_count: m.rel_count,
+            rel_pos: read(REL_POS)?,
+            rel_props: PropCol::default(),
+            out_off: read(OUT[0])?,
+            out_other: read(OUT[1])?,
+            out_rel: Packed::default(),
+            out_type: read(OUT[3])?,
+            in_off: Packed::default(),
+            in_other: Packed::default(),
+            in_rel: Packed::default(),
+            in_type: Packed::default(),
+            rel_types: m.rel_types.clone(),
+            strings: m.strings.clone(),
+            inline_keys: m.inline_keys.clone(),
+            indexes: HashMap::new(),
+            ordered: HashMap::new(),
+            texts: Default::default(),
+            int_cols: parking_lot::Mutex::new(FxHashMap::default()),
+            node_dirty: AtomicBits::new(m.node_end),
+            rel_dirty: AtomicBits::new(m.rel_end),
+            stats: BaseStats::default(),
+            paged: None,
+            paged_props: [None, None],
+            failure: OnceLock::new(),
+            failures: std::sync::atomic::AtomicU64::new(0),
+        };
+        let idx = read_words(seg, col(INDEX_WORDS)?)?;
+        for (target, wide, from, n) in &m.indexes {
+            let ix = index_of(&idx, *wide, *from, *n).ok_or_else(|| bad(seg, "a cut index"))?;
+            base.indexes.insert(target.clone(), ix);
+            base.ordered.insert(target.clone(), OnceLock::new());
+        }
+        let missing: Vec<&Target> =
+            pairs.iter().filter(|t| !base.indexes.contains_key(*t)).collect();
+        for t in missing {
+            let ix = BaseIndex::build(&base, t.0, &t.1);
+            base.indexes.insert(t.clone(), ix);
+            base.ordered.insert(t.clone(), OnceLock::new());
+        }
+        let page_all = cfg!(test) && !resident;
+        if resident || (!page_all && stays_resident(stats.rel_bytes, pool.budget())) {
+            base.out_rel = read(OUT[2])?;
+            [base.in_off, base.in_other, base.in_rel, base.in_type] =
+                [read(IN[0])?, read(IN[1])?, read(IN[2])?, read(IN[3])?];
+        } else {
+            let freed: u64 = [OUT[2], IN[0], IN[1], IN[2], IN[3]]
+                .iter()
+                .map(|c| col(*c).map(|c| c.bytes()))
+                .sum::<Result<u64>>()?;
+            stats.rel_bytes = stats.rel_bytes.saturating_sub(freed);
+            let (nodes, rels) = (base.node_end, base.rel_count);
+            base.paged = Some(PagedAdj::new(seg.clone(), pool.clone(), (OUT, IN), nodes, rels)?);
+        }
+        let prop_bytes = stats.node_property_bytes + stats.rel_property_bytes;
+        if resident || (!page_all && stays_resident(prop_bytes, pool.budget())) {
+            for (ids, p) in [(NODE_PROPS, &mut base.node_props), (REL_PROPS, &mut base.rel_props)] {
+                let ColumnValues::U8(arena) = seg.read_column(col(ids[1])?)? else {
+                    return Err(bad(seg, "property bytes of another width"));
+                };
+                *p = PropCol { off: read(ids[0])?, arena: arena.into_boxed_slice() };
+            }
+        } else {
+            for (i, ids) in [NODE_PROPS, REL_PROPS].into_iter().enumerate() {
+                let (off, arena) = (col(ids[0])?.len(), col(ids[1])?.len());
+                let p = PagedProps::new(seg.clone(), pool.clone(), ids, off, arena)?;
+                base.paged_props[i] = Some(p.ok_or_else(|| bad(seg, "no property columns"))?);
+            }
+            let node = col(NODE_PROPS[0])?.bytes() + col(NODE_PROPS[1])?.bytes();
+            stats.node_property_bytes = stats.node_property_bytes.saturating_sub(node);
+            stats.rel_property_bytes = 0;
+        }
+        base.stats = stats;
+        Ok(base)
+    }
+
+    /// `arbor check` of a base opened whole from its segment: the stored index arrays and
+    /// label bitsets against ones rebuilt from the base's own labels and properties.
+    pub(crate) fn check_derived(&self, max: usize) -> Vec<String> {
+        let mut diffs = Vec::new();
+        for ((label, keys), ix) in &self.indexes {
+            let again = BaseIndex::build(self, *label, keys);
+            if !same_index(ix, &again) {
+                diffs.push(format!("index on label {label} keys {keys:?} differs from its data"));
+            }
+        }
+        for (l, b) in &self.label_bits {
+            let mut want = Bits::default();
+            (0..self.node_end)
+                .filter(|id| self.has_node(*id) && self.node_labels(*id).contains(l))
+                .for_each(|id| want.set(id));
+            let trim = |w: &[u64]| w.len() - w.iter().rev().take_while(|x| **x == 0).count();
+            if b.words[..trim(&b.words)] != want.words[..trim(&want.words)] {
+                diffs.push(format!("label {l}: node bitset differs from the label codes"));
+            }
+        }
+        if let Err(e) = self.check_directions(&mut diffs) {
+            diffs.push(e.message);
+        }
+        diffs.truncate(max);
+        diffs
+    }
+
+    /// Outgoing and incoming adjacency list the same relationships, each where its
+    /// relationship-id position says.
+    fn check_directions(&self, diffs: &mut Vec<String>) -> Result<()> {
+        let (mut fwd, mut bwd) = (Vec::new(), Vec::new());
+        for id in 0..self.node_end {
+            self.edges(id, true, false, |r, o, t, _| fwd.push((r, id, o, t)))?;
+            self.edges(id, false, true, |r, o, t, _| bwd.push((r, o, id, t)))?;
+        }
+        fwd.sort_unstable();
+        bwd.sort_unstable();
+        if fwd != bwd {
+            diffs.push("outgoing and incoming adjacency differ".to_string());
+        }
+        if let Some((r, ..)) = fwd.iter().find(|(r, a, b, t)| {
+            self.rel(*r).map(|x| (x.start(), x.end(), x.ty())) != Some((*a, *b, *t))
+        }) {
+            diffs.push(format!("relationship {r}: its position differs from the adjacency"));
+        }
+        Ok(())
+    }
+}
+
+fn same_index(a: &BaseIndex, b: &BaseIndex) -> bool {
+    match (a, b) {
+        (BaseIndex::Packed(x), BaseIndex::Packed(y)) => x == y,
+        (BaseIndex::Wide(x), BaseIndex::Wide(y)) => x == y,
+        _ => false,
+    }
+}
+
+fn read_words(seg: &Segment, c: SegColumn) -> Result<Vec<u64>> {
+    Ok(match seg.read_column(c)? {
+        ColumnValues::U64(v) => v,
+        ColumnValues::Const(_, 0) | ColumnValues::Seq(_, 0) => Vec::new(),
+        _ => return Err(bad(seg, "a word column of another width")),
+    })
+}
+
+fn index_of(words: &[u64], wide: bool, from: usize, n: usize) -> Option<BaseIndex> {
+    if wide {
+        let w = words.get(from..from.checked_add(n.checked_mul(2)?)?)?;
+        let v = w.chunks_exact(2).map(|p| (p[0] as u32, p[1])).collect();
+        Some(BaseIndex::Wide(v))
+    } else {
+        Some(BaseIndex::Packed(words.get(from..from.checked_add(n)?)?.into()))
+    }
+}
+
+/// The label-set dictionary from column 10's flattened words.
+fn label_sets(seg: &Segment, flat: &Packed) -> Result<Vec<Box<[u32]>>> {
+    let mut sets = Vec::new();
+    let (mut i, len) = (0, flat.len());
+    while i < len {
+        let n = flat.get(i) as usize;
+        if n > len - i - 1 {
+            return Err(bad(seg, "a cut label set"));
+        }
+        sets.push((i + 1..i + 1 + n).map(|k| flat.get(k) as u32).collect());
+        i += 1 + n;
+    }
+    Ok(sets)
+}
+
+type IndexEntry = (Target, bool, usize, usize);
+
+struct Meta {
+    version: u64,
+    node_end: u64,
+    rel_end: u64,
+    rel_count: u64,
+    rel_types: Vec<u32>,
+    inline_keys: Vec<u32>,
+    strings: Vec<Arc<str>>,
+    stats: BaseStats,
+    bits: Vec<(u32, usize, usize)>,
+    indexes: Vec<IndexEntry>,
+}
+
+fn decode_meta(b: &[u8]) -> Result<Meta> {
+    let mut d = Dec::new(b);
+    let version = d.var()?;
+    let (node_end, rel_end, rel_count) = (d.u64()?, d.u64()?, d.u64()?);
+    let mut lists = [Vec::new(), Vec::new()];
+    for l in &mut lists {
+        for _ in 0..d.count(1)? {
+            l.push(d.var_u32()?);
+        }
+    }
+    let [rel_types, inline_keys] = lists;
+    let mut strings = Vec::new();
+    for _ in 0..d.count(1)? {
+        strings.push(Arc::from(d.str()?));
+    }
+    let mut stats = BaseStats::default();
+    for v in stats_fields(&mut stats) {
+        *v = d.var()?;
+    }
+    let mut bits = Vec::new();
+    for _ in 0..d.count(3)? {
+        bits.push((d.var_u32()?, d.var()? as usize, d.var()? as usize));
+    }
+    let mut indexes = Vec::new();
+    for _ in 0..d.count(5)? {
+        let label = d.var_u32()?;
+        let mut keys = Vec::new();
+        for _ in 0..d.count(1)? {
+            keys.push(d.var_u32()?);
+        }
+        let from = d.var()? as usize;
+        let wide = d.u8()? != 0;
+        indexes.push(((label, keys), wide, from, d.var()? as usize));
+    }
+    Ok(Meta {
+        version,
+        node_end,
+        rel_end,
+        rel_count,
+        rel_types,
+        inline_keys,
+        strings,
+        stats,
+        bits,
+        indexes,
+    })
+}
