@@ -8,6 +8,12 @@ threads and RSS (per connection, over a baseline) and how long a new client's `R
 handshake only (spread over several loopback source addresses, since a server caps connections
 per address that have not logged in). Uses raw sockets (Bolt 4.4), not a driver, so the client
 side stays small. Starts and stops its own server on a random port; deletes its data directory.
+
+    python3 scripts/idle_connections.py --n 10000 --alternate 3 --samples 100
+
+`--alternate R`: R rounds in one server run, each measuring `--samples` new clients' `RETURN 1`
+without the N connections, then with them (opened, settled, parked), then closing them; prints
+the median and p99 of each condition over all rounds.
 """
 import argparse, os, random, resource, shutil, socket, struct, subprocess, sys, tempfile, time
 
@@ -85,12 +91,46 @@ def query_latency(port):
     return dt
 
 
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(len(xs) * p / 100))] * 1000
+
+
+def alternate(a, port, pid):
+    without, with_ = [], []
+    for r in range(a.alternate):
+        without += [query_latency(port) for _ in range(a.samples)]
+        conns = []
+        try:
+            t = time.perf_counter()
+            for i in range(a.n):
+                src = "127.0.0.1" if a.mode == "idle" else f"127.0.{1 + i // 200}.{2 + i % 200}"
+                conns.append(open_conn(port, a.mode, src))
+            opened = time.perf_counter() - t
+            time.sleep(a.settle)
+            threads, rss = server_stats(pid)
+            with_ += [query_latency(port) for _ in range(a.samples)]
+        finally:
+            for c in conns:
+                c.close()
+        print(f"round {r + 1}: {a.n} {a.mode} opened in {opened:.1f}s; server {threads} threads, "
+              f"{rss} KiB RSS with them open", flush=True)
+        time.sleep(a.settle)
+    for name, xs in (("without", without), (f"with {a.n} {a.mode}", with_)):
+        print(f"new client RETURN 1 (connect+hello+run+pull) {name}: n={len(xs)} "
+              f"median {pct(xs, 50):.2f} ms, p99 {pct(xs, 99):.2f} ms, max {pct(xs, 100):.2f} ms")
+    print(f"ratio of medians with/without: {pct(with_, 50) / pct(without, 50):.2f}, "
+          f"p99: {pct(with_, 99) / pct(without, 99):.2f}; load {os.getloadavg()[0]:.1f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/release/arbor")
     ap.add_argument("--n", type=int, default=10000)
     ap.add_argument("--mode", choices=["idle", "half-open"], default="idle")
     ap.add_argument("--settle", type=float, default=3.0, help="seconds to wait before measuring")
+    ap.add_argument("--alternate", type=int, default=0, help="rounds of without/with (see above)")
+    ap.add_argument("--samples", type=int, default=100, help="new clients per condition and round")
     a = ap.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, a.n + 1000)), hard))
@@ -114,6 +154,9 @@ def main():
             except OSError:
                 time.sleep(0.1)
         time.sleep(a.settle)
+        if a.alternate:
+            alternate(a, port, srv.pid)
+            return 0
         base_threads, base_rss = server_stats(srv.pid)
         base_latency = min(query_latency(port) for _ in range(5))
         t = time.perf_counter()

@@ -1,12 +1,15 @@
 //! The readiness loop (mio/epoll): it accepts connections up to `max_connections` (a clean
 //! refusal beyond), keeps every connection that has nothing to do (accepted but silent, or
 //! parked after `Limits::park_after` idle) without a thread, and starts a thread for one when
-//! its bytes arrive. It also enforces the handshake and login deadlines of waiting connections,
+//! its bytes arrive, up to `Limits::max_active` at once (beyond, the connection waits in a
+//! queue for a thread, at most `Limits::active_wait`, then its request is refused with
+//! `NoThreadsAvailable`, as Neo4j's bounded Bolt thread pool refuses; meanwhile idle active
+//! connections park at their reader's next poll instead of after `Limits::park_after`). It also enforces the handshake and login deadlines of waiting connections,
 //! and stops in order (stop accepting, close idle connections; each active connection's reader
 //! sees the shutdown within a poll interval and interrupts its running query; close what is
 //! left after a grace period).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -147,6 +150,11 @@ struct Server<B: Backend, F> {
     refusals: Arc<AtomicUsize>,
     /// Connections open (waiting or active), for `max_connections`.
     open: Arc<AtomicUsize>,
+    /// Connections being served by a thread, for `Limits::max_active`.
+    active: Arc<AtomicUsize>,
+    /// Connections with bytes to serve while `max_active` are served, oldest first, with
+    /// when they started waiting (not registered for readiness meanwhile).
+    queued: VecDeque<(Instant, Waiting<B>)>,
     live: Vec<Live>,
     waiting: HashMap<usize, Waiting<B>>,
     next_token: usize,
@@ -189,10 +197,13 @@ where
             advertised_address: config.advertised_address.clone(),
             limits,
             shutdown: shutdown.clone(),
+            pressure: Arc::new(AtomicBool::new(false)),
         }),
         max_connections: config.max_connections,
         refusals: Arc::new(AtomicUsize::new(0)),
         open: Arc::new(AtomicUsize::new(0)),
+        active: Arc::new(AtomicUsize::new(0)),
+        queued: VecDeque::new(),
         live: Vec::new(),
         waiting: HashMap::new(),
         next_token: 2,
@@ -218,6 +229,7 @@ where
         while let Ok(p) = parked_rx.try_recv() {
             server.wait(Waiting::Parked(Box::new(p)));
         }
+        server.serve_queued();
         if last_sweep.elapsed() >= ACCEPT_WAIT {
             last_sweep = Instant::now();
             server.sweep();
@@ -255,13 +267,13 @@ where
             if open >= self.max_connections {
                 warn!(peer = %peer, "refusing Bolt connection: {open} connections already open (--max-connections)");
                 bump(&SERVER.bolt_refused);
-                refuse(stream, &self.refusals);
+                refuse(stream, &self.refusals, FULL);
                 continue;
             }
             let Some(slot) = self.peers.acquire(peer.ip()) else {
                 warn!(peer = %peer, "refusing Bolt connection: too many connections from this address have not logged in");
                 bump(&SERVER.bolt_refused);
-                refuse(stream, &self.refusals);
+                refuse(stream, &self.refusals, FULL);
                 continue;
             };
             let ticket = OpenTicket::new(self.open.clone());
@@ -300,8 +312,43 @@ where
         }
     }
 
-    /// Serves a connection on a thread until it ends or parks again.
+    /// Serves a connection on a thread until it ends or parks again; queues it when
+    /// `Limits::max_active` connections hold threads already.
     fn activate(&mut self, w: Waiting<B>) {
+        if self.active.load(Ordering::SeqCst) >= self.shared.limits.max_active {
+            self.queued.push_back((Instant::now(), w));
+        } else {
+            self.start_thread(w);
+        }
+    }
+
+    /// Starts threads for queued connections while there is room, and refuses the requests
+    /// of those that have waited `Limits::active_wait`.
+    fn serve_queued(&mut self) {
+        while !self.queued.is_empty()
+            && self.active.load(Ordering::SeqCst) < self.shared.limits.max_active
+        {
+            if let Some((_, w)) = self.queued.pop_front() {
+                self.start_thread(w);
+            }
+        }
+        let wait = self.shared.limits.active_wait;
+        while self.queued.front().is_some_and(|(since, _)| since.elapsed() >= wait) {
+            let Some((_, w)) = self.queued.pop_front() else { break };
+            warn!(
+                "refusing a Bolt request: {} connections are being served (--bolt-thread-pool-max-size)",
+                self.active.load(Ordering::SeqCst)
+            );
+            bump(&SERVER.bolt_refused);
+            match w {
+                Waiting::Fresh { stream, .. } => refuse(stream, &self.refusals, BUSY),
+                Waiting::Parked(p) => refuse_parked(*p, &self.refusals),
+            }
+        }
+        self.shared.pressure.store(!self.queued.is_empty(), Ordering::Relaxed);
+    }
+
+    fn start_thread(&mut self, w: Waiting<B>) {
         let socket = match w.tcp().try_clone() {
             Ok(s) => s,
             Err(e) => {
@@ -317,6 +364,7 @@ where
         let factory = self.factory.clone();
         let back = self.parked_tx.clone();
         let waker = self.waker.clone();
+        let slot = ActiveSlot::take(&self.active, &self.waker);
         let spawned = std::thread::Builder::new()
             .name(format!("bolt-conn-{id}"))
             .stack_size(CONNECTION_STACK_BYTES)
@@ -327,6 +375,8 @@ where
                     }
                     Waiting::Parked(p) => connection::resume(*p),
                 };
+                // Free the thread's place before the loop can see the connection again.
+                drop(slot);
                 if let Some(p) = parked {
                     if back.send(p).is_ok() {
                         let _ = waker.wake();
@@ -362,9 +412,10 @@ where
 
     /// Stops accepting, closes idle connections, gives active ones `grace` to finish.
     fn stop(self, grace: Duration) {
-        let Server { listener, waiting, mut live, .. } = self;
+        let Server { listener, waiting, queued, mut live, .. } = self;
         drop(listener);
         drop(waiting);
+        drop(queued);
         live.retain(|c| !c.handle.is_finished());
         if !live.is_empty() {
             info!("Bolt server stopping: waiting for {} open connections", live.len());
@@ -387,16 +438,69 @@ where
     }
 }
 
-/// Answers a connection over the limit properly: handshake, then a transient FAILURE to its
-/// HELLO, so drivers report a clear, retryable error instead of a broken connection.
-fn refuse(stream: TcpStream, refusals: &Arc<AtomicUsize>) {
+/// One connection's place among those served by a thread (`Limits::max_active`), given back
+/// when dropped (the thread may end by a panic too).
+/// The readiness loop is woken then, for the queued connections.
+struct ActiveSlot(Arc<AtomicUsize>, Option<Arc<mio::Waker>>);
+
+impl ActiveSlot {
+    fn take(active: &Arc<AtomicUsize>, waker: &Arc<mio::Waker>) -> ActiveSlot {
+        active.fetch_add(1, Ordering::SeqCst);
+        ActiveSlot(active.clone(), Some(waker.clone()))
+    }
+}
+
+impl Drop for ActiveSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+        if let Some(waker) = &self.1 {
+            let _ = waker.wake();
+        }
+    }
+}
+
+/// The refusal for a connection over `max_connections` (or the per-address limit).
+const FULL: &str =
+    "The server has reached its maximum number of Bolt connections. Try again later.";
+
+/// The refusal for a request while `Limits::max_active` connections hold threads (Neo4j's
+/// wording for an exhausted Bolt thread pool).
+const BUSY: &str = "There are no available threads to serve this request at the moment. You can \
+                    retry at a later time or consider increasing --bolt-thread-pool-max-size.";
+
+const NO_THREADS: &str = "Neo.TransientError.Request.NoThreadsAvailable";
+
+/// Takes one of the `MAX_CONCURRENT_REFUSALS` places; `None` when all are taken (then the
+/// connection is just closed, so a flood cannot make us spawn threads without bound).
+fn refusal_slot(refusals: &Arc<AtomicUsize>) -> Option<ActiveSlot> {
     if refusals.fetch_add(1, Ordering::SeqCst) >= MAX_CONCURRENT_REFUSALS {
         refusals.fetch_sub(1, Ordering::SeqCst);
+        return None;
+    }
+    Some(ActiveSlot(refusals.clone(), None))
+}
+
+/// Refuses the request of a parked connection (its session is dropped and the socket closed).
+fn refuse_parked<B: Backend + Send + 'static>(p: Parked<B>, refusals: &Arc<AtomicUsize>) {
+    let Some(slot) = refusal_slot(refusals) else {
+        return;
+    };
+    let _ = std::thread::Builder::new().name("bolt-refuse".into()).stack_size(256 * 1024).spawn(
+        move || {
+            p.refuse(NO_THREADS, BUSY, REFUSAL_WAIT);
+            drop(slot);
+        },
+    );
+}
+
+/// Answers a connection over a limit properly: handshake, then a transient FAILURE to its
+/// HELLO, so drivers report a clear, retryable error instead of a broken connection.
+fn refuse(stream: TcpStream, refusals: &Arc<AtomicUsize>, why: &'static str) {
+    let Some(slot) = refusal_slot(refusals) else {
         let _ = stream.shutdown(Shutdown::Both);
         return;
-    }
-    let refusals_done = refusals.clone();
-    let spawned = std::thread::Builder::new().name("bolt-refuse".into()).stack_size(128 * 1024).spawn(
+    };
+    let _ = std::thread::Builder::new().name("bolt-refuse".into()).stack_size(128 * 1024).spawn(
         move || {
             // One total deadline for the whole exchange, however slowly the peer sends.
             let deadline = Instant::now() + REFUSAL_WAIT;
@@ -409,17 +513,14 @@ fn refuse(stream: TcpStream, refusals: &Arc<AtomicUsize>) {
                     let _ = connection::write_single_failure(
                         sock.tcp(),
                         n.version,
-                        "Neo.TransientError.Request.NoThreadsAvailable",
+                        NO_THREADS,
                         "50N00",
-                        "The server has reached its maximum number of Bolt connections. Try again later.",
+                        why,
                     );
                 }
             }
             sock.shutdown();
-            refusals_done.fetch_sub(1, Ordering::SeqCst);
+            drop(slot);
         },
     );
-    if spawned.is_err() {
-        refusals.fetch_sub(1, Ordering::SeqCst);
-    }
 }

@@ -33,7 +33,8 @@ pub enum TlsLevelArg {
 /// durability = "sync"           # or "async", "off"
 /// checkpoint_interval_secs = 300
 /// checkpoint_wal_mib = 256
-/// max_connections = 1000
+/// max_connections = 1000           # open Bolt connections, idle ones included
+/// "server.bolt.thread_pool_max_size" = 400  # connections served by a thread at once
 /// advertised_address = "db.example.com:7687"
 /// tls_cert = "/etc/arbor/bolt.crt"  # PEM chain; with tls_key enables bolt+s:// and neo4j+s://
 /// tls_key = "/etc/arbor/bolt.key"   # PEM private key
@@ -66,6 +67,9 @@ pub struct FileConfig {
     pub checkpoint_interval_secs: Option<u64>,
     pub checkpoint_wal_mib: Option<u64>,
     pub max_connections: Option<usize>,
+    /// Neo4j's `server.bolt.thread_pool_max_size` (also `bolt_thread_pool_max_size`).
+    #[serde(rename = "server.bolt.thread_pool_max_size", alias = "bolt_thread_pool_max_size")]
+    pub bolt_thread_pool_max_size: Option<usize>,
     pub advertised_address: Option<String>,
     pub tls_cert: Option<PathBuf>,
     pub tls_key: Option<PathBuf>,

@@ -111,10 +111,16 @@ struct ServeArgs {
     /// A budget too small to run is refused at start with the minimum named.
     #[arg(long)]
     memory_limit: Option<String>,
-    /// Bolt connections open at once (like Neo4j's server.bolt.thread_pool_max_size); more are
-    /// refused at once with Neo.TransientError.Request.NoThreadsAvailable. Default: 1000.
+    /// Bolt connections open at once, idle ones included (each idle one costs ~10 KiB and no
+    /// thread); more are refused at once with Neo.TransientError.Request.NoThreadsAvailable.
+    /// Default: 1000.
     #[arg(long)]
     max_connections: Option<usize>,
+    /// Bolt connections served by a thread at once (Neo4j's server.bolt.thread_pool_max_size);
+    /// idle connections do not count. A request beyond waits up to 5s for a thread, then
+    /// fails with Neo.TransientError.Request.NoThreadsAvailable. Default: 400.
+    #[arg(long)]
+    bolt_thread_pool_max_size: Option<usize>,
     /// Total time a new connection gets for its Bolt handshake. Default: 10s.
     #[arg(long)]
     handshake_timeout: Option<String>,
@@ -150,6 +156,10 @@ fn connection_limits(
     }
     if let Some(t) = args.auth_lock_time.as_deref().or(file.auth_lock_time.as_deref()) {
         limits.logins.lock_time = parse_timeout(t)?;
+    }
+    if let Some(n) = args.bolt_thread_pool_max_size.or(file.bolt_thread_pool_max_size) {
+        anyhow::ensure!(n > 0, "--bolt-thread-pool-max-size must be at least 1");
+        limits.max_active = n;
     }
     Ok(limits)
 }
@@ -366,7 +376,7 @@ fn report_settings(
         config.advertised_address.as_deref().unwrap_or(&listen),
     );
     report("dbms.security.auth_enabled", if config.auth.is_some() { "true" } else { "false" });
-    report("server.bolt.thread_pool_max_size", &config.max_connections.to_string());
+    report("server.bolt.thread_pool_max_size", &limits.max_active.to_string());
     let logins = &limits.logins;
     report("dbms.security.auth_max_failed_attempts", &logins.max_failed_attempts.to_string());
     let lock_ms = logins.lock_time.as_millis();

@@ -110,8 +110,9 @@ const DEFS: &[Def] = &[
     },
     Def {
         name: "server.bolt.thread_pool_max_size",
-        description: "Bolt connections served at once; more are refused.",
-        default: Some("1000"),
+        description: "Bolt connections served by a thread at once (idle ones do not count); \
+                      a request beyond waits up to 5s, then fails with NoThreadsAvailable.",
+        default: Some("400"),
         valid: "An integer.",
     },
     Def {

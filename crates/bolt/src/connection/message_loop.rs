@@ -60,6 +60,21 @@ impl<B: Backend> Parked<B> {
         self.conn.conn_no
     }
 
+    /// Answers the request that woke this connection with a transient `FAILURE` (read within
+    /// `wait`, so the reply is not lost to a reset), then closes it: for a server whose
+    /// threads are all busy.
+    pub(crate) fn refuse(self, code: &str, message: &str, wait: Duration) {
+        let deadline = Instant::now() + wait;
+        let _ = self.sock.tcp().set_write_timeout(Some(wait));
+        let sock: &Sock = &self.sock;
+        let max = self.conn.shared.limits.max_message_bytes;
+        let mut reader = MessageReader::new(Deadlined { sock, deadline }, max);
+        if reader.read_message(&|| true).is_ok() {
+            let version = self.conn.negotiated.version;
+            let _ = super::write_single_failure(sock.tcp(), version, code, "50N00", message);
+        }
+    }
+
     /// Past the login deadline (a connection that has not logged in is closed then).
     pub(crate) fn login_expired(&self) -> bool {
         self.conn.login_clock.expired()
@@ -147,6 +162,7 @@ pub(crate) fn resume<B: Backend>(parked: Parked<B>) -> Option<Parked<B>> {
                 tag::HELLO
             },
             park_after: matches!(*parked.sock, Sock::Plain(_)).then_some(shared.limits.park_after),
+            pressure: shared.pressure.clone(),
             done: done.clone(),
         };
         let max = shared.limits.max_message_bytes;
@@ -267,6 +283,8 @@ struct ReaderSignals {
     credentials_tag: u8,
     /// Park after this long idle (`None`: this connection never parks).
     park_after: Option<Duration>,
+    /// While set (connections wait for a thread), park as soon as idle.
+    pressure: Arc<AtomicBool>,
     /// Messages the worker has finished; parking waits until it has finished all sent.
     done: Arc<AtomicU64>,
 }
@@ -281,6 +299,7 @@ fn read_loop(stream: Sock, max_message: usize, tx: SyncSender<Inbound>, signals:
         login_clock,
         credentials_tag,
         park_after,
+        pressure,
         done,
     } = signals;
     let mut reader = MessageReader::new(&stream, max_message);
@@ -292,7 +311,8 @@ fn read_loop(stream: Sock, max_message: usize, tx: SyncSender<Inbound>, signals:
         // Asked only between messages with nothing buffered (see `MessageReader`), so parking
         // never strands bytes read ahead.
         let idle = |since: Instant| {
-            park_after.is_some_and(|after| since.elapsed() >= after)
+            park_after
+                .is_some_and(|after| since.elapsed() >= after || pressure.load(Ordering::Relaxed))
                 && done.load(Ordering::SeqCst) == sent
         };
         let stop = || shutdown.load(Ordering::Relaxed) || idle(last);

@@ -71,6 +71,13 @@ pub struct Limits {
     /// A plaintext connection idle this long (nothing queued, nothing running) gives its
     /// threads back and waits in the readiness loop.
     pub park_after: Duration,
+    /// Connections served by a thread at once (Neo4j's `server.bolt.thread_pool_max_size`);
+    /// parked and fresh connections waiting in the readiness loop do not count. A connection
+    /// with a request while all are busy waits for a thread.
+    pub max_active: usize,
+    /// How long a request waits for a thread before it gets
+    /// `Neo.TransientError.Request.NoThreadsAvailable` and its connection is closed.
+    pub active_wait: Duration,
 }
 
 impl Default for Limits {
@@ -86,6 +93,8 @@ impl Default for Limits {
             queue_depth: 16,
             shutdown_grace: Duration::from_secs(10),
             park_after: Duration::from_secs(1),
+            max_active: 400,
+            active_wait: Duration::from_secs(5),
         }
     }
 }
@@ -98,6 +107,9 @@ pub(crate) struct Shared {
     pub limits: Limits,
     pub shutdown: Arc<AtomicBool>,
     pub logins: Arc<LoginGuard>,
+    /// Set while connections queue for a thread (`Limits::max_active` reached): idle ones
+    /// then park after one reader poll instead of `Limits::park_after`.
+    pub pressure: Arc<AtomicBool>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
