@@ -75,6 +75,15 @@ impl GraphRead for TxGraph<'_> {
     fn node_property_batch(&self, ids: &[NodeId], key: TokenId, out: &mut Vec<Value>) {
         self.tx.node_property_batch(ids, key, out)
     }
+    fn node_int_batch(
+        &self,
+        ids: &[NodeId],
+        key: TokenId,
+        vals: &mut Vec<i64>,
+        present: &mut Vec<bool>,
+    ) -> bool {
+        self.tx.node_int_batch(ids, key, vals, present)
+    }
     fn node_edges(&self, node: NodeId, d: Direction, types: &[TokenId], out: &mut Vec<Edge>) {
         self.tx.node_handle(node).edges_into(d, types, out);
     }

@@ -107,6 +107,33 @@ pub trait GraphRead {
     fn node_property_batch(&self, ids: &[NodeId], key: TokenId, out: &mut Vec<Value>) {
         out.extend(ids.iter().map(|id| self.node_property(*id, key).unwrap_or(Value::Null)));
     }
+    /// The typed form of [`Self::node_property_batch`] for integer properties: appends to
+    /// `vals` and `present` each node's value of `key` (`0` and `false` where it lacks it) and
+    /// returns `true`, or returns `false` (what it appended is then meaningless) where some
+    /// node holds another type or the implementation cannot read the batch this way; the
+    /// engine answers from the base's integer column for batches of clean base rows only.
+    fn node_int_batch(
+        &self,
+        ids: &[NodeId],
+        key: TokenId,
+        vals: &mut Vec<i64>,
+        present: &mut Vec<bool>,
+    ) -> bool {
+        for id in ids {
+            match self.node_property(*id, key) {
+                Some(Value::Int(v)) => {
+                    vals.push(v);
+                    present.push(true);
+                }
+                None => {
+                    vals.push(0);
+                    present.push(false);
+                }
+                Some(_) => return false,
+            }
+        }
+        true
+    }
     /// Relationships of `node` in `dir` whose type is in `types` (all types if empty), appended
     /// to `out`.
     fn node_edges(&self, node: NodeId, dir: Direction, types: &[TokenId], out: &mut Vec<Edge>);

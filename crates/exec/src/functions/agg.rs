@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use arbor_model::temporal_ops;
 use arbor_model::{group_key, order, Duration, Error, GroupKey, Result, Value};
 
-use super::{arg, Accumulator, AggKind};
+use super::{arg, Accumulator, AggKind, IntPartial};
 
 /// Creates an accumulator for one group. With `distinct`, repeated values (by grouping
 /// equivalence, so `1` and `1.0` are the same) of the first argument are ignored.
@@ -87,6 +87,11 @@ impl Accumulator for Count {
         self.0 += vals.iter().filter(|v| !v.is_null()).count() as i64;
         Ok(())
     }
+
+    fn merge_ints(&mut self, p: &IntPartial) -> bool {
+        self.0 += p.count;
+        true
+    }
 }
 
 fn agg_type_err(func: &str, v: &Value) -> Error {
@@ -160,6 +165,27 @@ impl Accumulator for Sum {
         Ok(())
     }
 
+    fn merge_ints(&mut self, p: &IntPartial) -> bool {
+        if p.count == 0 {
+            return true;
+        }
+        if self.saw_float || self.duration.is_some() {
+            return false;
+        }
+        // When even the magnitudes of all the values added to the current sum stay in the
+        // integer range, no running sum leaves it: adding the total is adding one by one.
+        let mag = i128::from(p.min).abs().max(i128::from(p.max).abs());
+        let bound = i128::from(self.int).abs() + mag * i128::from(p.count);
+        match i64::try_from(i128::from(self.int) + p.sum) {
+            Ok(sum) if bound <= i128::from(i64::MAX) => {
+                self.int = sum;
+                self.saw_number = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
     fn finish(&mut self) -> Result<Value> {
         Ok(if let Some(d) = self.duration {
             Value::Duration(d)
@@ -209,6 +235,18 @@ impl Accumulator for Avg {
             }
         }
         Ok(())
+    }
+
+    fn merge_ints(&mut self, p: &IntPartial) -> bool {
+        if p.count == 0 {
+            return true;
+        }
+        if self.duration.is_some() {
+            return false;
+        }
+        self.int_sum += p.sum;
+        self.count += p.count;
+        true
     }
 
     fn finish(&mut self) -> Result<Value> {
@@ -271,6 +309,16 @@ impl Accumulator for Extreme {
             }
         }
         Ok(())
+    }
+
+    fn merge_ints(&mut self, p: &IntPartial) -> bool {
+        if p.count == 0 {
+            return true;
+        }
+        // Under the global order the best of the batch is the one of its integers that one
+        // update per value would have kept (equal integers are the same value).
+        let v = Value::Int(if self.want == Ordering::Less { p.min } else { p.max });
+        self.update(std::slice::from_ref(&v)).is_ok()
     }
 }
 

@@ -490,6 +490,39 @@ pub trait Accumulator: Send {
         }
         Ok(())
     }
+    /// Adds a batch of integer arguments, summarised in `p`, exactly as one `update` per
+    /// value would (in any order of the values); `false`, with nothing changed, where this
+    /// accumulator cannot (the caller then feeds the values one by one).
+    fn merge_ints(&mut self, p: &IntPartial) -> bool {
+        let _ = p;
+        false
+    }
+}
+
+/// A batch of integer aggregate arguments (nulls left out) for [`Accumulator::merge_ints`]:
+/// how many, their exact sum, the smallest and the largest.
+#[derive(Clone, Copy, Debug)]
+pub struct IntPartial {
+    pub count: i64,
+    pub sum: i128,
+    pub min: i64,
+    pub max: i64,
+}
+
+impl Default for IntPartial {
+    fn default() -> IntPartial {
+        IntPartial { count: 0, sum: 0, min: i64::MAX, max: i64::MIN }
+    }
+}
+
+impl IntPartial {
+    #[inline(always)]
+    pub fn add(&mut self, v: i64) {
+        self.count += 1;
+        self.sum += i128::from(v);
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

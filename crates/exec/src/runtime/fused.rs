@@ -5,6 +5,7 @@ use arbor_cypher_plan::expr::{AggCall, PExpr, Slot};
 use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{Error, NodeId, Result, Value};
 
+use super::aggregate_typed::{TypedAgg, TypedState};
 use super::groups::{new_accs, Grouping, Groups, SCAN_BATCH, STARS};
 use crate::ctx::{Ctx, Row, ScanCols};
 use crate::eval::CompiledPred;
@@ -51,6 +52,8 @@ pub(super) struct ColumnAgg {
     /// The column of the grouping key, if there is one.
     group: Option<usize>,
     args: Vec<ColArg>,
+    /// The typed form, when the filter, key and aggregates allow it (see [`TypedAgg`]).
+    typed: Option<TypedAgg>,
 }
 
 impl ColumnAgg {
@@ -96,7 +99,16 @@ impl ColumnAgg {
         if let Some(p) = pred {
             filter_props(p, slot, &mut col);
         }
-        Some(ColumnAgg { keys: cols, group, args })
+        let targs: Vec<_> = args
+            .iter()
+            .map(|a| match a {
+                ColArg::Node => None,
+                ColArg::Star => Some(None),
+                ColArg::Prop(c) => Some(Some(*c)),
+            })
+            .collect();
+        let typed = TypedAgg::of(slot, pred, &cols, group, &targs, aggs);
+        Some(ColumnAgg { keys: cols, group, args, typed })
     }
 }
 
@@ -236,10 +248,23 @@ impl Grouping<'_> {
     ) -> Result<()> {
         let mut ids = Vec::with_capacity(SCAN_BATCH);
         let mut from = NodeId(0);
+        let mut typed = TypedState::default();
+        let toks = ctx.scan_cols.as_ref().map(|sc| sc.toks.clone()).unwrap_or_default();
         loop {
             ctx.check_interrupt()?;
             ids.clear();
             g.next_nodes(label, from, SCAN_BATCH, &mut ids);
+            let done = match &cols.typed {
+                Some(t) => self.typed_batch(t, &mut typed, &toks, &ids, groups, ctx, &*g)?,
+                None => false,
+            };
+            if done {
+                match ids.last() {
+                    Some(last) if ids.len() == SCAN_BATCH => from = NodeId(last.0 + 1),
+                    _ => return Ok(()),
+                }
+                continue;
+            }
             if let Some(sc) = &mut ctx.scan_cols {
                 for (c, tok) in sc.cols.iter_mut().zip(&sc.toks) {
                     // Scalars own nothing: forgetting them skips a call of the drop glue per

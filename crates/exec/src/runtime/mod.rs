@@ -24,7 +24,8 @@
 //!   and emission loops both share, with the end's properties read late in columns.
 //! - `groups`: the grouping state (`Groups`, `Grouping`) both aggregations share; `aggregate`:
 //!   the `Aggregate` operator; `fused`: the fused scan aggregate (`FusedScan`) and its column
-//!   mode (`ColumnAgg`).
+//!   mode (`ColumnAgg`); `aggregate_typed`: that column mode over integer batches
+//!   (`TypedAgg`: selection vectors, direct group tables, per-batch summaries).
 //! - `relational`: filter, project, distinct, sort, skip/limit, unwind, optional, apply,
 //!   union, eager, procedure calls.
 //! - `batched`: `TransactionApply`, the batches of `CALL { ... } IN TRANSACTIONS`.
@@ -34,6 +35,7 @@
 //! - `write`: create, merge, set, delete, foreach.
 
 mod aggregate;
+mod aggregate_typed;
 mod batched;
 mod build;
 mod builder;

@@ -3,6 +3,8 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use arbor_model::NodeId;
+
 // ------------------------------------------------------------------------------ packed integers
 
 /// A borrowed [`Packed`] column with its representation already chosen (see [`Packed::view`]).
@@ -391,6 +393,30 @@ impl Bits {
             }
             w += 1;
             word = *self.words.get(w)?;
+        }
+    }
+    /// Appends to `out` the set bits `>= from` and `< end`, in order, at most `max` of them:
+    /// a word at a time, the set bits of a word taken lowest first.
+    pub fn extend_ids(&self, from: u64, end: u64, max: usize, out: &mut Vec<NodeId>) {
+        let mut left = max;
+        let mut w = (from / 64) as usize;
+        let Some(first) = self.words.get(w) else { return };
+        let mut word = first & (!0u64 << (from % 64));
+        while left > 0 {
+            while word != 0 && left > 0 {
+                let id = w as u64 * 64 + u64::from(word.trailing_zeros());
+                if id >= end {
+                    return;
+                }
+                out.push(NodeId(id));
+                left -= 1;
+                word &= word - 1;
+            }
+            w += 1;
+            match self.words.get(w) {
+                Some(x) if (w as u64) * 64 < end => word = *x,
+                _ => return,
+            }
         }
     }
     pub fn bytes(&self) -> usize {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use arbor_model::{Error, Result, Value};
+use arbor_model::{Error, NodeId, Result, Value};
 use rustc_hash::FxHashMap;
 
 use crate::records::{Labels, NodeData, RelData};
@@ -368,6 +368,22 @@ impl Base {
 
     pub fn has_node(&self, id: u64) -> bool {
         id < self.node_end && self.label_code.get(id as usize) != 0
+    }
+
+    /// Appends to `out` the base nodes with ids in `from..end` (and below the base's end), at
+    /// most `max` of them, matching the label codes' packing once; the next id to look at.
+    pub fn extend_nodes(&self, from: u64, end: u64, max: usize, out: &mut Vec<NodeId>) -> u64 {
+        let codes = self.label_code.view();
+        let stop = end.min(self.node_end);
+        let (mut cur, mut left) = (from, max);
+        while cur < stop && left > 0 {
+            if codes.get(cur as usize) != 0 {
+                out.push(NodeId(cur));
+                left -= 1;
+            }
+            cur += 1;
+        }
+        cur
     }
 
     pub fn node(&self, id: u64) -> Option<NodeRef<'_>> {

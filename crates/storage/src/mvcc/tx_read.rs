@@ -90,6 +90,11 @@ impl Transaction {
             // With no delta version of any base row and no own writes, a base id exists iff
             // the base has a row for it (what `node_exists` finds, without its lookups).
             let clean = self.nodes.is_empty() && !self.base.any_node_dirty();
+            if clean {
+                let before = out.len();
+                cur = self.base.extend_nodes(cur, end, left, out);
+                left -= out.len() - before;
+            }
             while cur < end && left > 0 {
                 let exists = if clean && cur < self.base.node_end {
                     self.base.has_node(cur)
@@ -117,6 +122,11 @@ impl Transaction {
             // Only the base's label bits propose candidates (no commit since the base and no
             // own write labelled a node `l` at or past `cur`): the loop below reduced to them.
             let Some((b, end)) = bits else { return };
+            if !own_writes && !self.base.any_node_dirty() {
+                // Every base row is current: the label bits are the answer, a word at a time.
+                b.extend_ids(cur, end, left, out);
+                return;
+            }
             let mut next = b.next_from(cur);
             while left > 0 {
                 let Some(cand) = next.filter(|id| *id < end) else { return };
@@ -225,6 +235,33 @@ impl Transaction {
                 None => Value::Null,
             });
         }
+    }
+
+    /// The typed form of [`node_property_batch`](Self::node_property_batch): when every node
+    /// of `ids` is a clean base row and the base has an integer column for `key`, appends
+    /// their values to `vals` (`0` where missing) and whether each has one to `present`, and
+    /// returns `true`; otherwise appends nothing and returns `false` (the caller reads the
+    /// batch as values).
+    pub fn node_int_batch(
+        &self,
+        ids: &[NodeId],
+        key: TokenId,
+        vals: &mut Vec<i64>,
+        present: &mut Vec<bool>,
+    ) -> bool {
+        let Some(col) = self.base.int_column(key) else { return false };
+        let own = !self.nodes.is_empty();
+        let end = self.base.node_end;
+        let clean = if !own && !self.base.any_node_dirty() {
+            ids.iter().all(|id| id.0 < end)
+        } else {
+            ids.iter()
+                .all(|id| !(self.base.node_dirty(id.0) || own && self.nodes.contains_key(&id.0)))
+        };
+        if clean {
+            col.extend_ints(ids, vals, present);
+        }
+        clean
     }
 
     /// Properties in key order.
