@@ -115,8 +115,12 @@ SHOW INDEXES YIELD name, readCount WHERE name = 'schema_r1' RETURN readCount
 ----
 1
 
-statement error Neo.DatabaseError.Schema.IndexDropFailed
+# Neo4j 5.26 drops a LOOKUP index (see schema_lookup.cypher); it is created again here.
+statement ok
 DROP INDEX index_343aff4e
+
+statement ok
+CREATE LOOKUP INDEX FOR (n) ON EACH labels(n)
 
 # Property-type constraints: existing data is checked when the constraint is created.
 statement ok

@@ -62,9 +62,24 @@ pub trait Resolver {
     /// Whether a TEXT index on `(label, key)` exists, so `CONTAINS` and `ENDS WITH` predicates
     /// may be planned as text index scans.
     fn has_text_index(&self, label: &str, key: &str) -> bool {
-        let _ = (label, key);
+        self.has_kind_index(IndexUse::Text, false, label, key)
+    }
+    /// Whether an index of `kind` on `(owner, key)` exists (`rel`: on relationships of type
+    /// `owner`, else on nodes with label `owner`): TEXT indexes answer `CONTAINS` / `ENDS
+    /// WITH`, POINT indexes `point.distance` / `point.withinBBox`.
+    fn has_kind_index(&self, kind: IndexUse, rel: bool, owner: &str, key: &str) -> bool {
+        let _ = (kind, rel, owner, key);
         false
     }
+}
+
+/// The index kinds that answer predicates a RANGE index does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexUse {
+    /// A TEXT index: `CONTAINS`, `ENDS WITH`.
+    Text,
+    /// A POINT index: `point.distance(p, c) < r`, `point.withinBBox(p, lo, hi)`.
+    Point,
 }
 
 /// The aggregation functions (lower-cased names).

@@ -26,7 +26,7 @@ pub mod types;
 use arbor_cypher_syntax::ast::Statement;
 use arbor_model::Result;
 
-pub use catalog::{is_aggregate, ProcSig, Resolver};
+pub use catalog::{is_aggregate, IndexUse, ProcSig, Resolver};
 pub use expr::{PExpr, ScalarFn, Slot};
 pub use ops::Op;
 pub use plan::Plan;

@@ -437,6 +437,11 @@ pub enum SeekRange {
     EndsWith(PExpr),
     /// `IN expr` (a list: one equality seek per element).
     In(PExpr),
+    /// `point.distance(p, point) < distance` (`<=` with `inclusive`), answered by a POINT
+    /// index: the points in the boxes around `point` (the filter above checks the distance).
+    Distance { point: PExpr, distance: PExpr, inclusive: bool },
+    /// `point.withinBBox(p, lo, hi)`, answered by a POINT index.
+    BBox { lo: PExpr, hi: PExpr },
     /// Equality on every key of a composite index (`keys` in the index's order).
     Composite { keys: Vec<Name>, values: Vec<PExpr> },
     /// A composite index (`keys` in its order): equality on the first `values.len()` keys and
@@ -463,13 +468,37 @@ impl Op {
             Op::NodeIndexRangeSeek { .. } => "NodeIndexSeekByRange",
             Op::RelIndexSeek {
                 dir: Direction::Both,
-                range: Some(SeekRange::Range { .. } | SeekRange::Prefix(_)),
+                range:
+                    Some(
+                        SeekRange::Range { .. }
+                        | SeekRange::Prefix(_)
+                        | SeekRange::Distance { .. }
+                        | SeekRange::BBox { .. },
+                    ),
                 ..
             } => "UndirectedRelationshipIndexSeekByRange",
             Op::RelIndexSeek {
-                range: Some(SeekRange::Range { .. } | SeekRange::Prefix(_)),
+                range:
+                    Some(
+                        SeekRange::Range { .. }
+                        | SeekRange::Prefix(_)
+                        | SeekRange::Distance { .. }
+                        | SeekRange::BBox { .. },
+                    ),
                 ..
             } => "DirectedRelationshipIndexSeekByRange",
+            Op::RelIndexSeek {
+                dir: Direction::Both, range: Some(SeekRange::Contains(_)), ..
+            } => "UndirectedRelationshipIndexContainsScan",
+            Op::RelIndexSeek { range: Some(SeekRange::Contains(_)), .. } => {
+                "DirectedRelationshipIndexContainsScan"
+            }
+            Op::RelIndexSeek {
+                dir: Direction::Both, range: Some(SeekRange::EndsWith(_)), ..
+            } => "UndirectedRelationshipIndexEndsWithScan",
+            Op::RelIndexSeek { range: Some(SeekRange::EndsWith(_)), .. } => {
+                "DirectedRelationshipIndexEndsWithScan"
+            }
             Op::RelIndexSeek { dir: Direction::Both, .. } => "UndirectedRelationshipIndexSeek",
             Op::RelIndexSeek { .. } => "DirectedRelationshipIndexSeek",
             Op::NodeCountFromCountStore { .. } => "NodeCountFromCountStore",

@@ -524,6 +524,8 @@ pub enum SchemaCommand {
         kind: IndexKind,
         target: SchemaTarget,
         properties: Vec<Ident>,
+        /// The OPTIONS map (or parameter) as written (a POINT index's settings).
+        options: Option<Expr>,
     },
     /// `CREATE VECTOR INDEX [name] [IF NOT EXISTS] FOR (n:L) ON n.p [OPTIONS {...}]` (also the
     /// relationship form); `options` is the OPTIONS map (or parameter) as written.

@@ -690,7 +690,7 @@ fn names(v: &[Ident]) -> Vec<&str> {
 
 #[test]
 fn schema_commands() {
-    let SchemaCommand::CreateIndex { name, if_not_exists, kind, target, properties } =
+    let SchemaCommand::CreateIndex { name, if_not_exists, kind, target, properties, .. } =
         schema("CREATE INDEX idx IF NOT EXISTS FOR (n:Person) ON (n.name, n.age)")
     else {
         panic!()

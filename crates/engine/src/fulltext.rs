@@ -223,7 +223,7 @@ fn tracing_failure(name: &str, e: &str) {
 
 /// Writes `text` to `file` atomically and durably: a temporary file, fsync, rename, fsync of
 /// the directory (owner-only permissions, as every data file).
-fn persist(file: &Path, text: &str) -> Result<()> {
+pub(crate) fn persist(file: &Path, text: &str) -> Result<()> {
     let io = |what: &str, e: std::io::Error| {
         Error::new(Status::Io, format!("{what} {}: {e}", file.display()))
     };

@@ -118,6 +118,9 @@ impl GraphRead for TxGraph<'_> {
             ValueRange::Prefix(p) => self.tx.index_prefix(label, key, p),
             ValueRange::Contains(p) => self.tx.index_text(label, key, p, false),
             ValueRange::EndsWith(p) => self.tx.index_text(label, key, p, true),
+            ValueRange::Near { .. } | ValueRange::Within { .. } => {
+                self.tx.index_point(label, key, &point_query(range)?)
+            }
         }
     }
     fn count_rels_by_labels(
@@ -171,7 +174,10 @@ impl GraphRead for TxGraph<'_> {
                 self.tx.index_composite_range(label, keys, eq, None, None, Some(p))
             }
             // Composite indexes are RANGE indexes: the caller scans.
-            ValueRange::Contains(_) | ValueRange::EndsWith(_) => None,
+            ValueRange::Contains(_)
+            | ValueRange::EndsWith(_)
+            | ValueRange::Near { .. }
+            | ValueRange::Within { .. } => None,
         }
     }
     fn rel_index_seek_range(
@@ -188,8 +194,11 @@ impl GraphRead for TxGraph<'_> {
                 hi.as_ref().map(|(v, i)| (v, *i)),
             ),
             ValueRange::Prefix(p) => self.tx.rel_index_prefix(ty, key, p),
-            // Relationship TEXT seeks are not planned: the caller scans.
-            ValueRange::Contains(_) | ValueRange::EndsWith(_) => None,
+            ValueRange::Contains(p) => self.tx.rel_index_text(ty, key, p, false),
+            ValueRange::EndsWith(p) => self.tx.rel_index_text(ty, key, p, true),
+            ValueRange::Near { .. } | ValueRange::Within { .. } => {
+                self.tx.rel_index_point(ty, key, &point_query(range)?)
+            }
         }
     }
     fn committed_snapshot(&self) -> Option<u64> {
@@ -324,3 +333,17 @@ impl GraphWrite for TxGraph<'_> {
 
 /// Ids of inner transactions, for `REPORT STATUS` (`neo4j-transaction-N`).
 static NEXT_INNER_TX: AtomicU64 = AtomicU64::new(1);
+
+/// The storage query of a spatial seek (`None` for another kind of range).
+fn point_query(range: &ValueRange) -> Option<arbor_storage::PointQuery> {
+    match range {
+        ValueRange::Near { center, distance } => Some(arbor_storage::PointQuery::Distance {
+            center: center.clone(),
+            distance: *distance,
+        }),
+        ValueRange::Within { lo, hi } => {
+            Some(arbor_storage::PointQuery::BBox { lo: lo.clone(), hi: hi.clone() })
+        }
+        _ => None,
+    }
+}

@@ -26,6 +26,7 @@ pub mod memory_limits;
 pub mod metrics;
 mod observe;
 mod observer;
+mod point_schema;
 mod proc_registry;
 mod procedures;
 pub mod query_log;

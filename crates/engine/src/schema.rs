@@ -76,14 +76,51 @@ pub(crate) fn run_schema(
         db.clear_plan_cache();
         return Ok((stats, Vec::new(), Vec::new()));
     }
-    let store = db.store();
     let mut stats = Stats::default();
+    if lookup_command(db, cmd, params, &mut stats)? {
+        return Ok((stats, Vec::new(), Vec::new()));
+    }
+    let store = db.store();
     let mut tx = store.begin(false);
     let result = schema_in(store, &mut tx, cmd, params, &mut stats);
     tx.rollback();
     db.clear_plan_cache();
     result?;
     Ok((stats, Vec::new(), Vec::new()))
+}
+
+/// `CREATE LOOKUP INDEX` and `DROP INDEX` of a LOOKUP index (see `show_indexes::Lookups`):
+/// `true` if `cmd` was one of them.
+fn lookup_command(
+    db: &Database,
+    cmd: &SchemaCommand,
+    params: &PropertyMap,
+    stats: &mut Stats,
+) -> Result<bool> {
+    match cmd {
+        SchemaCommand::CreateIndex { name, if_not_exists, target, kind, .. }
+            if *kind == arbor_cypher_syntax::ast::IndexKind::Lookup =>
+        {
+            let name = name.as_ref().map(|n| &*n.name);
+            if db.lookups().create(name, *if_not_exists, target)? {
+                stats.indexes_added += 1;
+            }
+            Ok(true)
+        }
+        SchemaCommand::DropIndex { name, param, .. } => {
+            let name = match (param, name) {
+                (Some(p), _) => name_param_value(p, params)?,
+                (None, Some(n)) => n.name.to_string(),
+                (None, None) => return Ok(false),
+            };
+            let dropped = db.lookups().drop(&name)?;
+            if dropped {
+                stats.indexes_removed += 1;
+            }
+            Ok(dropped)
+        }
+        _ => Ok(false),
+    }
 }
 
 fn schema_in(
@@ -95,23 +132,37 @@ fn schema_in(
 ) -> Result<()> {
     use arbor_storage::TokenKind as K;
     match cmd {
-        SchemaCommand::CreateIndex { name, if_not_exists, target, properties, kind } => {
+        SchemaCommand::CreateIndex { name, if_not_exists, target, properties, kind, options } => {
             let keys = property_tokens(tx, properties)?;
             let name = name.as_ref().map(|n| &*n.name);
-            if *kind == arbor_cypher_syntax::ast::IndexKind::Lookup {
-                // Label and type scans are always available (as Neo4j's default LOOKUP
-                // indexes are), so a LOOKUP index always exists already.
-                return crate::show_indexes::create_lookup(name, *if_not_exists, target);
-            }
             let rule = index_rule_kind(*kind);
+            let rel = matches!(target, SchemaTarget::Relationship { .. });
+            // A POINT index's settings (other kinds keep ignoring their OPTIONS).
+            let point = match (rule, options) {
+                (IndexKind::Point, Some(o)) => {
+                    let o = crate::vector_schema::constant(o, params)?;
+                    crate::point_schema::settings(Some(&o), rel)?
+                }
+                _ => None,
+            };
             let created = match target {
                 SchemaTarget::Relationship { rel_type, .. } => {
                     let ty = tx.get_or_create_token(K::RelType, &rel_type.name)?;
-                    store.create_rel_constraint(rule, ty, &keys, name)
+                    match (rule, keys.as_slice()) {
+                        (IndexKind::Point, [k]) => {
+                            store.create_point_index(true, ty, *k, name, point.as_deref())
+                        }
+                        _ => store.create_rel_constraint(rule, ty, &keys, name),
+                    }
                 }
                 SchemaTarget::Node { label, .. } => {
                     let label = tx.get_or_create_token(K::Label, &label.name)?;
-                    store.create_rule(rule, label, &keys, name)
+                    match (rule, keys.as_slice()) {
+                        (IndexKind::Point, [k]) => {
+                            store.create_point_index(false, label, *k, name, point.as_deref())
+                        }
+                        _ => store.create_rule(rule, label, &keys, name),
+                    }
                 }
             };
             let created = match created {
@@ -145,9 +196,6 @@ fn schema_in(
                 None => name.clone(),
             };
             let dropped = match (&name, target) {
-                (Some(n), _) if crate::show_indexes::is_lookup(&n.name) => {
-                    return Err(crate::show_indexes::lookup_drop_refused(&n.name));
-                }
                 (Some(n), _) => store.drop_index(&n.name)?,
                 (None, Some((t, props))) => drop_on_target(store, tx, t, props, IndexKind::Range)?,
                 (None, None) => false,
@@ -544,7 +592,7 @@ fn show_rows(
         ShowKind::Indexes | ShowKind::Constraints => {
             let indexes = db.store_indexes();
             let (columns, defaults, rows) = if kind == ShowKind::Indexes {
-                let mut rows = crate::show_indexes::index_rows(tx, &indexes, filter);
+                let mut rows = crate::show_indexes::index_rows(tx, &indexes, db.lookups(), filter);
                 // [fulltext hook] FULLTEXT indexes, numbered after the others, by name.
                 if matches!(filter, None | Some("ALL" | "FULLTEXT")) {
                     rows.extend(crate::fulltext_schema::show_rows(db, rows.len()));
@@ -678,18 +726,26 @@ impl Database {
         self.index_names(true)
     }
 
-    /// `(label, property key)` names of every node TEXT index (for the planner's `CONTAINS` /
-    /// `ENDS WITH` scans).
-    pub(crate) fn text_indexed_names(&self) -> Vec<(String, String)> {
+    /// `(kind, relationship, label or type, property key)` names of every TEXT and POINT
+    /// index (for the planner's text scans and spatial seeks).
+    pub(crate) fn kind_indexed_names(
+        &self,
+    ) -> Vec<(arbor_cypher_plan::IndexUse, bool, String, String)> {
+        use arbor_cypher_plan::IndexUse;
         use arbor_storage::{IndexKind, TokenKind as K};
         let store = self.store();
         store
             .indexes()
             .iter()
-            .filter(|ix| ix.kind == IndexKind::Text && !ix.relationship)
             .filter_map(|ix| {
+                let kind = match ix.kind {
+                    IndexKind::Text => IndexUse::Text,
+                    IndexKind::Point => IndexUse::Point,
+                    _ => return None,
+                };
                 let k = store.token_name(K::PropertyKey, *ix.properties.first()?)?;
-                Some((store.token_name(K::Label, ix.label)?, k))
+                let owner = if ix.relationship { K::RelType } else { K::Label };
+                Some((kind, ix.relationship, store.token_name(owner, ix.label)?, k))
             })
             .collect()
     }

@@ -80,74 +80,118 @@ fn index_type(ix: &IndexInfo) -> Option<&'static str> {
     ix.kind.index_type()
 }
 
-/// The names of Neo4j 5's two token lookup indexes (nodes, relationships), which every
-/// Arbor database has: label and type scans need no index to maintain.
-const LOOKUPS: [(&str, bool); 2] = [("index_343aff4e", false), ("index_f7700477", true)];
+/// The default names of Neo4j 5's two token lookup indexes (nodes, relationships), which a
+/// new database has.
+const LOOKUPS: [&str; 2] = ["index_343aff4e", "index_f7700477"];
 
-/// Whether `name` is one of the built-in LOOKUP indexes.
-pub(crate) fn is_lookup(name: &str) -> bool {
-    LOOKUPS.iter().any(|(n, _)| *n == name)
+/// The file recording the LOOKUP indexes of a database once one was dropped or created.
+const LOOKUP_FILE: &str = "lookup-indexes";
+
+/// Which of the two LOOKUP indexes exist (by name; nodes, relationships). Arbor's label and
+/// type scans are built in and work without them (as Neo4j's answers do without its
+/// indexes); dropping and re-creating them is recorded for `SHOW INDEXES`, in
+/// `DIR/lookup-indexes` (written atomically) for a database with a directory.
+pub(crate) struct Lookups {
+    names: parking_lot::RwLock<[Option<String>; 2]>,
+    file: Option<std::path::PathBuf>,
 }
 
-/// `DROP INDEX` of a LOOKUP index: Arbor's label and type scans are built in.
-pub(crate) fn lookup_drop_refused(name: &str) -> Error {
-    Error::new(
-        Status::IndexDropFailed,
-        format!(
-            "Unable to drop index called `{name}`: token lookup indexes are built into Arbor's \
-             label and type scans and cannot be dropped."
-        ),
-    )
-}
-
-/// `CREATE LOOKUP INDEX [name] [IF NOT EXISTS] FOR (n) ON EACH labels(n)` (or the
-/// relationship form): one always exists, so this succeeds only with `IF NOT EXISTS`, else
-/// fails as Neo4j does when it has its default lookup indexes.
-pub(crate) fn create_lookup(
-    name: Option<&str>,
-    if_not_exists: bool,
-    target: &SchemaTarget,
-) -> Result<()> {
-    if if_not_exists {
-        return Ok(());
+impl Lookups {
+    /// The LOOKUP indexes recorded in `dir` (both defaults when nothing is recorded; a file
+    /// that cannot be read is reported and the defaults used: the indexes are listings only).
+    pub(crate) fn open(dir: Option<&std::path::Path>) -> Lookups {
+        let file = dir.map(|d| d.join(LOOKUP_FILE));
+        let mut names = LOOKUPS.map(|n| Some(n.to_string()));
+        if let Some(f) = file.as_ref().filter(|f| f.exists()) {
+            match std::fs::read_to_string(f) {
+                Ok(text) => {
+                    for (i, line) in text.lines().take(2).enumerate() {
+                        names[i] = (line != "-").then(|| line.to_string());
+                    }
+                }
+                Err(e) => tracing::warn!(file = %f.display(), error = %e, "reading LOOKUP indexes"),
+            }
+        }
+        Lookups { names: parking_lot::RwLock::new(names), file }
     }
-    let rel = matches!(target, SchemaTarget::Relationship { .. });
-    let (existing, _) = LOOKUPS[usize::from(rel)];
-    let schema = if rel { "()-[:<any-types>]-()" } else { "(:<any-labels>)" };
-    match name {
-        Some(n) if n != existing => Err(Error::new(
-            Status::IndexAlreadyExists,
-            format!("There already exists an index {schema}."),
-        )),
-        _ => Err(Error::new(
-            Status::EquivalentSchemaRule,
-            format!(
-                "An equivalent index already exists, 'Index( id={}, name='{existing}', \
-                 type='LOOKUP', schema={schema}, indexProvider='token-lookup-1.0' )'.",
-                usize::from(rel) + 1
-            ),
-        )),
-    }
-}
 
-/// The rows of the two LOOKUP indexes.
-fn lookup_rows() -> Rows {
-    LOOKUPS
-        .iter()
-        .enumerate()
-        .map(|(i, (name, rel))| {
-            let statement = if *rel {
+    fn save(&self, names: &[Option<String>; 2]) -> Result<()> {
+        let Some(f) = &self.file else { return Ok(()) };
+        let text: Vec<&str> = names.iter().map(|n| n.as_deref().unwrap_or("-")).collect();
+        crate::fulltext::persist(f, &format!("{}\n", text.join("\n")))
+    }
+
+    /// `DROP INDEX name` of a LOOKUP index: `true` if it was one (now dropped).
+    pub(crate) fn drop(&self, name: &str) -> Result<bool> {
+        let mut names = self.names.write();
+        let Some(i) = names.iter().position(|n| n.as_deref() == Some(name)) else {
+            return Ok(false);
+        };
+        let mut next = names.clone();
+        next[i] = None;
+        self.save(&next)?;
+        *names = next;
+        Ok(true)
+    }
+
+    /// `CREATE LOOKUP INDEX [name] [IF NOT EXISTS] FOR (n) ON EACH labels(n)` (or the
+    /// relationship form): `true` if created; when one exists, `false` with `IF NOT EXISTS`,
+    /// else Neo4j's error.
+    pub(crate) fn create(
+        &self,
+        name: Option<&str>,
+        if_not_exists: bool,
+        target: &SchemaTarget,
+    ) -> Result<bool> {
+        let rel = matches!(target, SchemaTarget::Relationship { .. });
+        let i = usize::from(rel);
+        let mut names = self.names.write();
+        let schema = if rel { "()-[:<any-types>]-()" } else { "(:<any-labels>)" };
+        if let Some(existing) = &names[i] {
+            if if_not_exists {
+                return Ok(false);
+            }
+            return Err(match name {
+                Some(n) if n != existing => Error::new(
+                    Status::IndexAlreadyExists,
+                    format!("There already exists an index {schema}."),
+                ),
+                _ => Error::new(
+                    Status::EquivalentSchemaRule,
+                    format!(
+                        "An equivalent index already exists, 'Index( id={}, name='{existing}', \
+                         type='LOOKUP', schema={schema}, indexProvider='token-lookup-1.0' )'.",
+                        i + 1
+                    ),
+                ),
+            });
+        }
+        let mut next = names.clone();
+        next[i] = Some(name.unwrap_or(LOOKUPS[i]).to_string());
+        self.save(&next)?;
+        *names = next;
+        Ok(true)
+    }
+
+    /// The rows of the LOOKUP indexes that exist.
+    fn rows(&self) -> Rows {
+        let names = self.names.read();
+        let mut rows = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            let Some(name) = name else { continue };
+            let rel = i == 1;
+            let statement = if rel {
                 format!("CREATE LOOKUP INDEX `{name}` FOR ()-[r]-() ON EACH type(r)")
             } else {
                 format!("CREATE LOOKUP INDEX `{name}` FOR (n) ON EACH labels(n)")
             };
-            vec![
+            rows.push(vec![
                 Value::Int(i as i64 + 1),
                 s(name),
                 s("ONLINE"),
                 Value::Float(100.0),
                 s("LOOKUP"),
-                s(if *rel { "RELATIONSHIP" } else { "NODE" }),
+                s(if rel { "RELATIONSHIP" } else { "NODE" }),
                 Value::Null,
                 Value::Null,
                 s("token-lookup-1.0"),
@@ -158,9 +202,10 @@ fn lookup_rows() -> Rows {
                 provider_options("token-lookup-1.0", PropertyMap::new()),
                 s(""),
                 s(&statement),
-            ]
-        })
-        .collect()
+            ]);
+        }
+        rows
+    }
 }
 
 /// A time of the usage statistics as a UTC datetime.
@@ -169,22 +214,6 @@ fn utc_millis(ms: Option<i64>) -> Value {
         return Value::Null;
     };
     Value::DateTime(arbor_model::DateTime { local: t.naive_utc(), offset_seconds: 0, zone: None })
-}
-
-/// The POINT index settings Neo4j 5.26 lists by default (bounds of each coordinate system).
-fn point_config() -> PropertyMap {
-    let f = |v: &[f64]| Value::List(v.iter().map(|x| Value::Float(*x)).collect());
-    let big = 1_000_000.0;
-    let mut m = PropertyMap::new();
-    m.insert("spatial.cartesian-3d.max".into(), f(&[big, big, big]));
-    m.insert("spatial.cartesian-3d.min".into(), f(&[-big, -big, -big]));
-    m.insert("spatial.cartesian.max".into(), f(&[big, big]));
-    m.insert("spatial.cartesian.min".into(), f(&[-big, -big]));
-    m.insert("spatial.wgs-84-3d.max".into(), f(&[180.0, 90.0, big]));
-    m.insert("spatial.wgs-84-3d.min".into(), f(&[-180.0, -90.0, -big]));
-    m.insert("spatial.wgs-84.max".into(), f(&[180.0, 90.0]));
-    m.insert("spatial.wgs-84.min".into(), f(&[-180.0, -90.0]));
-    m
 }
 
 /// `OPTIONS {indexConfig: {...}}` as Neo4j writes it in a `createStatement` (keys sorted,
@@ -249,9 +278,14 @@ fn constraint_statement(ix: &IndexInfo, n: &Names) -> String {
 }
 
 /// All rows of `SHOW [filter] INDEXES`, one per index, in name order.
-pub(crate) fn index_rows(tx: &Transaction, indexes: &[IndexInfo], filter: Option<&str>) -> Rows {
-    let mut rows = if type_matches(filter, "LOOKUP") { lookup_rows() } else { Vec::new() };
-    for (i, ix) in indexes.iter().filter(|ix| index_type(ix).is_some()).enumerate() {
+pub(crate) fn index_rows(
+    tx: &Transaction,
+    indexes: &[IndexInfo],
+    lookups: &Lookups,
+    filter: Option<&str>,
+) -> Rows {
+    let mut rows = if type_matches(filter, "LOOKUP") { lookups.rows() } else { Vec::new() };
+    for ix in indexes.iter().filter(|ix| index_type(ix).is_some()) {
         let ty = index_type(ix).unwrap_or("RANGE");
         if !type_matches(filter, ty) {
             continue;
@@ -275,7 +309,9 @@ pub(crate) fn index_rows(tx: &Transaction, indexes: &[IndexInfo], filter: Option
             None => {
                 let (provider, config) = match ix.kind {
                     IndexKind::Text => ("text-2.0", PropertyMap::new()),
-                    IndexKind::Point => ("point-1.0", point_config()),
+                    IndexKind::Point => {
+                        ("point-1.0", crate::point_schema::config(ix.point_config.as_deref()))
+                    }
                     _ => ("range-1.0", PropertyMap::new()),
                 };
                 let options_text =
@@ -294,7 +330,8 @@ pub(crate) fn index_rows(tx: &Transaction, indexes: &[IndexInfo], filter: Option
             c => Value::Int(c as i64),
         };
         rows.push(vec![
-            Value::Int(i as i64 + 3),
+            // Neo4j numbers schema rules in creation order, after the two LOOKUP indexes.
+            Value::Int(ix.id as i64 + 3),
             s(&ix.name),
             s(ix.state),
             Value::Float(ix.population_percent),

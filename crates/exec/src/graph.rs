@@ -48,6 +48,11 @@ pub enum ValueRange {
     Contains(String),
     /// Strings ending with the text (a TEXT index scan).
     EndsWith(String),
+    /// Points within `distance` of `center` (a POINT index seek; a superset the caller
+    /// filters).
+    Near { center: arbor_model::Point, distance: f64 },
+    /// Points inside the box `point.withinBBox(p, lo, hi)` accepts (a POINT index seek).
+    Within { lo: arbor_model::Point, hi: arbor_model::Point },
 }
 
 /// Read access to the graph as one transaction sees it: its snapshot plus its own writes.

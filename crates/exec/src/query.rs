@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use arbor_cypher_plan::{Op, Plan, ProcSig, Resolver, ScalarFn};
+use arbor_cypher_plan::{IndexUse, Op, Plan, ProcSig, Resolver, ScalarFn};
 use arbor_cypher_syntax::ast::Statement;
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 
@@ -21,8 +21,8 @@ struct ExecResolver<'a> {
     used: std::cell::RefCell<Vec<Procedure>>,
     indexes: &'a dyn Fn(&str) -> Vec<Vec<String>>,
     rel_indexes: &'a dyn Fn(&str) -> Vec<Vec<String>>,
-    /// Whether a TEXT index covers `(label, key)`.
-    text_indexes: &'a dyn Fn(&str, &str) -> bool,
+    /// Whether an index of a kind covers `(rel, label or type, key)`.
+    kind_indexes: &'a dyn Fn(IndexUse, bool, &str, &str) -> bool,
 }
 
 impl Resolver for ExecResolver<'_> {
@@ -46,8 +46,8 @@ impl Resolver for ExecResolver<'_> {
     fn rel_indexes_on(&self, ty: &str) -> Vec<Vec<String>> {
         (self.rel_indexes)(ty)
     }
-    fn has_text_index(&self, label: &str, key: &str) -> bool {
-        (self.text_indexes)(label, key)
+    fn has_kind_index(&self, kind: IndexUse, rel: bool, owner: &str, key: &str) -> bool {
+        (self.kind_indexes)(kind, rel, owner, key)
     }
 }
 
@@ -89,27 +89,28 @@ impl PreparedQuery {
             procedures,
             indexes_on,
             rel_indexes_on,
-            &|_, _| false,
+            &|_, _, _, _| false,
         )
     }
 
     /// As [`PreparedQuery::prepare_with_indexes`], also planning `CONTAINS` and `ENDS WITH`
-    /// predicates as text index scans where `text_indexed(label, key)` says a TEXT index
-    /// exists.
+    /// predicates as text index scans and `point.distance` / `point.withinBBox` predicates as
+    /// spatial seeks where `kind_indexed(kind, relationship, label or type, key)` says a TEXT
+    /// or POINT index exists.
     pub fn prepare_with_schema(
         stmt: &Statement,
         text: &str,
         procedures: &Registry,
         indexes_on: &dyn Fn(&str) -> Vec<Vec<String>>,
         rel_indexes_on: &dyn Fn(&str) -> Vec<Vec<String>>,
-        text_indexed: &dyn Fn(&str, &str) -> bool,
+        kind_indexed: &dyn Fn(IndexUse, bool, &str, &str) -> bool,
     ) -> Result<PreparedQuery> {
         let resolver = ExecResolver {
             procs: procedures,
             used: Default::default(),
             indexes: indexes_on,
             rel_indexes: rel_indexes_on,
-            text_indexes: text_indexed,
+            kind_indexes: kind_indexed,
         };
         let plan = arbor_cypher_plan::plan(stmt, text, &resolver)?;
         Ok(PreparedQuery { plan, procs: resolver.used.into_inner().into() })

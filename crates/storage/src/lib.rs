@@ -210,6 +210,7 @@ mod clock;
 mod codec;
 mod idset;
 pub mod metrics;
+mod point_index;
 mod progress;
 mod records;
 mod release;
@@ -255,8 +256,9 @@ pub use mvcc::{
 };
 pub use pager::default_memory_limit;
 pub use pager::pool::{MemFile, PageFile, PoolStats};
+pub use point_index::PointQuery;
 pub use release::set_memory_release_hook;
-pub use schema::{IndexInfo, IndexKind, PropertyTypes};
+pub use schema::{IndexInfo, IndexKind, PropertyTypes, POINT_SETTINGS};
 pub use store::{MemoryStats, Store};
 pub use value::check_storable;
 pub use vector::{VectorSettings, VectorSimilarity};

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 pub use arbor_model::property_type::PropertyTypes;
 
+use crate::point_index::PointBox;
 pub(crate) use crate::progress::Progress;
 use crate::text_index::{TextMatch, Trigrams};
 use crate::types::TokenId;
@@ -162,12 +163,18 @@ pub struct IndexInfo {
     /// The allowed types of a property-type constraint (`properties` then holds its one
     /// property).
     pub property_type: Option<PropertyTypes>,
+    /// The rule's position in creation order (0 for the oldest rule that still exists):
+    /// `SHOW INDEXES` numbers its `id` column from it, as Neo4j numbers rules.
+    pub id: u64,
     /// Seeks and scans through the index since the store was opened (`readCount`).
     pub read_count: u64,
     /// When the last of them ran, milliseconds since the epoch (`lastRead`).
     pub last_read_ms: Option<i64>,
     /// When the first of them ran (`trackedSince`).
     pub tracked_since_ms: Option<i64>,
+    /// A POINT index's settings as given at creation ([`POINT_SETTINGS`] values: min and max
+    /// of cartesian, cartesian-3d, wgs-84, wgs-84-3d); `None`: Neo4j's defaults.
+    pub point_config: Option<Vec<f64>>,
 }
 
 /// What an index covers: a label and one or more property keys (in definition order). A node
@@ -188,12 +195,54 @@ pub(crate) struct IndexDef {
     /// On relationships of type `label` (index data kept in the delta only, see
     /// `Schema::rel_maps`).
     pub rel: bool,
+    /// A POINT index's settings given at creation (empty: Neo4j's defaults), see
+    /// [`point_config_words`]; logged after the keys.
+    pub config: Vec<u32>,
 }
 
 impl IndexDef {
     pub fn target(&self) -> Target {
         (self.label, self.keys.clone())
     }
+
+    /// A rule as the WAL and checkpoints hold it: a POINT index's settings follow its one key.
+    pub fn from_logged(
+        name: String,
+        label: u32,
+        mut keys: Vec<u32>,
+        kind: IndexKind,
+        rel: bool,
+        progress: Arc<Progress>,
+    ) -> IndexDef {
+        let config = match kind {
+            IndexKind::Point if keys.len() > 1 => keys.split_off(1),
+            _ => Vec::new(),
+        };
+        IndexDef { name, label, keys, kind, since: 0, progress, rel, config }
+    }
+
+    /// The keys as logged (see [`IndexDef::from_logged`]).
+    pub fn logged_keys(&self) -> Vec<u32> {
+        let mut k = self.keys.clone();
+        k.extend_from_slice(&self.config);
+        k
+    }
+}
+
+/// The number of settings of a POINT index: min and max of cartesian (2), cartesian-3d (3),
+/// wgs-84 (2) and wgs-84-3d (3), in that order.
+pub const POINT_SETTINGS: usize = 20;
+
+/// A POINT index's settings as words for the rule's logged keys (two per value).
+pub(crate) fn point_config_words(values: &[f64]) -> Vec<u32> {
+    values.iter().flat_map(|v| [(v.to_bits() >> 32) as u32, v.to_bits() as u32]).collect()
+}
+
+/// The settings back from [`point_config_words`] (`None`: not a full set).
+fn point_config_values(words: &[u32]) -> Option<Vec<f64>> {
+    (words.len() == 2 * POINT_SETTINGS).then(|| {
+        words.chunks(2).map(|w| f64::from_bits(u64::from(w[0]) << 32 | u64::from(w[1]))).collect()
+    })
 }
 
 /// A set of node ids: a sorted vector while small, a B-tree when a key is shared by many nodes.
@@ -483,6 +532,43 @@ impl Schema {
         }
     }
 
+    /// Whether an online index of `kind` covers `(label or type, [key])` (`rel`: a
+    /// relationship index).
+    pub fn kind_indexed(&self, kind: IndexKind, rel: bool, label: u32, key: u32) -> bool {
+        self.defs.iter().any(|d| {
+            d.rel == rel
+                && d.kind == kind
+                && d.label == label
+                && d.keys == [key]
+                && d.progress.is_online()
+        })
+    }
+
+    /// Ids of the shared map's entries of target `t` (`rel`: a relationship index) whose
+    /// point lies inside one of `boxes` (appended to `out`, unsorted), along the points'
+    /// Z-order.
+    pub fn point_lookup(&self, rel: bool, t: &Target, boxes: &[PointBox], out: &mut Vec<u64>) {
+        let maps = if rel { &self.rel_maps } else { &self.maps };
+        let Some(m) = maps.get(t) else { return };
+        for b in boxes {
+            crate::point_index::map_ids(m, b, |set, out| out.extend(set.to_vec()), out);
+        }
+    }
+
+    /// Ids of the relationship index `t`'s entries whose string matches `m` (appended to
+    /// `out`, unsorted): a walk over the index's distinct strings, each checked exactly.
+    pub fn rel_text_lookup(&self, t: &Target, m: &TextMatch, out: &mut Vec<u64>) {
+        let Some(map) = self.rel_maps.get(t) else { return };
+        let strings = KeyRange::prefix("");
+        for (k, set) in map.range(strings.start()..) {
+            match k {
+                IndexKey::Str(s) if m.matches(s) => out.extend(set.to_vec()),
+                IndexKey::Str(_) => {}
+                _ => break,
+            }
+        }
+    }
+
     pub fn lookup(&self, t: &Target, k: &IndexKey) -> Vec<u64> {
         self.maps.get(t).and_then(|m| m.get(k)).map(IdSet::to_vec).unwrap_or_default()
     }
@@ -511,7 +597,8 @@ impl Schema {
         let mut out: Vec<IndexInfo> = self
             .defs
             .iter()
-            .map(|d| {
+            .enumerate()
+            .map(|(id, d)| {
                 let vector = (d.kind == IndexKind::Vector)
                     .then(|| crate::vector::VectorSettings::from_keys(&d.keys))
                     .flatten();
@@ -521,6 +608,7 @@ impl Schema {
                 let ms = |a: &AtomicI64| Some(a.load(Ordering::Relaxed)).filter(|v| *v != 0);
                 let failure = self.vectors.get(&d.name).and_then(|v| v.failure());
                 IndexInfo {
+                    id: id as u64,
                     name: d.name.clone(),
                     kind: d.kind,
                     label: d.label,
@@ -541,6 +629,7 @@ impl Schema {
                     read_count: d.progress.reads.load(Ordering::Relaxed),
                     last_read_ms: ms(&d.progress.last_read_ms),
                     tracked_since_ms: ms(&d.progress.first_read_ms),
+                    point_config: point_config_values(&d.config),
                 }
             })
             .collect();

@@ -338,6 +338,34 @@ impl Store {
         })
     }
 
+    /// Creates a POINT index on `owner` (a label; with `rel` a relationship type) and `key`,
+    /// with `settings` ([`crate::schema::POINT_SETTINGS`] values, as [`IndexInfo::point_config`]
+    /// lists them) or Neo4j's defaults. The settings are kept and listed; the index itself
+    /// covers every point whatever its bounds. `false` if an equivalent index exists.
+    pub fn create_point_index(
+        &self,
+        rel: bool,
+        owner: TokenId,
+        key: TokenId,
+        name: Option<&str>,
+        settings: Option<&[f64]>,
+    ) -> Result<bool> {
+        let mut keys = vec![key];
+        if let Some(s) = settings {
+            if s.len() != crate::schema::POINT_SETTINGS || s.iter().any(|v| !v.is_finite()) {
+                return Err(Error::argument("a POINT index takes 20 finite settings"));
+            }
+            keys.extend(crate::schema::point_config_words(s));
+        }
+        self.schema_change(SchemaChange::Create {
+            name: name.map(str::to_string),
+            label: owner,
+            keys,
+            kind: IndexKind::Point,
+            rel,
+        })
+    }
+
     /// Creates a relationship property index on relationships of type `ty` and one or more
     /// property `keys`, used by equality, range, prefix and `IN` seeks. On existing
     /// relationships it populates in the background (`POPULATING`, then `ONLINE`). Returns
@@ -405,6 +433,9 @@ impl Store {
             let mut body = Enc::new();
             match change {
                 SchemaChange::Create { name, label, keys, kind, rel } => {
+                    // A POINT index's settings ride after its key (`IndexDef::from_logged`).
+                    let logged = keys.clone();
+                    let keys = if kind == IndexKind::Point { keys[..1].to_vec() } else { keys };
                     let name = name.unwrap_or_else(|| default_name(kind, rel, label, &keys));
                     if existing_rule(core, &name, label, &keys, kind, rel)? {
                         return Ok(false);
@@ -417,19 +448,21 @@ impl Store {
                         } else {
                             Progress::online()
                         };
-                        let def = IndexDef { name, label, keys, kind, since: 0, progress, rel };
+                        let config = Vec::new();
+                        let def =
+                            IndexDef { name, label, keys, kind, since: 0, progress, rel, config };
                         core.schema().write().pending.insert(def.name.clone());
                         core.install_index_with(&mut cs, def.clone(), false);
                         validate = Some(def);
                         break 'locked None;
                     }
-                    body.op_create_rule(&name, kind, rel, label, &keys);
+                    body.op_create_rule(&name, kind, rel, label, &logged);
                     // Constraints must see all data before they exist; indexes need not.
                     let background = kind.has_index()
                         && if rel { core.has_type_rows(label) } else { core.has_label_rows(label) };
                     let progress =
                         if background { Arc::new(Progress::default()) } else { Progress::online() };
-                    let def = IndexDef { name, label, keys, kind, since: 0, progress, rel };
+                    let def = IndexDef::from_logged(name, label, logged, kind, rel, progress);
                     if background {
                         populate = Some((def.target(), def.progress.clone(), rel));
                     }
@@ -522,7 +555,7 @@ impl Store {
                 return Err(Error::new(Status::Io, "the store is closed"));
             }
             let mut body = Enc::new();
-            body.op_create_rule(&def.name, def.kind, def.rel, def.label, &def.keys);
+            body.op_create_rule(&def.name, def.kind, def.rel, def.label, &def.logged_keys());
             core.schema().write().pending.remove(&def.name);
             core.log_schema(&mut cs, body)?
         };

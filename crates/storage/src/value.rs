@@ -127,7 +127,8 @@ impl IndexKey {
 
 /// Keys are ordered by group, then within a group in Cypher's comparison order (numbers
 /// numerically across Int and Float, strings by code point, temporals chronologically); groups
-/// without a Cypher order (lists, points, ...) get an arbitrary but total structural order.
+/// without a Cypher order (lists, ...) get an arbitrary but total structural order; points
+/// order by CRS, then along a Z-order curve (`crate::point_index`), so spatial seeks walk them.
 /// Consistent with `Eq` because equal numbers share one normalized key.
 impl Ord for IndexKey {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
@@ -154,7 +155,9 @@ impl Ord for IndexKey {
             (K::LocalDateTime(a, b, c), K::LocalDateTime(d, e, f)) => (a, b, c).cmp(&(d, e, f)),
             (K::DateTime(a, b, c), K::DateTime(d, e, f)) => (a, b, c).cmp(&(d, e, f)),
             (K::Duration(a, b, c, d), K::Duration(e, f, g, h)) => (a, b, c, d).cmp(&(e, f, g, h)),
-            (K::Point(a, b, c, d), K::Point(e, f, g, h)) => (a, b, c, d).cmp(&(e, f, g, h)),
+            (K::Point(a, b, c, d), K::Point(e, f, g, h)) => {
+                crate::point_index::cmp_points((*a, *b, *c, *d), (*e, *f, *g, *h))
+            }
             _ => self.group().cmp(&other.group()),
         }
     }

@@ -1,5 +1,5 @@
 //! Access-path selection: which index seek (node or relationship, equality, range, prefix,
-//! `IN`, composite) can start a pattern, given the predicates and the indexes the [`crate::Resolver`]
+//! `IN`, composite, text, spatial) can start a pattern, given the predicates and the indexes the [`crate::Resolver`]
 //! reports. A seek only narrows candidates: the predicates stay in a `Filter` above it.
 //!
 //! It looks only at predicates and indexes (no scopes, no patterns): the planner asks it where
@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use arbor_cypher_syntax::ast::CompareOp;
 
-use crate::catalog::Resolver;
+use crate::catalog::{IndexUse, Resolver};
 use crate::expr::{PExpr, Slot, StringOp};
 use crate::ops::{Name, SeekRange};
 
@@ -25,6 +25,10 @@ pub(crate) struct Preds {
     pub(crate) ends: Option<PExpr>,
     pub(crate) lo: Option<(PExpr, bool)>,
     pub(crate) hi: Option<(PExpr, bool)>,
+    /// `point.distance(p, point) <[=] distance`: `(point, distance, inclusive)`.
+    pub(crate) near: Option<(PExpr, PExpr, bool)>,
+    /// `point.withinBBox(p, lo, hi)`.
+    pub(crate) bbox: Option<(PExpr, PExpr)>,
 }
 
 impl Preds {
@@ -48,10 +52,47 @@ impl Preds {
     /// when an index answers them): `ENDS WITH`, then `CONTAINS`.
     pub(crate) fn text_seek(&self) -> Option<(u8, SeekRange)> {
         if let Some(e) = &self.ends {
-            Some((6, SeekRange::EndsWith(e.clone())))
+            Some((7, SeekRange::EndsWith(e.clone())))
         } else {
-            self.contains.as_ref().map(|e| (7, SeekRange::Contains(e.clone())))
+            self.contains.as_ref().map(|e| (8, SeekRange::Contains(e.clone())))
         }
+    }
+}
+
+impl Preds {
+    /// The seek a POINT index adds: `point.withinBBox`, then `point.distance`.
+    pub(crate) fn point_seek(&self) -> Option<(u8, SeekRange)> {
+        if let Some((lo, hi)) = &self.bbox {
+            Some((6, SeekRange::BBox { lo: lo.clone(), hi: hi.clone() }))
+        } else {
+            self.near.as_ref().map(|(p, d, inclusive)| {
+                let seek = SeekRange::Distance {
+                    point: p.clone(),
+                    distance: d.clone(),
+                    inclusive: *inclusive,
+                };
+                (6, seek)
+            })
+        }
+    }
+}
+
+/// `Some((key, other point))` if `e` is `point.distance(slot.key, other)` or
+/// `point.distance(other, slot.key)` with `other` reading only `bound` slots.
+fn distance_of<'e>(
+    e: &'e PExpr,
+    slot: Slot,
+    bound: &HashSet<Slot>,
+) -> Option<(&'e Name, &'e PExpr)> {
+    let PExpr::Scalar { name, args, .. } = e else { return None };
+    if !(name.eq_ignore_ascii_case("point.distance") || name.eq_ignore_ascii_case("distance")) {
+        return None;
+    }
+    let [a, b] = args.as_slice() else { return None };
+    match (slot_prop(a, slot), slot_prop(b, slot)) {
+        (Some(k), _) if deps_within(b, bound) => Some((k, b)),
+        (_, Some(k)) if deps_within(a, bound) => Some((k, a)),
+        _ => None,
     }
 }
 
@@ -89,7 +130,20 @@ pub(crate) fn gather_preds(
         match e {
             PExpr::Compare(lhs, rest) if rest.len() == 1 => {
                 let (op, rhs) = (rest[0].0, &rest[0].1);
-                if let Some(k) = slot_prop(lhs, slot).filter(|_| deps_within(rhs, bound)) {
+                // `point.distance(n.p, c) < r` (or `r > point.distance(...)`).
+                let near = match op {
+                    CompareOp::Lt | CompareOp::Le => distance_of(lhs, slot, bound).zip(Some(rhs)),
+                    CompareOp::Gt | CompareOp::Ge => {
+                        distance_of(rhs, slot, bound).zip(Some(&**lhs))
+                    }
+                    _ => None,
+                };
+                if let Some(((k, c), d)) = near.filter(|(_, d)| deps_within(d, bound)) {
+                    let inclusive = matches!(op, CompareOp::Le | CompareOp::Ge);
+                    add(k, &mut |p| {
+                        p.near.get_or_insert_with(|| (c.clone(), d.clone(), inclusive));
+                    });
+                } else if let Some(k) = slot_prop(lhs, slot).filter(|_| deps_within(rhs, bound)) {
                     add(k, &mut |p| bound_op(p, op, rhs));
                 } else if let Some(k) = slot_prop(rhs, slot).filter(|_| deps_within(lhs, bound)) {
                     add(k, &mut |p| bound_op(p, flip_cmp(op), lhs));
@@ -126,6 +180,17 @@ pub(crate) fn gather_preds(
                     add(k, &mut |p| {
                         let at = if ends { &mut p.ends } else { &mut p.contains };
                         at.get_or_insert_with(|| (**rhs).clone());
+                    });
+                }
+            }
+            PExpr::Scalar { name, args, .. }
+                if name.eq_ignore_ascii_case("point.withinbbox") && args.len() == 3 =>
+            {
+                if let Some(k) = slot_prop(&args[0], slot)
+                    .filter(|_| deps_within(&args[1], bound) && deps_within(&args[2], bound))
+                {
+                    add(k, &mut |p| {
+                        p.bbox.get_or_insert_with(|| (args[1].clone(), args[2].clone()));
                     });
                 }
             }
@@ -214,12 +279,15 @@ pub(crate) fn index_seek_for(
         }
         for (k, p) in &keys {
             let text = res.has_text_index(l, k);
-            if !text && !res.has_index(l, k) {
+            let point = res.has_kind_index(IndexUse::Point, false, l, k);
+            if !text && !point && !res.has_index(l, k) {
                 continue;
             }
             let cand = if let Some(e) = &p.eq {
                 (1, Found::Eq(e.clone()))
             } else if let Some((rank, seek)) = p.range_seek() {
+                (rank, Found::Seek(seek))
+            } else if let Some((rank, seek)) = p.point_seek().filter(|_| point) {
                 (rank, Found::Seek(seek))
             } else if let Some((rank, seek)) = p.text_seek().filter(|_| text) {
                 (rank, Found::Seek(seek))

@@ -9,7 +9,7 @@ use arbor_cypher_syntax::ast::{
 use arbor_model::Result;
 
 use crate::bind::*;
-use crate::catalog::Resolver;
+use crate::catalog::{IndexUse, Resolver};
 use crate::expr::{PExpr, PathStep, Slot};
 use crate::ops::{Name, Op, SeekRange};
 use crate::plan::access::*;
@@ -444,7 +444,12 @@ pub(crate) fn rel_seek_for(
         }
         for ks in indexes.iter().filter(|ks| ks.len() == 1) {
             let Some((_, p)) = preds.iter().find(|(n, _)| **n == *ks[0]) else { continue };
-            if let Some((rank, seek)) = p.range_seek() {
+            let kind = |k| res.has_kind_index(k, true, ty, &ks[0]);
+            let seek = p
+                .range_seek()
+                .or_else(|| p.point_seek().filter(|_| kind(IndexUse::Point)))
+                .or_else(|| p.text_seek().filter(|_| kind(IndexUse::Text)));
+            if let Some((rank, seek)) = seek {
                 if ranged.as_ref().is_none_or(|b| rank < b.0) {
                     ranged = Some((rank, i, ty.clone(), Name::from(ks[0].as_str()), seek));
                 }

@@ -98,6 +98,7 @@ impl<'a> Parser<'a> {
                 kind,
                 target,
                 properties,
+                options: None,
             });
         }
         let name = self.schema_name()?;
@@ -134,8 +135,8 @@ impl<'a> Parser<'a> {
             let msg = format!("Only single property {what} indexes are supported");
             return Err(self.error_at(self.variable_start(second.span.start), &msg));
         }
-        self.skip_options()?;
-        Ok(SchemaCommand::CreateIndex { name, if_not_exists, kind, target, properties })
+        let options = self.options()?;
+        Ok(SchemaCommand::CreateIndex { name, if_not_exists, kind, target, properties, options })
     }
 
     /// The head of `CREATE VECTOR|FULLTEXT INDEX`: the name (or a `$param` naming it), `IF NOT

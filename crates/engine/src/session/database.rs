@@ -42,6 +42,8 @@ pub(crate) struct DbInner {
     pub(super) memory: Arc<crate::memory_limits::MemoryPool>,
     /// FULLTEXT index definitions (see fulltext.rs).
     pub(super) fulltext: Arc<crate::fulltext::Registry>,
+    /// Which LOOKUP indexes exist (see show_indexes.rs).
+    pub(super) lookups: crate::show_indexes::Lookups,
 }
 
 /// An open database. Cheap to clone; all clones share one store.
@@ -116,6 +118,10 @@ impl Database {
     }
 
     /// The FULLTEXT index definitions.
+    pub(crate) fn lookups(&self) -> &crate::show_indexes::Lookups {
+        &self.inner.lookups
+    }
+
     pub(crate) fn fulltext(&self) -> &crate::fulltext::Registry {
         &self.inner.fulltext
     }

@@ -57,16 +57,19 @@ impl Database {
                         .map(|(_, ks)| ks.clone())
                         .collect()
                 };
-                let texts = self.text_indexed_names();
-                let text_indexed =
-                    |l: &str, k: &str| texts.iter().any(|(tl, tk)| tl == l && tk == k);
+                let kinds = self.kind_indexed_names();
+                let kind_indexed = |u: arbor_cypher_plan::IndexUse, rel: bool, l: &str, k: &str| {
+                    kinds
+                        .iter()
+                        .any(|(tu, tr, tl, tk)| *tu == u && *tr == rel && tl == l && tk == k)
+                };
                 let prepared = Arc::new(PreparedQuery::prepare_with_schema(
                     &other,
                     text,
                     &procs,
                     &indexes_on,
                     &rel_indexes_on,
-                    &text_indexed,
+                    &kind_indexed,
                 )?);
                 let notes: Arc<[Notification]> = query_notifications(&other).into();
                 let mut plans = self.inner.plans.lock();

@@ -53,9 +53,11 @@ impl Database {
         let fulltext = crate::fulltext::Registry::attached(fulltext, &store); // [fulltext hook]
         let procedures =
             crate::proc_registry::Procedures::for_path(path.as_deref(), fulltext.clone());
+        let lookups = crate::show_indexes::Lookups::open(path.as_deref());
         let db = Database {
             inner: Arc::new(DbInner {
                 store,
+                lookups,
                 path,
                 plans: Mutex::new(HashMap::new()),
                 closed: AtomicBool::new(false),

@@ -691,30 +691,38 @@ pub fn point(args: &[Value]) -> Result<Value> {
     }
 }
 
+/// `point.distance(a, b)`: null unless both are points of one CRS (Neo4j 5.26 answers null,
+/// not an error, for any other value).
 pub fn distance(args: &[Value]) -> Result<Value> {
     match (arg(args, 0), arg(args, 1)) {
         (Value::Point(a), Value::Point(b)) => {
             Ok(spatial::distance(a, b).map_or(Value::Null, Value::Float))
         }
-        (Value::Null, _) | (_, Value::Null) => Ok(Value::Null),
-        (Value::Point(_), other) | (other, _) => Err(type_err("point.distance", "a Point", other)),
+        _ => Ok(Value::Null),
     }
 }
 
-/// `point.withinBBox(p, lowerLeft, upperRight)`.
+/// `point.withinBBox(p, lowerLeft, upperRight)`: null unless all three are points (Neo4j
+/// 5.26 answers null, not an error, for any other value).
 pub fn within_bbox(args: &[Value]) -> Result<Value> {
     let pts: Vec<Option<&arbor_model::Point>> = (0..3)
         .map(|i| match arg(args, i) {
-            Value::Point(p) => Ok(Some(p)),
-            Value::Null => Ok(None),
-            other => Err(type_err("point.withinBBox", "a Point", other)),
+            Value::Point(p) => Some(p),
+            _ => None,
         })
-        .collect::<Result<_>>()?;
+        .collect();
     let (Some(p), Some(lo), Some(hi)) = (pts[0], pts[1], pts[2]) else { return Ok(Value::Null) };
     if p.srid != lo.srid || p.srid != hi.srid {
         return Ok(Value::Null);
     }
-    let in_x = if lo.x <= hi.x { p.x >= lo.x && p.x <= hi.x } else { p.x >= lo.x || p.x <= hi.x };
+    // Only geographic boxes wrap (across the dateline), as in Neo4j; a cartesian box whose
+    // lower x is above its upper x holds nothing.
+    let geographic = matches!(p.srid, 4326 | 4979);
+    let in_x = if lo.x <= hi.x {
+        p.x >= lo.x && p.x <= hi.x
+    } else {
+        geographic && (p.x >= lo.x || p.x <= hi.x)
+    };
     let in_y = p.y >= lo.y && p.y <= hi.y;
     let in_z = match (p.z, lo.z, hi.z) {
         (Some(z), Some(a), Some(b)) => z >= a && z <= b,

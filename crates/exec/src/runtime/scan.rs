@@ -224,7 +224,9 @@ impl IndexRangeSeek {
             SeekRange::Range { .. }
             | SeekRange::Prefix(_)
             | SeekRange::Contains(_)
-            | SeekRange::EndsWith(_) => match eval_value_range(&self.seek, r, ctx, g)? {
+            | SeekRange::EndsWith(_)
+            | SeekRange::Distance { .. }
+            | SeekRange::BBox { .. } => match eval_value_range(&self.seek, r, ctx, g)? {
                 Some(Some(range)) => range,
                 Some(None) => return Ok(SeekPlan::Empty),
                 None => return Ok(SeekPlan::Scan),
@@ -339,6 +341,24 @@ fn eval_value_range(
             }
             Value::String(p) => Some(Some(ValueRange::EndsWith(p.to_string()))),
             _ => None,
+        },
+        // A centre or corner that is not a point finds nothing, as Neo4j's POINT index
+        // answers; a distance that is not a number leaves it to the filter.
+        SeekRange::Distance { point, distance, .. } => {
+            match (eval(point, r, ctx, g)?, eval(distance, r, ctx, g)?) {
+                (Value::Point(center), Value::Int(d)) => {
+                    Some(Some(ValueRange::Near { center, distance: d as f64 }))
+                }
+                (Value::Point(center), Value::Float(d)) if !d.is_nan() => {
+                    Some(Some(ValueRange::Near { center, distance: d }))
+                }
+                (Value::Point(_), Value::Float(_) | Value::String(_) | Value::Bool(_)) => None,
+                _ => Some(None),
+            }
+        }
+        SeekRange::BBox { lo, hi } => match (eval(lo, r, ctx, g)?, eval(hi, r, ctx, g)?) {
+            (Value::Point(lo), Value::Point(hi)) => Some(Some(ValueRange::Within { lo, hi })),
+            _ => Some(None),
         },
         SeekRange::In(_) | SeekRange::Composite { .. } | SeekRange::CompositeRange { .. } => None,
     })

@@ -674,15 +674,17 @@ impl Base {
         text.matching(m, out);
     }
 
-    /// Base nodes whose `(label, key)` value lies in `r` (appended to `out`, in key order).
-    pub fn index_range(&self, t: &Target, r: &KeyRange, out: &mut Vec<u64>) {
-        let Some(cell) = self.ordered.get(t) else { return };
-        let (label, key) = (t.0, &t.1[..]);
+    /// The ids of target `t`'s base nodes in key order (built on first use), with a function
+    /// giving a node's key.
+    fn value_ordered(&self, t: &Target) -> Option<(&[u64], impl Fn(u64) -> Option<IndexKey> + '_)> {
+        let cell = self.ordered.get(t)?;
+        let (label, key) = (t.0, t.1.clone());
+        let key_of = move |id: u64| self.node(id).and_then(|n| n.key_for(label, &key));
         let ids = cell.get_or_init(|| {
             let mut v: Vec<(IndexKey, u64)> = Vec::new();
             let mut cur = 0;
             while let Some(id) = self.next_with_label(label, cur) {
-                if let Some(k) = self.node(id).and_then(|n| n.key_for(label, key)) {
+                if let Some(k) = key_of(id) {
                     v.push((k, id));
                 }
                 cur = id + 1;
@@ -690,7 +692,12 @@ impl Base {
             v.sort_unstable();
             v.into_iter().map(|(_, id)| id).collect()
         });
-        let key_of = |id: u64| self.node(id).and_then(|n| n.key_for(label, key));
+        Some((ids, key_of))
+    }
+
+    /// Base nodes whose `(label, key)` value lies in `r` (appended to `out`, in key order).
+    pub fn index_range(&self, t: &Target, r: &KeyRange, out: &mut Vec<u64>) {
+        let Some((ids, key_of)) = self.value_ordered(t) else { return };
         let start = r.start();
         let from = ids.partition_point(|id| key_of(*id).is_some_and(|k| k < start));
         for &id in &ids[from..] {
@@ -701,6 +708,20 @@ impl Base {
             if r.contains(&k) {
                 out.push(id);
             }
+        }
+    }
+
+    /// Base nodes whose `(label, key)` value is a point inside one of `boxes` (appended to
+    /// `out`), walking the value-ordered ids along their Z-order (`crate::point_index`).
+    pub fn index_points(
+        &self,
+        t: &Target,
+        boxes: &[crate::point_index::PointBox],
+        out: &mut Vec<u64>,
+    ) {
+        let Some((ids, key_of)) = self.value_ordered(t) else { return };
+        for b in boxes {
+            crate::point_index::sorted_ids(ids, &key_of, b, out);
         }
     }
 }

@@ -155,14 +155,15 @@ pub(crate) fn checkpoint_with(
             // single-key range/unique rules keep the original layout.
             e.str(&d.name);
             e.var(u64::from(d.label));
-            e.var(u64::from(d.keys.first().copied().unwrap_or(0)));
-            if d.keys.len() == 1 && d.kind.code() <= 1 && !d.rel {
+            let keys = d.logged_keys();
+            e.var(u64::from(keys.first().copied().unwrap_or(0)));
+            if keys.len() == 1 && d.kind.code() <= 1 && !d.rel {
                 e.u8(d.kind.code());
             } else {
                 // Bit 6: a relationship index.
                 e.u8(d.kind.code() | 0x80 | if d.rel { 0x40 } else { 0 });
-                e.var(d.keys.len().saturating_sub(1) as u64);
-                for k in d.keys.iter().skip(1) {
+                e.var(keys.len().saturating_sub(1) as u64);
+                for k in keys.iter().skip(1) {
                     e.var(u64::from(*k));
                 }
             }
@@ -689,7 +690,7 @@ fn load_body(
                 }
             }
             let progress = crate::schema::Progress::online();
-            defs.push(IndexDef { name, label, keys, kind, since: 0, progress, rel });
+            defs.push(IndexDef::from_logged(name, label, keys, kind, rel, progress));
         }
         Ok((next_node, next_rel, tokens, defs))
     })?;

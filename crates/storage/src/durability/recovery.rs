@@ -139,7 +139,7 @@ impl Core {
                     let exists = self.schema().read().defs.iter().any(|x| x.name == name);
                     if !exists {
                         let progress = Progress::online();
-                        let def = IndexDef { name, label, keys, kind, since: 0, progress, rel };
+                        let def = IndexDef::from_logged(name, label, keys, kind, rel, progress);
                         self.install_index(cs, def);
                     }
                 }

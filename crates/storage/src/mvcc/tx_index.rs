@@ -1,12 +1,13 @@
-//! Transaction reads through indexes (equality, range, prefix, composite; nodes and
-//! relationships), counts and relationship reads/scans.
+//! Transaction reads through indexes (equality, range, prefix, composite, text, spatial;
+//! nodes and relationships), counts and relationship reads/scans.
 
 use std::sync::atomic::Ordering;
 
 use arbor_model::{NodeId, RelId, Result, Value};
 
+use crate::point_index::PointQuery;
 use crate::records::RelData;
-use crate::schema::Target;
+use crate::schema::{IndexKind, Target};
 use crate::text_index::TextMatch;
 use crate::types::TokenId;
 use crate::value::{index_key, target_key, IndexKey, KeyRange};
@@ -232,6 +233,109 @@ impl Transaction {
         let hit = |k: Option<IndexKey>| matches!(k, Some(IndexKey::Str(s)) if m.matches(&s));
         cands.retain(|id| self.with_node(*id, |d| hit(d.key_for(label, &t.1))) == Some(true));
         Some(cands.into_iter().map(NodeId).collect())
+    }
+
+    /// Nodes with `label` whose property `key` is a point `q` may accept (a superset inside
+    /// `q`'s boxes: the caller checks the predicate), in id order, through the POINT index's
+    /// Z-order; `None` if no online POINT index covers `(label, key)` (the caller scans).
+    pub fn index_point(&self, label: TokenId, key: TokenId, q: &PointQuery) -> Option<Vec<NodeId>> {
+        let t: Target = (label, vec![key]);
+        let schema = self.core.schema.read();
+        if !schema.kind_indexed(IndexKind::Point, false, label, key) {
+            return None;
+        }
+        let since = schema.indexed_since(label, &t.1)?;
+        schema.note_read(false, label, &t.1, false, true);
+        let boxes = q.boxes();
+        let mut cands = Vec::new();
+        schema.point_lookup(false, &t, &boxes, &mut cands);
+        drop(schema);
+        self.base.index_points(&t, &boxes, &mut cands);
+        let inside = |k: &IndexKey| boxes.iter().any(|b| b.contains(k));
+        if since > self.schema_version {
+            cands.extend(self.nodes.keys().copied());
+        } else {
+            for b in &boxes {
+                for ((tt, k), ids) in self.tx_index.range((t.clone(), b.start())..) {
+                    if *tt != t || *k > b.end() {
+                        break;
+                    }
+                    if b.contains(k) {
+                        cands.extend(ids.iter().copied());
+                    }
+                }
+            }
+        }
+        cands.sort_unstable();
+        cands.dedup();
+        cands.retain(|id| {
+            self.with_node(*id, |d| d.key_for(label, &t.1).is_some_and(|k| inside(&k)))
+                == Some(true)
+        });
+        Some(cands.into_iter().map(NodeId).collect())
+    }
+
+    /// Relationships of type `ty` whose property `key` is a point `q` may accept (as
+    /// [`Transaction::index_point`]); `None` if no online POINT index covers `(ty, key)`.
+    pub fn rel_index_point(&self, ty: TokenId, key: TokenId, q: &PointQuery) -> Option<Vec<RelId>> {
+        let t: Target = (ty, vec![key]);
+        let schema = self.core.schema.read();
+        if !schema.kind_indexed(IndexKind::Point, true, ty, key) {
+            return None;
+        }
+        schema.note_read(true, ty, &t.1, false, true);
+        let boxes = q.boxes();
+        let mut cands = Vec::new();
+        schema.point_lookup(true, &t, &boxes, &mut cands);
+        drop(schema);
+        let inside = |k: &IndexKey| boxes.iter().any(|b| b.contains(k));
+        Some(self.rel_candidates(cands, &t, inside))
+    }
+
+    /// Relationships of type `ty` whose property `key` is a string containing `needle` (or,
+    /// with `ends`, ending with it), in id order; `None` if no online TEXT index covers
+    /// `(ty, key)` (the caller scans).
+    pub fn rel_index_text(
+        &self,
+        ty: TokenId,
+        key: TokenId,
+        needle: &str,
+        ends: bool,
+    ) -> Option<Vec<RelId>> {
+        let m = match ends {
+            true => TextMatch::EndsWith(needle.into()),
+            false => TextMatch::Contains(needle.into()),
+        };
+        let t: Target = (ty, vec![key]);
+        let schema = self.core.schema.read();
+        if !schema.kind_indexed(IndexKind::Text, true, ty, key) {
+            return None;
+        }
+        schema.note_read(true, ty, &t.1, true, false);
+        let mut cands = Vec::new();
+        schema.rel_text_lookup(&t, &m, &mut cands);
+        drop(schema);
+        let hit = |k: &IndexKey| matches!(k, IndexKey::Str(s) if m.matches(s));
+        Some(self.rel_candidates(cands, &t, hit))
+    }
+
+    /// The visible relationships among `cands` and this transaction's own writes whose key
+    /// for `t` passes `keep`, in id order.
+    fn rel_candidates(
+        &self,
+        mut cands: Vec<u64>,
+        t: &Target,
+        keep: impl Fn(&IndexKey) -> bool,
+    ) -> Vec<RelId> {
+        // This transaction's own writes are not in the shared index: all are candidates.
+        cands.extend(self.rels.keys().copied());
+        cands.sort_unstable();
+        cands.dedup();
+        cands.retain(|id| {
+            self.with_rel(*id, |r| r.to_data().key_for(t.0, &t.1).is_some_and(|k| keep(&k)))
+                == Some(true)
+        });
+        cands.into_iter().map(RelId).collect()
     }
 
     /// Nodes with `label` whose composite index on exactly `keys` holds values equal to `eq`

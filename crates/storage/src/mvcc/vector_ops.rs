@@ -94,6 +94,7 @@ impl Core {
                 since: 0,
                 progress,
                 rel,
+                config: Vec::new(),
             };
             self.install_index_with(&mut cs, def, true);
             self.log_schema(&mut cs, body)?
