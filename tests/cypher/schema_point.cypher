@@ -20,19 +20,39 @@ CREATE (:SCHEMA_PT {k: 'c000', p: point({x: 0, y: 0, z: 0})}), (:SCHEMA_PT {k: '
 query explain
 MATCH (n:SCHEMA_PT) WHERE point.distance(n.p, point({x: 0, y: 0})) < 5 RETURN n.k
 ----
+01)ProduceResults: n.k
+02)--Projection
+03)----Filter
+04)------NodeIndexSeekByRange: :SCHEMA_PT(p)
+05)--------Argument
 
 query explain
 MATCH (n:SCHEMA_PT) WHERE point.withinBBox(n.p, point({x: -1, y: -1}), point({x: 3, y: 4})) RETURN n.k
 ----
+01)ProduceResults: n.k
+02)--Projection
+03)----Filter
+04)------NodeIndexSeekByRange: :SCHEMA_PT(p)
+05)--------Argument
 
 query explain
 MATCH (n:SCHEMA_PT) WHERE 10 > point.distance(point({x: 1, y: 2}), n.p) RETURN n.k
 ----
+01)ProduceResults: n.k
+02)--Projection
+03)----Filter
+04)------NodeIndexSeekByRange: :SCHEMA_PT(p)
+05)--------Argument
 
 # Without a POINT index on the property: a label scan, as in Neo4j.
 query explain
 MATCH (n:SCHEMA_PT) WHERE point.distance(n.q, point({x: 0, y: 0})) < 5 RETURN n.k
 ----
+01)ProduceResults: n.k
+02)--Projection
+03)----Filter
+04)------NodeByLabelScan: :SCHEMA_PT
+05)--------Argument
 
 query
 MATCH (n:SCHEMA_PT) WHERE point.distance(n.p, point({x: 0, y: 0})) < 5 RETURN n.k ORDER BY n.k
@@ -211,10 +231,20 @@ CREATE (a:SCHEMA_PQ {k: 'a'}), (b:SCHEMA_PQ {k: 'b'}), (a)-[:SCHEMA_PR {k: 'r1',
 query explain
 MATCH ()-[r:SCHEMA_PR]->() WHERE point.distance(r.p, point({x: 0, y: 0})) < 5 RETURN r.k
 ----
+01)ProduceResults: r.k
+02)--Projection
+03)----Filter
+04)------DirectedRelationshipIndexSeekByRange: :SCHEMA_PR(p)
+05)--------Argument
 
 query explain
 MATCH ()-[r:SCHEMA_PR]-() WHERE point.withinBBox(r.p, point({x: 0, y: 0}), point({x: 1, y: 1})) RETURN r.k
 ----
+01)ProduceResults: r.k
+02)--Projection
+03)----Filter
+04)------UndirectedRelationshipIndexSeekByRange: :SCHEMA_PR(p)
+05)--------Argument
 
 query
 MATCH ()-[r:SCHEMA_PR]->() WHERE point.distance(r.p, point({x: 0, y: 0})) < 5 RETURN r.k ORDER BY r.k
@@ -245,6 +275,8 @@ CREATE POINT INDEX schema_point_cfg3 FOR ()-[r:SCHEMA_PCR]-() ON (r.q) OPTIONS {
 query
 SHOW POINT INDEXES YIELD name, options, createStatement WHERE name STARTS WITH 'schema_point_cfg' RETURN name, options, createStatement
 ----
+'schema_point_cfg' | {indexConfig: {`spatial.cartesian-3d.max`: [1000000.0, 1000000.0, 1000000.0], `spatial.cartesian-3d.min`: [-1000000.0, -1000000.0, -1000000.0], `spatial.cartesian.max`: [100.0, 100.0], `spatial.cartesian.min`: [-100.0, -100.0], `spatial.wgs-84-3d.max`: [180.0, 90.0, 1000000.0], `spatial.wgs-84-3d.min`: [-180.0, -90.0, -1000000.0], `spatial.wgs-84.max`: [180.0, 90.0], `spatial.wgs-84.min`: [-180.0, -90.0]}, indexProvider: 'point-1.0'} | 'CREATE POINT INDEX `schema_point_cfg` FOR (n:`SCHEMA_PC`) ON (n.`q`) OPTIONS {indexConfig: {`spatial.cartesian-3d.max`: [1000000.0, 1000000.0, 1000000.0],`spatial.cartesian-3d.min`: [-1000000.0, -1000000.0, -1000000.0],`spatial.cartesian.max`: [100.0, 100.0],`spatial.cartesian.min`: [-100.0, -100.0],`spatial.wgs-84-3d.max`: [180.0, 90.0, 1000000.0],`spatial.wgs-84-3d.min`: [-180.0, -90.0, -1000000.0],`spatial.wgs-84.max`: [180.0, 90.0],`spatial.wgs-84.min`: [-180.0, -90.0]}}'
+'schema_point_cfg3' | {indexConfig: {`spatial.cartesian-3d.max`: [1000000.0, 1000000.0, 1000000.0], `spatial.cartesian-3d.min`: [-1000000.0, -1000000.0, -1000000.0], `spatial.cartesian.max`: [1000000.0, 1000000.0], `spatial.cartesian.min`: [-1000000.0, -1000000.0], `spatial.wgs-84-3d.max`: [170.0, 80.0, 1000.0], `spatial.wgs-84-3d.min`: [-180.0, -90.0, -1000000.0], `spatial.wgs-84.max`: [180.0, 90.0], `spatial.wgs-84.min`: [-180.0, -90.0]}, indexProvider: 'point-1.0'} | 'CREATE POINT INDEX `schema_point_cfg3` FOR ()-[r:`SCHEMA_PCR`]-() ON (r.`q`) OPTIONS {indexConfig: {`spatial.cartesian-3d.max`: [1000000.0, 1000000.0, 1000000.0],`spatial.cartesian-3d.min`: [-1000000.0, -1000000.0, -1000000.0],`spatial.cartesian.max`: [1000000.0, 1000000.0],`spatial.cartesian.min`: [-1000000.0, -1000000.0],`spatial.wgs-84-3d.max`: [170.0, 80.0, 1000.0],`spatial.wgs-84-3d.min`: [-180.0, -90.0, -1000000.0],`spatial.wgs-84.max`: [180.0, 90.0],`spatial.wgs-84.min`: [-180.0, -90.0]}}'
 
 query
 SHOW POINT INDEXES YIELD name, options WHERE name = 'schema_point_p' RETURN options.indexConfig.`spatial.wgs-84.min` AS lo, options.indexConfig.`spatial.cartesian-3d.max` AS hi

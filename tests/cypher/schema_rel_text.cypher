@@ -11,14 +11,29 @@ CREATE (a:SCHEMA_RQ {k: 'a'}), (b:SCHEMA_RQ {k: 'b'}), (a)-[:SCHEMA_RT {k: 'r1',
 query explain
 MATCH ()-[r:SCHEMA_RT]->() WHERE r.s CONTAINS 'ab' RETURN r.k
 ----
+01)ProduceResults: r.k
+02)--Projection
+03)----Filter
+04)------DirectedRelationshipIndexContainsScan: :SCHEMA_RT(s)
+05)--------Argument
 
 query explain
 MATCH ()-[r:SCHEMA_RT]-() WHERE r.s ENDS WITH 'ab' RETURN r.k
 ----
+01)ProduceResults: r.k
+02)--Projection
+03)----Filter
+04)------UndirectedRelationshipIndexEndsWithScan: :SCHEMA_RT(s)
+05)--------Argument
 
 query explain
 MATCH ()-[r:SCHEMA_RT]->() WHERE r.s STARTS WITH 'ab' RETURN r.k
 ----
+01)ProduceResults: r.k
+02)--Projection
+03)----Filter
+04)------DirectedRelationshipIndexSeekByRange: :SCHEMA_RT(s)
+05)--------Argument
 
 query
 MATCH (x)-[r:SCHEMA_RT]->(y) WHERE r.s CONTAINS 'nn' RETURN r.k, x.k, y.k ORDER BY r.k

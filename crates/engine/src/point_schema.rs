@@ -173,8 +173,9 @@ mod tests {
         assert_eq!(s.len(), arbor_storage::POINT_SETTINGS);
         assert_eq!(&s[..4], &[-100.0, -100.0, BIG, BIG]);
         let listed = config(Some(&s));
-        assert_eq!(listed.get("spatial.cartesian.min"), Some(&floats(&[-100.0, -100.0])));
-        assert_eq!(listed.get("spatial.wgs-84.max"), Some(&floats(&[180.0, 90.0])));
+        let lit = |k: &str| listed.get(k).map(arbor_model::to_cypher_literal);
+        assert_eq!(lit("spatial.cartesian.min"), Some("[-100.0, -100.0]".to_string()));
+        assert_eq!(lit("spatial.wgs-84.max"), Some("[180.0, 90.0]".to_string()));
         let ints = Value::List(vec![Value::Int(-5), Value::Int(-5)]);
         assert!(settings(Some(&opts(vec![("spatial.cartesian.min", ints)])), false).is_ok());
         let bad = [
