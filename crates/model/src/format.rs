@@ -73,6 +73,42 @@ pub fn to_string_value(v: &Value) -> Option<String> {
     })
 }
 
+/// The Cypher function `toString()`: as [`to_string_value`], except that times print the way
+/// Neo4j's `toString` does (`DateTimeFormatter.ISO_*`): seconds always, the fraction without
+/// trailing zeros (`12:00:00Z`, `12:00:00.5Z`), where result display keeps Java's `toString`
+/// (`12:00Z`, `12:00:00.500Z`) as the TCK writes values.
+pub fn cypher_to_string(v: &Value) -> Option<String> {
+    Some(match v {
+        Value::LocalTime(t) => iso_local_time(&t.0),
+        Value::Time(t) => format!("{}{}", iso_local_time(&t.time), format_offset(t.offset_seconds)),
+        Value::LocalDateTime(t) => iso_local_datetime(&t.0),
+        Value::DateTime(t) => {
+            let mut out =
+                format!("{}{}", iso_local_datetime(&t.local), format_offset(t.offset_seconds));
+            if let Some(z) = &t.zone {
+                let _ = write!(out, "[{z}]");
+            }
+            out
+        }
+        other => return to_string_value(other),
+    })
+}
+
+/// `HH:mm:ss`, then the nanoseconds with trailing zeros dropped (`ISO_LOCAL_TIME`).
+fn iso_local_time(t: &NaiveTime) -> String {
+    let mut out = format!("{:02}:{:02}:{:02}", t.hour(), t.minute(), t.second());
+    let nanos = t.nanosecond() % 1_000_000_000;
+    if nanos != 0 {
+        let frac = format!("{nanos:09}");
+        let _ = write!(out, ".{}", frac.trim_end_matches('0'));
+    }
+    out
+}
+
+fn iso_local_datetime(t: &NaiveDateTime) -> String {
+    format!("{}T{}", format_date(&t.date()), iso_local_time(&t.time()))
+}
+
 /// `yyyy-MM-dd`, with Java's sign/padding rules for years outside 0000..=9999.
 pub fn format_date(d: &NaiveDate) -> String {
     let y = d.year();
@@ -407,6 +443,35 @@ mod tests {
         for (dur, want) in cases {
             assert_eq!(format_duration(&dur), want);
         }
+    }
+
+    #[test]
+    fn to_string_function_like_neo4j() {
+        let t = |h, m, s, n| NaiveTime::from_hms_nano_opt(h, m, s, n).unwrap();
+        let f = |v: Value| cypher_to_string(&v).unwrap();
+        let time = |tm, off| Value::Time(Time { time: tm, offset_seconds: off });
+        assert_eq!(f(time(t(12, 0, 0, 0), 0)), "12:00:00Z");
+        assert_eq!(f(time(t(12, 0, 0, 500_000_000), 3600)), "12:00:00.5+01:00");
+        assert_eq!(
+            f(Value::LocalTime(crate::temporal::LocalTime(t(12, 0, 0, 120_000_000)))),
+            "12:00:00.12"
+        );
+        assert_eq!(
+            f(Value::LocalTime(crate::temporal::LocalTime(t(0, 0, 0, 2)))),
+            "00:00:00.000000002"
+        );
+        let day = NaiveDate::from_ymd_opt(2020, 1, 1).unwrap();
+        let ldt = crate::temporal::LocalDateTime(day.and_time(t(12, 0, 0, 0)));
+        assert_eq!(f(Value::LocalDateTime(ldt)), "2020-01-01T12:00:00");
+        let dt = DateTime {
+            local: day.and_time(t(12, 0, 0, 0)),
+            offset_seconds: 3600,
+            zone: Some(Arc::from("Europe/Paris")),
+        };
+        assert_eq!(f(Value::DateTime(dt)), "2020-01-01T12:00:00+01:00[Europe/Paris]");
+        // Result display keeps Java's toString.
+        assert_eq!(to_string_value(&time(t(12, 0, 0, 0), 0)).unwrap(), "12:00Z");
+        assert_eq!(f(Value::Int(3)), "3");
     }
 
     #[test]

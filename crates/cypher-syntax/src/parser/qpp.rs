@@ -1,7 +1,8 @@
 //! GQL path patterns of Neo4j 5: quantified path patterns `((x)-[r]->(y) WHERE p){1,3}`,
 //! quantified relationships `-[:R]->+`, their quantifiers (`{n}`, `{n,}`, `{,m}`, `{n,m}`, `+`,
-//! `*`), path selectors (`SHORTEST k [GROUPS]`, `ALL SHORTEST`, `ANY [SHORTEST]`, `ANY k`) and
-//! the match modes Neo4j 5.26 rejects (`REPEATABLE ELEMENTS`, `DIFFERENT RELATIONSHIPS`).
+//! `*`), path selectors (`SHORTEST k [PATHS] [GROUPS]`, `ALL SHORTEST`, `ANY [SHORTEST]`,
+//! `ANY k`, `ALL [PATHS]`) and the match modes Neo4j 5.26 rejects (`REPEATABLE ELEMENTS`,
+//! `DIFFERENT RELATIONSHIPS`).
 
 use crate::ast::*;
 use crate::lexer::Tok;
@@ -39,11 +40,26 @@ impl<'a> Parser<'a> {
     /// A GQL path selector before a path pattern, if one is here (consumed).
     pub(crate) fn gql_selector(&mut self) -> PResult<Option<PathSelector>> {
         let count = |p: &Self, n: usize| matches!(p.peek_n(n), Tok::Int(_));
-        if self.is_kw("SHORTEST") && count(self, 1) {
+        let path_kw = |p: &Self, n: usize| p.is_kw_n(n, "PATH") || p.is_kw_n(n, "PATHS");
+        let group_kw = |p: &Self, n: usize| p.is_kw_n(n, "GROUP") || p.is_kw_n(n, "GROUPS");
+        // `SHORTEST k [PATH | PATHS] [GROUP | GROUPS]`; without `k` only the group form
+        // (`SHORTEST [PATH] GROUPS` is `SHORTEST 1 GROUPS`), as Neo4j 5.26 reads it.
+        if self.is_kw("SHORTEST") && (count(self, 1) || path_kw(self, 1) || group_kw(self, 1)) {
             self.bump();
-            let k = self.selector_count()?;
+            let counted = count(self, 0);
+            let k = if counted { self.selector_count()? } else { 1 };
+            let _ = self.eat_kw("PATHS") || self.eat_kw("PATH");
             let groups = self.eat_kw("GROUPS") || self.eat_kw("GROUP");
+            if !counted && !groups {
+                return Err(self.unexpected("'GROUP' or 'GROUPS'"));
+            }
             return Ok(Some(PathSelector::Shortest { k, groups }));
+        }
+        // `ALL [PATH | PATHS]`: every path, as with no selector.
+        if self.is_kw("ALL") && (path_kw(self, 1) || self.is_sym_n(1, "(")) {
+            self.bump();
+            let _ = self.eat_kw("PATHS") || self.eat_kw("PATH");
+            return Ok(Some(PathSelector::All));
         }
         if self.is_kw("ALL") && self.is_kw_n(1, "SHORTEST") {
             self.bump();
@@ -363,6 +379,12 @@ mod tests {
             ("ANY SHORTEST", PathSelector::Shortest { k: 1, groups: false }),
             ("ANY", PathSelector::Any { k: 1 }),
             ("ANY 4", PathSelector::Any { k: 4 }),
+            ("SHORTEST 2 PATHS", PathSelector::Shortest { k: 2, groups: false }),
+            ("SHORTEST 1 PATH GROUPS", PathSelector::Shortest { k: 1, groups: true }),
+            ("SHORTEST GROUPS", PathSelector::Shortest { k: 1, groups: true }),
+            ("SHORTEST PATH GROUP", PathSelector::Shortest { k: 1, groups: true }),
+            ("ALL PATHS", PathSelector::All),
+            ("ALL", PathSelector::All),
         ];
         for (text, want) in cases {
             let p = part(&format!("MATCH p = {text} (a)-[:R]->+(b) RETURN p"));

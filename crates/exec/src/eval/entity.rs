@@ -414,8 +414,12 @@ pub(crate) fn materialize(v: Value, g: &dyn Graph, names: &mut TokenNames) -> Va
         Value::List(items) => {
             Value::List(items.into_iter().map(|x| materialize(x, g, names)).collect())
         }
-        Value::Map(m) => {
-            Value::Map(m.into_iter().map(|(k, x)| (k, materialize(x, g, names))).collect())
+        Value::Map(mut m) => {
+            // In place: the map keeps its display order (`LOAD CSV` headers, `.*` projections).
+            for (_, x) in &mut m {
+                *x = materialize(std::mem::replace(x, Value::Null), g, names);
+            }
+            Value::Map(m)
         }
         other => other,
     }

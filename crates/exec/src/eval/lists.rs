@@ -163,6 +163,9 @@ pub(super) fn map_projection(
             return Ok(Value::Null);
         }
         let mut out = PropertyMap::new();
+        // With `.*`, Neo4j lists the named items before the entity's own keys (graphrag's
+        // `node {.*, embedding: null}` is read by position): the display order says so.
+        let mut all_keys = None;
         for it in items {
             match it {
                 MapProjItem::Property(k) => {
@@ -174,12 +177,32 @@ pub(super) fn map_projection(
                 }
                 MapProjItem::AllProperties => {
                     if let Value::Map(m) = properties(&b, g)? {
+                        all_keys =
+                            Some(m.iter_ordered().map(|(k, _)| k.clone()).collect::<Vec<_>>());
                         out.extend(m);
                     }
                 }
             }
         }
-        Value::Map(out)
+        match all_keys {
+            Some(base) if items.len() > 1 => {
+                let mut order: Vec<arbor_model::Key> = items
+                    .iter()
+                    .filter_map(|it| match it {
+                        MapProjItem::Property(k) | MapProjItem::Literal(k, _) => {
+                            Some(arbor_model::Key::from(&**k))
+                        }
+                        MapProjItem::AllProperties => None,
+                    })
+                    .collect();
+                order.sort();
+                order.dedup();
+                let rest: Vec<_> = base.into_iter().filter(|k| !order.contains(k)).collect();
+                order.extend(rest);
+                Value::Map(out.with_order(std::sync::Arc::new(order)))
+            }
+            _ => Value::Map(out),
+        }
     })
 }
 

@@ -18,7 +18,7 @@ fn invalid(func: &str, v: &Value) -> Error {
 fn string_of(v: &Value) -> Option<Value> {
     match v {
         Value::Null => Some(Value::Null),
-        other => format::to_string_value(other).map(Value::from),
+        other => format::cypher_to_string(other).map(Value::from),
     }
 }
 
