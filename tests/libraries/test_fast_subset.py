@@ -238,3 +238,19 @@ def test_langchain_structured_schema_from_apoc_meta_data(arbor):
     assert schema["rel_props"]["ACTED_IN"] == [{"property": "role", "type": "STRING"}]
     assert {"start": "Person", "type": "ACTED_IN", "end": "Film"} in schema["relationships"]
     graph.close()
+
+
+def test_graphrag_fallback_return_map_order(arbor):
+    """neo4j-graphrag's retrievers return `node {.*, `emb`: null}` and render the record's text,
+    which its hybrid test reads by position: Neo4j 5.26 sends the named item first."""
+    import neo4j
+
+    with neo4j.GraphDatabase.driver(arbor, auth=("neo4j", PASSWORD)) as driver:
+        driver.execute_query("MATCH (n:FastOrder) DETACH DELETE n")
+        driver.execute_query("CREATE (:FastOrder {id: 'u', int_property: 0, emb: [1.0, 2.0]})")
+        records, _, _ = driver.execute_query(
+            "WITH {b: 2, a: 1} AS row MATCH (node:FastOrder) "
+            "RETURN node {.*, `emb`: null} AS node, row {.*, x: 1} AS m")
+        assert list(records[0]["node"].items()) == [("emb", None), ("id", "u"), ("int_property", 0)]
+        assert list(records[0]["m"]) == ["x", "a", "b"]
+        driver.execute_query("MATCH (n:FastOrder) DETACH DELETE n")
