@@ -8,22 +8,28 @@
 //! per chunk of ends through [`Graph::node_property_batch`] (a column lookup per node in the
 //! engine, no property blob decoded) instead of one `node_property` per end and key.
 //!
-//! The fused filter is not fed from the columns: it runs as written, so its leading label and
-//! property conjuncts stay one `node_probe` per end (with columns installed as `scan_cols` the
-//! filter fell back to conjunct-by-conjunct evaluation, and a key without an integer column
-//! was read twice: the 2x regression of `count(DISTINCT b)` on the traversal tree).
+//! The fused filter reads the end's properties from the columns (through `ctx.scan_cols`)
+//! only while every column read holds integers and nulls (the engine's integer columns);
+//! the first other value turns that off and the filter runs as written, its leading label
+//! and property conjuncts one `node_probe` per end (a boolean key has no integer column: fed
+//! from columns, each end was read twice and the probe lost, the 2x regression of the
+//! traversal tree's `count(DISTINCT b)`). Streamed ends are read per chunk, not per step.
 //!
 //! Why the late columns give the same answers: they hold exactly what `node_property` reads,
 //! and they are only used where such a read may be answered again from a memo
 //! (`ctx.read_only`: the statement never writes, so nothing changes during one
 //! `Execution::next` call; a chunk read in an earlier call of a transaction that has written
-//! (`ctx.epoch`) is not used: the rest of its ends are read one by one). The projection reads
-//! them through the one-entry memo `ctx.last_prop`. Property reads of a node raise no error,
-//! so reading a chunk ahead of the rows that use it changes no outcome.
+//! (`ctx.epoch`) is not used: the rest of its ends are read one by one). The filter reads
+//! them through `ctx.scan_cols` (swapped in around each test, so an enclosing column
+//! aggregation keeps its own), the projection through the one-entry memo `ctx.last_prop`.
+//! Property reads of a node raise no error, so reading a chunk ahead of the rows that use it
+//! changes no outcome.
 
 use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_cypher_plan::ops::Name;
 use arbor_model::{NodeId, RelId, Result, Value};
+
+use super::fused::filter_props;
 
 use crate::ctx::{Ctx, Operator, Row, ScanCols, Sink};
 use crate::eval::CompiledPred;
@@ -112,7 +118,7 @@ pub(super) struct LateCols {
     keys: Vec<Name>,
     /// The column of the key the projection above reads of the end, if any.
     above: Option<usize>,
-    /// The columns of the chunk (`node`/`pos` unused: the memo reads them by index).
+    /// The columns of the chunk (`node`/`pos` set per end while the filter runs).
     cols: Option<ScanCols>,
     /// Which ends the columns hold: the list (`seg`), its version (`gen`), the chunk's
     /// first index in it, and the `Execution::next` call they were read in.
@@ -126,6 +132,14 @@ pub(super) struct LateCols {
     /// ([`Self::open`]) rather than once per chunk.
     toks_set: bool,
     ids: Vec<NodeId>,
+    /// How many of `keys` the projection reads (the filter's own keys follow).
+    n_above: usize,
+    /// Whether the fused filter reads the end's properties from the columns: only while every
+    /// column read so far held integers and nulls (the engine then answers a chunk from its
+    /// integer columns, cheaper than a probe per end); the first other value (a key without
+    /// an integer column: every end read one by one, and read again by the filter) turns it
+    /// off for the operator's life, and the filter runs as written, one `node_probe` per end.
+    filter_late: bool,
     /// How many chunks have been read since the operator was built (tests count them).
     pub(super) reads: u64,
 }
@@ -137,24 +151,35 @@ impl LateCols {
     /// label-and-property conjuncts are one `node_probe` per end (no column of a key can be
     /// cheaper than that probe, and a column of a non-integer key is one `node_property` per
     /// end on top of it).
-    pub(super) fn new(to: Slot, above: &[PExpr]) -> LateCols {
+    pub(super) fn new(to: Slot, pred: Option<&PExpr>, above: &[PExpr]) -> LateCols {
+        fn col(keys: &mut Vec<Name>, k: &Name) -> usize {
+            match keys.iter().position(|c| c == k) {
+                Some(i) => i,
+                None => {
+                    keys.push(k.clone());
+                    keys.len() - 1
+                }
+            }
+        }
         let mut keys: Vec<Name> = Vec::new();
         let mut first_above = None;
         for e in above {
             if let PExpr::Property(b, k) = e {
                 if matches!(**b, PExpr::Slot(s) if s == to) {
-                    let i = match keys.iter().position(|c| c == k) {
-                        Some(i) => i,
-                        None => {
-                            keys.push(k.clone());
-                            keys.len() - 1
-                        }
-                    };
+                    let i = col(&mut keys, k);
                     first_above.get_or_insert(i);
                 }
             }
         }
-        LateCols { keys, above: first_above, ..LateCols::default() }
+        let n_above = keys.len();
+        let mut filter_late = false;
+        if let Some(p) = pred {
+            filter_props(p, to, &mut |k: &Name| {
+                filter_late = true;
+                col(&mut keys, k)
+            });
+        }
+        LateCols { keys, above: first_above, n_above, filter_late, ..LateCols::default() }
     }
 
     /// A new input row: the list of ends changes and the keys' tokens are resolved again on
@@ -216,7 +241,41 @@ impl LateCols {
             }
         }
         (self.seg, self.start, self.epoch, self.valid) = (seg, start, ctx.epoch, true);
+        if self.filter_late
+            && sc.cols.iter().flatten().any(|v| !matches!(v, Value::Int(_) | Value::Null))
+        {
+            // The filter's own columns are not read again (tokens resolved anew for the
+            // shorter list at the next chunk; this chunk keeps the longer one).
+            self.filter_late = false;
+            self.keys.truncate(self.n_above);
+            self.toks_set = false;
+        }
         true
+    }
+
+    /// `pred` on `row`, whose end `end` is index `i` of the list the columns were read from
+    /// (after a true [`Self::ensure`]), reading the end's properties from the columns while
+    /// they serve the filter, else as written.
+    #[inline]
+    pub(super) fn test(
+        &mut self,
+        pred: &mut CompiledPred,
+        i: usize,
+        end: NodeId,
+        row: &mut Row,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<bool> {
+        if !self.filter_late {
+            return pred.test(row, ctx, g);
+        }
+        let Some(mut sc) = self.cols.take() else { return pred.test(row, ctx, g) };
+        sc.node = end;
+        sc.pos = i - self.start;
+        let outer = ctx.scan_cols.replace(sc);
+        let r = pred.test(row, ctx, g);
+        self.cols = std::mem::replace(&mut ctx.scan_cols, outer);
+        r
     }
 
     /// Leaves the projected property of end `end` (index `i`) in the memo the projection
@@ -250,7 +309,7 @@ impl EndLoop {
     /// The loop for an expansion binding `to`, with the fused filter `filter` and the
     /// projection items above it that the builder handed over.
     pub(super) fn new(to: Slot, filter: Option<(PExpr, usize)>, above: &[PExpr]) -> EndLoop {
-        let late = LateCols::new(to, above);
+        let late = LateCols::new(to, filter.as_ref().map(|f| &f.0), above);
         EndLoop { to, filter: filter.map(|(p, id)| (CompiledPred::new(p), id)), late }
     }
 
@@ -278,7 +337,12 @@ impl EndLoop {
                     *c += 1;
                 }
             }
-            if !pred.test(row, ctx, g)? {
+            let ok = if lated {
+                self.late.test(pred, i, end, row, ctx, g)?
+            } else {
+                pred.test(row, ctx, g)?
+            };
+            if !ok {
                 return Ok(false);
             }
         }
