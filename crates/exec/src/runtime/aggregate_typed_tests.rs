@@ -63,7 +63,7 @@ fn graph(seed: u64, n: usize, mixed: bool) -> MemGraph {
             2 => Some(Value::Int(i64::MAX - r.next(100) as i64)),
             3 => Some(Value::Int(i64::MIN + r.next(100) as i64)),
             4 if mixed => Some(Value::Float(r.next(1000) as f64 / 8.0)),
-            5 if mixed && seed % 2 == 0 => Some(Value::Bool(true)),
+            5 if mixed && seed.is_multiple_of(2) => Some(Value::Bool(true)),
             _ => Some(Value::Int(r.next(200) as i64 - 50)),
         };
         let b = match r.next(6) {
