@@ -223,7 +223,7 @@ where
             match event.token() {
                 LISTENER => server.accept_pending(),
                 WAKER => {}
-                mio::Token(t) => server.activate_waiting(t),
+                mio::Token(t) => server.activate_waiting(t, event.is_read_closed()),
             }
         }
         while let Ok(p) = parked_rx.try_recv() {
@@ -304,10 +304,18 @@ where
         }
     }
 
-    fn activate_waiting(&mut self, token: usize) {
+    /// A waiting connection's bytes arrived (or its peer hung up: `closed`).
+    fn activate_waiting(&mut self, token: usize, closed: bool) {
         if let Some(w) = self.waiting.remove(&token) {
             let fd = w.tcp().as_raw_fd();
             let _ = self.poll.registry().deregister(&mut SourceFd(&fd));
+            // A peer that hung up with nothing left to read needs no thread to notice: dropping
+            // closes the socket and ends the session (rolling back an open transaction), so
+            // thousands of parked clients going away at once cannot queue ahead of new ones.
+            let mut byte = [0u8; 1];
+            if closed && matches!(w.tcp().peek(&mut byte), Ok(0)) {
+                return;
+            }
             self.activate(w);
         }
     }

@@ -155,3 +155,20 @@ fn parked_connections_do_not_count_and_a_busy_pool_refuses_a_parked_one() {
     drop((parked, busy));
     server.stop();
 }
+
+#[test]
+fn parked_connections_hanging_up_at_once_take_no_threads() {
+    // One thread: were each hang-up served by a thread, 90 of them at once would queue ahead
+    // of the new client.
+    let server = start(1, Duration::from_secs(1), Duration::from_millis(100));
+    let mut parked = Vec::new();
+    for _ in 0..90 {
+        parked.push(Client::connect(&server.addr, &config()).unwrap());
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    drop(parked);
+    let mut c = Client::connect(&server.addr, &config()).unwrap();
+    assert_eq!(return_one(&mut c).unwrap(), 1);
+    drop(c);
+    server.stop();
+}
