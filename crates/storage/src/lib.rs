@@ -247,7 +247,6 @@ mod simfs;
 mod tests;
 
 pub use base::BaseStats;
-pub use durability::check::{CheckReport, SegmentReport};
 pub use mvcc::{
     CommitChanges, CommitObserver, EntityVersion, NodeHandle, Savepoint, Transaction, VectorEntity,
 };
