@@ -238,6 +238,8 @@ mod model_tests;
 #[cfg(test)]
 mod paged_props_tests;
 #[cfg(test)]
+mod paged_test_util;
+#[cfg(test)]
 mod paged_tests;
 #[cfg(test)]
 mod segment_tests;
