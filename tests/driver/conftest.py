@@ -1,10 +1,12 @@
 """Fixtures shared by the driver tests: one `arbor serve` per test module on a fresh data directory
-and a free loopback port, and an official-driver `driver` connected to it.
+and a free loopback port, an official-driver `driver` connected to it, and `concurrently`, which runs
+a worker on several threads at once.
 The server binary comes from $ARBOR_BIN (default target/release/arbor)."""
 import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -85,3 +87,28 @@ def servers():
 def port_factory():
     """Returns a function giving a free loopback port."""
     return free_port
+
+
+def run_concurrently(work, workers, timeout=120):
+    """Runs `work(i)` for every i in range(workers), each on its own thread, all at once; joins
+    them (each for at most `timeout` seconds) and returns the exceptions the workers raised."""
+    errors = []
+
+    def guarded(i):
+        try:
+            work(i)
+        except Exception as e:  # noqa: BLE001 - returned to the test, which reports it
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=timeout)
+    return errors
+
+
+@pytest.fixture(scope="session")
+def concurrently():
+    """`run_concurrently(work, workers)`: the worker/thread loop of the concurrency tests."""
+    return run_concurrently

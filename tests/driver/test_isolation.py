@@ -96,12 +96,11 @@ def test_write_write_conflict_is_retryable_and_first_committer_wins(driver):
         assert value_of(a, "Conflict") == 1
 
 
-def test_no_lost_updates_with_retrying_transaction_functions(driver, server):
+def test_no_lost_updates_with_retrying_transaction_functions(driver, server, concurrently):
     reset(driver, "Counter")
     with driver.session() as s:
         s.run("CREATE (:Counter {v: 0})").consume()
     workers, per_worker = 6, 25
-    errors = []
 
     def increment(tx):
         # Read-modify-write across two statements: under snapshot isolation a concurrent increment makes
@@ -109,57 +108,42 @@ def test_no_lost_updates_with_retrying_transaction_functions(driver, server):
         v = tx.run("MATCH (n:Counter) RETURN n.v AS v").single()["v"]
         tx.run("MATCH (n:Counter) SET n.v = $v", v=v + 1).consume()
 
-    def work():
+    def work(_):
         # One driver (connection pool) per worker. The Python driver (6.4.1) returns a connection to the
         # pool as soon as a statement in a transaction function fails, before it closes that transaction;
         # when another thread of the same driver picks the connection up in between, the failed
         # transaction's clean-up sees the other thread's BEGIN in flight and raises a non-retryable
         # ResultFailedError (reproduced about once in 100 runs of this test, with any server that reports a
         # conflict at the statement). Separate pools keep that client-side race out of this server test.
-        try:
-            with GraphDatabase.driver(f"bolt://127.0.0.1:{server}", auth=None) as own, own.session() as s:
-                for _ in range(per_worker):
-                    s.execute_write(increment)
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        with GraphDatabase.driver(f"bolt://127.0.0.1:{server}", auth=None) as own, own.session() as s:
+            for _ in range(per_worker):
+                s.execute_write(increment)
 
-    threads = [threading.Thread(target=work) for _ in range(workers)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    errors = concurrently(work, workers)
     assert not errors, errors
     with driver.session() as s:
         assert value_of(s, "Counter") == workers * per_worker
 
 
-def test_concurrent_relationship_inserts_on_a_dense_node_do_not_conflict(driver):
+def test_concurrent_relationship_inserts_on_a_dense_node_do_not_conflict(driver, concurrently):
     reset(driver, "Hub")
     reset(driver, "Spoke")
     with driver.session() as s:
         s.run("CREATE (:Hub {id: 1})").consume()
     workers, per_worker = 4, 40
     barrier = threading.Barrier(workers)
-    errors = []
 
     def work(w):
-        try:
-            with driver.session() as s:
-                tx = s.begin_transaction()
-                # All workers hold open transactions on the same hub at once.
-                barrier.wait(timeout=30)
-                for i in range(per_worker):
-                    tx.run("MATCH (h:Hub {id: 1}) CREATE (h)-[:SPOKE]->(:Spoke {w: $w, i: $i})",
-                           w=w, i=i).consume()
-                tx.commit()
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        with driver.session() as s:
+            tx = s.begin_transaction()
+            # All workers hold open transactions on the same hub at once.
+            barrier.wait(timeout=30)
+            for i in range(per_worker):
+                tx.run("MATCH (h:Hub {id: 1}) CREATE (h)-[:SPOKE]->(:Spoke {w: $w, i: $i})",
+                       w=w, i=i).consume()
+            tx.commit()
 
-    threads = [threading.Thread(target=work, args=(w,)) for w in range(workers)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    errors = concurrently(work, workers)
     assert not errors, errors
     with driver.session() as s:
         c = s.run("MATCH (:Hub {id: 1})-[:SPOKE]->(x:Spoke) RETURN count(x) AS c").single()["c"]
@@ -180,7 +164,9 @@ def test_delete_of_connected_node_needs_detach(driver):
         assert s.run("MATCH ()-[r:R]->() RETURN count(r) AS c").single()["c"] == 0
 
 
-def test_concurrent_auto_commit_updates_of_one_node_all_succeed_without_lost_updates(driver, server):
+def test_concurrent_auto_commit_updates_of_one_node_all_succeed_without_lost_updates(
+    driver, server, concurrently
+):
     # Neo4j serialises two auto-commit updates of one node with a write lock: both succeed, and an
     # application written against it never sees a conflict outside a transaction function. Arbor
     # detects the conflict instead and re-runs the losing auto-commit statement on a fresh snapshot
@@ -190,21 +176,13 @@ def test_concurrent_auto_commit_updates_of_one_node_all_succeed_without_lost_upd
     with driver.session() as s:
         s.run("CREATE (:AutoCounter {v: 0})").consume()
     workers, per_worker = 8, 40
-    errors = []
 
-    def work():
-        try:
-            with GraphDatabase.driver(f"bolt://127.0.0.1:{server}", auth=None) as own, own.session() as s:
-                for _ in range(per_worker):
-                    s.run("MATCH (n:AutoCounter) SET n.v = n.v + 1").consume()
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+    def work(_):
+        with GraphDatabase.driver(f"bolt://127.0.0.1:{server}", auth=None) as own, own.session() as s:
+            for _ in range(per_worker):
+                s.run("MATCH (n:AutoCounter) SET n.v = n.v + 1").consume()
 
-    threads = [threading.Thread(target=work) for _ in range(workers)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    errors = concurrently(work, workers)
     assert not errors, errors
     with driver.session() as s:
         assert value_of(s, "AutoCounter") == workers * per_worker

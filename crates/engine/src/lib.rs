@@ -10,7 +10,6 @@
 
 mod apoc_schema;
 pub mod backup;
-mod check_report;
 mod db_stats;
 mod deadline;
 mod embedded;
@@ -50,9 +49,9 @@ static TEST_ALLOC: memory_limits::TrackingAlloc<std::alloc::System> =
 pub use arbor_auth::{hash_password, Login, StoreError, User, UserStore};
 pub use arbor_exec::graph::Stats;
 pub use arbor_model::graph::Edge;
+pub use arbor_model::{CheckReport, SegmentReport};
 pub use arbor_model::{Error, Result, Status, Value};
 pub use arbor_model::{NodeId, PropertyMap, RelId};
-pub use check_report::{CheckReport, SegmentReport};
 pub use embedded::{NodesWithLabel, Rows, Tx};
 pub use procedures::{
     CypherType, ProcBody, Procedure, ProcedureSpec, TEST_PROCEDURES_ENV, TEST_REGISTRAR, TEST_RESET,

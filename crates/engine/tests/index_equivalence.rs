@@ -4,70 +4,10 @@
 //! booleans, temporals, lists, missing properties) and lives in the compact base (after a
 //! checkpoint), in the delta (committed since) and in the open transaction's own writes.
 
-use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
-use arbor_model::{to_cypher_literal, Value};
+mod common;
 
-fn run(s: &mut Session, q: &str) -> Result<Vec<String>, String> {
-    s.run(q, Default::default(), TxConfig::default()).map_err(|e| format!("{q}: {e}"))?;
-    let mut rows = Vec::new();
-    let mut sink = |row: Vec<Value>| {
-        rows.push(row.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | "));
-        Ok(())
-    };
-    match s.pull(None, -1, &mut sink).map_err(|e| format!("{q}: {e}"))? {
-        PullOutcome::Done(_) => Ok(rows),
-        PullOutcome::HasMore => Err(format!("{q}: not exhausted")),
-    }
-}
-
-/// Operator names in an EXPLAIN plan.
-fn plan_ops(s: &mut Session, q: &str) -> Vec<String> {
-    s.run(&format!("EXPLAIN {q}"), Default::default(), TxConfig::default()).unwrap();
-    let mut out = Vec::new();
-    let PullOutcome::Done(summary) = s.pull(None, -1, &mut |_| Ok(())).unwrap() else {
-        panic!("EXPLAIN not exhausted")
-    };
-    fn walk(v: &Value, out: &mut Vec<String>) {
-        if let Value::Map(m) = v {
-            if let Some(Value::String(t)) = m.get("operatorType") {
-                out.push(t.to_string());
-            }
-            if let Some(Value::List(c)) = m.get("children") {
-                c.iter().for_each(|c| walk(c, out));
-            }
-        }
-    }
-    walk(summary.plan.as_ref().expect("EXPLAIN has a plan"), &mut out);
-    out
-}
-
-/// `operatorType details` of every operator in an EXPLAIN plan.
-fn plan_details(s: &mut Session, q: &str) -> Vec<String> {
-    s.run(&format!("EXPLAIN {q}"), Default::default(), TxConfig::default()).unwrap();
-    let mut out = Vec::new();
-    let PullOutcome::Done(summary) = s.pull(None, -1, &mut |_| Ok(())).unwrap() else {
-        panic!("EXPLAIN not exhausted")
-    };
-    fn walk(v: &Value, out: &mut Vec<String>) {
-        if let Value::Map(m) = v {
-            let details = match m.get("args") {
-                Some(Value::Map(a)) => match a.get("Details") {
-                    Some(Value::String(d)) => d.to_string(),
-                    _ => String::new(),
-                },
-                _ => String::new(),
-            };
-            if let Some(Value::String(t)) = m.get("operatorType") {
-                out.push(format!("{t} {details}"));
-            }
-            if let Some(Value::List(c)) = m.get("children") {
-                c.iter().for_each(|c| walk(c, out));
-            }
-        }
-    }
-    walk(summary.plan.as_ref().expect("EXPLAIN has a plan"), &mut out);
-    out
-}
+use arbor_engine::{Database, DatabaseConfig, Session, TxConfig};
+use common::{plan_details, plan_ops, run, two_databases};
 
 /// A deterministic mix of values for property `v`.
 fn value_literal(i: u64) -> String {
@@ -194,10 +134,7 @@ fn compare(plain: &mut Session, indexed: &mut Session, when: &str) {
 
 #[test]
 fn indexed_results_equal_scans() {
-    let dir_a = tempfile::tempdir().unwrap();
-    let dir_b = tempfile::tempdir().unwrap();
-    let a = Database::open(dir_a.path(), DatabaseConfig::default()).unwrap();
-    let b = Database::open(dir_b.path(), DatabaseConfig::default()).unwrap();
+    let ((_dir_a, a), (_dir_b, b)) = two_databases();
     let (mut pa, mut pb) = (a.session(), b.session());
     run(&mut pb, "CREATE INDEX p_v FOR (n:P) ON (n.v)").unwrap();
     run(&mut pb, "CREATE INDEX FOR (n:Q) ON (n.v)").unwrap();

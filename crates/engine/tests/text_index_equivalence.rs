@@ -4,42 +4,10 @@
 //! base (after a checkpoint), in the delta (committed since) and in an open transaction's own
 //! writes, and for an index created over existing data.
 
-use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
-use arbor_model::{to_cypher_literal, Value};
+mod common;
 
-fn run(s: &mut Session, q: &str) -> Result<Vec<String>, String> {
-    s.run(q, Default::default(), TxConfig::default()).map_err(|e| format!("{q}: {e}"))?;
-    let mut rows = Vec::new();
-    let mut sink = |row: Vec<Value>| {
-        rows.push(row.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | "));
-        Ok(())
-    };
-    match s.pull(None, -1, &mut sink).map_err(|e| format!("{q}: {e}"))? {
-        PullOutcome::Done(_) => Ok(rows),
-        PullOutcome::HasMore => Err(format!("{q}: not exhausted")),
-    }
-}
-
-/// Operator names in an EXPLAIN plan.
-fn plan_ops(s: &mut Session, q: &str) -> Vec<String> {
-    s.run(&format!("EXPLAIN {q}"), Default::default(), TxConfig::default()).unwrap();
-    let PullOutcome::Done(summary) = s.pull(None, -1, &mut |_| Ok(())).unwrap() else {
-        panic!("EXPLAIN not exhausted")
-    };
-    fn walk(v: &Value, out: &mut Vec<String>) {
-        if let Value::Map(m) = v {
-            if let Some(Value::String(t)) = m.get("operatorType") {
-                out.push(t.to_string());
-            }
-            if let Some(Value::List(c)) = m.get("children") {
-                c.iter().for_each(|c| walk(c, out));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(summary.plan.as_ref().expect("EXPLAIN has a plan"), &mut out);
-    out
-}
+use arbor_engine::{Session, TxConfig};
+use common::{plan_ops, run, two_databases};
 
 /// A small deterministic generator (xorshift64*).
 struct Rng(u64);
@@ -115,10 +83,7 @@ fn compare(plain: &mut Session, indexed: &mut Session, qs: &[String], when: &str
 
 #[test]
 fn text_index_scans_equal_label_scans() {
-    let dir_a = tempfile::tempdir().unwrap();
-    let dir_b = tempfile::tempdir().unwrap();
-    let a = Database::open(dir_a.path(), DatabaseConfig::default()).unwrap();
-    let b = Database::open(dir_b.path(), DatabaseConfig::default()).unwrap();
+    let ((_dir_a, a), (_dir_b, b)) = two_databases();
     let (mut pa, mut pb) = (a.session(), b.session());
     run(&mut pb, "CREATE TEXT INDEX t_s FOR (n:T) ON (n.s)").unwrap();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);

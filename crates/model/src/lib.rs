@@ -10,6 +10,7 @@
 //! Value semantics (equality, ordering, arithmetic) live in [`ops`], printing in [`format`],
 //! temporal arithmetic in [`temporal_ops`] and spatial functions in [`spatial`].
 
+pub mod check_report;
 mod error;
 pub mod format;
 pub mod graph;
@@ -23,6 +24,7 @@ pub mod temporal_ops;
 mod temporal_parse;
 mod value;
 
+pub use check_report::{CheckReport, SegmentReport};
 pub use error::{Error, Result, Status};
 pub use format::{to_cypher_literal, to_string_value};
 pub use graph::{Direction, Edge, TokenId, TokenKind};

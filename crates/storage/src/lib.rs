@@ -241,6 +241,8 @@ mod model_tests;
 #[cfg(test)]
 mod paged_props_tests;
 #[cfg(test)]
+mod paged_test_util;
+#[cfg(test)]
 mod paged_tests;
 #[cfg(test)]
 mod segment_tests;
@@ -250,7 +252,6 @@ mod simfs;
 mod tests;
 
 pub use base::BaseStats;
-pub use durability::check::{CheckReport, SegmentReport};
 pub use mvcc::{
     CommitChanges, CommitObserver, EntityVersion, NodeHandle, Savepoint, Transaction, VectorEntity,
 };

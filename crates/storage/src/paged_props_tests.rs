@@ -4,31 +4,17 @@
 //! deletes in the delta; a corrupt property page is a `Corruption` read error naming file and
 //! page, reported by every transaction open when it was read, and never checkpointed.
 
-use std::time::Duration;
-
 use arbor_model::{NodeId, RelId, Status, Value};
 
+use crate::paged_test_util::{
+    assert_check_finds, cfg, decoded_base, filled_and_closed, lcg, write_segment_file, TINY,
+};
 use crate::pager::pool::{MIN_FRAMES, PAGE_SIZE};
-use crate::{Direction, Store, StoreConfig, TokenKind};
+use crate::{Direction, Store, TokenKind};
 
-const TINY: u64 = (MIN_FRAMES * PAGE_SIZE) as u64;
 const NODES: u64 = 4000;
 const RELS: u64 = 8000;
 const KEYS: [&str; 5] = ["age", "name", "city", "score", "tags"];
-
-fn cfg(memory_limit: Option<u64>) -> StoreConfig {
-    StoreConfig {
-        checkpoint_interval: Duration::from_secs(3600),
-        checkpoint_wal_bytes: u64::MAX,
-        memory_limit,
-        ..StoreConfig::default()
-    }
-}
-
-fn lcg(x: &mut u64) -> u64 {
-    *x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    *x >> 11
-}
 
 fn tok(s: &Store, kind: TokenKind, name: &str) -> u32 {
     s.get_or_create_token(kind, name).unwrap()
@@ -216,13 +202,7 @@ fn a_graph_8x_larger_than_the_pool_reads_properties_as_the_in_memory_base_does()
 
 #[test]
 fn a_corrupt_property_page_is_a_read_error_naming_file_and_page() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = Store::open(dir.path(), cfg(None)).unwrap();
-    fill(&s, 13);
-    s.close().unwrap();
-    drop(s);
-    let m =
-        crate::durability::checkpoint::read_manifest(&crate::RealFs, dir.path()).unwrap().unwrap();
+    let (dir, m) = filled_and_closed(|s| fill(s, 13));
     let path = dir.path().join(&m.segments[0]);
     let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
     let seg = s.persist_for_test().as_ref().unwrap().pager.current().unwrap().unwrap();

@@ -4,29 +4,15 @@
 //! parallel relationships and deletes and creations in the delta; a corrupt segment page is a
 //! read error the transaction keeps (naming file and page) and that refuses its commit.
 
-use std::time::Duration;
-
 use arbor_model::{NodeId, RelId, Status};
 
+use crate::paged_test_util::{
+    assert_check_finds, cfg, decoded_base, filled_and_closed, lcg, write_segment_file, TINY,
+};
 use crate::pager::pool::{MIN_FRAMES, PAGE_SIZE};
-use crate::{Direction, Edge, Store, StoreConfig, TokenKind};
+use crate::{Direction, Edge, Store, TokenKind};
 
-const TINY: u64 = (MIN_FRAMES * PAGE_SIZE) as u64;
 const NODES: u64 = 2500;
-
-fn cfg(memory_limit: Option<u64>) -> StoreConfig {
-    StoreConfig {
-        checkpoint_interval: Duration::from_secs(3600),
-        checkpoint_wal_bytes: u64::MAX,
-        memory_limit,
-        ..StoreConfig::default()
-    }
-}
-
-fn lcg(x: &mut u64) -> u64 {
-    *x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    *x >> 11
-}
 
 /// Nodes, then relationships between random nodes (an eighth self-loops, a tenth repeated
 /// as parallel relationships) of four types.
@@ -170,13 +156,7 @@ fn a_graph_8x_larger_than_the_pool_expands_as_the_in_memory_base_does() {
 
 #[test]
 fn a_corrupt_segment_page_is_a_read_error_naming_file_and_page() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = Store::open(dir.path(), cfg(None)).unwrap();
-    fill(&s, 3, 20_000);
-    s.close().unwrap();
-    drop(s);
-    let m =
-        crate::durability::checkpoint::read_manifest(&crate::RealFs, dir.path()).unwrap().unwrap();
+    let (dir, m) = filled_and_closed(|s| fill(s, 3, 20_000));
     let path = dir.path().join(&m.segments[0]);
     let mut bytes = std::fs::read(&path).unwrap();
     let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
@@ -293,14 +273,8 @@ fn a_checkpoint_moves_the_base_to_its_new_segment_and_releases_the_old() {
 /// valid page checksums whose outgoing neighbours were changed is reported.
 #[test]
 fn check_compares_the_segment_with_the_decoded_checkpoint() {
-    use crate::pager::segment::{write_segment, ColumnData};
-    let dir = tempfile::tempdir().unwrap();
-    let s = Store::open(dir.path(), cfg(None)).unwrap();
-    fill(&s, 7, 20_000);
-    s.close().unwrap();
-    drop(s);
-    let m =
-        crate::durability::checkpoint::read_manifest(&crate::RealFs, dir.path()).unwrap().unwrap();
+    use crate::pager::segment::ColumnData;
+    let (dir, m) = filled_and_closed(|s| fill(s, 7, 20_000));
     let base = resident_base(dir.path(), &m.segments[0]);
     let words = base.label_set_words();
     let extra = base.segment_extra();
@@ -327,16 +301,8 @@ fn check_compares_the_segment_with_the_decoded_checkpoint() {
     for c in cols.iter_mut().filter(|(id, _)| *id == 3) {
         c.1 = ColumnData::U64(&v);
     }
-    let mut bytes = Vec::new();
-    write_segment(&mut bytes, m.ts, &cols).unwrap();
-    std::fs::write(dir.path().join(&m.segments[0]), &bytes).unwrap();
-    let s = Store::open_read_only(dir.path()).unwrap();
-    let r = s.check().unwrap();
-    assert!(
-        r.problems.iter().any(|p| p.contains("outgoing and incoming adjacency differ")),
-        "{:?}",
-        r.problems
-    );
+    write_segment_file(dir.path(), &m, &cols);
+    assert_check_finds(dir.path(), "outgoing and incoming adjacency differ");
 }
 
 /// The base of segment `name` in `dir`, opened whole into memory.

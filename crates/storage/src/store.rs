@@ -610,7 +610,7 @@ impl Store {
         self.h.persist.as_ref().map(|p| p.pager.pool.stats())
     }
 
-    pub fn check(&self) -> Result<crate::durability::check::CheckReport> {
+    pub fn check(&self) -> Result<arbor_model::CheckReport> {
         crate::durability::check::check(&self.h.core, self.h.persist.as_deref())
     }
 

@@ -129,7 +129,7 @@ impl Database {
     /// Verifies the store: checkpoint and WAL checksums, adjacency symmetry, counts, index
     /// consistency. Inconsistencies are listed in the report; `Err` only when the check itself
     /// could not run.
-    pub fn check(&self) -> Result<crate::check_report::CheckReport> {
+    pub fn check(&self) -> Result<arbor_model::CheckReport> {
         self.inner.store.check()
     }
 

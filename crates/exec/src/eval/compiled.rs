@@ -8,8 +8,8 @@ use arbor_cypher_syntax::ast::CompareOp;
 use arbor_model::{NodeId, Result, Value};
 
 use super::entity::{deleted_err, memo_worthy};
-use super::eval;
 use super::logic::{compare, int_compare, pred3};
+use super::seam::eval;
 use crate::ctx::{Ctx, Row};
 use crate::graph::{Graph, TokenId, TokenKind};
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arbor_cypher_plan::expr::{Builtin, PExpr, PathStep};
 use arbor_model::{Error, NodeId, PathRef, PropertyMap, RelId, Result, Status, Value};
 
-use super::{eval, type_err};
+use super::seam::{eval, type_err};
 use crate::ctx::{Ctx, Row};
 use crate::graph::{Graph, TokenId, TokenKind};
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arbor_cypher_plan::expr::{Builtin, PExpr};
 use arbor_model::{Error, Result, Status, Value};
 
-use super::eval;
+use super::seam::eval;
 use crate::ctx::{Ctx, Row};
 use crate::graph::{Graph, TokenKind};
 

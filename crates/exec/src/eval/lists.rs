@@ -7,7 +7,7 @@ use arbor_model::{Error, PropertyMap, Result, Value};
 
 use super::entity::{properties, property};
 use super::logic::eval_pred;
-use super::{eval, truth, type_err};
+use super::seam::{eval, truth, type_err};
 use crate::ctx::{Ctx, Row};
 use crate::graph::Graph;
 

@@ -9,7 +9,7 @@ use arbor_cypher_syntax::ast::CompareOp;
 use arbor_model::{compare_op, equals, CmpOp, Result, Value};
 
 use super::entity::entity_property;
-use super::{eval, truth, type_err};
+use super::seam::{eval, truth, type_err};
 use crate::ctx::{Ctx, Row};
 use crate::graph::{Graph, TokenKind};
 

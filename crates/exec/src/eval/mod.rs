@@ -3,7 +3,8 @@
 //! `eval` takes the row mutably only so comprehensions can bind their local variable in its
 //! slot while they iterate (restoring it afterwards); it never changes other slots.
 //!
-//! Map: [`eval`] here answers the hot shapes and sends every other expression to its family:
+//! Map: [`eval`] (defined in `seam`, the leaf every family imports) comes to `dispatch` here,
+//! which answers the hot shapes and sends every other expression to its family:
 //! `logic` (predicates, three-valued logic, comparisons, `CASE`), `lists` (comprehensions,
 //! quantifiers, `reduce`, map projections, indexing), `entity` (properties, built-ins on
 //! entities, paths, materialization). `compiled` holds [`CompiledPred`], the filter compiled
@@ -14,10 +15,11 @@ mod entity;
 mod labels;
 mod lists;
 mod logic;
+mod seam;
 
 use arbor_cypher_plan::expr::{ArithOp, PExpr};
 use arbor_model::ops as vops;
-use arbor_model::{Error, PropertyMap, Result, Value};
+use arbor_model::{PropertyMap, Result, Value};
 
 use crate::ctx::{Ctx, Row};
 use crate::graph::Graph;
@@ -29,25 +31,20 @@ pub(crate) use entity::{materialize, properties, TokenNames};
 pub(crate) use labels::{dyn_names, NameOf};
 pub(crate) use logic::order_keys;
 use logic::BoolOp;
+pub(crate) use seam::eval;
+use seam::{truth, type_err, Evaluate};
 
-fn type_err(msg: impl Into<String>) -> Error {
-    Error::type_error(msg).with_detail("InvalidArgumentType")
-}
-
-fn truth(v: &Value, what: &str) -> Result<Option<bool>> {
-    match v {
-        Value::Bool(b) => Ok(Some(*b)),
-        Value::Null => Ok(None),
-        other => Err(type_err(format!(
-            "Type mismatch: expected Boolean but was {} ({what})",
-            other.type_name()
-        ))),
+impl Evaluate for Ctx {
+    #[inline(always)]
+    fn evaluate(&mut self, e: &PExpr, row: &mut Row, g: &mut dyn Graph) -> Result<Value> {
+        dispatch(e, row, self, g)
     }
 }
 
 /// Evaluates an expression on a row. The commonest shapes (constants, parameters, slots,
-/// properties) are answered here; each other family has its own function.
-pub(crate) fn eval(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Value> {
+/// properties) are answered here; each other family has its own function. Subexpressions go
+/// through [`eval`] (the seam), which comes back here.
+fn dispatch(e: &PExpr, row: &mut Row, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Value> {
     Ok(match e {
         PExpr::Const(v) => v.clone(),
         PExpr::Param(i) => ctx.params.get(*i).cloned().unwrap_or(Value::Null),

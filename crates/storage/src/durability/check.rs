@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use arbor_model::{NodeId, RelId, Result};
+use arbor_model::{CheckReport, NodeId, RelId, Result, SegmentReport};
 
 use super::checkpoint;
 use super::checkpoint_segments;
@@ -21,66 +21,6 @@ use crate::mvcc::Core;
 use crate::mvcc::Transaction;
 use crate::types::{Direction, Edge, TokenKind};
 use crate::vfs::Vfs;
-
-/// At most this many problems are listed (the counts keep going).
-const MAX_PROBLEMS: usize = 100;
-
-/// What [`crate::Store::check`] found (and, through the engine, `Database::check`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CheckReport {
-    /// The checkpoint file the manifest names (file-backed stores), and its commit ts.
-    pub checkpoint: Option<String>,
-    pub checkpoint_ts: u64,
-    pub wal_segments: u64,
-    pub wal_records: u64,
-    /// The log segments read (those not covered by the checkpoint), oldest first.
-    pub segments: Vec<SegmentReport>,
-    /// The last commit found (checkpoint or log; 0: none) and, when a log record carries it,
-    /// its wall-clock time (Unix milliseconds).
-    pub last_commit_ts: u64,
-    pub last_commit_time_ms: Option<u64>,
-    /// Observations that are not problems, such as an unsynced tail recovery would discard.
-    pub notes: Vec<String>,
-    /// Entities seen in the checked snapshot.
-    pub nodes: u64,
-    pub relationships: u64,
-    /// Index entries verified (node, indexed value) pairs.
-    pub index_entries: u64,
-    /// The checkpoint's segment files and their data pages (each checksum verified).
-    pub segment_files: Vec<String>,
-    pub segment_pages: u64,
-    /// Human-readable descriptions of every inconsistency found (empty when healthy).
-    pub problems: Vec<String>,
-}
-
-/// One log segment as [`crate::Store::check`] found it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SegmentReport {
-    pub name: String,
-    pub bytes: u64,
-    /// Intact records read, and the first and last commit ts among them (0 when none).
-    pub records: u64,
-    pub first_ts: u64,
-    pub last_ts: u64,
-}
-
-impl CheckReport {
-    /// `"<ts> (made at <UTC time>)"` for the last commit, as `arbor check` prints it.
-    pub fn last_commit(&self) -> String {
-        super::recovery::describe_commit(self.last_commit_ts, self.last_commit_time_ms)
-    }
-
-    /// Whether no inconsistency was found.
-    pub fn is_ok(&self) -> bool {
-        self.problems.is_empty()
-    }
-
-    fn problem(&mut self, msg: String) {
-        if self.problems.len() < MAX_PROBLEMS {
-            self.problems.push(msg);
-        }
-    }
-}
 
 pub(crate) fn check(core: &Arc<Core>, persist: Option<&Persist>) -> Result<CheckReport> {
     let mut r = CheckReport::default();

@@ -3,6 +3,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use arbor_model::check_report::describe_commit;
 use arbor_model::Result;
 
 use super::checkpoint;
@@ -101,23 +102,6 @@ pub(crate) fn recover(
     core.gc(&mut cs);
     Ok((next_ts, last > ckpt_ts))
 }
-/// `"<ts> (made at <UTC time>)"`, or the ts alone when its time is unknown (a commit of a
-/// checkpoint, or a log record from before version 3).
-pub(crate) fn describe_commit(ts: u64, time_ms: Option<u64>) -> String {
-    match time_ms {
-        Some(ms) => format!("{ts} (made at {})", utc(ms)),
-        None => format!("{ts}"),
-    }
-}
-
-/// Unix milliseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-pub(crate) fn utc(ms: u64) -> String {
-    match chrono::DateTime::from_timestamp_millis(i64::try_from(ms).unwrap_or(i64::MAX)) {
-        Some(t) => t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
-        None => format!("{ms} ms after 1970"),
-    }
-}
-
 impl Core {
     /// Applies one WAL record. Caller holds the commit mutex.
     fn replay_record(&self, cs: &mut CommitState, ts: u64, payload: &[u8]) -> Result<()> {
@@ -152,16 +136,5 @@ impl Core {
             self.apply(cs, ts, &nodes, &rels);
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn utc_times_format() {
-        assert_eq!(super::utc(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(super::utc(951_782_400_123), "2000-02-29T00:00:00.123Z");
-        assert_eq!(super::utc(1_795_000_000_000), "2026-11-18T11:06:40.000Z");
-        assert_eq!(super::describe_commit(7, None), "7");
     }
 }

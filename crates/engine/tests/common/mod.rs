@@ -1,0 +1,78 @@
+//! Helpers the engine's equivalence tests share (`index_equivalence`, `text_index_equivalence`):
+//! a query run to completion with its rows as Cypher literals, the operators of an EXPLAIN
+//! plan, and two fresh file-backed databases to compare.
+// Each test file is its own crate and uses only some of these.
+#![allow(dead_code)]
+
+use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
+use arbor_model::{to_cypher_literal, Value};
+use tempfile::TempDir;
+
+/// Runs `q` in auto-commit (or the session's open transaction) and pulls every row, each as its
+/// values' Cypher literals joined by ` | `; an error names the query.
+pub fn run(s: &mut Session, q: &str) -> Result<Vec<String>, String> {
+    s.run(q, Default::default(), TxConfig::default()).map_err(|e| format!("{q}: {e}"))?;
+    let mut rows = Vec::new();
+    let mut sink = |row: Vec<Value>| {
+        rows.push(row.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | "));
+        Ok(())
+    };
+    match s.pull(None, -1, &mut sink).map_err(|e| format!("{q}: {e}"))? {
+        PullOutcome::Done(_) => Ok(rows),
+        PullOutcome::HasMore => Err(format!("{q}: not exhausted")),
+    }
+}
+
+/// Every operator of `EXPLAIN q`, root first, as `describe` writes its plan map.
+fn plan_with(s: &mut Session, q: &str, describe: fn(&str, &Value) -> String) -> Vec<String> {
+    s.run(&format!("EXPLAIN {q}"), Default::default(), TxConfig::default()).unwrap();
+    let PullOutcome::Done(summary) = s.pull(None, -1, &mut |_| Ok(())).unwrap() else {
+        panic!("EXPLAIN not exhausted")
+    };
+    fn walk(v: &Value, describe: fn(&str, &Value) -> String, out: &mut Vec<String>) {
+        if let Value::Map(m) = v {
+            if let Some(Value::String(t)) = m.get("operatorType") {
+                out.push(describe(t, v));
+            }
+            if let Some(Value::List(c)) = m.get("children") {
+                c.iter().for_each(|c| walk(c, describe, out));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(summary.plan.as_ref().expect("EXPLAIN has a plan"), describe, &mut out);
+    out
+}
+
+/// Operator names in an EXPLAIN plan.
+pub fn plan_ops(s: &mut Session, q: &str) -> Vec<String> {
+    plan_with(s, q, |t, _| t.to_string())
+}
+
+/// `operatorType details` of every operator in an EXPLAIN plan.
+pub fn plan_details(s: &mut Session, q: &str) -> Vec<String> {
+    plan_with(s, q, |t, v| {
+        let details = match v {
+            Value::Map(m) => match m.get("args") {
+                Some(Value::Map(a)) => match a.get("Details") {
+                    Some(Value::String(d)) => d.to_string(),
+                    _ => String::new(),
+                },
+                _ => String::new(),
+            },
+            _ => String::new(),
+        };
+        format!("{t} {details}")
+    })
+}
+
+/// Two fresh databases, each in its own temporary directory (kept alive with it): the plain
+/// one and the one the test gives indexes, to compare.
+pub fn two_databases() -> ((TempDir, Database), (TempDir, Database)) {
+    let open = || {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(dir.path(), DatabaseConfig::default()).unwrap();
+        (dir, db)
+    };
+    (open(), open())
+}
