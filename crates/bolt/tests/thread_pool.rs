@@ -89,7 +89,9 @@ fn a_request_beyond_the_pool_waits_then_is_refused_with_neo4j_code() {
     std::thread::sleep(Duration::from_millis(500));
 
     let t = Instant::now();
-    let refused = Client::connect(&server.addr, &config()).err().expect("a third is refused");
+    let Err(refused) = Client::connect(&server.addr, &config()) else {
+        panic!("a third connection was served");
+    };
     assert!(is_no_threads(&refused), "refused with {refused}");
     assert!(t.elapsed() >= Duration::from_millis(800), "refused before waiting");
     assert!(t.elapsed() < Duration::from_secs(10), "waited {:?}", t.elapsed());
@@ -145,7 +147,9 @@ fn parked_connections_do_not_count_and_a_busy_pool_refuses_a_parked_one() {
     let busy = sleeper(&server.addr, 2000);
     std::thread::sleep(Duration::from_millis(500));
     // ... so a parked connection's request waits 300 ms, then is refused and closed.
-    let refused = return_one(&mut parked[0]).err().expect("refused while the pool is busy");
+    let Err(refused) = return_one(&mut parked[0]) else {
+        panic!("served while the pool is busy");
+    };
     assert!(is_no_threads(&refused), "refused with {refused}");
     let mut busy = busy.join().unwrap();
     assert_eq!(return_one(&mut busy).unwrap(), 1);
