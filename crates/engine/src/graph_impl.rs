@@ -337,13 +337,10 @@ static NEXT_INNER_TX: AtomicU64 = AtomicU64::new(1);
 /// The storage query of a spatial seek (`None` for another kind of range).
 fn point_query(range: &ValueRange) -> Option<arbor_storage::PointQuery> {
     match range {
-        ValueRange::Near { center, distance } => Some(arbor_storage::PointQuery::Distance {
-            center: center.clone(),
-            distance: *distance,
-        }),
-        ValueRange::Within { lo, hi } => {
-            Some(arbor_storage::PointQuery::BBox { lo: lo.clone(), hi: hi.clone() })
+        ValueRange::Near { center, distance } => {
+            Some(arbor_storage::PointQuery::Distance { center: *center, distance: *distance })
         }
+        ValueRange::Within { lo, hi } => Some(arbor_storage::PointQuery::BBox { lo: *lo, hi: *hi }),
         _ => None,
     }
 }

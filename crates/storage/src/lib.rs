@@ -220,6 +220,7 @@ mod types;
 mod value;
 mod vector;
 pub mod vfs;
+mod zorder;
 // The immutable base, the multi-version delta with transactions, durability, the store API.
 mod base;
 mod durability;

@@ -156,7 +156,7 @@ impl Ord for IndexKey {
             (K::DateTime(a, b, c), K::DateTime(d, e, f)) => (a, b, c).cmp(&(d, e, f)),
             (K::Duration(a, b, c, d), K::Duration(e, f, g, h)) => (a, b, c, d).cmp(&(e, f, g, h)),
             (K::Point(a, b, c, d), K::Point(e, f, g, h)) => {
-                crate::point_index::cmp_points((*a, *b, *c, *d), (*e, *f, *g, *h))
+                crate::zorder::cmp_points((*a, *b, *c, *d), (*e, *f, *g, *h))
             }
             _ => self.group().cmp(&other.group()),
         }
