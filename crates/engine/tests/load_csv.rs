@@ -50,9 +50,9 @@ fn rows_lines_and_files_match_neo4j() {
     assert_eq!(
         rows,
         [
-            "{age: '30', city: 'Paris, FR', name: 'Ann'} | 2 | '///people.csv'",
-            "{age: null, city: 'He said \"hi\"', name: 'Bob'} | 3 | '///people.csv'",
-            "{age: '5', city: null, name: 'multi\nline'} | 4 | '///people.csv'",
+            "{name: 'Ann', age: '30', city: 'Paris, FR'} | 2 | '///people.csv'",
+            "{name: 'Bob', age: null, city: 'He said \"hi\"'} | 3 | '///people.csv'",
+            "{name: 'multi\nline', age: '5', city: null} | 4 | '///people.csv'",
         ]
     );
     let rows = run(&mut s, "LOAD CSV FROM 'file:///people.csv' AS row RETURN row[1], linenumber()")
