@@ -224,13 +224,6 @@ impl Base {
             base.indexes.insert(target.clone(), ix);
             base.ordered.insert(target.clone(), OnceLock::new());
         }
-        let missing: Vec<&Target> =
-            pairs.iter().filter(|t| !base.indexes.contains_key(*t)).collect();
-        for t in missing {
-            let ix = BaseIndex::build(&base, t.0, &t.1);
-            base.indexes.insert(t.clone(), ix);
-            base.ordered.insert(t.clone(), OnceLock::new());
-        }
         let page_all = cfg!(test) && !resident;
         if resident || (!page_all && stays_resident(stats.rel_bytes, pool.budget())) {
             base.out_rel = read(OUT[2])?;
@@ -262,6 +255,15 @@ impl Base {
             let node = col(NODE_PROPS[0])?.bytes() + col(NODE_PROPS[1])?.bytes();
             stats.node_property_bytes = stats.node_property_bytes.saturating_sub(node);
             stats.rel_property_bytes = 0;
+        }
+        // Indexes the segment lacks (created while its checkpoint folded) are built last: they
+        // read every node's properties, which must be attached (in memory or paged) by now.
+        let missing: Vec<&Target> =
+            pairs.iter().filter(|t| !base.indexes.contains_key(*t)).collect();
+        for t in missing {
+            let ix = BaseIndex::build(&base, t.0, &t.1);
+            base.indexes.insert(t.clone(), ix);
+            base.ordered.insert(t.clone(), OnceLock::new());
         }
         base.stats = stats;
         Ok(base)
