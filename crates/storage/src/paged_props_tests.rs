@@ -6,9 +6,7 @@
 
 use arbor_model::{NodeId, RelId, Status, Value};
 
-use crate::paged_test_util::{
-    assert_check_finds, cfg, decoded_base, filled_and_closed, lcg, write_segment_file, TINY,
-};
+use crate::paged_test_util::{cfg, filled_and_closed, lcg, TINY};
 use crate::pager::pool::{MIN_FRAMES, PAGE_SIZE};
 use crate::{Direction, Store, TokenKind};
 

@@ -1,15 +1,12 @@
 //! Scaffolding the paged-base tests share (`paged_tests`, adjacency; `paged_props_tests`,
 //! properties): the store configuration with a tiny page cache, the pseudo-random sequence,
-//! a store filled and closed (so its checkpoint and segment are on disk), the checkpoint
-//! decoded on its own, a segment file rewritten from edited columns, and the check's verdict.
+//! a store filled and closed (so its checkpoint and segment are on disk), a segment file rewritten from edited columns, and the check's verdict.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use tempfile::TempDir;
 
-use crate::base::Base;
 use crate::durability::checkpoint::{self, Manifest};
 use crate::pager::pool::{MIN_FRAMES, PAGE_SIZE};
 use crate::pager::segment::{write_segment, ColumnData};
@@ -44,14 +41,6 @@ pub(crate) fn filled_and_closed(fill: impl FnOnce(&Store)) -> (TempDir, Manifest
     drop(s);
     let m = checkpoint::read_manifest(&RealFs, dir.path()).unwrap().unwrap();
     (dir, m)
-}
-
-/// The base of the checkpoint `m` names, decoded from its file on its own (not read through
-/// the segment).
-pub(crate) fn decoded_base(dir: &Path, m: &Manifest) -> Arc<Base> {
-    let core = crate::mvcc::Core::new(false);
-    checkpoint::load(&core, &RealFs, dir, &m.name, m.ts).unwrap();
-    core.base()
 }
 
 /// Replaces the segment file `m` names with one written from `cols`.

@@ -7,7 +7,7 @@
 use arbor_model::{NodeId, RelId, Status};
 
 use crate::paged_test_util::{
-    assert_check_finds, cfg, decoded_base, filled_and_closed, lcg, write_segment_file, TINY,
+    assert_check_finds, cfg, filled_and_closed, lcg, write_segment_file, TINY,
 };
 use crate::pager::pool::{MIN_FRAMES, PAGE_SIZE};
 use crate::{Direction, Edge, Store, TokenKind};

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use arbor_model::Point;
 
 use crate::value::IndexKey;
-use crate::zorder::{morton, ordered, unordered};
+use crate::zorder::{morton, unordered};
 
 const SRID_WGS84: u32 = 4326;
 const SRID_WGS84_3D: u32 = 4979;
@@ -330,6 +330,7 @@ pub(crate) fn sorted_ids(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::zorder::ordered;
 
     fn key(srid: u32, x: f64, y: f64, z: Option<f64>) -> IndexKey {
         crate::value::index_key(&arbor_model::Value::Point(Point { srid, x, y, z }))
@@ -422,7 +423,7 @@ mod tests {
             [p(179.9, 10.0), p(-179.9, -10.0), p(0.0, 89.99), p(45.0, -89.9), p(0.0, 0.0)];
         for c in centers {
             for d in [1.0, 1_000.0, 50_000.0, 3_000_000.0, 30_000_000.0] {
-                let boxes = PointQuery::Distance { center: c.clone(), distance: d }.boxes();
+                let boxes = PointQuery::Distance { center: c, distance: d }.boxes();
                 for i in 0..360 {
                     for j in 0..180 {
                         let q = p(i as f64 - 180.0 + 0.5, j as f64 - 90.0 + 0.5);
