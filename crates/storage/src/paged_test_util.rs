@@ -1,6 +1,7 @@
 //! Scaffolding the paged-base tests share (`paged_tests`, adjacency; `paged_props_tests`,
 //! properties): the store configuration with a tiny page cache, the pseudo-random sequence,
-//! a store filled and closed (so its checkpoint and segment are on disk), a segment file rewritten from edited columns, and the check's verdict.
+//! a store filled and closed (so its checkpoint and segment are on disk), a segment file
+//! rewritten from edited columns, and the check's verdict.
 
 use std::path::Path;
 use std::time::Duration;
