@@ -102,47 +102,13 @@ func paramsFor(q query, r *rand.Rand, nodes int) map[string]any {
 	return map[string]any{}
 }
 
-// run executes count queries spread over workers and returns wall time, latencies, rows, errors.
+// run executes one query with each parameter map of ps, spread over workers.
 func run(ctx context.Context, drv neo4j.DriverWithContext, q query, ps []map[string]any, workers int) (time.Duration, []time.Duration, int64, int) {
-	var next int64
-	var mu sync.Mutex
-	lat := make([]time.Duration, 0, len(ps))
-	var rows int64
-	errs := 0
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sess := drv.NewSession(ctx, neo4j.SessionConfig{})
-			defer sess.Close(ctx)
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if int(i) >= len(ps) {
-					return
-				}
-				t := time.Now()
-				n, err := runOne(ctx, sess, q, ps[i])
-				d := time.Since(t)
-				mu.Lock()
-				lat = append(lat, d)
-				rows += n
-				if err != nil {
-					if errs == 0 {
-						fmt.Fprintf(os.Stderr, "Q%d: %v\n", q.q, err)
-					}
-					errs++
-				}
-				mu.Unlock()
-			}
-		}()
+	items := make([]item, len(ps))
+	for i, p := range ps {
+		items[i] = item{q, p}
 	}
-	wg.Wait()
-	return time.Since(start), lat, rows, errs
+	return runMix(ctx, drv, items, workers)
 }
 
 // kindOf is mgBench's query type: 0 write, 1 read, 2 update, 3 analytical, -1 aggregate.
@@ -196,7 +162,8 @@ func realisticList(weights [4]int, r *rand.Rand, count, nodes int) []item {
 	return out
 }
 
-// runMix executes a mixed list over workers; like run, but each item carries its own query.
+// runMix executes a list of queries over workers, each worker with its own session: wall time,
+// latencies, rows and errors.
 func runMix(ctx context.Context, drv neo4j.DriverWithContext, items []item, workers int) (time.Duration, []time.Duration, int64, int) {
 	var next int64
 	var mu sync.Mutex
