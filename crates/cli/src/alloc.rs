@@ -1,7 +1,7 @@
 //! The production allocator: mimalloc as the global allocator (wrapped by the query memory
 //! accounting), [`tune`] to keep the kernel from backing its arenas with transparent huge
-//! pages, and [`release`] to give free memory back to the OS. (The counting allocator of the
-//! benchmarks lives in the separate `arbor-bench` binary.)
+//! pages and to batch its purges, and [`release`] to give free memory back to the OS. (The
+//! counting allocator of the benchmarks lives in the separate `arbor-bench` binary.)
 
 // `prctl` and `mi_collect` are foreign functions, so calling them is `unsafe`; neither is
 // passed any memory.
@@ -33,21 +33,39 @@ pub fn release() {
     unsafe { mi_collect(true) }
 }
 
-/// Makes mimalloc purge freed memory at once (`eager_purge`: the server), and turns transparent
-/// huge pages off for the process (`PR_SET_THP_DISABLE`, inherited by children); `main` calls
-/// it once the command line is parsed. mimalloc
-/// advises huge pages for its arenas, so every fresh 2 MiB region was zeroed in the kernel on
-/// first touch, and a bulk `UNWIND ... CREATE` connection thread spent a third of its time in
-/// `clear_page`. Returns whether the kernel agreed.
-pub fn tune(eager_purge: bool) -> bool {
-    // Freed memory goes back to the OS at once instead of after mimalloc's (v3) default 1 s purge
-    // delay: a delayed purge only runs when the freeing thread allocates again, so memory an
-    // idle connection thread or the maintenance thread freed stayed resident. Measured over Bolt
-    // (Pokec medium loaded by the mgBench loader): 195 MiB resident after the load settled with
-    // the delay, 71 MiB without.
-    if eager_purge {
+/// How long freed memory stays committed before mimalloc may return it to the OS (the server).
+/// Memory freed and reused within this time costs no system call; what stays free longer is
+/// purged by whichever thread allocates next, or by the janitor thread.
+const SERVER_PURGE_DELAY_MS: std::ffi::c_long = 100;
+/// How often the janitor thread lets mimalloc purge memory whose delay has expired.
+const JANITOR_PERIOD: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Tunes mimalloc for the server (`server`: a purge delay of [`SERVER_PURGE_DELAY_MS`] and a
+/// janitor thread), and turns transparent huge pages off for the process
+/// (`PR_SET_THP_DISABLE`, inherited by children); `main` calls it once the command line is
+/// parsed. mimalloc advises huge pages for its arenas, so every fresh 2 MiB region was zeroed
+/// in the kernel on first touch, and a bulk `UNWIND ... CREATE` connection thread spent a third
+/// of its time in `clear_page`. Returns whether the kernel agreed.
+pub fn tune(server: bool) -> bool {
+    // mimalloc (v3) waits 1 s before it returns freed memory to the OS, and only a thread that
+    // allocates runs the purge: memory freed by a connection thread that then went idle or
+    // ended stayed resident (Pokec medium loaded over Bolt: 195 MiB resident after the load
+    // settled, 71 MiB with purges at once). Purging at once costs more: every free of a large
+    // block `madvise`s, and each `madvise` interrupts the other core to flush its TLB (25 % of
+    // the server's time in the kernel on mgBench Q15 with 12 clients). So the server purges
+    // after a short delay, and a janitor thread runs the expired purges when nothing else does.
+    if server {
         // SAFETY: sets an integer option; mimalloc reads it on every purge decision.
-        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, SERVER_PURGE_DELAY_MS) };
+        let started = std::thread::Builder::new().name("alloc-janitor".into()).spawn(|| loop {
+            std::thread::sleep(JANITOR_PERIOD);
+            // SAFETY: `mi_collect` takes no pointers and may be called from any thread at
+            // any time; without `force` it only runs the purges whose delay has expired.
+            unsafe { mi_collect(false) }
+        });
+        if let Err(e) = started {
+            tracing::warn!("cannot start the allocator janitor thread: {e}");
+        }
     }
     #[cfg(target_os = "linux")]
     {
