@@ -207,3 +207,68 @@ fn check_compares_the_stored_counts_with_the_graph() {
     let r = s.check().unwrap();
     assert!(r.problems.iter().any(|p| p.contains("count store differs")), "{:?}", r.problems);
 }
+
+/// The current segment of the store in `dir` (closed), opened.
+fn current_segment(dir: &Path) -> (String, Arc<crate::pager::segment::Segment>) {
+    let m = read_manifest(&RealFs, dir).unwrap().unwrap();
+    assert!(m.complete);
+    let seg = crate::pager::open_segment(&RealFs, dir, &m.segments[0]).unwrap();
+    (m.segments[0].clone(), seg)
+}
+
+/// A segment of meta version 1 (index arrays ordered by `std`'s `DefaultHasher`, whose
+/// algorithm may change between Rust releases) opens with its arrays rebuilt by the fixed
+/// hash and answers seeks; its next checkpoint stores version 2.
+#[test]
+fn a_segment_ordered_by_the_old_hash_opens_with_rebuilt_arrays_and_is_converted() {
+    use crate::base::meta_version;
+    use crate::durability::checkpoint_segments::{encode_counts, open_base};
+    use crate::pager::segment::{write_segment, ColumnData};
+    let dir = tempfile::tempdir().unwrap();
+    let (name, seg) = complete_store(dir.path());
+    assert_eq!(meta_version(&seg).unwrap(), 2);
+    let want = {
+        let s = Store::open(dir.path(), cfg()).unwrap();
+        let want = answers(&s);
+        s.close().unwrap();
+        want
+    };
+    // Rewrite the segment as a version-1 build wrote it (same columns, old hash order).
+    let pool = Arc::new(crate::pager::pool::BufferPool::new(1 << 20).unwrap());
+    let (base, counts) = open_base(&seg, &pool, &[], true).unwrap();
+    let words = base.label_set_words();
+    let extra = base.legacy_segment_extra();
+    let counts = encode_counts(&counts);
+    let mut cols = base.segment_columns(&words);
+    cols.extend(extra.columns(&base));
+    cols.push((19, ColumnData::U8(&counts)));
+    let mut out = Vec::new();
+    write_segment(&mut out, seg.ts, &cols).unwrap();
+    drop((seg, base));
+    std::fs::write(dir.path().join(&name), &out).unwrap();
+    let (_, seg) = current_segment(dir.path());
+    assert_eq!(meta_version(&seg).unwrap(), 1);
+    // The two hashes differ for the keys seeked (else this test would prove nothing).
+    let k = crate::value::IndexKey::Str(Arc::from("p5"));
+    assert_ne!(crate::base::key_hash(&k), crate::base::legacy_key_hash(&k));
+    drop(seg);
+
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    assert_eq!(answers(&s), want, "seeks over a version-1 segment");
+    let r = s.check().unwrap();
+    assert!(r.is_ok(), "{:?}", r.problems);
+    let mut w = s.begin(false);
+    w.create_node(&[0], vec![(0, Value::String(Arc::from("p1000")))]).unwrap();
+    w.commit().unwrap();
+    let want = answers(&s);
+    s.checkpoint().unwrap();
+    s.close().unwrap();
+    drop(s);
+    let (_, seg) = current_segment(dir.path());
+    assert_eq!(meta_version(&seg).unwrap(), 2, "the next checkpoint converts");
+    drop(seg);
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    assert_eq!(answers(&s), want, "reopened after the conversion");
+    let r = s.check().unwrap();
+    assert!(r.is_ok(), "{:?}", r.problems);
+}

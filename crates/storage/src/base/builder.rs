@@ -531,6 +531,16 @@ impl Base {
 
 impl BaseIndex {
     pub(super) fn build(base: &Base, l: u32, k: &[u32]) -> BaseIndex {
+        BaseIndex::build_with(base, l, k, key_hash)
+    }
+
+    /// [`BaseIndex::build`] ordered by another hash (tests write older segment versions).
+    pub(super) fn build_with(
+        base: &Base,
+        l: u32,
+        k: &[u32],
+        key_hash: fn(&crate::value::IndexKey) -> u32,
+    ) -> BaseIndex {
         let keys = |f: &mut dyn FnMut(u32, u64)| {
             let mut cur = 0;
             while let Some(id) = base.next_with_label(l, cur) {

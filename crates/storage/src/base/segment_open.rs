@@ -34,7 +34,11 @@ pub(crate) const REL_POS: u8 = 15;
 pub(crate) const META: u8 = 16;
 const LABEL_BITS: u8 = 17;
 const INDEX_WORDS: u8 = 18;
-const META_VERSION: u64 = 1;
+/// 2: index arrays ordered by the fixed [`super::index::key_hash`]; 1 (read, never written):
+/// ordered by `std`'s `DefaultHasher`, so rebuilt at open.
+const META_VERSION: u64 = 2;
+/// The meta version whose index arrays are ordered by a hash this build no longer uses.
+const META_LEGACY_HASH: u64 = 1;
 
 /// What a checkpoint writes for the base beyond [`Base::segment_columns`]' first fourteen
 /// columns (owned here, borrowed by the writer).
@@ -104,8 +108,24 @@ impl Base {
 
     /// The meta bytes, bitset words and index words of this base.
     pub(crate) fn segment_extra(&self) -> SegExtra {
+        self.extra_with(META_VERSION, None)
+    }
+
+    /// [`Base::segment_extra`] as meta version 1 wrote it: index arrays ordered by `std`'s
+    /// `DefaultHasher` (tests of the conversion).
+    #[cfg(test)]
+    pub(crate) fn legacy_segment_extra(&self) -> SegExtra {
+        let legacy = super::index::legacy_key_hash;
+        let rebuilt: HashMap<Target, BaseIndex> = (self.indexes.keys())
+            .map(|t| (t.clone(), BaseIndex::build_with(self, t.0, &t.1, legacy)))
+            .collect();
+        self.extra_with(META_LEGACY_HASH, Some(&rebuilt))
+    }
+
+    /// The meta of `version`, with the index arrays of `arrays` in place of the base's own.
+    fn extra_with(&self, version: u64, arrays: Option<&HashMap<Target, BaseIndex>>) -> SegExtra {
         let mut e = Enc::new();
-        e.var(META_VERSION);
+        e.var(version);
         e.u64(self.node_end);
         e.u64(self.rel_end);
         e.u64(self.rel_count);
@@ -131,7 +151,8 @@ impl Base {
         let mut targets: Vec<_> = self.indexes.iter().collect();
         targets.sort_unstable_by(|a, b| a.0.cmp(b.0));
         e.var(targets.len() as u64);
-        for ((label, keys), ix) in targets {
+        for (t, ix) in targets {
+            let ((label, keys), ix) = (t, arrays.and_then(|a| a.get(t)).unwrap_or(ix));
             e.var(u64::from(*label));
             e.var(keys.len() as u64);
             keys.iter().for_each(|k| e.var(u64::from(*k)));
@@ -170,8 +191,8 @@ impl Base {
             return Err(bad(seg, "meta column of another width"));
         };
         let m = decode_meta(&meta).map_err(|e| bad(seg, format!("meta: {}", e.message)))?;
-        if m.version != META_VERSION {
-            return Err(bad(seg, format!("meta version {} (this build reads 1)", m.version)));
+        if m.version != META_VERSION && m.version != META_LEGACY_HASH {
+            return Err(bad(seg, format!("meta version {} (this build reads 1 and 2)", m.version)));
         }
         let label_code = read(LABEL_CODE)?;
         if label_code.len() as u64 != m.node_end {
@@ -219,7 +240,10 @@ impl Base {
             failures: std::sync::atomic::AtomicU64::new(0),
         };
         let idx = read_words(seg, col(INDEX_WORDS)?)?;
-        for (target, wide, from, n) in &m.indexes {
+        // Arrays ordered by the old hash are left out: the indexes of `pairs` are then
+        // rebuilt below, and the next checkpoint stores them in this version.
+        let stored = if m.version == META_LEGACY_HASH { &[][..] } else { &m.indexes[..] };
+        for (target, wide, from, n) in stored {
             let ix = index_of(&idx, *wide, *from, *n).ok_or_else(|| bad(seg, "a cut index"))?;
             base.indexes.insert(target.clone(), ix);
             base.ordered.insert(target.clone(), OnceLock::new());
@@ -256,8 +280,9 @@ impl Base {
             stats.node_property_bytes = stats.node_property_bytes.saturating_sub(node);
             stats.rel_property_bytes = 0;
         }
-        // Indexes the segment lacks (created while its checkpoint folded) are built last: they
-        // read every node's properties, which must be attached (in memory or paged) by now.
+        // Indexes the segment lacks (its checkpoint's schema had a rule its fold no longer
+        // had, or a version-1 segment's) are built last: they read every node's properties,
+        // which must be attached (in memory or paged) by now.
         let missing: Vec<&Target> =
             pairs.iter().filter(|t| !base.indexes.contains_key(*t)).collect();
         for t in missing {
@@ -316,6 +341,16 @@ impl Base {
         }
         Ok(())
     }
+}
+
+/// The meta version of complete segment `seg` (tests of the conversion).
+#[cfg(test)]
+pub(crate) fn meta_version(seg: &Segment) -> Result<u64> {
+    let c = seg.column(META).ok_or_else(|| bad(seg, "no meta"))?;
+    let ColumnValues::U8(meta) = seg.read_column(c)? else {
+        return Err(bad(seg, "meta column of another width"));
+    };
+    Ok(decode_meta(&meta)?.version)
 }
 
 fn same_index(a: &BaseIndex, b: &BaseIndex) -> bool {
