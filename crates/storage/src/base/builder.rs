@@ -303,6 +303,7 @@ impl BaseBuilder {
             rel_dirty: AtomicBits::new(rel_end),
             stats: BaseStats::default(),
             paged: None,
+            fwd: None,
             paged_props: [None, None],
             failure: OnceLock::new(),
             failures: std::sync::atomic::AtomicU64::new(0),

@@ -8,6 +8,12 @@
 //! `DefaultHasher`, free to change between Rust releases) have their arrays rebuilt at open
 //! (`segment_open.rs`).
 
+use std::sync::Arc;
+
+use arbor_model::Result;
+
+use crate::pager::pool::BufferPool;
+use crate::pager::segment::{SegColumn, Segment};
 use crate::value::IndexKey;
 
 // ------------------------------------------------------------------------------ the base
@@ -17,10 +23,68 @@ use crate::value::IndexKey;
 pub(super) enum BaseIndex {
     Packed(Box<[u64]>),
     Wide(Box<[(u32, u64)]>),
+    /// Either layout left in the segment, read through the pool (a base opened from a
+    /// segment whose index arrays do not stay resident).
+    Paged(PagedIndex),
+}
+
+/// Entries `from..from + n` of a segment's index words (one word per entry, or two when
+/// `wide`: hash, then id), in hash order.
+pub(super) struct PagedIndex {
+    pub seg: Arc<Segment>,
+    pub pool: Arc<BufferPool>,
+    pub col: SegColumn,
+    pub from: u64,
+    pub n: u64,
+    pub wide: bool,
+}
+
+impl PagedIndex {
+    /// Entry `i` as `(hash, id)`.
+    fn entry(&self, i: u64) -> Result<(u32, u64)> {
+        if self.wide {
+            let mut w = [0u64; 2];
+            self.seg.fill(&self.pool, self.col, self.from + 2 * i, &mut w)?;
+            Ok((w[0] as u32, w[1]))
+        } else {
+            let w = self.seg.get(&self.pool, self.col, self.from + i)?;
+            Ok(((w >> 32) as u32, w & 0xffff_ffff))
+        }
+    }
+
+    /// Binary search for the first entry of hash `h`, then the entries that follow with it.
+    fn lookup(&self, h: u32, out: &mut Vec<u64>) -> Result<()> {
+        let (mut lo, mut hi) = (0, self.n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.entry(mid)?.0 < h {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        while lo < self.n {
+            let (x, id) = self.entry(lo)?;
+            if x != h {
+                break;
+            }
+            out.push(id);
+            lo += 1;
+        }
+        Ok(())
+    }
+
+    /// The words of these entries (a checkpoint writing a base that reads them).
+    pub(super) fn words(&self) -> Result<Vec<u64>> {
+        let mut w = vec![0u64; (self.n * if self.wide { 2 } else { 1 }) as usize];
+        self.seg.fill(&self.pool, self.col, self.from, &mut w)?;
+        Ok(w)
+    }
 }
 
 impl BaseIndex {
-    pub(super) fn lookup(&self, h: u32, out: &mut Vec<u64>) {
+    /// Appends the ids of entries with hash `h` (a failed read of a paged index is the error).
+    pub(super) fn lookup(&self, h: u32, out: &mut Vec<u64>) -> Result<()> {
         match self {
             BaseIndex::Packed(v) => {
                 let lo = v.partition_point(|x| (x >> 32) < u64::from(h));
@@ -32,13 +96,16 @@ impl BaseIndex {
                 let hi = v.partition_point(|x| x.0 <= h);
                 out.extend(v[lo..hi].iter().map(|x| x.1));
             }
+            BaseIndex::Paged(p) => p.lookup(h, out)?,
         }
+        Ok(())
     }
 
     pub(super) fn bytes(&self) -> usize {
         match self {
             BaseIndex::Packed(v) => v.len() * 8,
             BaseIndex::Wide(v) => v.len() * 16,
+            BaseIndex::Paged(_) => 0,
         }
     }
 }

@@ -18,7 +18,7 @@ use arbor_model::{Error, Result, Status};
 
 use super::columns::{Packed, PackedView};
 use super::graph::Base;
-use super::paged::{read_blob, read_edges, PagedAdj, PagedProps};
+use super::paged::{read_blob, read_edges, PagedAdj, PagedFwd, PagedProps};
 use crate::pager::pool::BufferPool;
 use crate::pager::segment::{ColumnData, SegColumn, Segment};
 
@@ -28,6 +28,11 @@ pub(super) const IN: [u8; 4] = [6, 7, 8, 9];
 pub(super) const LABEL_SETS: u8 = 10;
 pub(super) const NODE_PROPS: [u8; 2] = [11, 12];
 pub(super) const REL_PROPS: [u8; 2] = [13, 14];
+/// Relationship-id positions (a complete segment's, `segment_open.rs`).
+pub(crate) const REL_POS: u8 = 15;
+/// The forward columns a paged base reads through the pool besides its adjacency
+/// ([`PagedFwd`]): offsets, neighbour, type, relationship positions.
+pub(super) const FWD: [u8; 4] = [OUT[0], OUT[1], OUT[3], REL_POS];
 
 pub(super) fn data(p: &Packed) -> ColumnData<'_> {
     match p.view() {
@@ -107,6 +112,16 @@ impl Base {
         }
         freed += self.out_rel.bytes();
         self.out_rel = Packed::default();
+        // A complete segment has the positions too: relationship lookups read it as well.
+        let (nodes, rels) = (self.node_end, self.rel_count);
+        if let Some(f) = PagedFwd::new(seg.clone(), pool.clone(), FWD, nodes, rels)? {
+            let fwd = [&mut self.out_off, &mut self.out_other, &mut self.out_type];
+            for c in fwd.into_iter().chain([&mut self.rel_pos]) {
+                freed += c.bytes();
+                *c = Packed::default();
+            }
+            self.fwd = Some(f);
+        }
         self.stats.rel_bytes = self.stats.rel_bytes.saturating_sub(freed as u64);
         self.paged = Some(paged);
         Ok(())

@@ -149,7 +149,7 @@ pub(crate) fn write(
     let file = vfs.create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     let words = base.label_set_words();
-    let extra = base.segment_extra();
+    let extra = base.segment_extra()?;
     let counts = encode_counts(counts);
     let mut cols = base.segment_columns(&words);
     cols.extend(extra.columns(base));
