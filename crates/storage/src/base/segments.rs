@@ -73,10 +73,11 @@ impl Base {
 
     /// Makes this base (just loaded from checkpoint `seg.ts`, or built by that checkpoint and
     /// not yet installed) read its adjacency from `seg` through `pool` (unless its decoded
-    /// adjacency [stays resident](stays_resident)), and drops the in-memory columns only adjacency reads used (the incoming
-    /// CSR and the forward relationship ids). The forward neighbour and type columns and the
-    /// offsets stay: relationship lookups by id read them. A segment of another checkpoint or
-    /// whose columns do not fit the base is `Corruption`.
+    /// adjacency [stays resident](stays_resident)), and drops the in-memory columns only
+    /// adjacency reads used (the incoming CSR and the forward relationship ids). A complete
+    /// segment's forward offsets, neighbours, types and relationship positions are read from it
+    /// too ([`PagedFwd`]); otherwise those stay, as relationship lookups by id read them. A
+    /// segment of another checkpoint or whose columns do not fit the base is `Corruption`.
     pub(crate) fn attach_segment(
         &mut self,
         seg: Arc<Segment>,
@@ -93,8 +94,10 @@ impl Base {
                 ),
             ));
         }
-        let paged =
-            PagedAdj::new(seg.clone(), pool.clone(), (OUT, IN), self.node_end, self.rel_count)?;
+        let (nodes, rels) = (self.node_end, self.rel_count);
+        let paged = PagedAdj::new(seg.clone(), pool.clone(), (OUT, IN), nodes, rels)?;
+        // Checked before anything is dropped: a mismatch leaves the base whole.
+        let fwd = PagedFwd::new(seg.clone(), pool.clone(), FWD, nodes, rels)?;
         self.attach_props(&seg, &pool)?;
         // The crate's own tests page every base, as before, so the crash and model suites keep
         // covering reads through the pool with their small graphs.
@@ -113,8 +116,7 @@ impl Base {
         freed += self.out_rel.bytes();
         self.out_rel = Packed::default();
         // A complete segment has the positions too: relationship lookups read it as well.
-        let (nodes, rels) = (self.node_end, self.rel_count);
-        if let Some(f) = PagedFwd::new(seg.clone(), pool.clone(), FWD, nodes, rels)? {
+        if let Some(f) = fwd {
             let fwd = [&mut self.out_off, &mut self.out_other, &mut self.out_type];
             for c in fwd.into_iter().chain([&mut self.rel_pos]) {
                 freed += c.bytes();
