@@ -277,7 +277,7 @@ fn check_compares_the_segment_with_the_decoded_checkpoint() {
     let (dir, m) = filled_and_closed(|s| fill(s, 7, 20_000));
     let base = resident_base(dir.path(), &m.segments[0]);
     let words = base.label_set_words();
-    let extra = base.segment_extra();
+    let extra = base.segment_extra().unwrap();
     let mut cols = base.segment_columns(&words);
     cols.extend(extra.columns(&base));
     let seg = crate::pager::open_segment(&crate::RealFs, dir.path(), &m.segments[0]).unwrap();

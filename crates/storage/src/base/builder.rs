@@ -303,6 +303,7 @@ impl BaseBuilder {
             rel_dirty: AtomicBits::new(rel_end),
             stats: BaseStats::default(),
             paged: None,
+            fwd: None,
             paged_props: [None, None],
             failure: OnceLock::new(),
             failures: std::sync::atomic::AtomicU64::new(0),
@@ -531,6 +532,16 @@ impl Base {
 
 impl BaseIndex {
     pub(super) fn build(base: &Base, l: u32, k: &[u32]) -> BaseIndex {
+        BaseIndex::build_with(base, l, k, key_hash)
+    }
+
+    /// [`BaseIndex::build`] ordered by another hash (tests write older segment versions).
+    pub(super) fn build_with(
+        base: &Base,
+        l: u32,
+        k: &[u32],
+        key_hash: fn(&crate::value::IndexKey) -> u32,
+    ) -> BaseIndex {
         let keys = |f: &mut dyn FnMut(u32, u64)| {
             let mut cur = 0;
             while let Some(id) = base.next_with_label(l, cur) {

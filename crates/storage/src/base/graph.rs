@@ -16,8 +16,9 @@ use crate::value::{target_key, IndexKey, KeyRange};
 use super::adjacency::{edge_run, push_edges};
 use super::columns::{AtomicBits, Bits, Packed, PackedView};
 use super::index::{key_hash, BaseIndex};
-use super::paged::{PagedAdj, PagedProps};
+use super::paged::{PagedAdj, PagedFwd, PagedProps};
 use super::props::{blob_all, blob_get, blob_has, blob_int, IntColumn, PropCol};
+use crate::pager::segment::SegColumn;
 
 /// Byte counts of the base's parts (for the memory benchmark and `Store::memory_stats`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -85,6 +86,10 @@ pub(crate) struct Base {
     /// ([`Base::attach_segment`]); the in-memory incoming CSR and forward relationship ids are
     /// then dropped.
     pub(super) paged: Option<PagedAdj>,
+    /// Set with `paged` when the base was opened from a complete segment: the forward
+    /// offsets, neighbours and types and the relationship positions are read from the
+    /// segment too ([`Base::fwd_get`]); their in-memory columns are then empty.
+    pub(super) fwd: Option<PagedFwd>,
     /// Node and relationship property blobs read from the segment through the buffer pool
     /// ([`Base::attach_segment`]); the in-memory [`PropCol`]s are then empty.
     pub(super) paged_props: [Option<PagedProps>; 2],
@@ -177,13 +182,13 @@ impl RelRef<'_> {
     pub fn end(&self) -> u64 {
         match self {
             RelRef::Data(r) => r.end,
-            RelRef::Base(b, _, pos) => b.out_other.get(*pos as usize),
+            RelRef::Base(b, _, pos) => b.fwd_get(&b.out_other, |f| f.other, *pos, u64::MAX),
         }
     }
     pub fn ty(&self) -> u32 {
         match self {
             RelRef::Data(r) => r.ty,
-            RelRef::Base(b, _, pos) => b.out_type.get(*pos as usize) as u32,
+            RelRef::Base(b, _, pos) => b.fwd_get(&b.out_type, |f| f.ty, *pos, u64::MAX) as u32,
         }
     }
     pub fn prop(&self, key: u32) -> Option<Value> {
@@ -257,6 +262,30 @@ impl Base {
             buf.clear();
         }
         Cow::Owned(buf)
+    }
+
+    /// Value `i` of forward column `mem`, or of its segment column `col` when the forward
+    /// columns are paged; a failed read is [noted](Base::note_failure) and reads as `failed`.
+    #[inline]
+    pub(super) fn fwd_get(
+        &self,
+        mem: &Packed,
+        col: impl Fn(&PagedFwd) -> SegColumn,
+        i: u64,
+        failed: u64,
+    ) -> u64 {
+        match &self.fwd {
+            None => mem.get(i as usize),
+            Some(f) => self.paged_value(f, col(f), i, failed),
+        }
+    }
+
+    #[inline(never)]
+    fn paged_value(&self, f: &PagedFwd, col: SegColumn, i: u64, failed: u64) -> u64 {
+        f.get(col, i).unwrap_or_else(|e| {
+            self.note_failure(e);
+            failed
+        })
     }
 
     /// Keeps the first failed read of a paged blob and counts it.
@@ -395,7 +424,7 @@ impl Base {
         if id >= self.rel_end {
             return None;
         }
-        let p = self.rel_pos.get(id as usize);
+        let p = self.fwd_get(&self.rel_pos, |f| f.pos, id, self.rel_count);
         (p < self.rel_count).then_some(p)
     }
 
@@ -413,7 +442,7 @@ impl Base {
         let (mut lo, mut hi) = (0u64, self.node_end);
         while lo < hi {
             let mid = lo + (hi - lo).div_ceil(2);
-            if self.out_off.get(mid as usize) <= pos {
+            if self.fwd_get(&self.out_off, |f| f.off, mid, u64::MAX) <= pos {
                 lo = mid;
             } else {
                 hi = mid - 1;
@@ -428,9 +457,10 @@ impl Base {
         let pos = self.pos_of(id)?;
         let mut start = None;
         let mut n = *hint;
-        if n < self.node_end && self.out_off.get(n as usize) <= pos {
+        let off = |n: u64| self.fwd_get(&self.out_off, |f| f.off, n, u64::MAX);
+        if n < self.node_end && off(n) <= pos {
             for _ in 0..16 {
-                if pos < self.out_off.get(n as usize + 1) {
+                if pos < off(n + 1) {
                     start = Some(n);
                     break;
                 }
@@ -442,9 +472,10 @@ impl Base {
         }
         let start = start.unwrap_or_else(|| self.out_owner(pos));
         *hint = start;
-        let p = pos as usize;
         let props = blob_all(&self.rel_blob(id), &self.strings);
-        Some((start, self.out_other.get(p), self.out_type.get(p) as u32, props))
+        let other = self.fwd_get(&self.out_other, |f| f.other, pos, u64::MAX);
+        let ty = self.fwd_get(&self.out_type, |f| f.ty, pos, u64::MAX) as u32;
+        Some((start, other, ty, props))
     }
 
     /// The labels of a base node that no delta version or adjacency shadows (`None`: missing
@@ -630,8 +661,9 @@ impl Base {
             return None;
         }
         (from..self.rel_end).find(|id| {
-            self.pos_of(*id)
-                .is_some_and(|p| types.contains(&(self.out_type.get(p as usize) as u32)))
+            self.pos_of(*id).is_some_and(|p| {
+                types.contains(&(self.fwd_get(&self.out_type, |f| f.ty, p, u64::MAX) as u32))
+            })
         })
     }
 
@@ -643,7 +675,9 @@ impl Base {
     /// Base nodes whose `(label, key)` value may equal `k` (a superset: hash matches).
     pub fn index_lookup(&self, t: &Target, k: &IndexKey, out: &mut Vec<u64>) {
         let Some(ix) = self.indexes.get(t) else { return };
-        ix.lookup(key_hash(k), out);
+        if let Err(e) = ix.lookup(key_hash(k), out) {
+            self.note_failure(e);
+        }
     }
 
     /// Base nodes whose `(label, key)` value is a string matching `m` (appended to `out`,

@@ -40,5 +40,9 @@ mod tests;
 pub(crate) use builder::BaseBuilder;
 pub use graph::BaseStats;
 pub(crate) use graph::{Base, NodeRef, RelRef};
+#[cfg(test)]
+pub(crate) use index::{key_hash, legacy_key_hash};
 pub(crate) use segment_open::is_complete;
+#[cfg(test)]
+pub(crate) use segment_open::meta_version;
 pub(crate) use segments::{compare as compare_segment, SegGraph};

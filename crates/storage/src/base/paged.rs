@@ -134,6 +134,61 @@ impl PagedAdj {
     }
 }
 
+/// A base's forward CSR columns other than the relationship ids (offsets, neighbour, type)
+/// and its relationship-id positions, in its segment: read through the pool, a value at a
+/// time, by relationship lookups (`Base::rel`, a relationship's end and type, the owner
+/// search) once the adjacency is paged, instead of held in memory (O(relationships)).
+pub(crate) struct PagedFwd {
+    seg: Arc<Segment>,
+    pool: Arc<BufferPool>,
+    pub(super) off: SegColumn,
+    pub(super) other: SegColumn,
+    pub(super) ty: SegColumn,
+    pub(super) pos: SegColumn,
+}
+
+impl PagedFwd {
+    /// Looks up columns `[offsets, neighbour, type, positions]` of `seg` and checks their
+    /// lengths against a base of `node_end` node slots and `rels` relationships (`None`: a
+    /// segment without positions, written before complete segments).
+    pub fn new(
+        seg: Arc<Segment>,
+        pool: Arc<BufferPool>,
+        ids: [u8; 4],
+        node_end: u64,
+        rels: u64,
+    ) -> Result<Option<PagedFwd>> {
+        let Some(pos) = seg.column(ids[3]) else { return Ok(None) };
+        let cols = ids.map(|id| seg.column(id));
+        let [Some(off), Some(other), Some(ty), _] = cols else {
+            return Err(Error::new(
+                Status::Corruption,
+                format!("segment file {} has no forward columns", seg.path().display()),
+            ));
+        };
+        if off.len() != node_end + 1 || other.len() != rels || ty.len() != rels {
+            return Err(Error::new(
+                Status::Corruption,
+                format!(
+                    "segment file {} does not match its base: forward columns of {}, {} and \
+                     {} entries for {node_end} node slots and {rels} relationships",
+                    seg.path().display(),
+                    off.len(),
+                    other.len(),
+                    ty.len()
+                ),
+            ));
+        }
+        Ok(Some(PagedFwd { seg, pool, off, other, ty, pos }))
+    }
+
+    /// Value `i` of column `col` (one of this struct's).
+    #[inline]
+    pub fn get(&self, col: SegColumn, i: u64) -> Result<u64> {
+        self.seg.get(&self.pool, col, i)
+    }
+}
+
 /// One entity kind's property blobs in a segment (offsets per entity and the byte arena),
 /// read through the buffer pool instead of from the in-memory [`super::props::PropCol`].
 pub(crate) struct PagedProps {

@@ -21,20 +21,24 @@ use rustc_hash::FxHashMap;
 
 use super::columns::{AtomicBits, Bits, Packed};
 use super::graph::{Base, BaseStats};
-use super::index::BaseIndex;
-use super::paged::{PagedAdj, PagedProps};
+use super::index::{BaseIndex, PagedIndex};
+use super::paged::{PagedAdj, PagedFwd, PagedProps};
 use super::props::PropCol;
-use super::segments::{stays_resident, IN, LABEL_CODE, LABEL_SETS, NODE_PROPS, OUT, REL_PROPS};
+use super::segments::{stays_resident, FWD, IN, LABEL_CODE, LABEL_SETS, NODE_PROPS, OUT};
+use super::segments::{REL_POS, REL_PROPS};
 use crate::codec::{Dec, Enc};
 use crate::pager::pool::BufferPool;
 use crate::pager::segment::{ColumnData, ColumnValues, SegColumn, Segment};
 use crate::schema::Target;
 
-pub(crate) const REL_POS: u8 = 15;
 pub(crate) const META: u8 = 16;
 const LABEL_BITS: u8 = 17;
 const INDEX_WORDS: u8 = 18;
-const META_VERSION: u64 = 1;
+/// 2: index arrays ordered by the fixed [`super::index::key_hash`]; 1 (read, never written):
+/// ordered by `std`'s `DefaultHasher`, so rebuilt at open.
+const META_VERSION: u64 = 2;
+/// The meta version whose index arrays are ordered by a hash this build no longer uses.
+const META_LEGACY_HASH: u64 = 1;
 
 /// What a checkpoint writes for the base beyond [`Base::segment_columns`]' first fourteen
 /// columns (owned here, borrowed by the writer).
@@ -103,9 +107,29 @@ impl Base {
     }
 
     /// The meta bytes, bitset words and index words of this base.
-    pub(crate) fn segment_extra(&self) -> SegExtra {
+    pub(crate) fn segment_extra(&self) -> Result<SegExtra> {
+        self.extra_with(META_VERSION, None)
+    }
+
+    /// [`Base::segment_extra`] as meta version 1 wrote it: index arrays ordered by `std`'s
+    /// `DefaultHasher` (tests of the conversion).
+    #[cfg(test)]
+    pub(crate) fn legacy_segment_extra(&self) -> Result<SegExtra> {
+        let legacy = super::index::legacy_key_hash;
+        let rebuilt: HashMap<Target, BaseIndex> = (self.indexes.keys())
+            .map(|t| (t.clone(), BaseIndex::build_with(self, t.0, &t.1, legacy)))
+            .collect();
+        self.extra_with(META_LEGACY_HASH, Some(&rebuilt))
+    }
+
+    /// The meta of `version`, with the index arrays of `arrays` in place of the base's own.
+    fn extra_with(
+        &self,
+        version: u64,
+        arrays: Option<&HashMap<Target, BaseIndex>>,
+    ) -> Result<SegExtra> {
         let mut e = Enc::new();
-        e.var(META_VERSION);
+        e.var(version);
         e.u64(self.node_end);
         e.u64(self.rel_end);
         e.u64(self.rel_count);
@@ -131,7 +155,8 @@ impl Base {
         let mut targets: Vec<_> = self.indexes.iter().collect();
         targets.sort_unstable_by(|a, b| a.0.cmp(b.0));
         e.var(targets.len() as u64);
-        for ((label, keys), ix) in targets {
+        for (t, ix) in targets {
+            let ((label, keys), ix) = (t, arrays.and_then(|a| a.get(t)).unwrap_or(ix));
             e.var(u64::from(*label));
             e.var(keys.len() as u64);
             keys.iter().for_each(|k| e.var(u64::from(*k)));
@@ -147,9 +172,14 @@ impl Base {
                     e.var(v.len() as u64);
                     v.iter().for_each(|(h, id)| index.extend([u64::from(*h), *id]));
                 }
+                BaseIndex::Paged(p) => {
+                    e.u8(u8::from(p.wide));
+                    e.var(p.n);
+                    index.extend(p.words()?);
+                }
             }
         }
-        SegExtra { meta: e.buf, bits, index }
+        Ok(SegExtra { meta: e.buf, bits, index })
     }
 
     /// Opens the base of complete segment `seg` (see the module docs): label codes and sets,
@@ -170,8 +200,8 @@ impl Base {
             return Err(bad(seg, "meta column of another width"));
         };
         let m = decode_meta(&meta).map_err(|e| bad(seg, format!("meta: {}", e.message)))?;
-        if m.version != META_VERSION {
-            return Err(bad(seg, format!("meta version {} (this build reads 1)", m.version)));
+        if m.version != META_VERSION && m.version != META_LEGACY_HASH {
+            return Err(bad(seg, format!("meta version {} (this build reads 1 and 2)", m.version)));
         }
         let label_code = read(LABEL_CODE)?;
         if label_code.len() as u64 != m.node_end {
@@ -184,6 +214,16 @@ impl Base {
             label_bits.insert(*l, Bits { words: w.to_vec() });
         }
         let mut stats = m.stats.clone();
+        // The crate's own tests page everything a budget could page.
+        let page_all = cfg!(test) && !resident;
+        let budget = pool.budget();
+        let page_adj = !resident && (page_all || !stays_resident(stats.rel_bytes, budget));
+        let page_ix = !resident && (page_all || !stays_resident(stats.index_bytes, budget));
+        let [out_off, out_other, out_type, rel_pos] = if page_adj {
+            Default::default()
+        } else {
+            [read(FWD[0])?, read(FWD[1])?, read(FWD[2])?, read(FWD[3])?]
+        };
         let mut base = Base {
             ts: seg.ts,
             node_end: m.node_end,
@@ -193,12 +233,12 @@ impl Base {
             node_props: PropCol::default(),
             rel_end: m.rel_end,
             rel_count: m.rel_count,
-            rel_pos: read(REL_POS)?,
+            rel_pos,
             rel_props: PropCol::default(),
-            out_off: read(OUT[0])?,
-            out_other: read(OUT[1])?,
+            out_off,
+            out_other,
             out_rel: Packed::default(),
-            out_type: read(OUT[3])?,
+            out_type,
             in_off: Packed::default(),
             in_other: Packed::default(),
             in_rel: Packed::default(),
@@ -214,32 +254,47 @@ impl Base {
             rel_dirty: AtomicBits::new(m.rel_end),
             stats: BaseStats::default(),
             paged: None,
+            fwd: None,
             paged_props: [None, None],
             failure: OnceLock::new(),
             failures: std::sync::atomic::AtomicU64::new(0),
         };
-        let idx = read_words(seg, col(INDEX_WORDS)?)?;
-        for (target, wide, from, n) in &m.indexes {
-            let ix = index_of(&idx, *wide, *from, *n).ok_or_else(|| bad(seg, "a cut index"))?;
+        let words = col(INDEX_WORDS)?;
+        let idx = if page_ix { Vec::new() } else { read_words(seg, words)? };
+        // Arrays ordered by the old hash are left out: the indexes of `pairs` are then
+        // rebuilt below, and the next checkpoint stores them in this version.
+        let stored = if m.version == META_LEGACY_HASH { &[][..] } else { &m.indexes[..] };
+        for (target, wide, from, n) in stored {
+            let ix = if page_ix {
+                paged_index(seg, pool, words, *wide, *from, *n)
+            } else {
+                index_of(&idx, *wide, *from, *n)
+            };
+            let ix = ix.ok_or_else(|| bad(seg, "a cut index"))?;
             base.indexes.insert(target.clone(), ix);
             base.ordered.insert(target.clone(), OnceLock::new());
         }
-        let page_all = cfg!(test) && !resident;
-        if resident || (!page_all && stays_resident(stats.rel_bytes, pool.budget())) {
+        if page_ix {
+            stats.index_bytes = 0;
+        }
+        if !page_adj {
             base.out_rel = read(OUT[2])?;
             [base.in_off, base.in_other, base.in_rel, base.in_type] =
                 [read(IN[0])?, read(IN[1])?, read(IN[2])?, read(IN[3])?];
         } else {
             let freed: u64 = [OUT[2], IN[0], IN[1], IN[2], IN[3]]
                 .iter()
+                .chain(&FWD)
                 .map(|c| col(*c).map(|c| c.bytes()))
                 .sum::<Result<u64>>()?;
             stats.rel_bytes = stats.rel_bytes.saturating_sub(freed);
             let (nodes, rels) = (base.node_end, base.rel_count);
             base.paged = Some(PagedAdj::new(seg.clone(), pool.clone(), (OUT, IN), nodes, rels)?);
+            let fwd = PagedFwd::new(seg.clone(), pool.clone(), FWD, nodes, rels)?;
+            base.fwd = Some(fwd.ok_or_else(|| bad(seg, "no relationship positions"))?);
         }
         let prop_bytes = stats.node_property_bytes + stats.rel_property_bytes;
-        if resident || (!page_all && stays_resident(prop_bytes, pool.budget())) {
+        if resident || (!page_all && stays_resident(prop_bytes, budget)) {
             for (ids, p) in [(NODE_PROPS, &mut base.node_props), (REL_PROPS, &mut base.rel_props)] {
                 let ColumnValues::U8(arena) = seg.read_column(col(ids[1])?)? else {
                     return Err(bad(seg, "property bytes of another width"));
@@ -256,8 +311,9 @@ impl Base {
             stats.node_property_bytes = stats.node_property_bytes.saturating_sub(node);
             stats.rel_property_bytes = 0;
         }
-        // Indexes the segment lacks (created while its checkpoint folded) are built last: they
-        // read every node's properties, which must be attached (in memory or paged) by now.
+        // Indexes the segment lacks (its checkpoint's schema had a rule its fold no longer
+        // had, or a version-1 segment's) are built last: they read every node's properties,
+        // which must be attached (in memory or paged) by now.
         let missing: Vec<&Target> =
             pairs.iter().filter(|t| !base.indexes.contains_key(*t)).collect();
         for t in missing {
@@ -318,6 +374,16 @@ impl Base {
     }
 }
 
+/// The meta version of complete segment `seg` (tests of the conversion).
+#[cfg(test)]
+pub(crate) fn meta_version(seg: &Segment) -> Result<u64> {
+    let c = seg.column(META).ok_or_else(|| bad(seg, "no meta"))?;
+    let ColumnValues::U8(meta) = seg.read_column(c)? else {
+        return Err(bad(seg, "meta column of another width"));
+    };
+    Ok(decode_meta(&meta)?.version)
+}
+
 fn same_index(a: &BaseIndex, b: &BaseIndex) -> bool {
     match (a, b) {
         (BaseIndex::Packed(x), BaseIndex::Packed(y)) => x == y,
@@ -342,6 +408,24 @@ fn index_of(words: &[u64], wide: bool, from: usize, n: usize) -> Option<BaseInde
     } else {
         Some(BaseIndex::Packed(words.get(from..from.checked_add(n)?)?.into()))
     }
+}
+
+/// Entries `from..from + n` of index words column `col`, left in the segment (`None`: past
+/// the column's end).
+fn paged_index(
+    seg: &Arc<Segment>,
+    pool: &Arc<BufferPool>,
+    col: SegColumn,
+    wide: bool,
+    from: usize,
+    n: usize,
+) -> Option<BaseIndex> {
+    let words = if wide { n.checked_mul(2)? } else { n };
+    if from.checked_add(words)? as u64 > col.len() {
+        return None;
+    }
+    let (seg, pool, from, n) = (seg.clone(), pool.clone(), from as u64, n as u64);
+    Some(BaseIndex::Paged(PagedIndex { seg, pool, col, from, n, wide }))
 }
 
 /// The label-set dictionary from column 10's flattened words.

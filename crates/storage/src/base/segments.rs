@@ -18,7 +18,7 @@ use arbor_model::{Error, Result, Status};
 
 use super::columns::{Packed, PackedView};
 use super::graph::Base;
-use super::paged::{read_blob, read_edges, PagedAdj, PagedProps};
+use super::paged::{read_blob, read_edges, PagedAdj, PagedFwd, PagedProps};
 use crate::pager::pool::BufferPool;
 use crate::pager::segment::{ColumnData, SegColumn, Segment};
 
@@ -28,6 +28,11 @@ pub(super) const IN: [u8; 4] = [6, 7, 8, 9];
 pub(super) const LABEL_SETS: u8 = 10;
 pub(super) const NODE_PROPS: [u8; 2] = [11, 12];
 pub(super) const REL_PROPS: [u8; 2] = [13, 14];
+/// Relationship-id positions (a complete segment's, `segment_open.rs`).
+pub(crate) const REL_POS: u8 = 15;
+/// The forward columns a paged base reads through the pool besides its adjacency
+/// ([`PagedFwd`]): offsets, neighbour, type, relationship positions.
+pub(super) const FWD: [u8; 4] = [OUT[0], OUT[1], OUT[3], REL_POS];
 
 pub(super) fn data(p: &Packed) -> ColumnData<'_> {
     match p.view() {
@@ -68,10 +73,11 @@ impl Base {
 
     /// Makes this base (just loaded from checkpoint `seg.ts`, or built by that checkpoint and
     /// not yet installed) read its adjacency from `seg` through `pool` (unless its decoded
-    /// adjacency [stays resident](stays_resident)), and drops the in-memory columns only adjacency reads used (the incoming
-    /// CSR and the forward relationship ids). The forward neighbour and type columns and the
-    /// offsets stay: relationship lookups by id read them. A segment of another checkpoint or
-    /// whose columns do not fit the base is `Corruption`.
+    /// adjacency [stays resident](stays_resident)), and drops the in-memory columns only
+    /// adjacency reads used (the incoming CSR and the forward relationship ids). A complete
+    /// segment's forward offsets, neighbours, types and relationship positions are read from it
+    /// too ([`PagedFwd`]); otherwise those stay, as relationship lookups by id read them. A
+    /// segment of another checkpoint or whose columns do not fit the base is `Corruption`.
     pub(crate) fn attach_segment(
         &mut self,
         seg: Arc<Segment>,
@@ -88,8 +94,10 @@ impl Base {
                 ),
             ));
         }
-        let paged =
-            PagedAdj::new(seg.clone(), pool.clone(), (OUT, IN), self.node_end, self.rel_count)?;
+        let (nodes, rels) = (self.node_end, self.rel_count);
+        let paged = PagedAdj::new(seg.clone(), pool.clone(), (OUT, IN), nodes, rels)?;
+        // Checked before anything is dropped: a mismatch leaves the base whole.
+        let fwd = PagedFwd::new(seg.clone(), pool.clone(), FWD, nodes, rels)?;
         self.attach_props(&seg, &pool)?;
         // The crate's own tests page every base, as before, so the crash and model suites keep
         // covering reads through the pool with their small graphs.
@@ -107,6 +115,15 @@ impl Base {
         }
         freed += self.out_rel.bytes();
         self.out_rel = Packed::default();
+        // A complete segment has the positions too: relationship lookups read it as well.
+        if let Some(f) = fwd {
+            let fwd = [&mut self.out_off, &mut self.out_other, &mut self.out_type];
+            for c in fwd.into_iter().chain([&mut self.rel_pos]) {
+                freed += c.bytes();
+                *c = Packed::default();
+            }
+            self.fwd = Some(f);
+        }
         self.stats.rel_bytes = self.stats.rel_bytes.saturating_sub(freed as u64);
         self.paged = Some(paged);
         Ok(())

@@ -176,6 +176,8 @@ pub(crate) fn checkpoint_with(
     let mut builder = BaseBuilder::new(c);
     feed(core, &tx, Some(&mut builder), None)?;
     w.put(&[TAG_END])?;
+    #[cfg(test)]
+    run_hook(&BEFORE_FINISH);
     let base = builder.finish(&core.schema().read().pairs());
     let counts = checkpoint_segments::counts_of(&base);
     let crc = w.crc;
@@ -396,10 +398,26 @@ fn feed(
 }
 
 #[cfg(test)]
+type Hook = std::thread::LocalKey<std::cell::RefCell<Option<Box<dyn FnMut()>>>>;
+
+#[cfg(test)]
 thread_local! {
     /// Test hook: runs on this thread between a rebuild's scan and the install of its base.
     pub(crate) static BEFORE_INSTALL: std::cell::RefCell<Option<Box<dyn FnMut()>>> =
         std::cell::RefCell::new(None);
+    /// Test hook: runs on this thread after a checkpoint's scan (its file holds the schema
+    /// of its snapshot), before its base is finished with the index targets of that moment.
+    pub(crate) static BEFORE_FINISH: std::cell::RefCell<Option<Box<dyn FnMut()>>> =
+        std::cell::RefCell::new(None);
+}
+
+#[cfg(test)]
+fn run_hook(hook: &'static Hook) {
+    hook.with(|h| {
+        if let Some(f) = h.borrow_mut().as_mut() {
+            f();
+        }
+    });
 }
 
 /// Finishes a base and makes it current, then folds the delta into it where possible.
@@ -410,11 +428,7 @@ thread_local! {
 /// it, would get no dirty bit for it and show it again (found by the fault tests).
 fn install(core: &Core, base: Base, snapshot: Transaction) {
     #[cfg(test)]
-    BEFORE_INSTALL.with(|h| {
-        if let Some(f) = h.borrow_mut().as_mut() {
-            f();
-        }
-    });
+    run_hook(&BEFORE_INSTALL);
     let mut cs = core.lock_commit();
     if base.ts <= core.base_ts() {
         return;

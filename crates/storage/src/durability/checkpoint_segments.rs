@@ -32,8 +32,10 @@ use crate::schema::Target;
 use crate::vfs::Vfs;
 
 /// The version of the manifest this build writes: 4 listed segment files (after the sealed
-/// log segments), 5 marks the segment complete (see the module docs).
-pub(crate) const MANIFEST_VERSION: u64 = 5;
+/// log segments), 5 marks the segment complete (see the module docs), 6 its index arrays
+/// ordered by the fixed key hash (segment meta version 2; a version-5 store's arrays are
+/// rebuilt at open, and older builds refuse version 6 rather than seek with another hash).
+pub(crate) const MANIFEST_VERSION: u64 = 6;
 /// The first manifest version whose segment is complete.
 pub(crate) const COMPLETE_SINCE: u64 = 5;
 /// The count store's column.
@@ -147,7 +149,7 @@ pub(crate) fn write(
     let file = vfs.create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     let words = base.label_set_words();
-    let extra = base.segment_extra();
+    let extra = base.segment_extra()?;
     let counts = encode_counts(counts);
     let mut cols = base.segment_columns(&words);
     cols.extend(extra.columns(base));
