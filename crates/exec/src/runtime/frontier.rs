@@ -79,6 +79,8 @@ struct FrontierExpand {
     /// Backward search: the relationships of the partial trail, and one edge buffer per depth.
     used: Vec<RelId>,
     bufs: Vec<Vec<Edge>>,
+    /// The relationships of the node being expanded while the levels are built (reused).
+    edge_buf: Vec<Edge>,
     steps: u64,
 }
 
@@ -109,6 +111,7 @@ impl FrontierExpand {
             walk: Vec::new(),
             used: Vec::new(),
             bufs: (0..=max).map(|_| Vec::new()).collect(),
+            edge_buf: Vec::new(),
             steps: 0,
         }
     }
@@ -147,6 +150,7 @@ impl FrontierExpand {
                 &mut self.steps,
                 ctx,
                 g,
+                &mut self.edge_buf,
                 |p, e| {
                     if set.insert(e.other.0) {
                         next.push(Step { node: e.other, parent: p as u32, rel: e.rel });

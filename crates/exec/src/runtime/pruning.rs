@@ -68,8 +68,8 @@ pub(super) struct PruningVarExpand {
     stack: Option<Vec<NodeId>>,
     /// The relationship types of the current input row, resolved.
     types_buf: Vec<TokenId>,
-    /// Reachability mode: the relationships of the node being expanded (reused; bounded by
-    /// the largest degree).
+    /// Reachability and breadth-first modes: the relationships of the node being expanded
+    /// (reused; bounded by the largest degree).
     edge_buf: Vec<Edge>,
 }
 
@@ -200,6 +200,7 @@ impl PruningVarExpand {
                     &mut self.steps,
                     ctx,
                     g,
+                    &mut self.edge_buf,
                     |_, e| {
                         if e.other == s {
                             // A cycle back to the start of at most `depth` relationships.
