@@ -49,7 +49,7 @@ pub struct VectorSettings {
     pub m: u32,
     pub ef_construction: u32,
     /// `vector.quantization.enabled`: answers are ranked and scored by Neo4j's quantized
-    /// scores (`arbor_vector::quantize`); the index keeps f32 vectors.
+    /// scores (`arbor_vector::quantize`).
     pub quantization: bool,
 }
 
@@ -105,6 +105,8 @@ impl VectorSettings {
         let mut c = arbor_vector::IndexConfig::new(dims as usize, self.similarity);
         c.m = self.m as usize;
         c.ef_construction = self.ef_construction as usize;
+        // The property store holds the vectors: the index keeps codes and fetches from it.
+        c.keep_vectors = false;
         c
     }
 

@@ -2,22 +2,24 @@
 //!
 //! ```text
 //! cargo run --release -p arbor-vector --example vector_bench -- [random|clustered|both]
-//!     [--n N] [--dims D] [--queries Q] [--ef 32,64,128] [--m M] [--efc EF] [--threads T]
-//!     [--quantized]
+//!     [--n N] [--dims D] [--queries Q] [--ef 0,32,64,128] (0: the index's tuned ef) [--m M] [--efc EF] [--threads T]
+//!     [--quantized] [--codes-only]
 //! ```
 //! `--quantized` also measures what Neo4j's quantized scores (`vector.quantization.enabled`, the
 //! default) cost: the recall of the exact quantized top 10 over every vector (the ceiling of
 //! any index that returns Neo4j's scores) and of the engine's pipeline (the graph's nearest
 //! `k + max(k, 32)` ranked again by the quantized scores), both against the exact f32 top 10.
-//! Memory is the index's heap bytes per vector against the raw f32 bytes.
+//! Memory is the index's heap bytes per vector against the raw f32 bytes. `--codes-only` is the
+//! engine's setting: the index keeps one-byte codes only and re-ranks with vectors fetched
+//! from the caller (here the benchmark's own array, as the engine reads its property store).
 //! Defaults are the issue's targets: `random` = 1 M x 128 euclidean, `clustered` = 100 k x 768
 //! cosine (100 clusters, queries held out from the same clusters). Datasets come from `arbor_vector::synthetic` with fixed seeds.
 
 use std::time::Instant;
 
 use arbor_vector::{
-    quantized_top_k, synthetic, Hit, IndexBuilder, IndexConfig, SearchParams, Similarity,
-    VectorIndex,
+    exact_top_k, quantized_top_k, synthetic, Hit, IndexBuilder, IndexConfig, SearchParams,
+    Similarity, VectorIndex,
 };
 
 struct Args {
@@ -30,6 +32,7 @@ struct Args {
     efc: Option<usize>,
     threads: Option<usize>,
     quantized: bool,
+    codes_only: bool,
 }
 
 fn parse() -> Args {
@@ -43,6 +46,7 @@ fn parse() -> Args {
         efc: None,
         threads: None,
         quantized: false,
+        codes_only: false,
     };
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -58,6 +62,11 @@ fn parse() -> Args {
             "--ef" => a.efs = val().split(',').filter_map(|s| s.parse().ok()).collect(),
             "--quantized" => {
                 a.quantized = true;
+                i += 1;
+                continue;
+            }
+            "--codes-only" => {
+                a.codes_only = true;
                 i += 1;
                 continue;
             }
@@ -102,6 +111,7 @@ fn run(args: &Args, data: &[f32], queries: &[f32], dims: usize, sim: Similarity)
     if let Some(t) = args.threads {
         config.threads = t;
     }
+    config.keep_vectors = !args.codes_only;
     let (start, cpu0) = (Instant::now(), cpu_seconds());
     let mut b = IndexBuilder::new(config).expect("config");
     for (i, v) in data.chunks_exact(dims).enumerate() {
@@ -126,15 +136,35 @@ fn run(args: &Args, data: &[f32], queries: &[f32], dims: usize, sim: Similarity)
         mem as f64 / n.max(1) as f64,
         mem as f64 / raw as f64
     );
+    let fetch = |id: u64, out: &mut Vec<f32>| {
+        let at = id as usize * dims;
+        out.extend_from_slice(&data[at..at + dims]);
+        true
+    };
+    let all = SearchParams { snapshot: 1, fetch: Some(&fetch), ..SearchParams::default() };
     let truth: Vec<_> = queries
         .chunks_exact(dims)
-        .map(|q| index.exact_search(q, 10, &at(1)).expect("query"))
+        .map(|q| {
+            exact_top_k(sim, q, data.chunks_exact(dims).enumerate().map(|(i, v)| (i as u64, v)), 10)
+                .expect("query")
+        })
         .collect();
+    println!("tuned ef (used for --ef 0): {}", index.tuned_ef());
+    let deg: std::collections::HashMap<u64, u32> = index.in_degrees().into_iter().collect();
+    let zero = deg.values().filter(|&&d| d == 0).count();
+    let low = deg.values().filter(|&&d| d < 3).count();
+    let truth_zero = truth.iter().flatten().filter(|h| deg.get(&h.id) == Some(&0)).count();
+    println!(
+        "layer 0 in-degree: {zero} entries ({:.2}%) held by no list, {low} by fewer than 3; \
+         {truth_zero} of {} true neighbours held by no list",
+        100.0 * zero as f64 / n.max(1) as f64,
+        truth.iter().flatten().count()
+    );
     for &ef in &args.efs {
-        measure(&index, queries, dims, ef, &truth);
+        measure(&index, queries, dims, SearchParams { ef, ..all }, &truth);
     }
     if args.quantized {
-        quantized_recall(&index, queries, dims, &args.efs, &truth);
+        quantized_recall(&index, data, queries, dims, (&args.efs, all), &truth);
     }
 }
 
@@ -160,15 +190,18 @@ fn recall_of(exact: &[Hit], got: &[Hit]) -> f64 {
 /// engine does, `storage/src/mvcc/tx_vector.rs`).
 fn quantized_recall(
     index: &VectorIndex,
+    data: &[f32],
     queries: &[f32],
     dims: usize,
-    efs: &[usize],
+    (efs, all): (&[usize], SearchParams<'_>),
     truth: &[Vec<Hit>],
 ) {
     let Some(q) = index.quantizer() else { return };
     let sim = index.config().similarity;
+    let prepared: Vec<Vec<f32>> =
+        data.chunks_exact(dims).map(|v| sim.prepare(v).expect("valid")).collect();
     let vectors: Vec<(u64, &[f32])> =
-        (0..index.len() as u64).filter_map(|id| Some((id, index.prepared_vector(id)?))).collect();
+        prepared.iter().enumerate().map(|(id, v)| (id as u64, v.as_slice())).collect();
     let pool = 10 + 32;
     let mut ceiling = 0.0;
     for (query, exact) in queries.chunks_exact(dims).zip(truth) {
@@ -180,12 +213,12 @@ fn quantized_recall(
         ceiling / truth.len() as f64
     );
     for &ef in efs {
-        let params = SearchParams { snapshot: 1, ef, filter: None };
+        let params = SearchParams { ef, ..all };
         let mut recall = 0.0;
         for (query, exact) in queries.chunks_exact(dims).zip(truth) {
             let found = index.search(query, pool, &params).expect("query");
             let cands: Vec<(u64, &[f32])> =
-                found.iter().filter_map(|h| Some((h.id, index.prepared_vector(h.id)?))).collect();
+                found.iter().map(|h| (h.id, prepared[h.id as usize].as_slice())).collect();
             let got = quantized_top_k(sim, &q, query, cands, 10).expect("query");
             recall += recall_of(exact, &got);
         }
@@ -196,12 +229,14 @@ fn quantized_recall(
     }
 }
 
-fn at(snapshot: u64) -> SearchParams<'static> {
-    SearchParams { snapshot, ..SearchParams::default() }
-}
-
-fn measure(index: &VectorIndex, queries: &[f32], dims: usize, ef: usize, truth: &[Vec<Hit>]) {
-    let params = SearchParams { snapshot: 1, ef, filter: None };
+fn measure(
+    index: &VectorIndex,
+    queries: &[f32],
+    dims: usize,
+    params: SearchParams<'_>,
+    truth: &[Vec<Hit>],
+) {
+    let ef = params.ef;
     let mut lat = Vec::new();
     let mut recall = 0.0;
     let (start, cpu0) = (Instant::now(), cpu_seconds());

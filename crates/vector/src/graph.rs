@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
 
+use crate::codes::{CodeQuery, Codebook};
 use crate::distance::Similarity;
 use crate::error::{Result, VectorError};
 
@@ -47,24 +48,82 @@ impl PartialOrd for Cand {
     }
 }
 
-/// The stored vectors as the graph sees them: a flat array of prepared vectors.
+/// What the graph measures distances to: the prepared f32 vectors, or their one-byte codes
+/// (`crate::codes`) with each code's norm term.
+#[derive(Clone, Copy)]
+pub(crate) enum Stored<'a> {
+    F32(&'a [f32]),
+    Codes { book: &'a Codebook, codes: &'a [u8], norms: &'a [f32] },
+}
+
+/// The stored vectors as the graph sees them, plus (`raw`) the exact prepared vectors of the
+/// slots from a first one on, when the caller has them (a build or a batch being linked):
+/// the nodes being linked then choose their links from exact query vectors.
 #[derive(Clone, Copy)]
 pub(crate) struct Space<'a> {
     pub similarity: Similarity,
     pub dims: usize,
-    pub data: &'a [f32],
+    pub stored: Stored<'a>,
+    pub raw: Option<(u32, &'a [f32])>,
+}
+
+/// A query prepared for a [`Space`]: its f32 vector and, over codes, its code weights.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Query {
+    pub vector: Vec<f32>,
+    code: CodeQuery,
 }
 
 impl Space<'_> {
-    #[inline]
-    pub fn vector(&self, slot: u32) -> &[f32] {
-        let at = slot as usize * self.dims;
-        &self.data[at..at + self.dims]
+    /// The prepared vector of `slot` into `out`: exact when known, else decoded.
+    pub fn vector_into(&self, slot: u32, out: &mut Vec<f32>) {
+        let (at, dims) = (slot as usize * self.dims, self.dims);
+        if let Some((first, raw)) = self.raw {
+            if slot >= first {
+                let at = (slot - first) as usize * dims;
+                out.clear();
+                out.extend_from_slice(&raw[at..at + dims]);
+                return;
+            }
+        }
+        match self.stored {
+            Stored::F32(data) => {
+                out.clear();
+                out.extend_from_slice(&data[at..at + dims]);
+            }
+            Stored::Codes { book, codes, .. } => book.decode(&codes[at..at + dims], out),
+        }
     }
 
+    /// Prepares `v` (a prepared vector) as a query into `out`.
+    pub fn prepare(&self, v: &[f32], out: &mut Query) {
+        out.vector.clear();
+        out.vector.extend_from_slice(v);
+        if let Stored::Codes { book, .. } = self.stored {
+            book.query(self.similarity, v, &mut out.code);
+        }
+    }
+
+    /// Prepares the vector of `slot` as a query.
+    fn prepare_slot(&self, slot: u32, out: &mut Query) {
+        let mut v = std::mem::take(&mut out.vector);
+        self.vector_into(slot, &mut v);
+        if let Stored::Codes { book, .. } = self.stored {
+            book.query(self.similarity, &v, &mut out.code);
+        }
+        out.vector = v;
+    }
+
+    /// The distance the graph walks by (approximate over codes).
     #[inline]
-    pub fn distance(&self, query: &[f32], slot: u32) -> f32 {
-        self.similarity.distance(query, self.vector(slot))
+    pub fn distance(&self, query: &Query, slot: u32) -> f32 {
+        let at = slot as usize * self.dims;
+        match self.stored {
+            Stored::F32(data) => self.similarity.distance(&query.vector, &data[at..at + self.dims]),
+            Stored::Codes { codes, norms, .. } => {
+                query.code.distance(&codes[at..at + self.dims], norms[slot as usize])
+            }
+        }
     }
 }
 
@@ -102,6 +161,7 @@ impl Visited {
 struct LinkScratch {
     links: Vec<u32>,
     dists: Vec<f32>,
+    base: Query,
 }
 
 /// The layered link structure.
@@ -238,7 +298,7 @@ impl Graph {
     }
 
     /// Greedy walk on one layer towards `query` (ef = 1).
-    fn greedy(&self, space: Space<'_>, query: &[f32], mut best: Cand, level: u8) -> Cand {
+    fn greedy(&self, space: Space<'_>, query: &Query, mut best: Cand, level: u8) -> Cand {
         let mut buf = Vec::with_capacity(self.m);
         loop {
             let mut moved = false;
@@ -262,7 +322,7 @@ impl Graph {
     pub fn search_layer(
         &self,
         space: Space<'_>,
-        query: &[f32],
+        query: &Query,
         entries: &[Cand],
         ef: usize,
         level: u8,
@@ -316,7 +376,7 @@ impl Graph {
     pub fn search(
         &self,
         space: Space<'_>,
-        query: &[f32],
+        query: &Query,
         ef: usize,
         visited: &mut Visited,
         accept: Option<&dyn Fn(u32) -> bool>,
@@ -333,15 +393,20 @@ impl Graph {
 
     /// Keeps the closest candidates that are not closer to an already kept one than to the
     /// base node (the paper's heuristic), so links spread in all directions.
+    /// A kept node is prepared as a query once, and a candidate's distance to it is measured
+    /// from the kept side (at most `m` preparations instead of one per candidate).
     fn select(&self, space: Space<'_>, sorted: &[Cand], m: usize) -> Vec<Cand> {
         let mut kept: Vec<Cand> = Vec::with_capacity(m);
+        let mut prepared: Vec<Query> = Vec::with_capacity(m);
         for &c in sorted {
             if kept.len() >= m {
                 break;
             }
-            let v = space.vector(c.slot);
-            if kept.iter().all(|k| space.distance(v, k.slot) > c.dist) {
+            if prepared.iter().all(|k| space.distance(k, c.slot) > c.dist) {
                 kept.push(c);
+                let mut q = Query::default();
+                space.prepare_slot(c.slot, &mut q);
+                prepared.push(q);
             }
         }
         kept
@@ -359,7 +424,9 @@ impl Graph {
             return;
         }
         let level = self.levels[slot as usize];
-        let query = space.vector(slot);
+        let mut query = Query::default();
+        space.prepare_slot(slot, &mut query);
+        let query = &query;
         let mut best = Cand { dist: space.distance(query, self.entry), slot: self.entry };
         for l in (level.saturating_add(1)..=self.max_level).rev() {
             best = self.greedy(space, query, best, l);
@@ -391,7 +458,7 @@ impl Graph {
         for (l, chosen) in per_level.iter().rev() {
             let cap = if *l == 0 { self.m0 } else { self.m };
             for &other in chosen {
-                self.link_back(space, other, slot, *l, cap, &mut scratch);
+                self.link_back(space, other, (slot, query), *l, cap, &mut scratch);
             }
         }
     }
@@ -407,7 +474,7 @@ impl Graph {
         &self,
         space: Space<'_>,
         other: Cand,
-        slot: u32,
+        (slot, new): (u32, &Query),
         level: u8,
         cap: usize,
         scratch: &mut LinkScratch,
@@ -423,8 +490,8 @@ impl Graph {
             self.set_neighbours(other.slot, level, links);
             return;
         }
-        let base = space.vector(other.slot);
-        let new = space.vector(slot);
+        space.prepare_slot(other.slot, &mut scratch.base);
+        let base = &scratch.base;
         let dist_new = other.dist;
         let dists = &mut scratch.dists;
         dists.clear();
@@ -497,6 +564,20 @@ impl Graph {
                 });
             }
         });
+    }
+
+    /// How many layer-0 lists hold each slot (a node no list holds is found only as the
+    /// entry point).
+    pub fn in_degrees(&self) -> Vec<u32> {
+        let mut deg = vec![0u32; self.len()];
+        let mut buf = Vec::with_capacity(self.m0);
+        for slot in 0..self.len() as u32 {
+            self.neighbours(slot, 0, &mut buf);
+            for &n in &buf {
+                deg[n as usize] += 1;
+            }
+        }
+        deg
     }
 
     /// Heap bytes held by the links.
@@ -585,7 +666,8 @@ mod tests {
         for slot in 0..n {
             g.push_node(crate::index::level_of(7, slot, 16)).unwrap();
         }
-        let space = Space { similarity: Similarity::Euclidean, dims, data };
+        let space =
+            Space { similarity: Similarity::Euclidean, dims, stored: Stored::F32(data), raw: None };
         g.link_range(space, 0, 100, threads);
         g
     }

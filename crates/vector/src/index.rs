@@ -5,13 +5,21 @@
 //! `0..sorted_len` can be found by binary search over `ids` and need no map (this keeps the
 //! memory within 1.2x of the raw vectors); later inserts go to the small `recent` map. A
 //! deleted entry stays in the graph as a routing node until [`VectorIndex::compact`].
+//!
+//! From [`CODES_FROM`] entries on, the graph walks one-byte codes (`crate::codes`: a quarter
+//! of the bytes per distance) and the best candidates are ranked again by exact f32
+//! distances. The f32 vectors come from the index itself when it keeps them
+//! ([`IndexConfig::keep_vectors`], the default), else from the caller's
+//! [`SearchParams::fetch`] (the engine reads them from the property store, so they are not held
+//! twice).
 
 use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
 
+use crate::codes::Codebook;
 use crate::distance::Similarity;
 use crate::error::{Result, VectorError};
-use crate::graph::{Cand, Graph, Space, Visited, MAX_LEVEL};
+use crate::graph::{Cand, Graph, Query, Space, Stored, Visited, MAX_LEVEL};
 use crate::quantize::Quantizer;
 use crate::topk::{check_len, hit_order, Hit};
 
@@ -25,17 +33,23 @@ pub const DEFAULT_M: usize = 16;
 const SAMPLE: usize = 256;
 /// Below this accepted fraction, search scans exactly instead of walking the graph.
 const EXACT_FRACTION: f64 = 0.05;
+/// Entries from which the graph walks codes instead of f32 vectors (below, the search scans
+/// exactly anyway by default, and the codebook is fitted on this many vectors).
+pub const CODES_FROM: usize = 1024;
+/// Candidates beyond `k` (at least) that a search over codes ranks again exactly.
+const RERANK_EXTRA: usize = 16;
 
 /// Settings of an index. [`IndexConfig::new`] gives the defaults for a dimension and function.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IndexConfig {
     pub dims: usize,
     pub similarity: Similarity,
-    /// Links per node on upper layers; layer 0 gets `2 * m`. `0` means [`DEFAULT_M`] (16, the
+    /// Links per node on upper layers; layer 0 gets [`layer0_degree`]`(m)`. `0` means [`DEFAULT_M`] (16, the
     /// paper's and Neo4j's default; fewer links cost recall, see the crate docs).
     pub m: usize,
     pub ef_construction: usize,
-    /// Default beam width of a search (raised to `k` when smaller).
+    /// Default beam width of a search (raised to `k` when smaller) until the index has
+    /// measured its own (`crate::tune`, from `exact_below` entries on).
     pub ef_search: usize,
     /// Threads of a bulk build.
     pub threads: usize,
@@ -43,6 +57,9 @@ pub struct IndexConfig {
     pub seed: u64,
     /// Indexes with fewer entries are searched exactly (a scan is cheaper than the walk).
     pub exact_below: usize,
+    /// Whether the index keeps the f32 vectors beside the codes (exact re-ranking without a
+    /// fetch). The engine turns it off and passes [`SearchParams::fetch`] instead.
+    pub keep_vectors: bool,
 }
 
 impl IndexConfig {
@@ -56,6 +73,7 @@ impl IndexConfig {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             seed: 0x5eed_a7b0,
             exact_below: 1024,
+            keep_vectors: true,
         }
     }
 
@@ -81,7 +99,12 @@ fn bad(name: &'static str, reason: String) -> VectorError {
     VectorError::BadConfig { name, reason }
 }
 
-/// How to search: the snapshot, the beam width and an extra filter on ids.
+/// Writes the f32 vector (as given, not prepared) of an id at the search's snapshot into the
+/// buffer; false when it has none.
+pub type Fetch<'f> = &'f (dyn Fn(u64, &mut Vec<f32>) -> bool + Sync);
+
+/// How to search: the snapshot, the beam width, an extra filter on ids and where exact
+/// vectors come from.
 #[derive(Clone, Copy, Default)]
 pub struct SearchParams<'f> {
     /// Entries committed at or before this timestamp and not deleted at or before it are seen.
@@ -90,6 +113,9 @@ pub struct SearchParams<'f> {
     pub ef: usize,
     /// Rejects ids the caller hides (a transaction's own deletes); `None` accepts all.
     pub filter: Option<&'f (dyn Fn(u64) -> bool + Sync)>,
+    /// The exact vectors of an index that does not keep them (candidates found over codes are
+    /// ranked again with these); without it such an index scores by its codes.
+    pub fetch: Option<Fetch<'f>>,
 }
 
 /// What [`VectorIndex::gc`] did.
@@ -105,8 +131,13 @@ pub struct GcReport {
 pub struct VectorIndex {
     pub(crate) config: IndexConfig,
     pub(crate) graph: Graph,
-    /// Prepared vectors, `dims` per slot.
+    /// Prepared vectors, `dims` per slot; empty when only codes are kept.
     pub(crate) data: Vec<f32>,
+    /// The codes' scale, once fitted (at [`CODES_FROM`] entries).
+    pub(crate) book: Option<Codebook>,
+    /// One-byte codes, `dims` per slot, and each code's norm term (with a codebook).
+    pub(crate) codes: Vec<u8>,
+    pub(crate) norms: Vec<f32>,
     pub(crate) ids: Vec<u64>,
     pub(crate) created: Vec<u64>,
     /// Deletion timestamps; `deleted_bits` marks which slots have one.
@@ -118,6 +149,10 @@ pub struct VectorIndex {
     pub(crate) recent: FxHashMap<u64, u32>,
     pub(crate) max_created: u64,
     visited: Mutex<Vec<Visited>>,
+    /// The default beam width measured on the data (`crate::tune`; 0: not yet) and the live
+    /// entries it was measured at.
+    pub(crate) tuned_ef: usize,
+    pub(crate) tuned_at: usize,
     /// The quantizer fitted on the live entries, keyed by (entries, deleted) when fitted.
     quantizer: Mutex<FittedQuantizer>,
 }
@@ -168,7 +203,10 @@ impl IndexBuilder {
             index.push_entry(id, created)?;
         }
         index.sorted_len = index.len();
+        index.fit_codes();
         index.link_everything();
+        index.settle();
+        index.retune();
         Ok(index)
     }
 }
@@ -183,8 +221,11 @@ impl VectorIndex {
         let m = config.m;
         VectorIndex {
             config,
-            graph: Graph::new(m, 2 * m),
+            graph: Graph::new(m, layer0_degree(m)),
             data: Vec::new(),
+            book: None,
+            codes: Vec::new(),
+            norms: Vec::new(),
             ids: Vec::new(),
             created: Vec::new(),
             deleted: FxHashMap::default(),
@@ -193,6 +234,8 @@ impl VectorIndex {
             recent: FxHashMap::default(),
             max_created: 0,
             visited: Mutex::new(Vec::new()),
+            tuned_ef: 0,
+            tuned_at: 0,
             quantizer: Mutex::new(None),
         }
     }
@@ -215,12 +258,97 @@ impl VectorIndex {
         self.len() - self.deleted.len()
     }
 
+    /// The graph's view: codes once fitted, else the f32 vectors; the f32 vectors (when
+    /// kept) as the exact vectors of every slot.
     pub(crate) fn space(&self) -> Space<'_> {
-        Space { similarity: self.config.similarity, dims: self.config.dims, data: &self.data }
+        let stored = match &self.book {
+            Some(book) => Stored::Codes { book, codes: &self.codes, norms: &self.norms },
+            None => Stored::F32(&self.data),
+        };
+        let raw = self.has_vectors().then_some((0, self.data.as_slice()));
+        Space { similarity: self.config.similarity, dims: self.config.dims, stored, raw }
+    }
+
+    /// The beam width a search with `ef = 0` uses: the config's `ef_search`, raised to the
+    /// width measured on the data (see `crate::tune`) where that is larger. The floor stays
+    /// because the measurement queries with stored vectors, and real queries may lie
+    /// farther from the data (out-of-distribution queries need a wider beam).
+    pub fn tuned_ef(&self) -> usize {
+        self.tuned_ef.max(self.config.ef_search)
+    }
+
+    /// Measures the default beam width again when the index doubled since the last time.
+    fn retune(&mut self) {
+        if self.needs_tuning() {
+            self.tune_ef();
+        }
+    }
+
+    /// Whether the f32 vectors of every slot are held.
+    pub fn has_vectors(&self) -> bool {
+        self.data.len() == self.len() * self.config.dims
+    }
+
+    /// Fits the codebook once there are [`CODES_FROM`] entries and encodes them all (the f32
+    /// vectors are still held: [`Self::settle`] drops them).
+    fn fit_codes(&mut self) {
+        if self.book.is_some() || self.len() < CODES_FROM || !self.has_vectors() {
+            return;
+        }
+        let dims = self.config.dims;
+        let data = &self.data;
+        let Some(book) = Codebook::fit(dims, self.len(), |i| &data[i * dims..(i + 1) * dims])
+        else {
+            return;
+        };
+        self.codes = vec![0; self.len() * dims];
+        self.norms = Vec::with_capacity(self.len());
+        let sim = self.config.similarity;
+        for (v, code) in data.chunks_exact(dims).zip(self.codes.chunks_exact_mut(dims)) {
+            self.norms.push(book.encode(sim, v, code));
+        }
+        self.book = Some(book);
+    }
+
+    /// Drops the f32 vectors when the codes stand in for them and the config does not keep
+    /// them.
+    fn settle(&mut self) {
+        if self.book.is_some() && !self.config.keep_vectors && !self.data.is_empty() {
+            self.data = Vec::new();
+        }
+    }
+
+    /// Appends the stored form of a prepared vector: its code (with a codebook) and the
+    /// vector itself unless only codes are kept.
+    fn push_vector(&mut self, v: &[f32]) {
+        if let Some(book) = &self.book {
+            let at = self.codes.len();
+            self.codes.resize(at + v.len(), 0);
+            self.norms.push(book.encode(self.config.similarity, v, &mut self.codes[at..]));
+        }
+        if self.book.is_none() || self.config.keep_vectors {
+            self.data.extend_from_slice(v);
+        }
+    }
+
+    /// Removes what [`Self::push_vector`] appended for slots from `len` on.
+    fn truncate_vectors(&mut self, len: usize) {
+        let dims = self.config.dims;
+        if self.data.len() > len * dims {
+            self.data.truncate(len * dims);
+        }
+        self.codes.truncate(len * dims);
+        self.norms.truncate(len);
     }
 
     fn reserve(&mut self, n: usize) {
-        self.data.reserve_exact(n * self.config.dims);
+        if self.book.is_none() || self.config.keep_vectors {
+            self.data.reserve_exact(n * self.config.dims);
+        }
+        if self.book.is_some() {
+            self.codes.reserve_exact(n * self.config.dims);
+            self.norms.reserve_exact(n);
+        }
         self.ids.reserve_exact(n);
         self.created.reserve_exact(n);
         self.deleted_bits.reserve_exact(n.div_ceil(64));
@@ -229,10 +357,11 @@ impl VectorIndex {
 
     /// Links every pushed node (bulk build and compaction), in parallel.
     fn link_everything(&mut self) {
-        let space =
-            Space { similarity: self.config.similarity, dims: self.config.dims, data: &self.data };
-        let c = &self.config;
-        self.graph.link_range(space, 0, c.ef_construction, c.threads);
+        let (ef, threads) = (self.config.ef_construction, self.config.threads);
+        // Link on a graph taken out, so the space can borrow the vectors meanwhile.
+        let mut graph = std::mem::replace(&mut self.graph, Graph::new(2, 2));
+        graph.link_range(self.space(), 0, ef, threads);
+        self.graph = graph;
     }
 
     /// Appends the metadata of a slot whose vector is already in `data`; returns the slot, or
@@ -249,7 +378,7 @@ impl VectorIndex {
         Ok(slot)
     }
 
-    fn is_deleted(&self, slot: u32) -> bool {
+    pub(crate) fn is_deleted(&self, slot: u32) -> bool {
         self.deleted_bits[slot as usize / 64] & (1 << (slot % 64)) != 0
     }
 
@@ -276,21 +405,29 @@ impl VectorIndex {
     pub fn insert(&mut self, id: u64, v: &[f32], ts: u64) -> Result<()> {
         check_len(self.config.dims, v)?;
         let v = self.config.similarity.prepare(v)?;
-        self.data.extend_from_slice(&v);
+        let before = self.len();
+        self.push_vector(&v);
         let slot = match self.push_entry(id, ts) {
             Ok(slot) => slot,
             Err(e) => {
-                self.data.truncate(self.data.len() - v.len());
+                self.truncate_vectors(before);
                 return Err(e);
             }
         };
         // The new slot is not in `recent` yet, so this ends the previous entry only.
         self.delete(id, ts);
         self.recent.insert(id, slot);
+        self.fit_codes();
         let mut visited = self.take_visited();
-        self.graph.insert(self.space(), slot, self.config.ef_construction, &mut visited);
+        let mut space = self.space();
+        if space.raw.is_none() {
+            space.raw = Some((slot, &v));
+        }
+        self.graph.insert(space, slot, self.config.ef_construction, &mut visited);
         self.give_visited(visited);
         self.graph.promote(slot);
+        self.settle();
+        self.retune();
         Ok(())
     }
 
@@ -315,17 +452,24 @@ impl VectorIndex {
         }
         let start = self.len();
         self.reserve(entries.len());
-        self.data.extend_from_slice(&prepared);
-        for &(id, _) in entries {
+        for (&(id, _), v) in entries.iter().zip(prepared.chunks_exact(self.config.dims)) {
+            self.push_vector(v);
             // Cannot fail: `check_room` accepted these slots above.
             let slot = self.push_entry(id, ts)?;
             self.delete(id, ts);
             self.recent.insert(id, slot);
         }
-        let space =
-            Space { similarity: self.config.similarity, dims: self.config.dims, data: &self.data };
-        let c = &self.config;
-        self.graph.link_range(space, start, c.ef_construction, c.threads);
+        self.fit_codes();
+        let (ef, threads) = (self.config.ef_construction, self.config.threads);
+        let mut graph = std::mem::replace(&mut self.graph, Graph::new(2, 2));
+        let mut space = self.space();
+        if space.raw.is_none() {
+            space.raw = Some((start as u32, &prepared));
+        }
+        graph.link_range(space, start, ef, threads);
+        self.graph = graph;
+        self.settle();
+        self.retune();
         Ok(())
     }
 
@@ -369,21 +513,64 @@ impl VectorIndex {
             params.filter.is_none() && self.deleted.is_empty() && self.max_created <= snapshot;
         let fraction = if everything { 1.0 } else { self.sample_fraction(&accept) };
         if self.len() < self.config.exact_below || fraction < EXACT_FRACTION {
-            return Ok(self.exact(&query, k, &accept));
+            return Ok(self.exact(&query, k, &accept, params.fetch));
         }
-        let ef = if params.ef == 0 { self.config.ef_search } else { params.ef };
+        let ef = if params.ef == 0 { self.tuned_ef() } else { params.ef };
         let ef = ((ef.max(k) as f64 / fraction).ceil() as usize).min(self.len());
+        let space = self.space();
+        let mut prepared = Query::default();
+        space.prepare(&query, &mut prepared);
         let mut visited = self.take_visited();
         let found = if everything {
-            self.graph.search(self.space(), &query, ef, &mut visited, None)
+            self.graph.search(space, &prepared, ef, &mut visited, None)
         } else {
-            self.graph.search(self.space(), &query, ef, &mut visited, Some(&accept))
+            self.graph.search(space, &prepared, ef, &mut visited, Some(&accept))
         };
         self.give_visited(visited);
         if found.len() < k {
-            return Ok(self.exact(&query, k, &accept));
+            return Ok(self.exact(&query, k, &accept, params.fetch));
         }
-        Ok(self.hits(found, k))
+        Ok(self.rerank(&query, found, k, params.fetch))
+    }
+
+    /// The best `k` of `found` (closest first by the graph's distance): over codes the first
+    /// `k + max(k, RERANK_EXTRA)` are measured again exactly (from the kept vectors, else
+    /// through `fetch`; a candidate `fetch` has no vector for is left out).
+    fn rerank(
+        &self,
+        query: &[f32],
+        mut found: Vec<Cand>,
+        k: usize,
+        fetch: Option<Fetch<'_>>,
+    ) -> Vec<Hit> {
+        if self.book.is_none() {
+            return self.hits(found, k);
+        }
+        found.truncate(k.saturating_add(k.max(RERANK_EXTRA)));
+        let sim = self.config.similarity;
+        let dims = self.config.dims;
+        if self.has_vectors() {
+            for c in &mut found {
+                let at = c.slot as usize * dims;
+                c.dist = sim.distance(query, &self.data[at..at + dims]);
+            }
+        } else if let Some(fetch) = fetch {
+            let mut buf = Vec::with_capacity(dims);
+            found.retain_mut(|c| {
+                buf.clear();
+                if !fetch(self.ids[c.slot as usize], &mut buf) || buf.len() != dims {
+                    return false;
+                }
+                match sim.prepare(&buf) {
+                    Ok(v) => {
+                        c.dist = sim.distance(query, &v);
+                        true
+                    }
+                    Err(_) => false,
+                }
+            });
+        }
+        self.hits(found, k)
     }
 
     /// Exact search over the entries `params` sees (the reference for recall, and the fallback).
@@ -399,26 +586,45 @@ impl VectorIndex {
             self.visible(slot, params.snapshot)
                 && params.filter.is_none_or(|f| f(self.ids[slot as usize]))
         };
-        Ok(self.exact(&query, k, &accept))
+        Ok(self.exact(&query, k, &accept, params.fetch))
     }
 
-    fn exact(&self, query: &[f32], k: usize, accept: &dyn Fn(u32) -> bool) -> Vec<Hit> {
+    /// A scan over every accepted entry: exact over the kept vectors; over codes only, the
+    /// best by code distance are ranked again as in [`Self::search`].
+    fn exact(
+        &self,
+        query: &[f32],
+        k: usize,
+        accept: &dyn Fn(u32) -> bool,
+        fetch: Option<Fetch<'_>>,
+    ) -> Vec<Hit> {
         let k = k.min(self.len());
-        let space = self.space();
+        let mut space = self.space();
+        let exact = self.has_vectors();
+        if exact {
+            space.stored = Stored::F32(&self.data);
+        }
+        let keep = if exact { k } else { k.saturating_add(k.max(RERANK_EXTRA)) };
+        let mut prepared = Query::default();
+        space.prepare(query, &mut prepared);
         let mut best: std::collections::BinaryHeap<Cand> = std::collections::BinaryHeap::new();
         for slot in 0..self.len() as u32 {
             if !accept(slot) {
                 continue;
             }
-            let dist = space.distance(query, slot);
-            if best.len() < k {
+            let dist = space.distance(&prepared, slot);
+            if best.len() < keep {
                 best.push(Cand { dist, slot });
             } else if best.peek().is_some_and(|w| dist < w.dist) {
                 best.pop();
                 best.push(Cand { dist, slot });
             }
         }
-        self.hits(best.into_sorted_vec(), k)
+        if exact {
+            self.hits(best.into_sorted_vec(), k)
+        } else {
+            self.rerank(query, best.into_sorted_vec(), k, fetch)
+        }
     }
 
     fn hits(&self, found: Vec<Cand>, k: usize) -> Vec<Hit> {
@@ -432,11 +638,29 @@ impl VectorIndex {
         hits
     }
 
-    /// The prepared (for cosine: unit-length) vector of the live entry of `id`.
+    /// The prepared (for cosine: unit-length) vector of the live entry of `id`, when the
+    /// index keeps its vectors.
     pub fn prepared_vector(&self, id: u64) -> Option<&[f32]> {
         let slot = self.live_slot(id)? as usize;
         let dims = self.config.dims;
         self.data.get(slot * dims..(slot + 1) * dims)
+    }
+
+    /// Whether the live entry of `id` holds `prepared` (a prepared vector): equal f32 vectors
+    /// when they are kept, else equal codes (a change below a code's resolution only costs
+    /// navigation: exact scores come from the fetched vectors).
+    pub fn same_vector(&self, id: u64, prepared: &[f32]) -> bool {
+        if let Some(v) = self.prepared_vector(id) {
+            return v == prepared;
+        }
+        let (Some(slot), Some(book)) = (self.live_slot(id), &self.book) else {
+            return false;
+        };
+        let dims = self.config.dims;
+        let mut code = vec![0u8; dims];
+        book.encode(self.config.similarity, prepared, &mut code);
+        let at = slot as usize * dims;
+        prepared.len() == dims && self.codes[at..at + dims] == code[..]
     }
 
     /// Ids of the live (not deleted) entries, in slot order.
@@ -467,13 +691,30 @@ impl VectorIndex {
                 return *q;
             }
         }
-        let live: Vec<u32> =
+        let mut live: Vec<u32> =
             (0..self.len() as u32).filter(|&slot| !self.is_deleted(slot)).collect();
         let dims = self.config.dims;
-        let q = Quantizer::fit(dims, live.len(), |i| {
-            let slot = live[i] as usize;
-            &self.data[slot * dims..(slot + 1) * dims]
-        });
+        let q = if self.has_vectors() {
+            Quantizer::fit(dims, live.len(), |i| {
+                let slot = live[i] as usize;
+                &self.data[slot * dims..(slot + 1) * dims]
+            })
+        } else {
+            // Only codes: fit on the decoded vectors of the slots the fit would sample.
+            let sample = live.len().min(crate::quantize::QUANTIZATION_SAMPLE);
+            let n = live.len();
+            live = (0..sample)
+                .map(|i| live[(i as u128 * n as u128 / sample as u128) as usize])
+                .collect();
+            let space = self.space();
+            let mut flat = Vec::with_capacity(live.len() * dims);
+            let mut buf = Vec::with_capacity(dims);
+            for &slot in &live {
+                space.vector_into(slot, &mut buf);
+                flat.extend_from_slice(&buf);
+            }
+            Quantizer::fit(dims, live.len(), |i| &flat[i * dims..(i + 1) * dims])
+        };
         *cached = Some((key, q));
         q
     }
@@ -508,9 +749,22 @@ impl VectorIndex {
             .collect();
         keep.sort_unstable_by_key(|&s| (self.ids[s as usize], self.created[s as usize]));
         let mut fresh = VectorIndex::empty(self.config.clone());
+        fresh.book = self.book.clone();
+        let had_vectors = self.has_vectors();
+        if !had_vectors {
+            fresh.config.keep_vectors = false;
+        }
         fresh.reserve(keep.len());
+        let dims = self.config.dims;
         for &s in &keep {
-            fresh.data.extend_from_slice(self.space().vector(s));
+            let at = s as usize * dims;
+            if had_vectors {
+                fresh.data.extend_from_slice(&self.data[at..at + dims]);
+            }
+            if self.book.is_some() {
+                fresh.codes.extend_from_slice(&self.codes[at..at + dims]);
+                fresh.norms.push(self.norms[s as usize]);
+            }
             let Ok(slot) = fresh.push_entry(self.ids[s as usize], self.created[s as usize]) else {
                 return;
             };
@@ -520,13 +774,25 @@ impl VectorIndex {
             }
         }
         fresh.sorted_len = fresh.len();
+        fresh.fit_codes();
         fresh.link_everything();
+        fresh.config.keep_vectors = self.config.keep_vectors;
+        fresh.settle();
+        fresh.tune_ef();
         *self = fresh;
+    }
+
+    /// How many layer-0 link lists hold each entry, by id (for diagnostics and tests).
+    pub fn in_degrees(&self) -> Vec<(u64, u32)> {
+        self.ids.iter().copied().zip(self.graph.in_degrees()).collect()
     }
 
     /// Heap bytes held (vectors, links, versions, maps), for the memory target and metrics.
     pub fn memory_bytes(&self) -> usize {
         self.data.capacity() * 4
+            + self.codes.capacity()
+            + self.norms.capacity() * 4
+            + self.book.as_ref().map_or(0, |b| b.dims() * 8)
             + self.graph.memory_bytes()
             + self.ids.capacity() * 8
             + self.created.capacity() * 8
@@ -536,10 +802,12 @@ impl VectorIndex {
     }
 
     /// Rebuilds the derived parts after [`crate::persist`] read the stored ones.
+    #[allow(clippy::too_many_arguments)] // the persisted parts, each checked by the reader
     pub(crate) fn from_parts(
         config: IndexConfig,
         graph: Graph,
         data: Vec<f32>,
+        codes: Option<(Codebook, Vec<u8>, Vec<f32>)>,
         ids: Vec<u64>,
         created: Vec<u64>,
         deleted: FxHashMap<u32, u64>,
@@ -556,12 +824,27 @@ impl VectorIndex {
         }
         index.graph = graph;
         index.data = data;
+        if let Some((book, codes, norms)) = codes {
+            index.book = Some(book);
+            index.codes = codes;
+            index.norms = norms;
+        }
         index.ids = ids;
         index.created = created;
         index.deleted = deleted;
         index.sorted_len = sorted_len;
         index
     }
+}
+
+/// Links per node on layer 0 for `m` (Neo4j's `vector.hnsw.m`): `4 m`, at most 255.
+///
+/// The paper and FAISS use `2 m`. On hard data (100 k uniform 128-d vectors) `4 m` reaches
+/// the same recall at a third of the beam: recall@10 0.956 at ef 512 against 0.959 at ef
+/// 2 048, 2.7 against 4.5 ms CPU per query, for 1.5x the build CPU and 128 more bytes per
+/// vector (0.80x the raw vectors with codes only, within the 1.2x target).
+pub fn layer0_degree(m: usize) -> usize {
+    (4 * m).min(255)
 }
 
 /// The layer of a slot: a geometric draw with ratio `1/m` from a hash of (seed, slot), so a

@@ -33,13 +33,16 @@
 //!
 //! # Parameters
 //!
-//! `m = 0` (the default) means [`DEFAULT_M`] = 16, with `2 * m` links on layer 0 and
-//! `ef_construction = 100`: the paper's settings, and recall within 0.02 of FAISS's
-//! `IndexHNSWFlat` on the same data. Measured results, the memory decision (f32 vectors plus
-//! u32 links: 1.30x the raw vectors at 128 dimensions, 1.05x at 768) and what is left for the
-//! 1.2x target at low dimensions are in `crates/vector/README.md`; the benchmark is
-//! `examples/vector_bench.rs`.
+//! `m = 0` (the default) means [`DEFAULT_M`] = 16, with `4 * m` links on layer 0
+//! ([`layer0_degree`]; the paper's `2 * m` needed a 3x wider beam on hard data) and
+//! `ef_construction = 100`. A search with `ef = 0` uses the beam width the index measured on
+//! its own data ([`VectorIndex::tuned_ef`], `tune.rs`). From [`CODES_FROM`] entries the graph
+//! walks one-byte codes (`codes.rs`) and re-ranks exactly; with
+//! [`IndexConfig::keep_vectors`] off (the engine) the f32 vectors are not held and come
+//! through [`SearchParams::fetch`]: 0.80x the raw vectors at 128 dimensions. Measured results
+//! are in `crates/vector/README.md`; the benchmark is `examples/vector_bench.rs`.
 //!
+mod codes;
 pub mod distance;
 mod error;
 mod graph;
@@ -49,11 +52,13 @@ pub mod quantize;
 mod simd;
 pub mod synthetic;
 mod topk;
+mod tune;
 
 pub use distance::{cosine_score, euclidean_score, Similarity};
 pub use error::{Result, VectorError};
 pub use index::{
-    GcReport, IndexBuilder, IndexConfig, SearchParams, VectorIndex, DEFAULT_M, MAX_DIMENSIONS,
+    layer0_degree, Fetch, GcReport, IndexBuilder, IndexConfig, SearchParams, VectorIndex,
+    CODES_FROM, DEFAULT_M, MAX_DIMENSIONS,
 };
 pub use quantize::{quantized_top_k, Quantizer};
 pub use topk::{exact_top_k, merge_top_k, Hit};

@@ -5,7 +5,10 @@
 //! body    dims u32 | similarity u8 | m u32 | ef_construction u32 | ef_search u32 | seed u64
 //!         n u64 | sorted_len u64 | ids n×u64 | created n×u64 | levels n×u8
 //!         layer-0 counts n×u8 | layer-0 links n×2m×u32 | upper_len u64 | upper upper_len×u32
-//!         deleted_len u64 | (slot u32, ts u64)×deleted_len | vectors n×dims×f32
+//!         deleted_len u64 | (slot u32, ts u64)×deleted_len | tuned_ef u64 | tuned_at u64
+//!         parts u8 (1: vectors, 2: codes)
+//!         [codes: lo dims×f32 | step dims×f32 | codes n×dims×u8 | norms n×f32]
+//!         [vectors: n×dims×f32]
 //! trailer crc32c(body) u32
 //! ```
 //!
@@ -19,13 +22,15 @@ use std::io::{Read, Write};
 
 use rustc_hash::FxHashMap;
 
+use crate::codes::Codebook;
 use crate::distance::Similarity;
 use crate::error::{corrupt, Result, VectorError};
 use crate::graph::Graph;
 use crate::index::{IndexConfig, VectorIndex, MAX_DIMENSIONS};
 
 const MAGIC: &[u8; 8] = b"ARBORVEC";
-const FORMAT: u32 = 1;
+/// Format 2 added the codes (a format-1 file is refused, and the engine rebuilds).
+const FORMAT: u32 = 2;
 /// Bytes per read while filling an array, so a claimed length never allocates ahead of data.
 const CHUNK: usize = 1 << 20;
 
@@ -82,6 +87,9 @@ impl VectorIndex {
             + upper.len() as u64 * 4
             + 8
             + deleted.len() as u64 * 12
+            + 16
+            + 1
+            + self.book.as_ref().map_or(0, |_| c_len(self.config.dims, n))
             + self.data.len() as u64 * 4;
         let mut header = Vec::with_capacity(24);
         header.extend_from_slice(MAGIC);
@@ -112,6 +120,14 @@ impl VectorIndex {
         for (slot, ts) in deleted {
             body.put(&slot.to_le_bytes())?;
             body.put(&ts.to_le_bytes())?;
+        }
+        body.u64s(&[self.tuned_ef as u64, self.tuned_at as u64])?;
+        let has_vectors = !self.data.is_empty() || n == 0;
+        body.put(&[u8::from(has_vectors) | (u8::from(self.book.is_some()) << 1)])?;
+        if let Some(book) = &self.book {
+            body.u32s(book.lo.iter().chain(&book.step).map(|f| f.to_bits()))?;
+            body.put(&self.codes)?;
+            body.u32s(self.norms.iter().map(|f| f.to_bits()))?;
         }
         body.u32s(self.data.iter().map(|f| f.to_bits()))?;
         let (crc, len) = (body.crc, body.len);
@@ -153,6 +169,11 @@ impl VectorIndex {
         }
         Ok(index)
     }
+}
+
+/// Bytes of the codes section for `n` entries of `dims` dimensions.
+fn c_len(dims: usize, n: u64) -> u64 {
+    8 * dims as u64 + n * dims as u64 + 4 * n
 }
 
 fn read_exact(r: &mut impl Read, buf: &mut [u8], what: &str) -> Result<()> {
@@ -253,10 +274,11 @@ fn read_body<R: Read>(b: &mut Body<'_, R>) -> Result<VectorIndex> {
     let created = b.u64s(n, "versions")?;
     let levels = b.bytes(n, "levels")?;
     let counts = b.bytes(n, "layer-0 counts")?;
-    let links0 = b.u32s(n * 2 * m as u64, "layer-0 links")?;
+    let m0 = crate::index::layer0_degree(m);
+    let links0 = b.u32s(n * m0 as u64, "layer-0 links")?;
     let upper_len = b.u64("upper links")?;
     let upper = b.u32s(upper_len, "upper links")?;
-    let graph = Graph::import(m, 2 * m, levels, counts, links0, upper)
+    let graph = Graph::import(m, m0, levels, counts, links0, upper)
         .map_err(|e| corrupt(format!("graph: {e}")))?;
     let deleted_len = b.u64("deletions")?;
     if deleted_len > n {
@@ -270,9 +292,55 @@ fn read_body<R: Read>(b: &mut Body<'_, R>) -> Result<VectorIndex> {
             return Err(corrupt(format!("deletions: bad slot {slot}")));
         }
     }
-    let data: Vec<f32> = b.u32s(n * dims, "vectors")?.into_iter().map(f32::from_bits).collect();
+    let tuned_ef = b.u64("tuned ef")?;
+    let tuned_at = b.u64("tuned ef")?;
+    if tuned_ef > 1 << 20 || tuned_at > n {
+        return Err(corrupt(format!("tuned ef: {tuned_ef} at {tuned_at} entries")));
+    }
+    let parts = b.bytes(1, "parts")?[0];
+    if parts & !3 != 0 || parts & 3 == 0 && n > 0 {
+        return Err(corrupt(format!("parts: unknown flags {parts}")));
+    }
+    let codes = if parts & 2 != 0 {
+        let floats = |b: &mut Body<'_, R>, count: u64, what: &str| -> Result<Vec<f32>> {
+            let v: Vec<f32> = b.u32s(count, what)?.into_iter().map(f32::from_bits).collect();
+            if v.iter().any(|x| !x.is_finite()) {
+                return Err(corrupt(format!("{what}: a value is not finite")));
+            }
+            Ok(v)
+        };
+        let scale = floats(b, 2 * dims, "codebook")?;
+        let (lo, step) = scale.split_at(dims as usize);
+        if step.iter().any(|&s| s <= 0.0) {
+            return Err(corrupt("codebook: a step is not positive"));
+        }
+        let book = Codebook { lo: lo.to_vec(), step: step.to_vec() };
+        let codes = b.bytes(n * dims, "codes")?;
+        let norms = floats(b, n, "code norms")?;
+        Some((book, codes, norms))
+    } else {
+        None
+    };
+    let mut config = config;
+    let data: Vec<f32> = if parts & 1 != 0 {
+        b.u32s(n * dims, "vectors")?.into_iter().map(f32::from_bits).collect()
+    } else {
+        config.keep_vectors = false;
+        Vec::new()
+    };
     if let Some(at) = data.iter().position(|x| !x.is_finite()) {
         return Err(corrupt(format!("vectors: slot {} is not finite", at as u64 / dims)));
     }
-    Ok(VectorIndex::from_parts(config, graph, data, ids, created, deleted, sorted_len as usize))
+    let mut index = VectorIndex::from_parts(
+        config,
+        graph,
+        data,
+        codes,
+        ids,
+        created,
+        deleted,
+        sorted_len as usize,
+    );
+    (index.tuned_ef, index.tuned_at) = (tuned_ef as usize, tuned_at as usize);
+    Ok(index)
 }

@@ -39,6 +39,16 @@ pub(crate) fn l2_squared(a: &[f32], b: &[f32]) -> f32 {
     unsafe { x86::l2_squared(a, b) }
 }
 
+/// `Σ code_d · weight_d` with AVX2 (`u8` widened to `i16`, pairs multiplied and added into
+/// `i32` lanes); callers checked [`avx2_fma`].
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn dot_u8_i16(code: &[u8], weights: &[i16]) -> i32 {
+    debug_assert!(avx2_fma(), "AVX2 kernel called without the CPU feature");
+    // SAFETY: as in `dot`.
+    unsafe { x86::dot_u8_i16(code, weights) }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::{
@@ -79,6 +89,41 @@ mod x86 {
             s1 = _mm256_fmadd_ps(load(x, 8), load(y, 8), s1);
         }
         sum(_mm256_add_ps(s0, s1)) + tail
+    }
+
+    /// SAFETY (of the body): every load reads one 16-element chunk from `chunks_exact(16)`:
+    /// 16 bytes of `code` and 32 bytes (16 `i16`) of `weights`, inside their slices.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn dot_u8_i16(code: &[u8], weights: &[i16]) -> i32 {
+        use std::arch::x86_64::{
+            __m128i, __m256i, _mm256_add_epi32, _mm256_castsi256_si128, _mm256_cvtepu8_epi16,
+            _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_madd_epi16, _mm256_setzero_si256,
+            _mm_add_epi32, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_shuffle_epi32,
+        };
+        let n = code.len().min(weights.len());
+        let (code, weights) = (&code[..n], &weights[..n]);
+        let (cc, wc) = (code.chunks_exact(16), weights.chunks_exact(16));
+        let tail: i32 = cc
+            .remainder()
+            .iter()
+            .zip(wc.remainder())
+            .map(|(&c, &w)| i32::from(c) * i32::from(w))
+            .sum();
+        let mut acc = _mm256_setzero_si256();
+        for (c, w) in cc.zip(wc) {
+            // SAFETY: see above; both chunks hold exactly 16 elements.
+            let (c, w) = unsafe {
+                (
+                    _mm_loadu_si128(c.as_ptr().cast::<__m128i>()),
+                    _mm256_loadu_si256(w.as_ptr().cast::<__m256i>()),
+                )
+            };
+            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_cvtepu8_epi16(c), w));
+        }
+        let half = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256::<1>(acc));
+        let pair = _mm_add_epi32(half, _mm_shuffle_epi32::<0b01_00_11_10>(half));
+        let one = _mm_add_epi32(pair, _mm_shuffle_epi32::<0b10_11_00_01>(pair));
+        _mm_cvtsi128_si32(one) + tail
     }
 
     #[target_feature(enable = "avx2,fma")]

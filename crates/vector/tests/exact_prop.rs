@@ -38,7 +38,7 @@ proptest! {
             return Ok(());
         }
         for snapshot in [1, 2] {
-            let wide = SearchParams { snapshot, ef: 64, filter: None };
+            let wide = SearchParams { snapshot, ef: 64, ..SearchParams::default() };
             let want = bulk.exact_search(&q, k, &wide).unwrap();
             let got = bulk.search(&q, k, &wide).unwrap();
             let inc = incremental.search(&q, k, &wide).unwrap();

@@ -46,7 +46,8 @@ fn filter_hides_a_transactions_own_deletes_and_merge_adds_its_writes() {
     let all = index.search(&q, 5, &at(1)).unwrap();
     let hidden = all[0].id;
     let filter = move |id: u64| id != hidden;
-    let params = SearchParams { snapshot: 1, ef: 0, filter: Some(&filter) };
+    let params =
+        SearchParams { snapshot: 1, ef: 0, filter: Some(&filter), ..SearchParams::default() };
     let filtered = index.search(&q, 5, &params).unwrap();
     assert!(!ids(&filtered).contains(&hidden));
     assert_eq!(ids(&filtered)[..4], ids(&all)[1..]);
@@ -72,7 +73,7 @@ fn selective_visibility_keeps_recall() {
     let queries = synthetic::clustered(50, dims, 10, 8);
     let filter = |id: u64| id.is_multiple_of(20);
     for (snapshot, filter) in [(2, None), (1, Some(&filter as &(dyn Fn(u64) -> bool + Sync)))] {
-        let params = SearchParams { snapshot, ef: 0, filter };
+        let params = SearchParams { snapshot, ef: 0, filter, ..SearchParams::default() };
         let mut total = 0.0;
         for q in queries.chunks_exact(dims) {
             let got = index.search(q, 10, &params).unwrap();

@@ -12,7 +12,7 @@ fn mean_recall(data: &[f32], queries: &[f32], config: IndexConfig, ef: usize) ->
         b.add(i as u64, v, 1).unwrap();
     }
     let index = b.build().unwrap();
-    let params = SearchParams { snapshot: 1, ef, filter: None };
+    let params = SearchParams { snapshot: 1, ef, ..SearchParams::default() };
     let mut total = 0.0;
     for q in queries.chunks_exact(dims) {
         let approx = index.search(q, 10, &params).unwrap();
@@ -57,4 +57,18 @@ fn recall_at_10_clustered_out_of_distribution_queries() {
     let config = IndexConfig::new(64, Similarity::Cosine);
     let r = mean_recall(&data, &queries, config, 256);
     assert!(r >= 0.95, "recall@10 {r:.3} below 0.95");
+}
+
+/// The collapse of session 13: a fixed beam loses recall as hard (uniform, high intrinsic
+/// dimension) data grows: ef 100, the old default, finds ~0.77 of the top 10 here, and the
+/// engine's old fixed ef 256 went from 0.96 at 10 k to 0.71 at 100 k. A search with `ef = 0`
+/// uses the width the index measured on its own data, which must hold recall at any size.
+#[test]
+fn default_search_keeps_recall_as_hard_data_grows() {
+    let dims = 128;
+    let data = synthetic::uniform(20_000, dims, 41);
+    let queries = synthetic::uniform(100, dims, 42);
+    let config = IndexConfig::new(dims, Similarity::Euclidean);
+    let r = mean_recall(&data, &queries, config, 0);
+    assert!(r >= 0.95, "recall@10 {r:.3} below 0.95 at the index's default ef");
 }

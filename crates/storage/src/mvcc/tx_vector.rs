@@ -7,12 +7,19 @@
 //! building, failed, has no dimensions, or is newer than the snapshot) the entities the
 //! transaction sees are scanned exactly: the answer is the same, only slower.
 //!
+//! The index keeps only one-byte codes of large sets (`arbor_vector`'s `keep_vectors` off):
+//! its candidates are ranked again by exact distances to the vectors read here, at this
+//! transaction's snapshot, from the property store ([`SearchParams::fetch`]), so the f32
+//! vectors are held once.
+//!
 //! With `vector.quantization.enabled` (Neo4j's default) the answer is ranked and scored as
 //! Neo4j's quantized index does (`arbor_vector::quantize`): the exact nearest `k + max(k, 32)`
 //! are ranked again by the quantized scores and the best `k` kept.
 
 use arbor_model::{Error, NodeId, RelId, Result, Value};
 use arbor_vector::{exact_top_k, merge_top_k, quantized_top_k, Hit, Quantizer, SearchParams};
+use parking_lot::Mutex;
+use rustc_hash::FxHashMap;
 
 use super::tx::Transaction;
 use crate::vector::{Ann, VectorSettings, VectorState};
@@ -20,12 +27,10 @@ use crate::vector::{Ann, VectorSettings, VectorState};
 /// With quantization on, how many exact nearest candidates beyond `k` (at least) are ranked
 /// again by Neo4j's quantized scores.
 const RERANK_POOL: usize = 32;
-/// Beam width of an index query (the library's default is 100). Measured with `vector_bench
-/// --quantized` on 10 k x 128 uniform vectors, the pipeline below (graph pool of 42, ranked
-/// again by the quantized scores) finds 0.856 of the exact top 10 at ef 100, 0.959 at 256 and
-/// 0.975 at 512, where the quantized scores themselves cap it at 0.981; CPU per search 150,
-/// 350 and 700 us. Larger indexes on such hard data need more (see BENCHMARKS.md).
-const QUERY_EF: usize = 256;
+/// Beam width of an index query: 0, the width the index measured on its own data for a
+/// recall@10 of 0.97 (`arbor_vector`'s `tune.rs`). A fixed width (256 until session 14) made
+/// recall fall as hard data grew: 0.96 at 10 k, 0.71 at 100 k uniform 128-d vectors.
+const QUERY_EF: usize = 0;
 
 /// What a vector index query is over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,7 +86,21 @@ impl Transaction {
                         if state.rel { !self.rels.is_empty() } else { !self.nodes.is_empty() };
                     let filter: Option<&(dyn Fn(u64) -> bool + Sync)> =
                         if wrote { Some(&hide) } else { None };
-                    let params = SearchParams { snapshot: self.start_ts, ef: QUERY_EF, filter };
+                    // Exact vectors of committed entries, read once and kept for the quantized
+                    // re-rank below.
+                    let fetched: Mutex<FxHashMap<u64, Vec<f32>>> = Mutex::default();
+                    let fetch = |id: u64, out: &mut Vec<f32>| {
+                        let Some(v) = self.committed_vector(&state, id) else { return false };
+                        out.extend_from_slice(&v);
+                        fetched.lock().insert(id, v);
+                        true
+                    };
+                    let params = SearchParams {
+                        snapshot: self.start_ts,
+                        ef: QUERY_EF,
+                        filter,
+                        fetch: Some(&fetch),
+                    };
                     let committed = index.search(query, pool, &params).map_err(vector_err)?;
                     let mine = exact_top_k(
                         settings.similarity,
@@ -95,12 +114,22 @@ impl Transaction {
                         None => merged,
                         Some(q) => {
                             let sim = settings.similarity;
+                            let fetched = fetched.into_inner();
                             let vectors: Vec<(u64, Vec<f32>)> = merged
                                 .iter()
                                 .filter_map(|h| {
                                     let v = match own.iter().find(|(id, _)| *id == h.id) {
                                         Some((_, v)) => sim.prepare(v).ok()?,
-                                        None => index.prepared_vector(h.id)?.to_vec(),
+                                        None => match index.prepared_vector(h.id) {
+                                            Some(v) => v.to_vec(),
+                                            None => match fetched.get(&h.id) {
+                                                Some(v) => sim.prepare(v).ok()?,
+                                                None => {
+                                                    let v = self.committed_vector(&state, h.id)?;
+                                                    sim.prepare(&v).ok()?
+                                                }
+                                            },
+                                        },
                                     };
                                     Some((h.id, v))
                                 })
@@ -117,6 +146,17 @@ impl Transaction {
             }
         };
         Ok(hits.into_iter().map(|h| (h.id, f64::from(h.score))).collect())
+    }
+
+    /// The vector (as stored, not prepared) that entity `id` holds for the index at this
+    /// transaction's snapshot: the exact vectors behind an index that keeps only codes.
+    fn committed_vector(&self, state: &VectorState, id: u64) -> Option<Vec<f32>> {
+        let value = if state.rel {
+            self.rel_property(RelId(id), state.property)
+        } else {
+            self.node_property(NodeId(id), state.property)
+        };
+        state.settings.vector_of(&value?)
     }
 
     /// Whether this transaction wrote entity `id` of the index's kind.

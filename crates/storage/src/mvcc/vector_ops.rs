@@ -467,9 +467,8 @@ impl Target {
             }
             Target::Stored { index, changed, seen } => {
                 seen.push(id);
-                let same = state.settings.similarity.prepare(&v).is_ok_and(|p| {
-                    index.prepared_vector(id).is_some_and(|stored| stored == p.as_slice())
-                });
+                let same =
+                    state.settings.similarity.prepare(&v).is_ok_and(|p| index.same_vector(id, &p));
                 if !same {
                     changed.push((id, v));
                 }

@@ -1,0 +1,230 @@
+//! The graph's navigation codes: every stored vector as one byte per dimension (a per-dimension
+//! affine scale fitted on the data), and distances from an f32 query to such codes.
+//!
+//! A coordinate `x_d` is stored as `c_d = round((x_d - lo_d) / step_d)` in `0..=255`, read
+//! back as `lo_d + step_d * c_d`. The distance from a query `q` to a code is computed without
+//! decoding, from one integer dot product:
+//!
+//! * euclidean: `|q - x̂|² = Σ a_d² - 2 Σ (a_d step_d) c_d + Σ (step_d c_d)²` with `a = q - lo`;
+//!   the last sum is stored per vector ([`Codebook::encode`] returns it);
+//! * cosine (prepared unit vectors): `1 - q·x̂ = 1 - Σ q_d lo_d - Σ (q_d step_d) c_d`.
+//!
+//! The weights `a_d step_d` (or `q_d step_d`) are scaled to `i16` in `±2047` once per query
+//! ([`Codebook::query`]), so the dot product is exact integer arithmetic in `i32`: its
+//! magnitude is at most `255 · 2047 · 4096 < 2^31` at the largest dimension count. Search walks the graph on these distances and ranks its best candidates again
+//! with exact f32 distances (the index's own vectors, or the caller's through a fetch), so a
+//! code's error only costs navigation, never a score.
+
+use crate::distance::Similarity;
+
+/// Largest query weight after scaling (see the module docs for the overflow bound).
+const WEIGHT_MAX: f32 = 2047.0;
+/// Vectors the ranges are fitted on at most (an even stride over larger sets).
+const FIT_SAMPLE: usize = 20_000;
+
+/// The per-dimension scale of an index's codes.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Codebook {
+    pub lo: Vec<f32>,
+    pub step: Vec<f32>,
+}
+
+/// A query prepared against a [`Codebook`]: `distance = base + mul * dot(weights, code) +
+/// norm(code)`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CodeQuery {
+    pub weights: Vec<i16>,
+    pub base: f32,
+    pub mul: f32,
+}
+
+impl Codebook {
+    /// Fits the ranges on `n` prepared vectors (`vector(i)`, `i < n`), widened by a margin of
+    /// 1/16 of each range on both sides so that later vectors of the same distribution are
+    /// rarely clamped. `None` when there are no vectors.
+    pub fn fit<'a>(dims: usize, n: usize, vector: impl Fn(usize) -> &'a [f32]) -> Option<Self> {
+        if n == 0 {
+            return None;
+        }
+        let mut lo = vec![f32::INFINITY; dims];
+        let mut hi = vec![f32::NEG_INFINITY; dims];
+        let sample = n.min(FIT_SAMPLE);
+        for i in 0..sample {
+            let at = (i as u128 * n as u128 / sample as u128) as usize;
+            for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(vector(at)) {
+                *l = l.min(x);
+                *h = h.max(x);
+            }
+        }
+        Some(Codebook::from_ranges(&lo, &hi))
+    }
+
+    /// A codebook over `[lo_d, hi_d]` per dimension (widened by the fit's margin).
+    pub fn from_ranges(lo: &[f32], hi: &[f32]) -> Codebook {
+        let mut book = Codebook { lo: Vec::with_capacity(lo.len()), step: Vec::new() };
+        for (&l, &h) in lo.iter().zip(hi) {
+            let width = (h - l).max(0.0);
+            let margin = width / 16.0;
+            let (l, width) = (l - margin, width + 2.0 * margin);
+            // A constant dimension still gets a positive step so decoding is exact there.
+            let step = if width > 0.0 { width / 255.0 } else { f32::MIN_POSITIVE.max(l.abs()) };
+            book.lo.push(l);
+            book.step.push(step);
+        }
+        book
+    }
+
+    pub fn dims(&self) -> usize {
+        self.lo.len()
+    }
+
+    /// Writes the code of `v` into `out` (`dims` bytes) and returns its stored norm term
+    /// (`Σ (step_d c_d)²` for euclidean, 0 for cosine).
+    pub fn encode(&self, similarity: Similarity, v: &[f32], out: &mut [u8]) -> f32 {
+        let mut norm = 0f32;
+        for (((o, &x), &l), &s) in out.iter_mut().zip(v).zip(&self.lo).zip(&self.step) {
+            let c = ((x - l) / s).round().clamp(0.0, 255.0);
+            *o = c as u8;
+            norm += (s * c) * (s * c);
+        }
+        match similarity {
+            Similarity::Euclidean => norm,
+            Similarity::Cosine => 0.0,
+        }
+    }
+
+    /// The vector a code stands for, into `out`.
+    pub fn decode(&self, code: &[u8], out: &mut Vec<f32>) {
+        out.clear();
+        out.extend(
+            code.iter().zip(&self.lo).zip(&self.step).map(|((&c, &l), &s)| l + s * f32::from(c)),
+        );
+    }
+
+    /// Prepares `q` (a prepared vector) for distances to codes, reusing `out`'s buffer.
+    pub fn query(&self, similarity: Similarity, q: &[f32], out: &mut CodeQuery) {
+        out.weights.clear();
+        let (mut base, mut wmax) = (0f32, 0f32);
+        let mut real = Vec::with_capacity(q.len());
+        for ((&x, &l), &s) in q.iter().zip(&self.lo).zip(&self.step) {
+            let w = match similarity {
+                Similarity::Euclidean => {
+                    let a = x - l;
+                    base += a * a;
+                    a * s
+                }
+                Similarity::Cosine => {
+                    base += x * l;
+                    x * s
+                }
+            };
+            wmax = wmax.max(w.abs());
+            real.push(w);
+        }
+        let scale = if wmax > 0.0 { wmax / WEIGHT_MAX } else { 1.0 };
+        out.weights.extend(real.iter().map(|&w| (w / scale).round() as i16));
+        (out.base, out.mul) = match similarity {
+            Similarity::Euclidean => (base, -2.0 * scale),
+            Similarity::Cosine => (1.0 - base, -scale),
+        };
+    }
+}
+
+impl CodeQuery {
+    /// The approximate distance to a code with stored norm term `norm`.
+    #[inline]
+    pub fn distance(&self, code: &[u8], norm: f32) -> f32 {
+        self.base + self.mul * dot_u8_i16(code, &self.weights) as f32 + norm
+    }
+}
+
+/// `Σ code_d · weight_d` in `i32`: the AVX2 kernel when the CPU has it, else the portable one.
+#[inline]
+pub(crate) fn dot_u8_i16(code: &[u8], weights: &[i16]) -> i32 {
+    #[cfg(target_arch = "x86_64")]
+    if crate::simd::avx2_fma() {
+        return crate::simd::dot_u8_i16(code, weights);
+    }
+    dot_u8_i16_portable(code, weights)
+}
+
+/// The portable kernel: 16 independent `i32` lanes, which the compiler vectorises.
+#[inline]
+pub(crate) fn dot_u8_i16_portable(code: &[u8], weights: &[i16]) -> i32 {
+    let n = code.len().min(weights.len());
+    let (code, weights) = (&code[..n], &weights[..n]);
+    let mut acc = [0i32; 16];
+    let (cc, wc) = (code.chunks_exact(16), weights.chunks_exact(16));
+    let tail: i32 =
+        cc.remainder().iter().zip(wc.remainder()).map(|(&c, &w)| i32::from(c) * i32::from(w)).sum();
+    for (c, w) in cc.zip(wc) {
+        for i in 0..16 {
+            acc[i] += i32::from(c[i]) * i32::from(w[i]);
+        }
+    }
+    acc.iter().sum::<i32>() + tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic;
+
+    #[test]
+    fn kernels_agree_at_every_tail_length_and_at_the_extremes() {
+        for n in 0..80 {
+            let c: Vec<u8> = (0..n).map(|i| (i * 37 % 256) as u8).collect();
+            let w: Vec<i16> = (0..n).map(|i| ((i * 911 % 4095) as i16) - 2047).collect();
+            let want: i32 = c.iter().zip(&w).map(|(&a, &b)| i32::from(a) * i32::from(b)).sum();
+            assert_eq!(dot_u8_i16(&c, &w), want, "dispatched n={n}");
+            assert_eq!(dot_u8_i16_portable(&c, &w), want, "portable n={n}");
+        }
+        let c = vec![255u8; 4096];
+        for w in [2047i16, -2047] {
+            let want = 255 * i32::from(w) * 4096;
+            assert_eq!(dot_u8_i16(&c, &vec![w; 4096]), want, "no overflow at 4096 dimensions");
+        }
+    }
+
+    /// The code distance must track the exact one closely: for uniform data the error is a
+    /// small fraction of the gap between a query's neighbours.
+    #[test]
+    fn code_distances_track_exact_distances() {
+        let dims = 64;
+        let data = synthetic::uniform(500, dims, 4);
+        let vectors: Vec<&[f32]> = data.chunks_exact(dims).collect();
+        for sim in [Similarity::Euclidean, Similarity::Cosine] {
+            let prepared: Vec<Vec<f32>> = vectors.iter().map(|v| sim.prepare(v).unwrap()).collect();
+            let book = Codebook::fit(dims, prepared.len(), |i| &prepared[i]).unwrap();
+            let mut q = CodeQuery::default();
+            book.query(sim, &prepared[0], &mut q);
+            let mut code = vec![0u8; dims];
+            let mut back = Vec::new();
+            for v in &prepared[1..] {
+                let norm = book.encode(sim, v, &mut code);
+                book.decode(&code, &mut back);
+                let exact = sim.distance(&prepared[0], v);
+                let approx = q.distance(&code, norm);
+                let decoded = sim.distance(&prepared[0], &back);
+                let scale = exact.abs().max(0.1);
+                assert!((approx - exact).abs() < 0.02 * scale, "{sim:?}: {approx} vs {exact}");
+                assert!((approx - decoded).abs() < 0.005 * scale, "{sim:?}: {approx} vs {decoded}");
+            }
+        }
+    }
+
+    #[test]
+    fn constant_dimensions_and_outliers_stay_finite() {
+        let data = [vec![1.0f32, 5.0], vec![1.0, 6.0]];
+        let book = Codebook::fit(2, 2, |i| &data[i]).unwrap();
+        let mut code = [0u8; 2];
+        let mut back = Vec::new();
+        book.encode(Similarity::Euclidean, &[1.0, 5.5], &mut code);
+        book.decode(&code, &mut back);
+        assert!((back[0] - 1.0).abs() < 1e-6 && (back[1] - 5.5).abs() < 0.01, "{back:?}");
+        // Far outside the fitted range: clamped, never a wrapped byte.
+        book.encode(Similarity::Euclidean, &[1e9, -1e9], &mut code);
+        assert_eq!(code, [255, 0]);
+        assert_eq!(Codebook::fit(2, 0, |i| &data[i]), None);
+    }
+}
