@@ -45,6 +45,8 @@ mod websocket;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod record_tests;
 
 pub use arbor_engine::logins::LoginGuard;
 /// The argon2id user store for `basic` auth (shared with the engine's user administration).
