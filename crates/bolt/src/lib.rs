@@ -44,9 +44,9 @@ pub mod values;
 mod websocket;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod record_tests;
+#[cfg(test)]
+mod tests;
 
 pub use arbor_engine::logins::LoginGuard;
 /// The argon2id user store for `basic` auth (shared with the engine's user administration).

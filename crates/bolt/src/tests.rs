@@ -9,7 +9,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use arbor_engine::{PullOutcome, QueryType, Record, RecordNames, RunInfo, Stats, Summary, TxConfig};
+use arbor_engine::{
+    PullOutcome, QueryType, Record, RecordNames, RunInfo, Stats, Summary, TxConfig,
+};
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 use rand::{Rng, SeedableRng};
 

@@ -37,8 +37,8 @@ pub use config::{
     RunInfo, Summary, TxConfig,
 };
 pub use database::Database;
-pub use record::{Names as RecordNames, Record};
 pub(crate) use prepared::Prepared;
+pub use record::{Names as RecordNames, Record};
 
 use explicit::ExplicitTx;
 use result::OpenResult;

@@ -11,26 +11,41 @@ use std::sync::Arc;
 
 use arbor_exec::graph::{GraphRead, TokenId, TokenKind};
 use arbor_model::{
-    Error, NodeData, NodeHead, NodeId, PathData, PathLayout, PathPart, PropertyMap, RelData, RelHead,
-    RelId, Result, ResultWriter, Scalar, Value,
+    Error, NodeData, NodeHead, NodeId, PathData, PathLayout, PathPart, PropertyMap, RelData,
+    RelHead, RelId, Result, ResultWriter, Scalar, Value,
 };
+use arbor_storage::Transaction;
+
+use crate::graph_impl::TxGraph;
 
 /// One result row, borrowed for one call of the pull sink.
 pub struct Record<'a> {
     values: &'a [Value],
     graph: Option<&'a dyn GraphRead>,
+    /// The transaction behind `graph`, asked after writing whether a read failed.
+    tx: Option<&'a Transaction>,
     names: &'a mut Names,
 }
 
 impl<'a> Record<'a> {
-    pub(crate) fn new(values: &'a [Value], graph: &'a dyn GraphRead, names: &'a mut Names) -> Self {
-        Record { values, graph: Some(graph), names }
+    pub(crate) fn new(values: &'a [Value], g: &'a TxGraph<'_>, names: &'a mut Names) -> Self {
+        Record { values, graph: Some(g), tx: Some(&*g.tx), names }
+    }
+
+    /// A base page that could not be read (I/O, checksum) left a read of this record without
+    /// its answer: the record fails (and the consumer drops what it wrote) instead of going
+    /// out computed without it.
+    fn check_reads(&self) -> Result<()> {
+        match self.tx.and_then(|tx| tx.read_error()) {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
     }
 
     /// A record of values that hold no entity reference (a test double's rows). Should one
     /// hold a reference anyway, it is written with its id only: there is no graph to read.
     pub fn detached(values: &'a [Value], names: &'a mut Names) -> Self {
-        Record { values, graph: None, names }
+        Record { values, graph: None, tx: None, names }
     }
 
     /// The number of columns.
@@ -45,9 +60,10 @@ impl<'a> Record<'a> {
     /// Writes column `i` (nothing if there is none).
     pub fn write_column(&mut self, i: usize, w: &mut dyn ResultWriter) -> Result<()> {
         match self.values.get(i) {
-            Some(v) => write_value(v, self.graph, self.names, w),
-            None => Ok(()),
+            Some(v) => write_value(v, self.graph, self.names, w)?,
+            None => return Ok(()),
         }
+        self.check_reads()
     }
 
     /// Writes every column, in order.
@@ -55,13 +71,14 @@ impl<'a> Record<'a> {
         for v in self.values {
             write_value(v, self.graph, self.names, w)?;
         }
-        Ok(())
+        self.check_reads()
     }
 
     /// The row as owned values, every entity materialised (`Value::NodeData`/`RelData`/
     /// `PathData`).
-    pub fn to_values(&mut self) -> Vec<Value> {
-        self.values.iter().map(|v| materialise(v, self.graph, self.names)).collect()
+    pub fn to_values(&mut self) -> Result<Vec<Value>> {
+        let values = self.values.iter().map(|v| materialise(v, self.graph, self.names)).collect();
+        self.check_reads().map(|()| values)
     }
 }
 
@@ -153,10 +170,9 @@ fn write_value(
                     .node_order
                     .iter()
                     .try_for_each(|&i| write_node_ref(p.nodes[i], g, names, w)),
-                PathPart::Relationships => layout
-                    .rel_order
-                    .iter()
-                    .try_for_each(|&i| write_rel_ref(p.rels[i], g, names, w)),
+                PathPart::Relationships => {
+                    layout.rel_order.iter().try_for_each(|&i| write_rel_ref(p.rels[i], g, names, w))
+                }
             })
         }
         Value::NodeData(n) => write_node_data(n, g, names, w),
@@ -275,8 +291,7 @@ fn write_rel_ref(
     w: &mut dyn ResultWriter,
 ) -> Result<()> {
     let Some(graph) = g else {
-        let head =
-            RelHead { id, start: NodeId(0), end: NodeId(0), rel_type: "", properties: 0 };
+        let head = RelHead { id, start: NodeId(0), end: NodeId(0), rel_type: "", properties: 0 };
         return w.relationship(head, &mut |_, ()| Ok(()));
     };
     let (start, end, t) = graph.rel_info(id).unwrap_or((NodeId(0), NodeId(0), 0));
@@ -335,18 +350,20 @@ fn write_path_data(
     let ids: Vec<NodeId> = p.nodes.iter().map(|n| n.id).collect();
     let rels: Vec<(RelId, NodeId)> = p.rels.iter().map(|r| (r.id, r.start)).collect();
     let layout = PathLayout::new(&ids, &rels);
-    w.path(layout.node_order.len(), layout.rel_order.len(), &layout.steps, &mut |w, part| {
-        match part {
+    w.path(
+        layout.node_order.len(),
+        layout.rel_order.len(),
+        &layout.steps,
+        &mut |w, part| match part {
             PathPart::Nodes => layout
                 .node_order
                 .iter()
                 .try_for_each(|&i| write_node_data(&p.nodes[i], g, names, w)),
-            PathPart::Relationships => layout
-                .rel_order
-                .iter()
-                .try_for_each(|&i| write_rel_data(&p.rels[i], g, names, w)),
-        }
-    })
+            PathPart::Relationships => {
+                layout.rel_order.iter().try_for_each(|&i| write_rel_data(&p.rels[i], g, names, w))
+            }
+        },
+    )
 }
 
 /// `v` with every reference materialised (the owned form of [`write_value`]).
@@ -401,11 +418,8 @@ fn detached_rel(id: RelId) -> RelData {
 }
 
 fn node_data(id: NodeId, g: &dyn GraphRead, names: &mut Names) -> NodeData {
-    let mut labels: Vec<String> = g
-        .node_labels(id)
-        .into_iter()
-        .filter_map(|t| names.name(g, TokenKind::Label, t))
-        .collect();
+    let mut labels: Vec<String> =
+        g.node_labels(id).into_iter().filter_map(|t| names.name(g, TokenKind::Label, t)).collect();
     labels.sort();
     let mut properties = PropertyMap::new();
     for (k, v) in g.node_properties(id) {

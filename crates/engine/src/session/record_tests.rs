@@ -2,9 +2,7 @@
 //! the owned rows the executor materialises, inside a transaction after its own writes.
 
 use arbor_model::result::Parts;
-use arbor_model::{
-    NodeHead, PathPart, PropertyMap, RelHead, Result, ResultWriter, Scalar, Value,
-};
+use arbor_model::{NodeHead, PathPart, PropertyMap, RelHead, Result, ResultWriter, Scalar, Value};
 
 use crate::{Database, PullOutcome, Record, RecordNames, Session, TxConfig};
 
@@ -73,7 +71,7 @@ fn traced_records(s: &mut Session, q: &str) -> Vec<String> {
             let mut t = Trace::default();
             r.write(&mut t)?;
             // Its owned form is materialised too.
-            assert!(r.to_values().iter().all(materialised), "{}", t.0);
+            assert!(r.to_values()?.iter().all(materialised), "{}", t.0);
             rows.push(t.0);
             Ok(())
         })
