@@ -88,6 +88,11 @@ impl<'a> Record<'a> {
 #[derive(Default)]
 pub struct Names {
     by_kind: [Vec<Option<Box<str>>>; 3],
+    /// The keys of the last property list put in name order, and that order (positions in the
+    /// list): entities of one label mostly list the same keys in the same storage order, so
+    /// their order is found again, not sorted again.
+    last_keys: Vec<TokenId>,
+    last_order: Vec<usize>,
 }
 
 /// Token ids above this are looked up each time (the cache is a dense vector).
@@ -112,6 +117,25 @@ impl Names {
             }
             names[i] = Some(n.into_boxed_str());
         }
+    }
+
+    /// Drops the properties whose key has no name and leaves in `last_order` the positions of
+    /// the others in key-name order (the order `NodeData` holds them in).
+    fn order_props(&mut self, props: &mut Vec<(TokenId, Value)>) {
+        props.retain(|(k, _)| self.get(TokenKind::PropertyKey, *k).is_some());
+        let same = props.len() == self.last_keys.len()
+            && props.iter().zip(&self.last_keys).all(|((k, _), l)| k == l);
+        if same {
+            return;
+        }
+        self.last_keys.clear();
+        self.last_keys.extend(props.iter().map(|(k, _)| *k));
+        self.last_order.clear();
+        self.last_order.extend(0..props.len());
+        let keys = &self.by_kind[TokenKind::PropertyKey.index()];
+        let name = |t: TokenId| keys.get(t as usize).and_then(|n| n.as_deref());
+        let last = &self.last_keys;
+        self.last_order.sort_unstable_by(|&a, &b| name(last[a]).cmp(&name(last[b])));
     }
 
     fn get(&self, kind: TokenKind, t: TokenId) -> Option<&str> {
@@ -235,26 +259,37 @@ fn write_node_ref(
     for (k, _) in &props {
         names.fill(graph, TokenKind::PropertyKey, *k);
     }
+    names.order_props(&mut props);
     let names: &Names = names;
     // As `NodeData` holds them: nameless tokens left out, labels and keys sorted by name.
-    let mut labels: Vec<&str> =
-        label_ids.iter().filter_map(|&t| names.get(TokenKind::Label, t)).collect();
+    let named = label_ids.iter().filter_map(|&t| names.get(TokenKind::Label, t));
+    // Most nodes have a label or two: no allocation for up to four.
+    let mut few = [""; 4];
+    let mut many = Vec::new();
+    let labels: &mut [&str] = if label_ids.len() <= few.len() {
+        let mut n = 0;
+        for l in named {
+            few[n] = l;
+            n += 1;
+        }
+        &mut few[..n]
+    } else {
+        many.extend(named);
+        &mut many
+    };
     labels.sort_unstable();
-    props.retain(|(k, _)| names.get(TokenKind::PropertyKey, *k).is_some());
-    props.sort_unstable_by(|a, b| {
-        names.get(TokenKind::PropertyKey, a.0).cmp(&names.get(TokenKind::PropertyKey, b.0))
-    });
-    let head = NodeHead { id, labels: &labels, properties: props.len() };
+    let head = NodeHead { id, labels, properties: props.len() };
     w.node(head, &mut |w, ()| write_token_props(&props, names, w))
 }
 
-/// Writes properties as a graph read them (named, sorted).
+/// Writes properties as a graph read them, in the order [`Names::order_props`] found.
 fn write_token_props(
     props: &[(TokenId, Value)],
     names: &Names,
     w: &mut dyn ResultWriter,
 ) -> Result<()> {
-    for (k, x) in props {
+    for &i in &names.last_order {
+        let Some((k, x)) = props.get(i) else { continue };
         w.key(names.get(TokenKind::PropertyKey, *k).unwrap_or_default())?;
         write_stored(x, w)?;
     }
@@ -304,11 +339,8 @@ fn write_rel_ref(
     for (k, _) in &props {
         names.fill(graph, TokenKind::PropertyKey, *k);
     }
+    names.order_props(&mut props);
     let names: &Names = names;
-    props.retain(|(k, _)| names.get(TokenKind::PropertyKey, *k).is_some());
-    props.sort_unstable_by(|a, b| {
-        names.get(TokenKind::PropertyKey, a.0).cmp(&names.get(TokenKind::PropertyKey, b.0))
-    });
     let rel_type = names.get(TokenKind::RelType, t).unwrap_or_default();
     let head = RelHead { id, start, end, rel_type, properties: props.len() };
     w.relationship(head, &mut |w, ()| write_token_props(&props, names, w))
