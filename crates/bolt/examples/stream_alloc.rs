@@ -6,6 +6,9 @@
 //! Usage: `stream_alloc <data-dir> <runs>` (opens the store read-only; the mgBench queries
 //! Q15, Q16, Q17, Q23 with ids 17, 4242, 9001, and a 200,000-row `UNWIND`).
 
+// A global allocator is an `unsafe` trait; this one only forwards to `System` and counts.
+#![allow(unsafe_code)]
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
