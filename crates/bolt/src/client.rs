@@ -27,7 +27,7 @@ use crate::handshake::{Version, MAGIC};
 use crate::message::tag;
 use crate::packstream::{self as ps, DecodeError, Decoder, Header};
 use crate::transport::{MessageReader, MessageWriter, ReadError, DEFAULT_MAX_MESSAGE_BYTES};
-use crate::values::{encode_map, encode_value, Dialect};
+use crate::values::{encode_map, encode_value, Dialect, EncodeError};
 
 mod decode;
 pub use decode::{decode_captured, decode_result_value};
@@ -283,9 +283,9 @@ impl Client {
                 for f in fields {
                     encode_value(buf, f, d)?;
                 }
-                Ok::<(), ps::TooLarge>(())
+                Ok::<(), EncodeError>(())
             })
-            .map_err(|_| Error::argument("request too large for PackStream"))
+            .map_err(|e| Error::argument(format!("cannot send the request: {e}")))
     }
 
     /// Sends `RUN` with borrowed parameters (no clone of the map).
@@ -298,7 +298,7 @@ impl Client {
                 encode_map(buf, params, d)?;
                 encode_map(buf, extra, d)
             })
-            .map_err(|_| Error::argument("query or parameters too large for PackStream"))
+            .map_err(|e| Error::argument(format!("cannot send the query: {e}")))
     }
 
     fn send_n(&mut self, t: u8, n: i64, qid: i64) -> Result<()> {
@@ -525,7 +525,7 @@ impl Client {
                 }
                 encode_map(buf, &PropertyMap::new(), d)
             })
-            .map_err(|_| Error::argument("query or parameters too large for PackStream"))?;
+            .map_err(|e| Error::argument(format!("cannot send the query: {e}")))?;
         self.send_n(tag::PULL, -1, -1)?;
         self.flush()
     }

@@ -44,6 +44,8 @@ pub mod values;
 mod websocket;
 
 #[cfg(test)]
+mod record_tests;
+#[cfg(test)]
 mod tests;
 
 pub use arbor_engine::logins::LoginGuard;

@@ -8,7 +8,7 @@
 use arbor_model::{PropertyMap, Value};
 
 use crate::packstream::{self as ps, DecodeError, Decoder, Header, TooLarge};
-use crate::values::{decode_map, decode_value, encode_map, encode_value, Dialect};
+use crate::values::{decode_map, decode_value, encode_map, Dialect, EncodeError, PackWriter};
 
 pub mod tag {
     pub const HELLO: u8 = 0x01;
@@ -260,12 +260,12 @@ pub fn string_list(what: &str, items: Vec<Value>) -> Result<Vec<String>, DecodeE
 // Responses
 // ---------------------------------------------------------------------------------------------
 
-pub fn write_success(buf: &mut Vec<u8>, meta: &PropertyMap, d: Dialect) -> Result<(), TooLarge> {
+pub fn write_success(buf: &mut Vec<u8>, meta: &PropertyMap, d: Dialect) -> Result<(), EncodeError> {
     ps::write_struct_header(buf, 1, tag::SUCCESS);
     encode_map(buf, meta, d)
 }
 
-pub fn write_failure(buf: &mut Vec<u8>, meta: &PropertyMap, d: Dialect) -> Result<(), TooLarge> {
+pub fn write_failure(buf: &mut Vec<u8>, meta: &PropertyMap, d: Dialect) -> Result<(), EncodeError> {
     ps::write_struct_header(buf, 1, tag::FAILURE);
     encode_map(buf, meta, d)
 }
@@ -275,19 +275,24 @@ pub fn write_ignored(buf: &mut Vec<u8>) -> Result<(), TooLarge> {
     Ok(())
 }
 
-pub fn write_record(buf: &mut Vec<u8>, fields: &[Value], d: Dialect) -> Result<(), TooLarge> {
+/// Writes a `RECORD` from the engine's record, its values straight from the executor's row and
+/// the graph (no owned row in between).
+pub fn write_record(
+    buf: &mut Vec<u8>,
+    record: &mut arbor_engine::Record<'_>,
+    d: Dialect,
+) -> arbor_model::Result<()> {
     ps::write_struct_header(buf, 1, tag::RECORD);
-    ps::write_list_header(buf, fields.len())?;
-    for v in fields {
-        encode_value(buf, v, d)?;
-    }
-    Ok(())
+    ps::write_list_header(buf, record.len())
+        .map_err(|_| arbor_model::Error::internal("a record is too large for PackStream"))?;
+    record.write(&mut PackWriter::new(buf, d))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::packstream::DecodeErrorKind;
+    use crate::values::encode_value;
 
     fn msg(tag: u8, fields: &[Value]) -> Vec<u8> {
         let mut b = Vec::new();

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use arbor_engine::{PullOutcome, QueryType, RunInfo, Stats, Summary, TxConfig};
+use arbor_engine::{
+    PullOutcome, QueryType, Record, RecordNames, RunInfo, Stats, Summary, TxConfig,
+};
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 use rand::{Rng, SeedableRng};
 
@@ -114,7 +116,7 @@ impl Backend for Script {
         &mut self,
         qid: Option<i64>,
         n: i64,
-        sink: &mut dyn FnMut(Vec<Value>) -> Result<()>,
+        sink: &mut dyn FnMut(&mut Record<'_>) -> Result<()>,
     ) -> Result<PullOutcome> {
         let i = self.find(qid)?;
         if self.results[i].slow {
@@ -130,7 +132,7 @@ impl Backend for Script {
             if self.interrupt.load(Ordering::SeqCst) {
                 return Err(Error::new(Status::TransactionTerminated, "terminated"));
             }
-            sink(row)?;
+            sink(&mut Record::detached(&row, &mut RecordNames::default()))?;
             left -= 1;
         }
         if self.results[i].rows.is_empty() {
@@ -297,7 +299,7 @@ impl Client {
             for f in fields {
                 encode_value(b, f, Dialect::V5)?;
             }
-            Ok::<_, ps::TooLarge>(())
+            Ok::<_, crate::values::EncodeError>(())
         })
         .unwrap();
         w.flush().unwrap();
@@ -1031,7 +1033,7 @@ impl WsClient {
             for f in fields {
                 encode_value(b, f, Dialect::V5)?;
             }
-            Ok::<_, ps::TooLarge>(())
+            Ok::<_, crate::values::EncodeError>(())
         })
         .unwrap();
         w.flush().unwrap();

@@ -12,8 +12,8 @@
 use std::sync::Arc;
 
 use arbor_model::{
-    Date, DateTime, Duration, LocalDateTime, LocalTime, NodeData, PathData, Point, PropertyMap,
-    RelData, Time, Value,
+    Date, DateTime, Duration, Error, LocalDateTime, LocalTime, NodeData, NodeHead, PathData,
+    PathPart, Point, PropertyMap, RelData, RelHead, ResultWriter, Scalar, Time, Value,
 };
 use chrono::{
     DateTime as ChronoDateTime, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Timelike,
@@ -95,15 +95,52 @@ fn wire_id(id: u64) -> i64 {
 // Encoding
 // ---------------------------------------------------------------------------------------------
 
-/// Writes one value. Fails only for strings/containers beyond PackStream's 4 GiB length field.
-pub fn encode_value(buf: &mut Vec<u8>, v: &Value, d: Dialect) -> Result<(), TooLarge> {
+/// Why a value could not be written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EncodeError {
+    /// A string or container longer than PackStream's 32-bit length fields.
+    TooLarge,
+    /// A transaction-bound entity reference (`Node`, `Relationship`, `Path`): only the engine
+    /// can resolve one, and results reach Bolt as records it writes ([`PackWriter`]), never as
+    /// values; metadata and a client's parameters cannot hold one.
+    Reference(&'static str),
+}
+
+impl From<TooLarge> for EncodeError {
+    fn from(_: TooLarge) -> EncodeError {
+        EncodeError::TooLarge
+    }
+}
+
+impl std::fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EncodeError::TooLarge => write!(f, "a value is too large for PackStream"),
+            EncodeError::Reference(kind) => {
+                write!(f, "a {kind} reference cannot be sent outside its transaction")
+            }
+        }
+    }
+}
+
+/// Writes one value: message metadata, a client's parameters (results are written from the
+/// engine's records by [`PackWriter`]). Fails for strings/containers beyond PackStream's
+/// 4 GiB length field, and for an entity reference.
+pub fn encode_value(buf: &mut Vec<u8>, v: &Value, d: Dialect) -> Result<(), EncodeError> {
     match v {
-        Value::Null => ps::write_null(buf),
-        Value::Bool(b) => ps::write_bool(buf, *b),
-        Value::Int(i) => ps::write_int(buf, *i),
-        Value::Float(f) => ps::write_float(buf, *f),
-        Value::String(s) => ps::write_string(buf, s)?,
-        Value::Bytes(b) => ps::write_bytes(buf, b)?,
+        Value::Null => encode_scalar(buf, Scalar::Null, d)?,
+        Value::Bool(b) => encode_scalar(buf, Scalar::Bool(*b), d)?,
+        Value::Int(i) => encode_scalar(buf, Scalar::Int(*i), d)?,
+        Value::Float(f) => encode_scalar(buf, Scalar::Float(*f), d)?,
+        Value::String(s) => encode_scalar(buf, Scalar::String(s), d)?,
+        Value::Bytes(b) => encode_scalar(buf, Scalar::Bytes(b), d)?,
+        Value::Date(x) => encode_scalar(buf, Scalar::Date(x), d)?,
+        Value::Time(x) => encode_scalar(buf, Scalar::Time(x), d)?,
+        Value::LocalTime(x) => encode_scalar(buf, Scalar::LocalTime(x), d)?,
+        Value::DateTime(x) => encode_scalar(buf, Scalar::DateTime(x), d)?,
+        Value::LocalDateTime(x) => encode_scalar(buf, Scalar::LocalDateTime(x), d)?,
+        Value::Duration(x) => encode_scalar(buf, Scalar::Duration(x), d)?,
+        Value::Point(x) => encode_scalar(buf, Scalar::Point(x), d)?,
         Value::List(items) => {
             ps::write_list_header(buf, items.len())?;
             for item in items {
@@ -111,43 +148,53 @@ pub fn encode_value(buf: &mut Vec<u8>, v: &Value, d: Dialect) -> Result<(), TooL
             }
         }
         Value::Map(m) => encode_map(buf, m, d)?,
-        // The engine hands out entities materialised only (its invariant, `session::result`):
-        // a transaction-bound reference never reaches a client.
         Value::Node(_) | Value::Relationship(_) | Value::Path(_) => {
-            debug_assert!(false, "an entity reference reached the Bolt encoder");
-            ps::write_null(buf)
+            return Err(EncodeError::Reference(v.type_name()))
         }
         Value::NodeData(n) => encode_node(buf, n, d)?,
         Value::RelData(r) => encode_relationship(buf, r, d)?,
         Value::PathData(p) => encode_path(buf, p, d)?,
-        Value::Date(date) => {
+    }
+    Ok(())
+}
+
+/// Writes a value without parts.
+fn encode_scalar(buf: &mut Vec<u8>, v: Scalar<'_>, d: Dialect) -> Result<(), TooLarge> {
+    match v {
+        Scalar::Null => ps::write_null(buf),
+        Scalar::Bool(b) => ps::write_bool(buf, b),
+        Scalar::Int(i) => ps::write_int(buf, i),
+        Scalar::Float(f) => ps::write_float(buf, f),
+        Scalar::String(s) => ps::write_string(buf, s)?,
+        Scalar::Bytes(b) => ps::write_bytes(buf, b)?,
+        Scalar::Date(date) => {
             ps::write_struct_header(buf, 1, tag::DATE);
             ps::write_int(buf, days_since_epoch(date.0));
         }
-        Value::Time(t) => {
+        Scalar::Time(t) => {
             ps::write_struct_header(buf, 2, tag::TIME);
             ps::write_int(buf, nanos_of_day(t.time));
             ps::write_int(buf, i64::from(t.offset_seconds));
         }
-        Value::LocalTime(t) => {
+        Scalar::LocalTime(t) => {
             ps::write_struct_header(buf, 1, tag::LOCAL_TIME);
             ps::write_int(buf, nanos_of_day(t.0));
         }
-        Value::DateTime(dt) => encode_datetime(buf, dt, d)?,
-        Value::LocalDateTime(ldt) => {
+        Scalar::DateTime(dt) => encode_datetime(buf, dt, d)?,
+        Scalar::LocalDateTime(ldt) => {
             ps::write_struct_header(buf, 2, tag::LOCAL_DATE_TIME);
             let (secs, nanos) = epoch_parts(ldt.0);
             ps::write_int(buf, secs);
             ps::write_int(buf, nanos);
         }
-        Value::Duration(dur) => {
+        Scalar::Duration(dur) => {
             ps::write_struct_header(buf, 4, tag::DURATION);
             ps::write_int(buf, dur.months);
             ps::write_int(buf, dur.days);
             ps::write_int(buf, dur.seconds);
             ps::write_int(buf, i64::from(dur.nanos));
         }
-        Value::Point(p) => match p.z {
+        Scalar::Point(p) => match p.z {
             None => {
                 ps::write_struct_header(buf, 3, tag::POINT_2D);
                 ps::write_int(buf, i64::from(p.srid));
@@ -166,7 +213,117 @@ pub fn encode_value(buf: &mut Vec<u8>, v: &Value, d: Dialect) -> Result<(), TooL
     Ok(())
 }
 
-pub fn encode_map(buf: &mut Vec<u8>, m: &PropertyMap, d: Dialect) -> Result<(), TooLarge> {
+/// Writes a result record's values as PackStream, straight into a message buffer: the
+/// engine's `Record` drives it. Entities are written as the engine reads them; there is no
+/// case for a reference, since the writer interface has none.
+pub struct PackWriter<'b> {
+    buf: &'b mut Vec<u8>,
+    d: Dialect,
+    /// Inside a path's relationship list: relationships go out unbound (no end nodes).
+    unbound: bool,
+}
+
+impl<'b> PackWriter<'b> {
+    pub fn new(buf: &'b mut Vec<u8>, d: Dialect) -> PackWriter<'b> {
+        PackWriter { buf, d, unbound: false }
+    }
+}
+
+fn too_large(_: TooLarge) -> Error {
+    Error::internal("a record is too large for PackStream")
+}
+
+impl ResultWriter for PackWriter<'_> {
+    fn scalar(&mut self, v: Scalar<'_>) -> arbor_model::Result<()> {
+        encode_scalar(self.buf, v, self.d).map_err(too_large)
+    }
+
+    fn list(&mut self, len: usize) -> arbor_model::Result<()> {
+        ps::write_list_header(self.buf, len).map_err(too_large)
+    }
+
+    fn map(&mut self, len: usize) -> arbor_model::Result<()> {
+        ps::write_map_header(self.buf, len).map_err(too_large)
+    }
+
+    fn key(&mut self, key: &str) -> arbor_model::Result<()> {
+        ps::write_string(self.buf, key).map_err(too_large)
+    }
+
+    fn node(
+        &mut self,
+        head: NodeHead<'_>,
+        properties: arbor_model::result::Parts<'_, ()>,
+    ) -> arbor_model::Result<()> {
+        let d = self.d;
+        ps::write_struct_header(self.buf, if d.element_ids { 4 } else { 3 }, tag::NODE);
+        ps::write_int(self.buf, wire_id(head.id.0));
+        ps::write_list_header(self.buf, head.labels.len()).map_err(too_large)?;
+        for l in head.labels {
+            ps::write_string(self.buf, l).map_err(too_large)?;
+        }
+        ps::write_map_header(self.buf, head.properties).map_err(too_large)?;
+        properties(self, ())?;
+        if d.element_ids {
+            write_element_id(self.buf, b'n', head.id.0).map_err(too_large)?;
+        }
+        Ok(())
+    }
+
+    fn relationship(
+        &mut self,
+        head: RelHead<'_>,
+        properties: arbor_model::result::Parts<'_, ()>,
+    ) -> arbor_model::Result<()> {
+        let d = self.d;
+        let unbound = self.unbound;
+        if unbound {
+            let fields = if d.element_ids { 4 } else { 3 };
+            ps::write_struct_header(self.buf, fields, tag::UNBOUND_RELATIONSHIP);
+            ps::write_int(self.buf, wire_id(head.id.0));
+        } else {
+            ps::write_struct_header(self.buf, if d.element_ids { 8 } else { 5 }, tag::RELATIONSHIP);
+            ps::write_int(self.buf, wire_id(head.id.0));
+            ps::write_int(self.buf, wire_id(head.start.0));
+            ps::write_int(self.buf, wire_id(head.end.0));
+        }
+        ps::write_string(self.buf, head.rel_type).map_err(too_large)?;
+        ps::write_map_header(self.buf, head.properties).map_err(too_large)?;
+        properties(self, ())?;
+        if d.element_ids {
+            write_element_id(self.buf, b'r', head.id.0).map_err(too_large)?;
+            if !unbound {
+                write_element_id(self.buf, b'n', head.start.0).map_err(too_large)?;
+                write_element_id(self.buf, b'n', head.end.0).map_err(too_large)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn path(
+        &mut self,
+        nodes: usize,
+        rels: usize,
+        steps: &[i64],
+        parts: arbor_model::result::Parts<'_, PathPart>,
+    ) -> arbor_model::Result<()> {
+        ps::write_struct_header(self.buf, 3, tag::PATH);
+        ps::write_list_header(self.buf, nodes).map_err(too_large)?;
+        parts(self, PathPart::Nodes)?;
+        ps::write_list_header(self.buf, rels).map_err(too_large)?;
+        self.unbound = true;
+        let written = parts(self, PathPart::Relationships);
+        self.unbound = false;
+        written?;
+        ps::write_list_header(self.buf, steps.len()).map_err(too_large)?;
+        for &s in steps {
+            ps::write_int(self.buf, s);
+        }
+        Ok(())
+    }
+}
+
+pub fn encode_map(buf: &mut Vec<u8>, m: &PropertyMap, d: Dialect) -> Result<(), EncodeError> {
     ps::write_map_header(buf, m.len())?;
     // A LOAD CSV row shows its header's order, as Neo4j sends it.
     for (k, v) in m.iter_ordered() {
@@ -176,7 +333,7 @@ pub fn encode_map(buf: &mut Vec<u8>, m: &PropertyMap, d: Dialect) -> Result<(), 
     Ok(())
 }
 
-fn encode_node(buf: &mut Vec<u8>, n: &NodeData, d: Dialect) -> Result<(), TooLarge> {
+fn encode_node(buf: &mut Vec<u8>, n: &NodeData, d: Dialect) -> Result<(), EncodeError> {
     ps::write_struct_header(buf, if d.element_ids { 4 } else { 3 }, tag::NODE);
     ps::write_int(buf, wire_id(n.id.0));
     ps::write_list_header(buf, n.labels.len())?;
@@ -190,7 +347,7 @@ fn encode_node(buf: &mut Vec<u8>, n: &NodeData, d: Dialect) -> Result<(), TooLar
     Ok(())
 }
 
-fn encode_relationship(buf: &mut Vec<u8>, r: &RelData, d: Dialect) -> Result<(), TooLarge> {
+fn encode_relationship(buf: &mut Vec<u8>, r: &RelData, d: Dialect) -> Result<(), EncodeError> {
     ps::write_struct_header(buf, if d.element_ids { 8 } else { 5 }, tag::RELATIONSHIP);
     ps::write_int(buf, wire_id(r.id.0));
     ps::write_int(buf, wire_id(r.start.0));
@@ -205,7 +362,7 @@ fn encode_relationship(buf: &mut Vec<u8>, r: &RelData, d: Dialect) -> Result<(),
     Ok(())
 }
 
-fn encode_unbound(buf: &mut Vec<u8>, r: &RelData, d: Dialect) -> Result<(), TooLarge> {
+fn encode_unbound(buf: &mut Vec<u8>, r: &RelData, d: Dialect) -> Result<(), EncodeError> {
     ps::write_struct_header(buf, if d.element_ids { 4 } else { 3 }, tag::UNBOUND_RELATIONSHIP);
     ps::write_int(buf, wire_id(r.id.0));
     ps::write_string(buf, &r.rel_type)?;
@@ -219,7 +376,7 @@ fn encode_unbound(buf: &mut Vec<u8>, r: &RelData, d: Dialect) -> Result<(), TooL
 /// A path goes out as its distinct nodes, its distinct relationships (unbound) and an index
 /// sequence: for each step, the 1-based relationship index (negative when the path walks it
 /// against its stored direction) and the 0-based index of the node it arrives at.
-fn encode_path(buf: &mut Vec<u8>, p: &PathData, d: Dialect) -> Result<(), TooLarge> {
+fn encode_path(buf: &mut Vec<u8>, p: &PathData, d: Dialect) -> Result<(), EncodeError> {
     let mut node_order: Vec<usize> = Vec::with_capacity(p.nodes.len());
     let mut node_index = Vec::with_capacity(p.nodes.len());
     for (i, n) in p.nodes.iter().enumerate() {

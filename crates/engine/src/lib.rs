@@ -59,7 +59,7 @@ pub use procedures::{
 pub use session::update_counters;
 pub use session::{
     AccessMode, CurrentUser, Database, DatabaseConfig, Durability, Notification, PullOutcome,
-    QueryType, RunInfo, Session, Summary, TxConfig,
+    QueryType, Record, RecordNames, RunInfo, Session, Summary, TxConfig,
 };
 pub use tokens::{Label, PropertyKey, RelInfo, RelType};
 pub use traversal::{Direction, NodeRef};

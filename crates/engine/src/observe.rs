@@ -16,7 +16,7 @@ use arbor_model::{Error, PropertyMap, Result, Value};
 use crate::metrics;
 use crate::observer::Running;
 use crate::query_log::{self, QueryLogLevel};
-use crate::session::{PullOutcome, QueryType, RunInfo, Session, TxConfig};
+use crate::session::{PullOutcome, QueryType, Record, RunInfo, Session, TxConfig};
 
 /// Whether queries are observed at all: metrics on (the default) or the query log on.
 #[inline]
@@ -138,6 +138,32 @@ impl Session {
         let _entered = span.as_ref().map(|s| s.enter());
         let mut rows = 0u64;
         let r = self.pull_unobserved(qid, n, &mut |record| {
+            rows += 1;
+            sink(record)
+        });
+        if let Some(q) = &mut self.obs.query {
+            q.rows += rows;
+        }
+        self.after_advance(&r);
+        r
+    }
+
+    /// As [`Session::pull`], but each record is handed over as a [`Record`], written from the
+    /// executor's row and the transaction's graph without an owned row in between (what the
+    /// Bolt server streams from). The record is valid only during the call.
+    pub fn pull_records(
+        &mut self,
+        qid: Option<i64>,
+        n: i64,
+        sink: &mut dyn FnMut(&mut Record<'_>) -> Result<()>,
+    ) -> Result<PullOutcome> {
+        if !observing() {
+            return self.pull_records_unobserved(qid, n, sink);
+        }
+        let span = self.obs.query.as_ref().map(|q| q.span.clone());
+        let _entered = span.as_ref().map(|s| s.enter());
+        let mut rows = 0u64;
+        let r = self.pull_records_unobserved(qid, n, &mut |record| {
             rows += 1;
             sink(record)
         });

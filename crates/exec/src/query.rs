@@ -354,8 +354,25 @@ impl Execution {
     /// The next result row, with entities materialized (`Value::NodeData`/`RelData`/`PathData`,
     /// token names resolved), or `None` at the end.
     pub fn next(&mut self, g: &mut dyn graph::Graph) -> Result<Option<Vec<Value>>> {
-        if self.done || self.q.plan.explain {
+        let mut out = Vec::with_capacity(self.q.plan.column_slots.len());
+        if !self.next_raw(g, &mut out)? {
             return Ok(None);
+        }
+        let names = &mut self.names;
+        for v in &mut out {
+            *v = eval::materialize(std::mem::replace(v, Value::Null), &*g, names);
+        }
+        Ok(Some(out))
+    }
+
+    /// The next result row as the operators produced it, into `out` (cleared first): entity
+    /// references are *not* materialized, so the caller must resolve them against the same
+    /// graph before the next call (the engine writes them straight into a result writer).
+    /// Returns false at the end.
+    pub fn next_raw(&mut self, g: &mut dyn graph::Graph, out: &mut Vec<Value>) -> Result<bool> {
+        out.clear();
+        if self.done || self.q.plan.explain {
+            return Ok(false);
         }
         arbor_model::temporal_build::set_statement_time(Some(self.statement_time));
         // Another statement of the transaction may have written since the last call.
@@ -365,12 +382,12 @@ impl Execution {
             self.ctx.epoch = self.ctx.epoch.wrapping_add(1);
         }
         let _interrupt = interrupt::enter(self.ctx.interrupt.clone());
-        let row = self.next_row(g);
+        let row = self.next_row(g, out);
         arbor_model::temporal_build::set_statement_time(None);
         row
     }
 
-    fn next_row(&mut self, g: &mut dyn graph::Graph) -> Result<Option<Vec<Value>>> {
+    fn next_row(&mut self, g: &mut dyn graph::Graph, out: &mut Vec<Value>) -> Result<bool> {
         if !self.started {
             self.started = true;
             if self.q.plan.profile {
@@ -390,7 +407,7 @@ impl Execution {
             };
             let Some(row) = row else {
                 self.done = true;
-                return Ok(None);
+                return Ok(false);
             };
             if self.q.plan.columns.is_empty() {
                 // No RETURN: run to completion, yield nothing (the row's memory goes back to
@@ -401,19 +418,16 @@ impl Execution {
             // The values move out of the row (a column slot may repeat: later ones copy), and
             // the row goes back to the operators for reuse.
             let mut row = row;
-            let names = &mut self.names;
             let slots = &self.q.plan.column_slots;
-            let mut out = Vec::with_capacity(slots.len());
             for (i, s) in slots.iter().enumerate() {
-                let v = if slots[i + 1..].contains(s) {
+                out.push(if slots[i + 1..].contains(s) {
                     row[*s].clone()
                 } else {
                     std::mem::replace(&mut row[*s], Value::Null)
-                };
-                out.push(eval::materialize(v, g, names));
+                });
             }
             self.ctx.recycle(row);
-            return Ok(Some(out));
+            return Ok(true);
         }
     }
 

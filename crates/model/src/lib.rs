@@ -5,7 +5,8 @@
 //!
 //! Entities appear in two forms. Inside the engine a node is a reference, [`Value::Node`] (an id
 //! resolved against a transaction); results leaving the engine are materialized into
-//! [`Value::NodeData`] with labels and properties, so a client never needs the transaction.
+//! [`Value::NodeData`] with labels and properties, so a client never needs the transaction; the
+//! engine writes result rows into a [`ResultWriter`] ([`result`]), which has no case for a reference.
 //!
 //! Value semantics (equality, ordering, arithmetic) live in [`ops`], printing in [`format`],
 //! temporal arithmetic in [`temporal_ops`] and spatial functions in [`spatial`].
@@ -17,6 +18,7 @@ pub mod graph;
 pub mod ops;
 pub mod property_type;
 pub mod propmap;
+pub mod result;
 pub mod spatial;
 mod temporal;
 pub mod temporal_build;
@@ -30,6 +32,7 @@ pub use format::{to_cypher_literal, to_string_value};
 pub use graph::{Direction, Edge, TokenId, TokenKind};
 pub use ops::{compare, compare_op, equals, group_key, order, CmpOp, GroupKey};
 pub use propmap::Key;
+pub use result::{NodeHead, PathLayout, PathPart, RelHead, ResultWriter, Scalar};
 pub use temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Point, Time};
 pub use temporal_build::temporal_component;
 pub use value::{NodeData, NodeId, PathData, PathRef, PropertyMap, RelData, RelId, Value};

@@ -4,8 +4,8 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use arbor_engine::{CurrentUser, PullOutcome, RunInfo, Session, TxConfig};
-use arbor_model::{PropertyMap, Result, Value};
+use arbor_engine::{CurrentUser, PullOutcome, Record, RunInfo, Session, TxConfig};
+use arbor_model::{PropertyMap, Result};
 
 /// The engine operations the state machine needs. `arbor_engine::Session` is the real one;
 /// tests plug in a scripted fake so the protocol can be checked without a query engine.
@@ -16,7 +16,7 @@ pub(crate) trait Backend {
         &mut self,
         qid: Option<i64>,
         n: i64,
-        sink: &mut dyn FnMut(Vec<Value>) -> Result<()>,
+        sink: &mut dyn FnMut(&mut Record<'_>) -> Result<()>,
     ) -> Result<PullOutcome>;
     fn discard(&mut self, qid: Option<i64>, n: i64) -> Result<PullOutcome>;
     fn commit(&mut self) -> Result<String>;
@@ -40,9 +40,9 @@ impl Backend for Session {
         &mut self,
         qid: Option<i64>,
         n: i64,
-        sink: &mut dyn FnMut(Vec<Value>) -> Result<()>,
+        sink: &mut dyn FnMut(&mut Record<'_>) -> Result<()>,
     ) -> Result<PullOutcome> {
-        Session::pull(self, qid, n, sink)
+        Session::pull_records(self, qid, n, sink)
     }
     fn discard(&mut self, qid: Option<i64>, n: i64) -> Result<PullOutcome> {
         Session::discard(self, qid, n)

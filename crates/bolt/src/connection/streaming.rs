@@ -3,7 +3,7 @@
 
 use std::io;
 
-use arbor_engine::{Notification, PullOutcome, Stats, Summary};
+use arbor_engine::{Notification, PullOutcome, Record, Stats, Summary};
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 use tracing::debug;
 
@@ -42,10 +42,8 @@ impl<B: Backend> Conn<B> {
         } else {
             let writer = &mut self.writer;
             let dialect = self.dialect;
-            let mut sink = |record: Vec<Value>| -> Result<()> {
-                writer
-                    .message(|b| message::write_record(b, &record, dialect))
-                    .map_err(|_| Error::internal("a record is too large for PackStream"))?;
+            let mut sink = |record: &mut Record<'_>| -> Result<()> {
+                writer.message(|b| message::write_record(b, record, dialect))?;
                 sent += 1;
                 if let Err(e) = writer.maybe_flush() {
                     io_error = Some(e);

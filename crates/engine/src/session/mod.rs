@@ -9,7 +9,8 @@
 //! [`Database`] handle), [`dispatch`] (parse, plan and route a statement), [`run`] (`RUN`,
 //! `PULL`, `DISCARD`), [`transaction`] (explicit and auto-commit transaction life cycle,
 //! deadlines, memory scope; its state in [`explicit`]), [`open`] (opening a database),
-//! [`prepared`] (a statement as dispatch routes it) and [`result`] (lazy result streams and their summaries).
+//! [`prepared`] (a statement as dispatch routes it), [`result`] (lazy result streams and their summaries)
+//! and [`record`] (a row as a streaming consumer receives it, written without references).
 
 pub(crate) mod config;
 pub(crate) mod database;
@@ -17,6 +18,9 @@ mod dispatch;
 mod explicit;
 mod open;
 mod prepared;
+mod record;
+#[cfg(test)]
+mod record_tests;
 mod result;
 mod retry;
 mod run;
@@ -34,6 +38,7 @@ pub use config::{
 };
 pub use database::Database;
 pub(crate) use prepared::Prepared;
+pub use record::{Names as RecordNames, Record};
 
 use explicit::ExplicitTx;
 use result::OpenResult;

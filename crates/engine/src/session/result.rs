@@ -1,10 +1,11 @@
 //! Lazy result streams: rows from the executor or precomputed, and their summaries.
 //!
-//! **Invariant:** a row leaves the engine with its entities materialised
-//! (`Value::NodeData`/`RelData`/`PathData`, done once by the executor as it yields the row),
-//! never as the transaction-bound references (`Value::Node`/`Relationship`/`Path`) operators
-//! pass among themselves; checked in debug builds here and by the tests below, and relied on
-//! by the Bolt encoder, which has no case for references.
+//! **Invariant:** a row leaves the engine with its entities materialised, never as the
+//! transaction-bound references (`Value::Node`/`Relationship`/`Path`) operators pass among
+//! themselves. A streaming consumer (Bolt) receives a [`Record`], which it can only write into
+//! a `ResultWriter` (no case for a reference: checked by the type system) or materialise; the
+//! owned form (`Session::pull`, `Vec<Value>`) is materialised by the executor as it yields the
+//! row, checked in debug builds here and by the tests below.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -16,8 +17,30 @@ use arbor_exec::Execution;
 use arbor_model::{Result, Value};
 use arbor_storage::{Store, Transaction};
 
+use super::record::{Names, Record};
 use super::{Notification, QueryType, Summary};
 use crate::graph_impl::TxGraph;
+
+/// Where pulled rows go.
+pub(crate) enum Sink<'s> {
+    /// Dropped, as DISCARD does (the query still runs).
+    Discard,
+    /// Owned rows, materialised by the executor.
+    Values(&'s mut dyn FnMut(Vec<Value>) -> Result<()>),
+    /// Records written straight from the executor's row and the graph.
+    Records(&'s mut dyn FnMut(&mut Record<'_>) -> Result<()>),
+}
+
+impl Sink<'_> {
+    /// The same sink, reborrowed (the auto-commit loop hands it to several attempts).
+    pub(super) fn reborrow(&mut self) -> Sink<'_> {
+        match self {
+            Sink::Discard => Sink::Discard,
+            Sink::Values(f) => Sink::Values(&mut **f),
+            Sink::Records(f) => Sink::Records(&mut **f),
+        }
+    }
+}
 
 /// Where a result's rows come from.
 pub(super) enum Source {
@@ -40,6 +63,10 @@ pub(crate) struct OpenResult {
     pub(super) emitted: u64,
     /// How to re-run the statement after a write conflict (auto-commit only; retry.rs).
     pub(super) retry: Option<super::retry::Retry>,
+    /// Token names of the records written so far.
+    names: Names,
+    /// The executor's row, reused from record to record.
+    row: Vec<Value>,
 }
 
 impl OpenResult {
@@ -55,38 +82,67 @@ impl OpenResult {
             done: false,
             emitted: 0,
             retry: None,
+            names: Names::default(),
+            row: Vec::new(),
         }
     }
 
-    /// Produces up to `n` rows (`n < 0`: all) into `sink` (rows are dropped when `sink` is
-    /// `None`, as DISCARD does). Returns true when the result is exhausted.
+    /// Produces up to `n` rows (`n < 0`: all) into `sink`. Returns true when the result is
+    /// exhausted.
     pub(super) fn produce(
         &mut self,
         tx: &mut Transaction,
         batch_store: Option<&Store>,
         import_dir: Option<&Path>,
         n: i64,
-        mut sink: Option<&mut dyn FnMut(Vec<Value>) -> Result<()>>,
+        mut sink: Sink<'_>,
     ) -> Result<bool> {
         let mut produced: i64 = 0;
         while n < 0 || produced < n {
-            let row = match &mut self.source {
-                Source::Exec(exec) => exec.next(&mut TxGraph { tx, batch_store, import_dir })?,
-                Source::Rows(rows) => rows.pop_front(),
+            let more = match (&mut self.source, &mut sink) {
+                // Records, or none: the row is not materialised first.
+                (Source::Exec(exec), Sink::Records(_) | Sink::Discard) => {
+                    let mut g = TxGraph { tx, batch_store, import_dir };
+                    let more = exec.next_raw(&mut g, &mut self.row)?;
+                    check_read(g.tx)?;
+                    if let (true, Sink::Records(f)) = (more, &mut sink) {
+                        self.emitted += 1;
+                        f(&mut Record::new(&self.row, &g, &mut self.names))?;
+                        // A read made while writing the record failed: the record is wrong.
+                        check_read(g.tx)?;
+                    }
+                    self.row.clear();
+                    more
+                }
+                (Source::Exec(exec), sink) => {
+                    let row = exec.next(&mut TxGraph { tx, batch_store, import_dir })?;
+                    check_read(tx)?;
+                    match row {
+                        Some(row) => {
+                            emit_owned(row, sink, &mut self.emitted)?;
+                            true
+                        }
+                        None => false,
+                    }
+                }
+                (Source::Rows(rows), sink) => match rows.pop_front() {
+                    Some(row) => {
+                        match sink {
+                            Sink::Records(f) => {
+                                self.emitted += 1;
+                                let g = TxGraph { tx, batch_store, import_dir };
+                                f(&mut Record::new(&row, &g, &mut self.names))?;
+                            }
+                            other => emit_owned(row, other, &mut self.emitted)?,
+                        }
+                        true
+                    }
+                    None => false,
+                },
             };
-            // A base page that could not be read (I/O, checksum) left a read without its
-            // answer: the query fails instead of returning rows computed without it.
-            if let Some(e) = tx.read_error() {
-                return Err(e.clone());
-            }
-            let Some(row) = row else {
+            if !more {
                 self.done = true;
                 return Ok(true);
-            };
-            debug_assert!(row.iter().all(materialised), "an entity reference leaves the engine");
-            if let Some(sink) = sink.as_mut() {
-                self.emitted += 1;
-                sink(row)?;
             }
             produced += 1;
         }
@@ -118,6 +174,31 @@ impl OpenResult {
             t_last_ms: self.started.elapsed().as_millis() as u64,
             plan,
             profiled: self.profile,
+        }
+    }
+}
+
+/// A base page that could not be read (I/O, checksum) left a read without its answer: the
+/// query fails instead of returning rows computed without it.
+fn check_read(tx: &Transaction) -> Result<()> {
+    match tx.read_error() {
+        Some(e) => Err(e.clone()),
+        None => Ok(()),
+    }
+}
+
+/// Hands an owned row to a `Values` sink (a `Records` sink gets a record of it).
+fn emit_owned(row: Vec<Value>, sink: &mut Sink<'_>, emitted: &mut u64) -> Result<()> {
+    debug_assert!(row.iter().all(materialised), "an entity reference leaves the engine");
+    match sink {
+        Sink::Discard => Ok(()),
+        Sink::Values(f) => {
+            *emitted += 1;
+            f(row)
+        }
+        Sink::Records(f) => {
+            *emitted += 1;
+            f(&mut Record::detached(&row, &mut Names::default()))
         }
     }
 }

@@ -8,7 +8,8 @@ use arbor_exec::Execution;
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 
 use super::dispatch::check_access;
-use super::result::{OpenResult, Source};
+use super::record::Record;
+use super::result::{OpenResult, Sink, Source};
 use super::transaction::{bookmark_of, check_config};
 use super::{AccessMode, Prepared, PullOutcome, QueryType, RunInfo, Session, TxConfig};
 use crate::schema;
@@ -141,18 +142,27 @@ impl Session {
         n: i64,
         sink: &mut dyn FnMut(Vec<Value>) -> Result<()>,
     ) -> Result<PullOutcome> {
-        self.advance(qid, n, Some(sink))
+        self.advance(qid, n, Sink::Values(sink))
+    }
+
+    pub(crate) fn pull_records_unobserved(
+        &mut self,
+        qid: Option<i64>,
+        n: i64,
+        sink: &mut dyn FnMut(&mut Record<'_>) -> Result<()>,
+    ) -> Result<PullOutcome> {
+        self.advance(qid, n, Sink::Records(sink))
     }
 
     pub(crate) fn discard_unobserved(&mut self, qid: Option<i64>, n: i64) -> Result<PullOutcome> {
-        self.advance(qid, n, None)
+        self.advance(qid, n, Sink::Discard)
     }
 
     pub(super) fn advance(
         &mut self,
         qid: Option<i64>,
         n: i64,
-        sink: Option<&mut dyn FnMut(Vec<Value>) -> Result<()>>,
+        mut sink: Sink<'_>,
     ) -> Result<PullOutcome> {
         if n == 0 {
             return Err(Error::new(Status::RequestInvalid, "PULL/DISCARD with n = 0"));
@@ -216,15 +226,11 @@ impl Session {
         // Auto-commit: `CALL { ... } IN TRANSACTIONS` may commit batches along the way. A
         // statement that loses a write conflict before sending a row runs again (retry.rs).
         let import_dir = self.db.import_dir();
-        let mut sink = sink;
         loop {
             let Some((tx, result)) = self.auto.as_mut() else {
                 return Err(Error::internal("auto-commit result vanished"));
             };
-            let this_sink: Option<&mut dyn FnMut(Vec<Value>) -> Result<()>> = match &mut sink {
-                Some(f) => Some(&mut **f),
-                None => None,
-            };
+            let this_sink = sink.reborrow();
             let store = Some(&self.db.inner.store);
             let produced = result.produce(tx, store, import_dir.as_deref(), n, this_sink);
             let failed = match produced {

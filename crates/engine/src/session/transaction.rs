@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 use arbor_model::{Error, Result, Status};
 
 use super::explicit::ExplicitTx;
+use super::result::Sink;
 use super::{AccessMode, Session, TxConfig};
 
 /// What Neo4j answers when a transaction outlives the timeout its client set:
@@ -167,7 +168,7 @@ impl Session {
     /// Commits a pending auto-commit result by running it to completion (its rows are dropped).
     pub(super) fn finish_auto(&mut self) -> Result<()> {
         if self.auto.is_some() {
-            self.advance(None, -1, None)?;
+            self.advance(None, -1, Sink::Discard)?;
         }
         Ok(())
     }
@@ -215,7 +216,9 @@ impl Session {
         let _mem = self.enter_memory();
         for result in &mut ex.results {
             if !result.done {
-                if let Err(e) = result.produce(&mut tx, None, import_dir.as_deref(), -1, None) {
+                if let Err(e) =
+                    result.produce(&mut tx, None, import_dir.as_deref(), -1, Sink::Discard)
+                {
                     let e = self.classify(e, ex.mode);
                     tx.rollback();
                     self.end_tx();
