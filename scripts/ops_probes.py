@@ -2,7 +2,7 @@
 """Tries a fresh `arbor serve` the way a bad client and a careless user would, and prints what
 happened to each probe (outcome, error code, time, server RSS). Issue 20's "done means" list.
 
-    python3 scripts/ops_probes.py --bin target/release/arbor [--pool 1g --tx 512m]
+    python3 scripts/ops_probes.py --bin target/release/arbor [--pool 1g --tx 512m] [--only NAME]
 
 Bad clients (raw sockets, Bolt 4.4): a slow-loris handshake (one byte a second), an oversized
 message (65 MiB), garbage after HELLO, a disconnect in the middle of a large stream. Huge
@@ -162,23 +162,44 @@ def garbage_after_hello(port):
     return ("closed" if left is not None else "left open"), code, time.perf_counter() - t
 
 
+# 25 M rows streamed from two small ranges (nothing is materialised: a single range of 2e7 would
+# be a 2e7-element list, refused by the transaction memory limit before the first record).
+STREAM = "UNWIND range(1, 5000) AS a UNWIND range(1, 5000) AS b RETURN a, b, 'padding padding' AS p"
+
+
+def other_transactions(port):
+    """`SHOW TRANSACTIONS` rows other than the one asking."""
+    with GraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=None) as d:
+        rows = d.execute_query("SHOW TRANSACTIONS YIELD currentQuery RETURN currentQuery").records
+    return [r["currentQuery"] for r in rows if "SHOW TRANSACTIONS" not in r["currentQuery"]]
+
+
 def disconnect_mid_stream(port, pid):
+    """Streams a 25 M-row result, reads 20,000 records, closes the socket: the server must stop
+    the query (no CPU), end its transaction (SHOW TRANSACTIONS lists nothing else) and give its
+    memory back."""
+    before = rss(pid)["VmRSS"]
     s = connect(port)
-    s.sendall(run_msg("UNWIND range(1, 20000000) AS x RETURN x, 'padding padding' AS p") + PULL_ALL)
+    s.sendall(run_msg(STREAM) + PULL_ALL)
     records = 0
-    while records < 10000:
+    while records < 20000:
         m = read_message(s)
         if m[1] == 0x71:
             records += 1
         elif m[1] == 0x7F:
             return "RUN failed", failure_code(m), 0.0
+    during = other_transactions(port)
     t = time.perf_counter()
     s.close()
     time.sleep(1.0)
     c0 = cpu_seconds(pid)
     time.sleep(2.0)
     busy = (cpu_seconds(pid) - c0) / 2.0
-    return f"server CPU after close {busy * 100:.0f}% of a core", "", time.perf_counter() - t
+    left = other_transactions(port)
+    after = rss(pid)["VmRSS"]
+    return (f"{records} records read, then closed; while streaming SHOW TRANSACTIONS listed "
+            f"{len(during)} other, after the close {len(left)}; server CPU after close "
+            f"{busy * 100:.0f}% of a core; RSS {before} -> {after} MiB"), "", time.perf_counter() - t
 
 
 # ---- huge queries -------------------------------------------------------------------------
@@ -222,6 +243,7 @@ def main():
     ap.add_argument("--bin", default="target/release/arbor")
     ap.add_argument("--pool", default="1g", help="--memory-pool-max")
     ap.add_argument("--tx", default="512m", help="--transaction-memory-max")
+    ap.add_argument("--only", default="", help="run only the probes whose name contains this")
     a = ap.parse_args()
     port = random.randint(20000, 60000)
     data = tempfile.mkdtemp(prefix="arbor-probes-")
@@ -249,13 +271,13 @@ def main():
             ("slow-loris handshake (1 byte/s, deadline 3s)", lambda: slow_loris(port)),
             ("oversized message (65 MiB)", lambda: oversized(port)),
             ("garbage after HELLO (4 KiB random)", lambda: garbage_after_hello(port)),
-            ("disconnect mid-stream (2e7-row result)", lambda: disconnect_mid_stream(port, srv.pid)),
+            ("disconnect mid-stream (25 M-row result)", lambda: disconnect_mid_stream(port, srv.pid)),
         ]
         # No driver retries: each probe's time is the server's answer to one attempt.
         with GraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=None,
                                   max_transaction_retry_time=0) as d:
             probes += [(name, lambda q=q: huge(d, q)) for name, q in HUGE]
-            for name, probe in probes:
+            for name, probe in [p for p in probes if a.only in p[0]]:
                 outcome, code, took = probe()
                 mem = rss(srv.pid)
                 ok = srv.poll() is None and alive(port)

@@ -1,11 +1,14 @@
 """`arbor backup` / `restore` / `dump` / `load`: an online backup under concurrent writers
 restores exactly the commits up to its point (each write's commit is read from its bookmark),
 incremental backups continue it, a damaged chunk or file is an error naming it, a non-empty
-target is refused without --force; and SHOW TRANSACTIONS reports a transaction's memory."""
+target is refused without --force; a backup runs at the lowest CPU and I/O priority, one with
+nothing new leaves the directory untouched, --max-rate holds it to its rate; and SHOW
+TRANSACTIONS reports a transaction's memory."""
 import os
 import re
 import subprocess
 import threading
+import time
 
 from neo4j import GraphDatabase
 
@@ -108,6 +111,43 @@ def test_online_backup_under_writers_restores_exactly_its_commit(tmp_path):
     arbor("check", "--data", str(r1))
     assert contents(r1) == expected(writers, third)
     assert len(expected(writers, third)) > len(expected(writers, first))
+
+
+def test_a_backup_yields_leaves_an_unchanged_backup_alone_and_keeps_its_max_rate(tmp_path):
+    data, bk = tmp_path / "data", tmp_path / "bk"
+    proc, port = start(["--data", str(data)])
+    try:
+        with GraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=None) as d:
+            d.execute_query("UNWIND range(1, 3000) AS i CREATE (:BACKUP_W {w: 2, i: i, pad: $pad})",
+                            pad="y" * 300)
+        url = f"127.0.0.1:{port}"
+        out = arbor("backup", "--from", url, "--to", str(bk)).stdout
+        # What the process reads back from the kernel after lowering itself (SCHED_IDLE, or
+        # nice 19 where the class is refused; the idle I/O class).
+        m = re.search(r"running at the lowest priority: CPU (\S+) \(nice (-?\d+)\), I/O (\S+)", out)
+        assert m, out
+        assert m.group(1) == "SCHED_IDLE" or m.group(2) == "19", out
+        assert m.group(3) == "idle", out
+        meta = bk / "backup.meta"
+        before = (meta.read_bytes(), meta.stat().st_mtime_ns)
+        out = arbor("backup", "--from", url, "--to", str(bk)).stdout
+        assert "incremental backup" in out and "nothing new since commit" in out, out
+        assert (meta.read_bytes(), meta.stat().st_mtime_ns) == before
+        # --max-rate: the full copy takes at least size / rate.
+        size = sum(f.stat().st_size for f in bk.iterdir() if f.name.startswith("wal-"))
+        assert size > 800_000, size
+        t = time.perf_counter()
+        out = arbor("backup", "--from", url, "--to", str(tmp_path / "slow"), "--max-rate", "1m").stdout
+        took = time.perf_counter() - t
+        assert took >= 0.9 * size / (1 << 20), (took, size, out)
+        p = arbor("backup", "--from", url, "--to", str(tmp_path / "bad"), "--max-rate", "12q",
+                  check=False)
+        assert p.returncode != 0 and "--max-rate" in p.stderr, p.stderr
+    finally:
+        stop(proc)
+    out = arbor("restore", "--from", str(tmp_path / "slow"), "--to", str(tmp_path / "r")).stdout
+    assert "check OK" in out, out
+    assert len(contents(tmp_path / "r")) == 3000
 
 
 def test_restore_refuses_a_non_empty_target_and_names_a_damaged_file(tmp_path):

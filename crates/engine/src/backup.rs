@@ -5,24 +5,33 @@
 //!   incremental one when the three values name the previous backup and the log still reaches
 //!   back to it; pass `-1`s for a full one) and yields its id, commit, checkpoint, manifest CRC,
 //!   whether it is incremental, and its files as maps `{name, offset, length}`.
-//! - `dbms.backup.read(backupId, file, maxBytes)` yields the next chunk of file number `file`
-//!   (files are read in order, each from its start): `offset` (in the file), `data` (bytes) and
-//!   `crc` (CRC32C of `data`), or no row at the file's end.
+//! - `dbms.backup.read(backupId, file, maxBytes)` yields the next at most `maxBytes` of file
+//!   number `file` (files are read in order, each from its start) as records of at most
+//!   [`ROW_BYTES`]: `offset` (in the file), `data` (bytes) and `crc` (CRC32C of `data`); no
+//!   record at the file's end.
 //! - `dbms.backup.end(backupId)` releases the snapshot (its open files). A snapshot nobody has
 //!   read for [`IDLE_EXPIRY`] is released by the next `begin`.
 //!
 //! Why Bolt and not the HTTP port: the backup client reuses the Bolt client, its TLS and its
 //! authentication exactly as `arbor shell` does, so a backup needs only the address users
-//! already have, and works when the HTTP port is off. A chunk is one record (≤ 4 MiB), well
-//! under Bolt's message limit; pulling chunk by chunk keeps the server's memory per backup to
-//! one chunk. With authentication on, only a logged-in user reaches the procedures; Arbor, like
-//! Neo4j Community, has no roles, so every user is an administrator.
+//! already have, and works when the HTTP port is off. A record fits one Bolt chunk (no copy to
+//! split it); pulling call by call keeps the server's memory per backup to one call's records.
+//! With authentication on, only a logged-in user reaches the procedures; Arbor, like Neo4j
+//! Community, has no roles, so every user is an administrator.
 //!
-//! Writers are never blocked: pinning takes the checkpoint lock only while choosing and opening
-//! files, and reading goes through file handles opened then.
+//! A backup costs the live workload as little as possible: each pinned snapshot has its own
+//! thread, which pins it (at normal priority, since pinning takes the store's checkpoint and
+//! log locks for a moment) and then drops to the lowest CPU and I/O priority
+//! ([`priority`]: `SCHED_IDLE`, the idle I/O class) to find the log's cut and read, checksum
+//! and package every chunk; the connection's thread only waits for it. The chunks' buffers are
+//! reused once the connection has sent them, so a backup does not churn the allocator (whose
+//! purges interrupt the other cores). Writers are never blocked.
+
+pub mod priority;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -37,8 +46,12 @@ use crate::session::Database;
 
 /// A pinned snapshot nobody reads for this long is released.
 pub const IDLE_EXPIRY: Duration = Duration::from_secs(600);
-/// The largest chunk `dbms.backup.read` hands out.
+/// The most bytes one `dbms.backup.read` call hands out.
 pub const MAX_CHUNK: usize = 4 << 20;
+/// The most bytes of one record: with its framing it stays within one Bolt chunk (65,535).
+pub const ROW_BYTES: usize = 65_000;
+/// The most snapshots pinned at once (each has a thread and open files).
+pub const MAX_OPEN: usize = 16;
 /// Files of the data directory that are not the store's but belong in a backup.
 const EXTRA_FILES: &[&str] = &["fulltext-indexes"];
 
@@ -50,8 +63,19 @@ impl Database {
     }
 }
 
+/// What one `dbms.backup.read` call yields.
+type Rows = Vec<Vec<Value>>;
+
+/// A read for a backup's thread: file, most bytes, where to answer.
+struct ReadReq {
+    file: i64,
+    max: usize,
+    reply: Sender<Result<Rows>>,
+}
+
 struct Pinned {
-    snap: BackupSnapshot,
+    /// To the backup's thread; dropping it ends the thread and releases the snapshot.
+    reads: Sender<ReadReq>,
     used: Instant,
 }
 
@@ -102,6 +126,108 @@ fn file_map(f: &SnapshotFile) -> Value {
     Value::Map(m)
 }
 
+/// The row `dbms.backup.begin` yields for snapshot `id`.
+fn begin_row(id: u64, snap: &BackupSnapshot) -> Vec<Value> {
+    vec![
+        Value::Int(id as i64),
+        Value::Int(snap.commit as i64),
+        Value::Int(snap.checkpoint as i64),
+        Value::Int(i64::from(snap.manifest_crc)),
+        Value::Bool(snap.incremental),
+        Value::List(snap.files.iter().map(file_map).collect()),
+    ]
+}
+
+/// The full-size chunk buffers of one backup, reused once the connection has sent (and
+/// dropped) the rows holding them.
+#[derive(Default)]
+struct Buffers(Vec<Arc<[u8]>>);
+
+/// At most this many buffers are kept: one call's worth.
+const BUFFERS_KEPT: usize = MAX_CHUNK / ROW_BYTES + 1;
+
+impl Buffers {
+    /// `n` bytes filled by `fill`: in a free kept buffer when `n` is the full row size.
+    fn fill(&mut self, n: usize, fill: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<Arc<[u8]>> {
+        let free = if n == ROW_BYTES {
+            match self.0.iter_mut().position(|b| Arc::get_mut(b).is_some()) {
+                Some(i) => Some(i),
+                None if self.0.len() < BUFFERS_KEPT => {
+                    self.0.push(std::iter::repeat_n(0u8, n).collect());
+                    Some(self.0.len() - 1)
+                }
+                None => None,
+            }
+        } else {
+            None
+        };
+        let mut fresh;
+        let buf = match free {
+            Some(i) => &mut self.0[i],
+            None => {
+                fresh = std::iter::repeat_n(0u8, n).collect::<Arc<[u8]>>();
+                &mut fresh
+            }
+        };
+        fill(Arc::get_mut(buf).ok_or_else(|| Error::internal("a backup buffer is shared"))?)?;
+        Ok(buf.clone())
+    }
+}
+
+/// Reads the next at most `max` bytes of `f` as records of at most [`ROW_BYTES`].
+fn read_rows(f: &mut SnapshotFile, max: usize, bufs: &mut Buffers) -> Result<Rows> {
+    let mut rows = Vec::new();
+    let mut left = usize::try_from(f.remaining()).unwrap_or(usize::MAX).min(max);
+    while left > 0 {
+        let n = left.min(ROW_BYTES);
+        let at = f.position();
+        let mut crc = 0;
+        let data = bufs.fill(n, |buf| {
+            f.read_into(buf)?;
+            crc = crc32c::crc32c(buf);
+            Ok(())
+        })?;
+        rows.push(vec![Value::Int(at as i64), Value::Bytes(data), Value::Int(crc.into())]);
+        left -= n;
+    }
+    Ok(rows)
+}
+
+/// A backup's thread: pins the snapshot, answers `begin` through `begun`, lowers its
+/// priority, then serves reads until its [`Pinned`] is dropped.
+fn serve(
+    db: Database,
+    since: Option<Since>,
+    id: u64,
+    begun: Sender<Result<Vec<Value>>>,
+    reads: Receiver<ReadReq>,
+) {
+    let snap = db.backup_snapshot(since);
+    drop(db);
+    let mut snap = match snap {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = begun.send(Err(e));
+            return;
+        }
+    };
+    let row = begin_row(id, &snap);
+    priority::lower_current_thread();
+    if begun.send(Ok(row)).is_err() {
+        return;
+    }
+    let mut bufs = Buffers::default();
+    for req in reads {
+        let n = snap.files.len();
+        let rows = usize::try_from(req.file)
+            .ok()
+            .and_then(|i| snap.files.get_mut(i))
+            .ok_or_else(|| failed(format!("backup {id} has no file {} (it has {n})", req.file)))
+            .and_then(|f| read_rows(f, req.max, &mut bufs));
+        let _ = req.reply.send(rows);
+    }
+}
+
 fn begin_proc(db: &Database, b: Arc<Backups>) -> Procedure {
     let weak = db.downgrade();
     Procedure::new(
@@ -124,18 +250,26 @@ fn begin_proc(db: &Database, b: Arc<Backups>) -> Procedure {
         move |args, _| {
             let db = Database::upgrade(&weak).ok_or_else(|| failed("the database is closed"))?;
             let since = since_of(args)?;
-            b.open.lock().retain(|_, p| p.used.elapsed() < IDLE_EXPIRY);
-            let snap = db.backup_snapshot(since)?;
+            {
+                let mut open = b.open.lock();
+                open.retain(|_, p| p.used.elapsed() < IDLE_EXPIRY);
+                if open.len() >= MAX_OPEN {
+                    return Err(failed(format!(
+                        "{MAX_OPEN} backups are in progress; end one (dbms.backup.end) or wait \
+                         {} s for an abandoned one to expire",
+                        IDLE_EXPIRY.as_secs()
+                    )));
+                }
+            }
             let id = b.next.fetch_add(1, Ordering::Relaxed) + 1;
-            let row = vec![
-                Value::Int(id as i64),
-                Value::Int(snap.commit as i64),
-                Value::Int(snap.checkpoint as i64),
-                Value::Int(i64::from(snap.manifest_crc)),
-                Value::Bool(snap.incremental),
-                Value::List(snap.files.iter().map(file_map).collect()),
-            ];
-            b.open.lock().insert(id, Pinned { snap, used: Instant::now() });
+            let (begun_tx, begun) = channel();
+            let (reads, reads_rx) = channel();
+            std::thread::Builder::new()
+                .name(format!("arbor-backup-{id}"))
+                .spawn(move || serve(db, since, id, begun_tx, reads_rx))
+                .map_err(|e| failed(format!("cannot start the backup's thread: {e}")))?;
+            let row = begun.recv().map_err(|_| failed("the backup's thread ended"))??;
+            b.open.lock().insert(id, Pinned { reads, used: Instant::now() });
             Ok(vec![row])
         },
     )
@@ -150,29 +284,24 @@ fn read_proc(b: Arc<Backups>) -> Procedure {
             ("maxBytes".into(), T::Integer),
         ],
         vec![("offset".into(), T::Integer), ("data".into(), T::Any), ("crc".into(), T::Integer)],
-        "The next chunk of one file of a pinned backup snapshot.",
+        "The next chunks of one file of a pinned backup snapshot.",
         move |args, _| {
             let id = int_arg(args, 0, "backupId")?;
             let file = int_arg(args, 1, "file")?;
             let max = int_arg(args, 2, "maxBytes")?.clamp(1, MAX_CHUNK as i64) as usize;
-            let mut open = b.open.lock();
-            let pinned = u64::try_from(id)
-                .ok()
-                .and_then(|id| open.get_mut(&id))
-                .ok_or_else(|| failed(format!("no backup with id {id} is open (expired?)")))?;
-            pinned.used = Instant::now();
-            let n = pinned.snap.files.len();
-            let f = usize::try_from(file)
-                .ok()
-                .and_then(|i| pinned.snap.files.get_mut(i))
-                .ok_or_else(|| failed(format!("backup {id} has no file {file} (it has {n})")))?;
-            let at = f.offset + (f.len - f.remaining());
-            let data = f.read_chunk(max)?;
-            if data.is_empty() {
-                return Ok(Vec::new());
-            }
-            let crc = crc32c::crc32c(&data);
-            Ok(vec![vec![Value::Int(at as i64), Value::Bytes(data.into()), Value::Int(crc.into())]])
+            let reads = {
+                let mut open = b.open.lock();
+                let pinned = u64::try_from(id)
+                    .ok()
+                    .and_then(|id| open.get_mut(&id))
+                    .ok_or_else(|| failed(format!("no backup with id {id} is open (expired?)")))?;
+                pinned.used = Instant::now();
+                pinned.reads.clone()
+            };
+            let (reply, answer) = channel();
+            let gone = || failed(format!("backup {id} was released"));
+            reads.send(ReadReq { file, max, reply }).map_err(|_| gone())?;
+            answer.recv().map_err(|_| gone())?
         },
     )
 }

@@ -134,6 +134,7 @@ impl Store {
             last_checkpoint_at: Mutex::new(Instant::now()),
             recovery_checkpoint: AtomicBool::new(false),
             pager: Pager::new(vfs.clone(), dir, config.memory_limit)?,
+            backup_marks: Default::default(),
         };
         let persist = Arc::new(persist);
         let core = Arc::new(Core::new(true));
@@ -205,6 +206,7 @@ impl Store {
             last_checkpoint_at: Mutex::new(Instant::now()),
             recovery_checkpoint: AtomicBool::new(false),
             pager: Pager::new(vfs.clone(), dir, None)?,
+            backup_marks: Default::default(),
         };
         let persist = Arc::new(persist);
         let core = Arc::new(Core::new(true));

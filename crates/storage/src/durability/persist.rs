@@ -31,4 +31,6 @@ pub(crate) struct Persist {
     pub recovery_checkpoint: AtomicBool,
     /// The page cache and the current checkpoint's segment.
     pub pager: Pager,
+    /// Where recent backup snapshots cut the log (`snapshot.rs`).
+    pub backup_marks: super::snapshot::Marks,
 }

@@ -17,22 +17,36 @@
 //! manifest or delete a file meanwhile), every file is opened before it is released (an open
 //! handle survives a later deletion), and `B` is the newest *visible* commit: visible means
 //! durable (per the durability mode) and installed, so every record up to `B` is completely
-//! written to its segment. Writers are never blocked. Nothing here writes to the directory.
+//! written to its segment. Writers are never blocked: the log is scanned for the cut after the
+//! lock is released, through the handles opened under it. Nothing here writes to the directory.
+//!
+//! Cost: a snapshot reads only what it hands out, plus the log records it must step over to
+//! find its cut. Files are read by position (`pread`), never skipped through. Each snapshot
+//! leaves a [`Marks`] entry (segment, commit, byte where the next record starts), so the next
+//! one starts its scan there: an incremental backup reads only the records written since the
+//! previous one, and one that finds nothing new reads nothing.
 
 use std::io::{BufReader, Read};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use arbor_model::{Error, Result, Status};
+use parking_lot::Mutex;
 
 use super::checkpoint::{read_manifest, MANIFEST};
 use super::persist::Persist;
 use super::wal::{self, io_err};
 use crate::mvcc::Core;
-use crate::vfs::{Vfs, VfsRead};
+use crate::pager::pool::{MemFile, PageFile};
+use crate::vfs::Vfs;
 
 /// The length bits of a log record's first word (the top two bits are `wal`'s marks).
 const LEN_MASK: u32 = (1 << 30) - 1;
+/// How many [`Mark`]s a store keeps.
+const MARKS_KEPT: usize = 16;
+/// How long a pin waits for the commits of sealed segments to become visible.
+const SEALED_WAIT: Duration = Duration::from_secs(10);
 
 /// The previous backup an incremental snapshot continues.
 #[derive(Clone, Copy, Debug)]
@@ -64,12 +78,7 @@ pub struct SnapshotFile {
     pub offset: u64,
     pub len: u64,
     done: u64,
-    source: Source,
-}
-
-enum Source {
-    Bytes(Vec<u8>),
-    File(Box<dyn VfsRead>),
+    source: Arc<dyn PageFile>,
 }
 
 impl SnapshotFile {
@@ -78,25 +87,94 @@ impl SnapshotFile {
         self.len - self.done
     }
 
+    /// Where in the file the next byte handed out comes from.
+    pub fn position(&self) -> u64 {
+        self.offset + self.done
+    }
+
+    /// Fills the start of `buf` with the next bytes (`pread`, no copy in between); returns
+    /// how many (0 once all are out).
+    pub fn read_into(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let n = usize::try_from(self.remaining()).unwrap_or(usize::MAX).min(buf.len());
+        let at = self.position();
+        let got = self.source.read_at(&mut buf[..n], at).map_err(|e| {
+            Error::new(Status::Io, format!("cannot read {} at offset {at}: {e}", self.name))
+        })?;
+        if got < n {
+            return Err(Error::new(
+                Status::Io,
+                format!(
+                    "{} ends at byte {}, before the {} bytes pinned",
+                    self.name,
+                    at + got as u64,
+                    self.offset + self.len
+                ),
+            ));
+        }
+        self.done += n as u64;
+        Ok(n)
+    }
+
     /// The next at most `max` bytes (empty once all are out).
     pub fn read_chunk(&mut self, max: usize) -> Result<Vec<u8>> {
         let n = usize::try_from(self.remaining()).unwrap_or(usize::MAX).min(max);
         let mut out = vec![0; n];
-        match &mut self.source {
-            Source::Bytes(b) => {
-                let at = self.done as usize;
-                out.copy_from_slice(&b[at..at + n]);
-            }
-            Source::File(f) => f.read_exact(&mut out).map_err(|e| {
-                Error::new(
-                    Status::Io,
-                    format!("cannot read {} at offset {}: {e}", self.name, self.offset + self.done),
-                )
-            })?,
-        }
-        self.done += n as u64;
+        self.read_into(&mut out)?;
         Ok(out)
     }
+}
+
+/// Where an earlier snapshot cut a log segment: every record before `offset` has a ts `<=
+/// commit`, every record from it on a larger one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mark {
+    /// The segment (its first ts, as in its name).
+    segment: u64,
+    commit: u64,
+    offset: u64,
+}
+
+/// The cuts of the latest snapshots of a store, so that the next one does not scan the log
+/// from a segment's start again (see the module docs). Held by [`Persist`].
+#[derive(Default)]
+pub(crate) struct Marks(Mutex<Vec<Mark>>);
+
+impl Marks {
+    /// Where to start scanning `segment` (first ts `seg`) for the records in `(from, upto]`:
+    /// `(position, start, end)` as [`scan`] takes them.
+    fn resume(&self, seg: u64, from: u64, upto: u64) -> (u64, u64, u64) {
+        let marks = self.0.lock();
+        let best = marks
+            .iter()
+            .filter(|m| m.segment == seg && m.commit <= upto)
+            // Usable when nothing before the mark can be `<= from` (the whole segment is
+            // newer) or when everything before it is.
+            .filter(|m| m.commit <= from || seg > from)
+            .max_by_key(|m| m.commit);
+        match best {
+            Some(m) if m.commit <= from => (m.offset, m.offset, m.offset),
+            Some(m) => (m.offset, 0, m.offset),
+            None => (0, 0, 0),
+        }
+    }
+
+    fn remember(&self, mark: Mark, live: &[u64]) {
+        let mut marks = self.0.lock();
+        marks.retain(|m| m != &mark && live.contains(&m.segment));
+        if marks.len() >= MARKS_KEPT {
+            marks.remove(0);
+        }
+        marks.push(mark);
+    }
+}
+
+/// A log segment chosen under the lock, with its handle.
+struct Chosen {
+    seg: u64,
+    name: String,
+    file: Arc<dyn PageFile>,
+    /// Its size when it is copied whole (sealed, and every commit in it is `<= B`).
+    whole: Option<u64>,
 }
 
 /// Pins a snapshot of a file-backed store (see the module docs). `extras` are file names in the
@@ -108,7 +186,7 @@ pub(crate) fn pin(
     extras: &[&str],
 ) -> Result<BackupSnapshot> {
     let vfs = &*p.vfs;
-    let _no_checkpoint = p.checkpoint_lock.lock();
+    let no_checkpoint = p.checkpoint_lock.lock();
     let manifest = read_manifest(vfs, &p.dir)?;
     let mf_path = p.dir.join(MANIFEST);
     let mf_bytes = match &manifest {
@@ -120,12 +198,8 @@ pub(crate) fn pin(
     let until = manifest.as_ref().map_or(0, |m| m.sealed.until);
     // Sealed segments are copied whole: their commits must be visible (they are durable; the
     // install follows within moments).
-    let started = Instant::now();
-    let mut b = core.clock().visible();
-    while b < until && started.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(1));
-        b = core.clock().visible();
-    }
+    core.clock().wait_for(until, SEALED_WAIT);
+    let b = core.clock().visible();
     let segs = p.wal.segments.lock().clone();
     let reaches = |commit: u64| segs.first().is_some_and(|s| s.0 <= commit + 1) || commit == b;
     let since = since.filter(|s| {
@@ -157,6 +231,7 @@ pub(crate) fn pin(
             }
         }
     }
+    let mut chosen = Vec::new();
     for (i, (ts, path)) in segs.iter().enumerate() {
         let next = segs.get(i + 1).map(|s| s.0);
         // Records of a segment have ts in [ts, next).
@@ -164,27 +239,30 @@ pub(crate) fn pin(
             continue;
         }
         let interior = *ts > keep_after && next.is_some_and(|n| n <= b + 1);
-        let (start, end) = if interior {
-            (
-                0,
-                vfs.open_read(path)
-                    .and_then(|f| f.size())
-                    .map_err(|e| io_err("cannot open", path, e))?,
-            )
-        } else {
-            scan(vfs, path, keep_after, b)?
+        let whole = if interior { Some(file_size(vfs, path)?) } else { None };
+        let file = vfs.open_pages(path).map_err(|e| io_err("cannot open", path, e))?;
+        chosen.push(Chosen { seg: *ts, name: file_name(path)?, file, whole });
+    }
+    // Every file is open: checkpoints may go on while the cuts are found.
+    drop(no_checkpoint);
+    let live: Vec<u64> = segs.iter().map(|s| s.0).collect();
+    for ch in chosen {
+        let (start, end) = match ch.whole {
+            Some(size) => (0, size),
+            None => {
+                let (pos, start, end) = p.backup_marks.resume(ch.seg, keep_after, b);
+                let (start, end) = scan(&*ch.file, &ch.name, pos, start, end, keep_after, b);
+                p.backup_marks.remember(Mark { segment: ch.seg, commit: b, offset: end }, &live);
+                (start, end)
+            }
         };
         if end > start {
-            let name = file_name(path)?;
-            let mut f = vfs.open_read(path).map_err(|e| io_err("cannot open", path, e))?;
-            std::io::copy(&mut (&mut f).take(start), &mut std::io::sink())
-                .map_err(|e| io_err("cannot read", path, e))?;
             files.push(SnapshotFile {
-                name,
+                name: ch.name,
                 offset: start,
                 len: end - start,
                 done: 0,
-                source: Source::File(f),
+                source: ch.file,
             });
         }
     }
@@ -204,30 +282,58 @@ fn file_name(path: &Path) -> Result<String> {
         .ok_or_else(|| Error::internal(format!("no file name in {}", path.display())))
 }
 
+fn file_size(vfs: &dyn Vfs, path: &Path) -> Result<u64> {
+    vfs.open_read(path)
+        .and_then(|f| f.size())
+        .map_err(|e| io_err("cannot read the size of", path, e))
+}
+
 fn bytes_file(name: &str, bytes: Vec<u8>) -> SnapshotFile {
     SnapshotFile {
         name: name.to_string(),
         offset: 0,
         len: bytes.len() as u64,
         done: 0,
-        source: Source::Bytes(bytes),
+        source: Arc::new(MemFile(bytes)),
     }
 }
 
 fn whole_file(vfs: &dyn Vfs, dir: &Path, name: &str) -> Result<SnapshotFile> {
     let path = dir.join(name);
-    let f = vfs.open_read(&path).map_err(|e| io_err("cannot open", &path, e))?;
-    let len = f.size().map_err(|e| io_err("cannot read the size of", &path, e))?;
-    Ok(SnapshotFile { name: name.to_string(), offset: 0, len, done: 0, source: Source::File(f) })
+    let len = file_size(vfs, &path)?;
+    let source = vfs.open_pages(&path).map_err(|e| io_err("cannot open", &path, e))?;
+    Ok(SnapshotFile { name: name.to_string(), offset: 0, len, done: 0, source })
 }
 
-/// The byte range of a segment holding its records with ts in `(from, upto]`: where the first
-/// record after `from` starts and where the last one up to `upto` ends. A torn or damaged
-/// record ends the scan (nothing after it is visible).
-fn scan(vfs: &dyn Vfs, path: &Path, from: u64, upto: u64) -> Result<(u64, u64)> {
-    let f = vfs.open_read(path).map_err(|e| io_err("cannot open", path, e))?;
-    let mut r = BufReader::with_capacity(1 << 16, f);
-    let (mut pos, mut start, mut end) = (0u64, 0u64, 0u64);
+/// Reads a file from a position on (`pread`s through a buffer).
+struct ReadAt<'a> {
+    file: &'a dyn PageFile,
+    pos: u64,
+}
+
+impl Read for ReadAt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read_at(buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+/// The byte range of a segment holding its records with ts in `(from, upto]`, scanning from
+/// byte `pos` with the range found so far `start..end` (all 0, or where a [`Mark`] says):
+/// where the first record after `from` starts and where the last one up to `upto` ends. A torn
+/// or damaged record ends the scan (nothing after it is visible); so does a read error, which
+/// leaves the range found so far (the copy then reads the same bytes and reports it).
+fn scan(
+    file: &dyn PageFile,
+    name: &str,
+    mut pos: u64,
+    mut start: u64,
+    mut end: u64,
+    from: u64,
+    upto: u64,
+) -> (u64, u64) {
+    let mut r = BufReader::with_capacity(1 << 16, ReadAt { file, pos });
     let mut buf = Vec::new();
     loop {
         let mut head = [0u8; 8];
@@ -258,7 +364,8 @@ fn scan(vfs: &dyn Vfs, path: &Path, from: u64, upto: u64) -> Result<(u64, u64)> 
         }
         pos = next;
     }
-    Ok((start, end))
+    tracing::trace!(file = name, start, end, "backup cut");
+    (start, end)
 }
 
 #[cfg(test)]
@@ -357,5 +464,57 @@ mod tests {
         assert!(!again.incremental);
         assert!(again.files.iter().any(|f| f.name == "MANIFEST"));
         s.close().unwrap();
+    }
+
+    /// The cuts of one snapshot after another: each continues from the previous one's mark
+    /// instead of scanning the segment again, and finds exactly what a scan from the start
+    /// finds (a store without marks, reopened on the same files).
+    #[test]
+    fn marks_spare_the_rescan_and_cut_where_a_full_scan_cuts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        let s = Store::open(&data, cfg(1 << 20)).unwrap();
+        for i in 0..50 {
+            add(&s, i);
+        }
+        let first = s.backup_snapshot(None, &[]).unwrap();
+        let since = |b: &BackupSnapshot| Since {
+            commit: b.commit,
+            checkpoint: b.checkpoint,
+            manifest_crc: b.manifest_crc,
+        };
+        let p = s.persist_for_test().clone().unwrap();
+        let (seg, last) = {
+            let segs = p.wal.segments.lock();
+            (segs[0].0, segs.len())
+        };
+        assert_eq!(last, 1, "one segment");
+        let cut = first.files.iter().find(|f| f.name.starts_with("wal-")).unwrap().len;
+        // The next scan of the segment starts at the first snapshot's cut.
+        assert_eq!(p.backup_marks.resume(seg, first.commit, first.commit + 10), (cut, cut, cut));
+        assert_eq!(p.backup_marks.resume(seg, 0, first.commit), (cut, 0, cut));
+        // Nothing new: an empty incremental snapshot.
+        let empty = s.backup_snapshot(Some(since(&first)), &[]).unwrap();
+        assert!(empty.incremental && empty.files.is_empty() && empty.commit == first.commit);
+        for i in 50..60 {
+            add(&s, i);
+        }
+        let inc = s.backup_snapshot(Some(since(&first)), &[]).unwrap();
+        let full = s.backup_snapshot(None, &[]).unwrap();
+        let range = |b: &BackupSnapshot| {
+            b.files.iter().map(|f| (f.name.clone(), f.offset, f.len)).collect::<Vec<_>>()
+        };
+        let (inc_r, full_r) = (range(&inc), range(&full));
+        let (c0, c1) = (first.commit, full.commit);
+        assert_eq!(inc.commit, c1);
+        drop((first, empty, inc, full));
+        s.close().unwrap();
+        // What a scan from the segment's first byte (no marks) finds.
+        let file = std::fs::File::open(data.join(&inc_r[0].0)).unwrap();
+        let (start, end) = super::scan(&file, "wal", 0, 0, 0, c0, c1);
+        assert_eq!(inc_r, vec![(inc_r[0].0.clone(), start, end - start)]);
+        assert_eq!(start, cut, "the increment starts at the first cut");
+        assert_eq!(super::scan(&file, "wal", 0, 0, 0, 0, c1), (0, end));
+        assert_eq!(full_r.last().unwrap().2, inc_r[0].1 + inc_r[0].2, "both end at one cut");
     }
 }
