@@ -132,3 +132,7 @@ query explain
 SHOW INDEXES YIELD name WHERE name STARTS WITH 'x' RETURN name ORDER BY name
 ----
 01)ProduceResults: name
+02)--Sort
+03)----Filter
+04)------ProcedureCall: SHOW INDEXES
+05)--------Argument
