@@ -14,6 +14,9 @@ pub struct ProcSig {
     pub outputs: Vec<(String, CypherType)>,
     /// How many trailing inputs a call may leave out (they are passed as null).
     pub optional: usize,
+    /// For the internal procedures `SHOW` commands are planned as: how many leading outputs
+    /// the command lists when it has no `YIELD`, `WHERE` or `RETURN` (`None`: all of them).
+    pub default_outputs: Option<usize>,
 }
 
 impl ProcSig {

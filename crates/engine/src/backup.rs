@@ -1,5 +1,5 @@
 //! Online backup over Bolt: the `dbms.backup.*` procedures that hand a pinned snapshot of the
-//! store's files (`arbor_storage::BackupSnapshot`) to `arbor backup` in checksummed chunks.
+//! store's files ([`BackupSnapshot`]) to `arbor backup` in checksummed chunks.
 //!
 //! - `dbms.backup.begin(sinceCommit, sinceCheckpoint, manifestCrc)` pins a snapshot (an
 //!   incremental one when the three values name the previous backup and the log still reaches
@@ -40,8 +40,6 @@ use arbor_exec::procs::Procedure;
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 use parking_lot::Mutex;
 
-pub use arbor_storage::{BackupSnapshot, Since, SnapshotFile};
-
 use crate::session::Database;
 
 /// A pinned snapshot nobody reads for this long is released.
@@ -55,11 +53,75 @@ pub const MAX_OPEN: usize = 16;
 /// Files of the data directory that are not the store's but belong in a backup.
 const EXTRA_FILES: &[&str] = &["fulltext-indexes"];
 
+/// The previous backup an incremental one continues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Since {
+    /// The last commit the previous backup holds.
+    pub commit: u64,
+    /// The commit of the checkpoint it holds (0: none).
+    pub checkpoint: u64,
+    /// The CRC32C of the manifest it holds (0: none): tells another store's backup apart.
+    pub manifest_crc: u32,
+}
+
+/// A pinned, consistent set of the database's files: the manifest, the checkpoint it names and
+/// the log after it (only the log after [`Since::commit`] when incremental). Holding it keeps
+/// those files readable; dropping it releases them.
+pub struct BackupSnapshot {
+    /// The last commit the snapshot holds.
+    pub commit: u64,
+    /// The commit of the checkpoint the snapshot's manifest names (0: no checkpoint).
+    pub checkpoint: u64,
+    /// The CRC32C of the manifest's bytes (0: no manifest).
+    pub manifest_crc: u32,
+    /// Only log bytes after `Since::commit`, to append to the previous backup.
+    pub incremental: bool,
+    pub files: Vec<SnapshotFile>,
+}
+
+/// The bytes `offset..offset + len` of one file of a [`BackupSnapshot`], read in order.
+pub struct SnapshotFile {
+    pub name: String,
+    pub offset: u64,
+    pub len: u64,
+    inner: arbor_storage::SnapshotFile,
+}
+
+impl SnapshotFile {
+    /// Bytes not yet handed out.
+    pub fn remaining(&self) -> u64 {
+        self.inner.remaining()
+    }
+
+    /// The next at most `max` bytes (empty once all are out); a failed read names the file
+    /// and offset.
+    pub fn read_chunk(&mut self, max: usize) -> Result<Vec<u8>> {
+        self.inner.read_chunk(max)
+    }
+}
+
 impl Database {
-    /// Pins a snapshot of this database's files (see `arbor_storage::BackupSnapshot`); also
-    /// what `arbor dump` copies from a directory opened read-only.
+    /// Pins a snapshot of this database's files; also what `arbor dump` copies from a
+    /// directory opened read-only.
     pub fn backup_snapshot(&self, since: Option<Since>) -> Result<BackupSnapshot> {
-        self.store().backup_snapshot(since, EXTRA_FILES)
+        let since = since.map(|s| arbor_storage::Since {
+            commit: s.commit,
+            checkpoint: s.checkpoint,
+            manifest_crc: s.manifest_crc,
+        });
+        let snap = self.store().backup_snapshot(since, EXTRA_FILES)?;
+        let files = snap
+            .files
+            .into_iter()
+            .map(|f| SnapshotFile { name: f.name.clone(), offset: f.offset, len: f.len, inner: f })
+            .collect();
+        Ok(BackupSnapshot {
+            commit: snap.commit,
+            checkpoint: snap.checkpoint,
+            manifest_crc: snap.manifest_crc,
+            incremental: snap.incremental,
+            files,
+        })
     }
 }
 

@@ -416,11 +416,6 @@ impl Tx {
                 let (_, columns, rows) = crate::schema::run_schema(&self.db, &cmd, &params)?;
                 Ok(Rows { tx: &mut self.tx, columns, exec: None, rows: rows.into() })
             }
-            Prepared::Show(cmd) => {
-                let (columns, rows) =
-                    crate::schema::run_show(&self.db, &mut self.tx, &cmd, &params)?;
-                Ok(Rows { tx: &mut self.tx, columns, exec: None, rows: rows.into() })
-            }
             // User administration: embedded use has no logged-in user.
             prepared @ (Prepared::Admin(_) | Prepared::ShowCurrentUserCall) => {
                 let out = crate::users::run_prepared(&self.db, None, &prepared, &params)?;

@@ -31,6 +31,7 @@ mod procedures;
 pub mod query_log;
 mod schema;
 mod session;
+mod show;
 mod show_indexes;
 pub mod show_settings;
 mod tokens;

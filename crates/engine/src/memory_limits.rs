@@ -10,9 +10,13 @@
 pub use arbor_exec::memory::{
     format_bytes, parse_size, MemoryPool, TrackingAlloc, TxMemory, POOL_SETTING, TX_SETTING,
 };
-/// Called when the store freed memory while writes are quiet (after a load or a delete); the
-/// `arbor` binary makes its allocator return free pages to the OS.
-pub use arbor_storage::set_memory_release_hook;
+
+/// Sets what the store calls when it freed memory while writes are quiet (after a load or a
+/// delete); the `arbor` binary makes its allocator return free pages to the OS. The first call
+/// wins.
+pub fn set_memory_release_hook(hook: fn()) {
+    arbor_storage::set_memory_release_hook(hook);
+}
 
 /// The smallest default pool (a store larger than the budget still gets this much to query).
 pub const MIN_POOL: u64 = 64 << 20;

@@ -16,8 +16,8 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+pub use arbor_model::histogram::{Histogram, BUCKET_BOUNDS_MICROS};
 use arbor_storage::metrics::STORAGE;
-pub use arbor_storage::metrics::{Histogram, BUCKET_BOUNDS_MICROS};
 
 use crate::session::config::QueryType;
 use crate::session::database::Database;

@@ -1,6 +1,7 @@
 //! [`Procedures`]: the registry of procedures a database consults when it prepares a query:
 //! the exec built-ins, the engine's own (transaction metadata, server info, full-text), and
-//! whatever is registered later (`procedures.rs` registers from above).
+//! whatever is registered later (`procedures.rs` registers from above); apart from them, the
+//! internal procedures `SHOW` commands are planned as (`show.rs`).
 //!
 //! Registration is rare and preparation frequent, so the registry is copy-on-write: preparing a
 //! query takes a cheap snapshot (`Arc`), registering builds a new registry.
@@ -14,6 +15,9 @@ use parking_lot::RwLock;
 pub(crate) struct Procedures {
     current: RwLock<Arc<Registry>>,
     info: DbInfo,
+    /// The internal procedures `SHOW` commands are planned as (`show.rs`): resolved only
+    /// while a `SHOW` is planned, never listed, kept by [`Procedures::reset`].
+    internal: RwLock<Vec<Procedure>>,
 }
 
 /// The exec built-ins plus the engine's own: transaction metadata, server and schema info.
@@ -89,7 +93,11 @@ impl Procedures {
         fulltext: Arc<crate::fulltext::Registry>,
     ) -> Procedures {
         let info = DbInfo::for_path(path, fulltext);
-        Procedures { current: RwLock::new(Arc::new(engine_builtins(&info))), info }
+        Procedures {
+            current: RwLock::new(Arc::new(engine_builtins(&info))),
+            info,
+            internal: RwLock::new(Vec::new()),
+        }
     }
 }
 
@@ -102,6 +110,21 @@ impl Procedures {
     /// Back to the built-ins only.
     pub(crate) fn reset(&self) {
         *self.current.write() = Arc::new(engine_builtins(&self.info));
+    }
+
+    /// Sets the internal `SHOW` procedures.
+    pub(crate) fn set_internal(&self, procs: Vec<Procedure>) {
+        *self.internal.write() = procs;
+    }
+
+    /// The registry as of now plus the internal `SHOW` procedures: what a `SHOW` command is
+    /// planned against.
+    pub(crate) fn for_show(&self) -> Arc<Registry> {
+        let mut r = (*self.snapshot()).clone();
+        for p in self.internal.read().iter() {
+            r.register(p.clone());
+        }
+        Arc::new(r)
     }
 
     pub(crate) fn add(&self, p: Procedure) {

@@ -75,6 +75,7 @@ pub const TEST_RESET: &str = "arbor.test.resetProcedures";
 /// Installs the warm-up and APOC schema procedures, and [`TEST_REGISTRAR`] when the environment asks for it.
 pub(crate) fn install_test_hooks(db: &Database) {
     install_warmup(db);
+    crate::show::install(db);
     crate::apoc_schema::install(db);
     crate::db_stats::install(db);
     crate::backup::install(db);

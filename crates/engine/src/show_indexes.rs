@@ -3,7 +3,7 @@
 
 use arbor_cypher_syntax::ast::SchemaTarget;
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
-use arbor_storage::{IndexInfo, IndexKind, TokenKind as K, Transaction};
+use arbor_storage::{IndexInfo, IndexKind, Store, TokenKind as K};
 
 use crate::vector_schema;
 
@@ -63,14 +63,14 @@ struct Names {
     properties: Vec<String>,
 }
 
-fn names(tx: &Transaction, ix: &IndexInfo) -> Names {
+fn names(store: &Store, ix: &IndexInfo) -> Names {
     let owner_kind = if ix.relationship { K::RelType } else { K::Label };
     Names {
-        owner: tx.token_name(owner_kind, ix.label).unwrap_or_default(),
+        owner: store.token_name(owner_kind, ix.label).unwrap_or_default(),
         properties: ix
             .properties
             .iter()
-            .map(|p| tx.token_name(K::PropertyKey, *p).unwrap_or_default())
+            .map(|p| store.token_name(K::PropertyKey, *p).unwrap_or_default())
             .collect(),
     }
 }
@@ -279,7 +279,7 @@ fn constraint_statement(ix: &IndexInfo, n: &Names) -> String {
 
 /// All rows of `SHOW [filter] INDEXES`, one per index, in name order.
 pub(crate) fn index_rows(
-    tx: &Transaction,
+    store: &Store,
     indexes: &[IndexInfo],
     lookups: &Lookups,
     filter: Option<&str>,
@@ -290,7 +290,7 @@ pub(crate) fn index_rows(
         if !type_matches(filter, ty) {
             continue;
         }
-        let n = names(tx, ix);
+        let n = names(store, ix);
         let (provider, options, statement) = match &ix.vector {
             Some(v) => (
                 "vector-2.0",
@@ -361,13 +361,13 @@ fn name_of(row: &[Value]) -> &str {
 }
 
 /// All rows of `SHOW CONSTRAINTS`, one per constraint, in name order.
-pub(crate) fn constraint_rows(tx: &Transaction, indexes: &[IndexInfo]) -> Rows {
+pub(crate) fn constraint_rows(store: &Store, indexes: &[IndexInfo]) -> Rows {
     indexes
         .iter()
         .filter(|ix| ix.kind.is_constraint())
         .enumerate()
         .map(|(i, ix)| {
-            let n = names(tx, ix);
+            let n = names(store, ix);
             vec![
                 Value::Int(i as i64 + 1),
                 s(&ix.name),

@@ -12,8 +12,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
 
-use arbor_cypher_syntax::ast::{Expr, ExprKind, Literal};
-use arbor_model::{Error, PropertyMap, Result, Status, Value};
+use arbor_model::{Error, Status, Value};
 
 use crate::Database;
 
@@ -227,45 +226,6 @@ pub(crate) fn settings_rows(db: &Database) -> (Vec<&'static str>, Vec<&'static s
         })
         .collect();
     (COLUMNS.to_vec(), COLUMNS[..DEFAULT_COLUMNS].to_vec(), rows)
-}
-
-/// The names a `SHOW SETTINGS` / `SHOW DATABASE` is narrowed to: string literals, a list of
-/// them, or a parameter holding a string or a list of strings.
-pub(crate) fn names(expr: &Expr, params: &PropertyMap) -> Result<Vec<String>> {
-    let value = match &expr.kind {
-        ExprKind::Literal(Literal::String(s)) => Value::str(s),
-        ExprKind::Parameter(p) => match params.get(p) {
-            Some(v) => v.clone(),
-            None => {
-                return Err(Error::new(
-                    Status::ParameterMissing,
-                    format!("Expected parameter(s): {p}"),
-                ))
-            }
-        },
-        ExprKind::List(items) => {
-            let mut out = Vec::new();
-            for item in items {
-                out.extend(names(item, params)?);
-            }
-            return Ok(out);
-        }
-        _ => Value::Null,
-    };
-    let strings = match value {
-        Value::String(s) => Some(vec![s.to_string()]),
-        Value::List(items) => items
-            .into_iter()
-            .map(|v| match v {
-                Value::String(s) => Some(s.to_string()),
-                _ => None,
-            })
-            .collect(),
-        _ => None,
-    };
-    strings.ok_or_else(|| {
-        Error::new(Status::TypeError, "Expected a String or a List of Strings as names to show")
-    })
 }
 
 /// Keeps the rows whose first column (the name) is one of `names`.

@@ -192,18 +192,16 @@ pub(crate) fn run_admin(
                 where_: where_.clone(),
                 then: then.clone(),
             };
-            let (fields, rows) = if show.yield_.is_none()
-                && show.where_.is_none()
-                && show.then.is_empty()
-            {
-                (SHOW_USERS_COLUMNS.iter().map(|c| c.to_string()).collect(), rows)
-            } else {
-                let mut tx = db.store().begin(true);
-                let out =
-                    crate::schema::filter_rows(&mut tx, &show, &SHOW_USERS_COLUMNS, rows, params);
-                tx.rollback();
-                out?
-            };
+            let (fields, rows) =
+                if show.yield_.is_none() && show.where_.is_none() && show.then.is_empty() {
+                    (SHOW_USERS_COLUMNS.iter().map(|c| c.to_string()).collect(), rows)
+                } else {
+                    let mut tx = db.store().begin(true);
+                    let out =
+                        crate::show::over_rows(&mut tx, &show, &SHOW_USERS_COLUMNS, rows, params);
+                    tx.rollback();
+                    out?
+                };
             Ok(AdminOutcome { fields, rows, updates: 0 })
         }
     }
@@ -236,7 +234,7 @@ fn run_transaction_command(
             then: then.clone(),
         };
         let mut tx = db.store().begin(true);
-        let out = crate::schema::filter_rows(&mut tx, &show, &columns, rows, params);
+        let out = crate::show::over_rows(&mut tx, &show, &columns, rows, params);
         tx.rollback();
         out?
     };

@@ -2,21 +2,10 @@
 //! (never a later commit, nothing rolled back), definitions survive restart and crash, and a
 //! damaged definitions file is an error naming it, not a panic or a silent loss.
 
-use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
-use arbor_model::{to_cypher_literal, Value};
+mod common;
 
-fn run(s: &mut Session, q: &str) -> Result<Vec<String>, String> {
-    s.run(q, Default::default(), TxConfig::default()).map_err(|e| format!("{q}: {e}"))?;
-    let mut rows = Vec::new();
-    let mut sink = |row: Vec<Value>| {
-        rows.push(row.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | "));
-        Ok(())
-    };
-    match s.pull(None, -1, &mut sink).map_err(|e| format!("{q}: {e}"))? {
-        PullOutcome::Done(_) => Ok(rows),
-        PullOutcome::HasMore => Err(format!("{q}: not exhausted")),
-    }
-}
+use arbor_engine::{Database, DatabaseConfig, Session, TxConfig};
+use common::run;
 
 fn ok(s: &mut Session, q: &str) -> Vec<String> {
     run(s, q).unwrap()

@@ -5,57 +5,17 @@
 //! the base (after a checkpoint), changed and deleted over the base, in an open transaction's
 //! own writes, and after the databases are closed and opened again.
 
-use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
-use arbor_model::{to_cypher_literal, Value};
+mod common;
 
-fn run(s: &mut Session, q: &str) -> Result<Vec<String>, String> {
-    s.run(q, Default::default(), TxConfig::default()).map_err(|e| format!("{q}: {e}"))?;
-    let mut rows = Vec::new();
-    let mut sink = |row: Vec<Value>| {
-        rows.push(row.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | "));
-        Ok(())
-    };
-    match s.pull(None, -1, &mut sink).map_err(|e| format!("{q}: {e}"))? {
-        PullOutcome::Done(_) => Ok(rows),
-        PullOutcome::HasMore => Err(format!("{q}: not exhausted")),
-    }
+use arbor_engine::{Database, DatabaseConfig, Session, TxConfig};
+use common::{compare, plan_ops, run, two_databases, Rng};
+
+/// A value in `[lo, hi]`, often one of the ends or a round number.
+trait Coord {
+    fn coord(&mut self, lo: f64, hi: f64) -> f64;
 }
 
-/// Operator names in an EXPLAIN plan.
-fn plan_ops(s: &mut Session, q: &str) -> Vec<String> {
-    s.run(&format!("EXPLAIN {q}"), Default::default(), TxConfig::default()).unwrap();
-    let PullOutcome::Done(summary) = s.pull(None, -1, &mut |_| Ok(())).unwrap() else {
-        panic!("EXPLAIN not exhausted")
-    };
-    fn walk(v: &Value, out: &mut Vec<String>) {
-        if let Value::Map(m) = v {
-            if let Some(Value::String(t)) = m.get("operatorType") {
-                out.push(t.to_string());
-            }
-            if let Some(Value::List(c)) = m.get("children") {
-                c.iter().for_each(|c| walk(c, out));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(summary.plan.as_ref().expect("EXPLAIN has a plan"), &mut out);
-    out
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    /// A value in `[lo, hi]`, often one of the ends or a round number.
+impl Coord for Rng {
     fn coord(&mut self, lo: f64, hi: f64) -> f64 {
         match self.below(8) {
             0 => lo,
@@ -137,16 +97,6 @@ fn queries(rng: &mut Rng, n: usize) -> Vec<String> {
     out
 }
 
-fn compare(plain: &mut Session, indexed: &mut Session, qs: &[String], when: &str) {
-    for q in qs {
-        let mut a = run(plain, q).unwrap();
-        let mut b = run(indexed, q).unwrap();
-        a.sort();
-        b.sort();
-        assert_eq!(a, b, "{when}: {q}");
-    }
-}
-
 fn change(s: &mut Session, seed: u64) {
     let mut rng = Rng(seed);
     setup(s, &mut rng, 300, 350);
@@ -163,12 +113,9 @@ fn change(s: &mut Session, seed: u64) {
 
 #[test]
 fn point_index_seeks_equal_scans() {
-    let dir_a = tempfile::tempdir().unwrap();
-    let dir_b = tempfile::tempdir().unwrap();
+    let ((dir_a, a), (dir_b, b)) = two_databases();
     let qs = queries(&mut Rng(0x9e37_79b9_7f4a_7c15), 40);
     {
-        let a = Database::open(dir_a.path(), DatabaseConfig::default()).unwrap();
-        let b = Database::open(dir_b.path(), DatabaseConfig::default()).unwrap();
         let (mut pa, mut pb) = (a.session(), b.session());
         run(&mut pb, "CREATE POINT INDEX t_p FOR (n:T) ON (n.p)").unwrap();
         for (s, seed) in [(&mut pa, 7), (&mut pb, 7)] {
@@ -204,6 +151,7 @@ fn point_index_seeks_equal_scans() {
         }
         compare(&mut pa, &mut pb, &qs, "committed");
     }
+    drop((a, b));
     // Closed without a checkpoint: the reopened stores recover the delta from the log.
     let a = Database::open(dir_a.path(), DatabaseConfig::default()).unwrap();
     let b = Database::open(dir_b.path(), DatabaseConfig::default()).unwrap();

@@ -7,22 +7,7 @@
 mod common;
 
 use arbor_engine::{Session, TxConfig};
-use common::{plan_ops, run, two_databases};
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use common::{compare, plan_ops, run, two_databases, Rng};
 
 /// Few distinct characters, so that random needles often hit.
 const ALPHABET: &[char] = &['a', 'b', 'n', 'A', ' ', 'é', 'ö', 'ß', '語', 'テ', '\'', '\\'];
@@ -69,16 +54,6 @@ fn queries(rng: &mut Rng, n: usize) -> Vec<String> {
         "UNWIND ['a', 'nö', null, 5] AS x MATCH (n:T) WHERE n.s CONTAINS x RETURN n.id".into(),
     );
     out
-}
-
-fn compare(plain: &mut Session, indexed: &mut Session, qs: &[String], when: &str) {
-    for q in qs {
-        let mut a = run(plain, q).unwrap();
-        let mut b = run(indexed, q).unwrap();
-        a.sort();
-        b.sort();
-        assert_eq!(a, b, "{when}: {q}");
-    }
 }
 
 #[test]

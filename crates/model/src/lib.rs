@@ -15,6 +15,7 @@ pub mod check_report;
 mod error;
 pub mod format;
 pub mod graph;
+pub mod histogram;
 pub mod ops;
 pub mod property_type;
 pub mod propmap;

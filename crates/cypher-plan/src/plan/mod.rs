@@ -1,7 +1,8 @@
 //! Planning: the clauses of a query, in order, each extending the operator tree built so far.
 //!
 //! [`plan_statement`] is the pipeline: bind and plan the query (this module and `bind`), then
-//! run the rewrite rules ([`crate::rewrite`]) over the finished tree.
+//! run the rewrite rules ([`crate::rewrite`]) over the finished tree. A `SHOW` command is planned
+//! as a call of its internal procedure (`show.rs`).
 
 pub(crate) mod access;
 pub(crate) mod call;
@@ -9,6 +10,7 @@ pub(crate) mod load_csv;
 pub(crate) mod matching;
 pub(crate) mod projection;
 pub(crate) mod qpp;
+pub(crate) mod show;
 pub(crate) mod subquery;
 pub(crate) mod update;
 
@@ -53,20 +55,17 @@ pub(crate) fn plan_statement(
     res: &dyn Resolver,
     rules: &[&dyn RewriteRule],
 ) -> Result<Plan> {
-    let (query, explain, profile) = match stmt {
-        Statement::Query(q) => (q, false, false),
-        Statement::Explain(inner) => match &**inner {
-            Statement::Query(q) => (q, true, false),
-            _ => return Err(Error::syntax("EXPLAIN needs a query")),
-        },
-        Statement::Profile(inner) => match &**inner {
-            Statement::Query(q) => (q, false, true),
-            _ => return Err(Error::syntax("PROFILE needs a query")),
-        },
-        Statement::Schema(_) | Statement::Show(_) | Statement::Admin(_) => {
-            return Err(Error::internal("schema and SHOW commands are not planned by cypher-plan"))
-        }
+    let (inner, explain, profile) = match stmt {
+        Statement::Explain(inner) => (&**inner, true, false),
+        Statement::Profile(inner) => (&**inner, false, true),
+        other => (other, false, false),
     };
+    match inner {
+        Statement::Query(_) | Statement::Show(_) => {}
+        _ if explain => return Err(Error::syntax("EXPLAIN needs a query")),
+        _ if profile => return Err(Error::syntax("PROFILE needs a query")),
+        _ => return Err(Error::internal("schema and administration commands are not planned")),
+    }
     let mut b = Binder {
         text,
         res,
@@ -80,9 +79,15 @@ pub(crate) fn plan_statement(
         rules,
         csv: None,
     };
-    let (root, _, cols) = b.plan_query(query, &Scope::default(), true)?;
+    let (root, cols) = match inner {
+        Statement::Show(cmd) => b.plan_show(cmd)?,
+        Statement::Query(q) => {
+            let (root, _, cols) = b.plan_query(q, &Scope::default(), true)?;
+            (root, cols.unwrap_or_default())
+        }
+        _ => return Err(Error::internal("not a query")),
+    };
     let root = rewrite::apply(rules, root, &RewriteCtx { resolver: res });
-    let cols = cols.unwrap_or_default();
     Ok(Plan {
         root,
         columns: cols.iter().map(|(n, _)| n.clone()).collect(),

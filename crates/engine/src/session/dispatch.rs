@@ -1,9 +1,10 @@
-//! Statement dispatch: parse and plan a statement (or take its cached plan), route schema,
-//! `SHOW` and administration commands, attach notifications, refuse writes in READ mode.
+//! Statement dispatch: parse and plan a statement (or take its cached plan; `SHOW` commands are
+//! planned as calls of their internal procedures), route schema and administration commands,
+//! attach notifications, refuse writes in READ mode.
 
 use std::sync::Arc;
 
-use arbor_cypher_syntax::ast::Statement;
+use arbor_cypher_syntax::ast::{ShowKind, Statement};
 use arbor_exec::PreparedQuery;
 use arbor_model::{Error, Result, Status};
 
@@ -29,18 +30,29 @@ impl Database {
             {
                 Ok(Prepared::Explained(QueryType::Schema))
             }
-            Statement::Explain(inner) if matches!(*inner, Statement::Show(_)) => {
+            Statement::Show(cmd) if cmd.kind == ShowKind::Servers => {
+                Err(crate::show_settings::servers_refused())
+            }
+            Statement::Explain(inner) if matches!(&*inner, Statement::Show(c) if c.kind == ShowKind::Servers) => {
                 Ok(Prepared::Explained(QueryType::Read))
             }
             Statement::Schema(cmd) => Ok(Prepared::Schema(cmd)),
-            Statement::Show(cmd) => Ok(Prepared::Show(cmd)),
             Statement::Admin(cmd) => Ok(Prepared::Admin(cmd)),
             other if crate::users::is_show_current_user_call(&other) => {
                 Ok(Prepared::ShowCurrentUserCall)
             }
             other => {
-                // [procedures hook] resolve CALLs against this database's registry.
-                let procs = self.inner.procedures.snapshot();
+                // [procedures hook] resolve CALLs against this database's registry; a `SHOW`
+                // command also resolves its internal procedure (show.rs).
+                let procs = match &other {
+                    Statement::Show(_) => self.inner.procedures.for_show(),
+                    Statement::Explain(s) | Statement::Profile(s)
+                        if matches!(**s, Statement::Show(_)) =>
+                    {
+                        self.inner.procedures.for_show()
+                    }
+                    _ => self.inner.procedures.snapshot(),
+                };
                 let indexed = self.indexed_names();
                 let rel_indexed = self.rel_indexed_names();
                 let rel_indexes_on = |t: &str| {
@@ -183,7 +195,7 @@ pub(super) fn check_access(p: Prepared, mode: AccessMode) -> Result<Prepared> {
     let writes = match &p {
         Prepared::Schema(_) => true,
         // User administration changes the user store, not the graph (Neo4j runs it on `system`).
-        Prepared::Show(_) | Prepared::Admin(_) | Prepared::ShowCurrentUserCall => false,
+        Prepared::Admin(_) | Prepared::ShowCurrentUserCall => false,
         Prepared::Explained(_) => false,
         Prepared::Query(q, _) => q.is_write() && !q.is_explain(),
     };

@@ -1,5 +1,6 @@
 //! [`Prepared`]: a statement after parsing and planning, as `dispatch` routes it (a planned
-//! query, or a schema, `SHOW` or administration command that runs without the planner).
+//! query, `SHOW` commands included, or a schema or administration command that runs without
+//! the planner).
 
 use std::sync::Arc;
 
@@ -10,9 +11,8 @@ use super::{Notification, QueryType};
 pub(crate) enum Prepared {
     Query(Arc<PreparedQuery>, Arc<[Notification]>),
     Schema(arbor_cypher_syntax::ast::SchemaCommand),
-    Show(arbor_cypher_syntax::ast::ShowCommand),
     Admin(arbor_cypher_syntax::ast_admin::AdminCommand),
     ShowCurrentUserCall,
-    /// `EXPLAIN` of a schema, `SHOW` or administration command: runs nothing.
+    /// `EXPLAIN` of a schema or administration command: runs nothing.
     Explained(QueryType),
 }

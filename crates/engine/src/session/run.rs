@@ -82,13 +82,6 @@ impl Session {
                 let (stats, fields, rows) = schema::run_schema(&self.db, &cmd, &params)?;
                 (fields, OpenResult::rows(rows, QueryType::Schema, stats))
             }
-            Prepared::Show(cmd) => {
-                let mut tx = self.db.inner.store.begin(true);
-                let shown = schema::run_show(&self.db, &mut tx, &cmd, &params);
-                tx.rollback();
-                let (fields, rows) = shown?;
-                (fields, OpenResult::rows(rows, QueryType::Read, Stats::default()))
-            }
             Prepared::Query(q, notes) => {
                 // As Neo4j reports it: a writing query is `rw` if it returns rows, else `w`
                 // (`MATCH (n) DETACH DELETE n` is `w`, `CREATE (n) RETURN n` is `rw`).

@@ -1,6 +1,7 @@
-//! Helpers the engine's equivalence tests share (`index_equivalence`, `text_index_equivalence`):
-//! a query run to completion with its rows as Cypher literals, the operators of an EXPLAIN
-//! plan, and two fresh file-backed databases to compare.
+//! Helpers the engine's tests share (`index_equivalence`, `text_index_equivalence`,
+//! `point_index_equivalence`, `fulltext`): a query run to completion with its rows as Cypher
+//! literals, the operators of an EXPLAIN plan, two fresh file-backed databases, a query list
+//! compared between them, and a small deterministic random generator.
 // Each test file is its own crate and uses only some of these.
 #![allow(dead_code)]
 
@@ -75,4 +76,32 @@ pub fn two_databases() -> ((TempDir, Database), (TempDir, Database)) {
         (dir, db)
     };
     (open(), open())
+}
+
+/// Runs every query on both sessions and asserts equal rows (in any order); `when` names the
+/// state of the data in a failure.
+pub fn compare(plain: &mut Session, indexed: &mut Session, qs: &[String], when: &str) {
+    for q in qs {
+        let mut a = run(plain, q).unwrap();
+        let mut b = run(indexed, q).unwrap();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{when}: {q}");
+    }
+}
+
+/// A small deterministic generator (xorshift64*).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
 }

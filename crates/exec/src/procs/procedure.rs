@@ -41,7 +41,13 @@ impl Procedure {
         body: impl Fn(&[Value], &mut dyn Graph) -> Result<Vec<Vec<Value>>> + Send + Sync + 'static,
     ) -> Procedure {
         Procedure {
-            sig: ProcSig { name: name.to_string(), inputs, outputs, optional: 0 },
+            sig: ProcSig {
+                name: name.to_string(),
+                inputs,
+                outputs,
+                optional: 0,
+                default_outputs: None,
+            },
             description: description.to_string(),
             writes: false,
             body: Arc::new(body),

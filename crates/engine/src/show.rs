@@ -1,0 +1,313 @@
+//! `SHOW DATABASES|INDEXES|CONSTRAINTS|PROCEDURES|FUNCTIONS|SETTINGS` as internal procedures.
+//!
+//! The planner turns a `SHOW` command into a call of its procedure (named as the command, e.g.
+//! `SHOW INDEXES`: `arbor_cypher_plan::show_procedure_name`) followed by the ordinary operators
+//! of its `YIELD`/`WHERE`/`RETURN`. The procedures here compute the rows when called, with every
+//! column of the command in Neo4j's order; their signature says how many columns the bare
+//! command shows. They are registered on the database beside the other procedures but only
+//! resolved while a `SHOW` is planned (`Procedures::for_show`): no user `CALL` reaches them.
+//! Inputs: the command's filter word (`SHOW TEXT INDEXES`: `TEXT`) and the names it is narrowed
+//! to (`SHOW SETTINGS 'a', $b`), as a one-item list of what was written, or null.
+
+use arbor_cypher_plan::{show_procedure_name, CypherType};
+use arbor_cypher_syntax::ast::ShowKind;
+use arbor_exec::graph::Graph;
+use arbor_exec::procs::Procedure;
+use arbor_model::{Error, PropertyMap, Result, Status, Value};
+
+use crate::session::Database;
+use crate::show_indexes as indexes;
+use crate::show_settings as settings;
+
+type Rows = Vec<Vec<Value>>;
+
+/// Every column of `SHOW DATABASES` (all of them shown by default).
+const DATABASE_COLUMNS: [&str; 13] = [
+    "name",
+    "type",
+    "aliases",
+    "access",
+    "address",
+    "role",
+    "writer",
+    "requestedStatus",
+    "currentStatus",
+    "statusMessage",
+    "default",
+    "home",
+    "constituents",
+];
+
+/// Every column of `SHOW PROCEDURES`.
+const PROCEDURE_COLUMNS: [&str; 12] = [
+    "name",
+    "description",
+    "mode",
+    "worldAffecting",
+    "signature",
+    "argumentDescription",
+    "returnDescription",
+    "admin",
+    "rolesExecution",
+    "rolesBoostedExecution",
+    "isDeprecated",
+    "option",
+];
+
+/// Every column of `SHOW FUNCTIONS`.
+const FUNCTION_COLUMNS: [&str; 11] = [
+    "name",
+    "category",
+    "description",
+    "signature",
+    "isBuiltIn",
+    "argumentDescription",
+    "returnDescription",
+    "aggregating",
+    "rolesExecution",
+    "rolesBoostedExecution",
+    "isDeprecated",
+];
+
+/// The columns of the (empty) `SHOW TRANSACTIONS` form the `SHOW` grammar parses; the
+/// administration command of that name is `txinfo.rs`'s.
+const TRANSACTION_COLUMNS: [&str; 3] = ["name", "category", "description"];
+
+/// Registers the `SHOW` procedures on `db` (when it opens).
+pub(crate) fn install(db: &Database) {
+    let default_db = settings::default_database_only(
+        DATABASE_COLUMNS.to_vec(),
+        DATABASE_COLUMNS.to_vec(),
+        Vec::new(),
+    );
+    let commands: [(ShowKind, bool, Vec<&'static str>, usize); 8] = [
+        (ShowKind::Databases, false, DATABASE_COLUMNS.to_vec(), DATABASE_COLUMNS.len()),
+        (ShowKind::Databases, true, default_db.0, default_db.1.len()),
+        (ShowKind::Indexes, false, indexes::INDEX_COLUMNS.to_vec(), indexes::INDEX_DEFAULTS),
+        (
+            ShowKind::Constraints,
+            false,
+            indexes::CONSTRAINT_COLUMNS.to_vec(),
+            indexes::CONSTRAINT_DEFAULTS,
+        ),
+        (ShowKind::Procedures, false, PROCEDURE_COLUMNS.to_vec(), 4),
+        (ShowKind::Functions, false, FUNCTION_COLUMNS.to_vec(), 3),
+        (ShowKind::Transactions, false, TRANSACTION_COLUMNS.to_vec(), TRANSACTION_COLUMNS.len()),
+        (ShowKind::Settings, false, settings::COLUMNS.to_vec(), settings::DEFAULT_COLUMNS),
+    ];
+    let procs = commands
+        .into_iter()
+        .map(|(kind, default_only, columns, defaults)| {
+            procedure(db, kind, default_only, &columns, defaults)
+        })
+        .collect();
+    db.procedures_registry().set_internal(procs);
+}
+
+/// The procedure of one command.
+fn procedure(
+    db: &Database,
+    kind: ShowKind,
+    default_only: bool,
+    columns: &[&str],
+    defaults: usize,
+) -> Procedure {
+    let name = show_procedure_name(kind, default_only);
+    let weak = db.downgrade();
+    let body = move |args: &[Value], _: &mut dyn Graph| -> Result<Rows> {
+        let db = Database::upgrade(&weak).ok_or_else(|| {
+            Error::new(Status::TransactionTerminated, "the database is shut down")
+        })?;
+        let filter = match args.first() {
+            Some(Value::String(s)) => Some(s.to_string()),
+            _ => None,
+        };
+        let mut rows = rows(&db, kind, filter.as_deref());
+        if let Some(names) = args.get(1).filter(|v| !matches!(v, Value::Null)) {
+            rows = settings::keep_named(rows, &names_of(names)?);
+        }
+        if default_only {
+            let all = DATABASE_COLUMNS.to_vec();
+            rows = settings::default_database_only(all, Vec::new(), rows).2;
+        }
+        Ok(rows)
+    };
+    let inputs =
+        vec![("filter".to_string(), CypherType::Any), ("names".to_string(), CypherType::Any)];
+    let outputs = columns.iter().map(|c| (c.to_string(), CypherType::Any)).collect();
+    let mut p = Procedure::new(name, inputs, outputs, &format!("The rows of `{name}`."), body);
+    p.sig.default_outputs = Some(defaults);
+    p
+}
+
+/// The names a `SHOW SETTINGS` / `SHOW DATABASE` is narrowed to, from the one-item list of
+/// what was written: strings, lists of strings (`'a', 'b'` or a list parameter).
+fn names_of(written: &Value) -> Result<Vec<String>> {
+    let bad =
+        || Error::new(Status::TypeError, "Expected a String or a List of Strings as names to show");
+    let mut out = Vec::new();
+    let Value::List(items) = written else { return Err(bad()) };
+    for item in items {
+        match item {
+            Value::String(s) => out.push(s.to_string()),
+            Value::List(list) => {
+                for v in list {
+                    match v {
+                        Value::String(s) => out.push(s.to_string()),
+                        _ => return Err(bad()),
+                    }
+                }
+            }
+            _ => return Err(bad()),
+        }
+    }
+    Ok(out)
+}
+
+/// The rows of a command, every column, before its names narrow them.
+fn rows(db: &Database, kind: ShowKind, filter: Option<&str>) -> Rows {
+    match kind {
+        ShowKind::Databases => database_rows(db),
+        ShowKind::Indexes => {
+            let mut rows =
+                indexes::index_rows(db.store(), &db.store_indexes(), db.lookups(), filter);
+            // [fulltext hook] FULLTEXT indexes, numbered after the others, by name.
+            if matches!(filter, None | Some("ALL" | "FULLTEXT")) {
+                rows.extend(crate::fulltext_schema::show_rows(db, rows.len()));
+                rows.sort_by_key(|r| match &r[1] {
+                    Value::String(n) => n.to_string(),
+                    _ => String::new(),
+                });
+            }
+            rows
+        }
+        ShowKind::Constraints => indexes::constraint_rows(db.store(), &db.store_indexes()),
+        ShowKind::Procedures => procedure_rows(db),
+        ShowKind::Functions => function_rows(),
+        ShowKind::Transactions | ShowKind::Servers => Vec::new(),
+        ShowKind::Settings => settings::settings_rows(db).2,
+    }
+}
+
+fn s(v: &str) -> Value {
+    Value::str(v)
+}
+
+/// The rows of `SHOW DATABASES`.
+fn database_rows(db: &Database) -> Rows {
+    db.database_names()
+        .iter()
+        .map(|name| {
+            let is_default = *name == "neo4j";
+            vec![
+                s(name),
+                s(if is_default { "standard" } else { "system" }),
+                Value::List(Vec::new()),
+                s("read-write"),
+                s(&settings::bolt_address()),
+                s("primary"),
+                Value::Bool(true),
+                s("online"),
+                s("online"),
+                s(""),
+                Value::Bool(is_default),
+                Value::Bool(is_default),
+                Value::List(Vec::new()),
+            ]
+        })
+        .collect()
+}
+
+/// The rows of `SHOW PROCEDURES`: every procedure a `CALL` resolves, by name.
+fn procedure_rows(db: &Database) -> Rows {
+    let describe = |cols: &[(String, CypherType)]| {
+        Value::List(
+            cols.iter()
+                .map(|(n, t)| {
+                    let mut m = PropertyMap::new();
+                    m.insert("name".into(), s(n));
+                    m.insert("type".into(), s(&format!("{t}?")));
+                    m.insert("description".into(), s(&format!("{n} :: {t}?")));
+                    m.insert("isDeprecated".into(), Value::Bool(false));
+                    Value::Map(m)
+                })
+                .collect(),
+        )
+    };
+    db.procedures()
+        .iter()
+        .map(|p| {
+            let mut option = PropertyMap::new();
+            option.insert("deprecated".into(), Value::Bool(false));
+            vec![
+                s(&p.sig.name),
+                s(&p.description),
+                s(if p.writes { "WRITE" } else { "READ" }),
+                Value::Bool(false),
+                s(&p.sig.signature_text()),
+                describe(&p.sig.inputs),
+                describe(&p.sig.outputs),
+                Value::Bool(false),
+                Value::Null,
+                Value::Null,
+                Value::Bool(false),
+                Value::Map(option),
+            ]
+        })
+        .collect()
+}
+
+/// The rows of `SHOW FUNCTIONS`: the function library's catalogue, by name.
+fn function_rows() -> Rows {
+    let mut funcs: Vec<(&str, &str)> = arbor_exec::functions::CATALOG.to_vec();
+    funcs.sort_by_key(|(n, _)| n.to_ascii_lowercase());
+    funcs.dedup_by_key(|(n, _)| n.to_ascii_lowercase());
+    funcs
+        .into_iter()
+        .map(|(name, category)| {
+            vec![
+                s(name),
+                s(category),
+                s(&format!("The {name}() function.")),
+                s(&format!("{name}(...)")),
+                Value::Bool(true),
+                Value::List(Vec::new()),
+                s("ANY?"),
+                Value::Bool(category == "Aggregating"),
+                Value::Null,
+                Value::Null,
+                Value::Bool(false),
+            ]
+        })
+        .collect()
+}
+
+/// Runs the `YIELD`/`WHERE`/`RETURN` tail of `cmd` over rows an administration command has
+/// already computed (`SHOW USERS`, `SHOW|TERMINATE TRANSACTIONS`): planned as every `SHOW` is,
+/// as a call of a procedure (named by `cmd.kind`) that answers those rows.
+pub(crate) fn over_rows(
+    tx: &mut arbor_storage::Transaction,
+    cmd: &arbor_cypher_syntax::ast::ShowCommand,
+    columns: &[&str],
+    rows: Rows,
+    params: &PropertyMap,
+) -> Result<(Vec<String>, Rows)> {
+    use arbor_exec::{Execution, PreparedQuery};
+    let name = show_procedure_name(cmd.kind, false);
+    let inputs =
+        vec![("filter".to_string(), CypherType::Any), ("names".to_string(), CypherType::Any)];
+    let outputs = columns.iter().map(|c| (c.to_string(), CypherType::Any)).collect();
+    let body = move |_: &[Value], _: &mut dyn Graph| -> Result<Rows> { Ok(rows.clone()) };
+    let mut registry = arbor_exec::procs::Registry::default();
+    registry.register(Procedure::new(name, inputs, outputs, "", body));
+    let stmt = arbor_cypher_syntax::ast::Statement::Show(cmd.clone());
+    let prepared = std::sync::Arc::new(PreparedQuery::prepare_with(&stmt, name, &registry)?);
+    let fields = prepared.columns().to_vec();
+    let mut exec = Execution::start(prepared, params.clone())?;
+    let mut graph = crate::graph_impl::TxGraph { tx, batch_store: None, import_dir: None };
+    let mut out = Vec::new();
+    while let Some(row) = exec.next(&mut graph)? {
+        out.push(row);
+    }
+    Ok((fields, out))
+}
