@@ -13,16 +13,20 @@
 //! ends through the (now read-only) id map, the collector adds `(start, end, type)` triples and
 //! encoded properties to a `spill::RelBuffer`. Linking gives each relationship its id in
 //! start-node order (stable, so relationships of one node keep their input order), which makes
-//! the store's forward adjacency columns identities. Finally
-//! `arbor_storage::bulk::CheckpointWriter` writes the checkpoint and the manifest (see there for
-//! crash safety: a failed import leaves a previous store as it was).
+//! the store's forward adjacency columns identities. Node records and linked relationships
+//! go to `arbor_storage::bulk::CheckpointWriter`, which builds the base as a checkpoint does
+//! and writes it through the checkpoint's segment writer: the store is a complete segment, a
+//! header-only checkpoint file and a version-5 manifest, so its first open is a segment open
+//! (see there for crash safety: a failed import leaves a previous store as it was).
 //!
 //! Memory (`--max-off-heap-memory`, by default 90 % of the memory available at start): the id
 //! map (nothing for ascending id runs, 4-8 bytes per node for dense integer ids, ~17 for sparse
 //! ones, ~25 for string ids; it is not spilled), 4 bytes per node while linking, the chunk
 //! queues (at most `4 × threads` chunks), and the relationship buffer, which gets half of the
 //! rest: past it, relationships and their properties spill to sorted runs on disk, merged while
-//! linking (`spill.rs`). Node records never stay in memory (they go to a work file as read).
+//! linking (`spill.rs`). Node records wait in a work file while relationships are read. Not
+//! covered by the budget yet: the base the segment is built from (the graph's in-memory size,
+//! as a checkpoint of the same store needs), held from the node feed to the segment write.
 //!
 //! Bad input is handled in `report.rs`; value syntax in `values.rs`; headers in `header.rs`.
 

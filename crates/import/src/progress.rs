@@ -148,11 +148,13 @@ impl Stage {
         }
         if !self.quiet || self.bar.is_some() {
             let rate = if self.by_bytes {
-                format!("{} rows/s, {mbps:.1} MB/s", human_count(rps))
+                format!("; {} rows/s, {mbps:.1} MB/s", human_count(rps))
+            } else if self.rows > 0 {
+                format!("; {}/s", human_count(rps))
             } else {
-                format!("{}/s", human_count(rps))
+                String::new() // a stage without rows (writing the segment)
             };
-            println!("{}: done in {} ({what}; {rate})", self.name, human_duration(took));
+            println!("{}: done in {} ({what}{rate})", self.name, human_duration(took));
         }
         took
     }

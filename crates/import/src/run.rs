@@ -1,7 +1,8 @@
 //! The import driver, stage by stage (see the crate doc for the pipeline): check the inputs and
 //! print the plan, prepare the destination, read the nodes (ids into the id map, encoded
 //! records into a spill file), read the relationships (triples in memory, spilled past the
-//! budget), write the node records, link the relationships in start-node order, report.
+//! budget), feed the node records, link the relationships in start-node order, write the
+//! complete segment, report.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -60,6 +61,8 @@ struct Reader<'a> {
 struct NodeSpill {
     path: PathBuf,
     count: u64,
+    /// Bytes of the encoded records (what the base builder will hold of them).
+    bytes: u64,
 }
 
 /// Runs the import (see the crate doc). Prints progress to stdout/stderr unless quiet. A
@@ -129,7 +132,7 @@ fn import(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
 
     let nodes = read_nodes(&mut rd, &mut idmap, node_bytes, &mut summary)?;
     say(format!("  id map: {}", human_bytes(idmap.bytes() as f64)));
-    let rels = read_relationships(&mut rd, &idmap, nodes.count, rel_bytes, &mut summary, &say)?;
+    let rels = read_relationships(&mut rd, &idmap, &nodes, rel_bytes, &mut summary, &say)?;
     drop(idmap);
     rd.bad.flush()?;
 
@@ -153,9 +156,15 @@ fn import(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
         "{rel_count} relationships ordered by start node, {passes} sorted run(s) merged"
     ));
     summary.stages.push(("linking".to_string(), took));
+    let stage = Stage::start("Writing segment", 0, false, cfg.progress);
     let written = w.finish()?;
+    let took = stage.finish(&format!(
+        "complete segment and checkpoint header: {}",
+        human_bytes(written.bytes as f64)
+    ));
+    summary.stages.push(("segment".to_string(), took));
     summary.store_bytes = written.bytes;
-    say(format!("Store written: {} checkpoint", human_bytes(written.bytes as f64)));
+    say(format!("Store written: {} (complete segment)", human_bytes(written.bytes as f64)));
     summary.bad_entries = rd.bad.count;
     rd.bad.flush()?;
     summary.elapsed = started.elapsed();
@@ -266,6 +275,7 @@ fn read_nodes(
         File::create(&spill_path).map_err(|e| io_err("cannot create", &spill_path, e))?;
     let mut spill = BufWriter::with_capacity(4 << 20, spill_file);
     let mut next_node: u64 = 0;
+    let mut record_bytes: u64 = 0;
     let mut stage = Stage::start("Nodes", node_bytes, true, cfg.progress);
     for group in &cfg.nodes {
         let Some(first) = group.files.first() else { continue };
@@ -338,6 +348,7 @@ fn read_nodes(
                 put_var(&mut len, data.len() as u64);
                 spill.write_all(&len).map_err(|e| io_err("cannot write", &spill_path, e))?;
                 spill.write_all(data).map_err(|e| io_err("cannot write", &spill_path, e))?;
+                record_bytes += data.len() as u64;
                 next_node += 1;
                 summary.properties += u64::from(row.props);
                 rows += 1;
@@ -362,7 +373,7 @@ fn read_nodes(
     summary.stages.push(("nodes".to_string(), took));
     summary.nodes = next_node;
     spill.flush().map_err(|e| io_err("cannot write", &spill_path, e))?;
-    Ok(NodeSpill { path: spill_path, count: next_node })
+    Ok(NodeSpill { path: spill_path, count: next_node, bytes: record_bytes })
 }
 
 /// Reads every relationship group: both ends resolved through the id map, `(start, end,
@@ -371,19 +382,23 @@ fn read_nodes(
 fn read_relationships(
     rd: &mut Reader<'_>,
     idmap: &IdMap,
-    node_count: u64,
+    nodes: &NodeSpill,
     rel_bytes: u64,
     summary: &mut ImportSummary,
     say: Say<'_>,
 ) -> Result<RelBuffer, Error> {
     let cfg = rd.cfg;
-    let cap = rel_budget(cfg.max_memory, idmap.bytes(), node_count, cfg.threads);
+    let node_count = nodes.count;
+    // The id map is gone while linking, but the base builder then holds the node records.
+    let held = idmap.bytes().max(nodes.bytes);
+    let cap = rel_budget(cfg.max_memory, held, node_count, cfg.threads);
     if let Some(m) = cfg.max_memory {
         say(format!(
-            "Memory budget {}: id map {}, linking {}, pipeline {}; relationships past {} \
-             spill to sorted runs on disk",
+            "Memory budget {}: id map {} or node records {}, linking {}, pipeline {}; \
+             relationships past {} spill to sorted runs on disk",
             human_bytes(m as f64),
             human_bytes(idmap.bytes() as f64),
+            human_bytes(nodes.bytes as f64),
             human_bytes((4 * (node_count + 1)) as f64),
             human_bytes(pipeline_bytes(cfg.threads) as f64),
             human_bytes(cap as f64)
@@ -457,7 +472,7 @@ fn read_relationships(
     Ok(rels)
 }
 
-/// Copies the spilled node records into the checkpoint, reading the spill file in large
+/// Feeds the spilled node records to the store writer, reading the spill file in large
 /// blocks.
 fn write_nodes(
     w: &mut CheckpointWriter,
@@ -522,15 +537,15 @@ fn print_done(summary: &ImportSummary, bad: &BadLog, say: Say<'_>) {
     }
 }
 
-/// The relationship buffer's share of the budget in bytes: half of what is left after the id
-/// map, the per-node array of linking (4 bytes per node) and the pipeline's chunk queues (the
-/// other half is the sorted copy or the merge's read blocks while linking). Unlimited without
-/// a budget.
-fn rel_budget(max_memory: Option<u64>, idmap_bytes: u64, nodes: u64, threads: usize) -> usize {
+/// The relationship buffer's share of the budget in bytes: half of what is left after `held`
+/// (the id map while reading, the node records in the base builder while linking), the
+/// per-node array of linking (4 bytes per node) and the pipeline's chunk queues (the other half
+/// is the sorted copy or the merge's read blocks while linking). Unlimited without a budget.
+fn rel_budget(max_memory: Option<u64>, held: u64, nodes: u64, threads: usize) -> usize {
     match max_memory {
         None => usize::MAX,
         Some(m) => {
-            let fixed = idmap_bytes + 4 * (nodes + 1) + pipeline_bytes(threads);
+            let fixed = held + 4 * (nodes + 1) + pipeline_bytes(threads);
             let free = m.saturating_sub(fixed);
             usize::try_from(free / 2).unwrap_or(usize::MAX).max(64 << 10)
         }

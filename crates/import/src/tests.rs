@@ -321,6 +321,16 @@ fn a_tiny_budget_spills_everything_and_gives_the_same_store() {
         } else {
             assert_eq!((s.spilled_relationships, s.link_passes), (0, 1));
         }
+        // The import wrote the complete segment (no conversion at the first checkpoint).
+        let names: Vec<String> = std::fs::read_dir(&cfg.dest)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().any(|n| n.starts_with("segment-")), "{names:?}");
+        assert!(
+            !names.iter().any(|n| n.starts_with("import-") || n.ends_with(".tmp")),
+            "{names:?}"
+        );
         let store = Store::open(&cfg.dest, StoreConfig::default()).unwrap();
         let check = store.check().unwrap();
         assert!(check.is_ok(), "{:?}", check.problems);

@@ -25,9 +25,9 @@ fn cfg() -> StoreConfig {
     }
 }
 
-/// A bulk-imported store in the old format: a decoded checkpoint with every record, a
-/// manifest without segments, one unique index.
-fn import(dir: &Path) {
+/// A bulk-imported store with one unique index: complete, or (`old_format`) a checkpoint with
+/// every record and a manifest without segments, as imports wrote before complete segments.
+fn import(dir: &Path, old_format: bool) {
     let header = BulkHeader {
         labels: vec!["CS_Person".into(), "CS_City".into()],
         rel_types: vec!["CS_KNOWS".into(), "CS_IN".into()],
@@ -36,7 +36,11 @@ fn import(dir: &Path) {
         next_node: NODES,
         next_rel: 2 * NODES,
     };
-    let mut w = CheckpointWriter::create(dir, &header, false, false).unwrap();
+    let mut w = if old_format {
+        CheckpointWriter::create_old_format(dir, &header, false, false).unwrap()
+    } else {
+        CheckpointWriter::create(dir, &header, false, false).unwrap()
+    };
     for i in 0..NODES {
         let name = Value::String(Arc::from(format!("p{i}")));
         let city = u32::from(i % 10 == 0);
@@ -86,7 +90,7 @@ fn write_some(s: &Store) {
 #[test]
 fn an_old_format_store_opens_the_old_way_and_is_migrated_by_its_next_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
-    import(dir.path());
+    import(dir.path(), true);
     let m = read_manifest(&RealFs, dir.path()).unwrap().unwrap();
     assert!(!m.complete && m.segments.is_empty());
     let s = Store::open(dir.path(), cfg()).unwrap();
@@ -119,9 +123,46 @@ fn an_old_format_store_opens_the_old_way_and_is_migrated_by_its_next_checkpoint(
     assert_eq!(answers(&s), want, "after a second complete checkpoint");
 }
 
+/// An import writes the complete segment itself (its first open is a segment open), and the
+/// store answers exactly as an old-format import does once decoded, and then checkpointed.
+#[test]
+fn an_import_is_complete_and_answers_as_a_checkpointed_one() {
+    let (new, old) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    import(new.path(), false);
+    import(old.path(), true);
+    let m = read_manifest(&RealFs, new.path()).unwrap().unwrap();
+    assert!(m.complete && m.segments.len() == 1, "{:?}", m.segments);
+    let ck = std::fs::metadata(new.path().join(&m.name)).unwrap().len();
+    assert!(ck < 512, "checkpoint file of {ck} bytes");
+    let leftovers: Vec<_> = std::fs::read_dir(new.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp") || n == crate::bulk::STAGING_DIR)
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let (a, b) = (Store::open(new.path(), cfg()).unwrap(), Store::open(old.path(), cfg()).unwrap());
+    assert!(a.core_for_test().base().is_paged(), "the import's first open reads its segment");
+    assert_eq!(answers(&a), answers(&b), "as imported");
+    let r = a.check().unwrap();
+    assert!(r.is_ok() && r.nodes == NODES && r.relationships == 2 * NODES, "{r:?}");
+    for s in [&a, &b] {
+        write_some(s);
+        s.checkpoint().unwrap();
+    }
+    assert_eq!(answers(&a), answers(&b), "after a write and a checkpoint");
+    for (s, dir) in [(a, new.path()), (b, old.path())] {
+        s.close().unwrap();
+        drop(s);
+        let m = read_manifest(&RealFs, dir).unwrap().unwrap();
+        assert!(m.complete);
+    }
+    let (a, b) = (Store::open(new.path(), cfg()).unwrap(), Store::open(old.path(), cfg()).unwrap());
+    assert_eq!(answers(&a), answers(&b), "reopened");
+}
+
 /// A complete store with its segment's columns, closed.
 fn complete_store(dir: &Path) -> (String, Arc<crate::pager::segment::Segment>) {
-    import(dir);
+    import(dir, false);
     let s = Store::open(dir, cfg()).unwrap();
     write_some(&s);
     s.close().unwrap();

@@ -1,28 +1,33 @@
 //! Bulk creation of a store without transactions: what `arbor import` writes.
 //!
-//! The importer produces exactly what a checkpoint holds (tokens, schema rules, node records in
-//! ascending id order, then relationship records in ascending id order), so the result is a
-//! regular data directory: a `checkpoint-<ts>.arbor` file and a `MANIFEST` naming it, in the
-//! format of `checkpoint.rs` (whose encoders and constants this file reuses). Opening it is an
-//! ordinary recovery: the checkpoint streams into a base builder.
+//! The importer feeds what a checkpoint holds (tokens, schema rules, node records in ascending
+//! id order, then relationship records in ascending id order) and the result is a regular data
+//! directory in the current format: the records go into the same `BaseBuilder` a checkpoint
+//! uses, and [`CheckpointWriter::finish`] writes that base through the checkpoint's segment
+//! writer (`checkpoint_segments::write`: one code path for the format) as a complete
+//! `segment-<ts>.arbor`, beside a `checkpoint-<ts>.arbor` holding only the header (next ids,
+//! tokens, schema) and a version-5 `MANIFEST` naming both. The first open is a segment open.
+//! The base is held in memory until it is written, as a checkpoint holds it.
 //!
-//! Crash safety: the checkpoint is written to a `.tmp` file beside the destination's contents.
-//! Into an empty destination, [`CheckpointWriter::create`] first writes (and fsyncs) an
-//! `IMPORT-INCOMPLETE` marker. Over a previous store (`overwrite`), the previous store stays
-//! untouched and usable while the new checkpoint is written (an import that fails, runs out of
-//! disk or is killed leaves it as it was); only [`CheckpointWriter::finish`], once the new
-//! checkpoint is durable, writes the marker and removes the previous store files. Then the
-//! `.tmp` is renamed, the `MANIFEST` written atomically, and the marker deleted.
-//! [`Store::open`](crate::Store::open) refuses a directory holding the marker, so no point of an
-//! import leaves a store that opens as if it were complete. The store's `LOCK` is held
-//! throughout, so a running server's directory cannot be overwritten.
+//! Crash safety: the checkpoint file is written to a `.tmp` file beside the destination's
+//! contents, the segment into the `import-staging` directory inside it. Into an empty
+//! destination, [`CheckpointWriter::create`] first writes (and fsyncs) an `IMPORT-INCOMPLETE`
+//! marker. Over a previous store (`overwrite`), the previous store stays untouched and usable
+//! while the new files are written (an import that fails, runs out of disk or is killed leaves
+//! it as it was); only [`CheckpointWriter::finish`], once the new files are durable, writes the
+//! marker and removes the previous store files. Then the segment and the `.tmp` are renamed,
+//! the `MANIFEST` written atomically, and the marker deleted. [`Store::open`](crate::Store::open)
+//! refuses a directory holding the marker, so no point of an import leaves a store that opens
+//! as if it were complete. The store's `LOCK` is held throughout, so a running server's
+//! directory cannot be overwritten.
 //!
 //! Relationships fed in start-node order make the base's forward adjacency columns identities
 //! (free in memory and load time); the importer sorts them that way before writing.
 //!
 //! The writer trusts its caller for the contents of pre-encoded records (the `*_raw` methods take
-//! bytes from [`encode_labels`] / [`encode_props`]) but checks id order and end-node bounds, the
-//! invariants whose violation recovery would report as corruption.
+//! bytes from [`encode_labels`] / [`encode_props`], decoded again for the builder) but checks id
+//! order and end-node bounds, the invariants whose violation recovery would report as
+//! corruption.
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -30,11 +35,14 @@ use std::path::{Path, PathBuf};
 
 use arbor_model::{Error, Result, Status, Value};
 
-use crate::codec::{Enc, MAX_ID};
+use crate::base::BaseBuilder;
+use crate::codec::{Dec, Enc, MAX_ID};
 use crate::durability::checkpoint::{
     checkpoint_name, write_atomic, CK_MAGIC, MANIFEST, MF_MAGIC, TAG_END, TAG_NODE, TAG_REL,
 };
+use crate::durability::checkpoint_segments;
 use crate::durability::wal::{io_err, sync_dir};
+use crate::schema::Target;
 use crate::vfs::{create_private_dir_all, private_file_options, RealFs};
 
 /// Name of the marker file present while an import is writing a data directory.
@@ -42,6 +50,10 @@ pub const INCOMPLETE_MARKER: &str = "IMPORT-INCOMPLETE";
 
 /// The commit timestamp of an imported store's checkpoint (the first commit after it is 2).
 pub const IMPORT_TS: u64 = 1;
+
+/// The directory (inside the destination) the segment is written to before it replaces a
+/// previous store's files.
+pub const STAGING_DIR: &str = "import-staging";
 
 /// An index or unique constraint to create with the store (built when the store is opened).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,6 +81,9 @@ pub struct BulkHeader {
 #[derive(Clone, Debug)]
 pub struct BulkSummary {
     pub checkpoint: PathBuf,
+    /// The complete segment (`None` only for the old format, written by this crate's tests).
+    pub segment: Option<PathBuf>,
+    /// Bytes of the checkpoint file and the segment.
     pub bytes: u64,
     pub nodes: u64,
     pub relationships: u64,
@@ -165,11 +180,12 @@ pub fn encode_props(buf: &mut Vec<u8>, props: &mut Vec<(u32, Value)>) {
 /// The empty property list, pre-encoded.
 pub const NO_PROPS: &[u8] = &[0];
 
-/// Writes a new store's checkpoint and manifest (see the module doc).
+/// Writes a new store's segment, checkpoint and manifest (see the module doc).
 pub struct CheckpointWriter {
     dir: PathBuf,
     name: String,
     tmp: PathBuf,
+    staging: PathBuf,
     out: Option<BufWriter<File>>,
     crc: u32,
     bytes: u64,
@@ -182,16 +198,44 @@ pub struct CheckpointWriter {
     last_rel: Option<u64>,
     in_rels: bool,
     scratch: Enc,
+    /// The base the records build; `None` writes them into the checkpoint file instead (the
+    /// format before complete segments, kept for this crate's migration tests).
+    builder: Option<BaseBuilder>,
+    /// The node indexes of the header, built into the segment.
+    pairs: Vec<Target>,
     sync: bool,
     done: bool,
     _lock: File,
 }
 
 impl CheckpointWriter {
-    /// Prepares `dir` (created if missing) and starts the checkpoint. Refuses a directory that
+    /// Prepares `dir` (created if missing) and starts the store. Refuses a directory that
     /// holds a store unless `overwrite`, in which case the old store files are deleted (after
     /// the incomplete-import marker is durable). `sync` = fsync files and directory.
     pub fn create(
+        dir: &Path,
+        header: &BulkHeader,
+        overwrite: bool,
+        sync: bool,
+    ) -> Result<CheckpointWriter> {
+        let mut w = Self::start(dir, header, overwrite, sync)?;
+        w.builder = Some(BaseBuilder::new(IMPORT_TS));
+        Ok(w)
+    }
+
+    /// [`CheckpointWriter::create`] for the format before complete segments: every record in
+    /// the checkpoint file, no segment (a store the next checkpoint migrates).
+    #[cfg(test)]
+    pub(crate) fn create_old_format(
+        dir: &Path,
+        header: &BulkHeader,
+        overwrite: bool,
+        sync: bool,
+    ) -> Result<CheckpointWriter> {
+        Self::start(dir, header, overwrite, sync)
+    }
+
+    fn start(
         dir: &Path,
         header: &BulkHeader,
         overwrite: bool,
@@ -201,25 +245,7 @@ impl CheckpointWriter {
             return Err(Error::new(Status::ArgumentError, "too many entities for one store"));
         }
         create_private_dir_all(dir).map_err(|e| io_err("cannot create", dir, e))?;
-        let lock_path = dir.join("LOCK");
-        let lock = private_file_options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| io_err("cannot open", &lock_path, e))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(Error::new(
-                    Status::Io,
-                    format!("the store in {} is open (stop the server first)", dir.display()),
-                ))
-            }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(io_err("cannot lock", &lock_path, e))
-            }
-        }
+        let lock = lock_dir(dir)?;
         if holds_store(dir)? && !overwrite {
             return Err(Error::new(
                 Status::ArgumentError,
@@ -240,6 +266,9 @@ impl CheckpointWriter {
         if previous {
             let _ = fs::remove_file(&tmp); // left by an import that was killed
         }
+        let staging = dir.join(STAGING_DIR);
+        let _ = fs::remove_dir_all(&staging); // likewise
+        create_private_dir_all(&staging).map_err(|e| io_err("cannot create", &staging, e))?;
         let file = private_file_options()
             .write(true)
             .create(true)
@@ -250,7 +279,8 @@ impl CheckpointWriter {
             dir: dir.to_path_buf(),
             name,
             tmp,
-            out: Some(BufWriter::with_capacity(4 << 20, file)),
+            staging,
+            out: Some(BufWriter::with_capacity(1 << 20, file)),
             crc: 0,
             bytes: 0,
             next_node: header.next_node,
@@ -261,6 +291,8 @@ impl CheckpointWriter {
             last_rel: None,
             in_rels: false,
             scratch: Enc::new(),
+            builder: None,
+            pairs: header.indexes.iter().map(|ix| (ix.label, vec![ix.key])).collect(),
             sync,
             done: false,
             _lock: lock,
@@ -317,6 +349,14 @@ impl CheckpointWriter {
         }
         self.last_node = Some(id);
         self.nodes += 1;
+        if let Some(b) = self.builder.as_mut() {
+            let mut d = Dec::new(labels_and_props);
+            let (labels, props) = (d.labels(), d.props());
+            let (Ok(labels), Ok(props), true) = (labels, props, d.is_empty()) else {
+                return Err(bad_record("node", id));
+            };
+            return if b.node(id, &labels, &props) { Ok(()) } else { Err(bad_record("node", id)) };
+        }
         self.scratch.u8(TAG_NODE);
         self.scratch.var(id);
         self.scratch.buf.extend_from_slice(labels_and_props);
@@ -351,6 +391,17 @@ impl CheckpointWriter {
         self.in_rels = true;
         self.last_rel = Some(id);
         self.rels += 1;
+        if let Some(b) = self.builder.as_mut() {
+            let mut d = Dec::new(props);
+            let (Ok(props), true) = (d.props(), d.is_empty()) else {
+                return Err(bad_record("relationship", id));
+            };
+            return if b.rel(id, start, end, ty, &props) {
+                Ok(())
+            } else {
+                Err(bad_record("relationship", id))
+            };
+        }
         self.scratch.u8(TAG_REL);
         self.scratch.var(id);
         self.scratch.var(start);
@@ -377,13 +428,14 @@ impl CheckpointWriter {
         self.rel_raw(id, start, end, ty, &buf)
     }
 
-    /// Bytes written so far (including buffered ones).
+    /// Bytes of the checkpoint file written so far (including buffered ones; the segment is
+    /// written by [`CheckpointWriter::finish`]).
     pub fn bytes_written(&self) -> u64 {
         self.bytes + self.scratch.buf.len() as u64
     }
 
-    /// Ends the checkpoint, makes it durable, writes the manifest, and removes the marker:
-    /// from here on the directory opens as the imported store.
+    /// Ends the checkpoint file and writes the segment (both durable), then replaces any
+    /// previous store: from here on the directory opens as the imported store.
     pub fn finish(mut self) -> Result<BulkSummary> {
         self.scratch.u8(TAG_END);
         self.flush_scratch()?;
@@ -398,8 +450,16 @@ impl CheckpointWriter {
             file.sync_all().map_err(|e| io_err("cannot fsync", &self.tmp, e))?;
         }
         drop(file);
+        let segment = match self.builder.take() {
+            Some(b) => {
+                let base = b.finish(&self.pairs);
+                let counts = checkpoint_segments::counts_of(&base);
+                Some(checkpoint_segments::write(&RealFs, &self.staging, &base, IMPORT_TS, &counts)?)
+            }
+            None => None,
+        };
         if !self.dir.join(INCOMPLETE_MARKER).exists() {
-            // The new checkpoint is durable: only now may the previous store go.
+            // The new files are durable: only now may the previous store go.
             write_atomic(
                 &RealFs,
                 &self.dir,
@@ -409,28 +469,79 @@ impl CheckpointWriter {
             )?;
         }
         remove_store_files(&self.dir, Some(&self.tmp))?;
+        let mut seg_path = None;
+        if let Some(s) = &segment {
+            let (from, to) = (self.staging.join(s), self.dir.join(s));
+            fs::rename(&from, &to).map_err(|e| io_err("cannot rename", &from, e))?;
+            self.bytes += fs::metadata(&to).map_err(|e| io_err("cannot stat", &to, e))?.len();
+            seg_path = Some(to);
+        }
         let fin = self.dir.join(&self.name);
         fs::rename(&self.tmp, &fin).map_err(|e| io_err("cannot rename", &self.tmp, e))?;
-        let mut m = Enc::new();
-        m.buf.extend_from_slice(MF_MAGIC);
-        m.u64(IMPORT_TS);
-        m.str(&self.name);
-        m.u64(IMPORT_TS + 1);
-        let crc = crc32c::crc32c(&m.buf[8..]);
-        m.u32(crc);
-        write_atomic(&RealFs, &self.dir, MANIFEST, &m.buf, self.sync)?;
+        if self.sync {
+            sync_dir(&RealFs, &self.dir)?;
+        }
+        write_atomic(&RealFs, &self.dir, MANIFEST, &self.manifest(segment.as_deref()), self.sync)?;
         let marker = self.dir.join(INCOMPLETE_MARKER);
         fs::remove_file(&marker).map_err(|e| io_err("cannot remove", &marker, e))?;
         if self.sync {
             sync_dir(&RealFs, &self.dir)?;
         }
         self.done = true;
+        let _ = fs::remove_dir_all(&self.staging);
         Ok(BulkSummary {
             checkpoint: fin,
+            segment: seg_path,
             bytes: self.bytes,
             nodes: self.nodes,
             relationships: self.rels,
         })
+    }
+
+    /// The manifest: the checkpoint, the first log segment to replay, and (with a segment)
+    /// no sealed log segments, the manifest version and the segment file.
+    fn manifest(&self, segment: Option<&str>) -> Vec<u8> {
+        let mut m = Enc::new();
+        m.buf.extend_from_slice(MF_MAGIC);
+        m.u64(IMPORT_TS);
+        m.str(&self.name);
+        m.u64(IMPORT_TS + 1);
+        if let Some(s) = segment {
+            m.u64(0);
+            m.var(0);
+            m.var(checkpoint_segments::MANIFEST_VERSION);
+            m.var(1);
+            m.str(s);
+        }
+        let crc = crc32c::crc32c(&m.buf[8..]);
+        m.u32(crc);
+        m.buf
+    }
+}
+
+fn bad_record(what: &str, id: u64) -> Error {
+    Error::new(
+        Status::Internal,
+        format!("bulk {what} {id}: a record that does not decode, out of order or dangling"),
+    )
+}
+
+/// Creates and locks the store's `LOCK` file (refused while a server has the store open).
+fn lock_dir(dir: &Path) -> Result<File> {
+    let lock_path = dir.join("LOCK");
+    let lock = private_file_options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| io_err("cannot open", &lock_path, e))?;
+    match lock.try_lock() {
+        Ok(()) => Ok(lock),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::new(
+            Status::Io,
+            format!("the store in {} is open (stop the server first)", dir.display()),
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(io_err("cannot lock", &lock_path, e)),
     }
 }
 
@@ -440,6 +551,7 @@ impl Drop for CheckpointWriter {
             // The marker stays: the directory must not open as a (partial) store.
             self.out = None;
             let _ = fs::remove_file(&self.tmp);
+            let _ = fs::remove_dir_all(&self.staging);
         }
     }
 }
