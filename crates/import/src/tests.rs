@@ -304,7 +304,7 @@ fn a_tiny_budget_spills_everything_and_gives_the_same_store() {
     }
     let with = write(d, "with.csv", &with);
     let without = write_gz(d, "without.csv.gz", &without);
-    let mut dumps = Vec::new();
+    let (mut dumps, mut segments) = (Vec::new(), Vec::new());
     for (name, budget) in [("unbounded", None), ("tiny", Some(1))] {
         let mut cfg = config(d);
         cfg.dest = d.join(name);
@@ -326,11 +326,12 @@ fn a_tiny_budget_spills_everything_and_gives_the_same_store() {
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
-        assert!(names.iter().any(|n| n.starts_with("segment-")), "{names:?}");
         assert!(
             !names.iter().any(|n| n.starts_with("import-") || n.ends_with(".tmp")),
             "{names:?}"
         );
+        let seg = names.iter().find(|n| n.starts_with("segment-")).expect("a segment file");
+        segments.push(std::fs::read(cfg.dest.join(seg)).unwrap());
         let store = Store::open(&cfg.dest, StoreConfig::default()).unwrap();
         let check = store.check().unwrap();
         assert!(check.is_ok(), "{:?}", check.problems);
@@ -353,6 +354,7 @@ fn a_tiny_budget_spills_everything_and_gives_the_same_store() {
     for (a, b) in dumps[0].iter().zip(&dumps[1]) {
         assert_eq!(a, b);
     }
+    assert!(segments[0] == segments[1], "the two imports wrote different segment files");
 }
 
 #[test]
