@@ -6,7 +6,8 @@
 //! uses, and [`CheckpointWriter::finish`] writes that base through the checkpoint's segment
 //! writer (`checkpoint_segments::write`: one code path for the format) as a complete
 //! `segment-<ts>.arbor`, beside a `checkpoint-<ts>.arbor` holding only the header (next ids,
-//! tokens, schema) and a `MANIFEST` of the current version naming both. The first open is a segment open.
+//! tokens, schema) and a `MANIFEST` of the current version naming both. The first open is a
+//! segment open.
 //! The base is held in memory until it is written, as a checkpoint holds it.
 //!
 //! Crash safety: the checkpoint file is written to a `.tmp` file beside the destination's
