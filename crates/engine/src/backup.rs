@@ -98,6 +98,16 @@ impl SnapshotFile {
     pub fn read_chunk(&mut self, max: usize) -> Result<Vec<u8>> {
         self.inner.read_chunk(max)
     }
+
+    /// Where in the file the next byte comes from.
+    pub fn position(&self) -> u64 {
+        self.inner.position()
+    }
+
+    /// Fills the start of `buf` with the next bytes; returns how many (0 once all are out).
+    pub fn read_into(&mut self, buf: &mut [u8]) -> Result<usize> {
+        self.inner.read_into(buf)
+    }
 }
 
 impl Database {
