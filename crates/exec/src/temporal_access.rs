@@ -64,7 +64,9 @@ pub(crate) fn component(v: &Value, key: &str) -> Option<Value> {
         }
         Value::LocalTime(t) => time_part(&t.0, k),
         Value::Time(t) => time_part(&t.time, k).or_else(|| offset_part(t.offset_seconds, None, k)),
-        Value::LocalDateTime(t) => date_part(&t.0.date(), 0, k).or_else(|| time_part(&t.0.time(), k)),
+        Value::LocalDateTime(t) => {
+            date_part(&t.0.date(), 0, k).or_else(|| time_part(&t.0.time(), k))
+        }
         Value::DateTime(t) => date_part(&t.local.date(), 0, k)
             .or_else(|| time_part(&t.local.time(), k))
             .or_else(|| offset_part(t.offset_seconds, t.zone.as_deref(), k))

@@ -234,7 +234,10 @@ impl PropertyMap {
     }
 
     /// The entries listed in `order`, then the others by key.
-    fn ordered_by<'a>(&'a self, order: &'a [Key]) -> impl Iterator<Item = (&'a Key, &'a Value)> + 'a {
+    fn ordered_by<'a>(
+        &'a self,
+        order: &'a [Key],
+    ) -> impl Iterator<Item = (&'a Key, &'a Value)> + 'a {
         let listed = order.iter().enumerate().filter_map(move |(i, k)| {
             // A key listed twice (a repeated header) shows at its first place only.
             let first = order[..i].iter().all(|e| e != k);

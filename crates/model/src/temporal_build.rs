@@ -8,10 +8,10 @@ use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike,
 
 use crate::error::{Error, Result};
 use crate::temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time};
+use crate::temporal_ops::{date_of_year, naive_date, year_shift, MAX_DATE_YEAR};
 use crate::temporal_ops::{
     duration_from_parts, nanos_of_day, time_from_nanos, DurationBuilder, ZoneSpec, NANOS_PER_SECOND,
 };
-use crate::temporal_ops::{date_of_year, naive_date, year_shift, MAX_DATE_YEAR};
 pub use crate::temporal_ops::{now_utc, set_statement_time, MAX_YEAR};
 use crate::temporal_parse::{bad, iso_week_date};
 pub use crate::temporal_parse::{parse_date_str, parse_duration, parse_temporal, TemporalKind};
@@ -52,9 +52,9 @@ fn get_u32(map: &PropertyMap, key: &str) -> Result<Option<u32>> {
 
 fn get_year(map: &PropertyMap) -> Result<Option<i64>> {
     match get_int(map, "year")? {
-        Some(i) if i.abs() > MAX_DATE_YEAR => Err(bad(format!(
-            "Invalid value for Year (valid values -999999999 - 999999999): {i}"
-        ))),
+        Some(i) if i.abs() > MAX_DATE_YEAR => {
+            Err(bad(format!("Invalid value for Year (valid values -999999999 - 999999999): {i}")))
+        }
         y => Ok(y),
     }
 }
@@ -82,7 +82,10 @@ fn day_of_quarter(d: &NaiveDate) -> u32 {
 fn resolve_date(map: &PropertyMap, base: Option<Date>) -> Result<Option<Date>> {
     let year = get_year(map)?;
     let shift = year_shift(year.or(base.map(Date::year)).unwrap_or(0));
-    let year = year.map(|y| i32::try_from(y - shift)).transpose().map_err(|_| bad("Invalid date fields"))?;
+    let year = year
+        .map(|y| i32::try_from(y - shift))
+        .transpose()
+        .map_err(|_| bad("Invalid date fields"))?;
     // Without a year the base's own shift is `shift`; with one, only the base's month, day and
     // week are read, which any whole-cycle shift keeps.
     let base = base.map(|b| b.split().0);
@@ -416,7 +419,8 @@ fn datetime_from_epoch_map(map: &PropertyMap) -> Result<DateTime> {
     let zone = get_timezone(map)?.unwrap_or(ZoneSpec::Offset(0));
     let start = zone.at_utc(utc.local);
     let mut fields = map.clone();
-    fields.retain(|k, _| !EPOCH_KEYS.iter().chain(&["timezone"]).any(|x| x.eq_ignore_ascii_case(k)));
+    fields
+        .retain(|k, _| !EPOCH_KEYS.iter().chain(&["timezone"]).any(|x| x.eq_ignore_ascii_case(k)));
     if fields.is_empty() {
         return Ok(start);
     }
@@ -778,7 +782,8 @@ fn dates_between(a: Date, b: Date, unit: BetweenUnit) -> Result<Duration> {
     let all_days = i128::from(b.epoch_day() - a.epoch_day());
     let (months, days) = match unit {
         BetweenUnit::All | BetweenUnit::Months => {
-            let months = i64::try_from((packed(b) - packed(a)) / 32).map_err(|_| bad("out of range"))?;
+            let months =
+                i64::try_from((packed(b) - packed(a)) / 32).map_err(|_| bad("out of range"))?;
             let mid = crate::temporal_ops::add_duration(
                 &Value::Date(a),
                 &Duration { months, ..Duration::default() },
@@ -788,7 +793,9 @@ fn dates_between(a: Date, b: Date, unit: BetweenUnit) -> Result<Duration> {
             (months, rest)
         }
         BetweenUnit::Days => (0, i64::try_from(all_days).map_err(|_| bad("out of range"))?),
-        BetweenUnit::Seconds => return duration_from_parts(0, 0, all_days * 86_400 * NANOS_PER_SECOND),
+        BetweenUnit::Seconds => {
+            return duration_from_parts(0, 0, all_days * 86_400 * NANOS_PER_SECOND)
+        }
     };
     duration_from_parts(months, days, 0)
 }

@@ -298,8 +298,10 @@ fn plus_months(date: Date, months: i64) -> Result<Date> {
     let calc = i128::from(y) * 12 + i128::from(m - 1) + i128::from(months);
     let year = i64::try_from(calc.div_euclid(12)).unwrap_or(i64::MAX);
     let month = calc.rem_euclid(12) as u32 + 1;
-    date_of_year(year, |by| (28.min(d)..=d).rev().find_map(|x| NaiveDate::from_ymd_opt(by, month, x)))
-        .ok_or_else(|| year_error(year))
+    date_of_year(year, |by| {
+        (28.min(d)..=d).rev().find_map(|x| NaiveDate::from_ymd_opt(by, month, x))
+    })
+    .ok_or_else(|| year_error(year))
 }
 
 /// `date` plus `days` as Java's `LocalDate.plusDays`: past the year range within the next

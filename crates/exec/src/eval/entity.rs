@@ -258,7 +258,9 @@ pub(super) fn builtin(
         (Builtin::Keys, v) => match properties(v, g) {
             // A LOAD CSV row lists its header's order, a `.*` projection the projected keys
             // first, as Neo4j does.
-            Ok(Value::Map(m)) => Value::List(m.keys_ordered().map(|k| Value::from(k.clone())).collect()),
+            Ok(Value::Map(m)) => {
+                Value::List(m.keys_ordered().map(|k| Value::from(k.clone())).collect())
+            }
             _ => return Err(bad("keys", v)),
         },
         (Builtin::StartNode, Value::Relationship(id)) => match g.rel_info(*id) {
