@@ -240,7 +240,7 @@ impl Client {
         self.version
     }
 
-    /// The `server` field of HELLO's SUCCESS (e.g. `Neo4j/5.26.0`).
+    /// The `server` field of HELLO's SUCCESS (e.g. `Neo4j/5.26.30`).
     pub fn server_agent(&self) -> &str {
         &self.server_agent
     }

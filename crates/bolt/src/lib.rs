@@ -30,7 +30,8 @@
 //! relationships (stable; drivers must not parse them). Incoming messages are capped at 64 MiB
 //! and nesting at 64 levels; a protocol violation gets `Neo.ClientError.Request.Invalid` and
 //! closes only that connection. Databases `neo4j` (default) and `system` exist; any other name
-//! is `Neo.ClientError.Database.DatabaseNotFound`. The server agent is `Neo4j/5.26.0`.
+//! is `Neo.ClientError.Database.DatabaseNotFound`. The server agent is `Neo4j/5.26.30`
+//! (`arbor_engine::NEO4J_COMPAT_VERSION`).
 
 pub mod client;
 mod connection;

@@ -15,9 +15,7 @@ use arbor_model::{
     Date, DateTime, Duration, Error, LocalDateTime, LocalTime, NodeData, NodeHead, PathData,
     PathPart, Point, PropertyMap, RelData, RelHead, ResultWriter, Scalar, Time, Value,
 };
-use chrono::{
-    DateTime as ChronoDateTime, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Timelike,
-};
+use chrono::{DateTime as ChronoDateTime, NaiveDateTime, NaiveTime, Offset, TimeZone, Timelike};
 
 use crate::packstream::{self as ps, DecodeError, Decoder, Header, TooLarge};
 
@@ -169,7 +167,7 @@ fn encode_scalar(buf: &mut Vec<u8>, v: Scalar<'_>, d: Dialect) -> Result<(), Too
         Scalar::Bytes(b) => ps::write_bytes(buf, b)?,
         Scalar::Date(date) => {
             ps::write_struct_header(buf, 1, tag::DATE);
-            ps::write_int(buf, days_since_epoch(date.0));
+            ps::write_int(buf, date.epoch_day());
         }
         Scalar::Time(t) => {
             ps::write_struct_header(buf, 2, tag::TIME);
@@ -451,14 +449,6 @@ fn encode_datetime(buf: &mut Vec<u8>, dt: &DateTime, d: Dialect) -> Result<(), T
     Ok(())
 }
 
-fn epoch() -> NaiveDate {
-    NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or(NaiveDate::MIN)
-}
-
-fn days_since_epoch(date: NaiveDate) -> i64 {
-    date.signed_duration_since(epoch()).num_days()
-}
-
 fn nanos_of_day(t: NaiveTime) -> i64 {
     // `nanosecond()` exceeds 10^9 only inside a leap second; keep it, it is what chrono holds.
     i64::from(t.num_seconds_from_midnight()) * 1_000_000_000 + i64::from(t.nanosecond())
@@ -642,10 +632,9 @@ pub(crate) fn decode_struct(
         tag::DATE => {
             expect_fields("Date", fields, 1)?;
             let days = struct_int(dec, "Date.days")?;
-            let date = chrono::TimeDelta::try_days(days)
-                .and_then(|delta| epoch().checked_add_signed(delta))
+            let date = Date::from_epoch_day(days)
                 .ok_or_else(|| DecodeError::invalid(format!("Date out of range: {days} days")))?;
-            Ok(Value::Date(Date(date)))
+            Ok(Value::Date(date))
         }
         tag::TIME => {
             expect_fields("Time", fields, 2)?;
@@ -781,6 +770,7 @@ fn shift(t: NaiveDateTime, offset: i32) -> Result<NaiveDateTime, DecodeError> {
 mod tests {
     use super::*;
     use arbor_model::{NodeId, RelId};
+    use chrono::NaiveDate;
 
     fn enc(v: &Value, d: Dialect) -> Vec<u8> {
         let mut b = Vec::new();
@@ -881,8 +871,10 @@ mod tests {
             Value::Bytes(Arc::from(&[0u8, 255, 7][..])),
             Value::List(vec![]),
             Value::Map(map),
-            Value::Date(Date(NaiveDate::from_ymd_opt(1969, 12, 31).unwrap())),
-            Value::Date(Date(NaiveDate::from_ymd_opt(9999, 12, 31).unwrap())),
+            Value::Date(Date::from_naive(NaiveDate::from_ymd_opt(1969, 12, 31).unwrap())),
+            Value::Date(Date::from_naive(NaiveDate::from_ymd_opt(9999, 12, 31).unwrap())),
+            Value::Date(Date::from_epoch_day(365_241_780_471).unwrap()),
+            Value::Date(Date::from_epoch_day(-365_243_219_162).unwrap()),
             Value::Time(Time {
                 time: NaiveTime::from_hms_nano_opt(23, 59, 59, 999_999_999).unwrap(),
                 offset_seconds: -18 * 3600,

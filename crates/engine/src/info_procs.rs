@@ -10,84 +10,31 @@ use arbor_exec::graph::{Graph, TokenKind};
 use arbor_exec::procs::Procedure;
 use arbor_model::{NodeId, RelId, Result, Value};
 
+use crate::config_settings::{value_of, Setting, SETTINGS};
+
 /// Nodes (and relationships) looked at by the schema procedures: a sample is what Neo4j's
 /// statistics-based answer amounts to on big graphs, and it bounds the work.
 const SAMPLE_MAX: usize = 100_000;
 
-/// One configuration setting: name, description, value, dynamic, default value.
-struct Setting {
-    name: &'static str,
-    description: &'static str,
-    value: &'static str,
-    dynamic: bool,
-    valid: &'static str,
-}
-
-const DURATION: &str = "A duration (Valid units are: `ns`, `μs`, `ms`, `s`, `m`, `h` and `d`; \
-                        default unit is `s`).";
-
-/// The settings Arbor reports, as Neo4j names and describes them (values are Arbor's).
-const SETTINGS: &[Setting] = &[
-    Setting {
-        name: "db.transaction.timeout",
-        description: "The maximum time interval of a transaction within which it should be \
-                      completed.",
-        value: "0s",
-        dynamic: true,
-        valid: DURATION,
-    },
-    Setting {
-        name: "dbms.security.auth_enabled",
-        description: "Enable auth requirement to access Neo4j.",
-        value: "true",
-        dynamic: false,
-        valid: "A boolean.",
-    },
-    Setting {
-        name: "server.bolt.enabled",
-        description: "Enable the Bolt connector.",
-        value: "true",
-        dynamic: false,
-        valid: "A boolean.",
-    },
-    Setting {
-        name: "server.bolt.listen_address",
-        description: "Address the connector should bind to.",
-        value: ":7687",
-        dynamic: false,
-        valid: "A socket address in the format of `hostname:port`, `hostname`, or `:port`.",
-    },
-    Setting {
-        name: "browser.post_connect_cmd",
-        description: "Commands to be run when Neo4j Browser successfully connects to this \
-                      server. Separate multiple commands with semi-colon.",
-        value: "",
-        dynamic: false,
-        valid: "A string.",
-    },
-    Setting {
-        name: "client.allow_telemetry",
-        description: "Configure client applications such as Browser and Bloom to send Product \
-                      Analytics data.",
-        value: "false",
-        dynamic: false,
-        valid: "A boolean.",
-    },
+/// The settings `dbms.clientConfig()` shows (as in Neo4j: those meant for client tools).
+const CLIENT_SETTINGS: &[&str] = &[
+    "browser.post_connect_cmd",
+    "browser.remote_content_hostname_whitelist",
+    "client.allow_telemetry",
+    "dbms.security.auth_enabled",
 ];
 
-/// The settings `dbms.clientConfig()` shows (as in Neo4j: those meant for client tools).
-const CLIENT_SETTINGS: &[&str] =
-    &["browser.post_connect_cmd", "client.allow_telemetry", "dbms.security.auth_enabled"];
-
 fn setting_row(s: &Setting) -> Vec<Value> {
+    let value = value_of(s);
+    let text = |v: Option<&str>| v.map_or(Value::Null, Value::from);
     vec![
         Value::from(s.name),
         Value::from(s.description),
-        Value::from(s.value),
+        text(value.as_deref()),
         Value::Bool(s.dynamic),
-        Value::from(s.value),
-        Value::from(s.value),
-        Value::Bool(false),
+        text(s.default),
+        text(value.as_deref()),
+        Value::Bool(value.is_some() && value.as_deref() != s.default),
         Value::from(s.valid),
     ]
 }
@@ -151,10 +98,12 @@ pub(crate) fn procedures(db_id: String, created: String) -> Vec<Procedure> {
                 Some(Value::String(s)) => s.to_lowercase(),
                 _ => String::new(),
             };
-            let mut rows: Vec<&Setting> =
-                SETTINGS.iter().filter(|s| s.name.to_lowercase().contains(&needle)).collect();
-            rows.sort_by_key(|s| s.name);
-            Ok(rows.into_iter().map(setting_row).collect())
+            // Sorted by name, as the table is.
+            Ok(SETTINGS
+                .iter()
+                .filter(|s| s.name.to_lowercase().contains(&needle))
+                .map(setting_row)
+                .collect())
         },
     );
     list.sig.optional = 1;

@@ -10,6 +10,7 @@
 
 mod apoc_schema;
 pub mod backup;
+mod config_settings;
 mod db_stats;
 mod deadline;
 mod embedded;
@@ -49,6 +50,7 @@ static TEST_ALLOC: memory_limits::TrackingAlloc<std::alloc::System> =
 /// The user store (shared with the Bolt server's authentication).
 pub use arbor_auth::{hash_password, Login, StoreError, User, UserStore};
 pub use arbor_exec::graph::Stats;
+pub use arbor_exec::procs::NEO4J_COMPAT_VERSION;
 pub use arbor_model::graph::Edge;
 pub use arbor_model::{CheckReport, SegmentReport};
 pub use arbor_model::{Error, Result, Status, Value};

@@ -133,6 +133,7 @@ fn reported() -> &'static Mutex<BTreeMap<&'static str, String>> {
 /// start for the listen address, authentication, login limits, ...). Names Arbor does not
 /// list are ignored.
 pub fn report(name: &str, value: &str) {
+    crate::config_settings::record(name, value);
     let Some(def) = DEFS.iter().find(|d| d.name == name) else { return };
     if let Ok(mut map) = reported().lock() {
         map.insert(def.name, value.to_string());

@@ -170,9 +170,11 @@ pub fn timeout_arg(v: Option<&Value>) -> Result<std::time::Duration> {
     }
 }
 
-/// The Neo4j version drivers and tools are told they talk to (`dbms.components()`): the Bolt
-/// features Arbor implements are those of this release.
-pub const NEO4J_COMPAT_VERSION: &str = "5.26.0";
+/// The Neo4j version drivers and tools are told they talk to: `dbms.components()`, the Bolt
+/// server agent (`Neo4j/<version>`) and the HTTP discovery document all read it. The Bolt and
+/// Cypher features Arbor implements are those of this release (the Neo4j 5.26 the answers are
+/// compared with reports 5.26.30).
+pub const NEO4J_COMPAT_VERSION: &str = "5.26.30";
 
 /// `db.schema.visualization()`: one virtual node per label in use (named after it) and one
 /// virtual relationship per (start label, type, end label) combination that occurs. Virtual

@@ -5,13 +5,15 @@ use chrono::{Datelike, NaiveDate, NaiveTime, Timelike};
 use arbor_model::format::format_offset;
 use arbor_model::Value;
 
-fn date_part(d: &NaiveDate, key: &str) -> Option<Value> {
+/// A date component of `d` moved by `shift` years (whole 400-year cycles: see
+/// `arbor_model::Date::split`); only the year fields see the shift.
+fn date_part(d: &NaiveDate, shift: i64, key: &str) -> Option<Value> {
     let v = match key {
-        "year" => d.year() as i64,
+        "year" => d.year() as i64 + shift,
         "quarter" => (d.month0() / 3 + 1) as i64,
         "month" => d.month() as i64,
         "week" => d.iso_week().week() as i64,
-        "weekyear" => d.iso_week().year() as i64,
+        "weekyear" => d.iso_week().year() as i64 + shift,
         "day" => d.day() as i64,
         "ordinalday" => d.ordinal() as i64,
         "dayofweek" | "weekday" => d.weekday().number_from_monday() as i64,
@@ -56,11 +58,16 @@ pub(crate) fn component(v: &Value, key: &str) -> Option<Value> {
     let k = key.to_ascii_lowercase();
     let k = k.as_str();
     match v {
-        Value::Date(d) => date_part(&d.0, k),
+        Value::Date(d) => {
+            let (base, shift) = d.split();
+            date_part(&base, shift, k)
+        }
         Value::LocalTime(t) => time_part(&t.0, k),
         Value::Time(t) => time_part(&t.time, k).or_else(|| offset_part(t.offset_seconds, None, k)),
-        Value::LocalDateTime(t) => date_part(&t.0.date(), k).or_else(|| time_part(&t.0.time(), k)),
-        Value::DateTime(t) => date_part(&t.local.date(), k)
+        Value::LocalDateTime(t) => {
+            date_part(&t.0.date(), 0, k).or_else(|| time_part(&t.0.time(), k))
+        }
+        Value::DateTime(t) => date_part(&t.local.date(), 0, k)
             .or_else(|| time_part(&t.local.time(), k))
             .or_else(|| offset_part(t.offset_seconds, t.zone.as_deref(), k))
             .or_else(|| {

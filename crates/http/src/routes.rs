@@ -75,7 +75,7 @@ async fn discovery(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respo
     let mut doc = json!({
         "query": format!("{scheme}://{host}/db/{{databaseName}}/query/v2"),
         "transaction": format!("{scheme}://{host}/db/{{databaseName}}/query/v2/tx"),
-        "neo4j_version": "5.26.0",
+        "neo4j_version": arbor_engine::NEO4J_COMPAT_VERSION,
         "neo4j_edition": "community",
     });
     if let Some(bolt) = &st.bolt_address {

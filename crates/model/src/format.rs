@@ -62,7 +62,10 @@ pub fn to_string_value(v: &Value) -> Option<String> {
         Value::Int(i) => i.to_string(),
         Value::Float(f) => format_float(*f),
         Value::Bool(b) => b.to_string(),
-        Value::Date(d) => format_date(&d.0),
+        Value::Date(d) => {
+            let (y, m, day) = d.ymd();
+            format_ymd(y, m, day)
+        }
         Value::LocalTime(t) => format_local_time(&t.0),
         Value::Time(t) => format_time(t),
         Value::LocalDateTime(t) => format_local_datetime(&t.0),
@@ -111,15 +114,19 @@ fn iso_local_datetime(t: &NaiveDateTime) -> String {
 
 /// `yyyy-MM-dd`, with Java's sign/padding rules for years outside 0000..=9999.
 pub fn format_date(d: &NaiveDate) -> String {
-    let y = d.year();
+    format_ymd(i64::from(d.year()), d.month(), d.day())
+}
+
+/// [`format_date`] of a year, month and day (years up to Java's ±999,999,999).
+pub fn format_ymd(y: i64, month: u32, day: u32) -> String {
     let year = if y > 9999 {
         format!("+{y}")
     } else if y < 0 {
-        format!("-{:04}", -i64::from(y))
+        format!("-{:04}", -y)
     } else {
         format!("{y:04}")
     };
-    format!("{year}-{:02}-{:02}", d.month(), d.day())
+    format!("{year}-{month:02}-{day:02}")
 }
 
 /// `HH:mm`, then `:ss` when seconds or nanos are set, then the fraction in groups of 3, 6 or 9

@@ -32,7 +32,7 @@ pub use error::{Error, Result, Status};
 pub use format::{to_cypher_literal, to_string_value};
 pub use graph::{Direction, Edge, TokenId, TokenKind};
 pub use ops::{compare, compare_op, equals, group_key, order, CmpOp, GroupKey};
-pub use propmap::Key;
+pub use propmap::{Key, KeyOrder};
 pub use result::{NodeHead, PathLayout, PathPart, RelHead, ResultWriter, Scalar};
 pub use temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Point, Time};
 pub use temporal_build::temporal_component;

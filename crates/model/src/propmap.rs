@@ -14,7 +14,9 @@
 //! A map may also carry a *display order* (`LOAD CSV WITH HEADERS` rows: the header's order,
 //! which Neo4j keeps and drivers show). It is only a hint for [`PropertyMap::iter_ordered`]
 //! (results, `keys()`): lookups, iteration, equality, ordering and hashing stay by key, so
-//! two maps with the same entries are the same value whatever order they display.
+//! two maps with the same entries are the same value whatever order they display. A `.*` map
+//! projection has two orders, as in Neo4j: results list its named items first, `keys()` the
+//! projected map's or entity's own keys first ([`KeyOrder`]).
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -175,13 +177,28 @@ impl PartialEq<String> for Key {
     }
 }
 
+/// The order a map shows its keys in (see the module documentation).
+#[derive(Debug, Default)]
+pub struct KeyOrder {
+    /// Keys in the order results (and Bolt) show them.
+    pub shown: Vec<Key>,
+    /// Keys in the order `keys()` lists them, when that differs from `shown` (else empty).
+    pub listed: Vec<Key>,
+}
+
+impl From<Vec<Key>> for KeyOrder {
+    fn from(shown: Vec<Key>) -> KeyOrder {
+        KeyOrder { shown, listed: Vec::new() }
+    }
+}
+
 /// A Cypher map: entries sorted by key, keys unique (see the module documentation).
 #[derive(Clone, Default)]
 pub struct PropertyMap {
     entries: Vec<(Key, Value)>,
     /// The display order, when the map has one (shared by every row of one CSV header; a
     /// thin pointer, so a map stays four words and a `Value` does not grow).
-    order: Option<Arc<Vec<Key>>>,
+    order: Option<Arc<KeyOrder>>,
 }
 
 impl PropertyMap {
@@ -194,7 +211,7 @@ impl PropertyMap {
     }
 
     /// This map displaying its keys in `order` (keys not in it follow, by key).
-    pub fn with_order(mut self, order: Arc<Vec<Key>>) -> PropertyMap {
+    pub fn with_order(mut self, order: Arc<KeyOrder>) -> PropertyMap {
         self.order = Some(order);
         self
     }
@@ -202,7 +219,25 @@ impl PropertyMap {
     /// The entries in display order: the order the map was given (keys since removed are
     /// skipped, keys since added follow by key), else by key.
     pub fn iter_ordered(&self) -> impl Iterator<Item = (&Key, &Value)> + '_ {
-        let order = self.order.as_deref().map_or(&[][..], |o| o.as_slice());
+        self.ordered_by(self.order.as_deref().map_or(&[][..], |o| o.shown.as_slice()))
+    }
+
+    /// The keys in the order `keys()` lists them: as [`PropertyMap::iter_ordered`], except for
+    /// a map whose order says otherwise (a `.*` projection).
+    pub fn keys_ordered(&self) -> impl Iterator<Item = &Key> + '_ {
+        let order = match self.order.as_deref() {
+            Some(o) if !o.listed.is_empty() => o.listed.as_slice(),
+            Some(o) => o.shown.as_slice(),
+            None => &[][..],
+        };
+        self.ordered_by(order).map(|(k, _)| k)
+    }
+
+    /// The entries listed in `order`, then the others by key.
+    fn ordered_by<'a>(
+        &'a self,
+        order: &'a [Key],
+    ) -> impl Iterator<Item = (&'a Key, &'a Value)> + 'a {
         let listed = order.iter().enumerate().filter_map(move |(i, k)| {
             // A key listed twice (a repeated header) shows at its first place only.
             let first = order[..i].iter().all(|e| e != k);
@@ -472,7 +507,7 @@ mod tests {
     // `Value` stay as they were.
     #[test]
     fn display_order_is_a_hint_only() {
-        let order: Arc<Vec<Key>> = Arc::new(vec!["zeta".into(), "alpha".into(), "zeta".into()]);
+        let order = Arc::new(KeyOrder::from(vec!["zeta".into(), "alpha".into(), "zeta".into()]));
         let mut m: PropertyMap =
             vec![("alpha", Value::Int(1)), ("zeta", Value::Int(2)), ("mid", Value::Int(3))]
                 .into_iter()

@@ -8,6 +8,7 @@ use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike,
 
 use crate::error::{Error, Result};
 use crate::temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time};
+use crate::temporal_ops::{date_of_year, naive_date, year_shift, MAX_DATE_YEAR};
 use crate::temporal_ops::{
     duration_from_parts, nanos_of_day, time_from_nanos, DurationBuilder, ZoneSpec, NANOS_PER_SECOND,
 };
@@ -49,14 +50,12 @@ fn get_u32(map: &PropertyMap, key: &str) -> Result<Option<u32>> {
     }
 }
 
-fn get_year(map: &PropertyMap) -> Result<Option<i32>> {
+fn get_year(map: &PropertyMap) -> Result<Option<i64>> {
     match get_int(map, "year")? {
-        None => Ok(None),
-        Some(i) => i32::try_from(i)
-            .ok()
-            .filter(|y| (-MAX_YEAR..=MAX_YEAR).contains(y))
-            .map(Some)
-            .ok_or_else(|| bad(format!("Invalid value for year: {i}"))),
+        Some(i) if i.abs() > MAX_DATE_YEAR => {
+            Err(bad(format!("Invalid value for Year (valid values -999999999 - 999999999): {i}")))
+        }
+        y => Ok(y),
     }
 }
 
@@ -77,8 +76,29 @@ fn day_of_quarter(d: &NaiveDate) -> u32 {
 }
 
 /// The date described by the date fields of `map` over an optional base date.
-fn resolve_date(map: &PropertyMap, base: Option<NaiveDate>) -> Result<Option<NaiveDate>> {
+///
+/// The calendar is chrono's, for the year moved into its range by whole 400-year cycles (the
+/// base date too: its month, day, week and weekday do not change), then moved back.
+fn resolve_date(map: &PropertyMap, base: Option<Date>) -> Result<Option<Date>> {
     let year = get_year(map)?;
+    let shift = year_shift(year.or(base.map(Date::year)).unwrap_or(0));
+    let year = year
+        .map(|y| i32::try_from(y - shift))
+        .transpose()
+        .map_err(|_| bad("Invalid date fields"))?;
+    // Without a year the base's own shift is `shift`; with one, only the base's month, day and
+    // week are read, which any whole-cycle shift keeps.
+    let base = base.map(|b| b.split().0);
+    let date = resolve_naive_date(map, year, base)?;
+    date.map(|d| Date::join(d, shift).ok_or_else(|| bad("Invalid date fields"))).transpose()
+}
+
+/// [`resolve_date`] on chrono, for a year and base date within its range.
+fn resolve_naive_date(
+    map: &PropertyMap,
+    year: Option<i32>,
+    base: Option<NaiveDate>,
+) -> Result<Option<NaiveDate>> {
     let has = |k: &str| get_key(map, k).is_some_and(|v| !v.is_null());
     let invalid = || bad("Invalid date fields");
     if has("week") || (has("dayOfWeek") && !has("month") && !has("day")) {
@@ -203,14 +223,14 @@ struct SourceZone {
 
 /// What a temporal value contributes when used as a `date`/`time`/`datetime` source.
 struct Parts {
-    date: Option<NaiveDate>,
+    date: Option<Date>,
     time: Option<NaiveTime>,
     zone: Option<SourceZone>,
 }
 
 fn parts_of(v: &Value) -> Option<Parts> {
     Some(match v {
-        Value::Date(d) => Parts { date: Some(d.0), time: None, zone: None },
+        Value::Date(d) => Parts { date: Some(*d), time: None, zone: None },
         Value::LocalTime(t) => Parts { date: None, time: Some(t.0), zone: None },
         Value::Time(t) => Parts {
             date: None,
@@ -221,10 +241,10 @@ fn parts_of(v: &Value) -> Option<Parts> {
             }),
         },
         Value::LocalDateTime(t) => {
-            Parts { date: Some(t.0.date()), time: Some(t.0.time()), zone: None }
+            Parts { date: Some(Date::from_naive(t.0.date())), time: Some(t.0.time()), zone: None }
         }
         Value::DateTime(t) => Parts {
-            date: Some(t.local.date()),
+            date: Some(Date::from_naive(t.local.date())),
             time: Some(t.local.time()),
             zone: Some(SourceZone {
                 spec: match &t.zone {
@@ -264,7 +284,7 @@ pub fn now(kind: TemporalKind, zone: Option<&ZoneSpec>) -> Value {
     let utc = now_utc();
     let dt = zone.unwrap_or(&ZoneSpec::Offset(0)).at_utc(utc);
     match kind {
-        TemporalKind::Date => Value::Date(Date(dt.local.date())),
+        TemporalKind::Date => Value::Date(Date::from_naive(dt.local.date())),
         TemporalKind::LocalTime => Value::LocalTime(LocalTime(dt.local.time())),
         TemporalKind::Time => {
             Value::Time(Time { time: dt.local.time(), offset_seconds: dt.offset_seconds })
@@ -277,6 +297,12 @@ pub fn now(kind: TemporalKind, zone: Option<&ZoneSpec>) -> Value {
 /// Builds a temporal from a map: component fields, `date`/`time`/`datetime` sources to select
 /// from, and `timezone`. A map holding only `timezone` gives the current time in that zone.
 pub fn temporal_from_map(kind: TemporalKind, map: &PropertyMap) -> Result<Value> {
+    if let Some(k) = map.keys().find(|k| EPOCH_KEYS.iter().any(|e| e.eq_ignore_ascii_case(k))) {
+        if kind != TemporalKind::DateTime {
+            return Err(Error::type_error(format!("Not supported: {k}")));
+        }
+        return datetime_from_epoch_map(map).map(Value::DateTime);
+    }
     for k in map.keys() {
         let known = DATE_KEYS
             .iter()
@@ -305,7 +331,7 @@ pub fn temporal_from_map(kind: TemporalKind, map: &PropertyMap) -> Result<Value>
     match kind {
         TemporalKind::Date => {
             let d = date.ok_or_else(|| bad("date() needs date fields"))?;
-            Ok(Value::Date(Date(d)))
+            Ok(Value::Date(d))
         }
         TemporalKind::LocalTime => {
             let t = time.ok_or_else(|| bad("localtime() needs time fields"))?;
@@ -327,11 +353,11 @@ pub fn temporal_from_map(kind: TemporalKind, map: &PropertyMap) -> Result<Value>
             Ok(Value::Time(Time { time: t, offset_seconds: offset }))
         }
         TemporalKind::LocalDateTime => {
-            let d = date.ok_or_else(|| bad("localdatetime() needs date fields"))?;
+            let d = naive_date(date.ok_or_else(|| bad("localdatetime() needs date fields"))?)?;
             Ok(Value::LocalDateTime(LocalDateTime(d.and_time(time.unwrap_or(NaiveTime::MIN)))))
         }
         TemporalKind::DateTime => {
-            let d = date.ok_or_else(|| bad("datetime() needs date fields"))?;
+            let d = naive_date(date.ok_or_else(|| bad("datetime() needs date fields"))?)?;
             let local = d.and_time(time.unwrap_or(NaiveTime::MIN));
             let dt = match (&tz, &src_zone) {
                 (Some(new), Some(src)) => {
@@ -345,6 +371,73 @@ pub fn temporal_from_map(kind: TemporalKind, map: &PropertyMap) -> Result<Value>
             Ok(Value::DateTime(dt))
         }
     }
+}
+
+const EPOCH_KEYS: &[&str] = &["epochSeconds", "epochMillis"];
+
+/// How Neo4j names a value it cannot build from (`Double(1.500000e+00)`, `String("1")`).
+fn java_value_name(v: &Value) -> String {
+    match v {
+        Value::Null => "NO_VALUE".to_string(),
+        Value::Float(f) => {
+            let text = format!("{f:.6e}");
+            let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+            let exp: i32 = exp.parse().unwrap_or(0);
+            let sign = if exp < 0 { '-' } else { '+' };
+            format!("Double({mantissa}e{sign}{:02})", exp.abs())
+        }
+        Value::String(s) => format!("String(\"{s}\")"),
+        Value::Bool(b) => format!("Boolean('{b}')"),
+        other => other.type_name().to_string(),
+    }
+}
+
+/// `datetime({epochSeconds | epochMillis, [nanosecond, ...], [timezone]})`: the instant in the
+/// zone (UTC by default), then any other fields set on its wall clock, as Neo4j does (a
+/// sub-second field replaces the whole fraction). An instant whose milliseconds overflow an
+/// Integer is an error, where Neo4j wraps it around silently.
+fn datetime_from_epoch_map(map: &PropertyMap) -> Result<DateTime> {
+    let seconds = get_key(map, "epochSeconds");
+    let millis = get_key(map, "epochMillis");
+    let (name, v) = match (seconds, millis) {
+        (Some(_), Some(_)) => {
+            return Err(bad("epochMillis cannot be selected together with epochSeconds."))
+        }
+        (Some(v), None) => ("epochSeconds", v),
+        (None, Some(v)) => ("epochMillis", v),
+        (None, None) => return Err(bad("epochSeconds or epochMillis is required")),
+    };
+    if ["date", "time", "datetime"].iter().any(|k| get_key(map, k).is_some()) {
+        return Err(bad(format!("{name} cannot be selected together with date or time.")));
+    }
+    let Value::Int(n) = v else {
+        return Err(bad(format!("Cannot construct date time from: {}", java_value_name(v))));
+    };
+    let ms = if name == "epochSeconds" { n.checked_mul(1000) } else { Some(*n) }
+        .ok_or_else(|| bad(format!("{name} out of range: {n}")))?;
+    let utc = datetime_from_epoch(ms.div_euclid(1000), ms.rem_euclid(1000) * 1_000_000)?;
+    let zone = get_timezone(map)?.unwrap_or(ZoneSpec::Offset(0));
+    let start = zone.at_utc(utc.local);
+    let mut fields = map.clone();
+    fields
+        .retain(|k, _| !EPOCH_KEYS.iter().chain(&["timezone"]).any(|x| x.eq_ignore_ascii_case(k)));
+    if fields.is_empty() {
+        return Ok(start);
+    }
+    for k in fields.keys() {
+        if !DATE_KEYS.iter().chain(TIME_KEYS).any(|x| x.eq_ignore_ascii_case(k)) {
+            return Err(bad(format!("No such field for datetime: `{k}`")));
+        }
+    }
+    let date = resolve_date(&fields, Some(Date::from_naive(start.local.date())))?;
+    let sub_second = ["millisecond", "microsecond", "nanosecond"];
+    let mut base_time = start.local.time();
+    if sub_second.iter().any(|k| get_key(&fields, k).is_some()) {
+        base_time = base_time.with_nanosecond(0).unwrap_or(base_time);
+    }
+    let time = resolve_time(&fields, Some(base_time))?.unwrap_or(base_time);
+    let local = naive_date(date.unwrap_or(Date::from_naive(start.local.date())))?.and_time(time);
+    zone.resolve_local(local, Some(start.offset_seconds))
 }
 
 /// `date(x)`, `datetime(x)`, ... applied to another temporal: selects the parts the target has.
@@ -482,22 +575,30 @@ pub fn truncate(
         return Err(bad(format!("Cannot truncate a time to `{unit}`")));
     }
     let date = match parts.date {
-        Some(d) if kind.has_date() => {
+        Some(date) if kind.has_date() => {
+            // On chrono for the date moved by whole 400-year cycles; the year-based units on the
+            // real year, since 400 years are not whole millennia.
+            let (d, shift) = date.split();
             let y = d.year();
-            let trunc_year = |n: i32| NaiveDate::from_ymd_opt(y.div_euclid(n) * n, 1, 1);
+            let full = i64::from(y) + shift;
+            let trunc_year =
+                |n: i64| date_of_year(full.div_euclid(n) * n, |y| NaiveDate::from_ymd_opt(y, 1, 1));
+            let in_cycle = |x: Option<NaiveDate>| x.and_then(|x| Date::join(x, shift));
             Some(
                 match unit_l.as_str() {
                     "millennium" => trunc_year(1000),
                     "century" => trunc_year(100),
                     "decade" => trunc_year(10),
                     "year" => trunc_year(1),
-                    "weekyear" => NaiveDate::from_isoywd_opt(d.iso_week().year(), 1, Weekday::Mon),
-                    "quarter" => quarter_start(y, quarter_of(&d)),
-                    "month" => NaiveDate::from_ymd_opt(y, d.month(), 1),
-                    "week" => d.checked_sub_signed(TimeDelta::days(i64::from(
+                    "weekyear" => {
+                        in_cycle(NaiveDate::from_isoywd_opt(d.iso_week().year(), 1, Weekday::Mon))
+                    }
+                    "quarter" => in_cycle(quarter_start(y, quarter_of(&d))),
+                    "month" => in_cycle(NaiveDate::from_ymd_opt(y, d.month(), 1)),
+                    "week" => in_cycle(d.checked_sub_signed(TimeDelta::days(i64::from(
                         d.weekday().num_days_from_monday(),
-                    ))),
-                    _ => Some(d),
+                    )))),
+                    _ => Some(date),
                 }
                 .ok_or_else(|| bad("date out of range"))?,
             )
@@ -540,7 +641,7 @@ pub fn truncate(
         None => parts.zone.map(|z| z.spec),
     };
     Ok(match kind {
-        TemporalKind::Date => Value::Date(Date(date.ok_or_else(|| bad("missing date"))?)),
+        TemporalKind::Date => Value::Date(date.ok_or_else(|| bad("missing date"))?),
         TemporalKind::LocalTime => Value::LocalTime(LocalTime(time.unwrap_or(NaiveTime::MIN))),
         TemporalKind::Time => {
             let offset = match &zone {
@@ -554,11 +655,12 @@ pub fn truncate(
             Value::Time(Time { time: time.unwrap_or(NaiveTime::MIN), offset_seconds: offset })
         }
         TemporalKind::LocalDateTime => Value::LocalDateTime(LocalDateTime(
-            date.ok_or_else(|| bad("missing date"))?.and_time(time.unwrap_or(NaiveTime::MIN)),
+            naive_date(date.ok_or_else(|| bad("missing date"))?)?
+                .and_time(time.unwrap_or(NaiveTime::MIN)),
         )),
         TemporalKind::DateTime => {
-            let local =
-                date.ok_or_else(|| bad("missing date"))?.and_time(time.unwrap_or(NaiveTime::MIN));
+            let local = naive_date(date.ok_or_else(|| bad("missing date"))?)?
+                .and_time(time.unwrap_or(NaiveTime::MIN));
             Value::DateTime(zone.unwrap_or(ZoneSpec::Offset(0)).resolve_local(local, None)?)
         }
     })
@@ -618,11 +720,18 @@ fn add_months_local(dt: &NaiveDateTime, months: i64) -> Result<NaiveDateTime> {
 /// Both sides are placed in the zone of the first zoned side: a zoned end is converted to it (same
 /// instant), an unzoned one is read as wall-clock time in it.
 pub fn duration_between(a: &Value, b: &Value, unit: BetweenUnit) -> Result<Option<Duration>> {
+    if let (Value::Date(x), Value::Date(y)) = (a, b) {
+        if x.naive().is_none() || y.naive().is_none() {
+            return dates_between(*x, *y, unit).map(Some);
+        }
+    }
     let (Some(pa), Some(pb)) = (parts_of(a), parts_of(b)) else { return Ok(None) };
-    let both_dates = pa.date.is_some() && pb.date.is_some();
-    let fallback = pa.date.or(pb.date).or(NaiveDate::from_ymd_opt(1970, 1, 1)).unwrap_or_default();
-    let from_local0 = pa.date.unwrap_or(fallback).and_time(pa.time.unwrap_or(NaiveTime::MIN));
-    let to_local0 = pb.date.unwrap_or(fallback).and_time(pb.time.unwrap_or(NaiveTime::MIN));
+    let naive = |d: Option<Date>| d.map(naive_date).transpose();
+    let (da, db) = (naive(pa.date)?, naive(pb.date)?);
+    let both_dates = da.is_some() && db.is_some();
+    let fallback = da.or(db).or(NaiveDate::from_ymd_opt(1970, 1, 1)).unwrap_or_default();
+    let from_local0 = da.unwrap_or(fallback).and_time(pa.time.unwrap_or(NaiveTime::MIN));
+    let to_local0 = db.unwrap_or(fallback).and_time(pb.time.unwrap_or(NaiveTime::MIN));
     let zone: Option<ZoneSpec> = pa.zone.as_ref().or(pb.zone.as_ref()).map(|z| z.spec.clone());
     let from_pref = pa.zone.as_ref().map(|z| z.offset);
     let (to_local, to_pref) = match (&zone, &pb.zone) {
@@ -663,6 +772,34 @@ pub fn duration_between(a: &Value, b: &Value, unit: BetweenUnit) -> Result<Optio
     duration_from_parts(months, days, nanos).map(Some)
 }
 
+/// `duration.between` of two dates outside chrono's range, as `LocalDate.until` counts: whole
+/// months by (proleptic month, day), then the days left.
+fn dates_between(a: Date, b: Date, unit: BetweenUnit) -> Result<Duration> {
+    let packed = |d: Date| {
+        let (y, m, day) = d.ymd();
+        (i128::from(y) * 12 + i128::from(m - 1)) * 32 + i128::from(day)
+    };
+    let all_days = i128::from(b.epoch_day() - a.epoch_day());
+    let (months, days) = match unit {
+        BetweenUnit::All | BetweenUnit::Months => {
+            let months =
+                i64::try_from((packed(b) - packed(a)) / 32).map_err(|_| bad("out of range"))?;
+            let mid = crate::temporal_ops::add_duration(
+                &Value::Date(a),
+                &Duration { months, ..Duration::default() },
+            )?;
+            let Value::Date(mid) = mid else { return Err(bad("out of range")) };
+            let rest = if unit == BetweenUnit::All { b.epoch_day() - mid.epoch_day() } else { 0 };
+            (months, rest)
+        }
+        BetweenUnit::Days => (0, i64::try_from(all_days).map_err(|_| bad("out of range"))?),
+        BetweenUnit::Seconds => {
+            return duration_from_parts(0, 0, all_days * 86_400 * NANOS_PER_SECOND)
+        }
+    };
+    duration_from_parts(months, days, 0)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Accessors
 // ---------------------------------------------------------------------------------------------
@@ -678,13 +815,15 @@ pub fn temporal_component(v: &Value, name: &str) -> Option<Value> {
     }
     let parts = parts_of(v)?;
     let key = name.to_ascii_lowercase();
-    if let Some(d) = parts.date {
+    if let Some(date) = parts.date {
+        // Calendar fields on chrono for the date moved by whole 400-year cycles.
+        let (d, shift) = date.split();
         let r = match key.as_str() {
-            "year" => Some(i64::from(d.year())),
+            "year" => Some(i64::from(d.year()) + shift),
             "quarter" => Some(i64::from(quarter_of(&d))),
             "month" => Some(i64::from(d.month())),
             "week" => Some(i64::from(d.iso_week().week())),
-            "weekyear" => Some(i64::from(d.iso_week().year())),
+            "weekyear" => Some(i64::from(d.iso_week().year()) + shift),
             "day" => Some(i64::from(d.day())),
             "ordinalday" => Some(i64::from(d.ordinal())),
             "weekday" | "dayofweek" => Some(i64::from(d.weekday().number_from_monday())),
@@ -808,7 +947,8 @@ mod tests {
         }
         assert!(parse_temporal(TemporalKind::Date, "201é-01-01").is_err());
         assert!(parse_duration("P9223372036854775807Y").is_err());
-        assert!(parse_temporal(TemporalKind::Date, "+1000000-01-01").is_err());
+        assert!(parse_temporal(TemporalKind::Date, "+1000000000-01-01").is_err());
+        assert!(parse_temporal(TemporalKind::LocalDateTime, "+1000000-01-01T00:00").is_err());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! construction.
 
 use chrono::{
-    Datelike, Months, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta, TimeZone, Timelike,
+    Datelike, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeDelta, TimeZone, Timelike,
 };
 use chrono_tz::Tz;
 
@@ -11,8 +11,7 @@ use crate::error::{Error, Result, Status};
 use crate::temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time};
 use crate::value::Value;
 
-/// The largest year accepted, kept inside chrono's range with room for offset arithmetic.
-pub const MAX_YEAR: i32 = 262_000;
+pub use crate::temporal::{year_shift, MAX_DATE_YEAR, MAX_YEAR};
 
 pub const NANOS_PER_SECOND: i128 = 1_000_000_000;
 pub const NANOS_PER_DAY: i128 = 86_400 * NANOS_PER_SECOND;
@@ -265,14 +264,8 @@ fn scale(d: &Duration, f: f64) -> Option<Duration> {
 // Temporal + duration
 // ---------------------------------------------------------------------------------------------
 
-/// Java's `LocalDate` range, which Neo4j's errors name.
-const JAVA_MAX_YEAR: i64 = 999_999_999;
-const JAVA_EPOCH_DAYS: (i64, i64) = (-365_243_219_162, 365_241_780_471);
-/// `NaiveDate::num_days_from_ce` of 1970-01-01.
-const CE_TO_EPOCH: i64 = 719_163;
-
 fn year_error(year: i64) -> Error {
-    let msg = if year.abs() > JAVA_MAX_YEAR {
+    let msg = if year.abs() > MAX_DATE_YEAR {
         format!("Invalid value for Year (valid values -999999999 - 999999999): {year}")
     } else {
         format!("Invalid value for Year (Arbor supports -{MAX_YEAR} - {MAX_YEAR}): {year}")
@@ -280,78 +273,73 @@ fn year_error(year: i64) -> Error {
     Error::new(Status::ArithmeticError, msg)
 }
 
+/// The chrono date of `d`, for values with a time part (limited to ±[`MAX_YEAR`]).
+pub(crate) fn naive_date(d: Date) -> Result<NaiveDate> {
+    d.naive().ok_or_else(|| year_error(d.year()))
+}
+
+/// The date of year `year` built by `make` on chrono (`make` gets the year moved into chrono's
+/// range by whole 400-year cycles; see [`year_shift`]), moved back.
+pub(crate) fn date_of_year(year: i64, make: impl FnOnce(i32) -> Option<NaiveDate>) -> Option<Date> {
+    if year.abs() > MAX_DATE_YEAR {
+        return None;
+    }
+    let shift = year_shift(year);
+    let base = make(i32::try_from(year - shift).ok()?)?;
+    Date::join(base, shift)
+}
+
 /// `date` plus `months` as Java's `LocalDate.plusMonths` (the day clamped to the month's end).
-fn plus_months(date: NaiveDate, months: i64) -> Result<NaiveDate> {
+fn plus_months(date: Date, months: i64) -> Result<Date> {
     if months == 0 {
         return Ok(date);
     }
-    let calc = i128::from(date.year()) * 12 + i128::from(date.month0()) + i128::from(months);
+    let (y, m, d) = date.ymd();
+    let calc = i128::from(y) * 12 + i128::from(m - 1) + i128::from(months);
     let year = i64::try_from(calc.div_euclid(12)).unwrap_or(i64::MAX);
-    if year.abs() > i64::from(MAX_YEAR) {
-        return Err(year_error(year));
-    }
-    let m = u32::try_from(months.unsigned_abs()).map_err(|_| year_error(year))?;
-    if months >= 0 {
-        date.checked_add_months(Months::new(m))
-    } else {
-        date.checked_sub_months(Months::new(m))
-    }
+    let month = calc.rem_euclid(12) as u32 + 1;
+    date_of_year(year, |by| {
+        (28.min(d)..=d).rev().find_map(|x| NaiveDate::from_ymd_opt(by, month, x))
+    })
     .ok_or_else(|| year_error(year))
 }
 
 /// `date` plus `days` as Java's `LocalDate.plusDays`: past the year range within the next
 /// month it names the year, otherwise the epoch day.
-fn plus_days(date: NaiveDate, days: i64) -> Result<NaiveDate> {
+fn plus_days(date: Date, days: i64) -> Result<Date> {
     if days == 0 {
         return Ok(date);
     }
-    let dom = i64::from(date.day()).saturating_add(days);
-    if date.month() == 12 && (32..=59).contains(&dom) {
-        let year = i64::from(date.year()) + 1;
-        if year > i64::from(MAX_YEAR) {
-            return Err(year_error(year));
-        }
+    let (y, m, d) = date.ymd();
+    let dom = i64::from(d).saturating_add(days);
+    if m == 12 && (32..=59).contains(&dom) && y + 1 > MAX_DATE_YEAR {
+        return Err(year_error(y + 1));
     }
-    let epoch = (i64::from(date.num_days_from_ce()) - CE_TO_EPOCH)
-        .checked_add(days)
-        .ok_or_else(overflow)?;
-    if !(JAVA_EPOCH_DAYS.0..=JAVA_EPOCH_DAYS.1).contains(&epoch) {
-        return Err(Error::new(
+    let epoch = date.epoch_day().checked_add(days).ok_or_else(overflow)?;
+    Date::from_epoch_day(epoch).ok_or_else(|| {
+        Error::new(
             Status::ArithmeticError,
             format!(
                 "Invalid value for EpochDay (valid values -365243219162 - 365241780471): {epoch}"
             ),
-        ));
-    }
-    // The year, for the message, by the average Gregorian year.
-    let approx_year = 1970 + (epoch * 400).div_euclid(146_097);
-    let out = i32::try_from(epoch + CE_TO_EPOCH)
-        .ok()
-        .and_then(NaiveDate::from_num_days_from_ce_opt)
-        .ok_or_else(|| year_error(approx_year))?;
-    in_range(out)
+        )
+    })
 }
 
-fn add_months_days(date: NaiveDate, months: i64, days: i64) -> Result<NaiveDate> {
-    in_range(plus_days(plus_months(date, months)?, days)?)
+fn add_months_days(date: Date, months: i64, days: i64) -> Result<Date> {
+    plus_days(plus_months(date, months)?, days)
 }
 
-/// Keeps results inside the year range constructors accept, so later offset arithmetic on them
-/// cannot overflow chrono.
-fn in_range(d: NaiveDate) -> Result<NaiveDate> {
-    let max = MAX_YEAR;
-    if (-max..=max).contains(&d.year()) {
-        Ok(d)
-    } else {
-        Err(year_error(i64::from(d.year())))
-    }
+/// [`add_months_days`] for the date part of a value with a time part.
+fn add_months_days_naive(date: NaiveDate, months: i64, days: i64) -> Result<NaiveDate> {
+    naive_date(add_months_days(Date::from_naive(date), months, days)?)
 }
 
 /// A date and time plus nanoseconds: whole days through [`plus_days`], the rest on the clock.
 fn add_nanos(dt: NaiveDateTime, nanos: i128) -> Result<NaiveDateTime> {
     let total = i128::from(nanos_of_day(&dt.time())) + nanos;
     let days = i64::try_from(total.div_euclid(NANOS_PER_DAY)).map_err(|_| overflow())?;
-    let date = plus_days(dt.date(), days)?;
+    let date = naive_date(plus_days(Date::from_naive(dt.date()), days)?)?;
     Ok(date.and_time(time_from_nanos(total.rem_euclid(NANOS_PER_DAY))))
 }
 
@@ -364,8 +352,8 @@ pub fn add_duration(t: &Value, d: &Duration) -> Result<Value> {
         Value::Date(x) => {
             // Months, days, then the whole days of the time part, each step as Java takes it.
             let extra_days = (nanos / NANOS_PER_DAY) as i64;
-            let date = add_months_days(x.0, d.months, d.days)?;
-            Value::Date(Date(in_range(plus_days(date, extra_days)?)?))
+            let date = add_months_days(*x, d.months, d.days)?;
+            Value::Date(plus_days(date, extra_days)?)
         }
         Value::LocalTime(x) => {
             Value::LocalTime(LocalTime(time_from_nanos(i128::from(nanos_of_day(&x.0)) + nanos)))
@@ -375,11 +363,11 @@ pub fn add_duration(t: &Value, d: &Duration) -> Result<Value> {
             offset_seconds: x.offset_seconds,
         }),
         Value::LocalDateTime(x) => {
-            let date = add_months_days(x.0.date(), d.months, d.days)?;
+            let date = add_months_days_naive(x.0.date(), d.months, d.days)?;
             Value::LocalDateTime(LocalDateTime(add_nanos(date.and_time(x.0.time()), nanos)?))
         }
         Value::DateTime(x) => {
-            let date = add_months_days(x.local.date(), d.months, d.days)?;
+            let date = add_months_days_naive(x.local.date(), d.months, d.days)?;
             let local = date.and_time(x.local.time());
             match &x.zone {
                 Some(z) => {
@@ -572,7 +560,7 @@ mod tests {
     #[test]
     fn add_to_temporals() {
         let d = dur(149, 14, 58390, 2);
-        let date = Value::Date(Date(NaiveDate::from_ymd_opt(1984, 10, 11).unwrap()));
+        let date = Value::Date(Date::from_naive(NaiveDate::from_ymd_opt(1984, 10, 11).unwrap()));
         let sum = add_duration(&date, &d).unwrap();
         assert_eq!(to_string_value(&sum).unwrap(), "1997-03-25");
         let diff = add_duration(&date, &duration_neg(&d).unwrap()).unwrap();

@@ -8,7 +8,8 @@ use chrono::{NaiveDate, NaiveTime, Weekday};
 use crate::error::{Error, Result};
 use crate::temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time};
 use crate::temporal_ops::{
-    duration_from_parts, now_utc, DurationBuilder, ZoneSpec, MAX_YEAR, NANOS_PER_SECOND,
+    duration_from_parts, now_utc, year_shift, DurationBuilder, ZoneSpec, MAX_DATE_YEAR,
+    NANOS_PER_SECOND,
 };
 use crate::value::Value;
 
@@ -64,7 +65,7 @@ fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
 
 /// Parses the date part: `2015-07-21`, `20150721`, `2015-07`, `2015-W30-2`, `2015W302`,
 /// `2015-W30`, `2015-202`, `2015202`, `2015`, and signed years (`-0001-01-01`, `+10000-01-01`).
-pub fn parse_date_str(s: &str) -> Result<NaiveDate> {
+pub fn parse_date_str(s: &str) -> Result<Date> {
     let err = || bad_text("date", s);
     // Only ASCII is valid, and checking it up front keeps the byte slicing below safe.
     if !s.is_ascii() {
@@ -83,10 +84,13 @@ pub fn parse_date_str(s: &str) -> Result<NaiveDate> {
     if year_len < 4 || body.len() < year_len {
         return Err(err());
     }
-    let year: i32 = num::<i32>(&body[..year_len]).ok_or_else(err)? * sign;
-    if !(-MAX_YEAR..=MAX_YEAR).contains(&year) {
+    let full_year: i64 = num::<i64>(&body[..year_len]).ok_or_else(err)? * sign;
+    if year_len > 9 || full_year.abs() > MAX_DATE_YEAR {
         return Err(err());
     }
+    // The calendar is built on chrono for a year moved into its range by whole 400-year cycles.
+    let shift = year_shift(full_year);
+    let year = i32::try_from(full_year - shift).map_err(|_| err())?;
     let mut rest = &body[year_len..];
     let dashed = rest.starts_with('-');
     if dashed {
@@ -137,7 +141,7 @@ pub fn parse_date_str(s: &str) -> Result<NaiveDate> {
             _ => return Err(err()),
         }
     };
-    date.ok_or_else(err)
+    date.and_then(|d| Date::join(d, shift)).ok_or_else(err)
 }
 
 pub(crate) fn iso_week_date(year: i32, week: u32, dow: u32) -> Option<NaiveDate> {
@@ -231,7 +235,7 @@ fn split_zone(s: &str) -> Result<(&str, ZoneSuffix)> {
 pub fn parse_temporal(kind: TemporalKind, s: &str) -> Result<Value> {
     let s = s.trim();
     match kind {
-        TemporalKind::Date => Ok(Value::Date(Date(parse_date_str(s)?))),
+        TemporalKind::Date => Ok(Value::Date(parse_date_str(s)?)),
         TemporalKind::LocalTime => {
             let (t, zone) = split_zone(s)?;
             if zone.offset.is_some() || zone.name.is_some() {
@@ -251,7 +255,7 @@ pub fn parse_temporal(kind: TemporalKind, s: &str) -> Result<Value> {
         }
         TemporalKind::LocalDateTime => {
             let (d, t) = split_datetime(s);
-            let date = parse_date_str(d)?;
+            let date = parse_date_str(d)?.naive().ok_or_else(|| bad_text("local datetime", s))?;
             let time = match t {
                 Some(t) => {
                     let (t, zone) = split_zone(t)?;
@@ -266,7 +270,7 @@ pub fn parse_temporal(kind: TemporalKind, s: &str) -> Result<Value> {
         }
         TemporalKind::DateTime => {
             let (d, t) = split_datetime(s);
-            let date = parse_date_str(d)?;
+            let date = parse_date_str(d)?.naive().ok_or_else(|| bad_text("datetime", s))?;
             let (time, zone) = match t {
                 Some(t) => {
                     let (t, zone) = split_zone(t)?;

@@ -42,7 +42,7 @@ fn temporals() -> Vec<Value> {
     let noon = NaiveTime::from_hms_opt(12, 0, 0).expect("noon");
     let mut out = Vec::new();
     for date in [day(2020, 1, 1), day(262_000, 12, 31), day(-262_000, 1, 1), day(2020, 12, 31)] {
-        out.push(Value::Date(Date(date)));
+        out.push(Value::Date(Date::from_naive(date)));
         out.push(Value::LocalDateTime(LocalDateTime(date.and_time(noon))));
         out.push(Value::DateTime(DateTime {
             local: date.and_time(noon),

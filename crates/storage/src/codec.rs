@@ -99,10 +99,18 @@ impl Enc {
                     self.value(i);
                 }
             }
-            Value::Date(d) => {
-                self.u8(8);
-                self.i32(d.0.num_days_from_ce());
-            }
+            // Dates chrono holds keep their original encoding (days from CE as an i32); the far
+            // years of Java's range have their own tag (days since the epoch).
+            Value::Date(d) => match d.naive() {
+                Some(n) => {
+                    self.u8(8);
+                    self.i32(n.num_days_from_ce());
+                }
+                None => {
+                    self.u8(15);
+                    self.ivar(d.epoch_day());
+                }
+            },
             Value::LocalTime(t) => {
                 self.u8(9);
                 self.time(&t.0);
@@ -332,9 +340,10 @@ impl<'a> Dec<'a> {
                 }
                 Value::List(items)
             }
-            8 => Value::Date(Date(
+            8 => Value::Date(Date::from_naive(
                 NaiveDate::from_num_days_from_ce_opt(self.i32()?).ok_or_else(|| bad("date"))?,
             )),
+            15 => Value::Date(Date::from_epoch_day(self.ivar()?).ok_or_else(|| bad("date"))?),
             9 => Value::LocalTime(LocalTime(self.time()?)),
             10 => {
                 let time = self.time()?;
@@ -570,7 +579,9 @@ mod tests {
             Value::str("héllo"),
             Value::Bytes(Arc::from(&[1u8, 2, 3][..])),
             Value::List(vec![Value::Int(1), Value::Int(i64::MIN)]),
-            Value::Date(Date(dt.date())),
+            Value::Date(Date::from_naive(dt.date())),
+            Value::Date(Date::from_epoch_day(365_241_780_471).unwrap()),
+            Value::Date(Date::from_epoch_day(-365_243_219_162).unwrap()),
             Value::LocalTime(LocalTime(dt.time())),
             Value::Time(Time { time: dt.time(), offset_seconds: -3600 }),
             Value::LocalDateTime(LocalDateTime(dt)),

@@ -73,7 +73,8 @@ pub(crate) enum IndexKey {
     Str(Arc<str>),
     Bytes(Arc<[u8]>),
     List(Vec<IndexKey>),
-    Date(i32),
+    /// Days since the epoch.
+    Date(i64),
     LocalTime(u32, u32),
     Time(u32, u32, i32),
     LocalDateTime(i32, u32, u32),
@@ -116,7 +117,7 @@ impl IndexKey {
             0 => IndexKey::Bool(false),
             1 => IndexKey::Float(f64::NEG_INFINITY.to_bits()),
             2 => IndexKey::Str(Arc::from("")),
-            5 => IndexKey::Date(i32::MIN),
+            5 => IndexKey::Date(i64::MIN),
             6 => IndexKey::LocalTime(0, 0),
             8 => IndexKey::LocalDateTime(i32::MIN, 0, 0),
             9 => IndexKey::DateTime(i32::MIN, 0, 0),
@@ -327,7 +328,7 @@ pub(crate) fn index_key(v: &Value) -> Option<IndexKey> {
             }
             IndexKey::List(out)
         }
-        Value::Date(d) => IndexKey::Date(d.0.num_days_from_ce()),
+        Value::Date(d) => IndexKey::Date(d.epoch_day()),
         Value::LocalTime(t) => {
             IndexKey::LocalTime(t.0.num_seconds_from_midnight(), t.0.nanosecond())
         }
@@ -399,7 +400,7 @@ pub(crate) fn fmt_value(v: &Value) -> String {
             let parts: Vec<String> = items.iter().map(fmt_value).collect();
             format!("[{}]", parts.join(", "))
         }
-        Value::Date(d) => d.0.to_string(),
+        Value::Date(_) => arbor_model::to_string_value(v).unwrap_or_default(),
         Value::LocalTime(t) => t.0.to_string(),
         Value::LocalDateTime(t) => t.0.format("%Y-%m-%dT%H:%M:%S%.f").to_string(),
         other => format!("{other:?}"),

@@ -14,7 +14,7 @@ impl<B: Backend> Conn<B> {
             debug!(peer = %self.peer, conn = self.conn_no, "HELLO from {agent}");
         }
         let mut meta = PropertyMap::new();
-        meta.insert("server".into(), Value::str(SERVER_AGENT));
+        meta.insert("server".into(), Value::from(server_agent()));
         meta.insert("connection_id".into(), Value::from(format!("bolt-{}", self.conn_no)));
         // No `connection.recv_timeout_seconds`: we send no NOOPs during long queries, so a
         // driver-side read timeout would cut them off. `ssr.enabled` (5.8+): the server resolves

@@ -41,8 +41,11 @@ pub(crate) use guard::{Deadlined, OpenTicket, PeerSlots, PreAuthSlot};
 pub(crate) use message_loop::{resume, run, Parked};
 use notify::NotificationFilter;
 
-/// The server agent string. Drivers and tools check that it starts with `Neo4j/`.
-pub(crate) const SERVER_AGENT: &str = "Neo4j/5.26.0";
+/// The server agent string (`Neo4j/5.26.30`). Drivers and tools check that it starts with
+/// `Neo4j/`.
+pub(crate) fn server_agent() -> String {
+    format!("Neo4j/{}", arbor_engine::NEO4J_COMPAT_VERSION)
+}
 
 /// Seconds a routing table stays valid in the driver.
 const ROUTING_TTL_SECONDS: i64 = 300;

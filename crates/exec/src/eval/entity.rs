@@ -256,9 +256,10 @@ pub(super) fn builtin(
         (Builtin::Type, Value::RelData(r)) => Value::str(&r.rel_type),
         (Builtin::Properties, v) => properties(v, g)?,
         (Builtin::Keys, v) => match properties(v, g) {
-            // A LOAD CSV row lists its header's order, as Neo4j does.
+            // A LOAD CSV row lists its header's order, a `.*` projection the projected keys
+            // first, as Neo4j does.
             Ok(Value::Map(m)) => {
-                Value::List(m.iter_ordered().map(|(k, _)| Value::from(k.clone())).collect())
+                Value::List(m.keys_ordered().map(|k| Value::from(k.clone())).collect())
             }
             _ => return Err(bad("keys", v)),
         },

@@ -163,8 +163,9 @@ pub(super) fn map_projection(
             return Ok(Value::Null);
         }
         let mut out = PropertyMap::new();
-        // With `.*`, Neo4j lists the named items before the entity's own keys (graphrag's
-        // `node {.*, embedding: null}` is read by position): the display order says so.
+        // With `.*`, Neo4j sends the named items before the entity's own keys (graphrag's
+        // `node {.*, embedding: null}` is read by position), while its `keys()` lists the
+        // entity's keys first, then the named items it lacks: the map carries both orders.
         let mut all_keys = None;
         for it in items {
             match it {
@@ -177,8 +178,7 @@ pub(super) fn map_projection(
                 }
                 MapProjItem::AllProperties => {
                     if let Value::Map(m) = properties(&b, g)? {
-                        all_keys =
-                            Some(m.iter_ordered().map(|(k, _)| k.clone()).collect::<Vec<_>>());
+                        all_keys = Some(m.keys_ordered().cloned().collect::<Vec<_>>());
                         out.extend(m);
                     }
                 }
@@ -186,7 +186,7 @@ pub(super) fn map_projection(
         }
         match all_keys {
             Some(base) if items.len() > 1 => {
-                let mut order: Vec<arbor_model::Key> = items
+                let mut named: Vec<arbor_model::Key> = items
                     .iter()
                     .filter_map(|it| match it {
                         MapProjItem::Property(k) | MapProjItem::Literal(k, _) => {
@@ -195,10 +195,14 @@ pub(super) fn map_projection(
                         MapProjItem::AllProperties => None,
                     })
                     .collect();
-                order.sort();
-                order.dedup();
-                let rest: Vec<_> = base.into_iter().filter(|k| !order.contains(k)).collect();
-                order.extend(rest);
+                named.sort();
+                named.dedup();
+                let mut shown = named.clone();
+                shown.extend(base.iter().filter(|k| !named.contains(k)).cloned());
+                let extra: Vec<_> = named.into_iter().filter(|k| !base.contains(k)).collect();
+                let mut listed = base;
+                listed.extend(extra);
+                let order = arbor_model::KeyOrder { shown, listed };
                 Value::Map(out.with_order(std::sync::Arc::new(order)))
             }
             _ => Value::Map(out),

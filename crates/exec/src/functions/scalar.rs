@@ -609,7 +609,7 @@ pub fn is_empty(args: &[Value]) -> Result<Value> {
 pub fn keys(args: &[Value]) -> Result<Value> {
     match arg(args, 0) {
         Value::Null => Ok(Value::Null),
-        Value::Map(m) => Ok(Value::List(m.iter_ordered().map(|(k, _)| Value::str(k)).collect())),
+        Value::Map(m) => Ok(Value::List(m.keys_ordered().map(|k| Value::str(k)).collect())),
         Value::NodeData(n) => Ok(Value::List(n.properties.keys().map(|k| Value::str(k)).collect())),
         Value::RelData(r) => Ok(Value::List(r.properties.keys().map(|k| Value::str(k)).collect())),
         other => Err(type_err("keys", "a Map, a Node or a Relationship", other)),

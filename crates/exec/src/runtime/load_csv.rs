@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use arbor_cypher_plan::expr::{PExpr, Slot};
-use arbor_model::{Error, Key, PropertyMap, Result, Status, Value};
+use arbor_model::{Error, Key, KeyOrder, PropertyMap, Result, Status, Value};
 
 use super::builder::{build, Builder};
 use crate::ctx::{Ctx, Operator, Row};
@@ -32,7 +32,7 @@ pub(super) struct Open {
     row: Row,
     reader: CsvReader,
     /// The header, shared by every row's map as its display order.
-    keys: Option<Arc<Vec<Key>>>,
+    keys: Option<Arc<KeyOrder>>,
     file: Value,
 }
 
@@ -55,7 +55,9 @@ impl LoadCsv {
         let mut reader = CsvReader::new(source.reader, self.terminator, url.to_string());
         let keys = if self.headers {
             let header = reader.next_record()?.unwrap_or_default();
-            Some(Arc::new(header.into_iter().map(|h| Key::from(h.unwrap_or_default())).collect()))
+            let keys: Vec<Key> =
+                header.into_iter().map(|h| Key::from(h.unwrap_or_default())).collect();
+            Some(Arc::new(KeyOrder::from(keys)))
         } else {
             None
         };
@@ -89,13 +91,14 @@ impl Operator for LoadCsv {
 
 /// A record as Cypher sees it: a list, or a map under `keys` (the header), displayed in the
 /// header's order as Neo4j returns it.
-fn record_value(record: Vec<Field>, keys: Option<&Arc<Vec<Key>>>) -> Value {
+fn record_value(record: Vec<Field>, keys: Option<&Arc<KeyOrder>>) -> Value {
     let text = |f: Option<String>| f.map_or(Value::Null, |s| Value::String(Arc::from(s)));
     match keys {
         None => Value::List(record.into_iter().map(text).collect()),
         Some(keys) => {
             let mut fields = record.into_iter();
-            let entries = keys.iter().map(|k| (k.clone(), text(fields.next().flatten()))).collect();
+            let entries =
+                keys.shown.iter().map(|k| (k.clone(), text(fields.next().flatten()))).collect();
             Value::Map(PropertyMap::from_entries(entries).with_order(keys.clone()))
         }
     }

@@ -32,7 +32,7 @@ pub(super) fn build_qpp(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             spec: r.clone(),
             out: VecDeque::new(),
         }),
-        Op::SelectPaths { input, inner, start, end, path, k, groups, any } => {
+        Op::SelectPaths { input, inner, start, end, path, k, groups, .. } => {
             Box::new(SelectPaths {
                 input: build(input, b),
                 inner: build(inner, b),
@@ -41,7 +41,6 @@ pub(super) fn build_qpp(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
                 path: *path,
                 k: *k,
                 groups: *groups,
-                any: *any,
                 out: VecDeque::new(),
             })
         }
@@ -198,6 +197,13 @@ fn node_of(v: &Value) -> Option<NodeId> {
 }
 
 /// `SHORTEST k [GROUPS]` / `ANY k` over the rows of the planned pattern.
+///
+/// Which paths, when several are valid: per pair of end nodes, the shortest first, and of one
+/// length the one the depth-first expansion meets first (it follows each node's relationships
+/// in the order they were created; `ANY` takes the shortest too, as Neo4j's breadth-first
+/// search does). The selected rows of all pairs come out by path length, then by the order
+/// their end nodes were first reached, as Neo4j emits them level by level. Neo4j breaks ties
+/// by its own store's relationship order, so between equal-length paths it may pick another.
 struct SelectPaths {
     input: Box<dyn Operator>,
     inner: Box<dyn Operator>,
@@ -206,23 +212,19 @@ struct SelectPaths {
     path: Slot,
     k: u64,
     groups: bool,
-    any: bool,
     out: VecDeque<Row>,
 }
 
 impl SelectPaths {
     /// Keeps, of one partition's rows, those the selector selects (in order of length; rows
     /// of one length keep the order they were found in).
-    fn select(&self, mut rows: Vec<(usize, Row)>) -> Vec<Row> {
+    fn select(&self, mut rows: Vec<(usize, Row)>) -> Vec<(usize, Row)> {
         let k = usize::try_from(self.k).unwrap_or(usize::MAX);
-        if self.any {
-            rows.truncate(k);
-            return rows.into_iter().map(|(_, r)| r).collect();
-        }
+        // Stable: paths of one length keep the order the expansion found them in.
         rows.sort_by_key(|(len, _)| *len);
         if !self.groups {
             rows.truncate(k);
-            return rows.into_iter().map(|(_, r)| r).collect();
+            return rows;
         }
         let mut lengths = 0;
         let mut last = None;
@@ -235,7 +237,7 @@ impl SelectPaths {
             if lengths > k {
                 break;
             }
-            out.push(r);
+            out.push((len, r));
         }
         out
     }
@@ -268,11 +270,14 @@ impl Operator for SelectPaths {
                 }
                 entry.push((len, r));
             }
+            let mut selected = Vec::new();
             for key in order {
                 if let Some(rows) = parts.remove(&key) {
-                    self.out.extend(self.select(rows));
+                    selected.extend(self.select(rows));
                 }
             }
+            selected.sort_by_key(|(len, _)| *len);
+            self.out.extend(selected.into_iter().map(|(_, r)| r));
         }
     }
 }
