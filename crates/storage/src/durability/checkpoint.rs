@@ -204,22 +204,8 @@ pub(crate) fn checkpoint_with(
         }
         (first_wal, sealed)
     };
-    let mut m = Enc::new();
-    m.buf.extend_from_slice(MF_MAGIC);
-    m.u64(c);
-    m.str(&name);
-    m.u64(first_wal);
-    m.u64(sealed.until);
-    m.var(sealed.segments.len() as u64);
-    for ts in &sealed.segments {
-        m.u64(*ts);
-    }
-    m.var(checkpoint_segments::MANIFEST_VERSION);
-    m.var(1);
-    m.str(&segment);
-    let crc = crc32c::crc32c(&m.buf[8..]);
-    m.u32(crc);
-    write_atomic(vfs, &p.dir, MANIFEST, &m.buf, true)?;
+    let manifest = manifest_bytes(c, &name, first_wal, &sealed, &segment);
+    write_atomic(vfs, &p.dir, MANIFEST, &manifest, true)?;
 
     // The new checkpoint is durable and referenced: older files are garbage.
     if let Ok(names) = vfs.list_dir(&p.dir) {
@@ -242,6 +228,33 @@ pub(crate) fn checkpoint_with(
         install(core, attached(p, base), tx);
     }
     Ok(Some(c))
+}
+
+/// The manifest naming checkpoint `name` of commit `c`, the first log segment to replay,
+/// the sealed log segments and the checkpoint's segment file (see the module docs).
+fn manifest_bytes(
+    c: u64,
+    name: &str,
+    first_wal: u64,
+    sealed: &wal::Sealed,
+    segment: &str,
+) -> Vec<u8> {
+    let mut m = Enc::new();
+    m.buf.extend_from_slice(MF_MAGIC);
+    m.u64(c);
+    m.str(name);
+    m.u64(first_wal);
+    m.u64(sealed.until);
+    m.var(sealed.segments.len() as u64);
+    for ts in &sealed.segments {
+        m.u64(*ts);
+    }
+    m.var(checkpoint_segments::MANIFEST_VERSION);
+    m.var(1);
+    m.str(segment);
+    let crc = crc32c::crc32c(&m.buf[8..]);
+    m.u32(crc);
+    m.buf
 }
 
 /// The base just written to the current segment, made to read its adjacency from it (see
