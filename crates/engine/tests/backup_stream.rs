@@ -118,7 +118,7 @@ fn a_backup_streams_checked_records_from_an_idle_priority_thread() {
     rows(&mut s, "CREATE (:OPS5_B {i: 0})");
     let (id3, commit3, _, _, incremental3, files3) = begin(&mut s, (commit, checkpoint, crc));
     assert!(incremental3 && commit3 > commit, "{commit3}");
-    let last = files.iter().filter(|f| f.0.starts_with("wal-")).next_back().unwrap();
+    let last = files.iter().rfind(|f| f.0.starts_with("wal-")).unwrap();
     assert_eq!(files3.len(), 1, "{files3:?}");
     assert_eq!((&files3[0].0, files3[0].1), (&last.0, last.1 + last.2), "appends to the copy");
     rows(&mut s, &format!("CALL dbms.backup.end({id3})"));
