@@ -18,4 +18,5 @@ pub(crate) mod checkpoint_segments;
 pub(crate) mod persist;
 pub(crate) mod recovery;
 pub mod snapshot;
+mod snapshot_marks;
 pub(crate) mod wal;

@@ -32,5 +32,5 @@ pub(crate) struct Persist {
     /// The page cache and the current checkpoint's segment.
     pub pager: Pager,
     /// Where recent backup snapshots cut the log (`snapshot.rs`).
-    pub backup_marks: super::snapshot::Marks,
+    pub backup_marks: super::snapshot_marks::Marks,
 }

@@ -22,7 +22,7 @@
 //!
 //! Cost: a snapshot reads only what it hands out, plus the log records it must step over to
 //! find its cut. Files are read by position (`pread`), never skipped through. Each snapshot
-//! leaves a [`Marks`] entry (segment, commit, byte where the next record starts), so the next
+//! leaves a mark (`snapshot_marks.rs`) (segment, commit, byte where the next record starts), so the next
 //! one starts its scan there: an incremental backup reads only the records written since the
 //! previous one, and one that finds nothing new reads nothing.
 
@@ -32,10 +32,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arbor_model::{Error, Result, Status};
-use parking_lot::Mutex;
 
 use super::checkpoint::{read_manifest, MANIFEST};
 use super::persist::Persist;
+use super::snapshot_marks::Mark;
 use super::wal::{self, io_err};
 use crate::mvcc::Core;
 use crate::pager::pool::{MemFile, PageFile};
@@ -43,8 +43,6 @@ use crate::vfs::Vfs;
 
 /// The length bits of a log record's first word (the top two bits are `wal`'s marks).
 const LEN_MASK: u32 = (1 << 30) - 1;
-/// How many [`Mark`]s a store keeps.
-const MARKS_KEPT: usize = 16;
 /// How long a pin waits for the commits of sealed segments to become visible.
 const SEALED_WAIT: Duration = Duration::from_secs(10);
 
@@ -121,50 +119,6 @@ impl SnapshotFile {
         let mut out = vec![0; n];
         self.read_into(&mut out)?;
         Ok(out)
-    }
-}
-
-/// Where an earlier snapshot cut a log segment: every record before `offset` has a ts `<=
-/// commit`, every record from it on a larger one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Mark {
-    /// The segment (its first ts, as in its name).
-    segment: u64,
-    commit: u64,
-    offset: u64,
-}
-
-/// The cuts of the latest snapshots of a store, so that the next one does not scan the log
-/// from a segment's start again (see the module docs). Held by [`Persist`].
-#[derive(Default)]
-pub(crate) struct Marks(Mutex<Vec<Mark>>);
-
-impl Marks {
-    /// Where to start scanning `segment` (first ts `seg`) for the records in `(from, upto]`:
-    /// `(position, start, end)` as [`scan`] takes them.
-    fn resume(&self, seg: u64, from: u64, upto: u64) -> (u64, u64, u64) {
-        let marks = self.0.lock();
-        let best = marks
-            .iter()
-            .filter(|m| m.segment == seg && m.commit <= upto)
-            // Usable when nothing before the mark can be `<= from` (the whole segment is
-            // newer) or when everything before it is.
-            .filter(|m| m.commit <= from || seg > from)
-            .max_by_key(|m| m.commit);
-        match best {
-            Some(m) if m.commit <= from => (m.offset, m.offset, m.offset),
-            Some(m) => (m.offset, 0, m.offset),
-            None => (0, 0, 0),
-        }
-    }
-
-    fn remember(&self, mark: Mark, live: &[u64]) {
-        let mut marks = self.0.lock();
-        marks.retain(|m| m != &mark && live.contains(&m.segment));
-        if marks.len() >= MARKS_KEPT {
-            marks.remove(0);
-        }
-        marks.push(mark);
     }
 }
 
