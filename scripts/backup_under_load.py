@@ -160,7 +160,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="arbor-backup-load-")
     srv = subprocess.Popen([a.bin, "serve", "--data", a.data or os.path.join(tmp, "data"), "--listen",
                             f"127.0.0.1:{port}", "--http-listen", "off"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "server.log"), "wb"))
     try:
         # A large store (--data) may take minutes to open on a loaded machine.
         for _ in range(6000):
@@ -169,7 +169,9 @@ def main():
                 break
             except OSError:
                 if srv.poll() is not None:
-                    sys.exit("the server exited")
+                    with open(os.path.join(tmp, "server.log"), errors="replace") as f:
+                        tail = f.read()[-2000:]
+                    sys.exit(f"the server exited with {srv.returncode} before listening:\n{tail}")
                 time.sleep(0.1)
         load0 = os.getloadavg()[0]
         if not a.data:

@@ -251,7 +251,7 @@ def main():
                             "--http-listen", "off", "--memory-pool-max", a.pool,
                             "--transaction-memory-max", a.tx, "--transaction-timeout", "20s",
                             "--handshake-timeout", "3s"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, stderr=open(data + ".log", "wb"))
     rows = []
     try:
         for _ in range(600):
@@ -259,6 +259,10 @@ def main():
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 break
             except OSError:
+                if srv.poll() is not None:
+                    with open(data + ".log", errors="replace") as f:
+                        tail = f.read()[-2000:]
+                    sys.exit(f"the server exited with {srv.returncode} before listening:\n{tail}")
                 time.sleep(0.1)
         with GraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=None) as d:
             # K12: 12 nodes, every ordered pair connected (12! / k! simple paths of length 12 - k).
@@ -294,6 +298,8 @@ def main():
             srv.kill()
             print("SIGTERM: did not exit within 60 s")
         shutil.rmtree(data, ignore_errors=True)
+        if os.path.exists(data + ".log"):
+            os.remove(data + ".log")
     return 0 if all(r[-1] for r in rows) else 1
 
 
