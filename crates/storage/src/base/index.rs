@@ -232,7 +232,7 @@ mod tests {
         0xb242_5bf2,
         0xc38d_da4b,
         0xe3f8_dad4,
-        0xad4b_3d9c,
+        0xa76a_bbbf, // Date: days since 1970 as i64 (dates reach year 999,999,999)
         0x655f_5554,
         0xf895_c041,
         0x47a9_1b1b,
