@@ -298,12 +298,27 @@ impl Graph {
     }
 
     /// Greedy walk on one layer towards `query` (ef = 1).
-    fn greedy(&self, space: Space<'_>, query: &Query, mut best: Cand, level: u8) -> Cand {
+    fn greedy(&self, space: Space<'_>, query: &Query, best: Cand, level: u8) -> Cand {
+        self.greedy_skipping(space, query, best, level, None)
+    }
+
+    /// [`Graph::greedy`] that never steps onto `skip`.
+    fn greedy_skipping(
+        &self,
+        space: Space<'_>,
+        query: &Query,
+        mut best: Cand,
+        level: u8,
+        skip: Option<u32>,
+    ) -> Cand {
         let mut buf = Vec::with_capacity(self.m);
         loop {
             let mut moved = false;
             self.neighbours(best.slot, level, &mut buf);
             for &n in &buf {
+                if Some(n) == skip {
+                    continue;
+                }
                 let d = space.distance(query, n);
                 if d < best.dist {
                     best = Cand { dist: d, slot: n };
@@ -329,7 +344,26 @@ impl Graph {
         visited: &mut Visited,
         accept: Option<&dyn Fn(u32) -> bool>,
     ) -> Vec<Cand> {
+        self.search_layer_skipping(space, query, entries, ef, level, visited, accept, None)
+    }
+
+    /// [`Graph::search_layer`] that neither enters nor expands `skip` (marked visited first).
+    #[allow(clippy::too_many_arguments)] // search_layer's inputs plus the node to keep out
+    fn search_layer_skipping(
+        &self,
+        space: Space<'_>,
+        query: &Query,
+        entries: &[Cand],
+        ef: usize,
+        level: u8,
+        visited: &mut Visited,
+        accept: Option<&dyn Fn(u32) -> bool>,
+        skip: Option<u32>,
+    ) -> Vec<Cand> {
         visited.reset(self.len());
+        if let Some(s) = skip {
+            visited.insert(s);
+        }
         let accepts = |slot: u32| accept.is_none_or(|f| f(slot));
         let mut todo: BinaryHeap<Reverse<Cand>> = BinaryHeap::with_capacity(ef * 2);
         let mut found: BinaryHeap<Cand> = BinaryHeap::with_capacity(ef + 1);
@@ -389,6 +423,30 @@ impl Graph {
             best = self.greedy(space, query, best, level);
         }
         self.search_layer(space, query, &[best], ef, 0, visited, accept)
+    }
+
+    /// [`Graph::search`] for a query that is the stored vector of node `skip`, as if that node
+    /// were not in the graph: it is neither entered nor expanded, so the search has to reach
+    /// the neighbourhood by other routes, as a fresh query does (the ef tuner's sample; through
+    /// its own links a stored vector finds its neighbours too easily). Returns nothing if the
+    /// graph's only way in is `skip`.
+    pub(crate) fn search_without(
+        &self,
+        space: Space<'_>,
+        query: &Query,
+        ef: usize,
+        visited: &mut Visited,
+        accept: Option<&dyn Fn(u32) -> bool>,
+        skip: u32,
+    ) -> Vec<Cand> {
+        if self.entry == NO_NODE || self.entry == skip {
+            return Vec::new();
+        }
+        let mut best = Cand { dist: space.distance(query, self.entry), slot: self.entry };
+        for level in (1..=self.max_level).rev() {
+            best = self.greedy_skipping(space, query, best, level, Some(skip));
+        }
+        self.search_layer_skipping(space, query, &[best], ef, 0, visited, accept, Some(skip))
     }
 
     /// Keeps the closest candidates that are not closer to an already kept one than to the
@@ -714,6 +772,39 @@ mod tests {
             }
             assert_eq!(reachable(&g), g.len(), "unreachable nodes with {threads} threads");
         }
+    }
+
+    /// A search for a stored vector without its node never returns that node (even with no
+    /// filter), still finds most of its true neighbours, and does the same when the node is
+    /// the entry point's only way in (no result rather than a wrong one).
+    #[test]
+    fn search_without_keeps_the_query_node_out() {
+        let dims = 16;
+        let n = 3000;
+        let data = synthetic::uniform(n, dims, 41);
+        let g = build(&data, dims, 1);
+        let space = Space {
+            similarity: Similarity::Euclidean,
+            dims,
+            stored: Stored::F32(&data),
+            raw: None,
+        };
+        let mut visited = Visited::default();
+        let mut found = 0;
+        for pick in (0..n as u32).step_by(97) {
+            let mut q = Query::default();
+            space.prepare_slot(pick, &mut q);
+            let with = g.search(space, &q, 64, &mut visited, None);
+            assert_eq!(with[0].slot, pick, "a stored vector's own node is its nearest");
+            let got = g.search_without(space, &q, 64, &mut visited, None, pick);
+            assert!(got.iter().all(|c| c.slot != pick), "slot {pick} came back");
+            let truth: Vec<u32> = with.iter().skip(1).take(10).map(|c| c.slot).collect();
+            found += got.iter().take(10).filter(|c| truth.contains(&c.slot)).count();
+        }
+        let samples = (0..n).step_by(97).count();
+        assert!(found * 10 >= samples * 10 * 8, "{found} of {} neighbours found", samples * 10);
+        let lone = g.search_without(space, &Query::default(), 8, &mut visited, None, g.entry);
+        assert!(lone.is_empty());
     }
 
     /// Level draws follow the paper's `mL = 1 / ln(M)`: about `n / M` nodes above layer 0.
