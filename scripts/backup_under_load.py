@@ -23,9 +23,18 @@ between runs) and loaded by the harness into the fresh server. Starts and stops 
 on a random port; deletes its data and backup directories. Throughput on a shared machine is
 noisy: compare rounds, and read the load average printed at the end.
 """
-import argparse, os, random, re, resource, shutil, socket, subprocess, sys, tempfile, threading, time
+import argparse, os, re, resource, shutil, socket, subprocess, sys, tempfile, threading, time
 
 QPS = re.compile(r"\[mgbench\]\s+\S+\s+mixed\s+(\S+)\s+([0-9.]+) QPS")
+
+
+def free_port():
+    """A port the kernel says is free now (a random pick in the ephemeral range can collide with
+    the client sockets of an earlier run still in TIME_WAIT: the bind then fails)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
 
 
 class BackupLoop:
@@ -156,7 +165,7 @@ def main():
     a = ap.parse_args()
     a.bin = os.path.abspath(a.bin)
     a.work_dir = os.path.abspath(a.work_dir)
-    port = random.randint(20000, 60000)
+    port = free_port()
     tmp = tempfile.mkdtemp(prefix="arbor-backup-load-")
     srv = subprocess.Popen([a.bin, "serve", "--data", a.data or os.path.join(tmp, "data"), "--listen",
                             f"127.0.0.1:{port}", "--http-listen", "off"],

@@ -15,9 +15,18 @@ side stays small. Starts and stops its own server on a random port; deletes its 
 without the N connections, then with them (opened, settled, parked), then closing them; prints
 the median and p99 of each condition over all rounds.
 """
-import argparse, os, random, resource, shutil, socket, struct, subprocess, sys, tempfile, time
+import argparse, os, resource, shutil, socket, struct, subprocess, sys, tempfile, time
 
 HANDSHAKE = b"\x60\x60\xb0\x17" + bytes([0, 0, 4, 4]) + bytes(12)
+
+
+def free_port():
+    """A port the kernel says is free now (a random pick in the ephemeral range can collide with
+    the client sockets of an earlier run still in TIME_WAIT: the bind then fails)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
 
 
 def pstr(s):
@@ -134,7 +143,7 @@ def main():
     a = ap.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, a.n + 1000)), hard))
-    port, http = random.randint(20000, 60000), random.randint(20000, 60000)
+    port, http = free_port(), free_port()
     data = tempfile.mkdtemp(prefix="arbor-idle-")
     # The server inherits the raised limit; it needs a descriptor per connection (plus dups).
     args = [a.bin, "serve", "--data", data, "--listen", f"127.0.0.1:{port}"]

@@ -21,6 +21,15 @@ from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 HANDSHAKE = b"\x60\x60\xb0\x17" + bytes([0, 0, 4, 4]) + bytes(12)
 
 
+def free_port():
+    """A port the kernel says is free now (a random pick in the ephemeral range can collide with
+    the client sockets of an earlier run still in TIME_WAIT: the bind then fails)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+
 def pstr(s):
     b = s.encode()
     if len(b) < 16:
@@ -245,7 +254,7 @@ def main():
     ap.add_argument("--tx", default="512m", help="--transaction-memory-max")
     ap.add_argument("--only", default="", help="run only the probes whose name contains this")
     a = ap.parse_args()
-    port = random.randint(20000, 60000)
+    port = free_port()
     data = tempfile.mkdtemp(prefix="arbor-probes-")
     srv = subprocess.Popen([a.bin, "serve", "--data", data, "--listen", f"127.0.0.1:{port}",
                             "--http-listen", "off", "--memory-pool-max", a.pool,
