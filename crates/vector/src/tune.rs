@@ -73,7 +73,7 @@ impl VectorIndex {
             queries.push(q);
         }
         let mut visited = Visited::default();
-        let mut chosen = *LADDER.last().expect("non-empty ladder");
+        let mut chosen = LADDER[LADDER.len() - 1];
         for ef in LADDER {
             let mut found = 0usize;
             for ((q, truth), &pick) in queries.iter().zip(&truths).zip(&picks) {
