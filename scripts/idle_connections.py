@@ -7,7 +7,7 @@ threads and RSS (per connection, over a baseline) and how long a new client's `R
 `idle`: handshake + HELLO answered (logged in, between messages). `half-open`: the 20-byte
 handshake only (spread over several loopback source addresses, since a server caps connections
 per address that have not logged in). Uses raw sockets (Bolt 4.4), not a driver, so the client
-side stays small. Starts and stops its own server on a random port; deletes its data directory.
+side stays small. Starts and stops its own server on a free port; deletes its data directory.
 
     python3 scripts/idle_connections.py --n 10000 --alternate 3 --samples 100
 
@@ -15,55 +15,14 @@ side stays small. Starts and stops its own server on a random port; deletes its 
 without the N connections, then with them (opened, settled, parked), then closing them; prints
 the median and p99 of each condition over all rounds.
 """
-import argparse, os, resource, shutil, socket, struct, subprocess, sys, tempfile, time
+import argparse, os, resource, shutil, socket, subprocess, sys, tempfile, time
 
-HANDSHAKE = b"\x60\x60\xb0\x17" + bytes([0, 0, 4, 4]) + bytes(12)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bolt_raw import HANDSHAKE, PULL_ALL, free_port, hello, read_message, recv_exact, run_msg  # noqa: E402
 
-
-def free_port():
-    """A port the kernel says is free now (a random pick in the ephemeral range can collide with
-    the client sockets of an earlier run still in TIME_WAIT: the bind then fails)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-
-def pstr(s):
-    b = s.encode()
-    assert len(b) < 16
-    return bytes([0x80 | len(b)]) + b
-
-
-def message(body):
-    return struct.pack(">H", len(body)) + body + b"\x00\x00"
-
-
-HELLO = message(b"\xb1\x01\xa2" + pstr("user_agent") + pstr("idle/1") + pstr("scheme") + pstr("none"))
-RUN = message(b"\xb3\x10" + pstr("RETURN 1") + b"\xa0\xa0")
-PULL = message(b"\xb1\x3f\xa1" + pstr("n") + b"\xff")
-
-
-def read_message(s):
-    out = b""
-    while True:
-        hdr = recv_exact(s, 2)
-        n = struct.unpack(">H", hdr)[0]
-        if n == 0:
-            if out:
-                return out
-            continue
-        out += recv_exact(s, n)
-
-
-def recv_exact(s, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = s.recv(n - len(buf))
-        if not chunk:
-            raise ConnectionError("server closed the connection")
-        buf += chunk
-    return buf
+HELLO = hello("idle/1")
+RUN = run_msg("RETURN 1")
+PULL = PULL_ALL
 
 
 def open_conn(port, mode, src):

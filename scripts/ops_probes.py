@@ -9,50 +9,19 @@ message (65 MiB), garbage after HELLO, a disconnect in the middle of a large str
 queries (official Python driver): an unbounded collect, a collected 10k x 10k cartesian product,
 20,000 UNION branches, a deep variable-length expansion over a small complete graph, a huge
 UNWIND range (streamed, and materialised), string doubling. After each probe the server must
-still answer `RETURN 1`. Starts its own server on a random port with --memory-pool-max/
+still answer `RETURN 1`. Starts its own server on a free port with --memory-pool-max/
 --transaction-memory-max, --transaction-timeout 20s and --handshake-timeout 3s; deletes its data
 directory. The full-disk probe is a test: tests/cli/test_full_disk.py.
 """
 import argparse, os, random, shutil, socket, struct, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bolt_raw import HANDSHAKE, PULL_ALL, chunked, free_port, hello, read_message, run_msg  # noqa: E402
+
 from neo4j import GraphDatabase
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 
-HANDSHAKE = b"\x60\x60\xb0\x17" + bytes([0, 0, 4, 4]) + bytes(12)
-
-
-def free_port():
-    """A port the kernel says is free now (a random pick in the ephemeral range can collide with
-    the client sockets of an earlier run still in TIME_WAIT: the bind then fails)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-
-def pstr(s):
-    b = s.encode()
-    if len(b) < 16:
-        return bytes([0x80 | len(b)]) + b
-    return b"\xd0" + bytes([len(b)]) + b
-
-
-def chunked(body):
-    parts = []
-    for i in range(0, len(body), 65535):
-        part = body[i:i + 65535]
-        parts += [struct.pack(">H", len(part)), part]
-    return b"".join(parts) + b"\x00\x00"
-
-
-HELLO = chunked(b"\xb1\x01\xa2" + pstr("user_agent") + pstr("probe/1") + pstr("scheme") + pstr("none"))
-
-
-def run_msg(q):
-    return chunked(b"\xb3\x10" + pstr(q) + b"\xa0\xa0")
-
-
-PULL_ALL = chunked(b"\xb1\x3f\xa1" + pstr("n") + b"\xff")
+HELLO = hello("probe/1")
 
 
 def rss(pid):
@@ -78,28 +47,6 @@ def connect(port, hello=True):
         s.sendall(HELLO)
         read_message(s)
     return s
-
-
-def read_message(s):
-    out = b""
-    while True:
-        hdr = recv_exact(s, 2)
-        n = struct.unpack(">H", hdr)[0]
-        if n == 0:
-            if out:
-                return out
-            continue
-        out += recv_exact(s, n)
-
-
-def recv_exact(s, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = s.recv(n - len(buf))
-        if not chunk:
-            raise ConnectionError("closed by the server")
-        buf += chunk
-    return buf
 
 
 def closed_after(s, limit):
