@@ -415,14 +415,7 @@ impl Graph {
         visited: &mut Visited,
         accept: Option<&dyn Fn(u32) -> bool>,
     ) -> Vec<Cand> {
-        if self.entry == NO_NODE {
-            return Vec::new();
-        }
-        let mut best = Cand { dist: space.distance(query, self.entry), slot: self.entry };
-        for level in (1..=self.max_level).rev() {
-            best = self.greedy(space, query, best, level);
-        }
-        self.search_layer(space, query, &[best], ef, 0, visited, accept)
+        self.search_skipping(space, query, ef, visited, accept, None)
     }
 
     /// [`Graph::search`] for a query that is the stored vector of node `skip`, as if that node
@@ -439,14 +432,27 @@ impl Graph {
         accept: Option<&dyn Fn(u32) -> bool>,
         skip: u32,
     ) -> Vec<Cand> {
-        if self.entry == NO_NODE || self.entry == skip {
+        self.search_skipping(space, query, ef, visited, accept, Some(skip))
+    }
+
+    /// The upper layers greedily, then layer 0 at width `ef`, never entering `skip`.
+    fn search_skipping(
+        &self,
+        space: Space<'_>,
+        query: &Query,
+        ef: usize,
+        visited: &mut Visited,
+        accept: Option<&dyn Fn(u32) -> bool>,
+        skip: Option<u32>,
+    ) -> Vec<Cand> {
+        if self.entry == NO_NODE || Some(self.entry) == skip {
             return Vec::new();
         }
         let mut best = Cand { dist: space.distance(query, self.entry), slot: self.entry };
         for level in (1..=self.max_level).rev() {
-            best = self.greedy_skipping(space, query, best, level, Some(skip));
+            best = self.greedy_skipping(space, query, best, level, skip);
         }
-        self.search_layer_skipping(space, query, &[best], ef, 0, visited, accept, Some(skip))
+        self.search_layer_skipping(space, query, &[best], ef, 0, visited, accept, skip)
     }
 
     /// Keeps the closest candidates that are not closer to an already kept one than to the
