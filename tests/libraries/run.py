@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 
@@ -39,6 +40,13 @@ SUITES = {
         "dir": "neomodel-7.0.0",
         "paths": ["test"],
         "password": "foobarbaz",
+        # mocks that assert the configured URL is neomodel's default `...@localhost:7687`
+        "default_port_tests": [
+            "test/async_/test_connection.py::test_ensure_connection_decorator_no_driver",
+            "test/sync_/test_connection.py::test_ensure_connection_decorator_no_driver",
+            "test/sync_/test_core_additional.py::test_ensure_connection_decorator_no_driver",
+        ],
+        "default_url": "bolt://neo4j:{pw}@localhost:7687",
         "env": lambda a, pw: {"NEO4J_BOLT_URL": f"bolt://neo4j:{pw}@{a}",
                               "NEOMODEL_DATABASE_URL": f"bolt://neo4j:{pw}@{a}",
                               "NEO4J_URL": f"bolt://{a}", "NEO4J_USERNAME": "neo4j",
@@ -185,20 +193,69 @@ def venv_python(lib):
     return os.path.join(root, "bin", "python")
 
 
-def run_suite(lib, target, addr, password, args):
+class Forwarder:
+    """Relays 127.0.0.1:<listen> to the target server, so tests that hard-code a client default
+    (neomodel's `localhost:7687`) reach the server under test. `None` when the port is taken."""
+
+    @staticmethod
+    def start(listen, addr):
+        host, port = addr.rsplit(":", 1)
+        try:
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(("127.0.0.1", listen))
+        except OSError:
+            sock.close()
+            return None
+        sock.listen(16)
+        fwd = Forwarder()
+        fwd.sock, fwd.target = sock, (host, int(port))
+        threading.Thread(target=fwd.accept_loop, daemon=True).start()
+        return fwd
+
+    def accept_loop(self):
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return  # closed by stop()
+            try:
+                upstream = socket.create_connection(self.target, timeout=10)
+                upstream.settimeout(None)
+            except OSError:
+                client.close()
+                continue
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self.pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def pipe(src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def stop(self):
+        self.sock.close()
+
+
+def run_pytest(lib, target, env, extra, xml, log, args):
+    """One pytest run of a suite; returns its parsed junit xml."""
     suite = SUITES[lib]
     cwd = os.path.join(args.src, suite["dir"])
-    xml = os.path.join(args.out, f"{lib}-{target}.xml")
-    env = dict(os.environ)
-    env.update(suite["env"](addr, password))
-    env["LIB_TARGET_ADDR"] = addr
-    # console scripts of the library (neomodel's test_scripts.py runs `neomodel_install_labels`)
-    env["PATH"] = os.path.dirname(venv_python(lib)) + os.pathsep + env.get("PATH", "")
-    env["PYTHONPATH"] = HERE + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [venv_python(lib), "-m", "pytest", "-p", "no:cacheprovider", "-p", "redirect_plugin",
            "-q", "-rN", f"--junitxml={xml}", "-o", "junit_family=xunit1",
-           f"--timeout={args.test_timeout}"] + suite["paths"] + read_exclusions(lib)
-    log = os.path.join(args.out, f"{lib}-{target}.log")
+           f"--timeout={args.test_timeout}"] + extra
     t0 = time.time()
     with open(log, "w") as fh:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT)
@@ -215,6 +272,36 @@ def run_suite(lib, target, addr, password, args):
             fh.write(f"\nSUITE TIMEOUT after {args.suite_timeout}s (interrupted)\n")
     print(f"  {lib} on {target}: {time.time() - t0:.0f}s, log {log}", flush=True)
     return parse_junit(xml)
+
+
+def run_suite(lib, target, addr, password, args):
+    suite = SUITES[lib]
+    env = dict(os.environ)
+    env.update(suite["env"](addr, password))
+    env["LIB_TARGET_ADDR"] = addr
+    # console scripts of the library (neomodel's test_scripts.py runs `neomodel_install_labels`)
+    env["PATH"] = os.path.dirname(venv_python(lib)) + os.pathsep + env.get("PATH", "")
+    env["PYTHONPATH"] = HERE + os.pathsep + env.get("PYTHONPATH", "")
+    base = os.path.join(args.out, f"{lib}-{target}")
+    pinned = suite.get("default_port_tests", [])
+    fwd = Forwarder.start(7687, addr) if pinned else None
+    if pinned and fwd is None:
+        print(f"  {lib}: 127.0.0.1:7687 is taken; {len(pinned)} tests run on the free port "
+              "(their mocks expect localhost:7687 and fail)", flush=True)
+    deselect = [a for t in pinned for a in ("--deselect", t)] if fwd else []
+    res = run_pytest(lib, target, env, suite["paths"] + read_exclusions(lib) + deselect,
+                     base + ".xml", base + ".log", args)
+    if fwd:
+        try:
+            env2 = dict(env)
+            env2.update(suite["env"]("localhost:7687", password))
+            env2["NEO4J_BOLT_URL"] = suite["default_url"].format(pw=password)
+            env2["NEOMODEL_DATABASE_URL"] = env2["NEO4J_BOLT_URL"]
+            res.update(run_pytest(lib, target, env2, pinned, base + "-7687.xml",
+                                  base + "-7687.log", args))
+        finally:
+            fwd.stop()
+    return res
 
 
 def parse_junit(path):
@@ -280,7 +367,7 @@ def report(all_results, out):
         json.dump({lib: {t: r for t, r in bt.items()} for lib, bt in all_results.items()},
                   fh, indent=1)
     with open(os.path.join(out, "regressions.tsv"), "w") as fh:
-        fh.write("\n".join(regress) + "\n")
+        fh.write("\n".join(["library\ttest\tarbor outcome\tfirst error line"] + regress) + "\n")
 
 
 def main():
@@ -306,7 +393,9 @@ def main():
             for target in args.targets.split(","):
                 xml = os.path.join(args.out, f"{lib}-{target}.xml")
                 if os.path.exists(xml):
-                    all_results.setdefault(lib, {})[target] = parse_junit(xml)
+                    res = parse_junit(xml)
+                    res.update(parse_junit(os.path.join(args.out, f"{lib}-{target}-7687.xml")))
+                    all_results.setdefault(lib, {})[target] = res
         report(all_results, args.out)
         return
     for lib in args.libs.split(","):
