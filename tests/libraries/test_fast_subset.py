@@ -254,3 +254,31 @@ def test_graphrag_fallback_return_map_order(arbor):
         assert list(records[0]["node"].items()) == [("emb", None), ("id", "u"), ("int_property", 0)]
         assert list(records[0]["m"]) == ["x", "a", "b"]
         driver.execute_query("MATCH (n:FastOrder) DETACH DELETE n")
+
+
+def test_langchain_vector_ties_in_neo4j_order(arbor):
+    """Equal scores come out in Neo4j 5.26's order (its Lucene queue: the second of the tied
+    entries first, the first last), which langchain's test_neo4jvector_prefer_indexname_insert
+    asserts for two identical embeddings."""
+    lc = need("langchain_neo4j")
+    from langchain_core.embeddings import Embeddings
+
+    class Same(Embeddings):
+        def embed_documents(self, texts):
+            return [[1.0, 1.0, 1.0, 100.0] for _ in texts]
+
+        def embed_query(self, text):
+            return [1.0, 1.0, 1.0, 200.0]
+
+    store = lc.Neo4jVector.from_texts(["foo"], embedding=Same(), url=arbor, username="neo4j",
+                                      password=PASSWORD, index_name="fast_tie",
+                                      node_label="FastTie", pre_delete_collection=True)
+    try:
+        store.add_texts(["bar"])
+        assert [d.page_content for d in store.similarity_search("q", k=2)] == ["bar", "foo"]
+        store.add_texts(["baz"])
+        assert [d.page_content for d in store.similarity_search("q", k=3)] == ["bar", "baz", "foo"]
+    finally:
+        store.query("DROP INDEX fast_tie IF EXISTS")
+        store.query("MATCH (n:FastTie) DETACH DELETE n")
+        store._driver.close()

@@ -170,7 +170,7 @@ fn query(name: &str, rels: bool, args: &[Value], g: &mut dyn Graph) -> Result<Ve
         Status::ArgumentError => illegal(name, &e.message),
         _ => e,
     })?;
-    Ok(hits
+    Ok(neo4j_tie_order(hits)
         .into_iter()
         .map(|(id, score)| {
             let entity =
@@ -178,6 +178,56 @@ fn query(name: &str, rels: bool, args: &[Value], g: &mut dyn Graph) -> Result<Ve
             vec![entity, Value::Float(score)]
         })
         .collect())
+}
+
+/// The hits in the order Neo4j 5.26 returns them. Its vector index hands its top `k` to a
+/// Lucene priority queue in document (insertion) order; the queue compares scores only and is
+/// drained worst first into the result from the back. Distinct scores come out best first;
+/// a run of equal scores does not keep document order (ties inserted as a, b, c come out
+/// b, c, a; measured on 5.26.30, see `tests/libraries/RESULTS.md`). Arbor's ids stand in for
+/// document order, which they follow for entities indexed once.
+fn neo4j_tie_order(mut hits: Vec<(u64, f64)>) -> Vec<(u64, f64)> {
+    let less = |a: &(u64, f64), b: &(u64, f64)| a.1 < b.1;
+    hits.sort_by_key(|h| h.0);
+    // 1-based binary min-heap, sifting exactly as Lucene's `PriorityQueue` does.
+    let mut heap: Vec<(u64, f64)> = Vec::with_capacity(hits.len() + 1);
+    heap.push((0, 0.0));
+    for hit in hits {
+        heap.push(hit);
+        let mut i = heap.len() - 1;
+        while i > 1 && less(&hit, &heap[i / 2]) {
+            heap[i] = heap[i / 2];
+            i /= 2;
+        }
+        heap[i] = hit;
+    }
+    let mut out = Vec::with_capacity(heap.len() - 1);
+    while heap.len() > 1 {
+        let last = heap.pop().unwrap_or((0, 0.0));
+        let size = heap.len() - 1;
+        if size == 0 {
+            out.push(last);
+            break;
+        }
+        out.push(heap[1]);
+        let smaller_child = |heap: &[(u64, f64)], j: usize| {
+            if j < size && less(&heap[j + 1], &heap[j]) {
+                j + 1
+            } else {
+                j
+            }
+        };
+        let mut i = 1;
+        let mut j = smaller_child(&heap, 2);
+        while j <= size && less(&heap[j], &last) {
+            heap[i] = heap[j];
+            i = j;
+            j = smaller_child(&heap, 2 * i);
+        }
+        heap[i] = last;
+    }
+    out.reverse();
+    out
 }
 
 /// `db.create.set{Node,Relationship}VectorProperty(entity, key, vector)`: stores the vector
@@ -234,4 +284,39 @@ fn create_node_index(args: &[Value], g: &mut dyn Graph) -> Result<Vec<Vec<Value>
     let similarity = text(4, "vectorSimilarityFunction")?;
     g.create_vector_index(&index, &label, &property, dims, &similarity)?;
     Ok(Vec::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::neo4j_tie_order;
+
+    fn ids(hits: &[(u64, f64)]) -> Vec<u64> {
+        neo4j_tie_order(hits.to_vec()).iter().map(|h| h.0).collect()
+    }
+
+    #[test]
+    fn distinct_scores_come_out_best_first() {
+        assert_eq!(ids(&[(4, 0.9), (1, 0.8), (7, 0.7), (2, 0.1)]), [4, 1, 7, 2]);
+        assert_eq!(ids(&[]), Vec::<u64>::new());
+        assert_eq!(ids(&[(3, 0.5)]), [3]);
+    }
+
+    /// Orders measured on Neo4j 5.26.30 (cosine index, 8 dimensions, the scores rounded here).
+    #[test]
+    fn ties_come_out_in_neo4j_5_26_order() {
+        // langchain's test_neo4jvector_prefer_indexname_insert: the later of two equal vectors first.
+        assert_eq!(ids(&[(0, 0.99), (1, 0.99)]), [1, 0]);
+        assert_eq!(ids(&[(0, 0.99), (1, 0.99), (2, 0.99)]), [1, 2, 0]);
+        assert_eq!(
+            ids(&[(0, 1.0), (1, 1.0), (2, 1.0), (3, 1.0), (4, 1.0), (5, 1.0)]),
+            [1, 2, 3, 4, 5, 0]
+        );
+        let mixed = [(0, 1.0), (1, 0.95), (2, 1.0), (3, 0.95), (4, 1.0), (5, 0.9), (6, 1.0)];
+        assert_eq!(ids(&mixed), [6, 2, 0, 4, 1, 3, 5]);
+        let mixed = [(2, 1.0), (3, 1.0), (5, 1.0), (0, 0.95), (1, 0.95), (4, 0.95)];
+        assert_eq!(ids(&mixed), [5, 2, 3, 4, 1, 0]);
+        let mixed =
+            [(0, 1.0), (1, 1.0), (2, 1.0), (6, 1.0), (7, 1.0), (3, 0.99), (4, 0.99), (5, 0.99)];
+        assert_eq!(ids(&mixed), [7, 6, 1, 0, 2, 5, 4, 3]);
+    }
 }
