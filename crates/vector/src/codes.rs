@@ -165,6 +165,32 @@ impl CodeQuery {
         self.simd = crate::simd::avx2_fma();
     }
 
+    /// The approximate distances to the codes of `slots` (`dims` bytes each in `codes`, norm
+    /// terms in `norms`) into `out`; `dots` is a buffer.
+    pub fn distances(
+        &self,
+        (codes, norms, dims): (&[u8], &[f32], usize),
+        slots: &[u32],
+        dots: &mut Vec<i32>,
+        out: &mut Vec<f32>,
+    ) {
+        out.clear();
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            crate::simd::dots_u8_i16(codes, dims, slots, &self.weights, dots);
+            out.extend(
+                dots.iter()
+                    .zip(slots)
+                    .map(|(&d, &s)| self.base + self.mul * d as f32 + norms[s as usize]),
+            );
+            return;
+        }
+        out.extend(slots.iter().map(|&s| {
+            let at = s as usize * dims;
+            self.distance(&codes[at..at + dims], norms[s as usize])
+        }));
+    }
+
     /// The approximate distance to a code with stored norm term `norm`.
     #[inline]
     pub fn distance(&self, code: &[u8], norm: f32) -> f32 {

@@ -139,6 +139,23 @@ impl Space<'_> {
         }
     }
 
+    /// [`Space::distance`] to each of `slots` into `out`, the slots' data prefetched first;
+    /// `dots` is a buffer. Over codes one kernel call measures them all.
+    fn distances(&self, query: &Query, slots: &[u32], (dots, out): (&mut Vec<i32>, &mut Vec<f32>)) {
+        for &n in slots {
+            self.prefetch(n);
+        }
+        match self.stored {
+            Stored::F32(_) => {
+                out.clear();
+                out.extend(slots.iter().map(|&s| self.distance(query, s)));
+            }
+            Stored::Codes { codes, norms, .. } => {
+                query.code.distances((codes, norms, self.dims), slots, dots, out)
+            }
+        }
+    }
+
     /// The distance the graph walks by (approximate over codes).
     #[inline]
     pub fn distance(&self, query: &Query, slot: u32) -> f32 {
@@ -160,6 +177,9 @@ pub(crate) struct Visited {
     epoch: u32,
     /// Prepared queries for the neighbour heuristic ([`Graph::select`]).
     pool: Vec<Query>,
+    /// Distances of a batch of fresh neighbours, and their integer dot products.
+    dists: Vec<f32>,
+    dots: Vec<i32>,
     link: LinkScratch,
 }
 
@@ -190,6 +210,7 @@ impl Visited {
 struct LinkScratch {
     links: Vec<u32>,
     dists: Vec<f32>,
+    dots: Vec<i32>,
     order: Vec<usize>,
     base: Query,
 }
@@ -415,11 +436,8 @@ impl Graph {
             }
             self.neighbours(c.slot, level, &mut buf);
             buf.retain(|&n| visited.insert(n));
-            for &n in &buf {
-                space.prefetch(n);
-            }
-            for &n in &buf {
-                let d = space.distance(query, n);
+            space.distances(query, &buf, (&mut visited.dots, &mut visited.dists));
+            for (&n, &d) in buf.iter().zip(&visited.dists) {
                 let full = found.len() >= ef;
                 if full && found.peek().is_some_and(|w| d >= w.dist) {
                     continue;
@@ -427,9 +445,12 @@ impl Graph {
                 let cand = Cand { dist: d, slot: n };
                 todo.push(Reverse(cand));
                 if accepts(n) {
-                    found.push(cand);
-                    if found.len() > ef {
-                        found.pop();
+                    if !full {
+                        found.push(cand);
+                    } else if let Some(mut worst) = found.peek_mut() {
+                        // Closer than the worst (checked above): it takes the worst's place,
+                        // one sift instead of a push and a pop.
+                        *worst = cand;
                     }
                 }
             }
@@ -596,9 +617,8 @@ impl Graph {
         space.prepare_slot(other.slot, &mut scratch.base);
         let base = &scratch.base;
         let dist_new = other.dist;
-        let dists = &mut scratch.dists;
-        dists.clear();
-        dists.extend(links.iter().map(|&s| space.distance(base, s)));
+        space.distances(base, links, (&mut scratch.dots, &mut scratch.dists));
+        let dists = &scratch.dists;
         // Covered by a closer link: the list stays as it is.
         let covered = links
             .iter()

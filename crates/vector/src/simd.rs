@@ -39,6 +39,24 @@ pub(crate) fn prefetch(p: *const u8) {
     let _ = p;
 }
 
+/// `out[i] = Σ code_d · weights_d` for the code of each `slots[i]` (`dims` bytes per slot
+/// in `codes`), in one AVX2 loop with the kernel inlined (a call per distance cost as much
+/// as the distance at 128 dimensions); callers checked [`avx2_fma`]. Panics, as slicing
+/// does, if a slot's code is outside `codes` (callers pass graph slots, always inside).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn dots_u8_i16(
+    codes: &[u8],
+    dims: usize,
+    slots: &[u32],
+    weights: &[i16],
+    out: &mut Vec<i32>,
+) {
+    debug_assert!(avx2_fma(), "AVX2 kernel called without the CPU feature");
+    // SAFETY: as in `dot`.
+    unsafe { x86::dots_u8_i16(codes, dims, slots, weights, out) }
+}
+
 /// Dot product with AVX2+FMA; callers checked [`avx2_fma`].
 #[cfg(target_arch = "x86_64")]
 #[inline]
@@ -114,6 +132,22 @@ mod x86 {
     /// `code` and 32 bytes (16 `i16`) of `weights`, inside their slices. An index loop (not
     /// zipped chunk iterators, which cost a third of the kernel's instructions) with two
     /// accumulators per 32 coordinates.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn dots_u8_i16(
+        codes: &[u8],
+        dims: usize,
+        slots: &[u32],
+        weights: &[i16],
+        out: &mut Vec<i32>,
+    ) {
+        out.clear();
+        out.extend(slots.iter().map(|&s| {
+            let at = s as usize * dims;
+            dot_u8_i16(&codes[at..at + dims], weights)
+        }));
+    }
+
+    #[inline]
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn dot_u8_i16(code: &[u8], weights: &[i16]) -> i32 {
         use std::arch::x86_64::{
