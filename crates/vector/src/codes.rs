@@ -40,7 +40,7 @@ pub(crate) struct CodeQuery {
     real: Vec<f32>,
     decoded: Vec<f32>,
     /// Whether the AVX2 kernel may be used (checked once per preparation, not per distance).
-    simd: bool,
+    pub simd: bool,
 }
 
 impl Codebook {

@@ -156,6 +156,28 @@ impl Space<'_> {
         }
     }
 
+    /// Whether some query of `queries` is not farther than `bound` from `slot` (the
+    /// heuristic's test; a NaN distance counts as not farther, as `!(d > bound)`), stopping
+    /// at the first such query. Over codes one kernel call runs them all.
+    fn any_within(&self, queries: &[Query], slot: u32, bound: f32) -> bool {
+        let within = |d: f32| d.partial_cmp(&bound) != Some(CmpOrdering::Greater);
+        if let Stored::Codes { codes, norms, .. } = self.stored {
+            let at = slot as usize * self.dims;
+            let (code, norm) = (&codes[at..at + self.dims], norms[slot as usize]);
+            #[cfg(target_arch = "x86_64")]
+            if queries.first().is_some_and(|q| q.code.simd) {
+                fn weights(q: &Query) -> &[i16] {
+                    &q.code.weights
+                }
+                return crate::simd::any_dot(code, queries, weights, |q, dot| {
+                    within(q.code.base + q.code.mul * dot as f32 + norm)
+                });
+            }
+            return queries.iter().any(|q| within(q.code.distance(code, norm)));
+        }
+        queries.iter().any(|q| within(self.distance(q, slot)))
+    }
+
     /// The distance the graph walks by (approximate over codes).
     #[inline]
     pub fn distance(&self, query: &Query, slot: u32) -> f32 {
@@ -524,7 +546,7 @@ impl Graph {
             if kept.len() >= m {
                 break;
             }
-            if pool[..kept.len()].iter().all(|k| space.distance(k, c.slot) > c.dist) {
+            if !space.any_within(&pool[..kept.len()], c.slot, c.dist) {
                 if pool.len() == kept.len() {
                     pool.push(Query::default());
                 }

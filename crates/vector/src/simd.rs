@@ -57,6 +57,22 @@ pub(crate) fn dots_u8_i16(
     unsafe { x86::dots_u8_i16(codes, dims, slots, weights, out) }
 }
 
+/// Whether `stop(item, code · weights(item))` holds for some item, in order, stopping at the
+/// first: one code against many queries (the neighbour heuristic) in one AVX2 loop;
+/// callers checked [`avx2_fma`].
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn any_dot<T>(
+    code: &[u8],
+    items: &[T],
+    weights: impl Fn(&T) -> &[i16],
+    stop: impl FnMut(&T, i32) -> bool,
+) -> bool {
+    debug_assert!(avx2_fma(), "AVX2 kernel called without the CPU feature");
+    // SAFETY: as in `dot`.
+    unsafe { x86::any_dot(code, items, weights, stop) }
+}
+
 /// Dot product with AVX2+FMA; callers checked [`avx2_fma`].
 #[cfg(target_arch = "x86_64")]
 #[inline]
@@ -145,6 +161,16 @@ mod x86 {
             let at = s as usize * dims;
             dot_u8_i16(&codes[at..at + dims], weights)
         }));
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn any_dot<T>(
+        code: &[u8],
+        items: &[T],
+        weights: impl Fn(&T) -> &[i16],
+        mut stop: impl FnMut(&T, i32) -> bool,
+    ) -> bool {
+        items.iter().any(|it| stop(it, dot_u8_i16(code, weights(it))))
     }
 
     #[inline]
