@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release -p arbor-vector --example vector_bench -- [random|clustered|both]
 //!     [--n N] [--dims D] [--queries Q] [--ef 0,32,64,128] (0: the index's tuned ef) [--m M] [--efc EF] [--threads T]
-//!     [--quantized] [--codes-only]
+//!     [--quantized] [--codes-only] [--min-recall R]
 //! ```
 //! `--quantized` also measures what Neo4j's quantized scores (`vector.quantization.enabled`, the
 //! default) cost: the recall of the exact quantized top 10 over every vector (the ceiling of
@@ -12,6 +12,8 @@
 //! Memory is the index's heap bytes per vector against the raw f32 bytes. `--codes-only` is the
 //! engine's setting: the index keeps one-byte codes only and re-ranks with vectors fetched
 //! from the caller (here the benchmark's own array, as the engine reads its property store).
+//! `--min-recall R` makes the run a check: exit status 1 when recall@10 at some measured ef is
+//! below `R` (the 20 k x 128 recall check that is too slow for CI, see `tests/recall.rs`).
 //! Defaults are the issue's targets: `random` = 1 M x 128 euclidean, `clustered` = 100 k x 768
 //! cosine (100 clusters, queries held out from the same clusters). Datasets come from `arbor_vector::synthetic` with fixed seeds.
 
@@ -33,6 +35,7 @@ struct Args {
     threads: Option<usize>,
     quantized: bool,
     codes_only: bool,
+    min_recall: Option<f64>,
 }
 
 fn parse() -> Args {
@@ -47,6 +50,7 @@ fn parse() -> Args {
         threads: None,
         quantized: false,
         codes_only: false,
+        min_recall: None,
     };
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -59,6 +63,7 @@ fn parse() -> Args {
             "--m" => a.m = val().parse().unwrap_or(0),
             "--efc" => a.efc = val().parse().ok(),
             "--threads" => a.threads = val().parse().ok(),
+            "--min-recall" => a.min_recall = val().parse().ok(),
             "--ef" => a.efs = val().split(',').filter_map(|s| s.parse().ok()).collect(),
             "--quantized" => {
                 a.quantized = true;
@@ -161,7 +166,11 @@ fn run(args: &Args, data: &[f32], queries: &[f32], dims: usize, sim: Similarity)
         truth.iter().flatten().count()
     );
     for &ef in &args.efs {
-        measure(&index, queries, dims, SearchParams { ef, ..all }, &truth);
+        let recall = measure(&index, queries, dims, SearchParams { ef, ..all }, &truth);
+        if let Some(min) = args.min_recall.filter(|&min| recall < min) {
+            eprintln!("FAIL: recall@10 {recall:.4} at ef {ef} is below {min}");
+            std::process::exit(1);
+        }
     }
     if args.quantized {
         quantized_recall(&index, data, queries, dims, (&args.efs, all), &truth);
@@ -235,7 +244,7 @@ fn measure(
     dims: usize,
     params: SearchParams<'_>,
     truth: &[Vec<Hit>],
-) {
+) -> f64 {
     let ef = params.ef;
     let mut lat = Vec::new();
     let mut recall = 0.0;
@@ -259,4 +268,5 @@ fn measure(
         pct(0.99),
         lat.len() as f64 / total
     );
+    recall / truth.len() as f64
 }

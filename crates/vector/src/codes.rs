@@ -36,6 +36,11 @@ pub(crate) struct CodeQuery {
     pub weights: Vec<i16>,
     pub base: f32,
     pub mul: f32,
+    /// The unscaled weights and a decoded code (buffers reused across preparations).
+    real: Vec<f32>,
+    decoded: Vec<f32>,
+    /// Whether the AVX2 kernel may be used (checked once per preparation, not per distance).
+    pub simd: bool,
 }
 
 impl Codebook {
@@ -101,44 +106,105 @@ impl Codebook {
         );
     }
 
-    /// Prepares `q` (a prepared vector) for distances to codes, reusing `out`'s buffer.
+    /// Prepares `q` (a prepared vector) for distances to codes, reusing `out`'s buffers (no
+    /// allocation once they are large enough: a build prepares dozens of stored vectors per
+    /// insert for its neighbour heuristic). Every step is element-wise or a vectorised
+    /// kernel, so this costs a few distances, not a few hundred.
     pub fn query(&self, similarity: Similarity, q: &[f32], out: &mut CodeQuery) {
-        out.weights.clear();
-        let (mut base, mut wmax) = (0f32, 0f32);
-        let mut real = Vec::with_capacity(q.len());
-        for ((&x, &l), &s) in q.iter().zip(&self.lo).zip(&self.step) {
-            let w = match similarity {
-                Similarity::Euclidean => {
-                    let a = x - l;
-                    base += a * a;
-                    a * s
-                }
-                Similarity::Cosine => {
-                    base += x * l;
-                    x * s
-                }
-            };
-            wmax = wmax.max(w.abs());
-            real.push(w);
-        }
-        let scale = if wmax > 0.0 { wmax / WEIGHT_MAX } else { 1.0 };
-        out.weights.extend(real.iter().map(|&w| (w / scale).round() as i16));
-        (out.base, out.mul) = match similarity {
-            Similarity::Euclidean => (base, -2.0 * scale),
-            Similarity::Cosine => (1.0 - base, -scale),
+        out.real.clear();
+        let terms = q.iter().zip(&self.lo).zip(&self.step);
+        let base = match similarity {
+            Similarity::Euclidean => {
+                out.real.extend(terms.map(|((&x, &l), &s)| (x - l) * s));
+                crate::distance::l2_squared(q, &self.lo)
+            }
+            Similarity::Cosine => {
+                out.real.extend(terms.map(|((&x, _), &s)| x * s));
+                crate::distance::dot(q, &self.lo)
+            }
         };
+        out.finish(similarity, base);
+    }
+
+    /// Prepares the vector a code stands for, as [`Codebook::query`] of its decoding does.
+    pub fn query_code(&self, similarity: Similarity, code: &[u8], out: &mut CodeQuery) {
+        let mut decoded = std::mem::take(&mut out.decoded);
+        self.decode(code, &mut decoded);
+        self.query(similarity, &decoded, out);
+        out.decoded = decoded;
     }
 }
 
 impl CodeQuery {
+    /// Scales the unscaled weights in `real` to `i16` (see the module docs) and sets the
+    /// constant terms from `base` (`Σ a_d²` for euclidean, `Σ q_d lo_d` for cosine).
+    fn finish(&mut self, similarity: Similarity, base: f32) {
+        let mut lanes = [0f32; 8];
+        let chunks = self.real.chunks_exact(8);
+        let rest = chunks.remainder().iter().fold(0f32, |m, &w| m.max(w.abs()));
+        for c in chunks {
+            for (m, &w) in lanes.iter_mut().zip(c) {
+                *m = m.max(w.abs());
+            }
+        }
+        let wmax = lanes.iter().fold(rest, |m, &w| m.max(w));
+        let scale = if wmax > 0.0 { wmax / WEIGHT_MAX } else { 1.0 };
+        let inv = 1.0 / scale;
+        self.weights.clear();
+        // Round to nearest by adding 1.5 · 2^23 (the sum's last bit is then the units digit)
+        // and reading the integer back from the bits: exact for |w · inv| <= 2047.x < 2^22,
+        // and element-wise (`f32::round` is a library call on x86-64 without SSE4.1).
+        const MAGIC: f32 = 12_582_912.0;
+        self.weights.extend(
+            self.real.iter().map(|&w| ((w * inv + MAGIC).to_bits() as i32 - 0x4B40_0000) as i16),
+        );
+        (self.base, self.mul) = match similarity {
+            Similarity::Euclidean => (base, -2.0 * scale),
+            Similarity::Cosine => (1.0 - base, -scale),
+        };
+        self.simd = crate::simd::avx2_fma();
+    }
+
+    /// The approximate distances to the codes of `slots` (`dims` bytes each in `codes`, norm
+    /// terms in `norms`) into `out`; `dots` is a buffer.
+    pub fn distances(
+        &self,
+        (codes, norms, dims): (&[u8], &[f32], usize),
+        slots: &[u32],
+        dots: &mut Vec<i32>,
+        out: &mut Vec<f32>,
+    ) {
+        out.clear();
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            crate::simd::dots_u8_i16(codes, dims, slots, &self.weights, dots);
+            out.extend(
+                dots.iter()
+                    .zip(slots)
+                    .map(|(&d, &s)| self.base + self.mul * d as f32 + norms[s as usize]),
+            );
+            return;
+        }
+        out.extend(slots.iter().map(|&s| {
+            let at = s as usize * dims;
+            self.distance(&codes[at..at + dims], norms[s as usize])
+        }));
+    }
+
     /// The approximate distance to a code with stored norm term `norm`.
     #[inline]
     pub fn distance(&self, code: &[u8], norm: f32) -> f32 {
-        self.base + self.mul * dot_u8_i16(code, &self.weights) as f32 + norm
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            let dot = crate::simd::dot_u8_i16(code, &self.weights);
+            return self.base + self.mul * dot as f32 + norm;
+        }
+        self.base + self.mul * dot_u8_i16_portable(code, &self.weights) as f32 + norm
     }
 }
 
 /// `Σ code_d · weight_d` in `i32`: the AVX2 kernel when the CPU has it, else the portable one.
+#[cfg(test)]
 #[inline]
 pub(crate) fn dot_u8_i16(code: &[u8], weights: &[i16]) -> i32 {
     #[cfg(target_arch = "x86_64")]

@@ -104,14 +104,78 @@ impl Space<'_> {
         }
     }
 
-    /// Prepares the vector of `slot` as a query.
+    /// Prepares the vector of `slot` as a query: over codes from its exact vector when known,
+    /// else straight from its code (no decoded copy); no allocation once `out` has room.
     fn prepare_slot(&self, slot: u32, out: &mut Query) {
+        if let Stored::Codes { book, codes, .. } = self.stored {
+            out.vector.clear();
+            let (at, dims) = (slot as usize * self.dims, self.dims);
+            match self.raw {
+                Some((first, raw)) if slot >= first => {
+                    let at = (slot - first) as usize * dims;
+                    book.query(self.similarity, &raw[at..at + dims], &mut out.code);
+                }
+                _ => book.query_code(self.similarity, &codes[at..at + dims], &mut out.code),
+            }
+            return;
+        }
         let mut v = std::mem::take(&mut out.vector);
         self.vector_into(slot, &mut v);
         if let Stored::Codes { book, .. } = self.stored {
             book.query(self.similarity, &v, &mut out.code);
         }
         out.vector = v;
+    }
+
+    /// Asks the CPU to start loading what [`Space::distance`] will read for `slot` (the first
+    /// two cache lines: a search computes a node's fresh neighbours one after another, and
+    /// at a million entries nearly every one is a cache miss).
+    #[inline]
+    fn prefetch(&self, slot: u32) {
+        let at = slot as usize * self.dims;
+        match self.stored {
+            Stored::F32(data) => crate::simd::prefetch(data[at..].as_ptr().cast()),
+            Stored::Codes { codes, .. } => crate::simd::prefetch(codes[at..].as_ptr()),
+        }
+    }
+
+    /// [`Space::distance`] to each of `slots` into `out`, the slots' data prefetched first;
+    /// `dots` is a buffer. Over codes one kernel call measures them all.
+    fn distances(&self, query: &Query, slots: &[u32], (dots, out): (&mut Vec<i32>, &mut Vec<f32>)) {
+        for &n in slots {
+            self.prefetch(n);
+        }
+        match self.stored {
+            Stored::F32(_) => {
+                out.clear();
+                out.extend(slots.iter().map(|&s| self.distance(query, s)));
+            }
+            Stored::Codes { codes, norms, .. } => {
+                query.code.distances((codes, norms, self.dims), slots, dots, out)
+            }
+        }
+    }
+
+    /// Whether some query of `queries` is not farther than `bound` from `slot` (the
+    /// heuristic's test; a NaN distance counts as not farther, as `!(d > bound)`), stopping
+    /// at the first such query. Over codes one kernel call runs them all.
+    fn any_within(&self, queries: &[Query], slot: u32, bound: f32) -> bool {
+        let within = |d: f32| d.partial_cmp(&bound) != Some(CmpOrdering::Greater);
+        if let Stored::Codes { codes, norms, .. } = self.stored {
+            let at = slot as usize * self.dims;
+            let (code, norm) = (&codes[at..at + self.dims], norms[slot as usize]);
+            #[cfg(target_arch = "x86_64")]
+            if queries.first().is_some_and(|q| q.code.simd) {
+                fn weights(q: &Query) -> &[i16] {
+                    &q.code.weights
+                }
+                return crate::simd::any_dot(code, queries, weights, |q, dot| {
+                    within(q.code.base + q.code.mul * dot as f32 + norm)
+                });
+            }
+            return queries.iter().any(|q| within(q.code.distance(code, norm)));
+        }
+        queries.iter().any(|q| within(self.distance(q, slot)))
     }
 
     /// The distance the graph walks by (approximate over codes).
@@ -127,11 +191,18 @@ impl Space<'_> {
     }
 }
 
-/// Visited marks for one search, reused across searches through a generation counter.
+/// Visited marks for one search, reused across searches through a generation counter, and
+/// the buffers an insert reuses (so linking a node allocates almost nothing).
 #[derive(Default)]
 pub(crate) struct Visited {
     marks: Vec<u32>,
     epoch: u32,
+    /// Prepared queries for the neighbour heuristic ([`Graph::select`]).
+    pool: Vec<Query>,
+    /// Distances of a batch of fresh neighbours, and their integer dot products.
+    dists: Vec<f32>,
+    dots: Vec<i32>,
+    link: LinkScratch,
 }
 
 impl Visited {
@@ -161,6 +232,8 @@ impl Visited {
 struct LinkScratch {
     links: Vec<u32>,
     dists: Vec<f32>,
+    dots: Vec<i32>,
+    order: Vec<usize>,
     base: Query,
 }
 
@@ -384,11 +457,9 @@ impl Graph {
                 break;
             }
             self.neighbours(c.slot, level, &mut buf);
-            for &n in &buf {
-                if !visited.insert(n) {
-                    continue;
-                }
-                let d = space.distance(query, n);
+            buf.retain(|&n| visited.insert(n));
+            space.distances(query, &buf, (&mut visited.dots, &mut visited.dists));
+            for (&n, &d) in buf.iter().zip(&visited.dists) {
                 let full = found.len() >= ef;
                 if full && found.peek().is_some_and(|w| d >= w.dist) {
                     continue;
@@ -396,9 +467,12 @@ impl Graph {
                 let cand = Cand { dist: d, slot: n };
                 todo.push(Reverse(cand));
                 if accepts(n) {
-                    found.push(cand);
-                    if found.len() > ef {
-                        found.pop();
+                    if !full {
+                        found.push(cand);
+                    } else if let Some(mut worst) = found.peek_mut() {
+                        // Closer than the worst (checked above): it takes the worst's place,
+                        // one sift instead of a push and a pop.
+                        *worst = cand;
                     }
                 }
             }
@@ -459,18 +533,25 @@ impl Graph {
     /// base node (the paper's heuristic), so links spread in all directions.
     /// A kept node is prepared as a query once, and a candidate's distance to it is measured
     /// from the kept side (at most `m` preparations instead of one per candidate).
-    fn select(&self, space: Space<'_>, sorted: &[Cand], m: usize) -> Vec<Cand> {
+    /// `pool` holds the prepared queries, reused across calls.
+    fn select(
+        &self,
+        space: Space<'_>,
+        sorted: &[Cand],
+        m: usize,
+        pool: &mut Vec<Query>,
+    ) -> Vec<Cand> {
         let mut kept: Vec<Cand> = Vec::with_capacity(m);
-        let mut prepared: Vec<Query> = Vec::with_capacity(m);
         for &c in sorted {
             if kept.len() >= m {
                 break;
             }
-            if prepared.iter().all(|k| space.distance(k, c.slot) > c.dist) {
+            if !space.any_within(&pool[..kept.len()], c.slot, c.dist) {
+                if pool.len() == kept.len() {
+                    pool.push(Query::default());
+                }
+                space.prepare_slot(c.slot, &mut pool[kept.len()]);
                 kept.push(c);
-                let mut q = Query::default();
-                space.prepare_slot(c.slot, &mut q);
-                prepared.push(q);
             }
         }
         kept
@@ -504,7 +585,8 @@ impl Graph {
             let found =
                 self.search_layer(space, query, &entries, ef_construction, l, visited, None);
             let found: Vec<Cand> = found.into_iter().filter(|c| c.slot != slot).collect();
-            per_level.push((l, self.select(space, &found, if l == 0 { self.m0 } else { self.m })));
+            let cap = if l == 0 { self.m0 } else { self.m };
+            per_level.push((l, self.select(space, &found, cap, &mut visited.pool)));
             if !found.is_empty() {
                 entries = found;
             }
@@ -518,11 +600,11 @@ impl Graph {
                 self.set_neighbours(slot, *l, &links);
             }
         }
-        let mut scratch = LinkScratch::default();
+        let scratch = &mut visited.link;
         for (l, chosen) in per_level.iter().rev() {
             let cap = if *l == 0 { self.m0 } else { self.m };
             for &other in chosen {
-                self.link_back(space, other, (slot, query), *l, cap, &mut scratch);
+                self.link_back(space, other, (slot, query), *l, cap, scratch);
             }
         }
     }
@@ -557,9 +639,8 @@ impl Graph {
         space.prepare_slot(other.slot, &mut scratch.base);
         let base = &scratch.base;
         let dist_new = other.dist;
-        let dists = &mut scratch.dists;
-        dists.clear();
-        dists.extend(links.iter().map(|&s| space.distance(base, s)));
+        space.distances(base, links, (&mut scratch.dots, &mut scratch.dists));
+        let dists = &scratch.dists;
         // Covered by a closer link: the list stays as it is.
         let covered = links
             .iter()
@@ -568,15 +649,17 @@ impl Graph {
         if covered {
             return;
         }
-        // The farthest link the newcomer covers, else the farthest link if farther than it.
-        let mut order: Vec<usize> = (0..links.len()).collect();
-        order.sort_unstable_by(|&a, &b| dists[b].total_cmp(&dists[a]));
+        // The farthest link the newcomer covers, else the farthest link if farther than it:
+        // only links farther than the newcomer qualify, so only those are sorted.
+        let order = &mut scratch.order;
+        order.clear();
+        order.extend((0..links.len()).filter(|&i| dists[i] > dist_new));
+        order.sort_unstable_by(|&a, &b| dists[b].total_cmp(&dists[a]).then(a.cmp(&b)));
         let victim = order
             .iter()
             .copied()
-            .take_while(|&i| dists[i] > dist_new)
             .find(|&i| space.distance(new, links[i]) < dists[i])
-            .or_else(|| order.first().copied().filter(|&i| dists[i] > dist_new));
+            .or_else(|| order.first().copied());
         if let Some(i) = victim {
             links[i] = slot;
             self.set_neighbours(other.slot, level, links);

@@ -21,6 +21,58 @@ pub(crate) fn avx2_fma() -> bool {
     }
 }
 
+/// Hints the CPU to load the cache line at `p` and the next one (no effect on results; a
+/// prefetch never faults, whatever the address). A no-op off x86-64.
+#[inline]
+pub(crate) fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: prefetching is a hint that never faults and never reads into the program,
+        // so any address is allowed; SSE is part of the x86-64 baseline.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p.cast());
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64).cast());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// `out[i] = Σ code_d · weights_d` for the code of each `slots[i]` (`dims` bytes per slot
+/// in `codes`), in one AVX2 loop with the kernel inlined (a call per distance cost as much
+/// as the distance at 128 dimensions); callers checked [`avx2_fma`]. Panics, as slicing
+/// does, if a slot's code is outside `codes` (callers pass graph slots, always inside).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn dots_u8_i16(
+    codes: &[u8],
+    dims: usize,
+    slots: &[u32],
+    weights: &[i16],
+    out: &mut Vec<i32>,
+) {
+    debug_assert!(avx2_fma(), "AVX2 kernel called without the CPU feature");
+    // SAFETY: as in `dot`.
+    unsafe { x86::dots_u8_i16(codes, dims, slots, weights, out) }
+}
+
+/// Whether `stop(item, code · weights(item))` holds for some item, in order, stopping at the
+/// first: one code against many queries (the neighbour heuristic) in one AVX2 loop;
+/// callers checked [`avx2_fma`].
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn any_dot<T>(
+    code: &[u8],
+    items: &[T],
+    weights: impl Fn(&T) -> &[i16],
+    stop: impl FnMut(&T, i32) -> bool,
+) -> bool {
+    debug_assert!(avx2_fma(), "AVX2 kernel called without the CPU feature");
+    // SAFETY: as in `dot`.
+    unsafe { x86::any_dot(code, items, weights, stop) }
+}
+
 /// Dot product with AVX2+FMA; callers checked [`avx2_fma`].
 #[cfg(target_arch = "x86_64")]
 #[inline]
@@ -91,8 +143,37 @@ mod x86 {
         sum(_mm256_add_ps(s0, s1)) + tail
     }
 
-    /// SAFETY (of the body): every load reads one 16-element chunk from `chunks_exact(16)`:
-    /// 16 bytes of `code` and 32 bytes (16 `i16`) of `weights`, inside their slices.
+    /// SAFETY (of the body): every load reads 16 elements from an offset `at` with
+    /// `at + 16 <= n`, where `n` is the length of both slices after truncation: 16 bytes of
+    /// `code` and 32 bytes (16 `i16`) of `weights`, inside their slices. An index loop (not
+    /// zipped chunk iterators, which cost a third of the kernel's instructions) with two
+    /// accumulators per 32 coordinates.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn dots_u8_i16(
+        codes: &[u8],
+        dims: usize,
+        slots: &[u32],
+        weights: &[i16],
+        out: &mut Vec<i32>,
+    ) {
+        out.clear();
+        out.extend(slots.iter().map(|&s| {
+            let at = s as usize * dims;
+            dot_u8_i16(&codes[at..at + dims], weights)
+        }));
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn any_dot<T>(
+        code: &[u8],
+        items: &[T],
+        weights: impl Fn(&T) -> &[i16],
+        mut stop: impl FnMut(&T, i32) -> bool,
+    ) -> bool {
+        items.iter().any(|it| stop(it, dot_u8_i16(code, weights(it))))
+    }
+
+    #[inline]
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn dot_u8_i16(code: &[u8], weights: &[i16]) -> i32 {
         use std::arch::x86_64::{
@@ -101,25 +182,30 @@ mod x86 {
             _mm_add_epi32, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_shuffle_epi32,
         };
         let n = code.len().min(weights.len());
-        let (code, weights) = (&code[..n], &weights[..n]);
-        let (cc, wc) = (code.chunks_exact(16), weights.chunks_exact(16));
-        let tail: i32 = cc
-            .remainder()
+        let (c, w) = (code.as_ptr(), weights.as_ptr());
+        // SAFETY: only called with `at + 16 <= n` (see above).
+        let part = |at: usize| unsafe {
+            let c = _mm_loadu_si128(c.add(at).cast::<__m128i>());
+            let w = _mm256_loadu_si256(w.add(at).cast::<__m256i>());
+            _mm256_madd_epi16(_mm256_cvtepu8_epi16(c), w)
+        };
+        let (mut a0, mut a1) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        let mut at = 0;
+        while at + 32 <= n {
+            a0 = _mm256_add_epi32(a0, part(at));
+            a1 = _mm256_add_epi32(a1, part(at + 16));
+            at += 32;
+        }
+        if at + 16 <= n {
+            a0 = _mm256_add_epi32(a0, part(at));
+            at += 16;
+        }
+        let tail: i32 = code[at..n]
             .iter()
-            .zip(wc.remainder())
+            .zip(&weights[at..n])
             .map(|(&c, &w)| i32::from(c) * i32::from(w))
             .sum();
-        let mut acc = _mm256_setzero_si256();
-        for (c, w) in cc.zip(wc) {
-            // SAFETY: see above; both chunks hold exactly 16 elements.
-            let (c, w) = unsafe {
-                (
-                    _mm_loadu_si128(c.as_ptr().cast::<__m128i>()),
-                    _mm256_loadu_si256(w.as_ptr().cast::<__m256i>()),
-                )
-            };
-            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_cvtepu8_epi16(c), w));
-        }
+        let acc = _mm256_add_epi32(a0, a1);
         let half = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256::<1>(acc));
         let pair = _mm_add_epi32(half, _mm_shuffle_epi32::<0b01_00_11_10>(half));
         let one = _mm_add_epi32(pair, _mm_shuffle_epi32::<0b10_11_00_01>(pair));
