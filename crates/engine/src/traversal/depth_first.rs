@@ -95,11 +95,11 @@ impl<'a, E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Traverser<'a, E, V,
 
     /// Moves to the next included path in the traversal's order; false when exhausted or when
     /// a storage read failed (every path from then on could rest on a partial expansion).
+    ///
+    /// The error is checked once per step, after it: a read that failed before this call (in
+    /// the caller's code, or before the traversal began) is seen here as well, before any
+    /// path is returned, so checking before the step too would only cost a second look.
     fn advance(&mut self) -> bool {
-        if self.tx.read_error().is_some() {
-            self.state = State::Done;
-            return false;
-        }
         let found = match self.td.order {
             Order::DepthFirst => self.advance_dfs(),
             Order::BreadthFirst => self.advance_bfs(),
@@ -166,15 +166,19 @@ pub(super) fn visit_top<E: Expander, V: Evaluator>(
     max: u32,
 ) -> bool {
     let depth = dfs.depth() as u32;
-    // The end node is resolved once, for the evaluator and the expander.
+    // The end node is resolved and the path built once, for the evaluator and the expander
+    // (a path that is not expanded gets an empty pending range, as `push` left it).
     let end = tx.node_handle(dfs.end().unwrap_or(start));
-    let ev = td.evaluator.evaluate(&frames_path_to(tx, start, dfs.frames(), end));
-    if ev.continues() && depth < max {
-        dfs.expand_top(|frames, out| {
-            td.expander.expand(&frames_path_to(tx, start, frames, end), out)
-        });
-    }
-    ev.includes()
+    let mut include = false;
+    dfs.expand_top(|frames, out| {
+        let path = frames_path_to(tx, start, frames, end);
+        let ev = td.evaluator.evaluate(&path);
+        if ev.continues() && depth < max {
+            td.expander.expand(&path, out);
+        }
+        include = ev.includes();
+    });
+    include
 }
 
 impl<E: Expander, V: Evaluator, W: BorrowMut<Workspace>> Iterator for Traverser<'_, E, V, W> {

@@ -43,17 +43,24 @@ impl<'t> NodeRef<'t> {
     pub fn relationships(&self, dir: Direction, types: &[RelType], out: &mut Vec<Edge>) {
         // Not through `with_type_ids`: its closure would be an out-of-line call taking the
         // handle through memory (see `NodeHandle::edges_into`).
+        // No type or one type (the usual expander) passes a slice of its own: no buffer to
+        // clear and fill per node.
         const INLINE: usize = 8;
-        if types.len() > INLINE {
-            let ids: Vec<TokenId> = types.iter().map(|t| t.0).collect();
-            self.h.edges_into(dir, &ids, out);
-            return;
+        match types {
+            [] => self.h.edges_into(dir, &[], out),
+            [t] => self.h.edges_into(dir, &[t.0], out),
+            _ if types.len() > INLINE => {
+                let ids: Vec<TokenId> = types.iter().map(|t| t.0).collect();
+                self.h.edges_into(dir, &ids, out);
+            }
+            _ => {
+                let mut buf = [0 as TokenId; INLINE];
+                for (slot, t) in buf.iter_mut().zip(types) {
+                    *slot = t.0;
+                }
+                self.h.edges_into(dir, &buf[..types.len()], out);
+            }
         }
-        let mut buf = [0 as TokenId; INLINE];
-        for (slot, t) in buf.iter_mut().zip(types) {
-            *slot = t.0;
-        }
-        self.h.edges_into(dir, &buf[..types.len()], out);
     }
 
     /// Number of relationships `relationships` would append.

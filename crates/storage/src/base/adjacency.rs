@@ -71,6 +71,16 @@ pub(super) fn push_edges<T>(
             let ts = s[a..e].iter().map(|x| u64::from(*x));
             push_with(other, rel, ts, |x| x == u64::from(*t), a, e, dst, make)
         }
+        // Several types (`[:HAS_A|HAS_B*]`): the column is still read as a slice, not
+        // through a representation match per entry.
+        (_, PackedView::U8(s)) if e <= s.len() => {
+            let ts = s[a..e].iter().map(|x| u64::from(*x));
+            push_with(other, rel, ts, keep, a, e, dst, make)
+        }
+        (_, PackedView::U16(s)) if e <= s.len() => {
+            let ts = s[a..e].iter().map(|x| u64::from(*x));
+            push_with(other, rel, ts, keep, a, e, dst, make)
+        }
         _ => push_with(other, rel, (a..e).map(|p| ty.get(p)), keep, a, e, dst, make),
     }
 }

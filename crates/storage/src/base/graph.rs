@@ -120,7 +120,12 @@ impl NodeRef<'_> {
     pub fn prop(&self, key: u32) -> Option<Value> {
         match self {
             NodeRef::Data(d) => d.prop(key).cloned(),
-            NodeRef::Base(b, id) => blob_get(&b.node_blob(*id), key, &b.strings),
+            // A resident blob is read in place: no `Cow` to build and drop per read (the
+            // traversal tree's evaluator reads one property per path).
+            NodeRef::Base(b, id) => match &b.paged_props[0] {
+                None => blob_get(b.node_props.blob(*id), key, &b.strings),
+                Some(_) => blob_get(&b.node_blob(*id), key, &b.strings),
+            },
         }
     }
     pub fn has_prop(&self, key: u32) -> bool {
@@ -531,14 +536,10 @@ impl Base {
         node: u64,
         out: bool,
         types: &[u32],
-        mut f: impl FnMut(u64, u64),
+        f: impl FnMut(u64, u64),
     ) -> Result<()> {
         if let Some(p) = &self.paged {
-            return p.edges(node, out, !types.is_empty(), |r, o, t| {
-                if types.is_empty() || types.contains(&(t as u32)) {
-                    f(r, o)
-                }
-            });
+            return paged_edges(p, node, out, types, f);
         }
         if node >= self.node_end {
             return Ok(());
@@ -584,11 +585,9 @@ impl Base {
         make: impl Fn(u64, u64) -> T + Copy,
     ) -> Result<()> {
         if let Some(p) = &self.paged {
-            return p.edges(node, out, !types.is_empty(), |r, o, t| {
-                if types.is_empty() || types.contains(&(t as u32)) {
-                    dst.push(make(r, o))
-                }
-            });
+            // Out of line, so the resident walk below stays small enough to inline into the
+            // traversal loop (the paged branch inlined here cost the tree 4 % instructions).
+            return paged_edges(p, node, out, types, |r, o| dst.push(make(r, o)));
         }
         if node >= self.node_end {
             return Ok(());
@@ -758,4 +757,22 @@ impl Base {
             crate::point_index::sorted_ids(ids, &key_of, b, out);
         }
     }
+}
+
+/// [`Base::edges_one_dir`] and [`Base::edges_into`] on a paged adjacency: the entries of
+/// `node` in one direction whose type is one of `types` (all if empty), read through the pool.
+#[cold]
+#[inline(never)]
+fn paged_edges(
+    p: &PagedAdj,
+    node: u64,
+    out: bool,
+    types: &[u32],
+    mut f: impl FnMut(u64, u64),
+) -> Result<()> {
+    p.edges(node, out, !types.is_empty(), |r, o, t| {
+        if types.is_empty() || types.contains(&(t as u32)) {
+            f(r, o)
+        }
+    })
 }
