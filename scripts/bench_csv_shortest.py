@@ -224,6 +224,7 @@ def main():
     ap.add_argument("--load-rounds", type=int, default=1)
     ap.add_argument("--seed", type=int, default=18)
     ap.add_argument("--skip-load", action="store_true", help="reuse data already loaded")
+    ap.add_argument("--csv-dir", help="users.csv and friends.csv already generated (same --size)")
     ap.add_argument("--keep", action="store_true", help="leave the data loaded at the end")
     args = ap.parse_args()
     n_users = SIZES[args.size]
@@ -235,15 +236,18 @@ def main():
     placed = []
     try:
         if not args.skip_load:
-            subprocess.run([sys.executable, GEN, "--size", args.size, "--out", work, "--formats", "csv"],
-                           check=True, stdout=subprocess.DEVNULL)
+            csv = args.csv_dir
+            if not csv:
+                gen = [sys.executable, GEN, "--size", args.size, "--out", work, "--formats", "csv"]
+                subprocess.run(gen, check=True, stdout=subprocess.DEVNULL)
+                csv = os.path.join(work, "csv")
             for t in (arbor, neo):
                 dest = os.path.join(t.import_dir, "csvsp6")
                 os.makedirs(dest, exist_ok=True)
                 placed.append(dest)
                 t.find_base(dest)
                 for f in ("users.csv", "friends.csv"):
-                    shutil.copy(os.path.join(work, "csv", f), dest)
+                    shutil.copy(os.path.join(csv, f), dest)
             loads = {"arbor": [], "neo4j": []}
             for r in range(args.load_rounds):
                 for t in ((arbor, neo) if r % 2 == 0 else (neo, arbor)):
