@@ -58,6 +58,7 @@ pub(super) fn build_expand(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
                 rel: *rel,
                 types: types.clone(),
                 search: Search { dir: *dir, min: *min, max: *max, all: *all },
+                scratch: Default::default(),
                 cursor: Cursor::new(),
             })
         }
@@ -124,6 +125,7 @@ struct ShortestPath {
     rel: Option<Slot>,
     types: Vec<Name>,
     search: Search,
+    scratch: super::shortest::Scratch,
     cursor: Cursor<PathRef>,
 }
 
@@ -144,10 +146,11 @@ impl Search {
         types: &[TokenId],
         g: &dyn Graph,
         results: &mut Vec<PathRef>,
+        scratch: &mut super::shortest::Scratch,
     ) {
         let max = self.max.unwrap_or(u64::MAX);
         if a != b && self.min <= 1 {
-            *results = super::shortest::bidirectional(g, a, b, self.dir, types, max, self.all);
+            *results = super::shortest::bidirectional(scratch, g, a, b, self.dir, types, max, self.all);
             return;
         }
         // The same node at both ends, or a minimum length: one-sided, level by level.
@@ -230,7 +233,7 @@ impl Operator for ShortestPath {
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         let (from, to, rel, path) = (self.from, self.to, self.rel, self.path);
-        let (types, search) = (&self.types, &self.search);
+        let (types, search, scratch) = (&self.types, &self.search, &mut self.scratch);
         self.cursor.next(
             &mut *self.input,
             ctx,
@@ -238,7 +241,7 @@ impl Operator for ShortestPath {
             |r, results, _, g| {
                 let (Value::Node(a), Value::Node(b)) = (&r[from], &r[to]) else { return Ok(false) };
                 let Some(types) = resolve_types(g, types) else { return Ok(false) };
-                search.run(*a, *b, &types, g, results);
+                search.run(*a, *b, &types, g, results, scratch);
                 Ok(true)
             },
             |cur, p, ctx| {

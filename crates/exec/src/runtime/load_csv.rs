@@ -31,8 +31,9 @@ pub(super) struct LoadCsv {
 pub(super) struct Open {
     row: Row,
     reader: CsvReader,
-    /// The header, shared by every row's map as its display order.
-    keys: Option<Arc<KeyOrder>>,
+    /// The header, shared by every row's map as its display order, and its keys sorted
+    /// (each with the column it takes; of equal names the last column, as Neo4j does).
+    keys: Option<(Arc<KeyOrder>, Vec<(Key, usize)>)>,
     file: Value,
 }
 
@@ -56,8 +57,12 @@ impl LoadCsv {
         let keys = if self.headers {
             let header = reader.next_record()?.unwrap_or_default();
             let keys: Vec<Key> =
-                header.into_iter().map(|h| Key::from(h.unwrap_or_default())).collect();
-            Some(Arc::new(KeyOrder::from(keys)))
+                header.into_iter().map(|h| h.map_or_else(|| Key::from(""), Key::from)).collect();
+            let mut sorted: Vec<(Key, usize)> =
+                keys.iter().enumerate().map(|(i, k)| (k.clone(), i)).collect();
+            sorted.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+            sorted.dedup_by(|later, kept| later.0 == kept.0);
+            Some((Arc::new(KeyOrder::from(keys)), sorted))
         } else {
             None
         };
@@ -90,16 +95,21 @@ impl Operator for LoadCsv {
 }
 
 /// A record as Cypher sees it: a list, or a map under `keys` (the header), displayed in the
-/// header's order as Neo4j returns it.
-fn record_value(record: Vec<Field>, keys: Option<&Arc<KeyOrder>>) -> Value {
-    let text = |f: Option<String>| f.map_or(Value::Null, |s| Value::String(Arc::from(s)));
+/// header's order as Neo4j returns it. The map's entries are built in key order, so the map
+/// needs no sorting per row.
+fn record_value(
+    mut record: Vec<Field>,
+    keys: Option<&(Arc<KeyOrder>, Vec<(Key, usize)>)>,
+) -> Value {
+    let text = |f: Field| f.map_or(Value::Null, Value::String);
     match keys {
         None => Value::List(record.into_iter().map(text).collect()),
-        Some(keys) => {
-            let mut fields = record.into_iter();
-            let entries =
-                keys.shown.iter().map(|k| (k.clone(), text(fields.next().flatten()))).collect();
-            Value::Map(PropertyMap::from_entries(entries).with_order(keys.clone()))
+        Some((order, sorted)) => {
+            let entries = sorted
+                .iter()
+                .map(|(k, i)| (k.clone(), text(record.get_mut(*i).and_then(Option::take))))
+                .collect();
+            Value::Map(PropertyMap::from_sorted(entries).with_order(order.clone()))
         }
     }
 }
