@@ -2,9 +2,11 @@
 //! integers instead of `Value`s. Per batch of node ids each property column is read as an
 //! `i64` slice with a presence mask ([`Graph::node_int_batch`]), the filter's integer
 //! comparisons make a selection vector, small integer grouping keys find their group in a
-//! direct table, and each group's rows are summarised per column ([`IntPartial`]: count, sum,
-//! min, max) and merged into the group's accumulators once per batch
-//! ([`Accumulator::merge_ints`](crate::functions::Accumulator::merge_ints)). A batch the
+//! direct table, and each group's rows are summarised per column ([`IntPartial`]: count, and
+//! sum, min and max only where an aggregate reads them) in the same pass, and merged into the
+//! group's accumulators once per batch
+//! ([`Accumulator::merge_ints`](crate::functions::Accumulator::merge_ints)), or once per scan
+//! when every aggregate is a count (counts do not depend on order). A batch the
 //! typed form cannot answer exactly (a row with a delta version or an own write, a
 //! non-integer parameter, a key without an integer column) returns `false` and goes through
 //! the `Value` columns as before, so the answers are those of the row-at-a-time operators.
@@ -29,6 +31,11 @@ thread_local! {
     static TYPED_BATCHES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
+/// What an aggregate needs of a column's summary besides the count (see [`TypedAgg::need`]).
+const NEED_SUM: u8 = 1;
+const NEED_MIN: u8 = 2;
+const NEED_MAX: u8 = 4;
+
 /// The right-hand side of a filter comparison `n.key <op> rhs`.
 #[derive(Clone, Copy)]
 enum Rhs {
@@ -49,6 +56,13 @@ pub(super) struct TypedAgg {
     args: Vec<Option<usize>>,
     /// The columns aggregates read, each summarised once per group and batch.
     used: Vec<usize>,
+    /// Per used column: which of [`NEED_SUM`], [`NEED_MIN`], [`NEED_MAX`] its aggregates read
+    /// (the count is always kept).
+    need: Vec<u8>,
+    /// Every aggregate is a count: the per-group summaries are kept over the whole scan and
+    /// merged once at its end ([`Grouping::typed_flush`]); a count's merge cannot fail and
+    /// does not depend on the order of the values, so this equals merging per batch.
+    deferred: bool,
     /// How many columns the batch reads (the column aggregation's property keys).
     ncols: usize,
 }
@@ -70,6 +84,8 @@ impl TypedAgg {
             conjuncts(p, slot, keys, &mut conds)?;
         }
         let mut used: Vec<usize> = Vec::new();
+        let mut need: Vec<u8> = Vec::new();
+        let mut deferred = true;
         let mut targs = Vec::with_capacity(aggs.len());
         for ((_, call), arg) in aggs.iter().zip(args) {
             let kind = functions::lookup_aggregate(&call.name)?;
@@ -81,19 +97,31 @@ impl TypedAgg {
             {
                 return None;
             }
+            deferred &= kind == AggKind::Count;
+            let wants = match kind {
+                AggKind::Sum => NEED_SUM | NEED_MIN | NEED_MAX,
+                AggKind::Avg => NEED_SUM,
+                AggKind::Min => NEED_MIN,
+                AggKind::Max => NEED_MAX,
+                _ => 0,
+            };
             targs.push(match (*arg)? {
                 None if kind == AggKind::Count => None,
                 None => return None,
                 Some(c) => Some(match used.iter().position(|u| *u == c) {
-                    Some(j) => j,
+                    Some(j) => {
+                        need[j] |= wants;
+                        j
+                    }
                     None => {
                         used.push(c);
+                        need.push(wants);
                         used.len() - 1
                     }
                 }),
             });
         }
-        Some(TypedAgg { conds, group, args: targs, used, ncols: keys.len() })
+        Some(TypedAgg { conds, group, args: targs, used, need, deferred, ncols: keys.len() })
     }
 }
 
@@ -212,8 +240,7 @@ impl Grouping<'_> {
         if st.conds.is_empty() && t.group.is_none() {
             self.typed_global(t, st, ids.len(), groups)?;
         } else {
-            self.typed_select(t, st, ids.len(), groups)?;
-            self.typed_grouped(t, st, groups)?;
+            self.typed_grouped(t, st, ids.len(), groups)?;
         }
         Ok(true)
     }
@@ -232,12 +259,7 @@ impl Grouping<'_> {
         }
         st.parts.resize_with(t.used.len(), Vec::new);
         for (j, c) in t.used.iter().enumerate() {
-            let mut p = IntPartial::default();
-            for (v, here) in st.vals[*c].iter().zip(&st.present[*c]) {
-                if *here {
-                    p.add(*v);
-                }
-            }
+            let p = summarise(&st.vals[*c][..n], &st.present[*c][..n], t.need[j]);
             st.parts[j].clear();
             st.parts[j].push(p);
         }
@@ -258,16 +280,20 @@ impl Grouping<'_> {
         Ok(())
     }
 
-    /// Fills `st.sel` with the rows that pass the filter and their groups (created in row
-    /// order, as the row-at-a-time operators create them).
-    fn typed_select(
+    /// A filter or a grouping key: one pass over the batch finds each passing row's group
+    /// (groups are created in row order, as the row-at-a-time operators create them; small
+    /// integer keys straight from the direct table) and adds the row to its group's count and
+    /// column summaries; then each touched group's summaries are merged into its accumulators
+    /// (at the end of the scan instead where [`TypedAgg::deferred`]).
+    fn typed_grouped(
         &self,
         t: &TypedAgg,
         st: &mut TypedState,
         n: usize,
         groups: &mut Groups,
     ) -> Result<()> {
-        // The filter as a mask, one tight pass per conjunct over its column.
+        let filtered = !st.conds.is_empty();
+        // The filter as a mask (all set without one), one tight pass per conjunct.
         st.keep.clear();
         st.keep.resize(n, true);
         for (c, op, k) in &st.conds {
@@ -276,65 +302,107 @@ impl Grouping<'_> {
                 *keep &= *here && int_compare(*op, *v, *k);
             }
         }
-        st.sel.clear();
-        st.sel.reserve(n);
-        let none = &[][..];
-        let (gvals, gpresent) = match t.group {
-            Some(c) => (&st.vals[c][..n], &st.present[c][..n]),
-            None => (none, &[][..]),
+        if t.group.is_none()
+            && groups.groups.is_empty()
+            && (!filtered || st.keep[..n].contains(&true))
+        {
+            groups.groups.push((Vec::new(), new_accs(self.aggs)?));
+        }
+        // Deferred: the touched groups are found at the flush, not tracked per row.
+        let track = !t.deferred;
+        if track {
+            st.touched.clear();
+        }
+        st.grow(t, groups.groups.len());
+        let TypedState { vals, present, keep, rows, parts, touched, .. } = st;
+        let Some(c) = t.group else {
+            for (i, _) in keep[..n].iter().enumerate().filter(|(_, k)| **k) {
+                bump(t, vals, present, rows, parts, touched, track, 0, i);
+            }
+            return if track { self.typed_merge(t, st, n, groups) } else { Ok(()) };
         };
-        for i in 0..n {
-            if !st.keep[i] {
+        let (gvals, gpresent) = (&vals[c][..n], &present[c][..n]);
+        let rows_of = gvals.iter().zip(gpresent).zip(&keep[..n]);
+        if t.used.is_empty() && !track {
+            // Counts only, merged at the end: a row is one increment of its group's count.
+            for ((v, here), k) in rows_of {
+                if !*k {
+                    continue;
+                }
+                let gi = match groups.small_ints.get(*v as usize) {
+                    Some(code) if *here && *code != 0 => *code as usize - 1,
+                    _ => self.group_of_row(groups, *v, *here, rows, parts)?,
+                };
+                rows[gi] += 1;
+            }
+            return Ok(());
+        }
+        for (i, ((v, here), k)) in rows_of.enumerate() {
+            if !*k {
                 continue;
             }
-            let gi = match t.group {
-                None => {
-                    if groups.groups.is_empty() {
-                        groups.groups.push((Vec::new(), new_accs(self.aggs)?));
-                    }
-                    0
-                }
-                Some(_) if gpresent[i] => {
-                    let v = gvals[i];
-                    let small = usize::try_from(v).ok().and_then(|x| groups.small_ints.get(x));
-                    match small.filter(|g| **g != 0) {
-                        Some(g) => *g as usize - 1,
-                        None => groups.group_of(&Value::Int(v), self.aggs)?,
-                    }
-                }
-                Some(_) => groups.group_of(&Value::Null, self.aggs)?,
+            let gi = match groups.small_ints.get(*v as usize) {
+                Some(code) if *here && *code != 0 => *code as usize - 1,
+                _ => self.group_of_row(groups, *v, *here, rows, parts)?,
             };
-            st.sel.push((i as u32, gi as u32));
+            bump(t, vals, present, rows, parts, touched, track, gi, i);
         }
-        Ok(())
+        if track {
+            self.typed_merge(t, st, n, groups)
+        } else {
+            Ok(())
+        }
     }
 
-    /// Summarises the selected rows per group and used column, then merges each touched
-    /// group's summaries into its accumulators.
-    fn typed_grouped(&self, t: &TypedAgg, st: &mut TypedState, groups: &mut Groups) -> Result<()> {
-        let ng = groups.groups.len();
-        st.rows.resize(ng, 0);
-        st.parts.resize_with(t.used.len(), Vec::new);
-        for p in &mut st.parts {
-            p.resize(ng, IntPartial::default());
+    /// The group of a row whose key the direct table does not answer (created if new), with
+    /// the per-group summaries grown to hold it.
+    #[cold]
+    #[inline(never)]
+    fn group_of_row(
+        &self,
+        groups: &mut Groups,
+        v: i64,
+        here: bool,
+        rows: &mut Vec<i64>,
+        parts: &mut [Vec<IntPartial>],
+    ) -> Result<usize> {
+        let key = if here { Value::Int(v) } else { Value::Null };
+        let gi = groups.group_of(&key, self.aggs)?;
+        if gi >= rows.len() {
+            rows.resize(gi + 1, 0);
+            parts.iter_mut().for_each(|p| p.resize(gi + 1, IntPartial::default()));
+        }
+        Ok(gi)
+    }
+
+    /// Merges the summaries of a scan whose merges were [`TypedAgg::deferred`] (a no-op for
+    /// the others, merged per batch).
+    pub(super) fn typed_flush(
+        &self,
+        t: &TypedAgg,
+        st: &mut TypedState,
+        groups: &mut Groups,
+    ) -> Result<()> {
+        if !t.deferred {
+            return Ok(());
         }
         st.touched.clear();
-        for (_, gi) in &st.sel {
-            let gi = *gi as usize;
-            if st.rows[gi] == 0 {
-                st.touched.push(gi as u32);
-            }
-            st.rows[gi] += 1;
-        }
-        for (j, c) in t.used.iter().enumerate() {
-            let (vals, present, parts) = (&st.vals[*c], &st.present[*c], &mut st.parts[j]);
-            for (i, gi) in &st.sel {
-                if present[*i as usize] {
-                    parts[*gi as usize].add(vals[*i as usize]);
-                }
-            }
-        }
+        st.touched.extend((0..st.rows.len() as u32).filter(|gi| st.rows[*gi as usize] > 0));
+        self.typed_merge(t, st, 0, groups)
+    }
+
+    /// Merges each touched group's summaries into its accumulators and resets them; where a
+    /// merge is refused, that group's rows of this batch (`n` rows, still in `st`) are fed
+    /// one by one. The error reported is the one of the earliest failing row.
+    fn typed_merge(
+        &self,
+        t: &TypedAgg,
+        st: &mut TypedState,
+        n: usize,
+        groups: &mut Groups,
+    ) -> Result<()> {
         let mut first_err: Option<(u32, Error)> = None;
+        let mut sel_built = false;
         for ti in 0..st.touched.len() {
             let gi = st.touched[ti] as usize;
             let stars = IntPartial { count: st.rows[gi], ..IntPartial::default() };
@@ -348,11 +416,16 @@ impl Grouping<'_> {
                     .get_mut(gi)
                     .and_then(|g| g.1.get_mut(ai))
                     .is_some_and(|acc| acc.merge_ints(p));
-                if !merged {
-                    if let Err((row, e)) = feed_group(t, st, gi, ai, groups) {
-                        if first_err.as_ref().is_none_or(|(r, _)| row < *r) {
-                            first_err = Some((row, e));
-                        }
+                if merged {
+                    continue;
+                }
+                if !sel_built {
+                    self.fill_sel(t, st, n, groups)?;
+                    sel_built = true;
+                }
+                if let Err((row, e)) = feed_group(t, st, gi, ai, groups) {
+                    if first_err.as_ref().is_none_or(|(r, _)| row < *r) {
+                        first_err = Some((row, e));
                     }
                 }
             }
@@ -361,10 +434,125 @@ impl Grouping<'_> {
                 p[gi] = IntPartial::default();
             }
         }
+        st.touched.clear();
         match first_err {
             Some((_, e)) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// Fills `st.sel` with the `(row, group)` of the batch's passing rows, for the rare merge
+    /// that needs the values one by one (every group exists by then).
+    fn fill_sel(
+        &self,
+        t: &TypedAgg,
+        st: &mut TypedState,
+        n: usize,
+        groups: &mut Groups,
+    ) -> Result<()> {
+        st.sel.clear();
+        let filtered = !st.conds.is_empty();
+        for i in 0..n {
+            if filtered && !st.keep[i] {
+                continue;
+            }
+            let gi = match t.group {
+                None => 0,
+                Some(c) if st.present[c][i] => {
+                    groups.group_of(&Value::Int(st.vals[c][i]), self.aggs)?
+                }
+                Some(_) => groups.group_of(&Value::Null, self.aggs)?,
+            };
+            st.sel.push((i as u32, gi as u32));
+        }
+        Ok(())
+    }
+}
+
+impl TypedState {
+    /// Sizes the per-group summaries for `ng` groups (new ones start empty).
+    fn grow(&mut self, t: &TypedAgg, ng: usize) {
+        if self.rows.len() < ng {
+            self.rows.resize(ng, 0);
+        }
+        self.parts.resize_with(t.used.len(), Vec::new);
+        for p in &mut self.parts {
+            if p.len() < ng {
+                p.resize(ng, IntPartial::default());
+            }
+        }
+    }
+}
+
+/// The summary of one column slice: the count of present values, and of those the sum, the
+/// smallest and the largest where `need` asks for them (the others keep their defaults).
+fn summarise(vals: &[i64], present: &[bool], need: u8) -> IntPartial {
+    if need == 0 {
+        let count = present.iter().map(|h| i64::from(*h)).sum();
+        return IntPartial { count, ..IntPartial::default() };
+    }
+    match need {
+        NEED_SUM => summarise_as::<NEED_SUM>(vals, present),
+        NEED_MIN => summarise_as::<NEED_MIN>(vals, present),
+        NEED_MAX => summarise_as::<NEED_MAX>(vals, present),
+        3 => summarise_as::<3>(vals, present),
+        5 => summarise_as::<5>(vals, present),
+        6 => summarise_as::<6>(vals, present),
+        _ => summarise_as::<7>(vals, present),
+    }
+}
+
+/// [`summarise`] for one `need`, in one pass.
+fn summarise_as<const NEED: u8>(vals: &[i64], present: &[bool]) -> IntPartial {
+    let mut p = IntPartial::default();
+    for (v, here) in vals.iter().zip(present) {
+        if *here {
+            add_some(&mut p, *v, NEED);
+        }
+    }
+    p
+}
+
+/// Adds row `i` of the batch to group `gi`: its count, and its values to the group's column
+/// summaries; `track`: notes the group as touched in this batch when it is the first row.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn bump(
+    t: &TypedAgg,
+    vals: &[Vec<i64>],
+    present: &[Vec<bool>],
+    rows: &mut [i64],
+    parts: &mut [Vec<IntPartial>],
+    touched: &mut Vec<u32>,
+    track: bool,
+    gi: usize,
+    i: usize,
+) {
+    let r = &mut rows[gi];
+    if track && *r == 0 {
+        touched.push(gi as u32);
+    }
+    *r += 1;
+    for ((c, need), part) in t.used.iter().zip(&t.need).zip(parts.iter_mut()) {
+        if present[*c][i] {
+            add_some(&mut part[gi], vals[*c][i], *need);
+        }
+    }
+}
+
+/// Adds `v` to `p` as [`IntPartial::add`] does, keeping only what `need` asks for besides the
+/// count.
+#[inline(always)]
+fn add_some(p: &mut IntPartial, v: i64, need: u8) {
+    p.count += 1;
+    if need & NEED_SUM != 0 {
+        p.sum += i128::from(v);
+    }
+    if need & NEED_MIN != 0 {
+        p.min = p.min.min(v);
+    }
+    if need & NEED_MAX != 0 {
+        p.max = p.max.max(v);
     }
 }
 

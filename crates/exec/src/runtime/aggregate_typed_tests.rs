@@ -100,6 +100,13 @@ const QUERIES: &[&str] = &[
     "MATCH (n:T) RETURN n.nokey, count(*), sum(n.nokey), avg(n.nokey)",
     "MATCH (n:T) WHERE n.nokey > 1 RETURN count(*)",
     "MATCH (n:T) RETURN n.k, collect(n.b), count(DISTINCT n.b)",
+    // Counts only (merged once at the end of the scan), with and without a key or a filter.
+    "MATCH (n:T) WHERE n.b >= 300 RETURN count(*), count(n.a)",
+    "MATCH (n:T) RETURN n.k, count(n.a), count(*), count(n.b)",
+    "MATCH (n) WHERE n.b < $p RETURN n.k, count(n)",
+    // Summaries that keep only some of sum, min and max per column.
+    "MATCH (n:T) RETURN n.k, min(n.b), max(n.a), avg(n.k)",
+    "MATCH (n) RETURN max(n.b), sum(n.k), min(n.k)",
     // Sums that overflow into floats, and errors (booleans in some graphs).
     "MATCH (n:T) RETURN n.k, sum(n.a), avg(n.a)",
     "MATCH (n) RETURN sum(n.a), avg(n.a), min(n.a), max(n.a)",

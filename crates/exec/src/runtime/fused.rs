@@ -261,7 +261,7 @@ impl Grouping<'_> {
             if done {
                 match ids.last() {
                     Some(last) if ids.len() == SCAN_BATCH => from = NodeId(last.0 + 1),
-                    _ => return Ok(()),
+                    _ => break,
                 }
                 continue;
             }
@@ -290,8 +290,12 @@ impl Grouping<'_> {
             }
             match ids.last() {
                 Some(last) if ids.len() == SCAN_BATCH => from = NodeId(last.0 + 1),
-                _ => return Ok(()),
+                _ => break,
             }
+        }
+        match &cols.typed {
+            Some(t) => self.typed_flush(t, &mut typed, groups),
+            None => Ok(()),
         }
     }
 

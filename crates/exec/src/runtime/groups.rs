@@ -10,7 +10,7 @@ use arbor_model::{group_key, Error, GroupKey, Result, Value};
 
 use crate::ctx::{Ctx, Row};
 use crate::eval::eval;
-use crate::functions::{self, Accumulator};
+use crate::functions::{self, Accumulator, AggKind};
 use crate::graph::Graph;
 
 /// What one aggregation groups by and computes, borrowed from its operator.
@@ -73,9 +73,25 @@ pub(super) struct Groups {
     pub(super) shared: Vec<Value>,
     pub(super) kv: Vec<Value>,
     pub(super) gk: Vec<GroupKey>,
+    /// Each aggregate's kind and DISTINCT flag, looked up by name once per run instead of once
+    /// per new group (see [`Groups::accs`]).
+    kinds: Vec<(AggKind, bool)>,
 }
 
 impl Groups {
+    /// A new group's accumulators (as [`new_accs`], the aggregates' kinds resolved once).
+    pub(super) fn accs(&mut self, aggs: &[(Slot, AggCall)]) -> Result<Vec<Box<dyn Accumulator>>> {
+        if self.kinds.len() != aggs.len() {
+            self.kinds.clear();
+            for (_, call) in aggs {
+                let kind = functions::lookup_aggregate(&call.name)
+                    .ok_or_else(|| Error::internal(format!("unknown aggregate {}", call.name)))?;
+                self.kinds.push((kind, call.distinct));
+            }
+        }
+        Ok(self.kinds.iter().map(|(k, d)| functions::new_accumulator(*k, *d)).collect())
+    }
+
     /// The group of one grouping key value, created if new (with a copy of `v` as its key).
     #[inline]
     pub(super) fn group_of(&mut self, v: &Value, aggs: &[(Slot, AggCall)]) -> Result<usize> {
@@ -92,7 +108,8 @@ impl Groups {
         let gi = match self.index1.get(&k) {
             Some(i) => *i,
             None => {
-                self.groups.push((vec![v.clone()], new_accs(aggs)?));
+                let accs = self.accs(aggs)?;
+                self.groups.push((vec![v.clone()], accs));
                 self.index1.insert(k, self.groups.len() - 1);
                 self.groups.len() - 1
             }
@@ -145,7 +162,8 @@ impl Groups {
                 match self.index.get(&self.gk) {
                     Some(i) => *i,
                     None => {
-                        self.groups.push((std::mem::take(&mut self.kv), new_accs(aggs)?));
+                        let accs = self.accs(aggs)?;
+                        self.groups.push((std::mem::take(&mut self.kv), accs));
                         self.index.insert(std::mem::take(&mut self.gk), self.groups.len() - 1);
                         self.groups.len() - 1
                     }
