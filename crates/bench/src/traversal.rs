@@ -203,7 +203,7 @@ pub fn run_once(db: &Database, mode: Mode, ws: &mut Workspace) -> Result<u64> {
             let q = if mode == Mode::Cypher { CYPHER } else { CYPHER_DISTINCT };
             let mut tx = db.begin_read()?;
             match tx.execute(q, PropertyMap::new())?.single()? {
-                Value::Int(n) if n >= 0 => Ok(n as u64),
+                arbor_engine::ResultValue::Int(n) if n >= 0 => Ok(n as u64),
                 other => Err(Error::internal(format!("{q} returned {other:?}"))),
             }
         }

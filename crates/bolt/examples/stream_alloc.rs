@@ -73,7 +73,8 @@ fn measure(db: &Database, q: &str, streamed: bool) -> (u64, u64, u64) {
             })
             .expect("pull");
         } else {
-            s.pull(None, -1, &mut |row: Vec<Value>| {
+            s.pull(None, -1, &mut |row: Vec<arbor_model::ResultValue>| {
+                let row: Vec<Value> = row.into_iter().map(Value::from).collect();
                 rows += 1;
                 buf.clear();
                 ps::write_struct_header(&mut buf, 1, tag::RECORD);

@@ -1,8 +1,9 @@
 //! The `RECORD`s the server streams from the engine's records against the same rows encoded
-//! from their owned, materialised values: byte for byte, in both value dialects.
+//! from their owned, materialised values (as `Session::pull` and the embedded API hand them
+//! out): byte for byte, in both value dialects.
 
 use arbor_engine::{Database, PullOutcome, Record, Session, TxConfig};
-use arbor_model::{NodeId, PathRef, PropertyMap, RelId, Value};
+use arbor_model::{NodeId, PathRef, PropertyMap, RelId, ResultValue, Value};
 
 use crate::message::{tag, write_record};
 use crate::packstream as ps;
@@ -28,19 +29,24 @@ fn streamed(s: &mut Session, q: &str, d: Dialect) -> Vec<Vec<u8>> {
     out
 }
 
+/// A `RECORD` encoded from an owned row by the value encoder.
+fn encoded(row: Vec<ResultValue>, d: Dialect) -> Vec<u8> {
+    let mut b = Vec::new();
+    ps::write_struct_header(&mut b, 1, tag::RECORD);
+    ps::write_list_header(&mut b, row.len()).unwrap();
+    for v in row {
+        encode_value(&mut b, &Value::from(v), d).unwrap();
+    }
+    b
+}
+
 /// Each row's `RECORD` bytes, encoded from the owned row.
 fn owned(s: &mut Session, q: &str, d: Dialect) -> Vec<Vec<u8>> {
     run(s, q);
     let mut out = Vec::new();
     let outcome = s
-        .pull(None, -1, &mut |row: Vec<Value>| {
-            let mut b = Vec::new();
-            ps::write_struct_header(&mut b, 1, tag::RECORD);
-            ps::write_list_header(&mut b, row.len()).unwrap();
-            for v in &row {
-                encode_value(&mut b, v, d).unwrap();
-            }
-            out.push(b);
+        .pull(None, -1, &mut |row: Vec<ResultValue>| {
+            out.push(encoded(row, d));
             Ok(())
         })
         .unwrap();
@@ -77,6 +83,33 @@ fn streamed_records_are_the_bytes_of_their_materialised_rows() {
         }
     }
     s.rollback().unwrap();
+}
+
+/// The embedded API's rows in a write transaction, after its own uncommitted writes, encode to
+/// the bytes Bolt streams in an explicit transaction with the same writes (two databases, so
+/// the same ids): nodes, relationships and paths equal to Bolt's.
+#[test]
+fn embedded_rows_after_own_writes_are_the_streamed_bytes() {
+    let writes = [
+        "CREATE (:P {name: 'a', tags: ['x']})-[:K {since: 2001}]->(:P:Q {name: 'b'})",
+        "MATCH (a {name: 'a'}), (b {name: 'b'}) CREATE (b)-[:K]->(a), (b)-[:L]->(b)",
+    ];
+    let bolt_db = Database::in_memory();
+    let mut s = bolt_db.session();
+    s.begin(TxConfig::default()).unwrap();
+    let embedded_db = Database::in_memory();
+    let mut tx = embedded_db.begin_write().unwrap();
+    for q in writes {
+        run(&mut s, q);
+        let _ = s.discard(None, -1);
+        tx.execute(q, PropertyMap::new()).unwrap().for_each(|r| drop(r.unwrap()));
+    }
+    let q = "MATCH p = (a)-[r]-(b) RETURN a, r, p, [p, {r: r}] AS nested ORDER BY id(r), id(a)";
+    let bolt = streamed(&mut s, q, Dialect::V5);
+    let rows = tx.execute(q, PropertyMap::new()).unwrap();
+    let embedded: Vec<Vec<u8>> = rows.map(|r| encoded(r.unwrap(), Dialect::V5)).collect();
+    assert_eq!(bolt.len(), 6);
+    assert_eq!(embedded, bolt);
 }
 
 #[test]

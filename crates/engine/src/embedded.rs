@@ -3,14 +3,15 @@
 //! direction, the other end of a relationship), Cypher with parameters and streamed rows, and
 //! the entry point to native traversals ([`crate::traversal`]).
 //!
-//! Unlike results of a [`crate::Session`], values read through a [`Tx`] are references
-//! (`NodeId`, `RelId`, token ids) that are valid within that transaction's snapshot; nothing is
-//! materialized unless asked for, which is what makes native traversals cheap.
+//! Values read through a [`Tx`]'s core access are references (`NodeId`, `RelId`, token ids)
+//! valid within that transaction's snapshot; nothing is materialized unless asked for, which is
+//! what makes native traversals cheap. Cypher rows are [`ResultValue`]s, as in session results:
+//! owned, every entity materialised, so a row outlives its transaction.
 //!
 //! # Example
 //!
 //! ```
-//! use arbor_engine::{Database, Direction, PropertyMap, Value};
+//! use arbor_engine::{Database, Direction, PropertyMap, ResultValue, Value};
 //!
 //! let db = Database::in_memory();
 //! let (alice, bob) = db.write(|tx| {
@@ -33,9 +34,11 @@
 //! // Cypher with parameters; rows are computed as they are pulled.
 //! let mut params = PropertyMap::new();
 //! params.insert("name".into(), Value::from("Alice"));
-//! let rows = tx.execute("MATCH (p:Person {name: $name})-[:KNOWS]->(f) RETURN f.name", params)?;
-//! let names: Vec<Vec<Value>> = rows.collect::<Result<_, _>>()?;
-//! assert!(matches!(&names[0][0], Value::String(s) if &**s == "Bob"));
+//! let rows = tx.execute("MATCH (p:Person {name: $name})-[:KNOWS]->(f) RETURN f.name, f", params)?;
+//! let rows: Vec<Vec<ResultValue>> = rows.collect::<Result<_, _>>()?;
+//! assert_eq!(rows[0][0].as_str(), Some("Bob"));
+//! // Nodes come whole: labels and properties, readable after the transaction ends.
+//! assert!(matches!(&rows[0][1], ResultValue::Node(n) if n.labels == ["Person"]));
 //! # Ok::<(), arbor_engine::Error>(())
 //! ```
 
@@ -43,11 +46,11 @@ use std::collections::VecDeque;
 
 use arbor_exec::Execution;
 use arbor_model::graph::{Direction, Edge, TokenId, TokenKind};
-use arbor_model::{Error, NodeId, PropertyMap, RelId, Result, Status, Value};
+use arbor_model::{Error, NodeId, PropertyMap, RelId, Result, ResultValue, Status, Value};
 use arbor_storage::Transaction;
 
 use crate::graph_impl::TxGraph;
-use crate::session::{Database, Prepared};
+use crate::session::{Database, Prepared, Record, RecordNames};
 use crate::tokens::{Label, PropertyKey, RelInfo, RelType};
 use crate::traversal::NodeRef;
 
@@ -79,7 +82,7 @@ impl Database {
     }
 
     /// Runs one Cypher statement in its own write transaction and returns all its rows.
-    pub fn execute(&self, query: &str, params: PropertyMap) -> Result<Vec<Vec<Value>>> {
+    pub fn execute(&self, query: &str, params: PropertyMap) -> Result<Vec<Vec<ResultValue>>> {
         self.write(|tx| tx.execute(query, params)?.collect())
     }
 }
@@ -391,40 +394,22 @@ impl Tx {
             Prepared::Query(q, _) => {
                 let columns = q.columns().to_vec();
                 if q.is_explain() {
-                    return Ok(Rows {
-                        tx: &mut self.tx,
-                        columns,
-                        exec: None,
-                        rows: VecDeque::new(),
-                    });
+                    return Ok(Rows::new(&mut self.tx, columns, None, VecDeque::new()));
                 }
                 let exec = Execution::start(q, params)?;
-                Ok(Rows {
-                    tx: &mut self.tx,
-                    columns,
-                    exec: Some(Box::new(exec)),
-                    rows: VecDeque::new(),
-                })
+                Ok(Rows::new(&mut self.tx, columns, Some(Box::new(exec)), VecDeque::new()))
             }
-            Prepared::Explained(_) => Ok(Rows {
-                tx: &mut self.tx,
-                columns: Vec::new(),
-                exec: None,
-                rows: VecDeque::new(),
-            }),
+            Prepared::Explained(_) => {
+                Ok(Rows::new(&mut self.tx, Vec::new(), None, VecDeque::new()))
+            }
             Prepared::Schema(cmd) => {
                 let (_, columns, rows) = crate::schema::run_schema(&self.db, &cmd, &params)?;
-                Ok(Rows { tx: &mut self.tx, columns, exec: None, rows: rows.into() })
+                Ok(Rows::new(&mut self.tx, columns, None, rows.into()))
             }
             // User administration: embedded use has no logged-in user.
             prepared @ (Prepared::Admin(_) | Prepared::ShowCurrentUserCall) => {
                 let out = crate::users::run_prepared(&self.db, None, &prepared, &params)?;
-                Ok(Rows {
-                    tx: &mut self.tx,
-                    columns: out.fields,
-                    exec: None,
-                    rows: out.rows.into(),
-                })
+                Ok(Rows::new(&mut self.tx, out.fields, None, out.rows.into()))
             }
         }
     }
@@ -445,23 +430,35 @@ impl Tx {
     }
 }
 
-/// Streamed rows of a Cypher statement run in a [`Tx`]. Entities come materialized
-/// (`Value::NodeData` ...), as in session results.
+/// Streamed rows of a Cypher statement run in a [`Tx`]: owned [`ResultValue`]s, every entity
+/// materialised, written from the executor's row as session results are (one path out).
 pub struct Rows<'t> {
     tx: &'t mut Transaction,
     columns: Vec<String>,
     exec: Option<Box<Execution>>,
     /// Precomputed rows (schema and `SHOW` commands).
     rows: VecDeque<Vec<Value>>,
+    /// The executor's row, reused from row to row.
+    row: Vec<Value>,
+    names: RecordNames,
 }
 
-impl Rows<'_> {
+impl<'t> Rows<'t> {
+    fn new(
+        tx: &'t mut Transaction,
+        columns: Vec<String>,
+        exec: Option<Box<Execution>>,
+        rows: VecDeque<Vec<Value>>,
+    ) -> Rows<'t> {
+        Rows { tx, columns, exec, rows, row: Vec::new(), names: RecordNames::default() }
+    }
+
     pub fn columns(&self) -> &[String] {
         &self.columns
     }
 
     /// The single value of a one-row, one-column result (e.g. `RETURN count(*)`).
-    pub fn single(mut self) -> Result<Value> {
+    pub fn single(mut self) -> Result<ResultValue> {
         let row = self.next().transpose()?.ok_or_else(|| {
             Error::new(Status::RequestInvalid, "expected one row, the result is empty")
         })?;
@@ -472,26 +469,34 @@ impl Rows<'_> {
             .next()
             .ok_or_else(|| Error::new(Status::RequestInvalid, "the result has no column"))
     }
+
+    /// The next row, written from the executor's (or a precomputed) row into owned values.
+    fn advance(&mut self) -> Result<Option<Vec<ResultValue>>> {
+        let g = TxGraph { tx: self.tx, batch_store: None, import_dir: None };
+        if let Some(row) = self.rows.pop_front() {
+            return Record::new(&row, &g, &mut self.names).to_values().map(Some);
+        }
+        let Some(exec) = self.exec.as_mut() else { return Ok(None) };
+        let mut g = g;
+        if !exec.next_raw(&mut g, &mut self.row)? {
+            self.exec = None;
+            return Ok(None);
+        }
+        let values = Record::new(&self.row, &g, &mut self.names).to_values();
+        self.row.clear();
+        values.map(Some)
+    }
 }
 
 impl Iterator for Rows<'_> {
-    type Item = Result<Vec<Value>>;
-    fn next(&mut self) -> Option<Result<Vec<Value>>> {
-        if let Some(r) = self.rows.pop_front() {
-            return Some(Ok(r));
+    type Item = Result<Vec<ResultValue>>;
+    fn next(&mut self) -> Option<Result<Vec<ResultValue>>> {
+        let r = self.advance();
+        if r.is_err() {
+            self.exec = None;
+            self.rows.clear();
         }
-        let exec = self.exec.as_mut()?;
-        match exec.next(&mut TxGraph { tx: self.tx, batch_store: None, import_dir: None }) {
-            Ok(Some(row)) => Some(Ok(row)),
-            Ok(None) => {
-                self.exec = None;
-                None
-            }
-            Err(e) => {
-                self.exec = None;
-                Some(Err(e))
-            }
-        }
+        r.transpose()
     }
 }
 
@@ -531,7 +536,7 @@ mod tests {
         assert_eq!(tx.other_node(r.rel, ids[2]), None);
         assert_eq!(tx.label("Missing"), None);
         let v = tx.execute("MATCH (n:N) RETURN count(n)", PropertyMap::new()).unwrap().single();
-        assert!(matches!(v, Ok(Value::Int(3))));
+        assert!(matches!(v, Ok(ResultValue::Int(3))));
         // Read-only transactions refuse writes.
         let err = tx.execute("CREATE (:X)", PropertyMap::new()).unwrap().next();
         assert!(matches!(err, Some(Err(_))));

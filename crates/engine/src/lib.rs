@@ -54,7 +54,7 @@ pub use arbor_exec::procs::NEO4J_COMPAT_VERSION;
 pub use arbor_model::graph::Edge;
 pub use arbor_model::{CheckReport, SegmentReport};
 pub use arbor_model::{Error, Result, Status, Value};
-pub use arbor_model::{NodeId, PropertyMap, RelId};
+pub use arbor_model::{NodeData, NodeId, PathData, PropertyMap, RelData, RelId, ResultValue};
 pub use embedded::{NodesWithLabel, Rows, Tx};
 pub use procedures::{
     CypherType, ProcBody, Procedure, ProcedureSpec, TEST_PROCEDURES_ENV, TEST_REGISTRAR, TEST_RESET,

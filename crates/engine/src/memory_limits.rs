@@ -62,7 +62,8 @@ mod tests {
     fn run_all(s: &mut crate::Session, q: &str) -> crate::Result<Vec<String>> {
         s.run(q, PropertyMap::new(), TxConfig::default())?;
         let mut rows = Vec::new();
-        s.pull(None, -1, &mut |r: Vec<Value>| {
+        s.pull(None, -1, &mut |r: Vec<arbor_model::ResultValue>| {
+            let r: Vec<Value> = r.into_iter().map(Value::from).collect();
             rows.push(r.iter().map(arbor_model::to_cypher_literal).collect::<Vec<_>>().join(" | "));
             Ok(())
         })?;

@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use arbor_model::{Error, PropertyMap, Result, Value};
+use arbor_model::{Error, PropertyMap, Result, ResultValue};
 
 use crate::metrics;
 use crate::observer::Running;
@@ -124,12 +124,13 @@ impl Session {
     }
 
     /// Produces at most `n` records (`n < 0`: all) of the result `qid` (`None`/`-1`: the last one
-    /// run) into `sink`. Never computes more than `n` records ahead.
+    /// run) into `sink`, each an owned row of [`ResultValue`]s (entities materialised). Never
+    /// computes more than `n` records ahead.
     pub fn pull(
         &mut self,
         qid: Option<i64>,
         n: i64,
-        sink: &mut dyn FnMut(Vec<Value>) -> Result<()>,
+        sink: &mut dyn FnMut(Vec<ResultValue>) -> Result<()>,
     ) -> Result<PullOutcome> {
         if !observing() {
             return self.pull_unobserved(qid, n, sink);

@@ -434,8 +434,8 @@ mod tests {
         s.run(q, PropertyMap::new(), TxConfig::default())?;
         let mut out = Vec::new();
         loop {
-            let mut sink = |r: Vec<Value>| {
-                out.push(r);
+            let mut sink = |r: Vec<arbor_model::ResultValue>| {
+                out.push(r.into_iter().map(Value::from).collect());
                 Ok(())
             };
             if let crate::PullOutcome::Done(_) = s.pull(None, -1, &mut sink)? {

@@ -305,9 +305,9 @@ pub(crate) fn over_rows(
     let fields = prepared.columns().to_vec();
     let mut exec = Execution::start(prepared, params.clone())?;
     let mut graph = crate::graph_impl::TxGraph { tx, batch_store: None, import_dir: None };
-    let mut out = Vec::new();
-    while let Some(row) = exec.next(&mut graph)? {
-        out.push(row);
+    let (mut out, mut row) = (Vec::new(), Vec::new());
+    while exec.next_raw(&mut graph, &mut row)? {
+        out.push(std::mem::take(&mut row));
     }
     Ok((fields, out))
 }

@@ -12,7 +12,7 @@ fn rows(s: &mut Session, q: &str) -> Vec<Vec<Value>> {
     let mut out = Vec::new();
     let done = s
         .pull(None, -1, &mut |r| {
-            out.push(r);
+            out.push(r.into_iter().map(arbor_engine::Value::from).collect::<Vec<_>>());
             Ok(())
         })
         .unwrap_or_else(|e| panic!("{q}: {e}"));

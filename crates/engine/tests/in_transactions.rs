@@ -12,7 +12,7 @@ fn run(s: &mut Session, query: &str) -> Result<Vec<Vec<Value>>, Error> {
     let mut rows = Vec::new();
     loop {
         match s.pull(None, 100, &mut |r| {
-            rows.push(r);
+            rows.push(r.into_iter().map(arbor_engine::Value::from).collect::<Vec<_>>());
             Ok(())
         })? {
             PullOutcome::HasMore => {}

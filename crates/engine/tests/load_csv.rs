@@ -14,6 +14,7 @@ fn run(s: &mut Session, query: &str) -> Result<Vec<String>, Error> {
     let mut rows = Vec::new();
     loop {
         let outcome = s.pull(None, 100, &mut |r| {
+            let r: Vec<arbor_model::Value> = r.into_iter().map(Into::into).collect();
             let cells: Vec<String> = r.iter().map(arbor_model::to_cypher_literal).collect();
             rows.push(cells.join(" | "));
             Ok(())

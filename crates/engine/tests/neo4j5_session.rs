@@ -20,7 +20,7 @@ fn all(s: &mut Session, query: &str, config: TxConfig) -> Result<Vec<Vec<Value>>
     let mut rows = Vec::new();
     loop {
         match s.pull(None, 100, &mut |r| {
-            rows.push(r);
+            rows.push(r.into_iter().map(arbor_engine::Value::from).collect::<Vec<_>>());
             Ok(())
         }) {
             Ok(PullOutcome::HasMore) => {}

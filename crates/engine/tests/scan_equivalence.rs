@@ -14,7 +14,8 @@ use arbor_model::{to_cypher_literal, Value};
 fn run(s: &mut Session, q: &str) -> Vec<String> {
     s.run(q, Default::default(), TxConfig::default()).unwrap_or_else(|e| panic!("{q}: {e}"));
     let mut rows = Vec::new();
-    let mut sink = |row: Vec<Value>| {
+    let mut sink = |row: Vec<arbor_engine::ResultValue>| {
+        let row: Vec<Value> = row.into_iter().map(Value::from).collect();
         rows.push(row.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | "));
         Ok(())
     };
@@ -158,7 +159,8 @@ fn suspended_read_sees_later_writes_of_its_transaction() {
         let q = format!("{prefix}MATCH (n:U) RETURN n.id, n.age, n.age AS again");
         let qid = s.run(&q, Default::default(), TxConfig::default()).unwrap().qid;
         let mut rows = Vec::new();
-        let mut sink = |row: Vec<Value>| {
+        let mut sink = |row: Vec<arbor_engine::ResultValue>| {
+            let row: Vec<Value> = row.into_iter().map(Value::from).collect();
             rows.push(row.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | "));
             Ok(())
         };

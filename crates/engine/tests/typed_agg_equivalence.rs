@@ -10,7 +10,8 @@ use arbor_model::{to_cypher_literal, Value};
 fn answer(s: &mut Session, q: &str) -> Result<Vec<String>, String> {
     s.run(q, Default::default(), TxConfig::default()).map_err(|e| e.to_string())?;
     let mut rows = Vec::new();
-    let mut sink = |row: Vec<Value>| {
+    let mut sink = |row: Vec<arbor_engine::ResultValue>| {
+        let row: Vec<Value> = row.into_iter().map(Value::from).collect();
         rows.push(row.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | "));
         Ok(())
     };

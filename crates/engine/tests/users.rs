@@ -24,7 +24,7 @@ fn run_with(
     let info = s.run(text, params, system())?;
     let mut rows = Vec::new();
     let outcome = s.pull(None, -1, &mut |r| {
-        rows.push(r);
+        rows.push(r.into_iter().map(arbor_engine::Value::from).collect::<Vec<_>>());
         Ok(())
     })?;
     let PullOutcome::Done(summary) = outcome else { panic!("not done") };

@@ -10,7 +10,8 @@ fn run_p(s: &mut Session, q: &str, params: PropertyMap) -> Result<Vec<Vec<Value>
     s.run(q, params, TxConfig::default())
         .map_err(|e| format!("{}: {}", e.status.code(), e.message))?;
     let mut rows = Vec::new();
-    let mut sink = |row: Vec<Value>| {
+    let mut sink = |row: Vec<arbor_engine::ResultValue>| {
+        let row: Vec<Value> = row.into_iter().map(Value::from).collect();
         rows.push(row);
         Ok(())
     };

@@ -10,9 +10,11 @@ use arbor_cypher_syntax::ast::Statement;
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 
 use crate::ctx::{Ctx, Operator};
+#[cfg(test)]
+use crate::eval;
 use crate::procs::{Procedure, Registry};
 use crate::runtime::Builder;
-use crate::{eval, functions, graph, interrupt, profile, runtime};
+use crate::{functions, graph, interrupt, profile, runtime};
 
 /// Resolves functions and procedures for the binder from this crate's function library and a
 /// procedure registry, remembering the procedures the query uses.
@@ -304,8 +306,6 @@ pub struct Execution {
     done: bool,
     /// "Now" for every temporal function in this statement (Cypher pins the clock per statement).
     statement_time: chrono::NaiveDateTime,
-    /// Token names of materialized results, cached for this execution.
-    names: eval::TokenNames,
 }
 
 impl Execution {
@@ -340,25 +340,19 @@ impl Execution {
             ctx.time_ns = vec![0; n];
         }
         let statement_time = chrono::Utc::now().naive_utc();
-        Ok(Execution {
-            q,
-            root,
-            ctx,
-            started: false,
-            done: false,
-            statement_time,
-            names: eval::TokenNames::default(),
-        })
+        Ok(Execution { q, root, ctx, started: false, done: false, statement_time })
     }
 
     /// The next result row, with entities materialized (`Value::NodeData`/`RelData`/`PathData`,
-    /// token names resolved), or `None` at the end.
-    pub fn next(&mut self, g: &mut dyn graph::Graph) -> Result<Option<Vec<Value>>> {
+    /// token names resolved), or `None` at the end: for this crate's tests only, which have no
+    /// engine to write rows out (the engine's one way out is its record writer).
+    #[cfg(test)]
+    pub(crate) fn next(&mut self, g: &mut dyn graph::Graph) -> Result<Option<Vec<Value>>> {
         let mut out = Vec::with_capacity(self.q.plan.column_slots.len());
         if !self.next_raw(g, &mut out)? {
             return Ok(None);
         }
-        let names = &mut self.names;
+        let names = &mut eval::TokenNames::default();
         for v in &mut out {
             *v = eval::materialize(std::mem::replace(v, Value::Null), &*g, names);
         }

@@ -1,5 +1,7 @@
 //! Cypher values ↔ the Query API's JSON: plain JSON (`application/json`) and Neo4j's typed JSON
 //! (`application/vnd.neo4j.query`, every value a `{"$type": ..., "_value": ...}` object).
+//! Results are written by [`JsonWriter`], a `ResultWriter` the engine writes each record into
+//! (the one way rows leave the engine, as for Bolt); parameters are read into [`Value`]s.
 //!
 //! Element ids are the ones Bolt uses (`n:<id>`, `r:<id>`). Plain JSON cannot tell a string from
 //! a temporal, so temporals, durations and points are written as their Cypher text (WKT with an
@@ -7,21 +9,17 @@
 //! JSON number is an Integer when it is written without a fraction or exponent and fits in 64
 //! bits, else a Float.
 
+use arbor_engine::{Record, RecordNames};
+use arbor_model::result::Parts;
 use arbor_model::temporal_build::{parse_duration, parse_temporal, TemporalKind};
-use arbor_model::{Error, NodeData, PathData, PropertyMap, RelData, Status, Value};
+use arbor_model::{
+    Error, NodeHead, PathPart, PropertyMap, RelHead, ResultWriter, Scalar, Status, Value,
+};
 use base64::Engine as _;
-use serde_json::{json, Map, Value as Json};
+use serde_json::{Map, Value as Json};
 
 fn b64() -> base64::engine::GeneralPurpose {
     base64::engine::general_purpose::STANDARD
-}
-
-fn node_id(n: &NodeData) -> String {
-    format!("n:{}", n.id.0)
-}
-
-fn rel_id(r: &RelData) -> String {
-    format!("r:{}", r.id.0)
 }
 
 /// A point as WKT with its SRID: `SRID=4326;POINT (12.5 56.1)`, `SRID=9157;POINT Z (1 2 3)`.
@@ -33,8 +31,9 @@ fn point_wkt(p: &arbor_model::Point) -> String {
     }
 }
 
-fn text_of(v: &Value) -> String {
-    arbor_model::to_string_value(v).unwrap_or_default()
+/// A temporal's Cypher text.
+fn text_of(s: Scalar<'_>) -> String {
+    arbor_model::to_string_value(&Value::from(s)).unwrap_or_default()
 }
 
 fn float_json(f: f64) -> Json {
@@ -42,123 +41,273 @@ fn float_json(f: f64) -> Json {
         .map_or_else(|| Json::String(arbor_model::format::format_float(f)), Json::Number)
 }
 
-/// A value as plain JSON.
-pub fn plain(v: &Value) -> Json {
-    match v {
-        Value::Null => Json::Null,
-        Value::Bool(b) => Json::Bool(*b),
-        Value::Int(i) => json!(i),
-        Value::Float(f) => float_json(*f),
-        Value::String(s) => Json::String(s.to_string()),
-        Value::Bytes(b) => Json::String(b64().encode(b)),
-        Value::List(items) => Json::Array(items.iter().map(plain).collect()),
-        Value::Map(m) => Json::Object(plain_map(m)),
-        Value::NodeData(n) => plain_node(n),
-        Value::RelData(r) => plain_rel(r),
-        Value::PathData(p) => Json::Array(path_parts(p, plain_node, plain_rel)),
-        Value::Node(id) => Json::String(format!("n:{}", id.0)),
-        Value::Relationship(id) => Json::String(format!("r:{}", id.0)),
-        Value::Path(p) => {
-            Json::Array(p.nodes.iter().map(|n| json!(format!("n:{}", n.0))).collect())
-        }
-        Value::Point(p) => Json::String(point_wkt(p)),
-        Value::Date(_)
-        | Value::Time(_)
-        | Value::LocalTime(_)
-        | Value::DateTime(_)
-        | Value::LocalDateTime(_)
-        | Value::Duration(_) => Json::String(text_of(v)),
-    }
-}
-
-fn plain_map(m: &PropertyMap) -> Map<String, Json> {
-    m.iter().map(|(k, v)| (k.to_string(), plain(v))).collect()
-}
-
-fn plain_node(n: &NodeData) -> Json {
-    json!({"elementId": node_id(n), "labels": n.labels, "properties": plain_map(&n.properties)})
-}
-
-fn plain_rel(r: &RelData) -> Json {
-    json!({
-        "elementId": rel_id(r),
-        "startNodeElementId": format!("n:{}", r.start.0),
-        "endNodeElementId": format!("n:{}", r.end.0),
-        "type": r.rel_type,
-        "properties": plain_map(&r.properties),
-    })
-}
-
-/// Node, relationship, node, ... in path order.
-fn path_parts(p: &PathData, node: fn(&NodeData) -> Json, rel: fn(&RelData) -> Json) -> Vec<Json> {
-    let mut out = Vec::with_capacity(p.nodes.len() + p.rels.len());
-    for (i, n) in p.nodes.iter().enumerate() {
-        if i > 0 {
-            if let Some(r) = p.rels.get(i - 1) {
-                out.push(rel(r));
-            }
-        }
-        out.push(node(n));
-    }
-    out
-}
-
 fn typed_of(t: &str, v: Json) -> Json {
-    json!({"$type": t, "_value": v})
+    let mut m = Map::with_capacity(2);
+    m.insert("$type".into(), Json::String(t.into()));
+    m.insert("_value".into(), v);
+    Json::Object(m)
 }
 
-/// A value as typed JSON.
-pub fn typed(v: &Value) -> Json {
-    match v {
-        Value::Null => typed_of("Null", Json::Null),
-        Value::Bool(b) => typed_of("Boolean", Json::Bool(*b)),
-        Value::Int(i) => typed_of("Integer", Json::String(i.to_string())),
-        Value::Float(f) => typed_of("Float", Json::String(arbor_model::format::format_float(*f))),
-        Value::String(s) => typed_of("String", Json::String(s.to_string())),
-        Value::Bytes(b) => typed_of("Base64", Json::String(b64().encode(b))),
-        Value::List(items) => typed_of("List", Json::Array(items.iter().map(typed).collect())),
-        Value::Map(m) => typed_of("Map", Json::Object(typed_map(m))),
-        Value::NodeData(n) => typed_node(n),
-        Value::RelData(r) => typed_rel(r),
-        Value::PathData(p) => typed_of("Path", Json::Array(path_parts(p, typed_node, typed_rel))),
-        Value::Node(_) | Value::Relationship(_) | Value::Path(_) => typed_of("String", plain(v)),
-        Value::Point(p) => typed_of("Point", Json::String(point_wkt(p))),
-        Value::Date(_) => typed_of("Date", Json::String(text_of(v))),
-        Value::Time(_) => typed_of("Time", Json::String(text_of(v))),
-        Value::LocalTime(_) => typed_of("LocalTime", Json::String(text_of(v))),
-        Value::LocalDateTime(_) => typed_of("LocalDateTime", Json::String(text_of(v))),
-        Value::Duration(_) => typed_of("Duration", Json::String(text_of(v))),
-        Value::DateTime(_) => {
-            let text = text_of(v);
+fn plain_scalar(s: Scalar<'_>) -> Json {
+    match s {
+        Scalar::Null => Json::Null,
+        Scalar::Bool(b) => Json::Bool(b),
+        Scalar::Int(i) => Json::from(i),
+        Scalar::Float(f) => float_json(f),
+        Scalar::String(s) => Json::String(s.to_string()),
+        Scalar::Bytes(b) => Json::String(b64().encode(b)),
+        Scalar::Point(p) => Json::String(point_wkt(p)),
+        Scalar::Date(_)
+        | Scalar::Time(_)
+        | Scalar::LocalTime(_)
+        | Scalar::DateTime(_)
+        | Scalar::LocalDateTime(_)
+        | Scalar::Duration(_) => Json::String(text_of(s)),
+    }
+}
+
+fn typed_scalar(s: Scalar<'_>) -> Json {
+    let (t, v) = match s {
+        Scalar::Null => ("Null", Json::Null),
+        Scalar::Bool(b) => ("Boolean", Json::Bool(b)),
+        Scalar::Int(i) => ("Integer", Json::String(i.to_string())),
+        Scalar::Float(f) => ("Float", Json::String(arbor_model::format::format_float(f))),
+        Scalar::String(s) => ("String", Json::String(s.to_string())),
+        Scalar::Bytes(b) => ("Base64", Json::String(b64().encode(b))),
+        Scalar::Point(p) => ("Point", Json::String(point_wkt(p))),
+        Scalar::Date(_) => ("Date", Json::String(text_of(s))),
+        Scalar::Time(_) => ("Time", Json::String(text_of(s))),
+        Scalar::LocalTime(_) => ("LocalTime", Json::String(text_of(s))),
+        Scalar::LocalDateTime(_) => ("LocalDateTime", Json::String(text_of(s))),
+        Scalar::Duration(_) => ("Duration", Json::String(text_of(s))),
+        Scalar::DateTime(_) => {
+            let text = text_of(s);
             // A named zone prints as `...+01:00[Europe/Berlin]`.
             let t = if text.ends_with(']') { "ZonedDateTime" } else { "OffsetDateTime" };
-            typed_of(t, Json::String(text))
+            (t, Json::String(text))
         }
+    };
+    typed_of(t, v)
+}
+
+/// A list or map being written: how many items or entries are still to come. `wrap` is false
+/// for an entity's property map, which typed JSON writes as a bare object.
+enum Open {
+    List { left: usize, items: Vec<Json> },
+    Map { left: usize, entries: Map<String, Json>, key: Option<String>, wrap: bool },
+}
+
+/// The [`ResultWriter`] that writes result rows as plain or typed JSON, straight from the
+/// engine's records (no owned row in between): write a row, then [`take`](Self::take) its
+/// values.
+pub struct JsonWriter {
+    typed: bool,
+    done: Vec<Json>,
+    open: Vec<Open>,
+}
+
+impl JsonWriter {
+    /// `typed`: Neo4j's typed JSON (`application/vnd.neo4j.query`); else plain JSON.
+    pub fn new(typed: bool) -> JsonWriter {
+        JsonWriter { typed, done: Vec::new(), open: Vec::new() }
+    }
+
+    /// The values written since the last call; fails if a list or map is incomplete.
+    pub fn take(&mut self) -> Result<Vec<Json>, Error> {
+        if !self.open.is_empty() {
+            self.open.clear();
+            self.done.clear();
+            return Err(Error::internal("a JSON row ended inside a list or map"));
+        }
+        Ok(std::mem::take(&mut self.done))
+    }
+
+    fn wrap(&self, t: &str, v: Json) -> Json {
+        if self.typed {
+            typed_of(t, v)
+        } else {
+            v
+        }
+    }
+
+    fn push(&mut self, mut v: Json) -> Result<(), Error> {
+        while let Some(top) = self.open.last_mut() {
+            let left = match top {
+                Open::List { left, items } => {
+                    items.push(v);
+                    left
+                }
+                Open::Map { left, entries, key, .. } => {
+                    let Some(k) = key.take() else {
+                        return Err(Error::internal("a JSON map value written without its key"));
+                    };
+                    entries.insert(k, v);
+                    left
+                }
+            };
+            *left -= 1;
+            if *left > 0 {
+                return Ok(());
+            }
+            v = match self.open.pop() {
+                Some(Open::List { items, .. }) => self.wrap("List", Json::Array(items)),
+                Some(Open::Map { entries, wrap: true, .. }) => {
+                    self.wrap("Map", Json::Object(entries))
+                }
+                Some(Open::Map { entries, .. }) => Json::Object(entries),
+                None => return Ok(()),
+            };
+        }
+        self.done.push(v);
+        Ok(())
+    }
+
+    /// The `n` properties an entity's callback writes, as a bare object.
+    fn properties(&self, n: usize, write: Parts<'_, ()>) -> Result<Json, Error> {
+        let mut sub = JsonWriter::new(self.typed);
+        if n == 0 {
+            return Ok(Json::Object(Map::new()));
+        }
+        sub.open.push(Open::Map {
+            left: n,
+            entries: Map::with_capacity(n),
+            key: None,
+            wrap: false,
+        });
+        write(&mut sub, ())?;
+        sub.take()?
+            .pop()
+            .ok_or_else(|| Error::internal("an entity wrote fewer properties than it announced"))
     }
 }
 
-fn typed_map(m: &PropertyMap) -> Map<String, Json> {
-    m.iter().map(|(k, v)| (k.to_string(), typed(v))).collect()
+/// An object of `fields`, in order.
+fn object<const N: usize>(fields: [(&str, Json); N]) -> Json {
+    let mut m = Map::with_capacity(N);
+    for (k, v) in fields {
+        m.insert(k.to_string(), v);
+    }
+    Json::Object(m)
 }
 
-fn typed_node(n: &NodeData) -> Json {
-    typed_of(
-        "Node",
-        json!({"_element_id": node_id(n), "_labels": n.labels, "_properties": typed_map(&n.properties)}),
-    )
+impl ResultWriter for JsonWriter {
+    fn scalar(&mut self, v: Scalar<'_>) -> Result<(), Error> {
+        let j = if self.typed { typed_scalar(v) } else { plain_scalar(v) };
+        self.push(j)
+    }
+
+    fn list(&mut self, len: usize) -> Result<(), Error> {
+        if len == 0 {
+            let empty = self.wrap("List", Json::Array(Vec::new()));
+            return self.push(empty);
+        }
+        self.open.push(Open::List { left: len, items: Vec::with_capacity(len) });
+        Ok(())
+    }
+
+    fn map(&mut self, len: usize) -> Result<(), Error> {
+        if len == 0 {
+            let empty = self.wrap("Map", Json::Object(Map::new()));
+            return self.push(empty);
+        }
+        self.open.push(Open::Map {
+            left: len,
+            entries: Map::with_capacity(len),
+            key: None,
+            wrap: true,
+        });
+        Ok(())
+    }
+
+    fn key(&mut self, key: &str) -> Result<(), Error> {
+        match self.open.last_mut() {
+            Some(Open::Map { key: slot @ None, .. }) => {
+                *slot = Some(key.to_string());
+                Ok(())
+            }
+            _ => Err(Error::internal(format!("JSON key `{key}` written outside a map entry"))),
+        }
+    }
+
+    fn node(&mut self, head: NodeHead<'_>, properties: Parts<'_, ()>) -> Result<(), Error> {
+        let props = self.properties(head.properties, properties)?;
+        let labels = Json::Array(head.labels.iter().map(|l| Json::String(l.to_string())).collect());
+        let id = Json::String(format!("n:{}", head.id.0));
+        let node = if self.typed {
+            typed_of(
+                "Node",
+                object([("_element_id", id), ("_labels", labels), ("_properties", props)]),
+            )
+        } else {
+            object([("elementId", id), ("labels", labels), ("properties", props)])
+        };
+        self.push(node)
+    }
+
+    fn relationship(&mut self, head: RelHead<'_>, properties: Parts<'_, ()>) -> Result<(), Error> {
+        let props = self.properties(head.properties, properties)?;
+        let id = Json::String(format!("r:{}", head.id.0));
+        let start = Json::String(format!("n:{}", head.start.0));
+        let end = Json::String(format!("n:{}", head.end.0));
+        let rel_type = Json::String(head.rel_type.to_string());
+        let rel = if self.typed {
+            typed_of(
+                "Relationship",
+                object([
+                    ("_element_id", id),
+                    ("_start_node_element_id", start),
+                    ("_end_node_element_id", end),
+                    ("_type", rel_type),
+                    ("_properties", props),
+                ]),
+            )
+        } else {
+            object([
+                ("elementId", id),
+                ("startNodeElementId", start),
+                ("endNodeElementId", end),
+                ("type", rel_type),
+                ("properties", props),
+            ])
+        };
+        self.push(rel)
+    }
+
+    /// Node, relationship, node, ... in walking order.
+    fn path(
+        &mut self,
+        _nodes: usize,
+        _rels: usize,
+        steps: &[i64],
+        parts: Parts<'_, PathPart>,
+    ) -> Result<(), Error> {
+        let mut sub = JsonWriter::new(self.typed);
+        parts(&mut sub, PathPart::Nodes)?;
+        let nodes = sub.take()?;
+        parts(&mut sub, PathPart::Relationships)?;
+        let rels = sub.take()?;
+        let first = nodes.first().ok_or_else(|| Error::internal("a path without nodes"))?;
+        let mut walk = Vec::with_capacity(steps.len() + 1);
+        walk.push(first.clone());
+        for step in steps.chunks_exact(2) {
+            let rel = (step[0].unsigned_abs() as usize).checked_sub(1).and_then(|i| rels.get(i));
+            let node = usize::try_from(step[1]).ok().and_then(|i| nodes.get(i));
+            let (Some(rel), Some(node)) = (rel, node) else {
+                return Err(Error::internal(format!("a path step {step:?} points past its parts")));
+            };
+            walk.push(rel.clone());
+            walk.push(node.clone());
+        }
+        let path = self.wrap("Path", Json::Array(walk));
+        self.push(path)
+    }
 }
 
-fn typed_rel(r: &RelData) -> Json {
-    typed_of(
-        "Relationship",
-        json!({
-            "_element_id": rel_id(r),
-            "_start_node_element_id": format!("n:{}", r.start.0),
-            "_end_node_element_id": format!("n:{}", r.end.0),
-            "_type": r.rel_type,
-            "_properties": typed_map(&r.properties),
-        }),
-    )
+/// `values` as JSON, written as the engine writes result rows (a summary's plan; tests).
+pub fn values_json(values: &[Value], typed: bool) -> Result<Vec<Json>, Error> {
+    let mut w = JsonWriter::new(typed);
+    Record::detached(values, &mut RecordNames::default()).write(&mut w)?;
+    w.take()
 }
 
 fn bad_param(message: String) -> Error {
@@ -251,8 +400,17 @@ fn truncated(j: &Json) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbor_model::NodeId;
+    use arbor_model::{NodeData, NodeId};
+    use serde_json::json;
     use std::sync::Arc;
+
+    fn plain(v: &Value) -> Json {
+        values_json(std::slice::from_ref(v), false).unwrap().remove(0)
+    }
+
+    fn typed(v: &Value) -> Json {
+        values_json(std::slice::from_ref(v), true).unwrap().remove(0)
+    }
 
     #[test]
     fn integers_and_floats_keep_their_types_in_both_directions() {
@@ -283,6 +441,37 @@ mod tests {
             json!({"$type": "Node", "_value": {"_element_id": "n:3", "_labels": ["Person"],
                 "_properties": {"name": {"$type": "String", "_value": "Phil"}}}})
         );
+        let nested = Value::List(vec![Value::List(vec![]), n.clone()]);
+        assert_eq!(typed(&nested)["_value"][0], json!({"$type": "List", "_value": []}));
+        assert_eq!(plain(&nested)[1]["labels"], json!(["Person"]));
+    }
+
+    /// A path is node, relationship, node, ... in walking order, against the stored direction
+    /// included; inside a transaction, after its own writes.
+    #[test]
+    fn paths_walk_in_order_from_a_session() {
+        let db = arbor_engine::Database::in_memory();
+        let mut s = db.session();
+        s.begin(arbor_engine::TxConfig::default()).unwrap();
+        s.run("CREATE (:A {i: 1})<-[:R {w: 2}]-(:B)", PropertyMap::new(), Default::default())
+            .unwrap();
+        let _ = s.discard(None, -1).unwrap();
+        s.run("MATCH p = (:A)--(:B) RETURN p, {p: p}", PropertyMap::new(), Default::default())
+            .unwrap();
+        let mut rows = Vec::new();
+        let mut w = JsonWriter::new(false);
+        s.pull_records(None, -1, &mut |r| {
+            r.write(&mut w)?;
+            rows.push(w.take()?);
+            Ok(())
+        })
+        .unwrap();
+        let p = &rows[0][0];
+        assert_eq!(p[0]["labels"], json!(["A"]));
+        assert_eq!(p[1]["type"], json!("R"));
+        assert_eq!(p[1]["startNodeElementId"], p[2]["elementId"]);
+        assert_eq!(p[2]["labels"], json!(["B"]));
+        assert_eq!(rows[0][1]["p"], *p);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use arbor_engine::{AccessMode, PullOutcome, Session, Summary, TxConfig};
-use arbor_model::{Error, PropertyMap, Status, Value};
+use arbor_model::{Error, PropertyMap, Status};
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::{json, Map, Value as Json};
 
@@ -131,20 +131,24 @@ pub fn execute(
     let Some(statement) = req.statement.as_deref() else { return Ok(()) };
     let info = session.run(statement, req.parameters.clone(), config)?;
     let mut values = Vec::new();
-    let convert = if typed { json::typed } else { json::plain };
-    let outcome = session.pull(None, -1, &mut |row: Vec<Value>| {
-        values.push(Json::Array(row.iter().map(convert).collect()));
+    let mut w = json::JsonWriter::new(typed);
+    let outcome = session.pull_records(None, -1, &mut |record| {
+        record.write(&mut w)?;
+        values.push(Json::Array(w.take()?));
         Ok(())
     })?;
     let PullOutcome::Done(summary) = outcome else {
         return Err(Error::internal("a result pulled whole has more records"));
     };
     out.insert("data".into(), json!({"fields": info.fields, "values": values}));
-    summary_fields(&summary, req.include_counters, out);
-    Ok(())
+    summary_fields(&summary, req.include_counters, out)
 }
 
-fn summary_fields(s: &Summary, include_counters: bool, out: &mut Map<String, Json>) {
+fn summary_fields(
+    s: &Summary,
+    include_counters: bool,
+    out: &mut Map<String, Json>,
+) -> Result<(), Error> {
     if include_counters {
         let c = &s.stats;
         let updates = c.nodes_created
@@ -199,11 +203,13 @@ fn summary_fields(s: &Summary, include_counters: bool, out: &mut Map<String, Jso
     }
     if let Some(plan) = &s.plan {
         let key = if s.profiled { "profiledQueryPlan" } else { "queryPlan" };
-        out.insert(key.into(), json::plain(plan));
+        let plan = json::values_json(std::slice::from_ref(plan), false)?.pop();
+        out.insert(key.into(), plan.unwrap_or_default());
     }
     if let Some(b) = &s.bookmark {
         out.insert("bookmarks".into(), json!([b]));
     }
+    Ok(())
 }
 
 /// The HTTP status a failure is answered with.

@@ -149,8 +149,8 @@ impl Backend {
                     .map_err(|e| (Phase::Compile, e))?;
                 let mut rows = Vec::new();
                 loop {
-                    let mut sink = |r: Vec<Value>| {
-                        rows.push(r);
+                    let mut sink = |r: Vec<arbor_model::ResultValue>| {
+                        rows.push(r.into_iter().map(Value::from).collect());
                         Ok(())
                     };
                     match session.pull(None, -1, &mut sink) {

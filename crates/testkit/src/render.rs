@@ -4,7 +4,7 @@
 //! in what the database answered, never in how it was printed.
 
 use arbor_engine::{Database, PullOutcome, TxConfig};
-use arbor_model::{to_cypher_literal, Error, PropertyMap, Value};
+use arbor_model::{to_cypher_literal, Error, PropertyMap, ResultValue, Value};
 
 /// A row as a golden line: values as Cypher literals joined by ` | `.
 pub fn row(values: &[Value]) -> String {
@@ -67,7 +67,7 @@ pub fn params(literal: &str) -> Result<PropertyMap, String> {
         .run(&format!("RETURN {literal} AS params"), PropertyMap::new(), TxConfig::default())
         .map_err(fail)?;
     let mut rows = Vec::new();
-    let mut sink = |r: Vec<Value>| {
+    let mut sink = |r: Vec<ResultValue>| {
         rows.push(r);
         Ok(())
     };
@@ -75,7 +75,7 @@ pub fn params(literal: &str) -> Result<PropertyMap, String> {
         PullOutcome::Done(_) => {}
         PullOutcome::HasMore => return Err(format!("params {literal}: result not exhausted")),
     }
-    match rows.pop().and_then(|mut r| r.pop()) {
+    match rows.pop().and_then(|mut r| r.pop()).map(Value::from) {
         Some(Value::Map(m)) => Ok(m),
         other => Err(format!("params {literal}: not a map literal (got {other:?})")),
     }

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use arbor_engine::{Database, DatabaseConfig, Durability, PullOutcome, Session, TxConfig};
-use arbor_model::{Error, PropertyMap, Result, Status, Value};
+use arbor_model::{Error, PropertyMap, Result, ResultValue, Status, Value};
 
 /// What one statement answered.
 #[derive(Clone, Debug, Default)]
@@ -87,8 +87,8 @@ impl Target for InProcess {
         let session = self.session(connection)?;
         session.run(query, params.clone(), TxConfig::default())?;
         let mut rows = Vec::new();
-        let mut sink = |r: Vec<Value>| {
-            rows.push(r.into_iter().map(by_key).collect());
+        let mut sink = |r: Vec<ResultValue>| {
+            rows.push(r.into_iter().map(|v| by_key(Value::from(v))).collect());
             Ok(())
         };
         match session.pull(None, -1, &mut sink) {

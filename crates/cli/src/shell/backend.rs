@@ -184,8 +184,8 @@ impl Backend for LocalBackend {
         let info = self.session.run(query, params.clone(), self.config())?;
         let available_ms = start.elapsed().as_millis() as i64;
         let mut rows = Vec::new();
-        let mut sink = |row: Vec<Value>| {
-            rows.push(row);
+        let mut sink = |row: Vec<arbor_model::ResultValue>| {
+            rows.push(row.into_iter().map(Value::from).collect::<Vec<_>>());
             Ok(())
         };
         let summary = loop {

@@ -2,17 +2,16 @@
 //! encoder), and the total conversion that writes it into an [`arbor_model::ResultWriter`].
 //!
 //! A record borrows the executor's row and the transaction's graph for the time of one sink
-//! call. Its only way out is [`Record::write`] (or [`Record::to_values`], materialised), so a
-//! transaction-bound reference cannot leave the engine: [`write_value`] matches every
+//! call. Its only way out is [`Record::write`] (or [`Record::to_values`], the same written into
+//! an owned [`ResultBuilder`]), so a transaction-bound reference cannot leave the engine: [`write_value`] matches every
 //! [`Value`] variant, resolving a reference against the graph as it writes it (labels, type
 //! and properties read from storage, names from a per-result cache, no property map built).
 
-use std::sync::Arc;
-
 use arbor_exec::graph::{GraphRead, TokenId, TokenKind};
+use arbor_model::result_value::write_stored;
 use arbor_model::{
-    Error, NodeData, NodeHead, NodeId, PathData, PathLayout, PathPart, PropertyMap, RelData,
-    RelHead, RelId, Result, ResultWriter, Scalar, Value,
+    NodeData, NodeHead, NodeId, PathData, PathLayout, PathPart, PropertyMap, RelData, RelHead,
+    RelId, Result, ResultBuilder, ResultValue, ResultWriter, Scalar, Value,
 };
 use arbor_storage::Transaction;
 
@@ -74,11 +73,12 @@ impl<'a> Record<'a> {
         self.check_reads()
     }
 
-    /// The row as owned values, every entity materialised (`Value::NodeData`/`RelData`/
-    /// `PathData`).
-    pub fn to_values(&mut self) -> Result<Vec<Value>> {
-        let values = self.values.iter().map(|v| materialise(v, self.graph, self.names)).collect();
-        self.check_reads().map(|()| values)
+    /// The row as owned values, every entity materialised: written into a
+    /// [`ResultBuilder`], the one way a row leaves the engine.
+    pub fn to_values(&mut self) -> Result<Vec<ResultValue>> {
+        let mut b = ResultBuilder::new();
+        self.write(&mut b)?;
+        b.take()
     }
 }
 
@@ -296,24 +296,6 @@ fn write_token_props(
     Ok(())
 }
 
-/// A stored property value: storage holds scalars and lists of scalars only, so anything else
-/// is a storage bug, reported as such.
-fn write_stored(v: &Value, w: &mut dyn ResultWriter) -> Result<()> {
-    if let Some(s) = Scalar::of(v) {
-        return w.scalar(s);
-    }
-    match v {
-        Value::List(items) => {
-            w.list(items.len())?;
-            items.iter().try_for_each(|x| write_stored(x, w))
-        }
-        other => Err(Error::internal(format!(
-            "a stored property holds a {}, which storage cannot hold",
-            other.type_name()
-        ))),
-    }
-}
-
 /// The stored start and end of relationship `id` (`0`, `0` without a graph or once deleted).
 fn rel_ends(id: RelId, g: Option<&dyn GraphRead>) -> (NodeId, NodeId) {
     g.and_then(|g| g.rel_info(id)).map_or((NodeId(0), NodeId(0)), |(s, e, _)| (s, e))
@@ -396,57 +378,6 @@ fn write_path_data(
             }
         },
     )
-}
-
-/// `v` with every reference materialised (the owned form of [`write_value`]).
-fn materialise(v: &Value, g: Option<&dyn GraphRead>, names: &mut Names) -> Value {
-    match v {
-        Value::List(items) => Value::List(items.iter().map(|x| materialise(x, g, names)).collect()),
-        Value::Map(m) => {
-            let mut m = m.clone();
-            for (_, x) in &mut m {
-                *x = materialise(x, g, names);
-            }
-            Value::Map(m)
-        }
-        Value::Node(id) => Value::NodeData(Arc::new(match g {
-            Some(g) => node_data(*id, g, names),
-            None => NodeData { id: *id, labels: Vec::new(), properties: PropertyMap::new() },
-        })),
-        Value::Relationship(id) => Value::RelData(Arc::new(match g {
-            Some(g) => rel_data(*id, g, names),
-            None => detached_rel(*id),
-        })),
-        Value::Path(p) => Value::PathData(Arc::new(PathData {
-            nodes: p
-                .nodes
-                .iter()
-                .map(|n| match g {
-                    Some(g) => node_data(*n, g, names),
-                    None => NodeData { id: *n, labels: Vec::new(), properties: PropertyMap::new() },
-                })
-                .collect(),
-            rels: p
-                .rels
-                .iter()
-                .map(|r| match g {
-                    Some(g) => rel_data(*r, g, names),
-                    None => detached_rel(*r),
-                })
-                .collect(),
-        })),
-        other => other.clone(),
-    }
-}
-
-fn detached_rel(id: RelId) -> RelData {
-    RelData {
-        id,
-        start: NodeId(0),
-        end: NodeId(0),
-        rel_type: String::new(),
-        properties: PropertyMap::new(),
-    }
 }
 
 fn node_data(id: NodeId, g: &dyn GraphRead, names: &mut Names) -> NodeData {

@@ -2,10 +2,10 @@
 //!
 //! **Invariant:** a row leaves the engine with its entities materialised, never as the
 //! transaction-bound references (`Value::Node`/`Relationship`/`Path`) operators pass among
-//! themselves. A streaming consumer (Bolt) receives a [`Record`], which it can only write into
-//! a `ResultWriter` (no case for a reference: checked by the type system) or materialise; the
-//! owned form (`Session::pull`, `Vec<Value>`) is materialised by the executor as it yields the
-//! row, checked in debug builds here and by the tests below.
+//! themselves. Every row, computed or precomputed, is handed out as a [`Record`], which a
+//! consumer can only write into a `ResultWriter` (no case for a reference: checked by the type
+//! system); the owned form (`Session::pull`, `Vec<ResultValue>`) is that record written into a
+//! `ResultBuilder`, and `ResultValue` has no reference variant.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -25,8 +25,6 @@ use crate::graph_impl::TxGraph;
 pub(crate) enum Sink<'s> {
     /// Dropped, as DISCARD does (the query still runs).
     Discard,
-    /// Owned rows, materialised by the executor.
-    Values(&'s mut dyn FnMut(Vec<Value>) -> Result<()>),
     /// Records written straight from the executor's row and the graph.
     Records(&'s mut dyn FnMut(&mut Record<'_>) -> Result<()>),
 }
@@ -36,7 +34,6 @@ impl Sink<'_> {
     pub(super) fn reborrow(&mut self) -> Sink<'_> {
         match self {
             Sink::Discard => Sink::Discard,
-            Sink::Values(f) => Sink::Values(&mut **f),
             Sink::Records(f) => Sink::Records(&mut **f),
         }
     }
@@ -99,10 +96,10 @@ impl OpenResult {
     ) -> Result<bool> {
         let mut produced: i64 = 0;
         while n < 0 || produced < n {
-            let more = match (&mut self.source, &mut sink) {
-                // Records, or none: the row is not materialised first.
-                (Source::Exec(exec), Sink::Records(_) | Sink::Discard) => {
-                    let mut g = TxGraph { tx, batch_store, import_dir };
+            let mut g = TxGraph { tx, batch_store, import_dir };
+            let more = match &mut self.source {
+                // The row is written from the executor's own, never materialised first.
+                Source::Exec(exec) => {
                     let more = exec.next_raw(&mut g, &mut self.row)?;
                     check_read(g.tx)?;
                     if let (true, Sink::Records(f)) = (more, &mut sink) {
@@ -114,26 +111,11 @@ impl OpenResult {
                     self.row.clear();
                     more
                 }
-                (Source::Exec(exec), sink) => {
-                    let row = exec.next(&mut TxGraph { tx, batch_store, import_dir })?;
-                    check_read(tx)?;
-                    match row {
-                        Some(row) => {
-                            emit_owned(row, sink, &mut self.emitted)?;
-                            true
-                        }
-                        None => false,
-                    }
-                }
-                (Source::Rows(rows), sink) => match rows.pop_front() {
+                Source::Rows(rows) => match rows.pop_front() {
                     Some(row) => {
-                        match sink {
-                            Sink::Records(f) => {
-                                self.emitted += 1;
-                                let g = TxGraph { tx, batch_store, import_dir };
-                                f(&mut Record::new(&row, &g, &mut self.names))?;
-                            }
-                            other => emit_owned(row, other, &mut self.emitted)?,
+                        if let Sink::Records(f) = &mut sink {
+                            self.emitted += 1;
+                            f(&mut Record::new(&row, &g, &mut self.names))?;
                         }
                         true
                     }
@@ -187,22 +169,6 @@ fn check_read(tx: &Transaction) -> Result<()> {
     }
 }
 
-/// Hands an owned row to a `Values` sink (a `Records` sink gets a record of it).
-fn emit_owned(row: Vec<Value>, sink: &mut Sink<'_>, emitted: &mut u64) -> Result<()> {
-    debug_assert!(row.iter().all(materialised), "an entity reference leaves the engine");
-    match sink {
-        Sink::Discard => Ok(()),
-        Sink::Values(f) => {
-            *emitted += 1;
-            f(row)
-        }
-        Sink::Records(f) => {
-            *emitted += 1;
-            f(&mut Record::detached(&row, &mut Names::default()))
-        }
-    }
-}
-
 fn add_stats(into: &mut Stats, s: &Stats) {
     into.nodes_created += s.nodes_created;
     into.nodes_deleted += s.nodes_deleted;
@@ -218,29 +184,18 @@ fn add_stats(into: &mut Stats, s: &Stats) {
     into.system_updates += s.system_updates;
 }
 
-/// Whether `v` holds no transaction-bound entity reference, at any depth.
-fn materialised(v: &Value) -> bool {
-    match v {
-        Value::Node(_) | Value::Relationship(_) | Value::Path(_) => false,
-        Value::List(items) => items.iter().all(materialised),
-        Value::Map(m) => m.values().all(materialised),
-        _ => true,
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use arbor_model::{PropertyMap, Value};
+    use arbor_model::{PropertyMap, ResultValue};
 
-    use super::materialised;
     use crate::{Database, PullOutcome, TxConfig};
 
     /// Every value `query` returns.
-    fn values(db: &Database, query: &str) -> Vec<Value> {
+    fn values(db: &Database, query: &str) -> Vec<ResultValue> {
         let mut s = db.session();
         s.run(query, PropertyMap::new(), TxConfig::default()).unwrap();
         let mut out = Vec::new();
-        let mut sink = |row: Vec<Value>| {
+        let mut sink = |row: Vec<ResultValue>| {
             out.extend(row);
             Ok(())
         };
@@ -248,6 +203,8 @@ mod tests {
         out
     }
 
+    /// `ResultValue` cannot hold a reference; what is checked here is that every entity comes
+    /// out whole (labels, type, properties, a path's parts), nested ones included.
     #[test]
     fn results_leave_the_engine_materialised() {
         let db = Database::in_memory();
@@ -261,13 +218,19 @@ mod tests {
             "MATCH p = (a)-[r]->(b) OPTIONAL MATCH (b)-[q]->() \
              RETURN a, r, p, q, collect(b) AS bs, nodes(p) AS ns, relationships(p) AS rs",
         );
-        for v in created.iter().chain(&matched) {
-            assert!(materialised(v), "{v:?}");
-        }
-        assert!(matches!(&created[0], Value::NodeData(n) if n.labels.len() == 1));
-        assert!(matches!(&matched[2], Value::PathData(_)));
-        assert!(!materialised(&Value::List(vec![Value::Map(
-            [("n", Value::Node(arbor_model::NodeId(0)))].into_iter().collect()
-        )])));
+        assert!(matches!(&created[0], ResultValue::Node(n)
+            if n.labels == ["A"] && n.properties.get("x").is_some()));
+        assert!(matches!(&created[1], ResultValue::Relationship(r)
+            if r.rel_type == "R" && r.properties.len() == 1));
+        assert!(matches!(&matched[2], ResultValue::Path(p)
+            if p.nodes.len() == 2 && p.nodes[1].labels == ["B"] && p.rels[0].rel_type == "R"));
+        assert!(matches!(&created[3], ResultValue::List(l)
+            if matches!(&l[1], ResultValue::List(b) if matches!(&b[0], ResultValue::Node(n) if n.labels == ["B"]))));
+        let r = created[4].get("m").and_then(|m| m.get("r"));
+        assert!(matches!(r, Some(ResultValue::Relationship(r)) if r.rel_type == "R"));
+        assert!(matched[3].is_null());
+        assert!(
+            matches!(&matched[4], ResultValue::List(bs) if matches!(&bs[0], ResultValue::Node(_)))
+        );
     }
 }

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use arbor_exec::graph::Stats;
 use arbor_exec::Execution;
-use arbor_model::{Error, PropertyMap, Result, Status, Value};
+use arbor_model::{Error, PropertyMap, Result, ResultValue, Status};
 
 use super::dispatch::check_access;
 use super::record::Record;
@@ -133,9 +133,9 @@ impl Session {
         &mut self,
         qid: Option<i64>,
         n: i64,
-        sink: &mut dyn FnMut(Vec<Value>) -> Result<()>,
+        sink: &mut dyn FnMut(Vec<ResultValue>) -> Result<()>,
     ) -> Result<PullOutcome> {
-        self.advance(qid, n, Sink::Values(sink))
+        self.advance(qid, n, Sink::Records(&mut |record| sink(record.to_values()?)))
     }
 
     pub(crate) fn pull_records_unobserved(

@@ -14,7 +14,8 @@ use tempfile::TempDir;
 pub fn run(s: &mut Session, q: &str) -> Result<Vec<String>, String> {
     s.run(q, Default::default(), TxConfig::default()).map_err(|e| format!("{q}: {e}"))?;
     let mut rows = Vec::new();
-    let mut sink = |row: Vec<Value>| {
+    let mut sink = |row: Vec<arbor_engine::ResultValue>| {
+        let row: Vec<Value> = row.into_iter().map(Value::from).collect();
         rows.push(row.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | "));
         Ok(())
     };

@@ -1,6 +1,6 @@
 //! Entities: property access (with the read-only memo and the column aggregation's
-//! columns), built-in functions on graph entities, paths, and the materialization of
-//! entities for results.
+//! columns), built-in functions on graph entities and paths (and, for this crate's tests, the
+//! materialization of entities in rows).
 
 use std::sync::Arc;
 
@@ -9,7 +9,9 @@ use arbor_model::{Error, NodeId, PathRef, PropertyMap, RelId, Result, Status, Va
 
 use super::seam::{eval, type_err};
 use crate::ctx::{Ctx, Row};
-use crate::graph::{Graph, TokenId, TokenKind};
+#[cfg(test)]
+use crate::graph::TokenId;
+use crate::graph::{Graph, TokenKind};
 
 /// `base.key`: a property of a node, relationship or map.
 #[inline]
@@ -368,18 +370,19 @@ pub(super) fn build_path(steps: &[PathStep], row: &Row, g: &dyn Graph) -> Result
     Ok(Value::Path(Arc::new(PathRef { nodes, rels })))
 }
 
-/// Token names seen while materializing one execution's results. A row of whole nodes names
-/// the same few labels and property keys over and over; asking the graph each time takes the
-/// store's token lock (shared by every connection) per property. Token ids are never reused
-/// and a token's name never changes, so a name once found stays right for the execution.
+/// Token names seen while materializing rows for this crate's tests (the engine writes result
+/// rows out itself; its record writer caches names the same way).
+#[cfg(test)]
 #[derive(Default)]
 pub(crate) struct TokenNames {
     by_kind: [Vec<Option<String>>; 3],
 }
 
 /// Token ids above this are resolved without caching (the cache is a dense vector).
-pub(super) const MAX_CACHED_TOKEN: usize = 1 << 16;
+#[cfg(test)]
+const MAX_CACHED_TOKEN: usize = 1 << 16;
 
+#[cfg(test)]
 impl TokenNames {
     fn name(&mut self, g: &dyn Graph, kind: TokenKind, t: TokenId) -> Option<String> {
         let i = t as usize;
@@ -403,7 +406,9 @@ impl TokenNames {
     }
 }
 
-/// Converts entity references (also inside lists, maps and paths) into materialized values.
+/// Converts entity references (also inside lists, maps and paths) into materialized values:
+/// for this crate's tests only (see `Execution::next`).
+#[cfg(test)]
 pub(crate) fn materialize(v: Value, g: &dyn Graph, names: &mut TokenNames) -> Value {
     match v {
         Value::Node(id) => Value::NodeData(Arc::new(node_data(id, g, names))),
@@ -426,11 +431,8 @@ pub(crate) fn materialize(v: Value, g: &dyn Graph, names: &mut TokenNames) -> Va
     }
 }
 
-pub(super) fn node_data(
-    id: NodeId,
-    g: &dyn Graph,
-    names: &mut TokenNames,
-) -> arbor_model::NodeData {
+#[cfg(test)]
+fn node_data(id: NodeId, g: &dyn Graph, names: &mut TokenNames) -> arbor_model::NodeData {
     let mut labels: Vec<String> =
         g.node_labels(id).into_iter().filter_map(|t| names.name(g, TokenKind::Label, t)).collect();
     labels.sort();
@@ -445,7 +447,8 @@ pub(super) fn node_data(
     arbor_model::NodeData { id, labels, properties }
 }
 
-pub(super) fn rel_data(id: RelId, g: &dyn Graph, names: &mut TokenNames) -> arbor_model::RelData {
+#[cfg(test)]
+fn rel_data(id: RelId, g: &dyn Graph, names: &mut TokenNames) -> arbor_model::RelData {
     let (start, end, t) = g.rel_info(id).unwrap_or((NodeId(0), NodeId(0), 0));
     let properties = g
         .rel_properties(id)

@@ -27,7 +27,9 @@ use crate::graph::Graph;
 pub(crate) use compiled::CompiledPred;
 #[cfg(test)]
 pub(crate) use compiled::GENERAL_PREDICATES;
-pub(crate) use entity::{materialize, properties, TokenNames};
+pub(crate) use entity::properties;
+#[cfg(test)]
+pub(crate) use entity::{materialize, TokenNames};
 pub(crate) use labels::{dyn_names, NameOf};
 pub(crate) use logic::order_keys;
 use logic::BoolOp;

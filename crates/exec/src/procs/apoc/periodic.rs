@@ -76,16 +76,17 @@ pub(super) fn prepare(proc_name: &str, text: &str) -> Result<Arc<PreparedQuery>>
     Ok(Arc::new(PreparedQuery::prepare(&stmt, text)?))
 }
 
-/// Runs `q` with `params` to the end; its rows and statistics.
+/// Runs `q` with `params` to the end; its rows (entities as references into `g`, as
+/// operators pass them) and statistics.
 pub(super) fn run_all(
     q: &Arc<PreparedQuery>,
     params: PropertyMap,
     g: &mut dyn Graph,
 ) -> Result<(Vec<Vec<Value>>, Stats)> {
     let mut exec = Execution::start(q.clone(), params)?;
-    let mut rows = Vec::new();
-    while let Some(r) = exec.next(g)? {
-        rows.push(r);
+    let (mut rows, mut row) = (Vec::new(), Vec::new());
+    while exec.next_raw(g, &mut row)? {
+        rows.push(std::mem::take(&mut row));
     }
     Ok((rows, exec.stats()))
 }
