@@ -31,10 +31,16 @@ pub(super) struct LoadCsv {
 pub(super) struct Open {
     row: Row,
     reader: CsvReader,
-    /// The header, shared by every row's map as its display order, and its keys sorted
-    /// (each with the column it takes; of equal names the last column, as Neo4j does).
-    keys: Option<(Arc<KeyOrder>, Vec<(Key, usize)>)>,
+    /// The header of `WITH HEADERS`.
+    keys: Option<Header>,
     file: Value,
+}
+
+/// A file's header: the display order every row's map shares, and the keys sorted (each with
+/// the column it takes; of equal names the last column, as Neo4j does).
+pub(super) struct Header {
+    order: Arc<KeyOrder>,
+    sorted: Vec<(Key, usize)>,
 }
 
 impl LoadCsv {
@@ -62,7 +68,7 @@ impl LoadCsv {
                 keys.iter().enumerate().map(|(i, k)| (k.clone(), i)).collect();
             sorted.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
             sorted.dedup_by(|later, kept| later.0 == kept.0);
-            Some((Arc::new(KeyOrder::from(keys)), sorted))
+            Some(Header { order: Arc::new(KeyOrder::from(keys)), sorted })
         } else {
             None
         };
@@ -97,14 +103,11 @@ impl Operator for LoadCsv {
 /// A record as Cypher sees it: a list, or a map under `keys` (the header), displayed in the
 /// header's order as Neo4j returns it. The map's entries are built in key order, so the map
 /// needs no sorting per row.
-fn record_value(
-    mut record: Vec<Field>,
-    keys: Option<&(Arc<KeyOrder>, Vec<(Key, usize)>)>,
-) -> Value {
+fn record_value(mut record: Vec<Field>, keys: Option<&Header>) -> Value {
     let text = |f: Field| f.map_or(Value::Null, Value::String);
     match keys {
         None => Value::List(record.into_iter().map(text).collect()),
-        Some((order, sorted)) => {
+        Some(Header { order, sorted }) => {
             let entries = sorted
                 .iter()
                 .map(|(k, i)| (k.clone(), text(record.get_mut(*i).and_then(Option::take))))
