@@ -12,7 +12,8 @@ use arbor_model::{to_cypher_literal, Value};
 fn run(s: &mut Session, q: &str) -> Vec<Vec<String>> {
     s.run(q, Default::default(), TxConfig::default()).unwrap_or_else(|e| panic!("{q}: {e}"));
     let mut rows = Vec::new();
-    let mut sink = |row: Vec<Value>| {
+    let mut sink = |row: Vec<arbor_engine::ResultValue>| {
+        let row: Vec<Value> = row.into_iter().map(Value::from).collect();
         rows.push(row.iter().map(to_cypher_literal).collect());
         Ok(())
     };
