@@ -138,7 +138,7 @@ fn cypher(db: &Database, q: &str) -> u64 {
     let rows = db.execute(q, PropertyMap::new()).unwrap_or_else(|e| panic!("{q}: {e}"));
     match rows.as_slice() {
         [row] => match row.as_slice() {
-            [Value::Int(n)] if *n >= 0 => *n as u64,
+            [arbor_engine::ResultValue::Int(n)] if *n >= 0 => *n as u64,
             other => panic!("{q}: {other:?}"),
         },
         other => panic!("{q}: {other:?}"),
