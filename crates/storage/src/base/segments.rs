@@ -216,6 +216,12 @@ impl Base {
         self.paged_props.iter().all(Option::is_some)
     }
 
+    /// Whether the label codes and bitsets are read through the buffer pool.
+    #[cfg(test)]
+    pub(crate) fn labels_paged(&self) -> bool {
+        self.paged_nodes.is_some() && self.label_bits.values().all(|b| b.paged.is_some())
+    }
+
     /// Whether the adjacency is read through the buffer pool.
     pub(crate) fn is_paged(&self) -> bool {
         self.paged.is_some()
