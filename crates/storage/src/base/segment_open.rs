@@ -25,14 +25,13 @@ use super::index::{BaseIndex, PagedIndex};
 use super::paged::{PagedAdj, PagedFwd, PagedNodes, PagedProps};
 use super::props::PropCol;
 use super::segments::{stays_resident, FWD, IN, LABEL_CODE, LABEL_SETS, NODE_PROPS, OUT};
-use super::segments::{REL_POS, REL_PROPS};
+use super::segments::{LABEL_BITS, REL_POS, REL_PROPS};
 use crate::codec::{Dec, Enc};
 use crate::pager::pool::BufferPool;
 use crate::pager::segment::{ColumnData, ColumnValues, SegColumn, Segment};
 use crate::schema::Target;
 
 pub(crate) const META: u8 = 16;
-pub(super) const LABEL_BITS: u8 = 17;
 const INDEX_WORDS: u8 = 18;
 /// 2: index arrays ordered by the fixed [`super::index::key_hash`]; 1 (read, never written):
 /// ordered by `std`'s `DefaultHasher`, so rebuilt at open.

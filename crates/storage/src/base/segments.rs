@@ -30,6 +30,8 @@ pub(super) const NODE_PROPS: [u8; 2] = [11, 12];
 pub(super) const REL_PROPS: [u8; 2] = [13, 14];
 /// Relationship-id positions (a complete segment's, `segment_open.rs`).
 pub(crate) const REL_POS: u8 = 15;
+/// Label bitset words (a complete segment's, `segment_open.rs`).
+pub(super) const LABEL_BITS: u8 = 17;
 /// The forward columns a paged base reads through the pool besides its adjacency
 /// ([`PagedFwd`]): offsets, neighbour, type, relationship positions.
 pub(super) const FWD: [u8; 4] = [OUT[0], OUT[1], OUT[3], REL_POS];
@@ -135,7 +137,7 @@ impl Base {
     /// the places [`Base::segment_extra`] wrote them: by label, one after the other) and the
     /// in-memory ones are dropped. A segment without bitsets leaves them in memory.
     fn attach_labels(&mut self, seg: &Arc<Segment>, pool: &Arc<BufferPool>) -> Result<()> {
-        let Some(col) = seg.column(super::segment_open::LABEL_BITS) else {
+        let Some(col) = seg.column(LABEL_BITS) else {
             return Ok(());
         };
         if self.paged_nodes.is_some()
