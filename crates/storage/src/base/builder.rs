@@ -305,6 +305,7 @@ impl BaseBuilder {
             paged: None,
             fwd: None,
             paged_props: [None, None],
+            paged_nodes: None,
             failure: OnceLock::new(),
             failures: std::sync::atomic::AtomicU64::new(0),
         };

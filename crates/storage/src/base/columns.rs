@@ -2,8 +2,11 @@
 //! narrowest of u8/u16/u32/u64), its builders, and plain and atomic (dirty-bit) bitsets.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 use arbor_model::NodeId;
+
+use super::paged::PagedWords;
 
 // ------------------------------------------------------------------------------ packed integers
 
@@ -365,10 +368,13 @@ impl Wide {
 
 // ------------------------------------------------------------------------------ bitsets
 
-/// A plain bitset.
-#[derive(Default, Debug)]
+/// A plain bitset: its words in memory, or (a label's bitset of a base opened from a segment
+/// under a budget that does not hold it) read from the segment through the pool.
+#[derive(Default)]
 pub(crate) struct Bits {
     pub(super) words: Vec<u64>,
+    /// Set when the words are read from the segment (`words` is then empty).
+    pub(super) paged: Option<Box<PagedWords>>,
 }
 
 impl Bits {
@@ -383,10 +389,30 @@ impl Bits {
     pub fn get(&self, i: u64) -> bool {
         self.words.get((i / 64) as usize).is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
-    /// The first set bit `>= from`.
+    /// Every word (read from the segment when paged; a failed read returned).
+    pub fn all_words(&self) -> arbor_model::Result<std::borrow::Cow<'_, [u64]>> {
+        match &self.paged {
+            None => Ok(std::borrow::Cow::Borrowed(&self.words)),
+            Some(p) => Ok(std::borrow::Cow::Owned(p.all()?)),
+        }
+    }
+    /// The first set bit `>= from` (when paged, `None` also after a failed read, which the
+    /// base then reports).
     pub fn next_from(&self, from: u64) -> Option<u64> {
+        let mut mask = !0u64 << (from % 64);
+        if let Some(p) = &self.paged {
+            let mut found = None;
+            p.scan(from / 64, |w, word| {
+                let x = word & std::mem::replace(&mut mask, !0);
+                if x != 0 {
+                    found = Some(w * 64 + u64::from(x.trailing_zeros()));
+                }
+                found.is_none()
+            });
+            return found;
+        }
         let mut w = (from / 64) as usize;
-        let mut word = *self.words.get(w)? & (!0u64 << (from % 64));
+        let mut word = *self.words.get(w)? & mask;
         loop {
             if word != 0 {
                 return Some(w as u64 * 64 + u64::from(word.trailing_zeros()));
@@ -399,34 +425,46 @@ impl Bits {
     /// a word at a time, the set bits of a word taken lowest first.
     pub fn extend_ids(&self, from: u64, end: u64, max: usize, out: &mut Vec<NodeId>) {
         let mut left = max;
-        let mut w = (from / 64) as usize;
-        let Some(first) = self.words.get(w) else { return };
-        let mut word = first & (!0u64 << (from % 64));
-        while left > 0 {
-            while word != 0 && left > 0 {
-                let id = w as u64 * 64 + u64::from(word.trailing_zeros());
+        let mut mask = !0u64 << (from % 64);
+        // Takes the set bits of word `w`; false once the scan is done.
+        let mut take = |w: u64, word: u64| {
+            let mut x = word & std::mem::replace(&mut mask, !0);
+            while x != 0 && left > 0 {
+                let id = w * 64 + u64::from(x.trailing_zeros());
                 if id >= end {
-                    return;
+                    return false;
                 }
                 out.push(NodeId(id));
                 left -= 1;
-                word &= word - 1;
+                x &= x - 1;
             }
-            w += 1;
-            match self.words.get(w) {
-                Some(x) if (w as u64) * 64 < end => word = *x,
-                _ => return,
+            left > 0 && (w + 1) * 64 < end
+        };
+        match &self.paged {
+            Some(p) => p.scan(from / 64, take),
+            None => {
+                for w in (from / 64) as usize..self.words.len() {
+                    if !take(w as u64, self.words[w]) {
+                        return;
+                    }
+                }
             }
         }
     }
+    /// Bytes held in memory.
     pub fn bytes(&self) -> usize {
         self.words.len() * 8
     }
 }
 
-/// A bitset that can be set concurrently (dirty bits).
+/// Words per lazily allocated chunk of an [`AtomicBits`] (32 KiB, 262,144 bits).
+const DIRTY_CHUNK: usize = 4096;
+
+/// A bitset that can be set concurrently (dirty bits). Its words are allocated a chunk at a
+/// time on the first bit set in the chunk, so a base opened at any size holds no dirty bits
+/// until writes touch it (no O(nodes + relationships) zeroed memory at open).
 pub(crate) struct AtomicBits {
-    pub(super) words: Box<[AtomicU64]>,
+    chunks: Box<[OnceLock<Box<[AtomicU64]>>]>,
     /// Whether any bit was ever set. A freshly loaded base has none, and then every read is
     /// answered by this one flag (shared, never written again once set) instead of a load from
     /// the bit array per node or relationship on the traversal hot path.
@@ -435,19 +473,22 @@ pub(crate) struct AtomicBits {
 
 impl AtomicBits {
     pub(super) fn new(n: u64) -> AtomicBits {
+        let words = n.div_ceil(64) as usize;
         AtomicBits {
-            words: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            chunks: (0..words.div_ceil(DIRTY_CHUNK)).map(|_| OnceLock::new()).collect(),
             any: AtomicBool::new(false),
         }
     }
     pub fn set(&self, i: u64) {
-        if let Some(w) = self.words.get((i / 64) as usize) {
+        let w = (i / 64) as usize;
+        if let Some(c) = self.chunks.get(w / DIRTY_CHUNK) {
+            let c = c.get_or_init(|| (0..DIRTY_CHUNK).map(|_| AtomicU64::new(0)).collect());
             // The flag is raised before the bit (both Release, and before the commit that needs
             // them becomes visible), so a reader that sees the commit sees the flag.
             if !self.any.load(Ordering::Relaxed) {
                 self.any.store(true, Ordering::Release);
             }
-            w.fetch_or(1 << (i % 64), Ordering::Release);
+            c[w % DIRTY_CHUNK].fetch_or(1 << (i % 64), Ordering::Release);
         }
     }
     /// Whether any bit was ever set.
@@ -457,10 +498,13 @@ impl AtomicBits {
     }
     #[inline]
     pub fn get(&self, i: u64) -> bool {
-        self.any.load(Ordering::Acquire)
-            && self
-                .words
-                .get((i / 64) as usize)
-                .is_some_and(|w| w.load(Ordering::Acquire) & (1 << (i % 64)) != 0)
+        if !self.any.load(Ordering::Acquire) {
+            return false;
+        }
+        let w = (i / 64) as usize;
+        self.chunks
+            .get(w / DIRTY_CHUNK)
+            .and_then(OnceLock::get)
+            .is_some_and(|c| c[w % DIRTY_CHUNK].load(Ordering::Acquire) & (1 << (i % 64)) != 0)
     }
 }

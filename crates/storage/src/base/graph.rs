@@ -16,7 +16,7 @@ use crate::value::{target_key, IndexKey, KeyRange};
 use super::adjacency::{edge_run, push_edges};
 use super::columns::{AtomicBits, Bits, Packed, PackedView};
 use super::index::{key_hash, BaseIndex};
-use super::paged::{PagedAdj, PagedFwd, PagedProps};
+use super::paged::{PagedAdj, PagedFwd, PagedNodes, PagedProps};
 use super::props::{blob_all, blob_get, blob_has, blob_int, IntColumn, PropCol};
 use crate::pager::segment::SegColumn;
 
@@ -93,6 +93,9 @@ pub(crate) struct Base {
     /// Node and relationship property blobs read from the segment through the buffer pool
     /// ([`Base::attach_segment`]); the in-memory [`PropCol`]s are then empty.
     pub(super) paged_props: [Option<PagedProps>; 2],
+    /// Set when the label codes and label bitsets are read from the segment through the
+    /// buffer pool ([`Base::code`]); `label_code` is then empty and each bitset paged.
+    pub(super) paged_nodes: Option<PagedNodes>,
     /// The first failed read of a paged property blob, and how many failed: such reads have
     /// no `Result` to carry the error (a property reads as missing), so every transaction on
     /// this base that was open when one failed reports it ([`Base::failure_since`]).
@@ -304,7 +307,8 @@ impl Base {
     /// How many reads of paged blobs have failed so far (a transaction takes this at its start).
     #[inline]
     pub fn failures(&self) -> u64 {
-        self.failures.load(Ordering::Acquire)
+        let bits = self.paged_nodes.as_ref().map_or(0, |p| p.note.count());
+        self.failures.load(Ordering::Acquire) + bits
     }
 
     /// The first failed read of a paged blob, if any failed after `seen` had (see
@@ -313,7 +317,7 @@ impl Base {
     #[inline]
     pub fn failure_since(&self, seen: u64) -> Option<&Error> {
         if self.failures() > seen {
-            self.failure.get()
+            self.failure.get().or_else(|| self.paged_nodes.as_ref()?.note.first())
         } else {
             None
         }
@@ -374,8 +378,26 @@ impl Base {
         Some(IntColumn { min, codes: Packed::from_u64(codes) })
     }
 
+    /// The label code of base node slot `id` (0: no node), from memory or through the pool
+    /// (a failed read is [noted](Base::note_failure) and reads as no node).
+    #[inline]
+    pub(super) fn code(&self, id: u64) -> u64 {
+        match &self.paged_nodes {
+            None => self.label_code.get(id as usize),
+            Some(p) => self.paged_code(p, id),
+        }
+    }
+
+    #[inline(never)]
+    fn paged_code(&self, p: &PagedNodes, id: u64) -> u64 {
+        p.code(id).unwrap_or_else(|e| {
+            self.note_failure(e);
+            0
+        })
+    }
+
     pub(super) fn labels_of(&self, id: u64) -> &[u32] {
-        let code = self.label_code.get(id as usize) as usize;
+        let code = self.code(id) as usize;
         self.label_sets.get(code).map_or(&[], |s| &s[..])
     }
 
@@ -384,7 +406,7 @@ impl Base {
         if id >= self.node_end {
             return usize::MAX;
         }
-        self.label_code.get(id as usize) as usize
+        self.code(id) as usize
     }
 
     /// The label set a [`Base::node_label_code`] stands for (empty for an unknown code).
@@ -401,14 +423,17 @@ impl Base {
     }
 
     pub fn has_node(&self, id: u64) -> bool {
-        id < self.node_end && self.label_code.get(id as usize) != 0
+        id < self.node_end && self.code(id) != 0
     }
 
     /// Appends to `out` the base nodes with ids in `from..end` (and below the base's end), at
     /// most `max` of them, matching the label codes' packing once; the next id to look at.
     pub fn extend_nodes(&self, from: u64, end: u64, max: usize, out: &mut Vec<NodeId>) -> u64 {
-        let codes = self.label_code.view();
         let stop = end.min(self.node_end);
+        if let Some(p) = &self.paged_nodes {
+            return self.extend_paged_nodes(p, from, stop, max, out);
+        }
+        let codes = self.label_code.view();
         let (mut cur, mut left) = (from, max);
         while cur < stop && left > 0 {
             if codes.get(cur as usize) != 0 {
@@ -416,6 +441,38 @@ impl Base {
                 left -= 1;
             }
             cur += 1;
+        }
+        cur
+    }
+
+    /// [`Base::extend_nodes`] over label codes read through the pool a chunk at a time.
+    #[inline(never)]
+    fn extend_paged_nodes(
+        &self,
+        p: &PagedNodes,
+        from: u64,
+        stop: u64,
+        max: usize,
+        out: &mut Vec<NodeId>,
+    ) -> u64 {
+        let (mut cur, mut left) = (from, max);
+        let mut codes = [0u64; super::paged::CHUNK];
+        while cur < stop && left > 0 {
+            let k = ((stop - cur) as usize).min(codes.len());
+            if let Err(e) = p.codes(cur, &mut codes[..k]) {
+                self.note_failure(e);
+                return stop;
+            }
+            for c in &codes[..k] {
+                if left == 0 {
+                    break;
+                }
+                if *c != 0 {
+                    out.push(NodeId(cur));
+                    left -= 1;
+                }
+                cur += 1;
+            }
         }
         cur
     }
@@ -490,7 +547,7 @@ impl Base {
         if id >= self.node_end || self.node_dirty.get(id) {
             return None;
         }
-        let code = self.label_code.get(id as usize) as usize;
+        let code = self.code(id) as usize;
         if code == 0 {
             return None;
         }

@@ -4,7 +4,8 @@
 //! [`super::Base::attach_segment`]). A failed read (I/O, a bad checksum) is an error naming the
 //! file and page, which the transaction keeps and the query reports.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use arbor_model::{Error, Result, Status};
 
@@ -264,4 +265,142 @@ pub(super) fn read_blob(
     }
     buf.resize((b - a) as usize, 0);
     seg.read_bytes(pool, arena, a, buf)
+}
+
+/// Failed reads of a base's paged label bitsets: their scans answer through `Option`s (the
+/// next labelled node), so a failure is kept here, shared by every bitset of the base, and
+/// reported like the base's own failed reads ([`super::Base::failure_since`]).
+#[derive(Default)]
+pub(crate) struct FailNote {
+    first: OnceLock<Error>,
+    count: AtomicU64,
+}
+
+impl FailNote {
+    #[cold]
+    fn note(&self, e: Error) {
+        tracing::error!("{}", e.message);
+        let _ = self.first.set(e);
+        self.count.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// How many reads failed so far.
+    pub fn count(&self) -> u64 {
+        self.count.load(Ordering::Acquire)
+    }
+
+    /// The first failed read, if any.
+    pub fn first(&self) -> Option<&Error> {
+        self.first.get()
+    }
+}
+
+/// A base's node label codes (one per node slot) and label bitset words in its segment, read
+/// through the buffer pool instead of held in memory (O(nodes)); the label-set dictionary
+/// they index stays in memory (one entry per distinct label combination).
+pub(crate) struct PagedNodes {
+    seg: Arc<Segment>,
+    pool: Arc<BufferPool>,
+    codes: SegColumn,
+    pub(super) note: Arc<FailNote>,
+}
+
+impl PagedNodes {
+    /// Looks up label-code column `code` of `seg` and checks it has `node_end` entries.
+    pub fn new(
+        seg: Arc<Segment>,
+        pool: Arc<BufferPool>,
+        code: u8,
+        node_end: u64,
+    ) -> Result<PagedNodes> {
+        let codes = seg.column(code).filter(|c| c.len() == node_end).ok_or_else(|| {
+            Error::new(
+                Status::Corruption,
+                format!(
+                    "segment file {} does not match its base: no label codes for {node_end} \
+                     node slots",
+                    seg.path().display()
+                ),
+            )
+        })?;
+        Ok(PagedNodes { seg, pool, codes, note: Arc::default() })
+    }
+
+    /// The label code of node slot `id` (0 past the end).
+    #[inline]
+    pub fn code(&self, id: u64) -> Result<u64> {
+        self.seg.get(&self.pool, self.codes, id)
+    }
+
+    /// The label codes of slots `from..from + dst.len()` (0 past the end).
+    pub fn codes(&self, from: u64, dst: &mut [u64]) -> Result<()> {
+        self.seg.fill(&self.pool, self.codes, from, dst)
+    }
+
+    /// Words `from..from + n` of bitset-words column `col`, as one label's bitset (`None`:
+    /// past the column's end).
+    pub fn words(&self, col: SegColumn, from: u64, n: u64) -> Option<PagedWords> {
+        (from.checked_add(n)? <= col.len()).then(|| PagedWords {
+            seg: self.seg.clone(),
+            pool: self.pool.clone(),
+            col,
+            from,
+            n,
+            note: self.note.clone(),
+        })
+    }
+}
+
+/// Words read per pool round trip by a paged bitset scan.
+const WORDS: usize = 64;
+
+/// One label's bitset in its segment ([`PagedNodes::words`]): scans read it through the pool a
+/// chunk of words at a time. A failed read is noted in the base's [`FailNote`] and ends the
+/// scan.
+pub(crate) struct PagedWords {
+    seg: Arc<Segment>,
+    pool: Arc<BufferPool>,
+    col: SegColumn,
+    from: u64,
+    n: u64,
+    note: Arc<FailNote>,
+}
+
+impl PagedWords {
+    /// Words `w..w + dst.len()` into `dst`; `false` (noted) when a page fails to read.
+    fn fill(&self, w: u64, dst: &mut [u64]) -> bool {
+        match self.seg.fill(&self.pool, self.col, self.from + w, dst) {
+            Ok(()) => true,
+            Err(e) => {
+                self.note.note(e);
+                false
+            }
+        }
+    }
+
+    /// Every word, a failed read returned (the checkpoint copies them, `arbor check` reads them).
+    pub fn all(&self) -> Result<Vec<u64>> {
+        let mut v = vec![0; self.n as usize];
+        self.seg.fill(&self.pool, self.col, self.from, &mut v)?;
+        Ok(v)
+    }
+
+    /// Calls `f(word index, word)` for words from `w` on, a chunk at a time, until it returns
+    /// `false`, the words end, or a read fails.
+    #[inline]
+    pub fn scan(&self, mut w: u64, mut f: impl FnMut(u64, u64) -> bool) {
+        let mut buf = [0u64; WORDS];
+        while w < self.n {
+            let k = ((self.n - w) as usize).min(WORDS);
+            if !self.fill(w, &mut buf[..k]) {
+                return;
+            }
+            for (i, word) in buf[..k].iter().enumerate() {
+                if !f(w + i as u64, *word) {
+                    return;
+                }
+            }
+            w += k as u64;
+        }
+    }
 }

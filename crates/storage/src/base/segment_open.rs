@@ -22,17 +22,16 @@ use rustc_hash::FxHashMap;
 use super::columns::{AtomicBits, Bits, Packed};
 use super::graph::{Base, BaseStats};
 use super::index::{BaseIndex, PagedIndex};
-use super::paged::{PagedAdj, PagedFwd, PagedProps};
+use super::paged::{PagedAdj, PagedFwd, PagedNodes, PagedProps};
 use super::props::PropCol;
 use super::segments::{stays_resident, FWD, IN, LABEL_CODE, LABEL_SETS, NODE_PROPS, OUT};
-use super::segments::{REL_POS, REL_PROPS};
+use super::segments::{LABEL_BITS, REL_POS, REL_PROPS};
 use crate::codec::{Dec, Enc};
 use crate::pager::pool::BufferPool;
 use crate::pager::segment::{ColumnData, ColumnValues, SegColumn, Segment};
 use crate::schema::Target;
 
 pub(crate) const META: u8 = 16;
-const LABEL_BITS: u8 = 17;
 const INDEX_WORDS: u8 = 18;
 /// 2: index arrays ordered by the fixed [`super::index::key_hash`]; 1 (read, never written):
 /// ordered by `std`'s `DefaultHasher`, so rebuilt at open.
@@ -148,8 +147,9 @@ impl Base {
         for (l, b) in labels {
             e.var(u64::from(*l));
             e.var(bits.len() as u64);
-            e.var(b.words.len() as u64);
-            bits.extend_from_slice(&b.words);
+            let words = b.all_words()?;
+            e.var(words.len() as u64);
+            bits.extend_from_slice(&words);
         }
         let mut index = Vec::new();
         let mut targets: Vec<_> = self.indexes.iter().collect();
@@ -203,20 +203,30 @@ impl Base {
         if m.version != META_VERSION && m.version != META_LEGACY_HASH {
             return Err(bad(seg, format!("meta version {} (this build reads 1 and 2)", m.version)));
         }
-        let label_code = read(LABEL_CODE)?;
-        if label_code.len() as u64 != m.node_end {
-            return Err(bad(seg, "label codes do not match the node count"));
-        }
-        let words = read_words(seg, col(LABEL_BITS)?)?;
-        let mut label_bits = HashMap::new();
-        for (l, from, n) in &m.bits {
-            let w = words.get(*from..from + n).ok_or_else(|| bad(seg, "a cut label bitset"))?;
-            label_bits.insert(*l, Bits { words: w.to_vec() });
-        }
         let mut stats = m.stats.clone();
         // The crate's own tests page everything a budget could page.
         let page_all = cfg!(test) && !resident;
         let budget = pool.budget();
+        let page_nodes = !resident && (page_all || !stays_resident(stats.node_bytes, budget));
+        let (label_code, label_bits, paged_nodes) = if page_nodes {
+            let (bits, nodes) = paged_labels(seg, pool, &m)?;
+            stats.node_bytes = stats.node_bytes.saturating_sub(col(LABEL_CODE)?.bytes());
+            let words: u64 = m.bits.iter().map(|b| b.2 as u64 * 8).sum();
+            stats.node_bytes = stats.node_bytes.saturating_sub(words);
+            (Packed::default(), bits, Some(nodes))
+        } else {
+            let label_code = read(LABEL_CODE)?;
+            if label_code.len() as u64 != m.node_end {
+                return Err(bad(seg, "label codes do not match the node count"));
+            }
+            let words = read_words(seg, col(LABEL_BITS)?)?;
+            let mut label_bits = HashMap::new();
+            for (l, from, n) in &m.bits {
+                let w = words.get(*from..from + n).ok_or_else(|| bad(seg, "a cut label bitset"))?;
+                label_bits.insert(*l, Bits { words: w.to_vec(), paged: None });
+            }
+            (label_code, label_bits, None)
+        };
         let page_adj = !resident && (page_all || !stays_resident(stats.rel_bytes, budget));
         let page_ix = !resident && (page_all || !stays_resident(stats.index_bytes, budget));
         let [out_off, out_other, out_type, rel_pos] = if page_adj {
@@ -256,6 +266,7 @@ impl Base {
             paged: None,
             fwd: None,
             paged_props: [None, None],
+            paged_nodes,
             failure: OnceLock::new(),
             failures: std::sync::atomic::AtomicU64::new(0),
         };
@@ -336,12 +347,19 @@ impl Base {
             }
         }
         for (l, b) in &self.label_bits {
+            let words = match b.all_words() {
+                Ok(w) => w,
+                Err(e) => {
+                    diffs.push(e.message);
+                    continue;
+                }
+            };
             let mut want = Bits::default();
             (0..self.node_end)
                 .filter(|id| self.has_node(*id) && self.node_labels(*id).contains(l))
                 .for_each(|id| want.set(id));
             let trim = |w: &[u64]| w.len() - w.iter().rev().take_while(|x| **x == 0).count();
-            if b.words[..trim(&b.words)] != want.words[..trim(&want.words)] {
+            if words[..trim(&words)] != want.words[..trim(&want.words)] {
                 diffs.push(format!("label {l}: node bitset differs from the label codes"));
             }
         }
@@ -426,6 +444,24 @@ fn paged_index(
     }
     let (seg, pool, from, n) = (seg.clone(), pool.clone(), from as u64, n as u64);
     Some(BaseIndex::Paged(PagedIndex { seg, pool, col, from, n, wide }))
+}
+
+/// The label codes and label bitsets of complete segment `seg` (meta `m`), left in the
+/// segment and read through `pool`.
+fn paged_labels(
+    seg: &Arc<Segment>,
+    pool: &Arc<BufferPool>,
+    m: &Meta,
+) -> Result<(HashMap<u32, Bits>, PagedNodes)> {
+    let nodes = PagedNodes::new(seg.clone(), pool.clone(), LABEL_CODE, m.node_end)?;
+    let col = seg.column(LABEL_BITS).ok_or_else(|| bad(seg, "no label bitsets"))?;
+    let mut label_bits = HashMap::new();
+    for (l, from, n) in &m.bits {
+        let w = nodes.words(col, *from as u64, *n as u64);
+        let w = w.ok_or_else(|| bad(seg, "a cut label bitset"))?;
+        label_bits.insert(*l, Bits { words: Vec::new(), paged: Some(Box::new(w)) });
+    }
+    Ok((label_bits, nodes))
 }
 
 /// The label-set dictionary from column 10's flattened words.

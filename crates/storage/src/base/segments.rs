@@ -16,9 +16,9 @@ use std::sync::Arc;
 
 use arbor_model::{Error, Result, Status};
 
-use super::columns::{Packed, PackedView};
+use super::columns::{Bits, Packed, PackedView};
 use super::graph::Base;
-use super::paged::{read_blob, read_edges, PagedAdj, PagedFwd, PagedProps};
+use super::paged::{read_blob, read_edges, PagedAdj, PagedFwd, PagedNodes, PagedProps};
 use crate::pager::pool::BufferPool;
 use crate::pager::segment::{ColumnData, SegColumn, Segment};
 
@@ -30,6 +30,8 @@ pub(super) const NODE_PROPS: [u8; 2] = [11, 12];
 pub(super) const REL_PROPS: [u8; 2] = [13, 14];
 /// Relationship-id positions (a complete segment's, `segment_open.rs`).
 pub(crate) const REL_POS: u8 = 15;
+/// Label bitset words (a complete segment's, `segment_open.rs`).
+pub(super) const LABEL_BITS: u8 = 17;
 /// The forward columns a paged base reads through the pool besides its adjacency
 /// ([`PagedFwd`]): offsets, neighbour, type, relationship positions.
 pub(super) const FWD: [u8; 4] = [OUT[0], OUT[1], OUT[3], REL_POS];
@@ -99,6 +101,7 @@ impl Base {
         // Checked before anything is dropped: a mismatch leaves the base whole.
         let fwd = PagedFwd::new(seg.clone(), pool.clone(), FWD, nodes, rels)?;
         self.attach_props(&seg, &pool)?;
+        self.attach_labels(&seg, &pool)?;
         // The crate's own tests page every base, as before, so the crash and model suites keep
         // covering reads through the pool with their small graphs.
         if !cfg!(test) && stays_resident(self.stats.rel_bytes, pool.budget()) {
@@ -126,6 +129,57 @@ impl Base {
         }
         self.stats.rel_bytes = self.stats.rel_bytes.saturating_sub(freed as u64);
         self.paged = Some(paged);
+        Ok(())
+    }
+
+    /// [`Base::attach_segment`] for the label codes and label bitsets of a complete segment:
+    /// unless they [stay resident](stays_resident), they are read from `seg` (the bitsets at
+    /// the places [`Base::segment_extra`] wrote them: by label, one after the other) and the
+    /// in-memory ones are dropped. A segment without bitsets leaves them in memory.
+    fn attach_labels(&mut self, seg: &Arc<Segment>, pool: &Arc<BufferPool>) -> Result<()> {
+        let Some(col) = seg.column(LABEL_BITS) else {
+            return Ok(());
+        };
+        if self.paged_nodes.is_some()
+            || !cfg!(test) && stays_resident(self.stats.node_bytes, pool.budget())
+        {
+            return Ok(());
+        }
+        let nodes = PagedNodes::new(seg.clone(), pool.clone(), LABEL_CODE, self.node_end)?;
+        let mut labels: Vec<u32> = self.label_bits.keys().copied().collect();
+        labels.sort_unstable();
+        let (mut paged, mut from) = (Vec::new(), 0u64);
+        for l in labels {
+            let n = self.label_bits[&l].words.len() as u64;
+            let words = nodes.words(col, from, n).ok_or_else(|| {
+                Error::new(
+                    Status::Corruption,
+                    format!("segment file {} has a cut label bitset", seg.path().display()),
+                )
+            })?;
+            paged.push((l, words));
+            from += n;
+        }
+        if from != col.len() {
+            return Err(Error::new(
+                Status::Corruption,
+                format!(
+                    "segment file {} does not match its base: {} label bitset words, the base {from}",
+                    seg.path().display(),
+                    col.len()
+                ),
+            ));
+        }
+        let mut freed = self.label_code.bytes();
+        self.label_code = Packed::default();
+        for (l, words) in paged {
+            if let Some(b) = self.label_bits.get_mut(&l) {
+                freed += b.bytes();
+                *b = Bits { words: Vec::new(), paged: Some(Box::new(words)) };
+            }
+        }
+        self.stats.node_bytes = self.stats.node_bytes.saturating_sub(freed as u64);
+        self.paged_nodes = Some(nodes);
         Ok(())
     }
 
@@ -162,6 +216,12 @@ impl Base {
     #[cfg(test)]
     pub(crate) fn props_paged(&self) -> bool {
         self.paged_props.iter().all(Option::is_some)
+    }
+
+    /// Whether the label codes and bitsets are read through the buffer pool.
+    #[cfg(test)]
+    pub(crate) fn labels_paged(&self) -> bool {
+        self.paged_nodes.is_some() && self.label_bits.values().all(|b| b.paged.is_some())
     }
 
     /// Whether the adjacency is read through the buffer pool.
