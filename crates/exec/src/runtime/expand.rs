@@ -150,7 +150,8 @@ impl Search {
     ) {
         let max = self.max.unwrap_or(u64::MAX);
         if a != b && self.min <= 1 {
-            *results = super::shortest::bidirectional(scratch, g, a, b, self.dir, types, max, self.all);
+            *results =
+                super::shortest::bidirectional(scratch, g, a, b, self.dir, types, max, self.all);
             return;
         }
         // The same node at both ends, or a minimum length: one-sided, level by level.
