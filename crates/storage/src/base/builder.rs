@@ -233,7 +233,7 @@ impl BaseBuilder {
         let rel_count = rel_ids.len() as u64;
         let rel_end = rel_ids.last().map_or(0, |l| l + 1);
 
-        let (remap, strings) = string_table(&interner);
+        let (remap, strings) = string_table(&interner, node_arena.len() + rel_arena.len());
         let identity = remap.iter().enumerate().all(|(i, r)| *r == Some(i as u32));
         let recode = |off, arena| recode_props(off, arena, identity, &remap, &interner.strs);
         let node_props_col = recode(node_off, node_arena);
@@ -322,10 +322,14 @@ impl BaseBuilder {
 /// The string table of a finished base: `remap` gives each interned string's index in it, or
 /// `None` for a string that stays inline. Strings pay for a table entry (~48 bytes) when
 /// repeated enough; strings of the extended base keep their index (blobs copied from it use
-/// them).
-fn string_table(interner: &Interner) -> (Vec<Option<u32>>, Vec<Arc<str>>) {
+/// them). When the strings that would go inline are few against the blobs (`blob_bytes`;
+/// their entries take at most 1/64 of it), every string keeps its entry: the table is then
+/// the interner's, and the blobs need no re-coding (a copy of all of them: a bulk import's
+/// sampled strings, ~140 MB of node blobs for B2B 0.01).
+fn string_table(interner: &Interner, blob_bytes: usize) -> (Vec<Option<u32>>, Vec<Arc<str>>) {
     let mut remap: Vec<Option<u32>> = Vec::with_capacity(interner.strs.len());
     let mut strings: Vec<Arc<str>> = Vec::new();
+    let mut inline_cost = 0usize;
     for (i, (s, count)) in interner.strs.iter().enumerate() {
         let saved = (*count as usize).saturating_sub(1) * s.len();
         if i < interner.pinned || (*count >= 2 && saved > 48) {
@@ -333,7 +337,12 @@ fn string_table(interner: &Interner) -> (Vec<Option<u32>>, Vec<Arc<str>>) {
             strings.push(s.clone());
         } else {
             remap.push(None);
+            inline_cost += s.len() + 48;
         }
+    }
+    if inline_cost > 0 && inline_cost.saturating_mul(64) <= blob_bytes {
+        let all = interner.strs.iter().map(|(s, _)| s.clone()).collect();
+        return ((0..interner.strs.len() as u32).map(Some).collect(), all);
     }
     (remap, strings)
 }
