@@ -209,6 +209,7 @@ impl BaseBuilder {
     pub fn finish(self, pairs: &[Target]) -> Base {
         let BaseBuilder {
             ts,
+            extends_ts,
             interner,
             label_code,
             sets,
@@ -233,7 +234,10 @@ impl BaseBuilder {
         let rel_count = rel_ids.len() as u64;
         let rel_end = rel_ids.last().map_or(0, |l| l + 1);
 
-        let (remap, strings) = string_table(&interner, node_arena.len() + rel_arena.len());
+        // Only a fresh build keeps strings that would go inline: an extending build's table is
+        // pinned by the next one, so singletons kept at every fold would accumulate.
+        let keep_under = if extends_ts.is_none() { node_arena.len() + rel_arena.len() } else { 0 };
+        let (remap, strings) = string_table(&interner, keep_under);
         let identity = remap.iter().enumerate().all(|(i, r)| *r == Some(i as u32));
         let recode = |off, arena| recode_props(off, arena, identity, &remap, &interner.strs);
         let node_props_col = recode(node_off, node_arena);
@@ -322,10 +326,10 @@ impl BaseBuilder {
 /// The string table of a finished base: `remap` gives each interned string's index in it, or
 /// `None` for a string that stays inline. Strings pay for a table entry (~48 bytes) when
 /// repeated enough; strings of the extended base keep their index (blobs copied from it use
-/// them). When the strings that would go inline are few against the blobs (`blob_bytes`;
-/// their entries take at most 1/64 of it), every string keeps its entry: the table is then
-/// the interner's, and the blobs need no re-coding (a copy of all of them: a bulk import's
-/// sampled strings, ~140 MB of node blobs for B2B 0.01).
+/// them). When the strings that would go inline are few against the blobs (their entries
+/// take at most 1/64 of `blob_bytes`, 0 for an extending build), every string keeps its
+/// entry: the table is then the interner's, and the blobs need no re-coding (a copy of all of
+/// them: a bulk import's sampled strings, ~140 MB of node blobs for B2B 0.01).
 fn string_table(interner: &Interner, blob_bytes: usize) -> (Vec<Option<u32>>, Vec<Arc<str>>) {
     let mut remap: Vec<Option<u32>> = Vec::with_capacity(interner.strs.len());
     let mut strings: Vec<Arc<str>> = Vec::new();
