@@ -22,6 +22,14 @@ pub fn set_memory_release_hook(hook: fn()) {
     let _ = HOOK.set(hook);
 }
 
+/// Calls the release hook now (a bulk import, between freeing its linking buffers and
+/// building the base: freed memory the allocator still holds would add to the peak).
+pub(crate) fn release_now() {
+    if let Some(hook) = HOOK.get() {
+        hook();
+    }
+}
+
 /// What the maintenance thread remembers between rounds about writes going quiet.
 pub(crate) struct Quiet {
     /// The visible commit ts last seen, and since when it has not moved.

@@ -8,7 +8,8 @@
 //! `segment-<ts>.arbor`, beside a `checkpoint-<ts>.arbor` holding only the header (next ids,
 //! tokens, schema) and a `MANIFEST` of the current version naming both. The first open is a
 //! segment open.
-//! The base is held in memory until it is written, as a checkpoint holds it.
+//! The base is held in memory until it is written, as a checkpoint holds it (see
+//! BENCHMARKS.md "Import writing the complete segment" for its size).
 //!
 //! Crash safety: the checkpoint file is written to a `.tmp` file beside the destination's
 //! contents, the segment into the `import-staging` directory inside it. Into an empty
@@ -453,6 +454,9 @@ impl CheckpointWriter {
         drop(file);
         let segment = match self.builder.take() {
             Some(b) => {
+                // The importer's linking buffers are gone: give their pages back before the
+                // base's columns are built.
+                crate::release::release_now();
                 let base = b.finish(&self.pairs);
                 let counts = checkpoint_segments::counts_of(&base);
                 Some(checkpoint_segments::write(&RealFs, &self.staging, &base, IMPORT_TS, &counts)?)
