@@ -29,6 +29,7 @@ pub(crate) use compiled::CompiledPred;
 pub(crate) use compiled::GENERAL_PREDICATES;
 pub(crate) use entity::{materialize, properties, TokenNames};
 pub(crate) use labels::{dyn_names, NameOf};
+pub(crate) use lists::int32_range_message;
 pub(crate) use logic::order_keys;
 use logic::BoolOp;
 pub(crate) use seam::eval;
