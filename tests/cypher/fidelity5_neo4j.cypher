@@ -173,7 +173,7 @@ RETURN date('-999999999-01-01') - duration({days: 1}) AS d
 statement error Neo.ClientError.Statement.ArgumentError Invalid value for Year (valid values -999999999 - 999999999): 1000000000
 RETURN date({year: 1000000000, month: 1, day: 1}) AS d
 
-statement error Neo.ClientError.Statement.ArgumentError Text cannot be parsed to a date
+statement error Neo.ClientError.Statement.SyntaxError Text cannot be parsed to a Date
 RETURN date('+1000000000-01-01') AS d
 
 statement ok

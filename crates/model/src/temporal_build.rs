@@ -75,6 +75,128 @@ fn day_of_quarter(d: &NaiveDate) -> u32 {
         .map_or(1, |s| (d.signed_duration_since(s).num_days() + 1) as u32)
 }
 
+/// A field outside the range java.time gives it, in Neo4j's words (`MonthOfYear`, ...).
+const FIELD_RANGES: &[(&str, &str, i64, i64, &str)] = &[
+    ("month", "MonthOfYear", 1, 12, "1 - 12"),
+    ("day", "DayOfMonth", 1, 31, "1 - 28/31"),
+    ("week", "WeekOfWeekBasedYear", 1, 53, "1 - 52/53"),
+    ("dayOfWeek", "DayOfWeek", 1, 7, "1 - 7"),
+    ("ordinalDay", "DayOfYear", 1, 366, "1 - 365/366"),
+    ("quarter", "QuarterOfYear", 1, 4, "1 - 4"),
+    ("dayOfQuarter", "DayOfQuarter", 1, 92, "1 - 90/92"),
+    ("hour", "HourOfDay", 0, 23, "0 - 23"),
+    ("minute", "MinuteOfHour", 0, 59, "0 - 59"),
+    ("second", "SecondOfMinute", 0, 59, "0 - 59"),
+];
+
+/// The four ways to write a date, in the order Neo4j settles which one a map means, each with
+/// its fields.
+const DATE_FORMS: &[(&str, &[&str])] = &[
+    ("week", &["week", "dayOfWeek"]),
+    ("calendar", &["month", "day"]),
+    ("quarter", &["quarter", "dayOfQuarter"]),
+    ("ordinal", &["ordinalDay"]),
+];
+
+fn has_field(map: &PropertyMap, key: &str) -> bool {
+    get_key(map, key).is_some_and(|v| !v.is_null())
+}
+
+/// Checks the date and time fields of `map` as Neo4j does before building anything: a field
+/// needs the larger ones it refines (`day` needs `month`, a sub-second field `second`, ...)
+/// unless a base value supplies them, a map mixes no two ways of writing a date, and each field
+/// is within its range.
+fn check_fields(map: &PropertyMap, date_base: bool, time_base: bool) -> Result<()> {
+    if !date_base {
+        let forms: Vec<_> =
+            DATE_FORMS.iter().filter(|(_, keys)| keys.iter().any(|k| has_field(map, k))).collect();
+        if let [(form, _), (_, other), ..] = forms.as_slice() {
+            let field = other.iter().find(|k| has_field(map, k)).unwrap_or(&other[0]);
+            return Err(Error::type_error(format!("Cannot assign {field} to {form} date.")));
+        }
+        if !forms.is_empty() && !has_field(map, "year") {
+            return Err(bad("year must be specified"));
+        }
+        for (field, needs) in [("day", "month"), ("dayOfWeek", "week"), ("dayOfQuarter", "quarter")]
+        {
+            if has_field(map, field) && !has_field(map, needs) {
+                return Err(bad(format!("{field} cannot be specified without {needs}")));
+            }
+        }
+    }
+    let sub = ["millisecond", "microsecond", "nanosecond"].map(|k| has_field(map, k));
+    if !time_base && TIME_KEYS.iter().any(|k| has_field(map, k)) {
+        let needs = [
+            (!has_field(map, "hour"), "hour must be specified"),
+            (
+                has_field(map, "second") && !has_field(map, "minute"),
+                "second cannot be specified without minute",
+            ),
+            (
+                sub.contains(&true) && !has_field(map, "minute"),
+                "subsecond cannot be specified without minute",
+            ),
+            (
+                sub.contains(&true) && !has_field(map, "second"),
+                "subsecond cannot be specified without second",
+            ),
+        ];
+        if let Some((_, msg)) = needs.iter().find(|(broken, _)| *broken) {
+            return Err(bad(*msg));
+        }
+    }
+    for (key, java, lo, hi, shown) in FIELD_RANGES {
+        if let Some(v) = get_int(map, key)?.filter(|v| !(*lo..=*hi).contains(v)) {
+            return Err(bad(format!("Invalid value for {java} (valid values {shown}): {v}")));
+        }
+    }
+    // Each sub-second field holds the digits below the larger ones written with it.
+    let sub_limits = [
+        ("millisecond", "Millisecond", 999),
+        ("microsecond", "Microsecond", if sub[0] { 999 } else { 999_999 }),
+        (
+            "nanosecond",
+            "Nanosecond",
+            if sub[1] {
+                999
+            } else if sub[0] {
+                999_999
+            } else {
+                999_999_999
+            },
+        ),
+    ];
+    for (key, java, hi) in sub_limits {
+        if let Some(v) = get_int(map, key)?.filter(|v| !(0..=hi).contains(v)) {
+            return Err(bad(format!("Invalid value for {java}: {v}")));
+        }
+    }
+    Ok(())
+}
+
+/// Neo4j's error for a day the month lacks (`Invalid date 'FEBRUARY 30'`).
+fn invalid_day(year: i64, month: u32, day: u32) -> Error {
+    const MONTHS: [&str; 12] = [
+        "JANUARY",
+        "FEBRUARY",
+        "MARCH",
+        "APRIL",
+        "MAY",
+        "JUNE",
+        "JULY",
+        "AUGUST",
+        "SEPTEMBER",
+        "OCTOBER",
+        "NOVEMBER",
+        "DECEMBER",
+    ];
+    if month == 2 && day == 29 {
+        return bad(format!("Invalid date 'February 29' as '{year}' is not a leap year"));
+    }
+    let name = MONTHS.get(month.saturating_sub(1) as usize).unwrap_or(&"MONTH");
+    bad(format!("Invalid date '{name} {day}'"))
+}
+
 /// The date described by the date fields of `map` over an optional base date.
 ///
 /// The calendar is chrono's, for the year moved into its range by whole 400-year cycles (the
@@ -89,7 +211,7 @@ fn resolve_date(map: &PropertyMap, base: Option<Date>) -> Result<Option<Date>> {
     // Without a year the base's own shift is `shift`; with one, only the base's month, day and
     // week are read, which any whole-cycle shift keeps.
     let base = base.map(|b| b.split().0);
-    let date = resolve_naive_date(map, year, base)?;
+    let date = resolve_naive_date(map, year, base, shift)?;
     date.map(|d| Date::join(d, shift).ok_or_else(|| bad("Invalid date fields"))).transpose()
 }
 
@@ -98,6 +220,7 @@ fn resolve_naive_date(
     map: &PropertyMap,
     year: Option<i32>,
     base: Option<NaiveDate>,
+    shift: i64,
 ) -> Result<Option<NaiveDate>> {
     let has = |k: &str| get_key(map, k).is_some_and(|v| !v.is_null());
     let invalid = || bad("Invalid date fields");
@@ -117,13 +240,19 @@ fn resolve_naive_date(
             (None, Some(b)) => b.weekday().number_from_monday(),
             (None, None) => 1,
         };
-        return iso_week_date(wy, week, dow).map(Some).ok_or_else(invalid);
+        // Week 53 of a year with 52 weeks is the first week of the next year, as in Neo4j.
+        let monday = iso_week_date(wy, 1, 1).ok_or_else(invalid)?;
+        let offset = (i64::from(week) - 1) * 7 + i64::from(dow) - 1;
+        return monday.checked_add_signed(TimeDelta::days(offset)).map(Some).ok_or_else(invalid);
     }
     if has("ordinalDay") {
         let y =
             year.or(base.map(|b| b.year())).ok_or_else(|| bad("An ordinal date needs a year"))?;
         let o = get_u32(map, "ordinalDay")?.unwrap_or(1);
-        return NaiveDate::from_yo_opt(y, o).map(Some).ok_or_else(invalid);
+        return NaiveDate::from_yo_opt(y, o).map(Some).ok_or_else(|| {
+            let y = i64::from(y) + shift;
+            bad(format!("Invalid date 'DayOfYear {o}' as '{y}' is not a leap year"))
+        });
     }
     if has("quarter") || has("dayOfQuarter") {
         let y =
@@ -139,10 +268,9 @@ fn resolve_naive_date(
             (None, None) => 1,
         };
         let start = quarter_start(y, q).ok_or_else(invalid)?;
-        let d = start
-            .checked_add_signed(TimeDelta::days(i64::from(doq) - 1))
-            .filter(|d| doq >= 1 && quarter_of(d) == q && d.year() == y)
-            .ok_or_else(invalid)?;
+        // A day past the quarter's end (up to 92) runs on into the next quarter, as in Neo4j.
+        let d =
+            start.checked_add_signed(TimeDelta::days(i64::from(doq) - 1)).ok_or_else(invalid)?;
         return Ok(Some(d));
     }
     if year.is_none() && base.is_none() && !has("month") && !has("day") {
@@ -151,7 +279,9 @@ fn resolve_naive_date(
     let y = year.or(base.map(|b| b.year())).ok_or_else(|| bad("A date needs a year"))?;
     let m = get_u32(map, "month")?.or(base.map(|b| b.month())).unwrap_or(1);
     match get_u32(map, "day")? {
-        Some(d) => NaiveDate::from_ymd_opt(y, m, d).map(Some).ok_or_else(invalid),
+        Some(d) => NaiveDate::from_ymd_opt(y, m, d)
+            .map(Some)
+            .ok_or_else(|| invalid_day(i64::from(y) + shift, m, d)),
         None => {
             // A day inherited from the base is clamped to the month's end, as java.time does.
             let mut d = base.map_or(1, |b| b.day());
@@ -180,31 +310,14 @@ fn resolve_time(map: &PropertyMap, base: Option<NaiveTime>) -> Result<Option<Nai
     let ms = get_u32(map, "millisecond")?;
     let us = get_u32(map, "microsecond")?;
     let ns = get_u32(map, "nanosecond")?;
-    let nanos = match base {
-        // Over a base time, a sub-second field replaces only its own digits (milli, micro or
-        // nano part), unless it is too large for that part and so means the whole fraction.
-        Some(b) if ms.is_some() || us.is_some() || ns.is_some() => {
-            let bn = u64::from(b.nanosecond() % 1_000_000_000);
-            match (ms, us, ns) {
-                (None, None, Some(n)) if n >= 1_000 => u64::from(n),
-                (None, Some(u), n) if u >= 1_000 => {
-                    u64::from(u) * 1_000 + n.map_or(bn % 1_000, u64::from)
-                }
-                _ => {
-                    ms.map_or(bn / 1_000_000, u64::from) * 1_000_000
-                        + us.map_or(bn / 1_000 % 1_000, u64::from) * 1_000
-                        + ns.map_or(bn % 1_000, u64::from)
-                }
-            }
-        }
-        _ if ms.is_some() || us.is_some() || ns.is_some() => {
-            let (ms, us, ns) = (ms.unwrap_or(0), us.unwrap_or(0), ns.unwrap_or(0));
-            if ms > 999 || us > 999_999 || ns > 999_999_999 {
-                return Err(bad("Invalid sub-second fields"));
-            }
-            u64::from(ms) * 1_000_000 + u64::from(us) * 1_000 + u64::from(ns)
-        }
-        _ => u64::from(base.map_or(0, |b| b.nanosecond() % 1_000_000_000)),
+    // A sub-second field replaces the whole fraction, over a base time too (`check_fields`
+    // keeps each within the digits below the larger ones).
+    let nanos = if ms.is_some() || us.is_some() || ns.is_some() {
+        u64::from(ms.unwrap_or(0)) * 1_000_000
+            + u64::from(us.unwrap_or(0)) * 1_000
+            + u64::from(ns.unwrap_or(0))
+    } else {
+        u64::from(base.map_or(0, |b| b.nanosecond() % 1_000_000_000))
     };
     if nanos >= 1_000_000_000 {
         return Err(bad("Invalid sub-second fields"));
@@ -326,6 +439,7 @@ pub fn temporal_from_map(kind: TemporalKind, map: &PropertyMap) -> Result<Value>
         (None, Some(d)) => (d.time, d.zone.clone()),
         (None, None) => (None, None),
     };
+    check_fields(map, base_date.is_some(), base_time.is_some())?;
     let date = if kind.has_date() { resolve_date(map, base_date)? } else { None };
     let time = if kind.has_time() { resolve_time(map, base_time)? } else { None };
     match kind {
@@ -429,6 +543,7 @@ fn datetime_from_epoch_map(map: &PropertyMap) -> Result<DateTime> {
             return Err(bad(format!("No such field for datetime: `{k}`")));
         }
     }
+    check_fields(&fields, true, true)?;
     let date = resolve_date(&fields, Some(Date::from_naive(start.local.date())))?;
     let sub_second = ["millisecond", "microsecond", "nanosecond"];
     let mut base_time = start.local.time();

@@ -47,8 +47,20 @@ pub(crate) fn bad(msg: impl Into<String>) -> Error {
     Error::argument(msg).with_detail("InvalidArgumentValue")
 }
 
+/// Text that is no temporal of `kind`: a syntax error in Neo4j, which names the type
+/// (`Text cannot be parsed to a Date`).
 pub(crate) fn bad_text(kind: &str, s: &str) -> Error {
-    bad(format!("Text cannot be parsed to a {kind}: \"{s}\""))
+    let kind = match kind {
+        "date" => "Date",
+        "time" => "Time",
+        "local time" => "LocalTime",
+        "local datetime" => "LocalDateTime",
+        "datetime" => "DateTime",
+        "duration" => "Duration",
+        other => other,
+    };
+    Error::syntax(format!("Text cannot be parsed to a {kind}: \"{s}\""))
+        .with_detail("InvalidArgumentValue")
 }
 
 fn all_digits(s: &str) -> bool {
@@ -118,6 +130,9 @@ pub fn parse_date_str(s: &str) -> Result<Date> {
         let (Some(week), Some(dow)) = (week, dow) else { return Err(err()) };
         if w.len() < 2 {
             return Err(err());
+        }
+        if week == 53 && (1..=7).contains(&dow) && iso_week_date(year, 53, dow).is_none() {
+            return Err(bad(format!("Year {full_year} does not contain 53 weeks.")));
         }
         iso_week_date(year, week, dow)
     } else if dashed {

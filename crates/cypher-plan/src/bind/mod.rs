@@ -11,6 +11,7 @@ pub(crate) mod expr;
 pub(crate) mod labels;
 pub(crate) mod pattern;
 pub(crate) mod qpp;
+pub(crate) mod shadow;
 
 use std::collections::HashSet;
 use std::sync::Arc;

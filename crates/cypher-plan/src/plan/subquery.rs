@@ -51,6 +51,9 @@ impl Binder<'_> {
             ));
         }
         let outer = scope.clone();
+        if let Some(vars) = call.vars {
+            self.check_no_shadowing(call.body, vars, &outer)?;
+        }
         // `linenumber()` / `file()` reach into a body that imports something, as in Neo4j
         // (`CALL (row) { RETURN linenumber() }`); in one that imports nothing they are null.
         let csv = self.csv;

@@ -3,7 +3,7 @@
 
 use arbor_cypher_plan::expr::{MapProjItem, PExpr, Slot};
 use arbor_cypher_syntax::ast::Quantifier;
-use arbor_model::{Error, PropertyMap, Result, Value};
+use arbor_model::{Error, PropertyMap, Result, Status, Value};
 
 use super::entity::{properties, property};
 use super::logic::eval_pred;
@@ -298,6 +298,10 @@ pub(super) fn slice(base: Value, from: Option<Value>, to: Option<Value>) -> Resu
         match v {
             None => Ok(Some(default)),
             Some(Value::Null) => Ok(None),
+            // Neo4j reads a slice bound as a Java `int` and fails (a database error) past it.
+            Some(Value::Int(i)) if i32::try_from(i).is_err() => {
+                Err(Error::new(Status::ExecutionFailed, int32_range_message(i)))
+            }
             Some(Value::Int(i)) => Ok(Some(if i < 0 { (n + i).max(0) } else { i.min(n) })),
             Some(other) => Err(type_err(format!(
                 "Type mismatch: expected Integer but was {}",
@@ -312,4 +316,9 @@ pub(super) fn slice(base: Value, from: Option<Value>, to: Option<Value>) -> Resu
         return Ok(Value::List(Vec::new()));
     }
     Ok(Value::List(items[f as usize..t as usize].to_vec()))
+}
+
+/// Neo4j's words for an integer that had to fit a Java `int` and does not.
+pub(crate) fn int32_range_message(n: i64) -> String {
+    format!("Expected an integer between {} and {}, but got: {n}", i32::MIN, i32::MAX)
 }

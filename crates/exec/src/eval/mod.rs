@@ -31,6 +31,7 @@ pub(crate) use entity::properties;
 #[cfg(test)]
 pub(crate) use entity::{materialize, TokenNames};
 pub(crate) use labels::{dyn_names, NameOf};
+pub(crate) use lists::int32_range_message;
 pub(crate) use logic::order_keys;
 use logic::BoolOp;
 pub(crate) use seam::eval;

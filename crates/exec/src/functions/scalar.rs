@@ -90,39 +90,57 @@ pub fn replace(args: &[Value]) -> Result<Value> {
     }
 }
 
+/// Neo4j's error for a negative `substring()` / `left()` position (a database error there).
+fn negative_position() -> Error {
+    Error::new(Status::ExecutionFailed, "Cannot handle negative start index nor negative length")
+}
+
+/// `substring()`'s start and length must fit a Java `int`, as in Neo4j (checked before the sign).
+fn int32_arg(what: &str, n: i64) -> Result<i64> {
+    if i32::try_from(n).is_err() {
+        return Err(Error::new(
+            Status::ExecutionFailed,
+            format!(
+                "Invalid input for {what} value in function 'substring()': {}",
+                crate::eval::int32_range_message(n)
+            ),
+        ));
+    }
+    Ok(n)
+}
+
 pub fn substring(args: &[Value]) -> Result<Value> {
     let s = str_arg("substring", args, 0)?;
     let start = int_arg("substring", args, 1)?;
     let len = if args.len() > 2 { int_arg("substring", args, 2)? } else { Some(i64::MAX) };
     let (Some(s), Some(start), Some(len)) = (s, start, len) else { return Ok(Value::Null) };
-    if start < 0 {
-        return Err(value_err("substring", "start must be a non-negative integer"));
-    }
-    if len < 0 {
-        return Err(value_err("substring", "length must be a non-negative integer"));
+    let start = int32_arg("start", start)?;
+    let len = if args.len() > 2 { int32_arg("length", len)? } else { len };
+    if start < 0 || len < 0 {
+        return Err(negative_position());
     }
     let out: String = s.chars().skip(start as usize).take(len as usize).collect();
     Ok(Value::from(out))
 }
 
+/// `left(s, n)`: null when either is null; any non-negative length (no `int` limit here).
 pub fn left(args: &[Value]) -> Result<Value> {
     let s = str_arg("left", args, 0)?;
     let n = int_arg("left", args, 1)?;
-    let Some(s) = s else { return Ok(Value::Null) };
-    let Some(n) = n else { return Err(value_err("left", "length must not be null")) };
+    let (Some(s), Some(n)) = (s, n) else { return Ok(Value::Null) };
     if n < 0 {
-        return Err(value_err("left", "length must be a non-negative integer"));
+        return Err(negative_position());
     }
     Ok(Value::from(s.chars().take(n as usize).collect::<String>()))
 }
 
+/// `right(s, n)`: null when either is null; any non-negative length.
 pub fn right(args: &[Value]) -> Result<Value> {
     let s = str_arg("right", args, 0)?;
     let n = int_arg("right", args, 1)?;
-    let Some(s) = s else { return Ok(Value::Null) };
-    let Some(n) = n else { return Err(value_err("right", "length must not be null")) };
+    let (Some(s), Some(n)) = (s, n) else { return Ok(Value::Null) };
     if n < 0 {
-        return Err(value_err("right", "length must be a non-negative integer"));
+        return Err(Error::new(Status::ExecutionFailed, "negative length"));
     }
     let count = s.chars().count();
     let skip = count.saturating_sub(n as usize);
