@@ -920,3 +920,40 @@ fn recovery_opens_on_a_full_disk_and_checkpoints_later() {
         s.crash_for_test();
     }
 }
+
+/// A checkpoint whose segment write meets a full disk removes its half-written tmp file at once
+/// (left behind, it would hold the space the log needs until the next restart), and the store
+/// still commits and checkpoints once space returns.
+#[test]
+fn a_segment_write_failing_on_a_full_disk_leaves_no_tmp_file() {
+    let config = quiet_config(Durability::Sync, 1 << 20);
+    let mut struck_in_segment = 0;
+    for skip in 0..12 {
+        let fs = SimFs::new(skip);
+        let s = open_sim(&fs, &config);
+        setup_tokens(&s);
+        for v in 0..200 {
+            commit_node(&s, v).unwrap();
+        }
+        fs.arm(FaultKind::NoSpace, skip);
+        let failed = s.checkpoint().is_err();
+        fs.disarm();
+        let tmps: Vec<String> = fs
+            .snapshot()
+            .keys()
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        if failed && fs.log().iter().any(|l| l.contains("segment-")) {
+            struck_in_segment += 1;
+            assert!(
+                !tmps.iter().any(|n| n.starts_with("segment-")),
+                "skip {skip}: a failed segment write left {tmps:?}"
+            );
+        }
+        commit_node(&s, 1_000).unwrap();
+        s.checkpoint().unwrap();
+        s.crash_for_test();
+    }
+    assert!(struck_in_segment > 0, "no fault struck the segment write");
+}

@@ -135,7 +135,8 @@ pub(crate) fn is_segment_name(name: &str) -> bool {
 }
 
 /// Writes the base's segment for checkpoint `ts` (tmp, fsync, rename; the caller fsyncs the
-/// directory). Returns the file name.
+/// directory). Returns the file name. A failed write removes its tmp file at once: on a full
+/// disk the half-written segment would otherwise hold the space the log needs until a restart.
 pub(crate) fn write(
     vfs: &dyn Vfs,
     dir: &Path,
@@ -143,10 +144,26 @@ pub(crate) fn write(
     ts: u64,
     counts: &CountDelta,
 ) -> Result<String> {
-    use std::io::Write;
     let name = segment_name(ts);
     let tmp = dir.join(format!("{name}.tmp"));
     let file = vfs.create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
+    if let Err(e) = write_tmp(file, &tmp, base, ts, counts) {
+        let _ = vfs.remove_file(&tmp);
+        return Err(e);
+    }
+    vfs.rename(&tmp, &dir.join(&name)).map_err(|e| io_err("cannot rename", &tmp, e))?;
+    Ok(name)
+}
+
+/// The segment's bytes into the created tmp file, flushed and fsynced.
+fn write_tmp(
+    file: Box<dyn crate::vfs::VfsFile>,
+    tmp: &Path,
+    base: &Base,
+    ts: u64,
+    counts: &CountDelta,
+) -> Result<()> {
+    use std::io::Write;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     let words = base.label_set_words();
     let extra = base.segment_extra()?;
@@ -156,12 +173,10 @@ pub(crate) fn write(
     cols.push((COUNTS, ColumnData::U8(&counts)));
     write_segment(&mut out, ts, &cols)
         .and_then(|()| out.flush())
-        .map_err(|e| io_err("cannot write", &tmp, e))?;
-    let mut file = out.into_inner().map_err(|e| io_err("cannot write", &tmp, e.into_error()))?;
-    file.sync_all().map_err(|e| io_err("cannot fsync", &tmp, e))?;
-    drop(file);
-    vfs.rename(&tmp, &dir.join(&name)).map_err(|e| io_err("cannot rename", &tmp, e))?;
-    Ok(name)
+        .map_err(|e| io_err("cannot write", tmp, e))?;
+    let mut file = out.into_inner().map_err(|e| io_err("cannot write", tmp, e.into_error()))?;
+    file.sync_all().map_err(|e| io_err("cannot fsync", tmp, e))?;
+    Ok(())
 }
 
 /// Removes segment files other than `keep` (replaced, or written by a checkpoint that never
