@@ -746,7 +746,10 @@ pub fn truncate(
         None => None,
     };
     let time = match time {
-        Some(t) => resolve_time(map, Some(t))?,
+        Some(t) => {
+            let map = finer_fields_over_truncated(map, &unit_l, &t)?;
+            resolve_time(&map, Some(t))?
+        }
         None => None,
     };
     let map_zone = get_timezone(map)?;
@@ -779,6 +782,33 @@ pub fn truncate(
             Value::DateTime(zone.unwrap_or(ZoneSpec::Offset(0)).resolve_local(local, None)?)
         }
     })
+}
+
+/// Truncating to milli- or microseconds keeps those digits under a finer map field, as Neo4j:
+/// `time.truncate('microsecond', t, {nanosecond: 2})` is `t`'s microseconds and then 2 ns (a
+/// sub-second field otherwise replaces the whole fraction).
+fn finer_fields_over_truncated(
+    map: &PropertyMap,
+    unit: &str,
+    truncated: &NaiveTime,
+) -> Result<PropertyMap> {
+    let mut out = map.clone();
+    let fraction = i64::from(truncated.nanosecond() % 1_000_000_000);
+    let (key, kept) = match unit {
+        "millisecond" if get_int(map, "nanosecond")?.is_some() => {
+            ("nanosecond", fraction / 1_000_000 * 1_000_000)
+        }
+        "millisecond" if get_int(map, "microsecond")?.is_some() => {
+            ("microsecond", fraction / 1_000_000 * 1_000)
+        }
+        "microsecond" if get_int(map, "nanosecond")?.is_some() => {
+            ("nanosecond", fraction / 1_000 * 1_000)
+        }
+        _ => return Ok(out),
+    };
+    let finer = get_int(map, key)?.unwrap_or(0);
+    out.insert(key.into(), Value::Int(kept + finer));
+    Ok(out)
 }
 
 // ---------------------------------------------------------------------------------------------
