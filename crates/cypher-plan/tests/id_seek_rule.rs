@@ -65,3 +65,14 @@ fn scans_stay_when_the_id_depends_on_the_node() {
         "Filter\n  AllNodesScan s0\n    Argument",
     );
 }
+
+#[test]
+fn seeks_inside_optional_match_and_exists() {
+    let got = after("MATCH (a) OPTIONAL MATCH (n) WHERE id(n) = id(a) + 1 RETURN n");
+    assert!(got.contains("NodeByIdSeek"), "{got}");
+    // The subquery's plan is built (and rewritten) apart; the outer plan only holds it.
+    let q = "MATCH (a:L) WHERE EXISTS { MATCH (n) WHERE elementId(n) = $e } RETURN a";
+    let stmt = arbor_cypher_syntax::parse(q).unwrap();
+    let plan = plan_with_rules(&stmt, q, &NoFunctions, &[&IdSeekRule]).unwrap().root;
+    assert!(format!("{plan:?}").contains("NodeByIdSeek"), "{plan:?}");
+}
