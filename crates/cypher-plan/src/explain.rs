@@ -58,6 +58,10 @@ fn details(op: &Op) -> String {
             let keys = keys.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(",");
             format!("(s{start})-[s{rel}:{ty}({keys})]-(s{end})")
         }
+        Op::NodeByIdSeek { slot, .. } => format!("s{slot}"),
+        Op::RelByIdSeek { rel, start, end, dir, .. } => {
+            format!("{} rel=s{rel}", arrow(*start, *end, *dir, &[]))
+        }
         Op::NodeCountFromCountStore { slot, label, .. } => {
             format!("s{slot} = count(({}))", opt(label))
         }

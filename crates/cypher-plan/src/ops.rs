@@ -17,6 +17,14 @@ use crate::types::CypherType;
 /// (tokens may be created by the query itself).
 pub type Name = Arc<str>;
 
+/// How a by-id seek reads its ids: integers (`id()`) or element id strings (`elementId()`),
+/// one value (`=`) or a list (`IN`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IdSeek {
+    pub element: bool,
+    pub list: bool,
+}
+
 #[derive(Clone, Debug)]
 pub enum Op {
     Argument,
@@ -60,6 +68,27 @@ pub enum Op {
         keys: Vec<Name>,
         values: Vec<PExpr>,
         range: Option<SeekRange>,
+    },
+    /// Nodes by id (`id(n) = e`, `id(n) IN list`, `elementId(n) ...`): `ids` is evaluated per
+    /// input row to one id (`list` false) or a list of them; each visible node it names is
+    /// bound to `slot` (a superset: the predicates it came from stay in a `Filter` above).
+    NodeByIdSeek {
+        input: Box<Op>,
+        slot: Slot,
+        ids: PExpr,
+        seek: IdSeek,
+    },
+    /// Relationships by id, binding `rel` and its two nodes as the pattern orients them
+    /// (`start` is the pattern's left node; `Both` yields each orientation). Types and end
+    /// labels are checked by a `Filter` above.
+    RelByIdSeek {
+        input: Box<Op>,
+        rel: Slot,
+        start: Slot,
+        end: Slot,
+        dir: Direction,
+        ids: PExpr,
+        seek: IdSeek,
     },
     /// `count(*)` of nodes (with the label, if given) from the count store, into `slot`: one
     /// row per input row (replaces an aggregation over a label scan).
@@ -501,6 +530,14 @@ impl Op {
             }
             Op::RelIndexSeek { dir: Direction::Both, .. } => "UndirectedRelationshipIndexSeek",
             Op::RelIndexSeek { .. } => "DirectedRelationshipIndexSeek",
+            Op::NodeByIdSeek { seek, .. } if seek.element => "NodeByElementIdSeek",
+            Op::NodeByIdSeek { .. } => "NodeByIdSeek",
+            Op::RelByIdSeek { seek, dir: Direction::Both, .. } if seek.element => {
+                "UndirectedRelationshipByElementIdSeek"
+            }
+            Op::RelByIdSeek { seek, .. } if seek.element => "DirectedRelationshipByElementIdSeek",
+            Op::RelByIdSeek { dir: Direction::Both, .. } => "UndirectedRelationshipByIdSeek",
+            Op::RelByIdSeek { .. } => "DirectedRelationshipByIdSeek",
             Op::NodeCountFromCountStore { .. } => "NodeCountFromCountStore",
             Op::RelationshipCountFromCountStore { .. } => "RelationshipCountFromCountStore",
             Op::Expand { into: true, .. } => "Expand(Into)",
@@ -565,6 +602,8 @@ impl Op {
             | Op::NodeIndexRangeSeek { input, .. }
             | Op::NodeCountFromCountStore { input, .. }
             | Op::RelIndexSeek { input, .. }
+            | Op::NodeByIdSeek { input, .. }
+            | Op::RelByIdSeek { input, .. }
             | Op::RelationshipCountFromCountStore { input, .. }
             | Op::Expand { input, .. }
             | Op::VarExpand { input, .. }
@@ -605,6 +644,8 @@ impl Op {
             | Op::NodeIndexRangeSeek { input, .. }
             | Op::NodeCountFromCountStore { input, .. }
             | Op::RelIndexSeek { input, .. }
+            | Op::NodeByIdSeek { input, .. }
+            | Op::RelByIdSeek { input, .. }
             | Op::RelationshipCountFromCountStore { input, .. }
             | Op::Expand { input, .. }
             | Op::VarExpand { input, .. }

@@ -75,6 +75,7 @@ fn rules_run_in_a_fixed_order() {
     assert_eq!(
         names,
         [
+            "id_seek",
             "index_seek",
             "eager_after_writes",
             "eager_before_writes",

@@ -56,6 +56,8 @@ pub(crate) fn reads_graph(op: &Op) -> bool {
         | Op::NodeIndexSeek { .. }
         | Op::NodeIndexRangeSeek { .. }
         | Op::RelIndexSeek { .. }
+        | Op::NodeByIdSeek { .. }
+        | Op::RelByIdSeek { .. }
         | Op::NodeCountFromCountStore { .. }
         | Op::RelationshipCountFromCountStore { .. }
         | Op::Expand { .. }

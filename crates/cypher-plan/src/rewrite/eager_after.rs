@@ -51,6 +51,8 @@ pub fn reads_graph_here(op: &Op) -> bool {
             | Op::NodeIndexSeek { .. }
             | Op::NodeIndexRangeSeek { .. }
             | Op::RelIndexSeek { .. }
+            | Op::NodeByIdSeek { .. }
+            | Op::RelByIdSeek { .. }
             | Op::NodeCountFromCountStore { .. }
             | Op::RelationshipCountFromCountStore { .. }
             | Op::Expand { .. }

@@ -14,6 +14,7 @@ pub mod count_store;
 pub mod eager;
 pub mod eager_after;
 pub mod frontier;
+pub mod id_seek;
 pub mod index_seek;
 pub mod prune;
 mod rule;
@@ -21,12 +22,13 @@ mod rule;
 use crate::ops::Op;
 pub use rule::{bottom_up, RewriteCtx, RewriteRule};
 
-/// The rules, in the order they run: index seeks for label scans, `Eager` barriers over
+/// The rules, in the order they run: by-id seeks for scans, index seeks for label scans, `Eager` barriers over
 /// updating clauses a later clause reads past, then under writes, count store (it needs the plain
 /// expansion), then pruning of expansions under deduplication, then the frontier expansion of the
 /// directed multi-hop ones among those. (The barriers depend only on which operators read the
 /// graph, which the later rules do not change.)
 pub static RULES: &[&dyn RewriteRule] = &[
+    &id_seek::IdSeekRule,
     &index_seek::IndexSeek,
     &eager_after::EagerAfterWrites,
     &eager::EagerBeforeWrites,

@@ -10,6 +10,7 @@ use super::aggregate::build_aggregate;
 use super::builder::Builder;
 use super::expand::build_expand;
 use super::frontier::build_frontier;
+use super::id_seek::build_id_seek;
 use super::relational::build_relational;
 use super::scan::build_scan;
 use super::write::build_write;
@@ -119,6 +120,7 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
         | Op::RelIndexSeek { .. }
         | Op::NodeCountFromCountStore { .. }
         | Op::RelationshipCountFromCountStore { .. } => build_scan(op, b),
+        Op::NodeByIdSeek { .. } | Op::RelByIdSeek { .. } => build_id_seek(op, b),
         Op::Expand { .. }
         | Op::VarExpand { .. }
         | Op::PruningVarExpand { .. }

@@ -15,7 +15,8 @@
 //!   the dispatch of plan operators to the families below, handed to each [`Builder`].
 //! - `cursor`: [`Cursor`](cursor::Cursor), the loop of the operators that hand out a copy of
 //!   an input row per item (`Expand`, `IndexSeek`, `ShortestPath`).
-//! - `scan`: the argument row, label scans, index seeks, counts from the count store.
+//! - `scan`: the argument row, label scans, index seeks, counts from the count store;
+//!   `id_seek`: the seeks by id and element id.
 //! - `shortest`: the bidirectional breadth-first search of `ShortestPath`.
 //! - `expand`: `Expand`, `ShortestPath`, and the `Pump` driver of the variable-length
 //!   expansions (`pump`), `var_expand` (`VarLengthExpand(All)`) and `pruning`
@@ -44,6 +45,7 @@ mod expand;
 mod frontier;
 mod fused;
 mod groups;
+mod id_seek;
 mod load_csv;
 mod pruning;
 mod pump;
