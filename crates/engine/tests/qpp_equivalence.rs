@@ -8,6 +8,8 @@
 use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
 use arbor_model::{to_cypher_literal, Value};
 
+mod common;
+
 fn run(s: &mut Session, q: &str) -> Vec<String> {
     s.run(q, Default::default(), TxConfig::default()).unwrap_or_else(|e| panic!("{q}: {e}"));
     let mut rows = Vec::new();
@@ -26,39 +28,6 @@ fn sorted(s: &mut Session, q: &str) -> Vec<String> {
     let mut rows = run(s, q);
     rows.sort();
     rows
-}
-
-/// A small linear congruential generator: the graphs are random but the same every run.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
-}
-
-/// `nodes` nodes with ids and `rels` relationships of types `R` (three in four) and `S`
-/// between random nodes (so self-loops and parallel relationships occur).
-fn random_graph(s: &mut Session, seed: u64, nodes: u64, rels: u64) {
-    run(s, "MATCH (n) DETACH DELETE n");
-    run(s, &format!("UNWIND range(0, {}) AS i CREATE (:N {{id: i}})", nodes - 1));
-    let mut rng = Lcg(seed);
-    let mut edges = Vec::new();
-    for _ in 0..rels {
-        let (a, b) = (rng.below(nodes), rng.below(nodes));
-        let ty = if rng.below(4) == 0 { "S" } else { "R" };
-        edges.push(format!("{{a: {a}, b: {b}, t: '{ty}'}}"));
-    }
-    run(
-        s,
-        &format!(
-            "UNWIND [{}] AS e MATCH (a:N {{id: e.a}}), (b:N {{id: e.b}}) \
-             FOREACH (_ IN CASE WHEN e.t = 'R' THEN [1] ELSE [] END | CREATE (a)-[:R]->(b)) \
-             FOREACH (_ IN CASE WHEN e.t = 'S' THEN [1] ELSE [] END | CREATE (a)-[:S]->(b))",
-            edges.join(", ")
-        ),
-    );
 }
 
 fn compare(s: &mut Session, seed: u64) {
@@ -102,7 +71,7 @@ fn quantified_path_patterns_equal_variable_length_relationships() {
     let db = Database::open(dir.path(), DatabaseConfig::default()).unwrap();
     let mut s = db.session();
     for seed in [1, 7, 42] {
-        random_graph(&mut s, seed, 9, 22);
+        common::random_rs_graph(&mut s, seed, 9, 22);
         compare(&mut s, seed);
     }
 }

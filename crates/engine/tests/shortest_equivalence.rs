@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
 use arbor_model::{to_cypher_literal, Value};
 
+mod common;
+
 fn run(s: &mut Session, q: &str) -> Vec<Vec<String>> {
     s.run(q, Default::default(), TxConfig::default()).unwrap_or_else(|e| panic!("{q}: {e}"));
     let mut rows = Vec::new();
@@ -21,39 +23,6 @@ fn run(s: &mut Session, q: &str) -> Vec<Vec<String>> {
         PullOutcome::Done(_) => rows,
         PullOutcome::HasMore => panic!("{q}: not exhausted"),
     }
-}
-
-/// A small linear congruential generator: the graphs are random but the same every run.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
-}
-
-/// `nodes` nodes with ids and `rels` relationships of types `R` (three in four) and `S`
-/// between random nodes (so self-loops and parallel relationships occur).
-fn random_graph(s: &mut Session, seed: u64, nodes: u64, rels: u64) {
-    run(s, "MATCH (n) DETACH DELETE n");
-    run(s, &format!("UNWIND range(0, {}) AS i CREATE (:N {{id: i}})", nodes - 1));
-    let mut rng = Lcg(seed);
-    let mut edges = Vec::new();
-    for _ in 0..rels {
-        let (a, b) = (rng.below(nodes), rng.below(nodes));
-        let ty = if rng.below(4) == 0 { "S" } else { "R" };
-        edges.push(format!("{{a: {a}, b: {b}, t: '{ty}'}}"));
-    }
-    run(
-        s,
-        &format!(
-            "UNWIND [{}] AS e MATCH (a:N {{id: e.a}}), (b:N {{id: e.b}}) \
-             FOREACH (_ IN CASE WHEN e.t = 'R' THEN [1] ELSE [] END | CREATE (a)-[:R]->(b)) \
-             FOREACH (_ IN CASE WHEN e.t = 'S' THEN [1] ELSE [] END | CREATE (a)-[:S]->(b))",
-            edges.join(", ")
-        ),
-    );
 }
 
 type Pair = (String, String);
@@ -117,7 +86,7 @@ fn shortest_paths_equal_the_shortest_variable_length_paths() {
     let mut s = db.session();
     // Small graphs: the unbounded selectors against every path up to the node count.
     for seed in [3, 11, 29] {
-        random_graph(&mut s, seed, 8, 14);
+        common::random_rs_graph(&mut s, seed, 8, 14);
         for (p, var) in [("-[:R*]->", "1..7"), ("<-[:R*]-", "1..7"), ("-[:R|S*]-", "1..5")] {
             let what = format!("seed {seed}, {p}");
             // Undirected, 5 is past every shortest path on these graphs (asserted below).
@@ -134,7 +103,7 @@ fn shortest_paths_equal_the_shortest_variable_length_paths() {
     // Larger, denser graphs: both sides of the search take several levels, with many
     // shortest paths per pair.
     for seed in [5, 17] {
-        random_graph(&mut s, seed, 40, 110);
+        common::random_rs_graph(&mut s, seed, 40, 110);
         for p in ["-[:R*]->", "-[:R|S*]-"] {
             compare(&mut s, &format!("seed {seed}, {p}, 40 nodes"), p, "1..3", "1..3");
         }

@@ -106,3 +106,41 @@ impl Rng {
         self.next() % n
     }
 }
+
+/// A small linear congruential generator: the graphs are random but the same every run.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// `nodes` nodes with ids and `rels` relationships of types `R` (three in four) and `S`
+/// between random nodes (so self-loops and parallel relationships occur); the graphs of
+/// `qpp_equivalence` and `shortest_equivalence`.
+pub fn random_rs_graph(s: &mut Session, seed: u64, nodes: u64, rels: u64) {
+    exec(s, "MATCH (n) DETACH DELETE n");
+    exec(s, &format!("UNWIND range(0, {}) AS i CREATE (:N {{id: i}})", nodes - 1));
+    let mut rng = Lcg(seed);
+    let mut edges = Vec::new();
+    for _ in 0..rels {
+        let (a, b) = (rng.below(nodes), rng.below(nodes));
+        let ty = if rng.below(4) == 0 { "S" } else { "R" };
+        edges.push(format!("{{a: {a}, b: {b}, t: '{ty}'}}"));
+    }
+    exec(
+        s,
+        &format!(
+            "UNWIND [{}] AS e MATCH (a:N {{id: e.a}}), (b:N {{id: e.b}}) \
+             FOREACH (_ IN CASE WHEN e.t = 'R' THEN [1] ELSE [] END | CREATE (a)-[:R]->(b)) \
+             FOREACH (_ IN CASE WHEN e.t = 'S' THEN [1] ELSE [] END | CREATE (a)-[:S]->(b))",
+            edges.join(", ")
+        ),
+    );
+}
+
+fn exec(s: &mut Session, q: &str) {
+    run(s, q).unwrap_or_else(|e| panic!("{e}"));
+}
