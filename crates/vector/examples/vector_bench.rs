@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release -p arbor-vector --example vector_bench -- [random|clustered|both]
 //!     [--n N] [--dims D] [--queries Q] [--ef 0,32,64,128] (0: the index's tuned ef) [--m M] [--efc EF] [--threads T]
-//!     [--quantized] [--codes-only] [--min-recall R]
+//!     [--quantized] [--codes-only] [--f32] [--min-recall R]
 //! ```
 //! `--quantized` also measures what Neo4j's quantized scores (`vector.quantization.enabled`, the
 //! default) cost: the recall of the exact quantized top 10 over every vector (the ceiling of
@@ -12,7 +12,8 @@
 //! Memory is the index's heap bytes per vector against the raw f32 bytes. `--codes-only` is the
 //! engine's setting: the index keeps one-byte codes only and re-ranks with vectors fetched
 //! from the caller (here the benchmark's own array, as the engine reads its property store).
-//! `--min-recall R` makes the run a check: exit status 1 when recall@10 at some measured ef is
+//! `--f32` builds and walks the graph on exact f32 distances (no codes; to measure what the codes
+//! cost). `--min-recall R` makes the run a check: exit status 1 when recall@10 at some measured ef is
 //! below `R` (the 20 k x 128 recall check that is too slow for CI, see `tests/recall.rs`).
 //! Defaults are the issue's targets: `random` = 1 M x 128 euclidean, `clustered` = 100 k x 768
 //! cosine (100 clusters, queries held out from the same clusters). Datasets come from `arbor_vector::synthetic` with fixed seeds.
@@ -35,6 +36,7 @@ struct Args {
     threads: Option<usize>,
     quantized: bool,
     codes_only: bool,
+    f32_walk: bool,
     min_recall: Option<f64>,
 }
 
@@ -50,6 +52,7 @@ fn parse() -> Args {
         threads: None,
         quantized: false,
         codes_only: false,
+        f32_walk: false,
         min_recall: None,
     };
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -72,6 +75,11 @@ fn parse() -> Args {
             }
             "--codes-only" => {
                 a.codes_only = true;
+                i += 1;
+                continue;
+            }
+            "--f32" => {
+                a.f32_walk = true;
                 i += 1;
                 continue;
             }
@@ -117,6 +125,10 @@ fn run(args: &Args, data: &[f32], queries: &[f32], dims: usize, sim: Similarity)
         config.threads = t;
     }
     config.keep_vectors = !args.codes_only;
+    if args.f32_walk {
+        config.codes_from = usize::MAX;
+        config.keep_vectors = true;
+    }
     let (start, cpu0) = (Instant::now(), cpu_seconds());
     let mut b = IndexBuilder::new(config).expect("config");
     for (i, v) in data.chunks_exact(dims).enumerate() {

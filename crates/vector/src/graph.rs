@@ -11,7 +11,7 @@
 
 use std::cmp::{Ordering as CmpOrdering, Reverse};
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
@@ -203,6 +203,11 @@ pub(crate) struct Visited {
     dists: Vec<f32>,
     dots: Vec<i32>,
     link: LinkScratch,
+    /// A layer search's frontier and expanded links (kept for their allocations).
+    todo: BinaryHeap<Reverse<Cand>>,
+    buf: Vec<u32>,
+    /// The prepared vector of the node being linked.
+    query: Query,
 }
 
 impl Visited {
@@ -251,6 +256,12 @@ pub(crate) struct Graph {
     pub entry: u32,
     pub max_level: u8,
     locks: Vec<Mutex<()>>,
+    /// While a large [`Graph::link_range`] runs: each layer-0 link's distance from its owner
+    /// (f32 bits, parallel to `links0`), valid for the nodes marked in `dist_ok`; empty
+    /// otherwise. A full list then gives up a link without measuring its links again (which
+    /// was a preparation and `m0` distances per link-back, about a third of an insert).
+    dist0: Vec<AtomicU32>,
+    dist_ok: Vec<AtomicBool>,
 }
 
 impl Graph {
@@ -268,6 +279,8 @@ impl Graph {
             entry: NO_NODE,
             max_level: 0,
             locks: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            dist0: Vec::new(),
+            dist_ok: Vec::new(),
         }
     }
 
@@ -438,7 +451,8 @@ impl Graph {
             visited.insert(s);
         }
         let accepts = |slot: u32| accept.is_none_or(|f| f(slot));
-        let mut todo: BinaryHeap<Reverse<Cand>> = BinaryHeap::with_capacity(ef * 2);
+        let mut todo = std::mem::take(&mut visited.todo);
+        todo.clear();
         let mut found: BinaryHeap<Cand> = BinaryHeap::with_capacity(ef + 1);
         for &e in entries {
             if visited.insert(e.slot) {
@@ -451,7 +465,7 @@ impl Graph {
         while found.len() > ef {
             found.pop();
         }
-        let mut buf = Vec::with_capacity(self.m0);
+        let mut buf = std::mem::take(&mut visited.buf);
         while let Some(Reverse(c)) = todo.pop() {
             if found.len() >= ef && found.peek().is_some_and(|w| c.dist > w.dist) {
                 break;
@@ -477,6 +491,8 @@ impl Graph {
                 }
             }
         }
+        visited.todo = todo;
+        visited.buf = buf;
         found.into_sorted_vec()
     }
 
@@ -569,9 +585,9 @@ impl Graph {
             return;
         }
         let level = self.levels[slot as usize];
-        let mut query = Query::default();
-        space.prepare_slot(slot, &mut query);
-        let query = &query;
+        let mut prepared = std::mem::take(&mut visited.query);
+        space.prepare_slot(slot, &mut prepared);
+        let query = &prepared;
         let mut best = Cand { dist: space.distance(query, self.entry), slot: self.entry };
         for l in (level.saturating_add(1)..=self.max_level).rev() {
             best = self.greedy(space, query, best, l);
@@ -598,6 +614,12 @@ impl Graph {
                 links.clear();
                 links.extend(chosen.iter().map(|c| c.slot));
                 self.set_neighbours(slot, *l, &links);
+                if *l == 0 && self.caching() {
+                    for (i, c) in chosen.iter().enumerate() {
+                        self.set_dist(slot, i, c.dist);
+                    }
+                    self.dist_ok[slot as usize].store(true, Ordering::Relaxed);
+                }
             }
         }
         let scratch = &mut visited.link;
@@ -607,6 +629,7 @@ impl Graph {
                 self.link_back(space, other, (slot, query), *l, cap, scratch);
             }
         }
+        visited.query = prepared;
     }
 
     /// Adds `slot` to the links of `other.slot` (`other.dist` is their distance). A full list
@@ -631,15 +654,35 @@ impl Graph {
         if links.contains(&slot) {
             return;
         }
+        let cached = level == 0 && self.caching();
+        let known = cached && self.dist_ok[other.slot as usize].load(Ordering::Relaxed);
         if links.len() < cap {
             links.push(slot);
             self.set_neighbours(other.slot, level, links);
+            if known {
+                self.set_dist(other.slot, links.len() - 1, other.dist);
+            }
             return;
         }
-        space.prepare_slot(other.slot, &mut scratch.base);
-        let base = &scratch.base;
         let dist_new = other.dist;
-        space.distances(base, links, (&mut scratch.dots, &mut scratch.dists));
+        if known {
+            let at = other.slot as usize * self.m0;
+            scratch.dists.clear();
+            scratch.dists.extend(
+                self.dist0[at..at + links.len()]
+                    .iter()
+                    .map(|d| f32::from_bits(d.load(Ordering::Relaxed))),
+            );
+        } else {
+            space.prepare_slot(other.slot, &mut scratch.base);
+            space.distances(&scratch.base, links, (&mut scratch.dots, &mut scratch.dists));
+            if cached {
+                for (i, &d) in scratch.dists.iter().enumerate() {
+                    self.set_dist(other.slot, i, d);
+                }
+                self.dist_ok[other.slot as usize].store(true, Ordering::Relaxed);
+            }
+        }
         let dists = &scratch.dists;
         // Covered by a closer link: the list stays as it is.
         let covered = links
@@ -663,7 +706,22 @@ impl Graph {
         if let Some(i) = victim {
             links[i] = slot;
             self.set_neighbours(other.slot, level, links);
+            if cached {
+                self.set_dist(other.slot, i, dist_new);
+            }
         }
+    }
+
+    /// Whether the layer-0 link distances are being kept (see `dist0`).
+    #[inline]
+    fn caching(&self) -> bool {
+        !self.dist_ok.is_empty()
+    }
+
+    /// Records the distance of the `i`-th layer-0 link of `slot`; the caller holds its lock.
+    #[inline]
+    fn set_dist(&self, slot: u32, i: usize, dist: f32) {
+        self.dist0[slot as usize * self.m0 + i].store(dist.to_bits(), Ordering::Relaxed);
     }
 
     /// Makes `slot` the entry point when it reaches above the current top layer.
@@ -688,6 +746,13 @@ impl Graph {
         let n = self.len();
         let top = (start as u32..n as u32).max_by_key(|&s| (self.levels[s as usize], Reverse(s)));
         let Some(top) = top else { return };
+        // The link distances cost `4 m0` bytes per node while they are kept: worth it when
+        // the batch is a large part of the graph (a bulk build), not for a few hundred nodes
+        // added to a large index.
+        if (n - start) * 2 >= n {
+            self.dist0 = (0..n * self.m0).map(|_| AtomicU32::new(0)).collect();
+            self.dist_ok = (0..n).map(|_| AtomicBool::new(false)).collect();
+        }
         let first = self.entry == NO_NODE || self.levels[top as usize] > self.max_level;
         if first {
             self.insert(space, top, ef_construction, &mut Visited::default());
@@ -711,6 +776,8 @@ impl Graph {
                 });
             }
         });
+        self.dist0 = Vec::new();
+        self.dist_ok = Vec::new();
     }
 
     /// How many layer-0 lists hold each slot (a node no list holds is found only as the

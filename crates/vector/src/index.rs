@@ -60,6 +60,10 @@ pub struct IndexConfig {
     /// Whether the index keeps the f32 vectors beside the codes (exact re-ranking without a
     /// fetch). The engine turns it off and passes [`SearchParams::fetch`] instead.
     pub keep_vectors: bool,
+    /// Entries from which the graph walks one-byte codes ([`CODES_FROM`]; `usize::MAX`: never,
+    /// the graph walks the f32 vectors, which are then always kept). Not persisted: a loaded
+    /// index gets the default.
+    pub codes_from: usize,
 }
 
 impl IndexConfig {
@@ -74,6 +78,7 @@ impl IndexConfig {
             seed: 0x5eed_a7b0,
             exact_below: 1024,
             keep_vectors: true,
+            codes_from: CODES_FROM,
         }
     }
 
@@ -292,7 +297,10 @@ impl VectorIndex {
     /// Fits the codebook once there are [`CODES_FROM`] entries and encodes them all (the f32
     /// vectors are still held: [`Self::settle`] drops them).
     fn fit_codes(&mut self) {
-        if self.book.is_some() || self.len() < CODES_FROM || !self.has_vectors() {
+        if self.book.is_some()
+            || self.len() < self.config.codes_from.max(CODES_FROM)
+            || !self.has_vectors()
+        {
             return;
         }
         let dims = self.config.dims;
