@@ -11,7 +11,7 @@
 
 use std::cmp::{Ordering as CmpOrdering, Reverse};
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
@@ -203,10 +203,10 @@ pub(crate) struct Visited {
     dists: Vec<f32>,
     dots: Vec<i32>,
     link: LinkScratch,
-    /// A layer search's frontier and expanded links (kept for their allocations).
+    /// A layer search's frontier and expanded links, and the prepared vector of the node
+    /// being linked (kept for their allocations).
     todo: BinaryHeap<Reverse<Cand>>,
     buf: Vec<u32>,
-    /// The prepared vector of the node being linked.
     query: Query,
 }
 
@@ -256,12 +256,6 @@ pub(crate) struct Graph {
     pub entry: u32,
     pub max_level: u8,
     locks: Vec<Mutex<()>>,
-    /// While a large [`Graph::link_range`] runs: each layer-0 link's distance from its owner
-    /// (f32 bits, parallel to `links0`), valid for the nodes marked in `dist_ok`; empty
-    /// otherwise. A full list then gives up a link without measuring its links again (which
-    /// was a preparation and `m0` distances per link-back, about a third of an insert).
-    dist0: Vec<AtomicU32>,
-    dist_ok: Vec<AtomicBool>,
 }
 
 impl Graph {
@@ -279,8 +273,6 @@ impl Graph {
             entry: NO_NODE,
             max_level: 0,
             locks: (0..STRIPES).map(|_| Mutex::new(())).collect(),
-            dist0: Vec::new(),
-            dist_ok: Vec::new(),
         }
     }
 
@@ -350,6 +342,27 @@ impl Graph {
             let n = (self.upper[base].load(Ordering::Acquire) as usize).min(self.m);
             let links = &self.upper[base + 1..base + 1 + n];
             out.extend(links.iter().map(|l| l.load(Ordering::Relaxed)));
+        }
+    }
+
+    /// The links of `slot` on `level` that `visited` has not seen, marked as seen, into `out`
+    /// (one pass: a copy then a `retain` was 6% of a build's instructions).
+    #[inline]
+    fn fresh_neighbours(&self, slot: u32, level: u8, visited: &mut Visited, out: &mut Vec<u32>) {
+        out.clear();
+        let mut keep = |cell: &AtomicU32| {
+            let n = cell.load(Ordering::Relaxed);
+            if visited.insert(n) {
+                out.push(n);
+            }
+        };
+        if level == 0 {
+            let n = usize::from(self.count0[slot as usize].load(Ordering::Acquire)).min(self.m0);
+            let at = slot as usize * self.m0;
+            self.links0[at..at + n].iter().for_each(&mut keep);
+        } else if let Some(base) = self.upper_index(slot, level) {
+            let n = (self.upper[base].load(Ordering::Acquire) as usize).min(self.m);
+            self.upper[base + 1..base + 1 + n].iter().for_each(&mut keep);
         }
     }
 
@@ -470,8 +483,7 @@ impl Graph {
             if found.len() >= ef && found.peek().is_some_and(|w| c.dist > w.dist) {
                 break;
             }
-            self.neighbours(c.slot, level, &mut buf);
-            buf.retain(|&n| visited.insert(n));
+            self.fresh_neighbours(c.slot, level, visited, &mut buf);
             space.distances(query, &buf, (&mut visited.dots, &mut visited.dists));
             for (&n, &d) in buf.iter().zip(&visited.dists) {
                 let full = found.len() >= ef;
@@ -614,12 +626,6 @@ impl Graph {
                 links.clear();
                 links.extend(chosen.iter().map(|c| c.slot));
                 self.set_neighbours(slot, *l, &links);
-                if *l == 0 && self.caching() {
-                    for (i, c) in chosen.iter().enumerate() {
-                        self.set_dist(slot, i, c.dist);
-                    }
-                    self.dist_ok[slot as usize].store(true, Ordering::Relaxed);
-                }
             }
         }
         let scratch = &mut visited.link;
@@ -654,35 +660,15 @@ impl Graph {
         if links.contains(&slot) {
             return;
         }
-        let cached = level == 0 && self.caching();
-        let known = cached && self.dist_ok[other.slot as usize].load(Ordering::Relaxed);
         if links.len() < cap {
             links.push(slot);
             self.set_neighbours(other.slot, level, links);
-            if known {
-                self.set_dist(other.slot, links.len() - 1, other.dist);
-            }
             return;
         }
+        space.prepare_slot(other.slot, &mut scratch.base);
+        let base = &scratch.base;
         let dist_new = other.dist;
-        if known {
-            let at = other.slot as usize * self.m0;
-            scratch.dists.clear();
-            scratch.dists.extend(
-                self.dist0[at..at + links.len()]
-                    .iter()
-                    .map(|d| f32::from_bits(d.load(Ordering::Relaxed))),
-            );
-        } else {
-            space.prepare_slot(other.slot, &mut scratch.base);
-            space.distances(&scratch.base, links, (&mut scratch.dots, &mut scratch.dists));
-            if cached {
-                for (i, &d) in scratch.dists.iter().enumerate() {
-                    self.set_dist(other.slot, i, d);
-                }
-                self.dist_ok[other.slot as usize].store(true, Ordering::Relaxed);
-            }
-        }
+        space.distances(base, links, (&mut scratch.dots, &mut scratch.dists));
         let dists = &scratch.dists;
         // Covered by a closer link: the list stays as it is.
         let covered = links
@@ -706,22 +692,7 @@ impl Graph {
         if let Some(i) = victim {
             links[i] = slot;
             self.set_neighbours(other.slot, level, links);
-            if cached {
-                self.set_dist(other.slot, i, dist_new);
-            }
         }
-    }
-
-    /// Whether the layer-0 link distances are being kept (see `dist0`).
-    #[inline]
-    fn caching(&self) -> bool {
-        !self.dist_ok.is_empty()
-    }
-
-    /// Records the distance of the `i`-th layer-0 link of `slot`; the caller holds its lock.
-    #[inline]
-    fn set_dist(&self, slot: u32, i: usize, dist: f32) {
-        self.dist0[slot as usize * self.m0 + i].store(dist.to_bits(), Ordering::Relaxed);
     }
 
     /// Makes `slot` the entry point when it reaches above the current top layer.
@@ -746,13 +717,6 @@ impl Graph {
         let n = self.len();
         let top = (start as u32..n as u32).max_by_key(|&s| (self.levels[s as usize], Reverse(s)));
         let Some(top) = top else { return };
-        // The link distances cost `4 m0` bytes per node while they are kept: worth it when
-        // the batch is a large part of the graph (a bulk build), not for a few hundred nodes
-        // added to a large index.
-        if (n - start) * 2 >= n {
-            self.dist0 = (0..n * self.m0).map(|_| AtomicU32::new(0)).collect();
-            self.dist_ok = (0..n).map(|_| AtomicBool::new(false)).collect();
-        }
         let first = self.entry == NO_NODE || self.levels[top as usize] > self.max_level;
         if first {
             self.insert(space, top, ef_construction, &mut Visited::default());
@@ -776,8 +740,6 @@ impl Graph {
                 });
             }
         });
-        self.dist0 = Vec::new();
-        self.dist_ok = Vec::new();
     }
 
     /// How many layer-0 lists hold each slot (a node no list holds is found only as the
