@@ -6,7 +6,7 @@
 //! memory within 1.2x of the raw vectors); later inserts go to the small `recent` map. A
 //! deleted entry stays in the graph as a routing node until [`VectorIndex::compact`].
 //!
-//! From [`CODES_FROM`] entries on, the graph walks one-byte codes (`crate::codes`: a quarter
+//! From [`CODES_FROM`] entries on (or [`IndexConfig::codes_from`], never below it), the graph walks one-byte codes (`crate::codes`: a quarter
 //! of the bytes per distance) and the best candidates are ranked again by exact f32
 //! distances. The f32 vectors come from the index itself when it keeps them
 //! ([`IndexConfig::keep_vectors`], the default), else from the caller's

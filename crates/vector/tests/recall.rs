@@ -93,3 +93,31 @@ fn default_search_keeps_recall_as_hard_data_grows() {
     assert!(floor < 0.95, "recall@10 {floor:.3} at the fixed ef {fixed}: data not hard enough");
     assert!(tuned >= 0.95, "recall@10 {tuned:.3} below 0.95 at the index's default ef");
 }
+
+/// `codes_from = usize::MAX` walks the exact f32 vectors: they are kept even with
+/// `keep_vectors` off, and every score a search returns is the exact one (over codes without
+/// a fetch, scores come from the codes and differ).
+#[test]
+fn f32_walk_keeps_exact_vectors_and_scores() {
+    let (dims, n) = (16, 3000);
+    let data = synthetic::uniform(n, dims, 5);
+    let queries = synthetic::uniform(20, dims, 6);
+    let mut config = IndexConfig::new(dims, Similarity::Euclidean);
+    config.keep_vectors = false;
+    config.codes_from = usize::MAX;
+    let mut b = IndexBuilder::new(config).unwrap();
+    for (i, v) in data.chunks_exact(dims).enumerate() {
+        b.add(i as u64, v, 1).unwrap();
+    }
+    let index = b.build().unwrap();
+    assert!(index.has_vectors(), "the f32 vectors are kept");
+    let params = SearchParams { snapshot: 1, ef: 64, ..SearchParams::default() };
+    for q in queries.chunks_exact(dims) {
+        for hit in index.search(q, 10, &params).unwrap() {
+            let v = &data[hit.id as usize * dims..(hit.id as usize + 1) * dims];
+            let sim = Similarity::Euclidean;
+            let exact = sim.score_of_distance(arbor_vector::distance::l2_squared(q, v));
+            assert_eq!(hit.score, exact, "id {}", hit.id);
+        }
+    }
+}
