@@ -29,6 +29,27 @@ const CASES: &[(&str, &str)] = &[
     ("<-[:A|B*3..5]-(n)", "RETURN count(DISTINCT n.id)"),
     ("-[*0..3]-(n)", "RETURN DISTINCT n.id"),
     ("--()--()--(n)", "WHERE n:N RETURN DISTINCT n.id"),
+    // Keys shared by several ends (`n.x` is `id % 4`), of mixed types (integers, then strings
+    // and nulls), and the end node itself: the fused `Distinct` over the expansion
+    // deduplicates the key, not the end.
+    ("-->()-->(n)", "RETURN DISTINCT n.x"),
+    ("<-[:A]-()<-[:A]-()<-[:A]-(n)", "RETURN DISTINCT n.x + 1 AS y"),
+    ("-->()-->()-->()-->(n:N)", "WHERE n.id <> 3 RETURN DISTINCT n.x"),
+    (
+        "-[*1..2]->(n)",
+        "RETURN DISTINCT CASE WHEN n.id % 3 = 0 THEN n.x WHEN n.id % 3 = 1 THEN toString(n.x) END",
+    ),
+    ("-->()-->(n:N)", "WITH DISTINCT n RETURN n.id"),
+];
+
+/// Several start rows into one `DISTINCT`, and one `DISTINCT` per outer row (a subquery, whose
+/// operators are reset per row): the keys are shared across the start rows, and cleared for
+/// each outer row.
+const MANY_STARTS: &[&str] = &[
+    "MATCH (s:N) WHERE s.id < 6 MATCH (s)-->()-->(n) RETURN DISTINCT n.x",
+    "MATCH (s:N) MATCH (s)-->()-->()-->()-->(n:N) WHERE n.x >= 1 RETURN DISTINCT n.id",
+    "MATCH (s:N) CALL { WITH s MATCH (s)-->()-->(n) RETURN DISTINCT n.x AS x } RETURN s.id, x",
+    "MATCH (s:N) CALL { WITH s MATCH (s)-[*1..2]->(n) RETURN DISTINCT n.id AS i } RETURN s.id, i",
 ];
 
 /// Operator names that answer distinct ends.
@@ -129,4 +150,31 @@ fn distinct_end_expansions_answer_like_trail_by_trail_expansions() {
     }
     // The comparisons are not of empty answers only.
     assert!(non_empty > 500, "{non_empty} non-empty answers");
+}
+
+#[test]
+fn distinct_keys_are_shared_by_start_rows_and_cleared_per_outer_row() {
+    for seed in 5..=8u64 {
+        let nodes = 9 + seed;
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(dir.path(), DatabaseConfig::default()).unwrap();
+        let mut s = db.session();
+        create_graph(&mut s, seed, nodes);
+        for when in ["delta only", "base"] {
+            if when == "base" {
+                db.checkpoint().unwrap();
+            }
+            for q in MANY_STARTS {
+                let ops = plan_ops(&mut s, q);
+                assert!(ops.iter().any(|o| DISTINCT_ENDS.contains(&o.as_str())), "{q}: {ops:?}");
+                let plain = q
+                    .replacen("MATCH (s)", "MATCH p = (s)", 1)
+                    .replace("WITH s MATCH (s)", "WITH s MATCH p = (s)");
+                assert_ne!(&plain, q);
+                let want = sorted(&mut s, &plain);
+                assert!(want.len() > 1, "seed {seed}, {when}: {q}: {want:?}");
+                assert_eq!(sorted(&mut s, q), want, "seed {seed}, {when}: {q}");
+            }
+        }
+    }
 }

@@ -8,6 +8,7 @@ use arbor_model::Result;
 
 use super::aggregate::build_aggregate;
 use super::builder::Builder;
+use super::distinct_ends::build_distinct_ends;
 use super::expand::build_expand;
 use super::frontier::build_frontier;
 use super::id_seek::build_id_seek;
@@ -101,6 +102,10 @@ impl Operator for Counted {
 
 /// Sends each operator to the builder of its family.
 fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
+    // `DISTINCT` of one key projected from a distinct-end expansion: one fused operator.
+    if let Some(fused) = build_distinct_ends(op, b) {
+        return fused;
+    }
     match op {
         // A filter right above a variable-length expansion runs inside it (see
         // `build_expand`).

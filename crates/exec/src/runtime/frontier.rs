@@ -50,7 +50,7 @@ struct Step {
 }
 
 /// The frontier expansion (see the module doc).
-struct FrontierExpand {
+pub(super) struct FrontierExpand {
     input: Box<dyn Operator>,
     from: Slot,
     dir: Direction,
@@ -85,7 +85,7 @@ struct FrontierExpand {
 }
 
 impl FrontierExpand {
-    fn new(op: &Op, b: &mut Builder, filter: Option<(PExpr, usize)>) -> FrontierExpand {
+    pub(super) fn new(op: &Op, b: &mut Builder, filter: Option<(PExpr, usize)>) -> FrontierExpand {
         let Op::FrontierExpand { input, from, to, dir, types, min, max, unique_with } = op else {
             unreachable!("FrontierExpand::new on another operator")
         };

@@ -27,6 +27,8 @@
 //!   the `Aggregate` operator; `fused`: the fused scan aggregate (`FusedScan`) and its column
 //!   mode (`ColumnAgg`); `aggregate_typed`: that column mode over integer batches
 //!   (`TypedAgg`: selection vectors, direct group tables, per-batch summaries).
+//! - `distinct_ends`: `Distinct` over a one-key `Project` over a distinct-end expansion as
+//!   one operator (the key deduplicated in the expansion's emission loop, no row per end).
 //! - `relational`: filter, project, distinct, sort, skip/limit, unwind, optional, apply,
 //!   union, eager, procedure calls.
 //! - `batched`: `TransactionApply`, the batches of `CALL { ... } IN TRANSACTIONS`.
@@ -41,6 +43,7 @@ mod batched;
 mod build;
 mod builder;
 mod cursor;
+mod distinct_ends;
 mod expand;
 mod frontier;
 mod fused;

@@ -66,7 +66,7 @@ pub(super) trait Pump: Send {
 /// Expands input row after input row, handing each result to `emit` until it says stop
 /// (`true`, returned) or the input is exhausted (`false`).
 #[inline(always)]
-fn pump<P, E>(p: &mut P, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
+pub(super) fn pump<P, E>(p: &mut P, ctx: &mut Ctx, g: &mut dyn Graph, emit: &mut E) -> Result<bool>
 where
     P: Pump,
     E: FnMut(&mut Row, &mut Ctx, &mut dyn Graph) -> Result<bool>,

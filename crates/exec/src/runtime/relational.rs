@@ -9,6 +9,7 @@ use arbor_model::{group_key, Error, GroupKey, Result, Status, Value};
 
 use super::batched::TransactionApply;
 use super::builder::{build, Builder};
+use super::distinct_ends::KeySet;
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::{self, eval, CompiledPred};
 use crate::graph::Graph;
@@ -36,9 +37,7 @@ pub(super) fn build_relational(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             input: build(input, b),
             slots: slots.clone(),
             seen: FxHashSet::default(),
-            seen_one: FxHashSet::default(),
-            seen_ints: FxHashSet::default(),
-            ints_only: true,
+            seen_one: KeySet::default(),
             key: Vec::new(),
         }),
         Op::Sort { input, keys } => {
@@ -169,12 +168,7 @@ struct Distinct {
     slots: Vec<Slot>,
     seen: FxHashSet<Vec<GroupKey>>,
     /// The keys seen when there is one slot (most `DISTINCT`s: no key vector per row).
-    seen_one: FxHashSet<GroupKey>,
-    /// With one slot, while every key so far was an integer: the keys, hashed as plain
-    /// integers (`ints_only`); the first other key moves them into `seen_one` as
-    /// `GroupKey::Int`, the key `group_key` gives an integer, so the answers are the same.
-    seen_ints: FxHashSet<i64>,
-    ints_only: bool,
+    seen_one: KeySet,
     /// The current row's key, reused: only new keys are copied into `seen`.
     key: Vec<GroupKey>,
 }
@@ -184,23 +178,12 @@ impl Operator for Distinct {
         self.input.reset(arg);
         self.seen.clear();
         self.seen_one.clear();
-        self.seen_ints.clear();
-        self.ints_only = true;
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         while let Some(r) = self.input.next(ctx, g)? {
             ctx.tick()?;
             let new = if let [s] = self.slots[..] {
-                match &r[s] {
-                    Value::Int(x) if self.ints_only => self.seen_ints.insert(*x),
-                    v => {
-                        if self.ints_only {
-                            self.ints_only = false;
-                            self.seen_one.extend(self.seen_ints.drain().map(GroupKey::Int));
-                        }
-                        self.seen_one.insert(group_key(v))
-                    }
-                }
+                self.seen_one.insert(&r[s])
             } else {
                 self.key.clear();
                 self.key.extend(self.slots.iter().map(|s| group_key(&r[*s])));
