@@ -177,8 +177,8 @@ impl Database {
 
 // ------------------------------------------------------------------------------ warm-up
 
-/// The unit `apoc.warmup.run` reports in: Neo4j's page size. Arbor has no page cache (the
-/// store is memory-resident after open), so a "page" is 8 KiB of its in-memory columns.
+/// The unit `apoc.warmup.run` reports in: Neo4j's page size. Arbor's page cache pages are
+/// 4 KiB; a "page" here is 8 KiB of its in-memory columns.
 const PAGE: u64 = 8192;
 
 /// What one warm-up pass read.
@@ -294,6 +294,7 @@ fn install_warmup(db: &Database) {
         let load_dynamic = flag_arg(args, 1)? && load_props;
         let load_indexes = flag_arg(args, 2)?;
         let t = Instant::now();
+        db.store().warm_base()?;
         let stats = db.store().memory_stats().base;
         let w = warm(g, load_props);
         let prop_bytes = stats.node_property_bytes + stats.rel_property_bytes;
@@ -377,7 +378,8 @@ fn install_warmup(db: &Database) {
         "apoc.warmup.run",
         vec![boolean("loadProperties"), boolean("loadDynamicProperties"), boolean("loadIndexes")],
         outputs,
-        "Reads every node and relationship (and, if asked, every property) of the store once; \
+        "Reads into memory the parts of the store that fit the memory limit, then every node \
+         and relationship (and, if asked, every property) of the store once; \
          reports APOC's columns, with pages meaning 8 KiB of Arbor's in-memory columns.",
         body,
     );
@@ -390,6 +392,7 @@ fn install_warmup(db: &Database) {
             Error::new(Status::TransactionTerminated, "the database is shut down")
         })?;
         let t = Instant::now();
+        db.store().warm_base()?;
         let s = db.store().memory_stats().base;
         let w = warm(g, true);
         let bytes = s.node_bytes
@@ -416,8 +419,9 @@ fn install_warmup(db: &Database) {
             int("bytes"),
             int("timeMillis"),
         ],
-        "Reads every node, relationship and property of the store once and reports how many, \
-         the store's in-memory size and the time taken.",
+        "Reads into memory the parts of the store that fit the memory limit (a store opens \
+         with them in its segment file), then every node, relationship and property once; \
+         reports how many, the store's in-memory size and the time taken.",
         body,
     );
     let _ = db.register_procedure_fn(p);

@@ -271,8 +271,13 @@ fn check_compares_the_stored_counts_with_the_graph() {
     let dir = tempfile::tempdir().unwrap();
     let (name, seg) = complete_store(dir.path());
     let pool = Arc::new(crate::pager::pool::BufferPool::new(1 << 20).unwrap());
-    let (base, _) =
-        crate::durability::checkpoint_segments::open_base(&seg, &pool, &[], true).unwrap();
+    let (base, _) = crate::durability::checkpoint_segments::open_base(
+        &seg,
+        &pool,
+        &[],
+        crate::base::OpenMode::Resident,
+    )
+    .unwrap();
     let mut counts = counts_of(&base);
     counts.total += 1;
     let bad = encode_counts(&counts);
@@ -317,7 +322,7 @@ fn a_segment_ordered_by_the_old_hash_opens_with_rebuilt_arrays_and_is_converted(
     };
     // Rewrite the segment as a version-1 build wrote it (same columns, old hash order).
     let pool = Arc::new(crate::pager::pool::BufferPool::new(1 << 20).unwrap());
-    let (base, counts) = open_base(&seg, &pool, &[], true).unwrap();
+    let (base, counts) = open_base(&seg, &pool, &[], crate::base::OpenMode::Resident).unwrap();
     let words = base.label_set_words();
     let extra = base.legacy_segment_extra().unwrap();
     let counts = encode_counts(&counts);

@@ -312,6 +312,9 @@ impl Case {
             checkpoint_wal_bytes: [2_000, 20_000, u64::MAX][rng.below(3) as usize],
             wal_segment_bytes: [400, 4_000, 1 << 20][rng.below(3) as usize],
             memory_limit: Some(1 << 20),
+            // Half the cases promote the base at every open (not drawn: the seeds keep their
+            // other choices).
+            promote_at_open: seed.is_multiple_of(2),
         };
         let (fault, skip) = match rng.below(9) {
             0..=2 => (FaultKind::Crash, rng.below(150)),
@@ -682,6 +685,7 @@ fn quiet_config(durability: Durability, wal_segment_bytes: u64) -> StoreConfig {
         checkpoint_wal_bytes: u64::MAX,
         wal_segment_bytes,
         memory_limit: Some(1 << 20),
+        promote_at_open: false,
     }
 }
 

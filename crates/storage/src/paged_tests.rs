@@ -309,5 +309,12 @@ fn check_compares_the_segment_with_the_decoded_checkpoint() {
 pub(crate) fn resident_base(dir: &std::path::Path, name: &str) -> crate::base::Base {
     let seg = crate::pager::open_segment(&crate::RealFs, dir, name).unwrap();
     let pool = std::sync::Arc::new(crate::pager::pool::BufferPool::new(1 << 20).unwrap());
-    crate::durability::checkpoint_segments::open_base(&seg, &pool, &[], true).unwrap().0
+    crate::durability::checkpoint_segments::open_base(
+        &seg,
+        &pool,
+        &[],
+        crate::base::OpenMode::Resident,
+    )
+    .unwrap()
+    .0
 }

@@ -16,6 +16,7 @@ use crate::base::BaseStats;
 use crate::codec::Enc;
 use crate::durability::checkpoint;
 use crate::durability::persist::Persist;
+use crate::durability::promote;
 use crate::durability::recovery::recover;
 use crate::durability::snapshot::{BackupSnapshot, Since};
 use crate::durability::wal::{self, io_err, WalShared};
@@ -82,6 +83,8 @@ struct Handle {
 
 struct Life {
     writer: Option<JoinHandle<()>>,
+    /// The promotion of the lazily opened base (`durability/promote.rs`) and its stop flag.
+    promote: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
     background: Option<(Sender<()>, JoinHandle<()>)>,
     lock_file: Option<Box<dyn Any + Send>>,
     stopped: bool,
@@ -103,6 +106,7 @@ impl Store {
                 persist: None,
                 life: Mutex::new(Life {
                     writer: None,
+                    promote: None,
                     background,
                     lock_file: None,
                     stopped: false,
@@ -135,6 +139,7 @@ impl Store {
             recovery_checkpoint: AtomicBool::new(false),
             pager: Pager::new(vfs.clone(), dir, config.memory_limit)?,
             backup_marks: Default::default(),
+            promote_lock: Mutex::new(()),
         };
         let persist = Arc::new(persist);
         let core = Arc::new(Core::new(true));
@@ -170,12 +175,15 @@ impl Store {
         let background = spawn_background(core.clone(), Some(persist.clone()));
         core.keep_vector_files(vfs.clone(), dir);
         core.start_vector_builds();
+        let promote =
+            config.promote_at_open.then(|| promote::start(&core, &persist, true)).flatten();
         Ok(Store {
             h: Arc::new(Handle {
                 core,
                 persist: Some(persist),
                 life: Mutex::new(Life {
                     writer: Some(writer),
+                    promote,
                     background,
                     lock_file,
                     stopped: false,
@@ -207,10 +215,14 @@ impl Store {
             recovery_checkpoint: AtomicBool::new(false),
             pager: Pager::new(vfs.clone(), dir, None)?,
             backup_marks: Default::default(),
+            promote_lock: Mutex::new(()),
         };
         let persist = Arc::new(persist);
         let core = Arc::new(Core::new(true));
         recover(&core, Some(&persist), &*vfs, dir, false)?;
+        if StoreConfig::default().promote_at_open {
+            promote::start(&core, &persist, false);
+        }
         core.lock_commit().closed = true;
         Ok(Store {
             h: Arc::new(Handle {
@@ -218,6 +230,7 @@ impl Store {
                 persist: Some(persist),
                 life: Mutex::new(Life {
                     writer: None,
+                    promote: None,
                     background: None,
                     lock_file,
                     stopped: false,
@@ -588,6 +601,17 @@ impl Store {
         checkpoint::compact(&self.h.core)
     }
 
+    /// Promotes the base the store opened lazily (every large column read through the page
+    /// cache) now: the parts that fit their share of the memory limit are read into memory
+    /// and new transactions read them there (`durability/promote.rs`; a file-backed store
+    /// also does this in the background after it opens). Returns whether the base changed;
+    /// `false` when nothing more fits, a checkpoint already replaced the base, or the store
+    /// has no files.
+    pub fn warm_base(&self) -> Result<bool> {
+        let Some(p) = &self.h.persist else { return Ok(false) };
+        promote::promote(&self.h.core, p, &AtomicBool::new(false))
+    }
+
     /// Sizes of the compact base (built at the last checkpoint, compaction or recovery) and the
     /// number of delta entries on top of it.
     pub fn memory_stats(&self) -> MemoryStats {
@@ -694,6 +718,10 @@ impl Handle {
             return Ok(());
         }
         life.stopped = true;
+        if let Some((stop, _detached)) = life.promote.take() {
+            // Not joined: a promotion of a large store may be seconds from its next check.
+            stop.store(true, Ordering::Release);
+        }
         if let Some((stop, thread)) = life.background.take() {
             drop(stop);
             let _ = thread.join();

@@ -28,6 +28,11 @@ pub struct StoreConfig {
     pub wal_segment_bytes: u64,
     /// The page cache's budget in bytes (segment pages); `None`: half of the machine's memory.
     pub memory_limit: Option<u64>,
+    /// After the open (which leaves every large column in the segment file, read through the
+    /// page cache), read the parts that fit their share of `memory_limit` into memory in a
+    /// background thread (`durability/promote.rs`). Off in the crate's own tests, so their
+    /// small stores keep covering the reads through the pool.
+    pub promote_at_open: bool,
 }
 
 impl Default for StoreConfig {
@@ -38,6 +43,7 @@ impl Default for StoreConfig {
             checkpoint_wal_bytes: 256 << 20,
             wal_segment_bytes: 64 << 20,
             memory_limit: None,
+            promote_at_open: !cfg!(test),
         }
     }
 }

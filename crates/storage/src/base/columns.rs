@@ -491,6 +491,23 @@ impl AtomicBits {
             c[w % DIRTY_CHUNK].fetch_or(1 << (i % 64), Ordering::Release);
         }
     }
+    /// Sets every bit set in `other` (of the same length).
+    pub fn copy_from(&self, other: &AtomicBits) {
+        if !other.any() {
+            return;
+        }
+        for (ci, c) in other.chunks.iter().enumerate() {
+            let Some(c) = c.get() else { continue };
+            for (wi, word) in c.iter().enumerate() {
+                let mut bits = word.load(Ordering::Acquire);
+                let base = ((ci * DIRTY_CHUNK + wi) * 64) as u64;
+                while bits != 0 {
+                    self.set(base + u64::from(bits.trailing_zeros()));
+                    bits &= bits - 1;
+                }
+            }
+        }
+    }
     /// Whether any bit was ever set.
     #[inline]
     pub fn any(&self) -> bool {

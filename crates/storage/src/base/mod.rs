@@ -42,7 +42,7 @@ pub use graph::BaseStats;
 pub(crate) use graph::{Base, NodeRef, RelRef};
 #[cfg(test)]
 pub(crate) use index::{key_hash, legacy_key_hash};
-pub(crate) use segment_open::is_complete;
 #[cfg(test)]
 pub(crate) use segment_open::meta_version;
+pub(crate) use segment_open::{is_complete, OpenMode};
 pub(crate) use segments::{compare as compare_segment, SegGraph};

@@ -1,8 +1,11 @@
 //! A complete segment: the rest of the base beyond adjacency, label codes and properties,
 //! which a checkpoint writes to its segment (relationship-id positions, relationship types,
 //! interned strings, per-label node bitsets, the hash-ordered index arrays, statistics), and
-//! [`Base::from_segment`], which opens a base from the segment alone: its header, then the
-//! columns that stay in memory read whole (sequential reads, no decoding), the rest paged.
+//! [`Base::from_segment`], which opens a base from the segment alone: its header and meta,
+//! then per part (label codes and bitsets, adjacency, index arrays, property blobs) either
+//! the column read whole (sequential reads, no decoding) or left in the segment and read
+//! through the page cache, as the [`OpenMode`] says. A store opens lazily (everything of
+//! O(nodes or relationships) paged) and promotes afterwards (`durability/promote.rs`).
 //!
 //! Column ids (1–14 in `segments.rs`): 15 relationship-id positions, 16 the meta bytes
 //! (below), 17 label bitset words, 18 index words. The value-ordered index arrays, TEXT
@@ -90,6 +93,48 @@ fn stats_fields(s: &mut BaseStats) -> [&mut u64; 10] {
         &mut s.index_bytes,
         &mut s.interned_strings,
     ]
+}
+
+/// What [`Base::from_segment`] reads whole and what it leaves in the segment, read through
+/// the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OpenMode {
+    /// A store's open: every column of O(nodes or relationships) stays in the segment, so the
+    /// open reads the header, the meta, the label-set dictionary and the counts only, whatever
+    /// the budget.
+    Lazy,
+    /// A promotion after the open ([`Base::promotion_pays`]): a part whose decoded size
+    /// [stays resident](stays_resident) under the pool's budget is read whole, the rest paged.
+    Budget,
+    /// `arbor check`: everything read whole.
+    Resident,
+}
+
+/// Which parts of a base [`Base::from_segment`] reads whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Keep {
+    pub nodes: bool,
+    pub rels: bool,
+    pub index: bool,
+    pub props: bool,
+}
+
+impl OpenMode {
+    /// The parts read whole for a base of (full, in-memory) sizes `s` under a pool of
+    /// `budget` bytes.
+    pub(crate) fn keeps(self, s: &BaseStats, budget: u64) -> Keep {
+        let fits = |bytes: u64| match self {
+            OpenMode::Lazy => false,
+            OpenMode::Budget => stays_resident(bytes, budget),
+            OpenMode::Resident => true,
+        };
+        Keep {
+            nodes: fits(s.node_bytes),
+            rels: fits(s.rel_bytes),
+            index: fits(s.index_bytes),
+            props: fits(s.node_property_bytes + s.rel_property_bytes),
+        }
+    }
 }
 
 /// Whether `seg` is complete: a base opens from it without the decoded checkpoint.
@@ -182,32 +227,24 @@ impl Base {
         Ok(SegExtra { meta: e.buf, bits, index })
     }
 
-    /// Opens the base of complete segment `seg` (see the module docs): label codes and sets,
-    /// bitsets, relationship positions, the forward offsets, neighbours and types, strings
-    /// and index arrays in memory; the rest of the adjacency and the property blobs read
-    /// through `pool`, unless they [stay resident](stays_resident) (or `resident` asks for
-    /// everything in memory, as `arbor check` does). Indexes of `pairs` the segment lacks are
-    /// built. Every page read is verified; damage is `Corruption` naming file and page.
+    /// Opens the base of complete segment `seg` (see the module docs). The label-set
+    /// dictionary, strings, relationship types and the meta are read whole; what else is read
+    /// whole and what stays in the segment, read through `pool`, `mode` decides per part
+    /// (label codes and bitsets, adjacency with relationship positions, index arrays, property
+    /// blobs). Indexes of `pairs` the segment lacks are built. Every page read is verified;
+    /// damage is `Corruption` naming file and page.
     pub(crate) fn from_segment(
         seg: &Arc<Segment>,
         pool: &Arc<BufferPool>,
         pairs: &[Target],
-        resident: bool,
+        mode: OpenMode,
     ) -> Result<Base> {
         let col = |id: u8| seg.column(id).ok_or_else(|| bad(seg, format!("no column {id}")));
         let read = |id: u8| -> Result<Packed> { Ok(packed(seg.read_column(col(id)?)?)) };
-        let ColumnValues::U8(meta) = seg.read_column(col(META)?)? else {
-            return Err(bad(seg, "meta column of another width"));
-        };
-        let m = decode_meta(&meta).map_err(|e| bad(seg, format!("meta: {}", e.message)))?;
-        if m.version != META_VERSION && m.version != META_LEGACY_HASH {
-            return Err(bad(seg, format!("meta version {} (this build reads 1 and 2)", m.version)));
-        }
+        let m = read_meta(seg)?;
         let mut stats = m.stats.clone();
-        // The crate's own tests page everything a budget could page.
-        let page_all = cfg!(test) && !resident;
-        let budget = pool.budget();
-        let page_nodes = !resident && (page_all || !stays_resident(stats.node_bytes, budget));
+        let keep = mode.keeps(&m.stats, pool.budget());
+        let page_nodes = !keep.nodes;
         let (label_code, label_bits, paged_nodes) = if page_nodes {
             let (bits, nodes) = paged_labels(seg, pool, &m)?;
             stats.node_bytes = stats.node_bytes.saturating_sub(col(LABEL_CODE)?.bytes());
@@ -215,20 +252,10 @@ impl Base {
             stats.node_bytes = stats.node_bytes.saturating_sub(words);
             (Packed::default(), bits, Some(nodes))
         } else {
-            let label_code = read(LABEL_CODE)?;
-            if label_code.len() as u64 != m.node_end {
-                return Err(bad(seg, "label codes do not match the node count"));
-            }
-            let words = read_words(seg, col(LABEL_BITS)?)?;
-            let mut label_bits = HashMap::new();
-            for (l, from, n) in &m.bits {
-                let w = words.get(*from..from + n).ok_or_else(|| bad(seg, "a cut label bitset"))?;
-                label_bits.insert(*l, Bits { words: w.to_vec(), paged: None });
-            }
-            (label_code, label_bits, None)
+            let (code, bits) = resident_labels(seg, &m)?;
+            (code, bits, None)
         };
-        let page_adj = !resident && (page_all || !stays_resident(stats.rel_bytes, budget));
-        let page_ix = !resident && (page_all || !stays_resident(stats.index_bytes, budget));
+        let (page_adj, page_ix) = (!keep.rels, !keep.index);
         let [out_off, out_other, out_type, rel_pos] = if page_adj {
             Default::default()
         } else {
@@ -304,8 +331,7 @@ impl Base {
             let fwd = PagedFwd::new(seg.clone(), pool.clone(), FWD, nodes, rels)?;
             base.fwd = Some(fwd.ok_or_else(|| bad(seg, "no relationship positions"))?);
         }
-        let prop_bytes = stats.node_property_bytes + stats.rel_property_bytes;
-        if resident || (!page_all && stays_resident(prop_bytes, budget)) {
+        if keep.props {
             for (ids, p) in [(NODE_PROPS, &mut base.node_props), (REL_PROPS, &mut base.rel_props)] {
                 let ColumnValues::U8(arena) = seg.read_column(col(ids[1])?)? else {
                     return Err(bad(seg, "property bytes of another width"));
@@ -334,6 +360,39 @@ impl Base {
         }
         base.stats = stats;
         Ok(base)
+    }
+
+    /// The decoded bytes an open of complete segment `seg` in [`OpenMode::Budget`] under
+    /// `budget` would read whole that this base pages (0: a promotion changes nothing;
+    /// [`crate::durability::promote`]).
+    pub(crate) fn promotion_bytes(&self, seg: &Segment, budget: u64) -> Result<u64> {
+        if seg.ts != self.ts {
+            return Ok(0);
+        }
+        let s = read_meta(seg)?.stats;
+        let keep = OpenMode::Budget.keeps(&s, budget);
+        let index_paged = self.indexes.values().any(|ix| matches!(ix, BaseIndex::Paged(_)));
+        let parts = [
+            (keep.nodes && self.paged_nodes.is_some(), s.node_bytes),
+            (keep.rels && self.paged.is_some(), s.rel_bytes),
+            (keep.index && index_paged, s.index_bytes),
+            (
+                keep.props && self.paged_props.iter().any(Option::is_some),
+                s.node_property_bytes + s.rel_property_bytes,
+            ),
+        ];
+        Ok(parts.iter().filter(|p| p.0).map(|p| p.1).sum())
+    }
+
+    /// The `(label, keys)` of every index this base holds.
+    pub(crate) fn index_targets(&self) -> Vec<Target> {
+        self.indexes.keys().cloned().collect()
+    }
+
+    /// Copies the dirty bits of `other` (a base of the same commit this one replaces).
+    pub(crate) fn copy_dirty(&self, other: &Base) {
+        self.node_dirty.copy_from(&other.node_dirty);
+        self.rel_dirty.copy_from(&other.rel_dirty);
     }
 
     /// `arbor check` of a base opened whole from its segment: the stored index arrays and
@@ -390,6 +449,35 @@ impl Base {
         }
         Ok(())
     }
+}
+
+/// The decoded meta column of complete segment `seg`, its version checked.
+fn read_meta(seg: &Segment) -> Result<Meta> {
+    let col = seg.column(META).ok_or_else(|| bad(seg, "no meta"))?;
+    let ColumnValues::U8(meta) = seg.read_column(col)? else {
+        return Err(bad(seg, "meta column of another width"));
+    };
+    let m = decode_meta(&meta).map_err(|e| bad(seg, format!("meta: {}", e.message)))?;
+    if m.version != META_VERSION && m.version != META_LEGACY_HASH {
+        return Err(bad(seg, format!("meta version {} (this build reads 1 and 2)", m.version)));
+    }
+    Ok(m)
+}
+
+/// The label codes and label bitsets of complete segment `seg` (meta `m`), read whole.
+fn resident_labels(seg: &Segment, m: &Meta) -> Result<(Packed, HashMap<u32, Bits>)> {
+    let col = |id: u8| seg.column(id).ok_or_else(|| bad(seg, format!("no column {id}")));
+    let label_code = packed(seg.read_column(col(LABEL_CODE)?)?);
+    if label_code.len() as u64 != m.node_end {
+        return Err(bad(seg, "label codes do not match the node count"));
+    }
+    let words = read_words(seg, col(LABEL_BITS)?)?;
+    let mut label_bits = HashMap::new();
+    for (l, from, n) in &m.bits {
+        let w = words.get(*from..from + n).ok_or_else(|| bad(seg, "a cut label bitset"))?;
+        label_bits.insert(*l, Bits { words: w.to_vec(), paged: None });
+    }
+    Ok((label_code, label_bits))
 }
 
 /// The meta version of complete segment `seg` (tests of the conversion).

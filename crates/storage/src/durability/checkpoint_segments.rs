@@ -23,7 +23,7 @@ use std::sync::Arc;
 use arbor_model::{Error, Result, Status};
 
 use super::wal::io_err;
-use crate::base::{compare_segment, is_complete, Base, SegGraph};
+use crate::base::{compare_segment, is_complete, Base, OpenMode, SegGraph};
 use crate::codec::{Dec, Enc};
 use crate::mvcc::{Core, CountDelta};
 use crate::pager::pool::BufferPool;
@@ -105,7 +105,7 @@ pub(crate) fn open_base(
     seg: &Arc<Segment>,
     pool: &Arc<BufferPool>,
     pairs: &[Target],
-    resident: bool,
+    mode: OpenMode,
 ) -> Result<(Base, CountDelta)> {
     let bad = |what: &str| {
         Error::new(
@@ -121,7 +121,7 @@ pub(crate) fn open_base(
         return Err(bad("count store of another width"));
     };
     let counts = decode_counts(&bytes).map_err(|e| bad(&format!("count store: {}", e.message)))?;
-    let base = Base::from_segment(seg, pool, pairs, resident)?;
+    let base = Base::from_segment(seg, pool, pairs, mode)?;
     Ok((base, counts))
 }
 
@@ -203,7 +203,7 @@ pub(crate) fn check(seg: &Segment, pool: &BufferPool, base: Option<&Base>) -> Ve
 /// `arbor check` of a complete segment (pages verified already): the base opens from it
 /// whole, and its index arrays, label bitsets and count store match ones derived again.
 pub(crate) fn check_complete(seg: &Arc<Segment>, pool: &Arc<BufferPool>) -> Vec<String> {
-    let (base, counts) = match open_base(seg, pool, &[], true) {
+    let (base, counts) = match open_base(seg, pool, &[], OpenMode::Resident) {
         Ok(x) => x,
         Err(e) => return vec![e.message],
     };

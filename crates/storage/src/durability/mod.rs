@@ -9,13 +9,15 @@
 //!
 //! Files, lowest first: `persist` (the file-backed configuration), `wal`,
 //! `checkpoint_segments` (the segment file of a checkpoint), `checkpoint`,
-//! `recovery`, `bulk`, `check`, `snapshot` (the file set a backup copies).
+//! `recovery`, `promote` (the in-memory base that replaces a lazily opened one), `bulk`,
+//! `check`, `snapshot` (the file set a backup copies).
 
 pub mod bulk;
 pub(crate) mod check;
 pub(crate) mod checkpoint;
 pub(crate) mod checkpoint_segments;
 pub(crate) mod persist;
+pub(crate) mod promote;
 pub(crate) mod recovery;
 pub mod snapshot;
 mod snapshot_marks;

@@ -33,4 +33,6 @@ pub(crate) struct Persist {
     pub pager: Pager,
     /// Where recent backup snapshots cut the log (`snapshot.rs`).
     pub backup_marks: super::snapshot_marks::Marks,
+    /// Held by a promotion of the lazily opened base (`promote.rs`): one at a time.
+    pub promote_lock: Mutex<()>,
 }

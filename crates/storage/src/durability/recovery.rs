@@ -9,6 +9,7 @@ use arbor_model::Result;
 use super::checkpoint;
 use super::checkpoint_segments;
 use super::persist::Persist;
+use crate::base::OpenMode;
 use crate::codec::{Dec, Op};
 use crate::durability::wal::{self};
 use crate::mvcc::{CommitState, Core};
@@ -39,7 +40,7 @@ pub(crate) fn recover(
                 })?;
                 let pool = p.pager.pool.clone();
                 let open = |pairs: &[crate::schema::Target]| {
-                    checkpoint_segments::open_base(&seg, &pool, pairs, false)
+                    checkpoint_segments::open_base(&seg, &pool, pairs, OpenMode::Lazy)
                 };
                 checkpoint::load_with(core, vfs, dir, &m.name, m.ts, Some(&open))?;
             }

@@ -365,6 +365,20 @@ impl Core {
         });
     }
 
+    /// Replaces the current base, if it is still `old`, by `new`, a base of the same commit
+    /// holding the same graph, read another way (a promotion of a lazily opened base). Caller
+    /// holds the commit mutex, so no commit marks `old` dirty while its bits are copied.
+    /// Returns whether `new` is now current; transactions already reading `old` keep it.
+    pub fn replace_base(&self, _cs: &mut CommitState, old: &Arc<Base>, new: Base) -> bool {
+        if new.ts != old.ts || !Arc::ptr_eq(&self.base.read(), old) {
+            return false;
+        }
+        new.copy_dirty(old);
+        let _a = self.active.lock();
+        *self.base.write() = Arc::new(new);
+        true
+    }
+
     /// Installs one commit's versions at `ts`. `nodes` and `rels` hold the final state of each
     /// written entity (`None` = deleted). Caller holds the commit mutex.
     pub fn apply(
