@@ -13,7 +13,7 @@
 //! Grouped (`per_row`), each input row with a nonzero count is handed on once, with it.
 //! The planner's `var_count` rule explains why the count is the aggregation's.
 
-use arbor_cypher_plan::expr::{PExpr, Slot};
+use arbor_cypher_plan::expr::Slot;
 use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{NodeId, Result, Value};
 
