@@ -133,7 +133,7 @@ fn paths_read_or_other_aggregates_keep_the_plain_plan() {
         // Relationship property predicates.
         "MATCH (a:A)-[:T* {w: 1}]->(b) RETURN count(*) AS c",
         // Another relationship of the MATCH to stay distinct from.
-        "MATCH (a:A)-[:T*]->(b)-[:T]->(c) RETURN count(*) AS c",
+        "MATCH (a:A)-[:T*]->(b)-[:T]->(d) RETURN count(*) AS c",
         // A bound end.
         "MATCH (a:A), (b:B) MATCH (a)-[*]->(b) RETURN count(*) AS c",
     ] {
