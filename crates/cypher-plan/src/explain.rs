@@ -80,6 +80,10 @@ fn details(op: &Op) -> String {
         Op::FrontierExpand { from, to, dir, types, min, max, .. } => {
             format!("{} {}", arrow(*from, *to, *dir, types), hops(*min, Some(*max)))
         }
+        Op::VarExpandCount { from, to, dir, types, min, max, out, per_row, .. } => {
+            let each = if *per_row { " per row" } else { "" };
+            format!("s{out} = count({} {}){each}", arrow(*from, *to, *dir, types), hops(*min, *max))
+        }
         Op::Project { items, .. } => slots(&items.iter().map(|(s, _)| *s).collect::<Vec<_>>()),
         Op::Aggregate { keys, aggs, .. } => {
             let keys = slots(&keys.iter().map(|(s, _)| *s).collect::<Vec<_>>());

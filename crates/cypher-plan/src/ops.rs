@@ -175,6 +175,26 @@ pub enum Op {
         /// Relationship slots of the same MATCH outside the expansion: no path may use them.
         unique_with: Vec<Slot>,
     },
+    /// The number of relationship-unique paths of `min..=max` relationships from the node in
+    /// `from` whose end passes `pred` (evaluated with the end in `to`), into `out`: summed over
+    /// the input rows, one row per argument row (the keyless aggregation it replaces), or, with
+    /// `per_row`, each input row with at least one such path, with its own count (under a
+    /// grouping aggregation that sums them). Planned by [`crate::rewrite::var_count`] in place
+    /// of `count` over a (filtered) [`Op::VarExpand`] whose relationship list nothing reads;
+    /// the paths are counted, never produced as rows.
+    VarExpandCount {
+        input: Box<Op>,
+        from: Slot,
+        to: Slot,
+        dir: Direction,
+        types: Vec<Name>,
+        min: u64,
+        max: Option<u64>,
+        /// The `Filter` that sat between the expansion and the aggregation.
+        pred: Option<PExpr>,
+        out: Slot,
+        per_row: bool,
+    },
     /// Shortest path(s) between two bound nodes.
     ShortestPath {
         input: Box<Op>,
@@ -545,6 +565,7 @@ impl Op {
             Op::VarExpand { .. } => "VarLengthExpand(All)",
             Op::PruningVarExpand { .. } => "VarLengthExpand(Pruning)",
             Op::FrontierExpand { .. } => "VarLengthExpand(Pruning,BFS)",
+            Op::VarExpandCount { .. } => "VarLengthExpand(Count)",
             Op::ShortestPath { .. } => "ShortestPath",
             Op::Repeat(_) => "Repeat(Trail)",
             Op::SelectPaths { .. } => "StatefulShortestPath(All)",
@@ -609,6 +630,7 @@ impl Op {
             | Op::VarExpand { input, .. }
             | Op::PruningVarExpand { input, .. }
             | Op::FrontierExpand { input, .. }
+            | Op::VarExpandCount { input, .. }
             | Op::ShortestPath { input, .. }
             | Op::Filter { input, .. }
             | Op::Project { input, .. }
@@ -651,6 +673,7 @@ impl Op {
             | Op::VarExpand { input, .. }
             | Op::PruningVarExpand { input, .. }
             | Op::FrontierExpand { input, .. }
+            | Op::VarExpandCount { input, .. }
             | Op::ShortestPath { input, .. }
             | Op::Filter { input, .. }
             | Op::Project { input, .. }

@@ -81,7 +81,8 @@ fn rules_run_in_a_fixed_order() {
             "eager_before_writes",
             "count_store",
             "prune_var_expand",
-            "frontier_expand"
+            "frontier_expand",
+            "var_expand_count"
         ]
     );
 }

@@ -345,6 +345,7 @@ fn est(
                     let hops = r.max.unwrap_or(3).clamp(1, 4) as i32 * r.hops.len() as i32;
                     i * (1..=hops).map(|h| degree.powi(h)).sum::<f64>()
                 }
+                Op::VarExpandCount { .. } => 1.0,
                 Op::FrontierExpand { max, .. } => {
                     let hops = (*max).clamp(1, 4) as i32;
                     (i * (1..=hops).map(|h| degree.powi(h)).sum::<f64>()).min(i * nodes)

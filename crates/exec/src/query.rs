@@ -229,6 +229,7 @@ fn op_details(op: &Op) -> String {
         | Op::VarExpand { types, .. }
         | Op::PruningVarExpand { types, .. }
         | Op::FrontierExpand { types, .. }
+        | Op::VarExpandCount { types, .. }
             if !types.is_empty() =>
         {
             format!(":{}", types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("|"))

@@ -63,6 +63,7 @@ pub(crate) fn reads_graph(op: &Op) -> bool {
         | Op::Expand { .. }
         | Op::VarExpand { .. }
         | Op::PruningVarExpand { .. }
+        | Op::VarExpandCount { .. }
         | Op::FrontierExpand { .. }
         | Op::ShortestPath { .. }
         | Op::Repeat(_)

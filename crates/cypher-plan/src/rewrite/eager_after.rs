@@ -58,6 +58,7 @@ pub fn reads_graph_here(op: &Op) -> bool {
             | Op::Expand { .. }
             | Op::VarExpand { .. }
             | Op::PruningVarExpand { .. }
+            | Op::VarExpandCount { .. }
             | Op::ShortestPath { .. }
             | Op::Merge { .. }
             | Op::ProcedureCall { .. }

@@ -18,6 +18,7 @@ pub mod id_seek;
 pub mod index_seek;
 pub mod prune;
 mod rule;
+pub mod var_count;
 
 use crate::ops::Op;
 pub use rule::{bottom_up, RewriteCtx, RewriteRule};
@@ -25,7 +26,8 @@ pub use rule::{bottom_up, RewriteCtx, RewriteRule};
 /// The rules, in the order they run: by-id seeks for scans, index seeks for label scans, `Eager` barriers over
 /// updating clauses a later clause reads past, then under writes, count store (it needs the plain
 /// expansion), then pruning of expansions under deduplication, then the frontier expansion of the
-/// directed multi-hop ones among those. (The barriers depend only on which operators read the
+/// directed multi-hop ones among those, then the counting of variable-length paths under a plain
+/// `count`. (The barriers depend only on which operators read the
 /// graph, which the later rules do not change.)
 pub static RULES: &[&dyn RewriteRule] = &[
     &id_seek::IdSeekRule,
@@ -35,6 +37,7 @@ pub static RULES: &[&dyn RewriteRule] = &[
     &count_store::CountStore,
     &prune::PruneVarExpand,
     &frontier::FrontierExpand,
+    &var_count::VarExpandCount,
 ];
 
 /// Runs `rules` over a query's tree, in order (the planner passes [`RULES`]).

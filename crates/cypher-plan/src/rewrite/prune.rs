@@ -218,7 +218,7 @@ fn prune_chain(op: &mut Op, used: &[Slot]) -> Option<Op> {
 /// Whether `e` calls a random function: evaluated once per end node instead of once per
 /// path, it would draw differently (e.g. `WHERE n.x < rand()` keeps an end reached by many
 /// paths more often in the plain plan), so such expressions keep the plain plan.
-fn random(e: &PExpr) -> bool {
+pub(crate) fn random(e: &PExpr) -> bool {
     let any = |es: &[PExpr]| es.iter().any(random);
     match e {
         PExpr::Const(_) | PExpr::Param(_) | PExpr::Slot(_) | PExpr::Path(_) => false,

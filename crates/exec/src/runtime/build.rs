@@ -118,6 +118,7 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             build_frontier(op, b)
         }
         Op::FrontierExpand { .. } => build_frontier(op, b),
+        Op::VarExpandCount { .. } => super::var_count::build_var_count(op, b),
         Op::Argument
         | Op::NodeScan { .. }
         | Op::NodeIndexSeek { .. }

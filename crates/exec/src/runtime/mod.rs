@@ -23,6 +23,8 @@
 //!   (`VarLengthExpand(Pruning)`); `frontier`: `VarLengthExpand(Pruning,BFS)`, the directed
 //!   multi-hop pruning expansion level by level over node sets; `pump` also holds the level
 //!   and emission loops both share, with the end's properties read late in columns.
+//! - `var_count`: `VarLengthExpand(Count)`, a keyless `count` of variable-length paths
+//!   counted depth-first without a row per path.
 //! - `groups`: the grouping state (`Groups`, `Grouping`) both aggregations share; `aggregate`:
 //!   the `Aggregate` operator; `fused`: the fused scan aggregate (`FusedScan`) and its column
 //!   mode (`ColumnAgg`); `aggregate_typed`: that column mode over integer batches
@@ -56,6 +58,7 @@ mod qpp;
 mod relational;
 mod scan;
 mod shortest;
+mod var_count;
 mod var_expand;
 mod write;
 
