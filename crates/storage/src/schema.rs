@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
 pub use arbor_model::property_type::PropertyTypes;
 
 use crate::point_index::PointBox;
@@ -305,10 +307,13 @@ impl IdSet {
 #[derive(Default)]
 pub(crate) struct Schema {
     pub defs: Vec<IndexDef>,
-    pub maps: HashMap<Target, BTreeMap<IndexKey, IdSet>>,
+    /// FxHash, here and on the base's per-target maps and a transaction's write-set maps: a
+    /// seek hashes its `(label, keys)` target on every call, and SipHash took ~270
+    /// instructions of it (a MATCH + MATCH + CREATE row of a relationship load does two).
+    pub maps: FxHashMap<Target, BTreeMap<IndexKey, IdSet>>,
     /// Relationship property indexes, `(type, keys)`: complete in themselves (bases do not
     /// index relationships), entries pruned only by relationship GC.
-    pub rel_maps: HashMap<Target, BTreeMap<IndexKey, IdSet>>,
+    pub rel_maps: FxHashMap<Target, BTreeMap<IndexKey, IdSet>>,
     pub version: u64,
     /// Names of constraints installed (and enforced) but still being validated against the
     /// existing data: not logged yet, so checkpoints leave them out.

@@ -84,7 +84,8 @@ impl TransactionApply {
         Ok(n)
     }
 
-    /// Runs the body for `rows` and commits; the rows it produced go to `out`.
+    /// Runs the body for `rows` and commits; the rows it produced go to `out` (a unit body
+    /// produces nothing there: its input rows themselves leave, without a copy each).
     fn run_batch(
         &mut self,
         rows: &[Row],
@@ -96,8 +97,9 @@ impl TransactionApply {
             ctx.check_interrupt()?;
             self.inner.reset(r);
             if self.unit {
-                while self.inner.next(ctx, g)?.is_some() {}
-                out.push(r.clone());
+                while let Some(o) = self.inner.next(ctx, g)? {
+                    ctx.recycle(o);
+                }
             } else {
                 while let Some(o) = self.inner.next(ctx, g)? {
                     out.push(o);
@@ -134,6 +136,9 @@ impl TransactionApply {
         match self.run_batch(&rows, ctx, g, &mut produced) {
             Ok(()) => {
                 self.committed += 1;
+                if self.unit {
+                    produced = rows;
+                }
                 let status = status_map(true, true, Some(&tx_id), None);
                 for mut r in produced {
                     if let Some(s) = self.cfg.status {

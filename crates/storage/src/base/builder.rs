@@ -1,7 +1,6 @@
 //! [`BaseBuilder`]: builds a [`Base`] from entities fed in ascending id order (nodes, then
 //! relationships), choosing column representations and interned strings at the end.
 
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use arbor_model::Value;
@@ -25,7 +24,7 @@ pub(crate) struct BaseBuilder {
     pub(super) label_code: PackedBuilder,
     pub(super) set_ids: FxHashMap<Vec<u32>, u32>,
     pub(super) sets: Vec<Box<[u32]>>,
-    pub(super) label_bits: HashMap<u32, Bits>,
+    pub(super) label_bits: FxHashMap<u32, Bits>,
     pub(super) node_off: PackedBuilder,
     pub(super) node_arena: Vec<u8>,
     pub(super) node_count: u64,
@@ -58,7 +57,7 @@ impl BaseBuilder {
             label_code: PackedBuilder::default(),
             set_ids: FxHashMap::default(),
             sets: vec![Box::new([])],
-            label_bits: HashMap::new(),
+            label_bits: FxHashMap::default(),
             node_off,
             node_arena: Vec::new(),
             node_count: 0,
@@ -299,8 +298,8 @@ impl BaseBuilder {
             rel_types,
             strings,
             inline_keys,
-            indexes: HashMap::new(),
-            ordered: HashMap::new(),
+            indexes: FxHashMap::default(),
+            ordered: FxHashMap::default(),
             texts: Default::default(),
             int_cols: parking_lot::Mutex::new(FxHashMap::default()),
             node_dirty: AtomicBits::new(node_end),

@@ -2,7 +2,6 @@
 //! ([`NodeRef`], [`RelRef`]), and every read (labels, properties, adjacency, scans, index seeks).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -47,7 +46,7 @@ pub(crate) struct Base {
     pub node_end: u64,
     pub(super) label_code: Packed,
     pub(super) label_sets: Vec<Box<[u32]>>,
-    pub(super) label_bits: HashMap<u32, Bits>,
+    pub(super) label_bits: FxHashMap<u32, Bits>,
     pub(super) node_props: PropCol,
     /// Relationship ids `< rel_end` may be in the base.
     pub rel_end: u64,
@@ -68,10 +67,10 @@ pub(crate) struct Base {
     pub(super) strings: Vec<Arc<str>>,
     /// Property keys whose string values are not interned (see [`Interner`]).
     pub(super) inline_keys: Vec<u32>,
-    pub(super) indexes: HashMap<Target, BaseIndex>,
+    pub(super) indexes: FxHashMap<Target, BaseIndex>,
     /// Per indexed pair, node ids in key order; built lazily by the first range seek (most
     /// indexes only ever serve equality seeks, which the hash order answers).
-    pub(super) ordered: HashMap<Target, OnceLock<Box<[u64]>>>,
+    pub(super) ordered: FxHashMap<Target, OnceLock<Box<[u64]>>>,
     /// Per indexed pair with a TEXT seek so far, its trigram postings (`crate::text_index`);
     /// built by the first `CONTAINS` / `ENDS WITH` seek of the pair.
     pub(super) texts: parking_lot::Mutex<FxHashMap<Target, Arc<crate::text_index::BaseText>>>,

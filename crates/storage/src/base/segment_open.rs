@@ -16,7 +16,6 @@
 //! bitsets (count, then label, first word, words); indexes (count, then label, key count,
 //! keys, kind 0 packed / 1 wide, first word, entries).
 
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use arbor_model::{Error, Result, Status};
@@ -160,7 +159,7 @@ impl Base {
     #[cfg(test)]
     pub(crate) fn legacy_segment_extra(&self) -> Result<SegExtra> {
         let legacy = super::index::legacy_key_hash;
-        let rebuilt: HashMap<Target, BaseIndex> = (self.indexes.keys())
+        let rebuilt: FxHashMap<Target, BaseIndex> = (self.indexes.keys())
             .map(|t| (t.clone(), BaseIndex::build_with(self, t.0, &t.1, legacy)))
             .collect();
         self.extra_with(META_LEGACY_HASH, Some(&rebuilt))
@@ -170,7 +169,7 @@ impl Base {
     fn extra_with(
         &self,
         version: u64,
-        arrays: Option<&HashMap<Target, BaseIndex>>,
+        arrays: Option<&FxHashMap<Target, BaseIndex>>,
     ) -> Result<SegExtra> {
         let mut e = Enc::new();
         e.var(version);
@@ -283,8 +282,8 @@ impl Base {
             rel_types: m.rel_types.clone(),
             strings: m.strings.clone(),
             inline_keys: m.inline_keys.clone(),
-            indexes: HashMap::new(),
-            ordered: HashMap::new(),
+            indexes: FxHashMap::default(),
+            ordered: FxHashMap::default(),
             texts: Default::default(),
             int_cols: parking_lot::Mutex::new(FxHashMap::default()),
             node_dirty: AtomicBits::new(m.node_end),
@@ -465,14 +464,14 @@ fn read_meta(seg: &Segment) -> Result<Meta> {
 }
 
 /// The label codes and label bitsets of complete segment `seg` (meta `m`), read whole.
-fn resident_labels(seg: &Segment, m: &Meta) -> Result<(Packed, HashMap<u32, Bits>)> {
+fn resident_labels(seg: &Segment, m: &Meta) -> Result<(Packed, FxHashMap<u32, Bits>)> {
     let col = |id: u8| seg.column(id).ok_or_else(|| bad(seg, format!("no column {id}")));
     let label_code = packed(seg.read_column(col(LABEL_CODE)?)?);
     if label_code.len() as u64 != m.node_end {
         return Err(bad(seg, "label codes do not match the node count"));
     }
     let words = read_words(seg, col(LABEL_BITS)?)?;
-    let mut label_bits = HashMap::new();
+    let mut label_bits = FxHashMap::default();
     for (l, from, n) in &m.bits {
         let w = words.get(*from..from + n).ok_or_else(|| bad(seg, "a cut label bitset"))?;
         label_bits.insert(*l, Bits { words: w.to_vec(), paged: None });
@@ -540,10 +539,10 @@ fn paged_labels(
     seg: &Arc<Segment>,
     pool: &Arc<BufferPool>,
     m: &Meta,
-) -> Result<(HashMap<u32, Bits>, PagedNodes)> {
+) -> Result<(FxHashMap<u32, Bits>, PagedNodes)> {
     let nodes = PagedNodes::new(seg.clone(), pool.clone(), LABEL_CODE, m.node_end)?;
     let col = seg.column(LABEL_BITS).ok_or_else(|| bad(seg, "no label bitsets"))?;
-    let mut label_bits = HashMap::new();
+    let mut label_bits = FxHashMap::default();
     for (l, from, n) in &m.bits {
         let w = nodes.words(col, *from as u64, *n as u64);
         let w = w.ok_or_else(|| bad(seg, "a cut label bitset"))?;

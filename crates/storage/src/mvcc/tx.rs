@@ -4,7 +4,9 @@
 //! A transaction owns everything it needs (an `Arc` of the store core and its write set), so it is
 //! `Send` and can live in a session across network round trips. No lock is held between calls.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 use arbor_model::{Error, Result, Status, Value};
@@ -69,11 +71,11 @@ pub struct Transaction {
     pub(super) schema_version: u64,
     pub(super) nodes: BTreeMap<u64, NodeWrite>,
     pub(super) rels: BTreeMap<u64, RelWrite>,
-    pub(super) adj: HashMap<u64, Vec<TxAdj>>,
+    pub(super) adj: FxHashMap<u64, Vec<TxAdj>>,
     /// Supersets (never undone; readers re-check): nodes given a label, rels of a type, and
     /// index keys written by this transaction.
-    pub(super) tx_labels: HashMap<u32, IdSet>,
-    pub(super) tx_types: HashMap<u32, IdSet>,
+    pub(super) tx_labels: FxHashMap<u32, IdSet>,
+    pub(super) tx_types: FxHashMap<u32, IdSet>,
     pub(super) tx_index: BTreeMap<(Target, IndexKey), Vec<u64>>,
     pub(super) undo: Vec<Undo>,
     pub(super) delta: CountDelta,
@@ -159,9 +161,9 @@ impl Transaction {
             schema_version,
             nodes: BTreeMap::new(),
             rels: BTreeMap::new(),
-            adj: HashMap::new(),
-            tx_labels: HashMap::new(),
-            tx_types: HashMap::new(),
+            adj: FxHashMap::default(),
+            tx_labels: FxHashMap::default(),
+            tx_types: FxHashMap::default(),
             tx_index: BTreeMap::new(),
             undo: Vec::new(),
             delta: CountDelta::default(),

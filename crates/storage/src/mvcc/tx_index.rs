@@ -163,7 +163,7 @@ impl Transaction {
         cands.sort_unstable();
         cands.dedup();
         cands.retain(|id| {
-            self.with_node(*id, |d| d.key_for(t.0, &t.1) == Some(k.clone())) == Some(true)
+            self.with_node(*id, |d| d.key_for(t.0, &t.1).as_ref() == Some(&k)) == Some(true)
         });
         Some(cands.into_iter().map(NodeId).collect())
     }
