@@ -420,7 +420,7 @@ fn int_gather_matches_single_reads_under_versions() {
             return false;
         }
         for (i, id) in ids.iter().enumerate() {
-            let want = int(&tx.node_property(*id, t.age));
+            let want = age(tx, *id, t.age);
             assert_eq!(present[i + 1], want.is_some(), "{what}: presence of {id:?}");
             assert_eq!(vals[i + 1], want.unwrap_or(0), "{what}: value of {id:?}");
         }
@@ -457,7 +457,7 @@ fn int_gather_matches_single_reads_under_versions() {
         assert!(check(tx, &odd, what), "{what} scattered");
     }
     assert!(check(&clean, &scan(&clean), "old snapshot"));
-    assert_eq!(int(&own.node_property(n[3], t.age)), Some(-33));
+    assert_eq!(age(&own, n[3], t.age), Some(-33));
 
     own.set_node_property(n[200], t.age, Value::Float(0.5)).unwrap();
     assert!(!check(&own, &scan(&own), "a float"));

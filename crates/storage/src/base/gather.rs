@@ -1,8 +1,9 @@
 //! Typed column gathers for scans: a batch of node ids' values of one integer property
-//! ([`IntColumn::gather`]) in one pass over the base's integer column, values and presence
-//! written together with the column's packing matched once per batch; a batch whose ids are
-//! one contiguous run (a dense label, or an unlabelled scan of a base without holes) reads its
-//! codes as one slice ([`IntColumn::gather_run`]), with no index per id.
+//! ([`IntColumn::gather`]) from the base's integer column, the column's packing matched once
+//! per batch and values and presence appended by two branch-free passes over the codes (no
+//! zero-fill, no per-id dispatch); a batch whose ids are one contiguous run (a dense label, or
+//! an unlabelled scan of a base without holes) reads its codes as one slice
+//! ([`IntColumn::gather_run`]), with no index per id.
 //!
 //! These read the base only: which rows are clean (no delta version, not written by the
 //! reading transaction) is the caller's business (`Transaction::node_int_gather` overlays the
@@ -15,47 +16,58 @@ use super::props::IntColumn;
 
 impl IntColumn {
     /// Appends the values of `ids` (read as clean base rows) to `vals`, `0` where a node lacks
-    /// the key, and whether each has one to `present`, in one pass. Ids past the column read
-    /// as missing.
+    /// the key, and whether each has one to `present`. Ids past the column read as missing.
+    /// Both are written by `extend` from the codes (no zero-fill first), the packing matched
+    /// once per batch.
     pub fn gather(&self, ids: &[NodeId], vals: &mut Vec<i64>, present: &mut Vec<bool>) {
-        let start = vals.len();
-        let n = ids.len();
-        vals.resize(start + n, 0);
-        present.resize(start + n, false);
-        let (v, p) = (&mut vals[start..], &mut present[start..]);
         if let Some(first) = run_start(ids) {
-            self.gather_run(first, v, p);
+            self.gather_run(first, ids.len(), vals, present);
             return;
         }
         let min = self.min;
-        let at = |i: &NodeId| i.0 as usize;
         match &self.codes {
-            Packed::U8(c) => decode(ids.iter().map(|i| c.get(at(i)).map_or(0, |x| *x)), min, v, p),
-            Packed::U16(c) => decode(ids.iter().map(|i| c.get(at(i)).map_or(0, |x| *x)), min, v, p),
-            Packed::U32(c) => decode(ids.iter().map(|i| c.get(at(i)).map_or(0, |x| *x)), min, v, p),
-            codes => decode(ids.iter().map(|i| codes.get(at(i))), min, v, p),
+            Packed::U8(c) => decode(
+                move || ids.iter().map(move |i| c.get(i.0 as usize).map_or(0, |x| *x)),
+                min,
+                vals,
+                present,
+            ),
+            Packed::U16(c) => decode(
+                move || ids.iter().map(move |i| c.get(i.0 as usize).map_or(0, |x| *x)),
+                min,
+                vals,
+                present,
+            ),
+            Packed::U32(c) => decode(
+                move || ids.iter().map(move |i| c.get(i.0 as usize).map_or(0, |x| *x)),
+                min,
+                vals,
+                present,
+            ),
+            codes => {
+                decode(move || ids.iter().map(move |i| codes.get(i.0 as usize)), min, vals, present)
+            }
         }
     }
 
-    /// Fills `vals` and `present` (of one length) with the values of the nodes `first`,
-    /// `first + 1`, ...: the codes read as one slice of the column (ids past it missing).
-    pub fn gather_run(&self, first: u64, vals: &mut [i64], present: &mut [bool]) {
-        let n = vals.len().min(present.len());
-        let from = usize::try_from(first).unwrap_or(usize::MAX).min(self.codes.len());
-        let to = from.saturating_add(n).min(self.codes.len());
-        // The part past the column (nodes newer than the base) reads as missing.
-        let k = to - from;
-        vals[k..].iter_mut().for_each(|x| *x = 0);
-        present[k..].iter_mut().for_each(|x| *x = false);
-        let (v, p) = (&mut vals[..k], &mut present[..k]);
+    /// Appends the values of the `n` nodes `first`, `first + 1`, ... as [`Self::gather`]
+    /// does: the codes read as one slice of the column (ids past it missing).
+    pub fn gather_run(&self, first: u64, n: usize, vals: &mut Vec<i64>, present: &mut Vec<bool>) {
+        let len = self.codes.len();
+        let from = usize::try_from(first).unwrap_or(usize::MAX).min(len);
+        let to = from.saturating_add(n).min(len);
         let min = self.min;
         match &self.codes {
-            Packed::U8(c) => decode(c[from..to].iter().copied(), min, v, p),
-            Packed::U16(c) => decode(c[from..to].iter().copied(), min, v, p),
-            Packed::U32(c) => decode(c[from..to].iter().copied(), min, v, p),
-            Packed::U64(c) => decode(c[from..to].iter().copied(), min, v, p),
-            codes => decode((from..to).map(|i| codes.get(i)), min, v, p),
+            Packed::U8(c) => decode(move || c[from..to].iter().copied(), min, vals, present),
+            Packed::U16(c) => decode(move || c[from..to].iter().copied(), min, vals, present),
+            Packed::U32(c) => decode(move || c[from..to].iter().copied(), min, vals, present),
+            Packed::U64(c) => decode(move || c[from..to].iter().copied(), min, vals, present),
+            codes => decode(move || (from..to).map(move |i| codes.get(i)), min, vals, present),
         }
+        // The nodes past the column (newer than the base) read as missing.
+        let past = n - (to - from);
+        vals.resize(vals.len() + past, 0);
+        present.resize(present.len() + past, false);
     }
 }
 
@@ -70,22 +82,25 @@ fn run_start(ids: &[NodeId]) -> Option<u64> {
     (off == 0).then_some(first)
 }
 
-/// Writes each code's value (`min + code - 1`, or `0` for code 0) and presence (code non-zero)
-/// into `vals` and `present` in one pass; branch-free per code.
+/// Appends each code's value (`min + code - 1`, or `0` for code 0) to `vals` and its presence
+/// (code non-zero) to `present`: two branch-free passes over the codes `codes()` yields.
 #[inline(always)]
-fn decode<T: Into<u64>>(
-    codes: impl Iterator<Item = T>,
+fn decode<T: Into<u64>, I: Iterator<Item = T>>(
+    codes: impl Fn() -> I,
     min: i64,
-    vals: &mut [i64],
-    present: &mut [bool],
+    vals: &mut Vec<i64>,
+    present: &mut Vec<bool>,
 ) {
-    for ((c, v), p) in codes.zip(vals.iter_mut()).zip(present.iter_mut()) {
+    vals.extend(codes().map(|c| {
         let c: u64 = c.into();
-        let here = c != 0;
         let x = min.wrapping_add(c.wrapping_sub(1) as i64);
-        *v = if here { x } else { 0 };
-        *p = here;
-    }
+        if c != 0 {
+            x
+        } else {
+            0
+        }
+    }));
+    present.extend(codes().map(|c| Into::<u64>::into(c) != 0));
 }
 
 #[cfg(test)]
