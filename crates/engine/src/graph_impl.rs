@@ -82,7 +82,7 @@ impl GraphRead for TxGraph<'_> {
         vals: &mut Vec<i64>,
         present: &mut Vec<bool>,
     ) -> bool {
-        self.tx.node_int_batch(ids, key, vals, present)
+        self.tx.node_int_gather(ids, key, vals, present)
     }
     fn node_edges(&self, node: NodeId, d: Direction, types: &[TokenId], out: &mut Vec<Edge>) {
         self.tx.node_handle(node).edges_into(d, types, out);

@@ -1,8 +1,10 @@
 //! The typed column aggregation (integer batches read straight from the base's integer
 //! columns, selection vectors, per-batch summaries merged into the accumulators) against the
 //! row-at-a-time operators (`PROFILE`) on random data in every place a node can live: the
-//! compact base, the delta (changed values, changed types, deletions, label changes), an open
-//! transaction's own writes, and a rebuilt base where a key is no longer integer-only.
+//! compact base, the delta (changed values, changed types, deletions, label changes; integer-only
+//! changes, which the storage gather overlays on the base column), an open transaction's own
+//! writes, another transaction's uncommitted writes, and a rebuilt base where a key is no longer
+//! integer-only.
 
 use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
 use arbor_model::{to_cypher_literal, Value};
@@ -79,6 +81,24 @@ fn typed_aggregation_equals_row_at_a_time_everywhere() {
         compare(&mut s, "delta only");
         db.checkpoint().unwrap();
         compare(&mut s, "base");
+
+        // Integer-only changes: batches holding them stay typed (the storage gather
+        // overlays the changed rows), so these compare the overlay against the versions.
+        run(&mut s, "MATCH (n:P) WHERE n.id % 7 = 2 SET n.a = n.a * 3 + 1, n.k = n.k + 1");
+        run(&mut s, "MATCH (n:P) WHERE n.id % 9 = 4 REMOVE n.b, n.k");
+        run(&mut s, "MATCH (n:P) WHERE n.id % 13 = 6 DETACH DELETE n");
+        run(&mut s, "MATCH (n:P) WHERE n.id % 11 = 8 REMOVE n:P SET n:Q");
+        run(&mut s, "UNWIND range(5000, 5060) AS i CREATE (:P {id: i, k: i % 3, a: i % 70, b: 1})");
+        compare(&mut s, "integer delta");
+        let mut other = db.session();
+        other.begin(TxConfig::default()).unwrap();
+        run(&mut other, "MATCH (n:P) WHERE n.id % 5 = 0 SET n.a = 5000 + n.id, n.k = 1");
+        run(&mut other, "MATCH (n:P) WHERE n.id % 17 = 1 DETACH DELETE n");
+        run(&mut other, "UNWIND range(6000, 6100) AS i CREATE (:P {id: i, k: 2, a: i, b: 2})");
+        compare(&mut other, "integer own writes");
+        compare(&mut s, "another transaction's uncommitted writes");
+        other.rollback().unwrap();
+        compare(&mut s, "rolled back");
 
         create(&mut s, seed, 900, 200);
         run(&mut s, "MATCH (n:P) WHERE n.id % 10 = 3 SET n.a = n.a + 0.5");

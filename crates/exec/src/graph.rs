@@ -116,7 +116,8 @@ pub trait GraphRead {
     /// `vals` and `present` each node's value of `key` (`0` and `false` where it lacks it) and
     /// returns `true`, or returns `false` (what it appended is then meaningless) where some
     /// node holds another type or the implementation cannot read the batch this way; the
-    /// engine answers from the base's integer column for batches of clean base rows only.
+    /// engine gathers the batch from the base's integer column in one pass (one slice for a
+    /// run of ids) and overlays only the rows its transaction sees in another version.
     fn node_int_batch(
         &self,
         ids: &[NodeId],

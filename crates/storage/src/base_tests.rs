@@ -105,7 +105,7 @@ fn base_rows_read_like_versions_and_take_updates() {
     w.delete_rel(r[5]).unwrap(); // 5 -> 6
     w.delete_rel(r[4]).unwrap(); // 4 -> 5
     w.delete_rel(r[10 + 4]).unwrap(); // 0 -> 5 LIKES
-    w.delete_node(n[5]).unwrap();
+    w.delete_node(lone).unwrap();
     let fresh = w.create_rel(n[3], n[7], t.likes, vec![]).unwrap();
     w.set_rel_property(r[7], t.name, Value::str("x")).unwrap();
     w.commit().unwrap();
@@ -400,6 +400,72 @@ fn batch_property_reads_match_single_reads() {
     // none.
     let st = s.memory_stats().base.index_bytes - empty;
     assert_eq!(st, 2 * 301);
+}
+
+/// `node_int_gather` answers exactly what `node_property` answers (as integers and presence)
+/// for clean base rows read as one run or scattered, and stays typed (`true`) across a delta
+/// of integer updates, removals, deletions and new nodes, another transaction's uncommitted
+/// writes and the reader's own writes; a visible non-integer value makes it refuse the batch
+/// that holds it, and only that one.
+#[test]
+fn int_gather_matches_single_reads_under_versions() {
+    let s = Store::in_memory();
+    let t = tokens(&s);
+    let (n, _) = ring(&s, &t, 300);
+    let mut w = s.begin(false);
+    let lone = w.create_node(&[t.user], vec![(t.age, Value::Int(5))]).unwrap();
+    w.commit().unwrap();
+    assert!(s.compact().unwrap());
+    let check = |tx: &Transaction, ids: &[NodeId], what: &str| -> bool {
+        let (mut vals, mut present) = (vec![-1], vec![true]);
+        if !tx.node_int_gather(ids, t.age, &mut vals, &mut present) {
+            assert_eq!((vals.len(), present.len()), (1, 1), "{what}: appended on refusal");
+            return false;
+        }
+        for (i, id) in ids.iter().enumerate() {
+            let want = age(tx, *id, t.age);
+            assert_eq!(present[i + 1], want.is_some(), "{what}: presence of {id:?}");
+            assert_eq!(vals[i + 1], want.unwrap_or(0), "{what}: value of {id:?}");
+        }
+        true
+    };
+    let scan = |tx: &Transaction| {
+        let mut ids = Vec::new();
+        tx.next_nodes(Some(t.user), NodeId(0), 1000, &mut ids);
+        ids
+    };
+    let clean = s.begin(true);
+    assert!(check(&clean, &scan(&clean), "clean run"));
+    let odd: Vec<NodeId> = n.iter().copied().filter(|id| id.0 % 3 == 1).collect();
+    assert!(check(&clean, &odd, "clean scattered"));
+
+    let mut w = s.begin(false);
+    w.set_node_property(n[3], t.age, Value::Int(-33)).unwrap();
+    w.set_node_property(n[4], t.age, Value::Null).unwrap();
+    w.delete_node(lone).unwrap();
+    let fresh = w.create_node(&[t.user], vec![(t.age, Value::Int(1 << 40))]).unwrap();
+    w.create_node(&[t.user], vec![]).unwrap();
+    w.commit().unwrap();
+    let mut other = s.begin(false);
+    other.set_node_property(n[6], t.age, Value::Int(600)).unwrap();
+    other.create_node(&[t.user], vec![(t.age, Value::Int(9))]).unwrap();
+    let mut own = s.begin(false);
+    own.set_node_property(n[8], t.age, Value::Int(800)).unwrap();
+    own.set_node_property(n[9], t.age, Value::Null).unwrap();
+    own.create_node(&[t.user], vec![(t.age, Value::Int(-1))]).unwrap();
+    for (tx, what) in [(&s.begin(true), "delta"), (&own, "own writes")] {
+        let ids = scan(tx);
+        assert!(ids.contains(&fresh) && !ids.contains(&lone), "{what}");
+        assert!(check(tx, &ids, what), "{what}: integer changes stay typed");
+        assert!(check(tx, &odd, what), "{what} scattered");
+    }
+    assert!(check(&clean, &scan(&clean), "old snapshot"));
+    assert_eq!(age(&own, n[3], t.age), Some(-33));
+
+    own.set_node_property(n[200], t.age, Value::Float(0.5)).unwrap();
+    assert!(!check(&own, &scan(&own), "a float"));
+    assert!(check(&own, &n[..100], "a batch without the float"));
+    other.rollback();
 }
 
 /// `NodeHandle::edges_into` (the traversal hot path, with loops specialised per column

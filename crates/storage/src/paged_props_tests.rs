@@ -123,6 +123,15 @@ fn answers(s: &Store) -> Answers {
     let ids: Vec<NodeId> = (0..NODES).map(NodeId).collect();
     let mut batch = Vec::new();
     tx.node_property_batch(&ids, keys[0], &mut batch);
+    let (mut vals, mut present) = (Vec::new(), Vec::new());
+    let typed = tx.node_int_gather(&ids, keys[0], &mut vals, &mut present);
+    out.push(format!("gather {typed} {vals:?} {present:?}"));
+    if typed {
+        for (i, v) in batch.iter().enumerate() {
+            let want = if let Value::Int(x) = v { Some(*x) } else { None };
+            assert_eq!(present[i].then_some(vals[i]), want, "gather of node {i}");
+        }
+    }
     for n in 0..NODES {
         let id = NodeId(n);
         let each: Vec<_> = keys.iter().map(|k| tx.node_property(id, *k)).collect();

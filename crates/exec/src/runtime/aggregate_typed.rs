@@ -6,10 +6,12 @@
 //! sum, min and max only where an aggregate reads them) in the same pass, and merged into the
 //! group's accumulators once per batch
 //! ([`Accumulator::merge_ints`](crate::functions::Accumulator::merge_ints)), or once per scan
-//! when every aggregate is a count (counts do not depend on order). A batch the
-//! typed form cannot answer exactly (a row with a delta version or an own write, a
-//! non-integer parameter, a key without an integer column) returns `false` and goes through
-//! the `Value` columns as before, so the answers are those of the row-at-a-time operators.
+//! when every aggregate is a count (counts do not depend on order). Rows with a delta
+//! version or an own write stay in the typed form when their visible value is an integer or
+//! missing (the storage gather overlays them). A batch the typed form cannot answer exactly
+//! (such a row holding another type, a non-integer parameter, a key without an integer
+//! column) returns `false` and goes through the `Value` columns as before, so the answers
+//! are those of the row-at-a-time operators.
 
 use arbor_cypher_plan::expr::{AggCall, PExpr, Slot};
 use arbor_cypher_plan::ops::Name;
@@ -502,16 +504,42 @@ fn summarise(vals: &[i64], present: &[bool], need: u8) -> IntPartial {
     }
 }
 
-/// [`summarise`] for one `need`, in one pass.
+/// [`summarise`] for one `need`, in one pass with no branch per value: a missing value
+/// counts 0 and adds 0, and is `i64::MAX` to the minimum and `i64::MIN` to the maximum (their
+/// starting values, so it changes neither). The sum is kept as two `i64` halves per chunk
+/// (each value's high 32 bits, arithmetic, and its low 32 bits, unsigned), which cannot
+/// overflow over [`SUM_CHUNK`] values and are joined into the `i128` once per chunk.
 fn summarise_as<const NEED: u8>(vals: &[i64], present: &[bool]) -> IntPartial {
     let mut p = IntPartial::default();
-    for (v, here) in vals.iter().zip(present) {
-        if *here {
-            add_some(&mut p, *v, NEED);
+    for (vs, hs) in vals.chunks(SUM_CHUNK).zip(present.chunks(SUM_CHUNK)) {
+        let (mut count, mut hi, mut lo) = (0i64, 0i64, 0i64);
+        let (mut min, mut max) = (i64::MAX, i64::MIN);
+        for (v, here) in vs.iter().zip(hs) {
+            let h = *here;
+            count += i64::from(h);
+            if NEED & NEED_SUM != 0 {
+                let x = if h { *v } else { 0 };
+                hi += x >> 32;
+                lo += x & 0xffff_ffff;
+            }
+            if NEED & NEED_MIN != 0 {
+                min = min.min(if h { *v } else { i64::MAX });
+            }
+            if NEED & NEED_MAX != 0 {
+                max = max.max(if h { *v } else { i64::MIN });
+            }
         }
+        p.count += count;
+        p.sum += (i128::from(hi) << 32) + i128::from(lo);
+        p.min = p.min.min(min);
+        p.max = p.max.max(max);
     }
     p
 }
+
+/// Values per chunk of [`summarise_as`]'s split sum: the high halves (below 2^31 in
+/// magnitude) and the low ones (below 2^32) of this many values stay far inside `i64`.
+const SUM_CHUNK: usize = 1 << 16;
 
 /// Adds row `i` of the batch to group `gi`: its count, and its values to the group's column
 /// summaries; `track`: notes the group as touched in this batch when it is the first row.

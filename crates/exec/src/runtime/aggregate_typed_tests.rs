@@ -130,9 +130,11 @@ fn compare(g: &mut MemGraph, when: &str) {
 #[test]
 fn typed_aggregation_equals_row_at_a_time() {
     super::TYPED_BATCHES.with(|c| c.set(0));
-    for seed in 0..8u64 {
-        let mixed = seed % 4 >= 2;
-        let mut g = graph(seed, 300 + 97 * seed as usize, mixed);
+    for seed in 0..10u64 {
+        let mixed = seed % 4 >= 2 || seed == 9;
+        // The last two span several typed batches (`TYPED_BATCH` ids each).
+        let n = if seed >= 8 { 2 * super::super::groups::TYPED_BATCH + 700 } else { 300 };
+        let mut g = graph(seed, n + 97 * seed as usize, mixed);
         compare(&mut g, &format!("seed {seed}"));
         // Later writes: values change type, nodes go, new ones come.
         let writes = [

@@ -6,7 +6,7 @@ use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{Error, NodeId, Result, Value};
 
 use super::aggregate_typed::{TypedAgg, TypedState};
-use super::groups::{new_accs, Grouping, Groups, SCAN_BATCH, STARS};
+use super::groups::{new_accs, Grouping, Groups, SCAN_BATCH, STARS, TYPED_BATCH};
 use crate::ctx::{Ctx, Row, ScanCols};
 use crate::eval::CompiledPred;
 use crate::functions::{self, AggKind};
@@ -246,56 +246,71 @@ impl Grouping<'_> {
         ctx: &mut Ctx,
         g: &mut dyn Graph,
     ) -> Result<()> {
-        let mut ids = Vec::with_capacity(SCAN_BATCH);
+        // The typed form reads larger batches (its per-batch work is a few calls, its per-row
+        // work a few instructions); a batch it cannot answer goes through the `Value` columns
+        // in pieces of `SCAN_BATCH`.
+        let batch = if cols.typed.is_some() { TYPED_BATCH } else { SCAN_BATCH };
+        let mut ids = Vec::with_capacity(batch);
         let mut from = NodeId(0);
         let mut typed = TypedState::default();
         let toks = ctx.scan_cols.as_ref().map(|sc| sc.toks.clone()).unwrap_or_default();
         loop {
             ctx.check_interrupt()?;
             ids.clear();
-            g.next_nodes(label, from, SCAN_BATCH, &mut ids);
+            g.next_nodes(label, from, batch, &mut ids);
             let done = match &cols.typed {
                 Some(t) => self.typed_batch(t, &mut typed, &toks, &ids, groups, ctx, &*g)?,
                 None => false,
             };
-            if done {
-                match ids.last() {
-                    Some(last) if ids.len() == SCAN_BATCH => from = NodeId(last.0 + 1),
-                    _ => break,
+            if !done {
+                for piece in ids.chunks(SCAN_BATCH) {
+                    self.value_batch(scan, cols, piece, pred.as_deref_mut(), row, groups, ctx, g)?;
                 }
-                continue;
-            }
-            if let Some(sc) = &mut ctx.scan_cols {
-                for (c, tok) in sc.cols.iter_mut().zip(&sc.toks) {
-                    // Scalars own nothing: forgetting them skips a call of the drop glue per
-                    // value that `clear` would make (others are dropped as usual).
-                    for v in c.drain(..) {
-                        if matches!(
-                            v,
-                            Value::Int(_) | Value::Null | Value::Bool(_) | Value::Float(_)
-                        ) {
-                            std::mem::forget(v);
-                        }
-                    }
-                    match tok {
-                        Some(t) => g.node_property_batch(&ids, *t, c),
-                        None => c.resize(ids.len(), Value::Null),
-                    }
-                }
-            }
-            if pred.is_none() && cols.group.is_none() {
-                self.aggregate_batch(cols, &ids, groups, ctx)?;
-            } else {
-                self.aggregate_rows(scan, cols, &ids, pred.as_deref_mut(), row, groups, ctx, g)?;
             }
             match ids.last() {
-                Some(last) if ids.len() == SCAN_BATCH => from = NodeId(last.0 + 1),
+                Some(last) if ids.len() == batch => from = NodeId(last.0 + 1),
                 _ => break,
             }
         }
         match &cols.typed {
             Some(t) => self.typed_flush(t, &mut typed, groups),
             None => Ok(()),
+        }
+    }
+
+    /// One batch (at most `SCAN_BATCH` ids) of a column aggregation through the `Value`
+    /// columns.
+    #[allow(clippy::too_many_arguments)]
+    fn value_batch(
+        &self,
+        scan: &FusedScan,
+        cols: &ColumnAgg,
+        ids: &[NodeId],
+        pred: Option<&mut CompiledPred>,
+        row: &mut Row,
+        groups: &mut Groups,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<()> {
+        if let Some(sc) = &mut ctx.scan_cols {
+            for (c, tok) in sc.cols.iter_mut().zip(&sc.toks) {
+                // Scalars own nothing: forgetting them skips a call of the drop glue per
+                // value that `clear` would make (others are dropped as usual).
+                for v in c.drain(..) {
+                    if matches!(v, Value::Int(_) | Value::Null | Value::Bool(_) | Value::Float(_)) {
+                        std::mem::forget(v);
+                    }
+                }
+                match tok {
+                    Some(t) => g.node_property_batch(ids, *t, c),
+                    None => c.resize(ids.len(), Value::Null),
+                }
+            }
+        }
+        if pred.is_none() && cols.group.is_none() {
+            self.aggregate_batch(cols, ids, groups, ctx)
+        } else {
+            self.aggregate_rows(scan, cols, ids, pred, row, groups, ctx, g)
         }
     }
 

@@ -24,6 +24,10 @@ pub(super) struct Grouping<'a> {
 }
 
 pub(super) const SCAN_BATCH: usize = 256;
+/// Ids per batch of a typed column aggregation (`TypedAgg`): its per-batch calls amortised
+/// over more rows, its buffers (ids, and per column values and presence) still a few tens of
+/// KiB.
+pub(super) const TYPED_BATCH: usize = 2048;
 /// Integer grouping keys below this are looked up in a direct table (see `Groups::small_ints`).
 const SMALL_INTS: usize = 4096;
 /// `count(*)`'s argument for a whole batch (see [`Accumulator::update_many`]).

@@ -429,6 +429,14 @@ impl Bits {
         // Takes the set bits of word `w`; false once the scan is done.
         let mut take = |w: u64, word: u64| {
             let mut x = word & std::mem::replace(&mut mask, !0);
+            let first = w * 64;
+            if x == !0 && left >= 64 && first + 64 <= end {
+                // A full word (a dense label): its 64 ids are one run, written without a
+                // bit scan.
+                out.extend((first..first + 64).map(NodeId));
+                left -= 64;
+                return left > 0 && first + 64 < end;
+            }
             while x != 0 && left > 0 {
                 let id = w * 64 + u64::from(x.trailing_zeros());
                 if id >= end {

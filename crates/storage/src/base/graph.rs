@@ -434,6 +434,14 @@ impl Base {
         }
         let codes = self.label_code.view();
         let (mut cur, mut left) = (from, max);
+        if let PackedView::Const(code, n) = codes {
+            // Every slot holds a node of the one label set (or none does): a run of ids.
+            let to = stop.min(n as u64).min(cur.saturating_add(max as u64));
+            if code != 0 && cur < to {
+                out.extend((cur..to).map(NodeId));
+                return to;
+            }
+        }
         while cur < stop && left > 0 {
             if codes.get(cur as usize) != 0 {
                 out.push(NodeId(cur));

@@ -28,6 +28,7 @@
 mod adjacency;
 mod builder;
 mod columns;
+mod gather;
 mod graph;
 mod index;
 mod paged;

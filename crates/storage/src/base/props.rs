@@ -273,30 +273,6 @@ impl IntColumn {
             codes => out.extend(ids.iter().map(|i| conv(codes.get(at(*i))))),
         }
     }
-
-    /// Appends the values of `ids` (all clean base rows) as plain integers to `vals`, with
-    /// `present[i]` false (and `vals[i]` 0) where node `ids[i]` lacks the key.
-    pub fn extend_ints(&self, ids: &[NodeId], vals: &mut Vec<i64>, present: &mut Vec<bool>) {
-        let at = |i: &NodeId| i.0 as usize;
-        let start = vals.len();
-        // The codes first (one tight gather per packing), then presence and values from them.
-        match &self.codes {
-            Packed::U8(v) => vals.extend(ids.iter().map(|i| v.get(at(i)).map_or(0, |x| *x as i64))),
-            Packed::U16(v) => {
-                vals.extend(ids.iter().map(|i| v.get(at(i)).map_or(0, |x| *x as i64)))
-            }
-            Packed::U32(v) => {
-                vals.extend(ids.iter().map(|i| v.get(at(i)).map_or(0, |x| *x as i64)))
-            }
-            codes => vals.extend(ids.iter().map(|i| codes.get(at(i)) as i64)),
-        }
-        let codes = &mut vals[start..];
-        present.extend(codes.iter().map(|c| *c != 0));
-        let min = self.min;
-        for c in codes {
-            *c = if *c == 0 { 0 } else { min.wrapping_add(c.wrapping_sub(1)) };
-        }
-    }
 }
 
 pub(super) fn blob_has(blob: &[u8], key: u32) -> bool {

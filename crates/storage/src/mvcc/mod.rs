@@ -8,7 +8,8 @@
 //! layer never sees the log or any file.
 //!
 //! Files, lowest first: `versions`, `tokens`, `counts`, `sink`, `observer`, `state` (Core), `gc`,
-//! `violations`, `schema_ops`, `tx` (the struct), `tx_read`, `tx_index`, `tx_write`, `tx_commit`.
+//! `violations`, `schema_ops`, `tx` (the struct), `tx_read`, `tx_gather`, `tx_index`, `tx_write`,
+//! `tx_commit`.
 
 mod counts;
 mod gc;
@@ -21,6 +22,7 @@ mod tests;
 mod tokens;
 mod tx;
 mod tx_commit;
+mod tx_gather;
 mod tx_index;
 mod tx_read;
 mod tx_vector;

@@ -237,33 +237,6 @@ impl Transaction {
         }
     }
 
-    /// The typed form of [`node_property_batch`](Self::node_property_batch): when every node
-    /// of `ids` is a clean base row and the base has an integer column for `key`, appends
-    /// their values to `vals` (`0` where missing) and whether each has one to `present`, and
-    /// returns `true`; otherwise appends nothing and returns `false` (the caller reads the
-    /// batch as values).
-    pub fn node_int_batch(
-        &self,
-        ids: &[NodeId],
-        key: TokenId,
-        vals: &mut Vec<i64>,
-        present: &mut Vec<bool>,
-    ) -> bool {
-        let Some(col) = self.base.int_column(key) else { return false };
-        let own = !self.nodes.is_empty();
-        let end = self.base.node_end;
-        let clean = if !own && !self.base.any_node_dirty() {
-            ids.iter().all(|id| id.0 < end)
-        } else {
-            ids.iter()
-                .all(|id| !(self.base.node_dirty(id.0) || own && self.nodes.contains_key(&id.0)))
-        };
-        if clean {
-            col.extend_ints(ids, vals, present);
-        }
-        clean
-    }
-
     /// Properties in key order.
     pub fn node_properties(&self, id: NodeId) -> Vec<(TokenId, Value)> {
         self.with_node(id.0, |d| d.props()).unwrap_or_default()
