@@ -29,11 +29,12 @@ use arbor_model::Result;
 pub use catalog::{is_aggregate, IndexUse, ProcSig, Resolver};
 pub use expr::{PExpr, ScalarFn, Slot};
 pub use ops::Op;
+pub use plan::admin::admin_procedure_name;
 pub use plan::show::show_procedure_name;
 pub use plan::Plan;
 pub use types::CypherType;
 
-/// Binds and plans a `Query` or `Show` statement, or an `Explain` or `Profile` of one. `text` is the query text the
+/// Binds and plans a `Query`, `Show` or `Admin` statement, or an `Explain` or `Profile` of one. `text` is the query text the
 /// statement was parsed from (for column names and error positions).
 pub fn plan(stmt: &Statement, text: &str, resolver: &dyn Resolver) -> Result<Plan> {
     plan::plan_statement(stmt, text, resolver, rewrite::RULES)

@@ -639,8 +639,9 @@ pub struct ShowCommand {
 // Administration: users (`CREATE USER`, `ALTER USER`, `ALTER CURRENT USER`, `RENAME USER`,
 // `DROP USER`, `SHOW USERS`, `SHOW CURRENT USER`) and transactions (`SHOW TRANSACTIONS`,
 // `TERMINATE TRANSACTIONS`), as Neo4j 5 spells them. Only the syntax lives
-// here: the engine checks the rules (password length, name characters, existing users) and runs
-// the commands against its user store without the planner.
+// here: the planner turns each command into a call of an internal procedure (cypher-plan's
+// `plan/admin.rs`), and the engine's procedures check the rules (password length, name
+// characters, existing users) and change its user store.
 
 /// A name or secret given literally or as a `$parameter`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -406,11 +406,6 @@ impl Tx {
                 let (_, columns, rows) = crate::schema::run_schema(&self.db, &cmd, &params)?;
                 Ok(Rows::new(&mut self.tx, columns, None, rows.into()))
             }
-            // User administration: embedded use has no logged-in user.
-            prepared @ (Prepared::Admin(_) | Prepared::ShowCurrentUserCall) => {
-                let out = crate::users::run_prepared(&self.db, None, &prepared, &params)?;
-                Ok(Rows::new(&mut self.tx, out.fields, None, out.rows.into()))
-            }
         }
     }
 

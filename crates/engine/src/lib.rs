@@ -35,6 +35,7 @@ mod session;
 mod show;
 mod show_indexes;
 pub mod show_settings;
+mod show_transactions;
 mod tokens;
 pub mod traversal;
 mod txinfo;

@@ -1,7 +1,7 @@
 //! [`Procedures`]: the registry of procedures a database consults when it prepares a query:
 //! the exec built-ins, the engine's own (transaction metadata, server info, full-text), and
 //! whatever is registered later (`procedures.rs` registers from above); apart from them, the
-//! internal procedures `SHOW` commands are planned as (`show.rs`).
+//! internal procedures `SHOW` and administration commands are planned as (`show.rs`).
 //!
 //! Registration is rare and preparation frequent, so the registry is copy-on-write: preparing a
 //! query takes a cheap snapshot (`Arc`), registering builds a new registry.
@@ -15,16 +15,19 @@ use parking_lot::RwLock;
 pub(crate) struct Procedures {
     current: RwLock<Arc<Registry>>,
     info: DbInfo,
-    /// The internal procedures `SHOW` commands are planned as (`show.rs`): resolved only
-    /// while a `SHOW` is planned, never listed, kept by [`Procedures::reset`].
+    /// The internal procedures `SHOW` and administration commands are planned as (`show.rs`,
+    /// `users.rs`, `txinfo.rs`): resolved only while one of them is planned, never listed,
+    /// kept by [`Procedures::reset`].
     internal: RwLock<Vec<Procedure>>,
 }
 
-/// The exec built-ins plus the engine's own: transaction metadata, server and schema info.
+/// The exec built-ins plus the engine's own: transaction metadata, the current user, server
+/// and schema info.
 fn engine_builtins(info: &DbInfo) -> Registry {
     let mut r = Registry::with_builtins();
     let own = crate::txinfo::procedures()
         .into_iter()
+        .chain([crate::users::show_current_user_proc()])
         .chain(crate::info_procs::procedures(info.id.clone(), info.created.clone()))
         .chain(crate::fulltext::procedures(info.fulltext.clone()));
     for p in own {

@@ -69,18 +69,14 @@ const FUNCTION_COLUMNS: [&str; 11] = [
     "isDeprecated",
 ];
 
-/// The columns of the (empty) `SHOW TRANSACTIONS` form the `SHOW` grammar parses; the
-/// administration command of that name is `txinfo.rs`'s.
-const TRANSACTION_COLUMNS: [&str; 3] = ["name", "category", "description"];
-
-/// Registers the `SHOW` procedures on `db` (when it opens).
+/// Registers the `SHOW` and administration procedures on `db` (when it opens).
 pub(crate) fn install(db: &Database) {
     let default_db = settings::default_database_only(
         DATABASE_COLUMNS.to_vec(),
         DATABASE_COLUMNS.to_vec(),
         Vec::new(),
     );
-    let commands: [(ShowKind, bool, Vec<&'static str>, usize); 8] = [
+    let commands: [(ShowKind, bool, Vec<&'static str>, usize); 7] = [
         (ShowKind::Databases, false, DATABASE_COLUMNS.to_vec(), DATABASE_COLUMNS.len()),
         (ShowKind::Databases, true, default_db.0, default_db.1.len()),
         (ShowKind::Indexes, false, indexes::INDEX_COLUMNS.to_vec(), indexes::INDEX_DEFAULTS),
@@ -92,15 +88,17 @@ pub(crate) fn install(db: &Database) {
         ),
         (ShowKind::Procedures, false, PROCEDURE_COLUMNS.to_vec(), 4),
         (ShowKind::Functions, false, FUNCTION_COLUMNS.to_vec(), 3),
-        (ShowKind::Transactions, false, TRANSACTION_COLUMNS.to_vec(), TRANSACTION_COLUMNS.len()),
         (ShowKind::Settings, false, settings::COLUMNS.to_vec(), settings::DEFAULT_COLUMNS),
     ];
-    let procs = commands
+    let mut procs: Vec<Procedure> = commands
         .into_iter()
         .map(|(kind, default_only, columns, defaults)| {
             procedure(db, kind, default_only, &columns, defaults)
         })
         .collect();
+    // The administration commands' (users, transactions), planned the same way.
+    procs.extend(crate::users::procedures(db));
+    procs.extend(crate::show_transactions::procedures(db));
     db.procedures_registry().set_internal(procs);
 }
 
@@ -280,34 +278,4 @@ fn function_rows() -> Rows {
             ]
         })
         .collect()
-}
-
-/// Runs the `YIELD`/`WHERE`/`RETURN` tail of `cmd` over rows an administration command has
-/// already computed (`SHOW USERS`, `SHOW|TERMINATE TRANSACTIONS`): planned as every `SHOW` is,
-/// as a call of a procedure (named by `cmd.kind`) that answers those rows.
-pub(crate) fn over_rows(
-    tx: &mut arbor_storage::Transaction,
-    cmd: &arbor_cypher_syntax::ast::ShowCommand,
-    columns: &[&str],
-    rows: Rows,
-    params: &PropertyMap,
-) -> Result<(Vec<String>, Rows)> {
-    use arbor_exec::{Execution, PreparedQuery};
-    let name = show_procedure_name(cmd.kind, false);
-    let inputs =
-        vec![("filter".to_string(), CypherType::Any), ("names".to_string(), CypherType::Any)];
-    let outputs = columns.iter().map(|c| (c.to_string(), CypherType::Any)).collect();
-    let body = move |_: &[Value], _: &mut dyn Graph| -> Result<Rows> { Ok(rows.clone()) };
-    let mut registry = arbor_exec::procs::Registry::default();
-    registry.register(Procedure::new(name, inputs, outputs, "", body));
-    let stmt = arbor_cypher_syntax::ast::Statement::Show(cmd.clone());
-    let prepared = std::sync::Arc::new(PreparedQuery::prepare_with(&stmt, name, &registry)?);
-    let fields = prepared.columns().to_vec();
-    let mut exec = Execution::start(prepared, params.clone())?;
-    let mut graph = crate::graph_impl::TxGraph { tx, batch_store: None, import_dir: None };
-    let (mut out, mut row) = (Vec::new(), Vec::new());
-    while exec.next_raw(&mut graph, &mut row)? {
-        out.push(std::mem::take(&mut row));
-    }
-    Ok((fields, out))
 }

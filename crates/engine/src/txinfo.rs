@@ -11,7 +11,9 @@
 //! Procedure bodies see only the graph, so the session publishes the metadata of the
 //! transaction it is running in a thread-local for the duration of each `PULL`/`COMMIT`
 //! ([`enter`]); a session runs on one thread at a time, and the guard restores the previous
-//! value when dropped.
+//! value when dropped. The same published state tells the user administration procedures who
+//! is logged in ([`current_user`]) and collects the `system-updates` they count
+//! ([`add_system_updates`], taken into the result's summary by the session).
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -19,7 +21,6 @@ use std::sync::{Arc, Weak};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use arbor_cypher_plan::CypherType;
-use arbor_cypher_syntax::ast_admin::{AdminCommand, Argument};
 use arbor_exec::procs::Procedure;
 use arbor_model::{Duration, Error, PropertyMap, Result, Status, Value};
 use parking_lot::Mutex;
@@ -34,6 +35,12 @@ struct TxState {
     query: String,
     query_id: u64,
     username: String,
+    /// Who is logged in (`None`: authentication disabled), for the user administration
+    /// procedures (users.rs).
+    user: Option<crate::session::CurrentUser>,
+    /// `system-updates` counted by the administration procedures since the session last took
+    /// them ([`TxMeta::take_system_updates`]).
+    system_updates: u64,
     connection_id: String,
     client_address: String,
     terminated: bool,
@@ -84,8 +91,16 @@ impl TxMeta {
         s.query_id = qid;
     }
 
-    pub(crate) fn set_user(&self, name: &str) {
-        self.state.lock().username = name.to_string();
+    /// Who is logged in (`None`: authentication disabled).
+    pub(crate) fn set_user(&self, user: Option<&crate::session::CurrentUser>) {
+        let mut s = self.state.lock();
+        s.username = user.map_or(String::new(), |u| u.name.clone());
+        s.user = user.cloned();
+    }
+
+    /// The `system-updates` the administration procedures counted since the last call.
+    pub(crate) fn take_system_updates(&self) -> u64 {
+        std::mem::take(&mut self.state.lock().system_updates)
     }
 
     pub(crate) fn set_client(&self, connection_id: &str, client_address: &str) {
@@ -143,7 +158,7 @@ impl Registry {
 }
 
 /// Neo4j's `SHOW TRANSACTIONS` columns; the first ten are shown without `YIELD`.
-const COLUMNS: [&str; 39] = [
+pub(crate) const COLUMNS: [&str; 39] = [
     "database",
     "transactionId",
     "currentQueryId",
@@ -184,8 +199,8 @@ const COLUMNS: [&str; 39] = [
     "currentQueryPageFaults",
     "initializationStackTrace",
 ];
-const DEFAULT_COLUMNS: usize = 10;
-const TERMINATE_COLUMNS: [&str; 3] = ["transactionId", "username", "message"];
+pub(crate) const DEFAULT_COLUMNS: usize = 10;
+pub(crate) const TERMINATE_COLUMNS: [&str; 3] = ["transactionId", "username", "message"];
 
 fn tx_id(n: u64) -> String {
     format!("neo4j-transaction-{n}")
@@ -276,39 +291,6 @@ fn row(s: &TxState, id: u64) -> Vec<Value> {
     ]
 }
 
-/// The ids a command names: literals, and parameters holding a string or a list of strings.
-fn ids(args: &[Argument], params: &PropertyMap) -> Result<Vec<String>> {
-    let mut out = Vec::new();
-    for a in args {
-        match a {
-            Argument::Literal(s) => out.push(s.clone()),
-            Argument::Parameter(p) => match params.get(p) {
-                Some(Value::String(s)) => out.push(s.to_string()),
-                Some(Value::List(items)) => {
-                    for v in items {
-                        match v {
-                            Value::String(s) => out.push(s.to_string()),
-                            other => return Err(bad_id_type(other)),
-                        }
-                    }
-                }
-                Some(other) => return Err(bad_id_type(other)),
-                None => {
-                    return Err(Error::new(
-                        Status::ParameterMissing,
-                        format!("Expected parameter(s): {p}"),
-                    ))
-                }
-            },
-        }
-    }
-    Ok(out)
-}
-
-fn bad_id_type(v: &Value) -> Error {
-    Error::type_error(format!("Expected a string or a list of strings, got {}", v.type_name()))
-}
-
 /// `neo4j-transaction-7` -> 7; anything else is Neo4j's `InvalidArguments`.
 fn parse_id(id: &str) -> Result<u64> {
     let n = id.rsplit_once("-transaction-").and_then(|(db, n)| {
@@ -323,68 +305,52 @@ fn parse_id(id: &str) -> Result<u64> {
     })
 }
 
-/// Runs `SHOW TRANSACTIONS` or `TERMINATE TRANSACTIONS`: `(columns in scope, rows)`, before
-/// any `YIELD`/`WHERE`/`RETURN`.
-pub(crate) fn run_command(
-    registry: &Registry,
-    cmd: &AdminCommand,
-    params: &PropertyMap,
-) -> Result<(Vec<&'static str>, Vec<Vec<Value>>)> {
-    match cmd {
-        AdminCommand::ShowTransactions { ids: wanted, yield_, .. } => {
-            let wanted: Vec<u64> =
-                ids(wanted, params)?.iter().filter_map(|i| parse_id(i).ok()).collect();
-            let all_columns = yield_.is_some();
-            let mut rows = Vec::new();
-            for state in registry.live() {
-                let s = state.lock();
-                let Some(id) = s.id else { continue };
-                if !wanted.is_empty() && !wanted.contains(&id) {
-                    continue;
-                }
-                let mut r = row(&s, id);
-                if !all_columns {
-                    r.truncate(DEFAULT_COLUMNS);
-                }
-                rows.push((id, r));
-            }
-            rows.sort_by_key(|(id, _)| *id);
-            let columns =
-                if all_columns { COLUMNS.to_vec() } else { COLUMNS[..DEFAULT_COLUMNS].to_vec() };
-            Ok((columns, rows.into_iter().map(|(_, r)| r).collect()))
+/// The rows of `SHOW TRANSACTIONS [ids]`, every column, by transaction id (ids that do not
+/// parse match nothing).
+pub(crate) fn show_rows(registry: &Registry, wanted: &[String]) -> Vec<Vec<Value>> {
+    let wanted: Vec<u64> = wanted.iter().filter_map(|i| parse_id(i).ok()).collect();
+    let mut rows = Vec::new();
+    for state in registry.live() {
+        let s = state.lock();
+        let Some(id) = s.id else { continue };
+        if !wanted.is_empty() && !wanted.contains(&id) {
+            continue;
         }
-        AdminCommand::TerminateTransactions { ids: wanted, .. } => {
-            let wanted = ids(wanted, params)?;
-            let parsed = wanted.iter().map(|i| parse_id(i)).collect::<Result<Vec<u64>>>()?;
-            let live = registry.live();
-            let rows = wanted
-                .iter()
-                .zip(parsed)
-                .map(|(text, id)| {
-                    let found = live.iter().find(|s| s.lock().id == Some(id));
-                    let Some(state) = found else {
-                        return vec![
-                            Value::from(text.clone()),
-                            Value::Null,
-                            Value::str("Transaction not found."),
-                        ];
-                    };
-                    let mut s = state.lock();
-                    s.terminated = true;
-                    if let Some(flag) = &s.interrupt {
-                        flag.store(true, Ordering::SeqCst);
-                    }
-                    vec![
-                        Value::from(text.clone()),
-                        Value::from(s.username.clone()),
-                        Value::str("Transaction terminated."),
-                    ]
-                })
-                .collect();
-            Ok((TERMINATE_COLUMNS.to_vec(), rows))
-        }
-        _ => Err(Error::internal("not a transaction command")),
+        rows.push((id, row(&s, id)));
     }
+    rows.sort_by_key(|(id, _)| *id);
+    rows.into_iter().map(|(_, r)| r).collect()
+}
+
+/// `TERMINATE TRANSACTIONS ids`: terminates each live one; a row per id written.
+pub(crate) fn terminate_rows(registry: &Registry, wanted: &[String]) -> Result<Vec<Vec<Value>>> {
+    let parsed = wanted.iter().map(|i| parse_id(i)).collect::<Result<Vec<u64>>>()?;
+    let live = registry.live();
+    let rows = wanted
+        .iter()
+        .zip(parsed)
+        .map(|(text, id)| {
+            let found = live.iter().find(|s| s.lock().id == Some(id));
+            let Some(state) = found else {
+                return vec![
+                    Value::from(text.clone()),
+                    Value::Null,
+                    Value::str("Transaction not found."),
+                ];
+            };
+            let mut s = state.lock();
+            s.terminated = true;
+            if let Some(flag) = &s.interrupt {
+                flag.store(true, Ordering::SeqCst);
+            }
+            vec![
+                Value::from(text.clone()),
+                Value::from(s.username.clone()),
+                Value::str("Transaction terminated."),
+            ]
+        })
+        .collect();
+    Ok(rows)
 }
 
 thread_local! {
@@ -403,6 +369,21 @@ impl Drop for Entered {
         let prev = self.0.take();
         CURRENT.with(|c| *c.borrow_mut() = prev);
     }
+}
+
+/// Who the session running on this thread serves (`None`: authentication disabled, or no
+/// session, as in embedded use).
+pub(crate) fn current_user() -> Option<crate::session::CurrentUser> {
+    CURRENT.with(|c| c.borrow().as_ref().and_then(|m| m.state.lock().user.clone()))
+}
+
+/// Counts `system-updates` for the session running on this thread (none outside a session).
+pub(crate) fn add_system_updates(n: u64) {
+    CURRENT.with(|c| {
+        if let Some(m) = c.borrow().as_ref() {
+            m.state.lock().system_updates += n;
+        }
+    });
 }
 
 fn current() -> Result<TxMeta> {
@@ -471,30 +452,23 @@ mod tests {
         let flag = Arc::new(AtomicBool::new(false));
         let meta = registry.register(flag.clone());
         let idle = registry.register(Arc::new(AtomicBool::new(false)));
-        meta.set_user("alice");
+        let alice =
+            crate::session::CurrentUser { name: "alice".into(), password_change_required: false };
+        meta.set_user(Some(&alice));
         meta.reset(PropertyMap::new());
         meta.set_query("RETURN 1");
-        let show = AdminCommand::ShowTransactions {
-            ids: vec![],
-            yield_: None,
-            where_: None,
-            then: vec![],
-        };
-        let (cols, rows) = run_command(&registry, &show, &PropertyMap::new()).unwrap();
-        assert_eq!(cols.len(), 10);
+        let rows = show_rows(&registry, &[]);
         assert_eq!(rows.len(), 1, "the idle session has no transaction");
+        assert_eq!(rows[0].len(), COLUMNS.len());
         let id = match &rows[0][1] {
             Value::String(s) => s.to_string(),
             other => panic!("{other:?}"),
         };
         assert!(id.starts_with("neo4j-transaction-"));
-        let terminate = AdminCommand::TerminateTransactions {
-            ids: vec![Argument::Literal(id), Argument::Literal("neo4j-transaction-999".into())],
-            yield_: None,
-            where_: None,
-            then: vec![],
-        };
-        let (_, rows) = run_command(&registry, &terminate, &PropertyMap::new()).unwrap();
+        assert_eq!(show_rows(&registry, &[id.clone()]).len(), 1);
+        assert!(show_rows(&registry, &["neo4j-transaction-999".into()]).is_empty());
+        let wanted = vec![id, "neo4j-transaction-999".to_string()];
+        let rows = terminate_rows(&registry, &wanted).unwrap();
         let text = |v: &Value| match v {
             Value::String(s) => s.to_string(),
             other => format!("{other:?}"),
@@ -504,6 +478,8 @@ mod tests {
         assert_eq!(text(&rows[1][2]), "Transaction not found.");
         assert!(matches!(rows[1][1], Value::Null));
         assert!(flag.load(Ordering::SeqCst) && meta.terminated());
+        let bad = terminate_rows(&registry, &["foo".to_string()]).unwrap_err();
+        assert_eq!(bad.status, Status::InvalidArguments);
         meta.end();
         assert!(!meta.terminated());
         drop(idle);

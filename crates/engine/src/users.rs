@@ -2,8 +2,14 @@
 //! `RENAME USER`, `DROP USER`, `SHOW USERS`, `SHOW CURRENT USER`, `CALL dbms.showCurrentUser()`)
 //! over the shared [`UserStore`], with Neo4j 5.26's rules, messages and status codes.
 //!
-//! The commands run without the planner (like schema commands) and change the store at once, not
-//! at commit: they are not transactional, as in Neo4j, where they run against the system graph.
+//! The planner turns each command into a call of an internal procedure (`admin.rs` in
+//! cypher-plan; [`procedures`] here): `SHOW USERS` and `SHOW CURRENT USER` produce Neo4j's
+//! columns and their `YIELD`/`WHERE`/`RETURN` tail is planned as in any query; the commands
+//! that change users are void procedures taking a map that describes the command. They change
+//! the store when the statement runs (at its first `PULL`), not at commit: they are not
+//! transactional, as in Neo4j, where they run against the system graph. They count
+//! `system-updates` and read the logged-in user through the session's published state
+//! (`txinfo::add_system_updates`, `txinfo::current_user`).
 //! Neo4j accepts them on any database, and so does Arbor. Who is logged in comes from the Bolt
 //! layer ([`crate::Session::set_user`]); with authentication disabled there is no current user,
 //! so `SHOW CURRENT USER` is empty and `ALTER CURRENT USER` fails, as in Neo4j.
@@ -19,8 +25,9 @@
 use std::collections::BTreeMap;
 
 use arbor_auth::{User, UserStore};
-use arbor_cypher_syntax::ast::{ShowCommand, ShowKind, Statement};
-use arbor_cypher_syntax::ast_admin::{AdminCommand, Argument, PasswordSpec, UserSettings};
+use arbor_cypher_plan::CypherType;
+use arbor_exec::graph::Graph;
+use arbor_exec::procs::Procedure;
 use arbor_model::{Error, PropertyMap, Result, Status, Value};
 
 use crate::session::{CurrentUser, Database};
@@ -33,24 +40,6 @@ const SHOW_USERS_COLUMNS: [&str; 5] =
     ["user", "roles", "passwordChangeRequired", "suspended", "home"];
 
 type Rows = Vec<Vec<Value>>;
-
-/// What an administration command produced.
-pub(crate) struct AdminOutcome {
-    pub fields: Vec<String>,
-    pub rows: Rows,
-    /// Changes to the store as Neo4j counts them (`system-updates`; replacing a user is two).
-    pub updates: u64,
-}
-
-impl AdminOutcome {
-    fn changed(changed: bool) -> AdminOutcome {
-        AdminOutcome::updates(changed.into())
-    }
-
-    fn updates(updates: u64) -> AdminOutcome {
-        AdminOutcome { fields: Vec::new(), rows: Vec::new(), updates }
-    }
-}
 
 impl Database {
     /// Makes `store` the user store that Cypher administration commands manage (the Bolt server
@@ -74,20 +63,63 @@ fn store_failure(e: arbor_auth::StoreError) -> Error {
     Error::new(Status::Io, e.to_string())
 }
 
-/// The value of a name or secret: the literal, or the string parameter.
-fn resolve(arg: &Argument, params: &PropertyMap, what: &str) -> Result<String> {
-    match arg {
-        Argument::Literal(s) => Ok(s.clone()),
-        Argument::Parameter(p) => match params.get(p) {
-            Some(Value::String(s)) => Ok(s.to_string()),
-            Some(v) => Err(Error::type_error(format!(
+/// The value of the name or secret `key` of a command's map (`admin.rs` in cypher-plan): the
+/// literal, or the string parameter (`{key}Param` names it).
+fn text(cmd: &PropertyMap, key: &str, what: &str) -> Result<String> {
+    let value = cmd.get(key).unwrap_or(&Value::Null);
+    if let Some(Value::String(p)) = cmd.get(format!("{key}Param").as_str()) {
+        return match value {
+            Value::String(s) => Ok(s.to_string()),
+            v => Err(Error::type_error(format!(
                 "Expected {what} parameter ${p} to have type String but was {}",
                 v.type_name()
             ))),
-            None => {
-                Err(Error::new(Status::ParameterMissing, format!("Expected parameter(s): {p}")))
-            }
-        },
+        };
+    }
+    match value {
+        Value::String(s) => Ok(s.to_string()),
+        _ => Err(Error::internal(format!("administration command without `{key}`"))),
+    }
+}
+
+/// A flag of a command's map; absent when the command leaves the setting alone.
+fn flag(cmd: &PropertyMap, key: &str) -> Option<bool> {
+    match cmd.get(key) {
+        Some(Value::Bool(b)) => Some(*b),
+        _ => None,
+    }
+}
+
+/// The settings of `CREATE USER` / `ALTER USER`, from the command's map.
+struct Settings {
+    /// `SET [PLAINTEXT | ENCRYPTED] PASSWORD`: the value and whether it is `ENCRYPTED`.
+    password: Option<(String, bool)>,
+    change_required: Option<bool>,
+    suspended: Option<bool>,
+    /// `SET HOME DATABASE db` (`Some(Some)`) or `REMOVE HOME DATABASE` (`Some(None)`).
+    home: Option<Option<String>>,
+}
+
+impl Settings {
+    fn of(cmd: &PropertyMap) -> Result<Settings> {
+        let password = if cmd.contains_key("password") || cmd.contains_key("passwordParam") {
+            Some((text(cmd, "password", "password")?, flag(cmd, "encrypted") == Some(true)))
+        } else {
+            None
+        };
+        let home = if cmd.contains_key("home") || cmd.contains_key("homeParam") {
+            Some(Some(text(cmd, "home", "database name")?))
+        } else if flag(cmd, "removeHome") == Some(true) {
+            Some(None)
+        } else {
+            None
+        };
+        Ok(Settings {
+            password,
+            change_required: flag(cmd, "changeRequired"),
+            suspended: flag(cmd, "suspended"),
+            home,
+        })
     }
 }
 
@@ -118,9 +150,9 @@ fn check_password(password: &str) -> Result<()> {
 }
 
 /// A new password hash from a `SET [PLAINTEXT | ENCRYPTED] PASSWORD` clause.
-fn password_hash(spec: &PasswordSpec, params: &PropertyMap) -> Result<(String, Option<String>)> {
-    let value = resolve(&spec.value, params, "password")?;
-    if spec.encrypted {
+fn password_hash(value: &str, encrypted: bool) -> Result<(String, Option<String>)> {
+    let value = value.to_string();
+    if encrypted {
         if arbor_auth::is_argon2_hash(&value) {
             return Ok((value, None));
         }
@@ -142,103 +174,68 @@ fn password_hash(spec: &PasswordSpec, params: &PropertyMap) -> Result<(String, O
     Ok((hash, Some(value)))
 }
 
-/// Runs one administration command for `current` (None: authentication disabled).
-pub(crate) fn run_admin(
-    db: &Database,
-    current: Option<&CurrentUser>,
-    cmd: &AdminCommand,
-    params: &PropertyMap,
-) -> Result<AdminOutcome> {
-    let store = db.users();
-    let me = current.map(|c| c.name.as_str());
-    match cmd {
-        AdminCommand::CreateUser { name, or_replace, if_not_exists, settings } => {
-            let name = resolve(name, params, "username")?;
-            create_user(&store, me, &name, *or_replace, *if_not_exists, settings, params)
-        }
-        AdminCommand::AlterUser { name, if_exists, settings } => {
-            let name = resolve(name, params, "username")?;
-            alter_user(&store, me, &name, *if_exists, settings, params)
-        }
-        AdminCommand::AlterCurrentUser { old, new } => {
-            let old = resolve(old, params, "password")?;
-            let new = resolve(new, params, "password")?;
-            alter_current_user(&store, me, &old, &new)
-        }
-        AdminCommand::RenameUser { from, to, if_exists } => {
-            let from = resolve(from, params, "username")?;
-            let to = resolve(to, params, "username")?;
-            rename_user(&store, &from, &to, *if_exists)
-        }
-        AdminCommand::DropUser { name, if_exists } => {
-            let name = resolve(name, params, "username")?;
-            drop_user(&store, me, &name, *if_exists)
-        }
-        AdminCommand::ShowTransactions { .. } | AdminCommand::TerminateTransactions { .. } => {
-            run_transaction_command(db, cmd, params)
-        }
-        AdminCommand::ShowUsers { current: only_me, yield_, where_, then } => {
-            let rows: Rows = store
-                .users()
-                .into_iter()
-                .filter(|(name, _)| !*only_me || Some(name.as_str()) == me)
-                .map(|(name, u)| user_row(name, &u))
-                .collect();
-            let show = ShowCommand {
-                kind: ShowKind::Databases,
-                filter: None,
-                names: None,
-                yield_: yield_.clone(),
-                where_: where_.clone(),
-                then: then.clone(),
-            };
-            let (fields, rows) =
-                if show.yield_.is_none() && show.where_.is_none() && show.then.is_empty() {
-                    (SHOW_USERS_COLUMNS.iter().map(|c| c.to_string()).collect(), rows)
-                } else {
-                    let mut tx = db.store().begin(true);
-                    let out =
-                        crate::show::over_rows(&mut tx, &show, &SHOW_USERS_COLUMNS, rows, params);
-                    tx.rollback();
-                    out?
-                };
-            Ok(AdminOutcome { fields, rows, updates: 0 })
-        }
+/// The internal procedures the user administration commands are planned as (`admin.rs` in
+/// cypher-plan): `SHOW USERS` and `SHOW CURRENT USER` with the inputs of every `SHOW`
+/// procedure and Neo4j's columns, the others void with the command's map.
+pub(crate) fn procedures(db: &Database) -> Vec<Procedure> {
+    let mut out = Vec::new();
+    for current_only in [false, true] {
+        let weak = db.downgrade();
+        let name = if current_only { "SHOW CURRENT USER" } else { "SHOW USERS" };
+        let inputs =
+            vec![("filter".to_string(), CypherType::Any), ("names".to_string(), CypherType::Any)];
+        let outputs = SHOW_USERS_COLUMNS.iter().map(|c| (c.to_string(), CypherType::Any)).collect();
+        out.push(Procedure::new(
+            name,
+            inputs,
+            outputs,
+            &format!("The rows of `{name}`."),
+            move |_: &[Value], _: &mut dyn Graph| {
+                let db = Database::upgrade(&weak).ok_or_else(closed)?;
+                let me = crate::txinfo::current_user();
+                let rows: Rows = db
+                    .users()
+                    .users()
+                    .into_iter()
+                    .filter(|(name, _)| !current_only || Some(name) == me.as_ref().map(|m| &m.name))
+                    .map(|(name, u)| user_row(name, &u))
+                    .collect();
+                Ok(rows)
+            },
+        ));
     }
+    type Change = fn(&UserStore, Option<&str>, &PropertyMap) -> Result<u64>;
+    let changes: [(&str, Change); 5] = [
+        ("CREATE USER", create_user),
+        ("ALTER USER", alter_user),
+        ("ALTER CURRENT USER", alter_current_user),
+        ("RENAME USER", rename_user),
+        ("DROP USER", drop_user),
+    ];
+    for (name, change) in changes {
+        let weak = db.downgrade();
+        out.push(Procedure::new(
+            name,
+            vec![("command".to_string(), CypherType::Map)],
+            Vec::new(),
+            &format!("Runs `{name}`."),
+            move |args: &[Value], _: &mut dyn Graph| {
+                let db = Database::upgrade(&weak).ok_or_else(closed)?;
+                let Some(Value::Map(cmd)) = args.first() else {
+                    return Err(Error::internal(format!("`{name}` without its command")));
+                };
+                let me = crate::txinfo::current_user();
+                let updates = change(&db.users(), me.as_ref().map(|m| m.name.as_str()), cmd)?;
+                crate::txinfo::add_system_updates(updates);
+                Ok(Vec::new())
+            },
+        ));
+    }
+    out
 }
 
-/// Runs `SHOW TRANSACTIONS` or `TERMINATE TRANSACTIONS` with its `YIELD`/`WHERE`/`RETURN` tail.
-fn run_transaction_command(
-    db: &Database,
-    cmd: &AdminCommand,
-    params: &PropertyMap,
-) -> Result<AdminOutcome> {
-    use arbor_cypher_syntax::ast::{ShowCommand, ShowKind};
-    let (columns, rows) = crate::txinfo::run_command(db.transactions(), cmd, params)?;
-    let (yield_, where_, then) = match cmd {
-        AdminCommand::ShowTransactions { yield_, where_, then, .. }
-        | AdminCommand::TerminateTransactions { yield_, where_, then, .. } => {
-            (yield_, where_, then)
-        }
-        _ => return Err(Error::internal("not a transaction command")),
-    };
-    let (fields, rows) = if yield_.is_none() && where_.is_none() && then.is_empty() {
-        (columns.iter().map(|c| c.to_string()).collect(), rows)
-    } else {
-        let show = ShowCommand {
-            kind: ShowKind::Transactions,
-            filter: None,
-            names: None,
-            yield_: yield_.clone(),
-            where_: where_.clone(),
-            then: then.clone(),
-        };
-        let mut tx = db.store().begin(true);
-        let out = crate::show::over_rows(&mut tx, &show, &columns, rows, params);
-        tx.rollback();
-        out?
-    };
-    Ok(AdminOutcome { fields, rows, updates: 0 })
+fn closed() -> Error {
+    Error::new(Status::TransactionTerminated, "the database is shut down")
 }
 
 fn user_row(name: String, u: &User) -> Vec<Value> {
@@ -262,8 +259,7 @@ fn modify<R>(
 /// Applies the optional settings to `user`; `prefix` starts every rule violation's message.
 fn apply_settings(
     user: &mut User,
-    settings: &UserSettings,
-    params: &PropertyMap,
+    settings: &Settings,
     new_hash: Option<(String, Option<String>)>,
     prefix: &str,
 ) -> Result<()> {
@@ -284,29 +280,24 @@ fn apply_settings(
         user.suspended = suspended;
     }
     if let Some(home) = &settings.home {
-        user.home_database = match home {
-            Some(db) => Some(resolve(db, params, "database name")?),
-            None => None,
-        };
+        user.home_database = home.clone();
     }
     Ok(())
 }
 
-fn create_user(
-    store: &UserStore,
-    me: Option<&str>,
-    name: &str,
-    or_replace: bool,
-    if_not_exists: bool,
-    settings: &UserSettings,
-    params: &PropertyMap,
-) -> Result<AdminOutcome> {
+/// `CREATE [OR REPLACE] USER name [IF NOT EXISTS] SET PASSWORD ...`; returns the updates.
+fn create_user(store: &UserStore, me: Option<&str>, cmd: &PropertyMap) -> Result<u64> {
+    let name = text(cmd, "name", "username")?;
+    let name = name.as_str();
+    let (or_replace, if_not_exists) =
+        (flag(cmd, "orReplace") == Some(true), flag(cmd, "ifNotExists") == Some(true));
     check_user_name(name)?;
+    let settings = Settings::of(cmd)?;
     let new_hash = match &settings.password {
-        Some(spec) => password_hash(spec, params)?,
+        Some((value, encrypted)) => password_hash(value, *encrypted)?,
         None => return Err(Error::syntax("CREATE USER needs SET PASSWORD")),
     };
-    let updates = modify(store, |users| {
+    modify(store, |users| {
         let replaced = users.contains_key(name);
         if replaced {
             if if_not_exists {
@@ -332,30 +323,30 @@ fn create_user(
         };
         // A new user: no old password to compare with.
         let hash_only = Some((new_hash.0.clone(), None));
-        apply_settings(&mut user, settings, params, hash_only, "")?;
+        apply_settings(&mut user, &settings, hash_only, "")?;
         users.insert(name.to_string(), user);
         // Neo4j counts a replacement as a drop and a create.
         Ok(if replaced { 2 } else { 1 })
-    })?;
-    Ok(AdminOutcome::updates(updates))
+    })
 }
 
-fn alter_user(
-    store: &UserStore,
-    me: Option<&str>,
-    name: &str,
-    if_exists: bool,
-    settings: &UserSettings,
-    params: &PropertyMap,
-) -> Result<AdminOutcome> {
+/// `ALTER USER name [IF EXISTS] SET ...`; returns the updates.
+fn alter_user(store: &UserStore, me: Option<&str>, cmd: &PropertyMap) -> Result<u64> {
+    let name = text(cmd, "name", "username")?;
+    let name = name.as_str();
+    let if_exists = flag(cmd, "ifExists") == Some(true);
+    let settings = Settings::of(cmd)?;
     let prefix = format!("Failed to alter the specified user '{name}'");
     if settings.suspended.is_some() && me == Some(name) {
         return Err(argument_error(format!(
             "{prefix}: Changing your own activation status is not allowed."
         )));
     }
-    let new_hash =
-        settings.password.as_ref().map(|spec| password_hash(spec, params)).transpose()?;
+    let new_hash = settings
+        .password
+        .as_ref()
+        .map(|(v, encrypted)| password_hash(v, *encrypted))
+        .transpose()?;
     let changed = modify(store, |users| {
         let Some(user) = users.get_mut(name) else {
             if if_exists {
@@ -363,18 +354,17 @@ fn alter_user(
             }
             return Err(argument_error(format!("{prefix}: User does not exist.")));
         };
-        apply_settings(user, settings, params, new_hash, &prefix)?;
+        apply_settings(user, &settings, new_hash, &prefix)?;
         Ok(true)
     })?;
-    Ok(AdminOutcome::changed(changed))
+    Ok(changed.into())
 }
 
-fn alter_current_user(
-    store: &UserStore,
-    me: Option<&str>,
-    old: &str,
-    new: &str,
-) -> Result<AdminOutcome> {
+/// `ALTER CURRENT USER SET PASSWORD FROM old TO new`; returns the updates.
+fn alter_current_user(store: &UserStore, me: Option<&str>, cmd: &PropertyMap) -> Result<u64> {
+    let old = text(cmd, "old", "password")?;
+    let new = text(cmd, "new", "password")?;
+    let (old, new) = (old.as_str(), new.as_str());
     let Some(me) = me else {
         return Err(Error::new(
             Status::ExecutionFailed,
@@ -400,10 +390,15 @@ fn alter_current_user(
         user.password_change_required = false;
         Ok(())
     })?;
-    Ok(AdminOutcome::changed(true))
+    Ok(1)
 }
 
-fn rename_user(store: &UserStore, from: &str, to: &str, if_exists: bool) -> Result<AdminOutcome> {
+/// `RENAME USER from [IF EXISTS] TO to`; returns the updates.
+fn rename_user(store: &UserStore, _me: Option<&str>, cmd: &PropertyMap) -> Result<u64> {
+    let from = text(cmd, "from", "username")?;
+    let to = text(cmd, "to", "username")?;
+    let (from, to) = (from.as_str(), to.as_str());
+    let if_exists = flag(cmd, "ifExists") == Some(true);
     let prefix = format!("Failed to rename the specified user '{from}' to '{to}'");
     check_user_name(to)?;
     let changed = modify(store, |users| {
@@ -422,15 +417,14 @@ fn rename_user(store: &UserStore, from: &str, to: &str, if_exists: bool) -> Resu
         }
         Ok(true)
     })?;
-    Ok(AdminOutcome::changed(changed))
+    Ok(changed.into())
 }
 
-fn drop_user(
-    store: &UserStore,
-    me: Option<&str>,
-    name: &str,
-    if_exists: bool,
-) -> Result<AdminOutcome> {
+/// `DROP USER name [IF EXISTS]`; returns the updates.
+fn drop_user(store: &UserStore, me: Option<&str>, cmd: &PropertyMap) -> Result<u64> {
+    let name = text(cmd, "name", "username")?;
+    let name = name.as_str();
+    let if_exists = flag(cmd, "ifExists") == Some(true);
     let prefix = format!("Failed to delete the specified user '{name}'");
     if me == Some(name) {
         return Err(argument_error(format!("{prefix}: Deleting yourself is not allowed.")));
@@ -444,50 +438,39 @@ fn drop_user(
         }
         Err(argument_error(format!("{prefix}: User does not exist.")))
     })?;
-    Ok(AdminOutcome::changed(changed))
+    Ok(changed.into())
 }
 
-/// Whether `stmt` is exactly `CALL dbms.showCurrentUser()` (answered by the session, which knows
-/// the user; with authentication disabled Neo4j does not register the procedure).
-pub(crate) fn is_show_current_user_call(stmt: &Statement) -> bool {
-    use arbor_cypher_syntax::ast::ClauseKind;
-    let Statement::Query(q) = stmt else {
-        return false;
-    };
-    if !q.unions.is_empty() || q.first.clauses.len() != 1 {
-        return false;
-    }
-    match &q.first.clauses[0].kind {
-        ClauseKind::CallProcedure { name, args, yield_: None, .. } => {
-            let parts: Vec<&str> = name.parts.iter().map(|p| &*p.name).collect();
-            parts.len() == 2
-                && parts[0].eq_ignore_ascii_case("dbms")
-                && parts[1] == "showCurrentUser"
-                && args.as_ref().is_none_or(|a| a.is_empty())
-        }
-        _ => false,
-    }
-}
-
-/// `CALL dbms.showCurrentUser()`: `username`, `roles` (null in Community), `flags`.
-pub(crate) fn show_current_user_call(current: Option<&CurrentUser>) -> Result<AdminOutcome> {
-    let Some(me) = current else {
-        return Err(Error::new(
-            Status::ProcedureNotFound,
-            "There is no procedure with the name `dbms.showCurrentUser` registered for this \
-             database instance. Please ensure you've spelled the procedure name correctly and \
-             that the procedure is properly deployed.",
-        ));
-    };
-    let mut flags = Vec::new();
-    if me.password_change_required {
-        flags.push(Value::str("password_change_required"));
-    }
-    Ok(AdminOutcome {
-        fields: vec!["username".into(), "roles".into(), "flags".into()],
-        rows: vec![vec![Value::from(me.name.clone()), Value::Null, Value::List(flags)]],
-        updates: 0,
-    })
+/// `dbms.showCurrentUser()`: `username`, `roles` (null in Community), `flags`. With
+/// authentication disabled Neo4j does not register it; Arbor's registry is the database's, so
+/// the call fails as if it were missing.
+pub(crate) fn show_current_user_proc() -> Procedure {
+    let outputs = vec![
+        ("username".to_string(), CypherType::String),
+        ("roles".to_string(), CypherType::List(Box::new(CypherType::String))),
+        ("flags".to_string(), CypherType::List(Box::new(CypherType::String))),
+    ];
+    Procedure::new(
+        "dbms.showCurrentUser",
+        Vec::new(),
+        outputs,
+        "Show the current user.",
+        |_: &[Value], _: &mut dyn Graph| {
+            let Some(me) = crate::txinfo::current_user() else {
+                return Err(Error::new(
+                    Status::ProcedureNotFound,
+                    "There is no procedure with the name `dbms.showCurrentUser` registered for \
+                     this database instance. Please ensure you've spelled the procedure name \
+                     correctly and that the procedure is properly deployed.",
+                ));
+            };
+            let mut flags = Vec::new();
+            if me.password_change_required {
+                flags.push(Value::str("password_change_required"));
+            }
+            Ok(vec![vec![Value::from(me.name), Value::Null, Value::List(flags)]])
+        },
+    )
 }
 
 /// The error for anything but `ALTER CURRENT USER` from a user who must change the password.
@@ -518,27 +501,14 @@ pub(crate) fn check_access(
     config: &crate::session::TxConfig,
 ) -> Result<()> {
     use crate::session::Prepared;
-    if current.is_some_and(|u| u.password_change_required)
-        && !matches!(prepared, Prepared::Admin(AdminCommand::AlterCurrentUser { .. }))
-    {
+    let changes_password = matches!(
+        prepared,
+        Prepared::Query(q, _) if q.admin_command() == Some("ALTER CURRENT USER")
+    );
+    if current.is_some_and(|u| u.password_change_required) && !changes_password {
         return Err(credentials_expired(config.database.as_deref().unwrap_or("neo4j")));
     }
     Ok(())
-}
-
-/// Runs a prepared administration command or `CALL dbms.showCurrentUser()`.
-pub(crate) fn run_prepared(
-    db: &Database,
-    current: Option<&CurrentUser>,
-    prepared: &crate::session::Prepared,
-    params: &PropertyMap,
-) -> Result<AdminOutcome> {
-    use crate::session::Prepared;
-    match prepared {
-        Prepared::Admin(cmd) => run_admin(db, current, cmd, params),
-        Prepared::ShowCurrentUserCall => show_current_user_call(current),
-        _ => Err(Error::internal("not an administration command")),
-    }
 }
 
 /// `dbms.backup.users()`: the user store's file text for `arbor backup` (`null` when the

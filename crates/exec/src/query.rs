@@ -128,12 +128,21 @@ impl PreparedQuery {
     }
 
     /// Whether running the query again from scratch is invisible apart from its result: it
-    /// commits nothing along the way (no `CALL { } IN TRANSACTIONS`, no writing procedure).
+    /// commits nothing along the way (no `CALL { } IN TRANSACTIONS`, no writing procedure, not
+    /// an administration command).
     pub fn rerunnable(&self) -> bool {
         fn batches(op: &Op) -> bool {
             matches!(op, Op::Apply { batch: Some(_), .. }) || op.children().into_iter().any(batches)
         }
-        !self.procs.iter().any(|p| p.writes) && !batches(&self.plan.root)
+        self.plan.admin.is_none()
+            && !self.procs.iter().any(|p| p.writes)
+            && !batches(&self.plan.root)
+    }
+
+    /// For an administration command (`SHOW USERS`, `CREATE USER`, `TERMINATE TRANSACTIONS`
+    /// ...): the internal procedure it calls, which names the command.
+    pub fn admin_command(&self) -> Option<&'static str> {
+        self.plan.admin
     }
 
     /// Whether the query contains a reading clause (MATCH, MERGE, CALL ...).

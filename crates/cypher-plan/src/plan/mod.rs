@@ -2,9 +2,11 @@
 //!
 //! [`plan_statement`] is the pipeline: bind and plan the query (this module and `bind`), then
 //! run the rewrite rules ([`crate::rewrite`]) over the finished tree. A `SHOW` command is planned
-//! as a call of its internal procedure (`show.rs`).
+//! as a call of its internal procedure (`show.rs`), and so is an administration command
+//! (`admin.rs`).
 
 pub(crate) mod access;
+pub(crate) mod admin;
 pub(crate) mod call;
 pub(crate) mod load_csv;
 pub(crate) mod matching;
@@ -47,6 +49,9 @@ pub struct Plan {
     pub is_read: bool,
     pub explain: bool,
     pub profile: bool,
+    /// An administration command (`SHOW USERS`, `CREATE USER`, `TERMINATE TRANSACTIONS` ...):
+    /// the internal procedure it calls ([`admin::admin_procedure_name`]).
+    pub admin: Option<&'static str>,
 }
 
 pub(crate) fn plan_statement(
@@ -61,10 +66,10 @@ pub(crate) fn plan_statement(
         other => (other, false, false),
     };
     match inner {
-        Statement::Query(_) | Statement::Show(_) => {}
+        Statement::Query(_) | Statement::Show(_) | Statement::Admin(_) => {}
         _ if explain => return Err(Error::syntax("EXPLAIN needs a query")),
         _ if profile => return Err(Error::syntax("PROFILE needs a query")),
-        _ => return Err(Error::internal("schema and administration commands are not planned")),
+        _ => return Err(Error::internal("schema commands are not planned")),
     }
     let mut b = Binder {
         text,
@@ -81,6 +86,7 @@ pub(crate) fn plan_statement(
     };
     let (root, cols) = match inner {
         Statement::Show(cmd) => b.plan_show(cmd)?,
+        Statement::Admin(cmd) => b.plan_admin(cmd)?,
         Statement::Query(q) => {
             let (root, _, cols) = b.plan_query(q, &Scope::default(), true)?;
             (root, cols.unwrap_or_default())
@@ -99,6 +105,10 @@ pub(crate) fn plan_statement(
         is_read: b.read,
         explain,
         profile,
+        admin: match inner {
+            Statement::Admin(cmd) => Some(admin::admin_procedure_name(cmd)),
+            _ => None,
+        },
     })
 }
 

@@ -1,6 +1,6 @@
-//! Statement dispatch: parse and plan a statement (or take its cached plan; `SHOW` commands are
-//! planned as calls of their internal procedures), route schema and administration commands,
-//! attach notifications, refuse writes in READ mode.
+//! Statement dispatch: parse and plan a statement (or take its cached plan; `SHOW` and
+//! administration commands are planned as calls of their internal procedures), route schema
+//! commands, attach notifications, refuse writes in READ mode.
 
 use std::sync::Arc;
 
@@ -25,9 +25,7 @@ impl Database {
         }
         match stmt {
             // Neo4j plans these without running them: no rows, the command's query type.
-            Statement::Explain(inner)
-                if matches!(*inner, Statement::Schema(_) | Statement::Admin(_)) =>
-            {
+            Statement::Explain(inner) if matches!(*inner, Statement::Schema(_)) => {
                 Ok(Prepared::Explained(QueryType::Schema))
             }
             Statement::Show(cmd) if cmd.kind == ShowKind::Servers => {
@@ -37,18 +35,15 @@ impl Database {
                 Ok(Prepared::Explained(QueryType::Read))
             }
             Statement::Schema(cmd) => Ok(Prepared::Schema(cmd)),
-            Statement::Admin(cmd) => Ok(Prepared::Admin(cmd)),
-            other if crate::users::is_show_current_user_call(&other) => {
-                Ok(Prepared::ShowCurrentUserCall)
-            }
             other => {
-                // [procedures hook] resolve CALLs against this database's registry; a `SHOW`
-                // command also resolves its internal procedure (show.rs).
+                // [procedures hook] resolve CALLs against this database's registry; a `SHOW` or
+                // administration command also resolves its internal procedure (show.rs,
+                // users.rs, show_transactions.rs).
+                let internal =
+                    |s: &Statement| matches!(s, Statement::Show(_) | Statement::Admin(_));
                 let procs = match &other {
-                    Statement::Show(_) => self.inner.procedures.for_show(),
-                    Statement::Explain(s) | Statement::Profile(s)
-                        if matches!(**s, Statement::Show(_)) =>
-                    {
+                    s if internal(s) => self.inner.procedures.for_show(),
+                    Statement::Explain(s) | Statement::Profile(s) if internal(s) => {
                         self.inner.procedures.for_show()
                     }
                     _ => self.inner.procedures.snapshot(),
@@ -194,9 +189,9 @@ pub(super) fn check_access(p: Prepared, mode: AccessMode) -> Result<Prepared> {
     }
     let writes = match &p {
         Prepared::Schema(_) => true,
-        // User administration changes the user store, not the graph (Neo4j runs it on `system`).
-        Prepared::Admin(_) | Prepared::ShowCurrentUserCall => false,
         Prepared::Explained(_) => false,
+        // User administration changes the user store, not the graph (Neo4j runs it on
+        // `system`): its procedures do not write.
         Prepared::Query(q, _) => q.is_write() && !q.is_explain(),
     };
     if writes {

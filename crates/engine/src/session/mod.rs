@@ -81,7 +81,7 @@ impl Session {
     /// Sets who is logged in on this session (the Bolt layer calls this after authentication;
     /// `None` when authentication is disabled).
     pub fn set_user(&mut self, user: Option<CurrentUser>) {
-        self.tx_meta.set_user(user.as_ref().map_or("", |u| u.name.as_str()));
+        self.tx_meta.set_user(user.as_ref());
         self.user = user;
     }
 

@@ -1,5 +1,5 @@
 //! [`Prepared`]: a statement after parsing and planning, as `dispatch` routes it (a planned
-//! query, `SHOW` commands included, or a schema or administration command that runs without
+//! query, `SHOW` and administration commands included, or a schema command that runs without
 //! the planner).
 
 use std::sync::Arc;
@@ -11,8 +11,6 @@ use super::{Notification, QueryType};
 pub(crate) enum Prepared {
     Query(Arc<PreparedQuery>, Arc<[Notification]>),
     Schema(arbor_cypher_syntax::ast::SchemaCommand),
-    Admin(arbor_cypher_syntax::ast_admin::AdminCommand),
-    ShowCurrentUserCall,
-    /// `EXPLAIN` of a schema or administration command: runs nothing.
+    /// `EXPLAIN` of a schema command: runs nothing.
     Explained(QueryType),
 }

@@ -69,12 +69,6 @@ impl Session {
             return Err(e);
         }
         let (fields, result) = match prepared {
-            Prepared::Admin(_) | Prepared::ShowCurrentUserCall => {
-                let out =
-                    crate::users::run_prepared(&self.db, self.user.as_ref(), &prepared, &params)?;
-                let stats = Stats { system_updates: out.updates, ..Stats::default() };
-                (out.fields, OpenResult::rows(out.rows, QueryType::Schema, stats))
-            }
             Prepared::Explained(query_type) => {
                 (Vec::new(), OpenResult::rows(Vec::new(), query_type, Stats::default()))
             }
@@ -84,8 +78,10 @@ impl Session {
             }
             Prepared::Query(q, notes) => {
                 // As Neo4j reports it: a writing query is `rw` if it returns rows, else `w`
-                // (`MATCH (n) DETACH DELETE n` is `w`, `CREATE (n) RETURN n` is `rw`).
+                // (`MATCH (n) DETACH DELETE n` is `w`, `CREATE (n) RETURN n` is `rw`); user
+                // administration is `s` (`SHOW|TERMINATE TRANSACTIONS` is `r`).
                 let query_type = match (q.is_write(), !q.columns().is_empty()) {
+                    _ if q.admin_command().is_some_and(|c| c.contains("USER")) => QueryType::Schema,
                     (false, _) => QueryType::Read,
                     (true, false) => QueryType::Write,
                     (true, true) => QueryType::ReadWrite,
@@ -189,7 +185,10 @@ impl Session {
                 return Err(Error::internal("explicit transaction vanished"));
             };
             let result = &mut ex.results[idx];
-            return match result.produce(tx, None, import_dir.as_deref(), n, sink) {
+            let produced = result.produce(tx, None, import_dir.as_deref(), n, sink);
+            // What administration procedures changed (users.rs) counts as `system-updates`.
+            result.extra_stats.system_updates += self.tx_meta.take_system_updates();
+            return match produced {
                 Ok(true) => Ok(PullOutcome::Done(result.summary(None))),
                 Ok(false) => Ok(PullOutcome::HasMore),
                 Err(e) => {
@@ -226,6 +225,7 @@ impl Session {
             let this_sink = sink.reborrow();
             let store = Some(&self.db.inner.store);
             let produced = result.produce(tx, store, import_dir.as_deref(), n, this_sink);
+            result.extra_stats.system_updates += self.tx_meta.take_system_updates();
             let failed = match produced {
                 Ok(false) => return Ok(PullOutcome::HasMore),
                 Ok(true) => {
