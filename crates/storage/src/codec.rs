@@ -226,6 +226,10 @@ impl<'a> Dec<'a> {
     pub fn is_empty(&self) -> bool {
         self.remaining() == 0
     }
+    /// The next byte, not consumed.
+    pub fn peek_u8(&self) -> Option<u8> {
+        self.buf.get(self.pos).copied()
+    }
     fn take(&mut self, n: usize) -> Result<&'a [u8]> {
         if n > self.remaining() {
             return Err(corrupt(format!("truncated data at byte {}", self.pos)));

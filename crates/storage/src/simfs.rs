@@ -548,6 +548,14 @@ impl VfsFile for SimFile {
         i.pending.push(p);
         Ok(())
     }
+    fn rewind(&mut self) -> io::Result<()> {
+        if self.append {
+            return Err(io::Error::other("rewind of a file opened to append"));
+        }
+        self.s.lock().alive(self.epoch)?;
+        self.pos = 0;
+        Ok(())
+    }
 }
 
 struct SimRead(io::Cursor<Vec<u8>>);

@@ -36,6 +36,9 @@ pub trait VfsFile: Write + Send {
     fn size(&self) -> io::Result<u64>;
     /// Truncates (or extends with zeros) to `len` bytes.
     fn set_len(&mut self, len: u64) -> io::Result<()>;
+    /// Moves the write position back to the file's start (a segment's header is written last,
+    /// over the region reserved for it). Not for a file opened to append.
+    fn rewind(&mut self) -> io::Result<()>;
 }
 
 /// A file open for reading.
@@ -120,6 +123,9 @@ impl VfsFile for File {
     }
     fn set_len(&mut self, len: u64) -> io::Result<()> {
         File::set_len(self, len)
+    }
+    fn rewind(&mut self) -> io::Result<()> {
+        io::Seek::rewind(self)
     }
 }
 

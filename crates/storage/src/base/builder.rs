@@ -11,7 +11,9 @@ use crate::schema::Target;
 use super::columns::{AtomicBits, Bits, Packed, PackedBuilder, Wide};
 use super::graph::{Base, BaseStats};
 use super::index::{key_hash, BaseIndex};
-use super::props::{blob_entries, put_props, rewrite_blob, Interner, PropCol};
+use crate::codec::Dec;
+
+use super::props::{blob_entries, put_encoded_props, put_props, rewrite_blob, Interner, PropCol};
 
 // ------------------------------------------------------------------------------ building
 
@@ -42,6 +44,20 @@ pub(crate) struct BaseBuilder {
     pub(super) rel_off: PackedBuilder,
     pub(super) rel_arena: Vec<u8>,
     pub(super) rel_props: u64,
+    /// A label list being decoded ([`BaseBuilder::node_encoded`]).
+    scratch: Vec<u32>,
+}
+
+/// Reads a label list in checkpoint encoding (ascending) into `out`.
+fn read_labels(d: &mut Dec<'_>, out: &mut Vec<u32>) -> bool {
+    let Ok(n) = d.count(1) else { return false };
+    for _ in 0..n {
+        match d.var_u32() {
+            Ok(l) if out.last().is_none_or(|p| *p < l) => out.push(l),
+            _ => return false,
+        }
+    }
+    true
 }
 
 impl BaseBuilder {
@@ -72,6 +88,7 @@ impl BaseBuilder {
             rel_off,
             rel_arena: Vec::new(),
             rel_props: 0,
+            scratch: Vec::new(),
         }
     }
 
@@ -122,6 +139,44 @@ impl BaseBuilder {
     /// Adds a node before any relationship; ids must ascend. Returns `false` (ignoring it)
     /// otherwise.
     pub fn node(&mut self, id: u64, labels: &[u32], props: &[(u32, Value)]) -> bool {
+        if !self.node_head(id, labels) {
+            return false;
+        }
+        put_props(&mut self.node_arena, props, &mut self.interner);
+        self.node_end_row(props.len() as u64);
+        true
+    }
+
+    /// [`BaseBuilder::node`] of a record in checkpoint encoding (a label list, then a property
+    /// list: what `bulk::encode_labels` and `bulk::encode_props` write), transcoded to the blob
+    /// without building values. Returns `false` (ignoring the rest) for a record that does not
+    /// decode, or the ordering rules of [`BaseBuilder::node`].
+    pub fn node_encoded(&mut self, id: u64, rec: &[u8]) -> bool {
+        let mut d = Dec::new(rec);
+        let mut labels = std::mem::take(&mut self.scratch);
+        labels.clear();
+        let ok = read_labels(&mut d, &mut labels) && self.node_head(id, &labels);
+        self.scratch = labels;
+        if !ok {
+            return false;
+        }
+        let arena_len = self.node_arena.len();
+        match put_encoded_props(&mut self.node_arena, &mut d, &mut self.interner) {
+            Some(n) if d.is_empty() => {
+                self.node_end_row(n);
+                true
+            }
+            _ => {
+                // Leave a well-formed row behind (the caller fails the import on `false`).
+                self.node_arena.truncate(arena_len);
+                self.node_end_row(0);
+                false
+            }
+        }
+    }
+
+    /// The row of node `id` but its properties: holes before it, its label code and bits.
+    fn node_head(&mut self, id: u64, labels: &[u32]) -> bool {
         let next = self.label_code.len() as u64;
         if id < next || self.out_count.is_some() {
             return false;
@@ -143,16 +198,50 @@ impl BaseBuilder {
         for l in labels {
             self.label_bits.entry(*l).or_default().set(id);
         }
-        put_props(&mut self.node_arena, props, &mut self.interner);
+        true
+    }
+
+    fn node_end_row(&mut self, props: u64) {
         self.node_off.push(self.node_arena.len() as u64);
         self.node_count += 1;
-        self.node_props += props.len() as u64;
-        true
+        self.node_props += props;
     }
 
     /// Adds a relationship after all nodes; ids must ascend and both ends must have been added.
     /// Returns `false` (ignoring it) otherwise.
     pub fn rel(&mut self, id: u64, start: u64, end: u64, ty: u32, props: &[(u32, Value)]) -> bool {
+        if !self.rel_head(id, start, end, ty) {
+            return false;
+        }
+        put_props(&mut self.rel_arena, props, &mut self.interner);
+        self.rel_off.push(self.rel_arena.len() as u64);
+        self.rel_props += props.len() as u64;
+        true
+    }
+
+    /// [`BaseBuilder::rel`] with the properties in checkpoint encoding (see
+    /// [`BaseBuilder::node_encoded`]).
+    pub fn rel_encoded(&mut self, id: u64, start: u64, end: u64, ty: u32, props: &[u8]) -> bool {
+        if !self.rel_head(id, start, end, ty) {
+            return false;
+        }
+        let mut d = Dec::new(props);
+        let arena_len = self.rel_arena.len();
+        let n = match put_encoded_props(&mut self.rel_arena, &mut d, &mut self.interner) {
+            Some(n) if d.is_empty() => n,
+            _ => {
+                self.rel_arena.truncate(arena_len);
+                self.rel_off.push(arena_len as u64);
+                return false;
+            }
+        };
+        self.rel_off.push(self.rel_arena.len() as u64);
+        self.rel_props += n;
+        true
+    }
+
+    /// The row of relationship `id` but its properties.
+    fn rel_head(&mut self, id: u64, start: u64, end: u64, ty: u32) -> bool {
         let next = self.rel_ids.last().map_or(0, |l| l + 1);
         let nodes = self.label_code.len();
         let has = |n: u64| (n as usize) < nodes && self.label_code.get(n as usize) != 0;
@@ -198,9 +287,6 @@ impl BaseBuilder {
         self.rel_ids.push(id);
         self.rel_endp.push(end);
         self.rel_type.push(ty);
-        put_props(&mut self.rel_arena, props, &mut self.interner);
-        self.rel_off.push(self.rel_arena.len() as u64);
-        self.rel_props += props.len() as u64;
         true
     }
 
@@ -391,12 +477,32 @@ pub(super) struct TypeCol {
     wide: Option<PackedBuilder>,
     /// The types present, in order of first appearance.
     order: Vec<u32>,
+    /// Bit `t` set once type `t` (below [`SEEN_BITS`]) is in `order`: B2B's relationships
+    /// alternate among 250 types, and a scan of `order` at each change was 11 % of an
+    /// import's CPU (perf).
+    seen: Vec<u64>,
 }
+
+/// Types tracked by [`TypeCol::seen`] (8 KiB of bits); larger ones scan `order`.
+const SEEN_BITS: u32 = 1 << 16;
 
 impl TypeCol {
     fn push(&mut self, t: u32) {
-        if self.order.last() != Some(&t) && !self.order.contains(&t) {
-            self.order.push(t);
+        if self.order.last() != Some(&t) {
+            let (w, b) = ((t / 64) as usize, 1u64 << (t % 64));
+            let new = if t < SEEN_BITS {
+                if self.seen.len() <= w {
+                    self.seen.resize(w + 1, 0);
+                }
+                let new = self.seen[w] & b == 0;
+                self.seen[w] |= b;
+                new
+            } else {
+                !self.order.contains(&t)
+            };
+            if new {
+                self.order.push(t);
+            }
         }
         if let Some(w) = &mut self.wide {
             w.push(u64::from(t));

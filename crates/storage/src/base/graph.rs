@@ -505,6 +505,26 @@ impl Base {
         self.pos_of(id).map(|p| RelRef::Base(self, id, p))
     }
 
+    /// Calls `f(start, type, end)` for every base relationship, in forward (CSR) order: one
+    /// walk of the offsets, where [`Base::rel`] finds each start node by a binary search (the
+    /// count store of a 21.8 M-relationship import spent most of its time there).
+    pub(crate) fn for_each_rel_forward(&self, mut f: impl FnMut(u64, u32, u64)) {
+        let off = |n: u64| self.fwd_get(&self.out_off, |f| f.off, n, u64::MAX);
+        let mut end = off(0);
+        for n in 0..self.node_end {
+            let (start, next) = (end, off(n + 1));
+            end = next;
+            if next == u64::MAX || start == u64::MAX {
+                continue; // a failed page read, noted by `fwd_get`
+            }
+            for pos in start..next.min(self.rel_count) {
+                let other = self.fwd_get(&self.out_other, |f| f.other, pos, u64::MAX);
+                let ty = self.fwd_get(&self.out_type, |f| f.ty, pos, u64::MAX) as u32;
+                f(n, ty, other);
+            }
+        }
+    }
+
     /// The node whose forward range contains `pos`.
     pub(super) fn out_owner(&self, pos: u64) -> u64 {
         // Largest n with out_off[n] <= pos (empty ranges share offsets; pick the last one).

@@ -55,11 +55,11 @@ pub(super) struct Interner {
 }
 
 impl Interner {
-    pub(super) fn intern(&mut self, key: u32, s: &Arc<str>) -> Option<u32> {
+    pub(super) fn intern(&mut self, key: u32, s: &str) -> Option<u32> {
         if s.len() > INTERN_MAX_LEN || self.inline_keys.binary_search(&key).is_ok() {
             return None;
         }
-        let hit = self.ids.get(&**s).copied();
+        let hit = self.ids.get(s).copied();
         if let Some(e) = self.sample.get_mut(&key) {
             e.0 += 1;
             e.1 += u32::from(hit.is_none());
@@ -83,8 +83,9 @@ impl Interner {
             return None;
         }
         let i = self.strs.len() as u32;
+        let s: Arc<str> = Arc::from(s);
         self.ids.insert(s.clone(), i);
-        self.strs.push((s.clone(), 1));
+        self.strs.push((s, 1));
         Some(i)
     }
 }
@@ -112,17 +113,7 @@ pub(super) fn put_props(buf: &mut Vec<u8>, props: &[(u32, Value)], interner: &mu
                 put_var(buf, k | T_FLOAT);
                 buf.extend_from_slice(&f.to_le_bytes());
             }
-            Value::String(s) => match interner.intern(k_id, s) {
-                Some(i) => {
-                    put_var(buf, k | T_ISTR);
-                    put_var(buf, u64::from(i));
-                }
-                None => {
-                    put_var(buf, k | T_STR);
-                    put_var(buf, s.len() as u64);
-                    buf.extend_from_slice(s.as_bytes());
-                }
-            },
+            Value::String(s) => put_str(buf, k_id, s, interner),
             other => {
                 put_var(buf, k | T_OTHER);
                 let mut e = Enc::new();
@@ -131,6 +122,74 @@ pub(super) fn put_props(buf: &mut Vec<u8>, props: &[(u32, Value)], interner: &mu
             }
         }
     }
+}
+
+fn put_str(buf: &mut Vec<u8>, key: u32, s: &str, interner: &mut Interner) {
+    let k = u64::from(key) << 3;
+    match interner.intern(key, s) {
+        Some(i) => {
+            put_var(buf, k | T_ISTR);
+            put_var(buf, u64::from(i));
+        }
+        None => {
+            put_var(buf, k | T_STR);
+            put_var(buf, s.len() as u64);
+            buf.extend_from_slice(s.as_bytes());
+        }
+    }
+}
+
+/// [`put_props`] of a property list in checkpoint encoding (the format of [`Dec::props`]:
+/// a count, then ascending keys with non-null values), read from `d` without building values
+/// for booleans, numbers and strings (a bulk import's records arrive encoded; decoding them
+/// allocated every string once more). Returns the property count, or `None` for bytes that
+/// are not such a list.
+pub(super) fn put_encoded_props(
+    buf: &mut Vec<u8>,
+    d: &mut Dec<'_>,
+    interner: &mut Interner,
+) -> Option<u64> {
+    let n = d.count(2).ok()?;
+    let mut last: Option<u32> = None;
+    for _ in 0..n {
+        let key = d.var_u32().ok()?;
+        if last.is_some_and(|l| l >= key) {
+            return None;
+        }
+        last = Some(key);
+        let k = u64::from(key) << 3;
+        // The value tags of `Enc::value`: 1/2 booleans, 3 integer, 4 float, 5 string.
+        match d.peek_u8()? {
+            t @ (1 | 2) => {
+                d.u8().ok()?;
+                put_var(buf, k | if t == 2 { T_TRUE } else { T_FALSE });
+            }
+            3 => {
+                d.u8().ok()?;
+                let i = d.ivar().ok()?;
+                put_var(buf, k | T_INT);
+                put_var(buf, ((i << 1) ^ (i >> 63)) as u64);
+            }
+            4 => {
+                d.u8().ok()?;
+                let f = d.f64().ok()?;
+                put_var(buf, k | T_FLOAT);
+                buf.extend_from_slice(&f.to_le_bytes());
+            }
+            5 => {
+                d.u8().ok()?;
+                put_str(buf, key, d.str().ok()?, interner);
+            }
+            _ => {
+                let v = d.value().ok()?;
+                if v.is_null() {
+                    return None;
+                }
+                put_props(buf, &[(key, v)], interner);
+            }
+        }
+    }
+    Some(n as u64)
 }
 
 /// Reads the next property header: `(key, tag)`.

@@ -27,7 +27,8 @@
 //! (free in memory and load time); the importer sorts them that way before writing.
 //!
 //! The writer trusts its caller for the contents of pre-encoded records (the `*_raw` methods take
-//! bytes from [`encode_labels`] / [`encode_props`], decoded again for the builder) but checks id
+//! bytes from [`encode_labels`] / [`encode_props`], transcoded into the builder's blobs without
+//! building values: `BaseBuilder::node_encoded`) but checks id
 //! order and end-node bounds, the invariants whose violation recovery would report as
 //! corruption.
 
@@ -38,7 +39,7 @@ use std::path::{Path, PathBuf};
 use arbor_model::{Error, Result, Status, Value};
 
 use crate::base::BaseBuilder;
-use crate::codec::{Dec, Enc, MAX_ID};
+use crate::codec::{Enc, MAX_ID};
 use crate::durability::checkpoint::{
     checkpoint_name, write_atomic, CK_MAGIC, MANIFEST, MF_MAGIC, TAG_END, TAG_NODE, TAG_REL,
 };
@@ -352,12 +353,11 @@ impl CheckpointWriter {
         self.last_node = Some(id);
         self.nodes += 1;
         if let Some(b) = self.builder.as_mut() {
-            let mut d = Dec::new(labels_and_props);
-            let (labels, props) = (d.labels(), d.props());
-            let (Ok(labels), Ok(props), true) = (labels, props, d.is_empty()) else {
-                return Err(bad_record("node", id));
+            return if b.node_encoded(id, labels_and_props) {
+                Ok(())
+            } else {
+                Err(bad_record("node", id))
             };
-            return if b.node(id, &labels, &props) { Ok(()) } else { Err(bad_record("node", id)) };
         }
         self.scratch.u8(TAG_NODE);
         self.scratch.var(id);
@@ -394,11 +394,7 @@ impl CheckpointWriter {
         self.last_rel = Some(id);
         self.rels += 1;
         if let Some(b) = self.builder.as_mut() {
-            let mut d = Dec::new(props);
-            let (Ok(props), true) = (d.props(), d.is_empty()) else {
-                return Err(bad_record("relationship", id));
-            };
-            return if b.rel(id, start, end, ty, &props) {
+            return if b.rel_encoded(id, start, end, ty, props) {
                 Ok(())
             } else {
                 Err(bad_record("relationship", id))

@@ -27,7 +27,7 @@ use crate::base::{compare_segment, is_complete, Base, OpenMode, SegGraph};
 use crate::codec::{Dec, Enc};
 use crate::mvcc::{Core, CountDelta};
 use crate::pager::pool::BufferPool;
-use crate::pager::segment::{write_segment, ColumnData, ColumnValues, Segment};
+use crate::pager::segment::{write_segment_rewinding, ColumnData, ColumnValues, Segment};
 use crate::schema::Target;
 use crate::vfs::Vfs;
 
@@ -171,7 +171,11 @@ fn write_tmp(
     let mut cols = base.segment_columns(&words);
     cols.extend(extra.columns(base));
     cols.push((COUNTS, ColumnData::U8(&counts)));
-    write_segment(&mut out, ts, &cols)
+    let rewind = |o: &mut std::io::BufWriter<Box<dyn crate::vfs::VfsFile>>| {
+        o.flush()?;
+        o.get_mut().rewind()
+    };
+    write_segment_rewinding(&mut out, ts, &cols, rewind)
         .and_then(|()| out.flush())
         .map_err(|e| io_err("cannot write", tmp, e))?;
     let mut file = out.into_inner().map_err(|e| io_err("cannot write", tmp, e.into_error()))?;

@@ -701,11 +701,22 @@ impl Core {
         // combinations, so each relationship costs one small-map update instead of one per
         // count key it matches.
         let mut by_sets: FxHashMap<(usize, u32, usize), i64> = FxHashMap::default();
-        for id in 0..base.rel_end {
-            if let Some(r) = base.rel(id) {
-                let k = (base.node_label_code(r.start()), r.ty(), base.node_label_code(r.end()));
-                *by_sets.entry(k).or_insert(0) += 1;
+        // Runs of the same key are counted before the map is touched (a start node's
+        // relationships often share type and end label set).
+        let mut run: Option<((usize, u32, usize), i64)> = None;
+        base.for_each_rel_forward(|s, ty, e| {
+            let k = (base.node_label_code(s), ty, base.node_label_code(e));
+            match &mut run {
+                Some((rk, n)) if *rk == k => *n += 1,
+                _ => {
+                    if let Some((rk, n)) = run.replace((k, 1)) {
+                        *by_sets.entry(rk).or_insert(0) += n;
+                    }
+                }
             }
+        });
+        if let Some((rk, n)) = run {
+            *by_sets.entry(rk).or_insert(0) += n;
         }
         let mut d = CountDelta::default();
         for ((s, ty, e), n) in by_sets {

@@ -98,49 +98,25 @@ impl ColumnData<'_> {
     }
 }
 
-/// Writes a segment holding `columns` (ids must be distinct) for checkpoint `ts` to `out`.
+/// Writes a segment holding `columns` (ids must be distinct) for checkpoint `ts` to `out`, in
+/// two passes over the columns (checksums, then pages) because the header comes first. A
+/// file that can go back to its start is written in one pass by [`write_segment_rewinding`]
+/// (what checkpoints and imports use; this one writes the tests' segments into memory).
+#[cfg(test)]
 pub(crate) fn write_segment(
     out: &mut dyn Write,
     ts: u64,
     columns: &[(u8, ColumnData<'_>)],
 ) -> io::Result<()> {
     let mut buf = vec![0u8; PAGE_SIZE];
-    // First pass: page numbers and checksums.
     let mut crcs = Vec::new();
-    let mut firsts = Vec::with_capacity(columns.len());
     for (_, c) in columns {
-        firsts.push(crcs.len() as u64);
         for p in 0..c.pages() {
             c.page(p, &mut buf);
             crcs.push(crc32c::crc32c(&buf));
         }
     }
-    let body = FIXED_HEADER + columns.len() * COLUMN_ENTRY + crcs.len() * 4 + 4;
-    let header_pages = body.div_ceil(PAGE_SIZE);
-    let mut h = Vec::with_capacity(header_pages * PAGE_SIZE);
-    h.extend_from_slice(SEG_MAGIC);
-    h.extend_from_slice(&SEG_VERSION.to_le_bytes());
-    h.extend_from_slice(&(header_pages as u32).to_le_bytes());
-    h.extend_from_slice(&ts.to_le_bytes());
-    h.extend_from_slice(&(crcs.len() as u64).to_le_bytes());
-    h.extend_from_slice(&(columns.len() as u32).to_le_bytes());
-    for ((id, c), first) in columns.iter().zip(&firsts) {
-        let (code, value, _) = c.repr();
-        h.push(*id);
-        h.push(code);
-        h.extend_from_slice(&(c.len() as u64).to_le_bytes());
-        h.extend_from_slice(&value.to_le_bytes());
-        h.extend_from_slice(&first.to_le_bytes());
-        h.extend_from_slice(&c.pages().to_le_bytes());
-    }
-    for crc in &crcs {
-        h.extend_from_slice(&crc.to_le_bytes());
-    }
-    let crc = crc32c::crc32c(&h);
-    h.extend_from_slice(&crc.to_le_bytes());
-    h.resize(header_pages * PAGE_SIZE, 0);
-    out.write_all(&h)?;
-    // Second pass: the data pages.
+    out.write_all(&header(ts, columns, &crcs))?;
     for (_, c) in columns {
         for p in 0..c.pages() {
             c.page(p, &mut buf);
@@ -148,6 +124,66 @@ pub(crate) fn write_segment(
         }
     }
     Ok(())
+}
+
+/// [`write_segment`] in one pass: the header region is reserved (zeros; its size follows from
+/// the column lengths), each data page checksummed as it is written, then `rewind` takes the
+/// writer back to the file's start (after flushing what it buffers) and the header is written
+/// over the zeros. The same bytes as [`write_segment`], each page encoded once instead of twice.
+pub(crate) fn write_segment_rewinding<W: Write>(
+    out: &mut W,
+    ts: u64,
+    columns: &[(u8, ColumnData<'_>)],
+    rewind: impl FnOnce(&mut W) -> io::Result<()>,
+) -> io::Result<()> {
+    let data_pages: u64 = columns.iter().map(|(_, c)| c.pages()).sum();
+    let header_pages = header_pages(columns.len(), data_pages as usize);
+    out.write_all(&vec![0u8; header_pages * PAGE_SIZE])?;
+    let mut buf = vec![0u8; PAGE_SIZE];
+    let mut crcs = Vec::with_capacity(data_pages as usize);
+    for (_, c) in columns {
+        for p in 0..c.pages() {
+            c.page(p, &mut buf);
+            crcs.push(crc32c::crc32c(&buf));
+            out.write_all(&buf)?;
+        }
+    }
+    rewind(out)?;
+    out.write_all(&header(ts, columns, &crcs))
+}
+
+fn header_pages(columns: usize, data_pages: usize) -> usize {
+    (FIXED_HEADER + columns * COLUMN_ENTRY + data_pages * 4 + 4).div_ceil(PAGE_SIZE)
+}
+
+/// The header region of a segment whose data pages have checksums `crcs`.
+fn header(ts: u64, columns: &[(u8, ColumnData<'_>)], crcs: &[u32]) -> Vec<u8> {
+    let header_pages = header_pages(columns.len(), crcs.len());
+    let mut h = Vec::with_capacity(header_pages * PAGE_SIZE);
+    h.extend_from_slice(SEG_MAGIC);
+    h.extend_from_slice(&SEG_VERSION.to_le_bytes());
+    h.extend_from_slice(&(header_pages as u32).to_le_bytes());
+    h.extend_from_slice(&ts.to_le_bytes());
+    h.extend_from_slice(&(crcs.len() as u64).to_le_bytes());
+    h.extend_from_slice(&(columns.len() as u32).to_le_bytes());
+    let mut first = 0u64;
+    for (id, c) in columns {
+        let (code, value, _) = c.repr();
+        h.push(*id);
+        h.push(code);
+        h.extend_from_slice(&(c.len() as u64).to_le_bytes());
+        h.extend_from_slice(&value.to_le_bytes());
+        h.extend_from_slice(&first.to_le_bytes());
+        h.extend_from_slice(&c.pages().to_le_bytes());
+        first += c.pages();
+    }
+    for crc in crcs {
+        h.extend_from_slice(&crc.to_le_bytes());
+    }
+    let crc = crc32c::crc32c(&h);
+    h.extend_from_slice(&crc.to_le_bytes());
+    h.resize(header_pages * PAGE_SIZE, 0);
+    h
 }
 
 /// How a column's values are stored.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use arbor_model::Status;
 
 use super::pool::{BufferPool, MemFile, PageFile, PagedFile, MIN_FRAMES, PAGE_SIZE};
-use super::segment::{write_segment, ColumnData, Segment};
+use super::segment::{write_segment, write_segment_rewinding, ColumnData, Segment};
 
 const TINY: u64 = (MIN_FRAMES * PAGE_SIZE) as u64;
 
@@ -42,6 +42,31 @@ fn encode(c: &Cols) -> Vec<u8> {
     let mut out = Vec::new();
     write_segment(&mut out, 42, &columns).unwrap();
     out
+}
+
+#[test]
+fn the_one_pass_writer_writes_the_bytes_of_the_two_pass_one() {
+    // Enough pages for a header of several pages (one checksum per data page).
+    for n in [0, 1, 5_000, 300_000] {
+        let c = cols(n);
+        let columns = [
+            (1, ColumnData::Const(7, n)),
+            (3, ColumnData::U8(&c.u8s)),
+            (4, ColumnData::U16(&c.u16s)),
+            (6, ColumnData::U64(&c.u64s)),
+        ];
+        let mut two = Vec::new();
+        write_segment(&mut two, 9, &columns).unwrap();
+        let mut one = std::io::Cursor::new(Vec::new());
+        let rewind = |o: &mut std::io::Cursor<Vec<u8>>| {
+            o.set_position(0);
+            Ok(())
+        };
+        write_segment_rewinding(&mut one, 9, &columns, rewind).unwrap();
+        assert!(one.get_ref() == &two, "n = {n}");
+        let seg = open(one.into_inner()).unwrap();
+        seg.verify_pages().unwrap();
+    }
 }
 
 fn open(bytes: Vec<u8>) -> arbor_model::Result<Segment> {
