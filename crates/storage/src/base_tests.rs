@@ -105,7 +105,7 @@ fn base_rows_read_like_versions_and_take_updates() {
     w.delete_rel(r[5]).unwrap(); // 5 -> 6
     w.delete_rel(r[4]).unwrap(); // 4 -> 5
     w.delete_rel(r[10 + 4]).unwrap(); // 0 -> 5 LIKES
-    w.delete_node(lone).unwrap();
+    w.delete_node(n[5]).unwrap();
     let fresh = w.create_rel(n[3], n[7], t.likes, vec![]).unwrap();
     w.set_rel_property(r[7], t.name, Value::str("x")).unwrap();
     w.commit().unwrap();
