@@ -27,7 +27,7 @@ fn engine_builtins(info: &DbInfo) -> Registry {
     let mut r = Registry::with_builtins();
     let own = crate::txinfo::procedures()
         .into_iter()
-        .chain([crate::users::show_current_user_proc()])
+        .chain([crate::txinfo::show_current_user_proc()])
         .chain(crate::info_procs::procedures(info.id.clone(), info.created.clone()))
         .chain(crate::fulltext::procedures(info.fulltext.clone()));
     for p in own {

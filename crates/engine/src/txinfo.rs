@@ -428,6 +428,38 @@ pub(crate) fn procedures() -> Vec<Procedure> {
     vec![get, set]
 }
 
+/// `dbms.showCurrentUser()`: `username`, `roles` (null in Community), `flags`. With
+/// authentication disabled Neo4j does not register it; Arbor's registry is the database's, so
+/// the call fails as if it were missing.
+pub(crate) fn show_current_user_proc() -> Procedure {
+    let outputs = vec![
+        ("username".to_string(), CypherType::String),
+        ("roles".to_string(), CypherType::List(Box::new(CypherType::String))),
+        ("flags".to_string(), CypherType::List(Box::new(CypherType::String))),
+    ];
+    Procedure::new(
+        "dbms.showCurrentUser",
+        Vec::new(),
+        outputs,
+        "Show the current user.",
+        |_: &[Value], _: &mut dyn arbor_exec::graph::Graph| {
+            let Some(me) = current_user() else {
+                return Err(Error::new(
+                    Status::ProcedureNotFound,
+                    "There is no procedure with the name `dbms.showCurrentUser` registered for \
+                     this database instance. Please ensure you've spelled the procedure name \
+                     correctly and that the procedure is properly deployed.",
+                ));
+            };
+            let mut flags = Vec::new();
+            if me.password_change_required {
+                flags.push(Value::str("password_change_required"));
+            }
+            Ok(vec![vec![Value::from(me.name), Value::Null, Value::List(flags)]])
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -465,7 +497,7 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert!(id.starts_with("neo4j-transaction-"));
-        assert_eq!(show_rows(&registry, &[id.clone()]).len(), 1);
+        assert_eq!(show_rows(&registry, std::slice::from_ref(&id)).len(), 1);
         assert!(show_rows(&registry, &["neo4j-transaction-999".into()]).is_empty());
         let wanted = vec![id, "neo4j-transaction-999".to_string()];
         let rows = terminate_rows(&registry, &wanted).unwrap();

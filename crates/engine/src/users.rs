@@ -441,38 +441,6 @@ fn drop_user(store: &UserStore, me: Option<&str>, cmd: &PropertyMap) -> Result<u
     Ok(changed.into())
 }
 
-/// `dbms.showCurrentUser()`: `username`, `roles` (null in Community), `flags`. With
-/// authentication disabled Neo4j does not register it; Arbor's registry is the database's, so
-/// the call fails as if it were missing.
-pub(crate) fn show_current_user_proc() -> Procedure {
-    let outputs = vec![
-        ("username".to_string(), CypherType::String),
-        ("roles".to_string(), CypherType::List(Box::new(CypherType::String))),
-        ("flags".to_string(), CypherType::List(Box::new(CypherType::String))),
-    ];
-    Procedure::new(
-        "dbms.showCurrentUser",
-        Vec::new(),
-        outputs,
-        "Show the current user.",
-        |_: &[Value], _: &mut dyn Graph| {
-            let Some(me) = crate::txinfo::current_user() else {
-                return Err(Error::new(
-                    Status::ProcedureNotFound,
-                    "There is no procedure with the name `dbms.showCurrentUser` registered for \
-                     this database instance. Please ensure you've spelled the procedure name \
-                     correctly and that the procedure is properly deployed.",
-                ));
-            };
-            let mut flags = Vec::new();
-            if me.password_change_required {
-                flags.push(Value::str("password_change_required"));
-            }
-            Ok(vec![vec![Value::from(me.name), Value::Null, Value::List(flags)]])
-        },
-    )
-}
-
 /// The error for anything but `ALTER CURRENT USER` from a user who must change the password.
 pub(crate) fn credentials_expired(database: &str) -> Error {
     let head = if database.eq_ignore_ascii_case("system") {

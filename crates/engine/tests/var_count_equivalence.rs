@@ -114,7 +114,7 @@ fn compare(s: &mut Session, nodes: u64, when: &str) -> u64 {
                         .sum();
                     assert_eq!((got, star, old), (want, want, want), "{when}: {q}");
                     total += want;
-                    grouped(s, &rels, &pattern, filter, when, |a| {
+                    grouped(s, &pattern, filter, when, |a| {
                         let bounds = (min, max.unwrap_or(u64::MAX));
                         let keep = |b: i64| keep(a, b);
                         rels.trails(a, 0, bounds, dir, types, &keep, &mut Vec::new())
@@ -128,14 +128,7 @@ fn compare(s: &mut Session, nodes: u64, when: &str) -> u64 {
 
 /// The grouped form, `RETURN a.id % 3, count(b)`: per key, the old rows and the reference
 /// (`trails(a)` from each start; groups without paths have no row).
-fn grouped(
-    s: &mut Session,
-    rels: &Rels,
-    pattern: &str,
-    filter: &str,
-    when: &str,
-    trails: impl Fn(i64) -> u64,
-) {
+fn grouped(s: &mut Session, pattern: &str, filter: &str, when: &str, trails: impl Fn(i64) -> u64) {
     let q = format!("MATCH {pattern} {filter} RETURN a.id % 3 AS k, count(b) AS c");
     let ops = plan_ops(s, &q);
     assert!(ops.iter().any(|o| o == "VarLengthExpand(Count)"), "{q}: {ops:?}");

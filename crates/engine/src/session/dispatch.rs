@@ -34,7 +34,7 @@ impl Database {
             Statement::Explain(inner) if matches!(&*inner, Statement::Show(c) if c.kind == ShowKind::Servers) => {
                 Ok(Prepared::Explained(QueryType::Read))
             }
-            Statement::Schema(cmd) => Ok(Prepared::Schema(cmd)),
+            Statement::Schema(cmd) => Ok(Prepared::Schema(Box::new(cmd))),
             other => {
                 // [procedures hook] resolve CALLs against this database's registry; a `SHOW` or
                 // administration command also resolves its internal procedure (show.rs,

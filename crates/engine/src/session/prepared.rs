@@ -10,7 +10,8 @@ use super::{Notification, QueryType};
 
 pub(crate) enum Prepared {
     Query(Arc<PreparedQuery>, Arc<[Notification]>),
-    Schema(arbor_cypher_syntax::ast::SchemaCommand),
+    /// Boxed: a schema command is much larger than the other variants.
+    Schema(Box<arbor_cypher_syntax::ast::SchemaCommand>),
     /// `EXPLAIN` of a schema command: runs nothing.
     Explained(QueryType),
 }
