@@ -143,23 +143,8 @@ fn procedure(
 fn names_of(written: &Value) -> Result<Vec<String>> {
     let bad =
         || Error::new(Status::TypeError, "Expected a String or a List of Strings as names to show");
-    let mut out = Vec::new();
     let Value::List(items) = written else { return Err(bad()) };
-    for item in items {
-        match item {
-            Value::String(s) => out.push(s.to_string()),
-            Value::List(list) => {
-                for v in list {
-                    match v {
-                        Value::String(s) => out.push(s.to_string()),
-                        _ => return Err(bad()),
-                    }
-                }
-            }
-            _ => return Err(bad()),
-        }
-    }
-    Ok(out)
+    crate::show_transactions::flat_strings(items).map_err(|_| bad())
 }
 
 /// The rows of a command, every column, before its names narrow them.

@@ -52,12 +52,18 @@ fn closed() -> Error {
 /// The ids a command names, as the planner passes them (`admin.rs` in cypher-plan): null, or a
 /// list with one item per id written, each a string or a list of strings (a parameter).
 fn ids(names: Option<&Value>) -> Result<Vec<String>> {
+    match names {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::List(items)) => flat_strings(items).map_err(bad_id_type),
+        Some(other) => Err(bad_id_type(other)),
+    }
+}
+
+/// The strings of a list of strings and lists of strings (`'a', 'b'` written, or a list
+/// parameter), flattened one level, as the SHOW and TERMINATE commands take names and ids;
+/// else the first item that is neither.
+pub(crate) fn flat_strings(items: &[Value]) -> std::result::Result<Vec<String>, &Value> {
     let mut out = Vec::new();
-    let items = match names {
-        None | Some(Value::Null) => return Ok(out),
-        Some(Value::List(items)) => items,
-        Some(other) => return Err(bad_id_type(other)),
-    };
     for item in items {
         match item {
             Value::String(s) => out.push(s.to_string()),
@@ -65,11 +71,11 @@ fn ids(names: Option<&Value>) -> Result<Vec<String>> {
                 for v in list {
                     match v {
                         Value::String(s) => out.push(s.to_string()),
-                        other => return Err(bad_id_type(other)),
+                        other => return Err(other),
                     }
                 }
             }
-            other => return Err(bad_id_type(other)),
+            other => return Err(other),
         }
     }
     Ok(out)
