@@ -20,7 +20,6 @@ pub use arbor_model::histogram::{Histogram, BUCKET_BOUNDS_MICROS};
 use arbor_storage::metrics::STORAGE;
 
 use crate::session::config::QueryType;
-use crate::session::database::Database;
 
 /// What the engine counts about queries and transactions.
 pub struct QueryMetrics {
@@ -148,9 +147,18 @@ fn histogram(out: &mut String, name: &str, help: &str, h: &Histogram) {
     let _ = writeln!(out, "{name}_count {cumulative}");
 }
 
+/// What an open database adds to the metrics page (`Database::gauges`).
+pub struct Gauges {
+    /// Query memory reserved by running transactions, and the pool's limit (0: none).
+    pub pool_used: u64,
+    pub pool_limit: u64,
+    /// Page-cache hits and misses, when the store reads segments through a pool.
+    pub page_cache: Option<(u64, u64)>,
+}
+
 /// Every metric in Prometheus text format. `db` is `None` while the store is still opening
 /// (then the memory and page-cache families are left out).
-pub fn render(db: Option<&Database>) -> String {
+pub fn render(db: Option<Gauges>) -> String {
     let mut out = String::with_capacity(8 << 10);
     render_queries(&mut out);
     render_storage(&mut out, db);
@@ -234,7 +242,7 @@ fn render_queries(out: &mut String) {
 }
 
 /// Commits, the WAL, checkpoints, the memory pool and the page cache.
-fn render_storage(out: &mut String, db: Option<&Database>) {
+fn render_storage(out: &mut String, db: Option<Gauges>) {
     histogram(
         out,
         "arbor_commit_duration_seconds",
@@ -261,35 +269,34 @@ fn render_storage(out: &mut String, db: Option<&Database>) {
         &STORAGE.checkpoint,
     );
     if let Some(db) = db {
-        let pool = db.memory_pool();
         family(
             out,
             "arbor_memory_pool_used_bytes",
             "gauge",
             "Query memory reserved by running transactions.",
-            &[("", pool.used())],
+            &[("", db.pool_used)],
         );
         family(
             out,
             "arbor_memory_pool_limit_bytes",
             "gauge",
             "db.memory.transaction.total.max (0: none).",
-            &[("", pool.limit())],
+            &[("", db.pool_limit)],
         );
-        if let Some(pc) = db.store().page_cache_stats() {
+        if let Some((hits, misses)) = db.page_cache {
             family(
                 out,
                 "arbor_page_cache_hits_total",
                 "counter",
                 "Page cache hits.",
-                &[("", pc.hits)],
+                &[("", hits)],
             );
             family(
                 out,
                 "arbor_page_cache_misses_total",
                 "counter",
                 "Page cache misses (page reads).",
-                &[("", pc.misses)],
+                &[("", misses)],
             );
         }
     }

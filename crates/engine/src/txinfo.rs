@@ -37,7 +37,7 @@ struct TxState {
     username: String,
     /// Who is logged in (`None`: authentication disabled), for the user administration
     /// procedures (users.rs).
-    user: Option<crate::session::CurrentUser>,
+    user: Option<crate::session::config::CurrentUser>,
     /// `system-updates` counted by the administration procedures since the session last took
     /// them ([`TxMeta::take_system_updates`]).
     system_updates: u64,
@@ -92,7 +92,7 @@ impl TxMeta {
     }
 
     /// Who is logged in (`None`: authentication disabled).
-    pub(crate) fn set_user(&self, user: Option<&crate::session::CurrentUser>) {
+    pub(crate) fn set_user(&self, user: Option<&crate::session::config::CurrentUser>) {
         let mut s = self.state.lock();
         s.username = user.map_or(String::new(), |u| u.name.clone());
         s.user = user.cloned();
@@ -373,7 +373,7 @@ impl Drop for Entered {
 
 /// Who the session running on this thread serves (`None`: authentication disabled, or no
 /// session, as in embedded use).
-pub(crate) fn current_user() -> Option<crate::session::CurrentUser> {
+pub(crate) fn current_user() -> Option<crate::session::config::CurrentUser> {
     CURRENT.with(|c| c.borrow().as_ref().and_then(|m| m.state.lock().user.clone()))
 }
 
@@ -484,8 +484,10 @@ mod tests {
         let flag = Arc::new(AtomicBool::new(false));
         let meta = registry.register(flag.clone());
         let idle = registry.register(Arc::new(AtomicBool::new(false)));
-        let alice =
-            crate::session::CurrentUser { name: "alice".into(), password_change_required: false };
+        let alice = crate::session::config::CurrentUser {
+            name: "alice".into(),
+            password_change_required: false,
+        };
         meta.set_user(Some(&alice));
         meta.reset(PropertyMap::new());
         meta.set_query("RETURN 1");

@@ -103,7 +103,7 @@ async fn ready(State(st): State<Arc<AppState>>) -> Response {
 
 async fn prometheus(State(st): State<Arc<AppState>>) -> Response {
     metrics::bump(&metrics::SERVER.http_requests);
-    let text = metrics::render(st.db.get());
+    let text = metrics::render(st.db.get().map(|db| db.gauges()));
     let mut r = (StatusCode::OK, text).into_response();
     r.headers_mut().insert(
         header::CONTENT_TYPE,

@@ -93,6 +93,16 @@ impl Database {
         &self.inner.memory
     }
 
+    /// Query memory and page-cache figures for the metrics page (`metrics::render`).
+    pub fn gauges(&self) -> crate::metrics::Gauges {
+        let pool = self.memory_pool();
+        crate::metrics::Gauges {
+            pool_used: pool.used(),
+            pool_limit: pool.limit(),
+            page_cache: self.store().page_cache_stats().map(|pc| (pc.hits, pc.misses)),
+        }
+    }
+
     /// The server-wide transaction timeout, if one is set.
     pub fn transaction_timeout(&self) -> Option<Duration> {
         match self.inner.tx_timeout_ms.load(Ordering::Relaxed) {
