@@ -249,7 +249,8 @@ def main():
     print_table(results)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"results": results, "mismatches": len(bad), "load": os.getloadavg()}, f, indent=1)
+            json.dump({"results": results, "mismatches": len(bad), "load": os.getloadavg(),
+                       "answers": {f"{q}#{i}": sorted(h) for (q, i), h in sorted(answers.items())}}, f, indent=1)
     return 1 if bad else 0
 
 
