@@ -153,6 +153,9 @@ pub struct ImportSummary {
     pub spilled_relationships: u64,
     /// Sorted runs the linking stage merged (1 when everything fit in memory).
     pub link_passes: u32,
+    /// Windows of end nodes in which the segment's incoming adjacency was produced, summed
+    /// over its columns (one per column when it fit `--max-off-heap-memory`).
+    pub backward_passes: u64,
 }
 
 fn arg_err(msg: impl Into<String>) -> Error {

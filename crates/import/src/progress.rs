@@ -154,7 +154,13 @@ impl Stage {
             } else {
                 String::new() // a stage without rows (writing the segment)
             };
-            println!("{}: done in {} ({what}{rate})", self.name, human_duration(took));
+            let mem = match (rss(), peak_rss()) {
+                (Some(now), Some(peak)) => {
+                    format!("; RSS {}, peak {}", human_bytes(now as f64), human_bytes(peak as f64))
+                }
+                _ => String::new(),
+            };
+            println!("{}: done in {} ({what}{rate}{mem})", self.name, human_duration(took));
         }
         took
     }
@@ -162,8 +168,17 @@ impl Stage {
 
 /// Peak resident memory of this process (VmHWM), if the platform reports it.
 pub fn peak_rss() -> Option<u64> {
+    status_bytes("VmHWM:")
+}
+
+/// Resident memory of this process now (VmRSS), if the platform reports it.
+pub fn rss() -> Option<u64> {
+    status_bytes("VmRSS:")
+}
+
+fn status_bytes(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
 }

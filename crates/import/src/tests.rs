@@ -318,8 +318,11 @@ fn a_tiny_budget_spills_everything_and_gives_the_same_store() {
         assert_eq!((s.nodes, s.relationships), (n, 90_000));
         if budget.is_some() {
             assert!(s.spilled_relationships == 90_000 && s.link_passes >= 3, "{s:?}");
+            // The incoming adjacency in windows of one end node, per column (three types).
+            assert!(s.backward_passes >= 3 * n, "{s:?}");
         } else {
             assert_eq!((s.spilled_relationships, s.link_passes), (0, 1));
+            assert_eq!(s.backward_passes, 3, "{s:?}");
         }
         // The import wrote the complete segment (no conversion at the first checkpoint).
         let names: Vec<String> = std::fs::read_dir(&cfg.dest)

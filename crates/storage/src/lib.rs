@@ -250,6 +250,8 @@ mod segment_tests;
 #[cfg(test)]
 mod simfs;
 #[cfg(test)]
+mod streamed_segment_tests;
+#[cfg(test)]
 mod tests;
 
 pub use base::BaseStats;

@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 
 use crate::schema::Target;
 
+use super::backward::{wide_width, BackwardStream};
 use super::columns::{AtomicBits, Bits, Packed, PackedBuilder, Wide};
 use super::graph::{Base, BaseStats};
 use super::index::{key_hash, BaseIndex};
@@ -292,6 +293,20 @@ impl BaseBuilder {
 
     /// Finishes the base, building the node indexes for `pairs`.
     pub fn finish(self, pairs: &[Target]) -> Base {
+        self.finish_streamed(pairs, None).0
+    }
+
+    /// [`BaseBuilder::finish`] for a base that is only written to a segment: with a `window`
+    /// and relationships fed in start-node order, the incoming neighbour, relationship and
+    /// type columns are not built; the returned [`BackwardStream`] produces them while the
+    /// segment is written, in windows of at most `window` entries (the base holds empty
+    /// columns in their place, its statistics count them as built). Otherwise the base is
+    /// whole and there is no stream.
+    pub fn finish_streamed(
+        self,
+        pairs: &[Target],
+        window: Option<usize>,
+    ) -> (Base, Option<BackwardStream>) {
         let BaseBuilder {
             ts,
             extends_ts,
@@ -348,7 +363,13 @@ impl BaseBuilder {
             max_type,
         };
         let (out_other, out_rel, out_type, rel_pos) = rels.forward(&mut out_off);
-        let (in_other, in_rel, in_type) = rels.backward(&mut in_off, &out_off);
+        let stream = window
+            .filter(|_| rel_start.is_none() && rel_count > 0)
+            .map(|w| rels.backward_stream(&mut in_off, w));
+        let (in_other, in_rel, in_type) = match &stream {
+            Some(_) => (Packed::default(), Packed::default(), None),
+            None => rels.backward(&mut in_off, &out_off),
+        };
         drop(rel_start);
         let len = rel_count as usize;
         let no_rels = rel_count == 0;
@@ -360,7 +381,10 @@ impl BaseBuilder {
             None if rel_types.len() > 1 => rel_type.finish(),
             None => konst(),
         };
-        let in_type = in_type.map_or_else(konst, TypeScatter::finish);
+        let in_type = match &stream {
+            Some(_) if rel_types.len() > 1 => Packed::default(),
+            _ => in_type.map_or_else(konst, TypeScatter::finish),
+        };
 
         let mut base = Base {
             ts,
@@ -404,8 +428,9 @@ impl BaseBuilder {
             base.ordered.insert(t.clone(), OnceLock::new());
         }
         base.stats = base_stats(&base, node_count, node_props, rel_props);
+        base.stats.rel_bytes += stream.as_ref().map_or(0, BackwardStream::bytes);
         invariant!(csr_well_formed(&base), "CSR offsets of the base at {} not monotonic", base.ts);
-        base
+        (base, stream)
     }
 }
 
@@ -672,6 +697,23 @@ impl RelCols<'_> {
                 )
             }
         }
+    }
+
+    /// The backward CSR's offsets only (`in_off`'s inclusive ends turned into starts, as
+    /// [`Self::backward`] leaves them) and a [`BackwardStream`] for the rest, in windows of
+    /// at most `window` entries. Relationships must have been fed in start order.
+    fn backward_stream(&self, in_off: &mut Wide, window: usize) -> BackwardStream {
+        for i in (1..=self.n).rev() {
+            in_off.set(i, in_off.get(i - 1));
+        }
+        in_off.set(0, 0);
+        let ty = match self.several_types {
+            false => 0,
+            true if self.max_type <= u64::from(u8::MAX) => 1,
+            true => wide_width(self.max_type),
+        };
+        let widths = [wide_width(self.node_end), wide_width(self.end), ty];
+        BackwardStream::new(widths, self.count as usize, window)
     }
 
     /// The backward CSR, the same way as [`Self::forward`], from the finished forward offsets

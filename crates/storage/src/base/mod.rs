@@ -26,6 +26,7 @@
 //! readers of clean entities skip the delta lookup entirely.
 
 mod adjacency;
+mod backward;
 mod builder;
 mod columns;
 mod gather;
@@ -38,6 +39,7 @@ mod segments;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use backward::BackwardStream;
 pub(crate) use builder::BaseBuilder;
 pub use graph::BaseStats;
 pub(crate) use graph::{Base, NodeRef, RelRef};

@@ -8,8 +8,11 @@
 //! `segment-<ts>.arbor`, beside a `checkpoint-<ts>.arbor` holding only the header (next ids,
 //! tokens, schema) and a `MANIFEST` of the current version naming both. The first open is a
 //! segment open.
-//! The base is held in memory until it is written, as a checkpoint holds it (see
-//! BENCHMARKS.md "Import writing the complete segment" for its size).
+//! The base is held in memory until it is written, as a checkpoint holds it, except its
+//! incoming adjacency: relationships fed in start-node order (the importer's) let the segment
+//! writer produce the incoming neighbour, relationship and type columns in windows of end nodes
+//! bounded by [`CheckpointWriter::set_memory_budget`] (`base/backward.rs`), the same bytes as
+//! the columns built whole (see BENCHMARKS.md "Import within a memory budget" for the sizes).
 //!
 //! Crash safety: the checkpoint file is written to a `.tmp` file beside the destination's
 //! contents, the segment into the `import-staging` directory inside it. Into an empty
@@ -90,6 +93,9 @@ pub struct BulkSummary {
     pub bytes: u64,
     pub nodes: u64,
     pub relationships: u64,
+    /// Windows in which the incoming adjacency was produced (summed over its columns; 0 when
+    /// it was built whole).
+    pub backward_passes: u64,
 }
 
 /// Whether `dir` holds (part of) a store: a manifest, a checkpoint, a WAL segment, or the
@@ -206,6 +212,9 @@ pub struct CheckpointWriter {
     builder: Option<BaseBuilder>,
     /// The node indexes of the header, built into the segment.
     pairs: Vec<Target>,
+    /// Bytes the segment stage may hold beyond the base ([`CheckpointWriter::set_memory_budget`]).
+    budget: Option<u64>,
+    backward_passes: u64,
     sync: bool,
     done: bool,
     _lock: File,
@@ -296,6 +305,8 @@ impl CheckpointWriter {
             scratch: Enc::new(),
             builder: None,
             pairs: header.indexes.iter().map(|ix| (ix.label, vec![ix.key])).collect(),
+            budget: None,
+            backward_passes: 0,
             sync,
             done: false,
             _lock: lock,
@@ -426,6 +437,15 @@ impl CheckpointWriter {
         self.rel_raw(id, start, end, ty, &buf)
     }
 
+    /// Bounds what writing the segment holds beyond the base's own columns: the incoming
+    /// adjacency is produced in windows of end nodes whose entries (16 bytes each while
+    /// scattered) take at most `bytes`, and at most a quarter of the relationships (`None`:
+    /// that quarter). Relationships fed in start-node order only; otherwise the base is built
+    /// whole.
+    pub fn set_memory_budget(&mut self, bytes: Option<u64>) {
+        self.budget = bytes;
+    }
+
     /// Bytes of the checkpoint file written so far (including buffered ones; the segment is
     /// written by [`CheckpointWriter::finish`]).
     pub fn bytes_written(&self) -> u64 {
@@ -453,9 +473,23 @@ impl CheckpointWriter {
                 // The importer's linking buffers are gone: give their pages back before the
                 // base's columns are built.
                 crate::release::release_now();
-                let base = b.finish(&self.pairs);
+                // A quarter of the relationships per window at most, even when the budget
+                // holds more: the columns built whole would add 9-17 bytes per relationship
+                // to the peak, the windows cost three more scans of the forward neighbours.
+                let quarter = self.rels.div_ceil(4).max(1 << 20);
+                let window = self.budget.map_or(quarter, |m| (m / 16).min(quarter)) as usize;
+                let (base, mut stream) = b.finish_streamed(&self.pairs, Some(window));
                 let counts = checkpoint_segments::counts_of(&base);
-                Some(checkpoint_segments::write(&RealFs, &self.staging, &base, IMPORT_TS, &counts)?)
+                let name = checkpoint_segments::write_streamed(
+                    &RealFs,
+                    &self.staging,
+                    &base,
+                    IMPORT_TS,
+                    &counts,
+                    stream.as_mut(),
+                )?;
+                self.backward_passes = stream.map_or(0, |s| s.passes);
+                Some(name)
             }
             None => None,
         };
@@ -496,6 +530,7 @@ impl CheckpointWriter {
             bytes: self.bytes,
             nodes: self.nodes,
             relationships: self.rels,
+            backward_passes: self.backward_passes,
         })
     }
 

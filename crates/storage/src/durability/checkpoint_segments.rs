@@ -23,11 +23,11 @@ use std::sync::Arc;
 use arbor_model::{Error, Result, Status};
 
 use super::wal::io_err;
-use crate::base::{compare_segment, is_complete, Base, OpenMode, SegGraph};
+use crate::base::{compare_segment, is_complete, BackwardStream, Base, OpenMode, SegGraph};
 use crate::codec::{Dec, Enc};
 use crate::mvcc::{Core, CountDelta};
 use crate::pager::pool::BufferPool;
-use crate::pager::segment::{write_segment_rewinding, ColumnData, ColumnValues, Segment};
+use crate::pager::segment::{write_segment_streaming, ColumnData, ColumnValues, Segment};
 use crate::schema::Target;
 use crate::vfs::Vfs;
 
@@ -144,10 +144,23 @@ pub(crate) fn write(
     ts: u64,
     counts: &CountDelta,
 ) -> Result<String> {
+    write_streamed(vfs, dir, base, ts, counts, None)
+}
+
+/// [`write`] of a base built by `BaseBuilder::finish_streamed`: its incoming columns come
+/// from `stream` as the writer reaches them (the same bytes as the base built whole).
+pub(crate) fn write_streamed(
+    vfs: &dyn Vfs,
+    dir: &Path,
+    base: &Base,
+    ts: u64,
+    counts: &CountDelta,
+    stream: Option<&mut BackwardStream>,
+) -> Result<String> {
     let name = segment_name(ts);
     let tmp = dir.join(format!("{name}.tmp"));
     let file = vfs.create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
-    if let Err(e) = write_tmp(file, &tmp, base, ts, counts) {
+    if let Err(e) = write_tmp(file, &tmp, base, ts, counts, stream) {
         let _ = vfs.remove_file(&tmp);
         return Err(e);
     }
@@ -162,6 +175,7 @@ fn write_tmp(
     base: &Base,
     ts: u64,
     counts: &CountDelta,
+    mut stream: Option<&mut BackwardStream>,
 ) -> Result<()> {
     use std::io::Write;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
@@ -169,13 +183,25 @@ fn write_tmp(
     let extra = base.segment_extra()?;
     let counts = encode_counts(counts);
     let mut cols = base.segment_columns(&words);
+    if let Some(s) = stream.as_deref() {
+        for (id, c) in s.columns() {
+            if let Some(slot) = cols.iter_mut().find(|(i, _)| *i == id) {
+                slot.1 = c;
+            }
+        }
+    }
     cols.extend(extra.columns(base));
     cols.push((COUNTS, ColumnData::U8(&counts)));
     let rewind = |o: &mut std::io::BufWriter<Box<dyn crate::vfs::VfsFile>>| {
         o.flush()?;
         o.get_mut().rewind()
     };
-    write_segment_rewinding(&mut out, ts, &cols, rewind)
+    let mut produce =
+        |id: u8, emit: &mut dyn FnMut(&[u64]) -> std::io::Result<()>| match stream.as_deref_mut() {
+            Some(s) => s.produce(base, id, emit),
+            None => Err(std::io::Error::other("a streamed segment column without a producer")),
+        };
+    write_segment_streaming(&mut out, ts, &cols, rewind, &mut produce)
         .and_then(|()| out.flush())
         .map_err(|e| io_err("cannot write", tmp, e))?;
     let mut file = out.into_inner().map_err(|e| io_err("cannot write", tmp, e.into_error()))?;

@@ -43,12 +43,19 @@ pub(crate) enum ColumnData<'a> {
     U16(&'a [u16]),
     U32(&'a [u32]),
     U64(&'a [u64]),
+    /// `len` values of `width` bytes (1, 2, 4 or 8) that are not in memory: the writer asks
+    /// for them, in order, when it reaches the column ([`write_segment_streaming`]).
+    Stream {
+        width: usize,
+        len: usize,
+    },
 }
 
 impl ColumnData<'_> {
     fn len(&self) -> usize {
         match self {
             ColumnData::Const(_, n) | ColumnData::Seq(_, n) => *n,
+            ColumnData::Stream { len, .. } => *len,
             ColumnData::U8(v) => v.len(),
             ColumnData::U16(v) => v.len(),
             ColumnData::U32(v) => v.len(),
@@ -65,6 +72,7 @@ impl ColumnData<'_> {
             ColumnData::U16(_) => (3, 0, 2),
             ColumnData::U32(_) => (4, 0, 4),
             ColumnData::U64(_) => (5, 0, 8),
+            ColumnData::Stream { width, .. } => (width_code(*width), 0, *width),
         }
     }
 
@@ -93,8 +101,18 @@ impl ColumnData<'_> {
             ColumnData::U16(v) => put(&v[from..to], buf, u16::to_le_bytes),
             ColumnData::U32(v) => put(&v[from..to], buf, u32::to_le_bytes),
             ColumnData::U64(v) => put(&v[from..to], buf, u64::to_le_bytes),
-            ColumnData::Const(..) | ColumnData::Seq(..) => {}
+            ColumnData::Const(..) | ColumnData::Seq(..) | ColumnData::Stream { .. } => {}
         }
+    }
+}
+
+/// The repr code of a column of `width`-byte values.
+fn width_code(width: usize) -> u8 {
+    match width {
+        1 => 2,
+        2 => 3,
+        4 => 4,
+        _ => 5,
     }
 }
 
@@ -130,18 +148,56 @@ pub(crate) fn write_segment(
 /// the column lengths), each data page checksummed as it is written, then `rewind` takes the
 /// writer back to the file's start (after flushing what it buffers) and the header is written
 /// over the zeros. The same bytes as [`write_segment`], each page encoded once instead of twice.
+#[cfg(test)]
 pub(crate) fn write_segment_rewinding<W: Write>(
     out: &mut W,
     ts: u64,
     columns: &[(u8, ColumnData<'_>)],
     rewind: impl FnOnce(&mut W) -> io::Result<()>,
 ) -> io::Result<()> {
+    let mut none = |_: u8, _: &mut dyn FnMut(&[u64]) -> io::Result<()>| -> io::Result<()> {
+        Err(io::Error::other("a streamed segment column without a producer"))
+    };
+    write_segment_streaming(out, ts, columns, rewind, &mut none)
+}
+
+/// Produces a [`ColumnData::Stream`] column's values: called with the column id and a sink
+/// that takes the values in order, in slices of any length.
+pub(crate) type Produce<'p> =
+    dyn FnMut(u8, &mut dyn FnMut(&[u64]) -> io::Result<()>) -> io::Result<()> + 'p;
+
+/// [`write_segment_rewinding`] with columns whose values are produced while the segment is
+/// written: when the writer reaches a [`ColumnData::Stream`] column it calls `produce`, packs
+/// the values into pages as they come (one page buffered) and checksums each page. A column
+/// may so be computed in passes and never held whole. The same bytes as for the column in
+/// memory; a producer that gives another number of values than the column's length is an
+/// error (`InvalidData`).
+pub(crate) fn write_segment_streaming<W: Write>(
+    out: &mut W,
+    ts: u64,
+    columns: &[(u8, ColumnData<'_>)],
+    rewind: impl FnOnce(&mut W) -> io::Result<()>,
+    produce: &mut Produce<'_>,
+) -> io::Result<()> {
     let data_pages: u64 = columns.iter().map(|(_, c)| c.pages()).sum();
     let header_pages = header_pages(columns.len(), data_pages as usize);
     out.write_all(&vec![0u8; header_pages * PAGE_SIZE])?;
     let mut buf = vec![0u8; PAGE_SIZE];
     let mut crcs = Vec::with_capacity(data_pages as usize);
-    for (_, c) in columns {
+    for (id, c) in columns {
+        if let ColumnData::Stream { width, len } = *c {
+            let mut pk =
+                Packer { width, at: 0, n: 0, buf: &mut buf, out: &mut *out, crcs: &mut crcs };
+            produce(*id, &mut |vals| pk.push(vals))?;
+            pk.end()?;
+            if pk.n != len {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("segment column {id}: {} values produced, {len} expected", pk.n),
+                ));
+            }
+            continue;
+        }
         for p in 0..c.pages() {
             c.page(p, &mut buf);
             crcs.push(crc32c::crc32c(&buf));
@@ -150,6 +206,48 @@ pub(crate) fn write_segment_rewinding<W: Write>(
     }
     rewind(out)?;
     out.write_all(&header(ts, columns, &crcs))
+}
+
+/// Packs a streamed column's values into pages, writing and checksumming each when full.
+struct Packer<'a, W: Write> {
+    width: usize,
+    /// Bytes filled in `buf`, and values taken so far.
+    at: usize,
+    n: usize,
+    buf: &'a mut [u8],
+    out: &'a mut W,
+    crcs: &'a mut Vec<u32>,
+}
+
+impl<W: Write> Packer<'_, W> {
+    fn push(&mut self, vals: &[u64]) -> io::Result<()> {
+        let w = self.width;
+        for v in vals {
+            self.buf[self.at..self.at + w].copy_from_slice(&v.to_le_bytes()[..w]);
+            self.at += w;
+            if self.at == PAGE_SIZE {
+                self.page()?;
+            }
+        }
+        self.n += vals.len();
+        Ok(())
+    }
+
+    fn page(&mut self) -> io::Result<()> {
+        self.buf[self.at..].fill(0);
+        self.crcs.push(crc32c::crc32c(self.buf));
+        self.out.write_all(self.buf)?;
+        self.at = 0;
+        Ok(())
+    }
+
+    /// Writes the last, partly filled page.
+    fn end(&mut self) -> io::Result<()> {
+        if self.at > 0 {
+            self.page()?;
+        }
+        Ok(())
+    }
 }
 
 fn header_pages(columns: usize, data_pages: usize) -> usize {

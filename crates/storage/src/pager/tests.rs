@@ -8,7 +8,8 @@ use std::sync::Arc;
 use arbor_model::Status;
 
 use super::pool::{BufferPool, MemFile, PageFile, PagedFile, MIN_FRAMES, PAGE_SIZE};
-use super::segment::{write_segment, write_segment_rewinding, ColumnData, Segment};
+use super::segment::{write_segment, write_segment_rewinding, write_segment_streaming};
+use super::segment::{ColumnData, Segment};
 
 const TINY: u64 = (MIN_FRAMES * PAGE_SIZE) as u64;
 
@@ -67,6 +68,66 @@ fn the_one_pass_writer_writes_the_bytes_of_the_two_pass_one() {
         let seg = open(one.into_inner()).unwrap();
         seg.verify_pages().unwrap();
     }
+}
+
+/// Columns given to the writer as streams, in slices of uneven lengths, give the bytes of the
+/// same columns in memory; a stream of the wrong length is refused.
+#[test]
+fn streamed_columns_write_the_bytes_of_columns_in_memory() {
+    for n in [1, 2_047, 2_048, 5_000, 300_000] {
+        let c = cols(n);
+        let in_memory = [
+            (1, ColumnData::Const(7, n)),
+            (3, ColumnData::U8(&c.u8s)),
+            (4, ColumnData::U16(&c.u16s)),
+            (5, ColumnData::U32(&c.u32s)),
+            (6, ColumnData::U64(&c.u64s)),
+        ];
+        let mut two = Vec::new();
+        write_segment(&mut two, 9, &in_memory).unwrap();
+        let streamed = [
+            (1, ColumnData::Const(7, n)),
+            (3, ColumnData::Stream { width: 1, len: n }),
+            (4, ColumnData::U16(&c.u16s)),
+            (5, ColumnData::Stream { width: 4, len: n }),
+            (6, ColumnData::Stream { width: 8, len: n }),
+        ];
+        let values = |id: u8| -> Vec<u64> {
+            match id {
+                3 => c.u8s.iter().map(|v| u64::from(*v)).collect(),
+                5 => c.u32s.iter().map(|v| u64::from(*v)).collect(),
+                _ => c.u64s.clone(),
+            }
+        };
+        let mut calls = Vec::new();
+        let mut produce = |id: u8, emit: &mut dyn FnMut(&[u64]) -> std::io::Result<()>| {
+            calls.push(id);
+            let v = values(id);
+            let mut at = 0;
+            let mut step = 1;
+            while at < v.len() {
+                let to = (at + step).min(v.len());
+                emit(&v[at..to])?;
+                at = to;
+                step = step * 3 % 1_999 + 1;
+            }
+            Ok(())
+        };
+        let mut one = std::io::Cursor::new(Vec::new());
+        let rewind = |o: &mut std::io::Cursor<Vec<u8>>| {
+            o.set_position(0);
+            Ok(())
+        };
+        write_segment_streaming(&mut one, 9, &streamed, rewind, &mut produce).unwrap();
+        assert_eq!(calls, [3, 5, 6]);
+        assert!(one.get_ref() == &two, "n = {n}");
+        open(one.into_inner()).unwrap().verify_pages().unwrap();
+    }
+    let short = [(3, ColumnData::Stream { width: 2, len: 10 })];
+    let mut produce = |_: u8, emit: &mut dyn FnMut(&[u64]) -> std::io::Result<()>| emit(&[1; 9]);
+    let mut out = std::io::Cursor::new(Vec::new());
+    let e = write_segment_streaming(&mut out, 9, &short, |_| Ok(()), &mut produce).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
 }
 
 fn open(bytes: Vec<u8>) -> arbor_model::Result<Segment> {

@@ -1,0 +1,136 @@
+//! The segment of a bulk-built base whose incoming adjacency is produced while it is written
+//! (`BaseBuilder::finish_streamed`, `checkpoint_segments::write_streamed`): the same bytes as
+//! the base built whole, whatever the window, and a write that fails half way leaves no
+//! segment file behind.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arbor_model::Value;
+
+use crate::base::BaseBuilder;
+use crate::durability::checkpoint_segments::{counts_of, write, write_streamed};
+use crate::simfs::{FaultKind, Rng, SimFs};
+use crate::vfs::{RealFs, Vfs};
+
+/// A graph fed in start order: `n` nodes (some without labels or properties, a hole),
+/// relationships of `types` types from a pseudo-random start walk, a hub that many end at, and
+/// nodes that none ends at.
+fn build(n: u64, rels: u64, types: u32, seed: u64) -> BaseBuilder {
+    let mut b = BaseBuilder::new(1);
+    let mut rng = Rng::new(seed);
+    for id in 0..n {
+        if id == 3 {
+            continue; // a hole
+        }
+        let labels: Vec<u32> = (0..(id % 3) as u32).collect();
+        let props = match id % 4 {
+            0 => vec![],
+            1 => vec![(0, Value::Int(id as i64))],
+            _ => vec![(1, Value::String(Arc::from(format!("name {}", id % 17))))],
+        };
+        assert!(b.node(id, &labels, &props));
+    }
+    let mut start = 0u64;
+    for id in 0..rels {
+        if rng.one_in(3) {
+            start = (start + rng.below(4)).min(n - 1);
+        }
+        if start == 3 {
+            start = 4;
+        }
+        let end = match rng.below(5) {
+            0 => 7,                    // the hub
+            _ => rng.below(n / 2) * 2, // odd nodes get nothing
+        };
+        let end = if end == 3 { 4 } else { end };
+        let ty = if types == 1 { 5 } else { (rng.below(u64::from(types)) as u32) * 3 };
+        let props = if id % 5 == 0 { vec![(2, Value::Int(id as i64))] } else { vec![] };
+        assert!(b.rel(id, start, end, ty, &props), "rel {id} {start} {end}");
+    }
+    b
+}
+
+/// The segment bytes of the base built whole.
+fn whole(dir: &Path, b: BaseBuilder) -> Vec<u8> {
+    let base = b.finish(&[]);
+    let counts = counts_of(&base);
+    let name = write(&RealFs, dir, &base, 1, &counts).unwrap();
+    std::fs::read(dir.join(name)).unwrap()
+}
+
+/// The segment bytes written streamed with `window`, and the windows produced.
+fn streamed(dir: &Path, b: BaseBuilder, window: usize) -> (Vec<u8>, u64) {
+    let (base, stream) = b.finish_streamed(&[], Some(window));
+    let mut stream = stream.expect("relationships in start order stream");
+    let counts = counts_of(&base);
+    let name = write_streamed(&RealFs, dir, &base, 1, &counts, Some(&mut stream)).unwrap();
+    (std::fs::read(dir.join(name)).unwrap(), stream.passes)
+}
+
+#[test]
+fn a_streamed_backward_csr_writes_the_bytes_of_the_whole_one() {
+    // One type (constant type columns), a few (one byte), many (two bytes), and enough nodes
+    // and relationships for four-byte neighbours and relationship ids.
+    for (n, rels, types) in [(40, 300, 1), (500, 4_000, 3), (300, 2_000, 400), (70_000, 70_000, 2)]
+    {
+        let tmp = tempfile::tempdir().unwrap();
+        let expect = whole(tmp.path(), build(n, rels, types, 7));
+        // Windows of a few entries cost a scan of every relationship each: small graphs only.
+        let windows: &[usize] =
+            if n > 1_000 { &[1_000, usize::MAX] } else { &[1, 2, 7, 1_000, usize::MAX] };
+        for &window in windows {
+            let d = tmp.path().join(format!("w{window}"));
+            std::fs::create_dir(&d).unwrap();
+            let (got, passes) = streamed(&d, build(n, rels, types, 7), window);
+            assert!(got == expect, "n {n}, types {types}, window {window}: other bytes");
+            let columns = if types == 1 { 2 } else { 3 };
+            if window == usize::MAX {
+                assert_eq!(passes, columns, "one window per column");
+            } else if window <= 7 {
+                assert!(passes >= columns * n / 7, "{passes} windows for window {window}");
+            }
+        }
+    }
+}
+
+#[test]
+fn relationships_out_of_start_order_are_built_whole() {
+    let mut b = BaseBuilder::new(1);
+    for id in 0..4 {
+        assert!(b.node(id, &[0], &[]));
+    }
+    assert!(b.rel(0, 2, 0, 0, &[]));
+    assert!(b.rel(1, 1, 3, 0, &[]));
+    let (_, stream) = b.finish_streamed(&[], Some(1));
+    assert!(stream.is_none());
+}
+
+/// A write that fails anywhere in the segment (out of space half way through a page of the
+/// streamed columns, or anywhere else) returns the error and leaves neither the segment nor
+/// its tmp file.
+#[test]
+fn a_failed_streamed_write_leaves_no_segment() {
+    let dir = Path::new("/db");
+    let mut failures = 0;
+    for skip in 0..12 {
+        let fs = SimFs::new(skip);
+        fs.create_dir_all(dir).unwrap();
+        let (base, stream) = build(2_000, 300_000, 3, 11).finish_streamed(&[], Some(5_000));
+        let mut stream = stream.unwrap();
+        let counts = counts_of(&base);
+        fs.arm(FaultKind::NoSpace, skip);
+        let r = write_streamed(&fs, dir, &base, 1, &counts, Some(&mut stream));
+        fs.disarm();
+        let names = fs.list_dir(dir).unwrap();
+        match r {
+            Err(e) => {
+                failures += 1;
+                assert!(e.message.contains("cannot write"), "{}", e.message);
+                assert!(names.is_empty(), "skip {skip}: {names:?}");
+            }
+            Ok(name) => assert_eq!(names, vec![name]),
+        }
+    }
+    assert!(failures >= 4, "the faults struck {failures} times");
+}
