@@ -120,3 +120,44 @@ fn typed_aggregation_equals_row_at_a_time_everywhere() {
         compare(&mut s, "rebuilt base");
     }
 }
+
+/// Several 2,048-node batches where the changes sit in some batches only, so batches read
+/// straight from the base column, batches with a few overlaid rows and batches wholly in the
+/// delta come in one scan: after a load that is all delta, after the fold, with changes
+/// confined to one id range, with another transaction's uncommitted writes and the reader's
+/// own writes in yet another range, and after a second fold.
+#[test]
+fn typed_aggregation_equals_row_at_a_time_across_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path(), DatabaseConfig::default()).unwrap();
+    let mut s = db.session();
+    create(&mut s, 9, 0, 7000);
+    compare(&mut s, "loaded, all delta");
+    db.checkpoint().unwrap();
+    compare(&mut s, "folded");
+    run(
+        &mut s,
+        "MATCH (n:P) WHERE n.id >= 2100 AND n.id < 2400 AND n.id % 3 = 0 SET n.a = -n.id, n.k = 3",
+    );
+    run(&mut s, "MATCH (n:P) WHERE n.id >= 2500 AND n.id < 2600 AND n.id % 4 = 1 DETACH DELETE n");
+    run(&mut s, "MATCH (n:P) WHERE n.id >= 2600 AND n.id < 2700 AND n.id % 5 = 2 REMOVE n:P");
+    run(&mut s, "MATCH (n:P) WHERE n.id >= 2700 AND n.id < 2800 AND n.id % 2 = 0 REMOVE n.a, n.k");
+    run(&mut s, "UNWIND range(8000, 8500) AS i CREATE (:P {id: i, k: i % 5, a: i % 60, b: 0})");
+    compare(&mut s, "changes in one batch");
+    let mut other = db.session();
+    other.begin(TxConfig::default()).unwrap();
+    run(
+        &mut other,
+        "MATCH (n:P) WHERE n.id >= 4200 AND n.id < 4300 SET n.a = 1000 + n.id, n.k = 4",
+    );
+    run(&mut other, "MATCH (n:P) WHERE n.id >= 4300 AND n.id < 4400 DETACH DELETE n");
+    run(&mut other, "MATCH (n:P) WHERE n.id >= 6000 AND n.id < 6100 SET n.big = 5");
+    compare(&mut other, "own writes in another batch");
+    compare(&mut s, "another transaction's uncommitted writes");
+    other.commit().unwrap();
+    compare(&mut s, "committed");
+    db.checkpoint().unwrap();
+    compare(&mut s, "folded again");
+    run(&mut s, "MATCH (n:P) WHERE n.id = 6500 SET n.a = 'x'");
+    compare(&mut s, "one string among the integers");
+}

@@ -468,6 +468,36 @@ fn int_gather_matches_single_reads_under_versions() {
     other.rollback();
 }
 
+/// Scans count the rows they read from the delta (nodes past the base, base rows with a
+/// delta version) for the maintenance thread's early fold, and nothing once the delta is
+/// folded; a clean base row never counts.
+#[test]
+fn scans_count_the_delta_rows_they_read() {
+    let s = Store::in_memory();
+    let t = tokens(&s);
+    let core = s.core_for_test().clone();
+    let (n, _) = ring(&s, &t, 300);
+    // The delta rows one scan adds to the store's count, and the rows it found.
+    let scan = |label: Option<TokenId>| {
+        let before = core.delta_reads();
+        let tx = s.begin(true);
+        let mut ids = Vec::new();
+        tx.next_nodes(label, NodeId(0), 1000, &mut ids);
+        (core.delta_reads() - before, ids.len())
+    };
+    assert_eq!(scan(Some(t.user)), (300, 300), "every row is in the delta");
+    assert_eq!(scan(None), (300, 300), "unlabelled scan");
+    assert!(s.compact().unwrap());
+    assert_eq!(scan(Some(t.user)), (0, 300), "folded: all base rows");
+    assert_eq!(scan(None), (0, 300));
+    let mut w = s.begin(false);
+    w.set_node_property(n[3], t.age, Value::Int(-3)).unwrap();
+    w.create_node(&[t.user], vec![]).unwrap();
+    w.commit().unwrap();
+    assert_eq!(scan(Some(t.user)), (2, 301), "one updated base row and one new node");
+    assert_eq!(scan(None), (2, 301));
+}
+
 /// `NodeHandle::edges_into` (the traversal hot path, with loops specialised per column
 /// representation) must list exactly what `for_each_edge` lists, in the same order, for every
 /// direction and type filter, on a clean base and once the delta shadows it; and both must

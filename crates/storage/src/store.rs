@@ -779,21 +779,24 @@ fn spawn_background(
                         break;
                     }
                 }
-                let is_quiet = quiet.observe(core.clock().visible());
-                let (delta_big, delta) = {
+                let quiet_for = quiet.observe(core.clock().visible(), core.delta_reads());
+                let is_quiet = quiet_for >= crate::release::QUIET_AFTER;
+                let (delta_big, delta, base_entities) = {
                     let cs = core.lock_commit();
                     let base = core.base();
                     let s = base.stats();
-                    let big = cs.delta_versions
-                        > COMPACT_MIN_DELTA.max((s.nodes + s.relationships) / COMPACT_DELTA_SHARE);
-                    (big, cs.delta_versions)
+                    let entities = s.nodes + s.relationships;
+                    let big =
+                        cs.delta_versions > COMPACT_MIN_DELTA.max(entities / COMPACT_DELTA_SHARE);
+                    (big, cs.delta_versions, entities)
                 };
                 if delta < before {
                     quiet.freed();
                 }
                 quiet.release(is_quiet);
-                // Once writes stop, a leftover delta is folded too (see release.rs).
-                let delta_big = delta_big || quiet.should_fold(is_quiet, delta);
+                // Once writes stop, a leftover delta is folded too, sooner where scans keep
+                // reading it (see release.rs).
+                let delta_big = delta_big || quiet.should_fold(quiet_for, delta, base_entities);
                 let Some(p) = &persist else {
                     if delta_big {
                         if let Err(e) = checkpoint::compact(&core) {

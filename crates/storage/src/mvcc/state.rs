@@ -100,6 +100,10 @@ pub(crate) struct Core {
     pub(super) commit: Mutex<CommitState>,
     /// Whether commits are logged (a file-backed store): each one must then go to `sink`.
     pub(super) durable: bool,
+    /// Rows scans have read from the delta (nodes newer than the base or with a delta
+    /// version), ever (a counter that only grows): what the delta costs readers, which
+    /// brings a quiet fold forward (see `release.rs`).
+    pub(super) delta_reads: AtomicU64,
 }
 
 /// What installing one commit gathers on the way (see [`Core::apply`]).
@@ -147,6 +151,7 @@ impl Core {
                 observer: None,
             }),
             durable,
+            delta_reads: AtomicU64::new(0),
         }
     }
 
@@ -160,6 +165,11 @@ impl Core {
     // ------------------------------------------------------------ the layers above
     // The fields stay private to the multi-version layer; durability and the store handle go
     // through these.
+
+    /// How many delta rows scans have read so far (see [`Core::delta_reads`]).
+    pub(crate) fn delta_reads(&self) -> u64 {
+        self.delta_reads.load(Ordering::Relaxed)
+    }
 
     /// The commit clock (shared with the log writer).
     pub fn clock(&self) -> &Arc<Clock> {

@@ -75,7 +75,8 @@ impl Transaction {
     /// order, stopping after `max` of them; fewer than `max` appended means the scan is
     /// complete. Gives exactly what repeated [`next_node`](Self::next_node) calls give, but
     /// takes the committed label set's lock and looks the label up once per batch instead of
-    /// once per node.
+    /// once per node. The rows read from the delta are counted for the maintenance thread
+    /// (see `release.rs`: a delta scans keep paying for is folded soon after commits stop).
     pub fn next_nodes(
         &self,
         label: Option<TokenId>,
@@ -83,6 +84,28 @@ impl Transaction {
         max: usize,
         out: &mut Vec<NodeId>,
     ) {
+        let before = out.len();
+        self.scan_nodes(label, from, max, out);
+        self.note_delta_rows(&out[before..]);
+    }
+
+    /// Adds to the store's count of delta rows read those of `ids` (in id order) that are not
+    /// current base rows: one binary search for the ids past the base, and a dirty-bit test
+    /// per id only while some base row has a delta version.
+    fn note_delta_rows(&self, ids: &[NodeId]) {
+        let end = self.base.node_end;
+        let in_base = ids.partition_point(|id| id.0 < end);
+        let mut n = ids.len() - in_base;
+        if self.base.any_node_dirty() {
+            n += ids[..in_base].iter().filter(|id| self.base.node_dirty(id.0)).count();
+        }
+        if n > 0 {
+            self.core.delta_reads.fetch_add(n as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// [`next_nodes`](Self::next_nodes) without the count.
+    fn scan_nodes(&self, label: Option<TokenId>, from: NodeId, max: usize, out: &mut Vec<NodeId>) {
         let mut cur = from.0;
         let mut left = max;
         let Some(l) = label else {
