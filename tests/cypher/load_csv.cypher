@@ -101,6 +101,45 @@ MATCH (a:User)-[r:FRIEND]->(b:User) RETURN a.id, b.id, r.line ORDER BY r.line
 3 | 2 | 7
 1 | 2 | 8
 
+# Seeks and expansions with several results for one record: every result row carries the whole
+# record (the last result takes the record's row, the others copies). Answers from Neo4j 5.26.
+query ordered
+LOAD CSV WITH HEADERS FROM 'file:///friends.csv' AS row MATCH (a:User {id: toInteger(row.`:START_ID(User)`)})-[r:FRIEND]->(b) RETURN linenumber() AS l, row.`:END_ID(User)` AS t, r.line AS rl, b.id AS b ORDER BY l, rl
+----
+2 | '2' | 2 | 2
+2 | '2' | 8 | 2
+3 | '3' | 3 | 3
+3 | '3' | 6 | 2
+4 | '1' | 4 | 1
+4 | '1' | 7 | 2
+5 | '9' | 2 | 2
+5 | '9' | 8 | 2
+6 | '2' | 3 | 3
+6 | '2' | 6 | 2
+7 | '2' | 4 | 1
+7 | '2' | 7 | 2
+8 | '2' | 2 | 2
+8 | '2' | 8 | 2
+
+statement ok
+UNWIND [[1, 'a'], [1, 'b'], [2, 'c'], [3, 'd']] AS p CREATE (:Dup {id: p[0], k: p[1]})
+
+statement ok
+CREATE INDEX dup_id FOR (d:Dup) ON (d.id)
+
+query ordered
+LOAD CSV WITH HEADERS FROM 'file:///friends.csv' AS row CALL (row) { MATCH (d:Dup {id: toInteger(row.`:START_ID(User)`)}) MATCH (e:Dup {id: toInteger(row.`:END_ID(User)`)}) RETURN d.k AS dk, e.k AS ek } IN TRANSACTIONS OF 3 ROWS RETURN linenumber() AS l, row.`:START_ID(User)` AS s, row.`:END_ID(User)` AS t, dk, ek ORDER BY l, dk, ek
+----
+2 | '1' | '2' | 'a' | 'c'
+2 | '1' | '2' | 'b' | 'c'
+3 | '2' | '3' | 'c' | 'd'
+4 | '3' | '1' | 'd' | 'a'
+4 | '3' | '1' | 'd' | 'b'
+6 | '2' | '2' | 'c' | 'c'
+7 | '3' | '2' | 'd' | 'c'
+8 | '1' | '2' | 'a' | 'c'
+8 | '1' | '2' | 'b' | 'c'
+
 # A body without RETURN that runs several times for one input row still passes that row once.
 query
 UNWIND [1, 2, 3] AS x CALL (x) { UNWIND range(1, x) AS k CREATE (:Item {x: x, k: k}) } IN TRANSACTIONS OF 2 ROWS RETURN x

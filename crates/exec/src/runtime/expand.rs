@@ -98,20 +98,14 @@ impl Operator for Expand {
                 g.node_edges(from, dir, &types, edges);
                 Ok(true)
             },
-            |cur, e, ctx| {
-                if into && !matches!(cur[to], Value::Node(n) if n == e.other) {
-                    return None;
-                }
-                if rel_bound && !matches!(cur[rel], Value::Relationship(r) if r == e.rel) {
-                    return None;
-                }
-                if rel_used(cur, unique_with, e.rel) {
-                    return None;
-                }
-                let mut row = ctx.row_like(cur);
+            |cur, e| {
+                (!into || matches!(cur[to], Value::Node(n) if n == e.other))
+                    && (!rel_bound || matches!(cur[rel], Value::Relationship(r) if r == e.rel))
+                    && !rel_used(cur, unique_with, e.rel)
+            },
+            |row, e| {
                 row[rel] = Value::Relationship(e.rel);
                 row[to] = Value::Node(e.other);
-                Some(row)
             },
         )
     }
@@ -245,13 +239,14 @@ impl Operator for ShortestPath {
                 search.run(*a, *b, &types, g, results, scratch);
                 Ok(true)
             },
-            |cur, p, ctx| {
-                let mut row = ctx.row_like(cur);
+            |_, _| true,
+            |row, p| {
                 if let Some(rs) = rel {
                     row[rs] = Value::List(p.rels.iter().map(|r| Value::Relationship(*r)).collect());
                 }
-                row[path] = Value::Path(Arc::new(p.clone()));
-                Some(row)
+                // The item is not read again: the path moves into the row.
+                let p = std::mem::replace(p, PathRef { nodes: Vec::new(), rels: Vec::new() });
+                row[path] = Value::Path(Arc::new(p));
             },
         )
     }

@@ -116,11 +116,8 @@ impl Operator for NodeByIdSeek {
                 }
                 Ok(!found.is_empty())
             },
-            |cur, id, ctx| {
-                let mut row = ctx.row_like(cur);
-                row[slot] = Value::Node(*id);
-                Some(row)
-            },
+            |_, _| true,
+            |row, id| row[slot] = Value::Node(*id),
         )
     }
 }
@@ -176,12 +173,11 @@ impl Operator for RelByIdSeek {
                 }
                 Ok(!found.is_empty())
             },
-            |cur, &(id, a, b), ctx| {
-                let mut row = ctx.row_like(cur);
+            |_, _| true,
+            |row, &mut (id, a, b)| {
                 row[rel] = Value::Relationship(id);
                 row[start] = Value::Node(a);
                 row[end] = Value::Node(b);
-                Some(row)
             },
         )
     }

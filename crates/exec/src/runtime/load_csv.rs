@@ -86,7 +86,8 @@ impl Operator for LoadCsv {
             if let Some(open) = &mut self.cur {
                 ctx.tick()?;
                 if let Some(record) = open.reader.next_record()? {
-                    let mut row = open.row.clone();
+                    // In the memory of a row consumed downstream (no allocation per record).
+                    let mut row = ctx.row_like(&open.row);
                     row[self.slot] = record_value(record, open.keys.as_ref());
                     row[self.line] = Value::Int(open.reader.records);
                     row[self.file] = open.file.clone();

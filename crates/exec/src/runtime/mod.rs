@@ -14,7 +14,7 @@
 //! - `builder`: [`Builder`] and [`build`], through which a family builds its inputs; `build`:
 //!   the dispatch of plan operators to the families below, handed to each [`Builder`].
 //! - `cursor`: [`Cursor`](cursor::Cursor), the loop of the operators that hand out a copy of
-//!   an input row per item (`Expand`, `IndexSeek`, `ShortestPath`).
+//!   an input row per item (`Expand`, `IndexSeek`, `ShortestPath`; the last item gets the row).
 //! - `scan`: the argument row, label scans, index seeks, counts from the count store;
 //!   `id_seek`: the seeks by id and element id.
 //! - `shortest`: the bidirectional breadth-first search of `ShortestPath`.

@@ -383,6 +383,7 @@ impl Operator for Optional {
                     }
                     return Ok(Some(cur));
                 }
+                ctx.recycle(cur);
             }
             let Some(r) = self.input.next(ctx, g)? else { return Ok(None) };
             self.inner.reset(&r);

@@ -155,9 +155,11 @@ impl Operator for IndexSeek {
             g,
             |r, ids, ctx, g| {
                 let v = eval(value, r, ctx, g)?;
-                let (Some(l), Some(k)) =
-                    (g.token_id(TokenKind::Label, label), g.token_id(TokenKind::PropertyKey, key))
-                else {
+                // Cached per execution: a seek per row would otherwise hash both names.
+                let (Some(l), Some(k)) = (
+                    ctx.token(&*g, TokenKind::Label, label),
+                    ctx.token(&*g, TokenKind::PropertyKey, key),
+                ) else {
                     return Ok(false);
                 };
                 if v.is_null() {
@@ -180,11 +182,8 @@ impl Operator for IndexSeek {
                 }
                 Ok(true)
             },
-            |cur, id, ctx| {
-                let mut row = ctx.row_like(cur);
-                row[slot] = Value::Node(*id);
-                Some(row)
-            },
+            |_, _| true,
+            |row, id| row[slot] = Value::Node(*id),
         )
     }
 }
