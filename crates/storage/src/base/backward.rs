@@ -18,17 +18,6 @@ use super::graph::Base;
 use super::segments::IN;
 use crate::pager::segment::ColumnData;
 
-/// Bytes per value of a building column holding values up to `max` (what `Wide::new` picks).
-pub(super) fn wide_width(max: u64) -> usize {
-    if max <= u64::from(u16::MAX) {
-        2
-    } else if max <= u64::from(u32::MAX) {
-        4
-    } else {
-        8
-    }
-}
-
 /// Which incoming column a pass produces.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Part {

@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 
 use crate::schema::Target;
 
-use super::backward::{wide_width, BackwardStream};
+use super::backward::BackwardStream;
 use super::columns::{AtomicBits, Bits, Packed, PackedBuilder, Wide};
 use super::graph::{Base, BaseStats};
 use super::index::{key_hash, BaseIndex};
@@ -710,9 +710,9 @@ impl RelCols<'_> {
         let ty = match self.several_types {
             false => 0,
             true if self.max_type <= u64::from(u8::MAX) => 1,
-            true => wide_width(self.max_type),
+            true => Wide::width(self.max_type),
         };
-        let widths = [wide_width(self.node_end), wide_width(self.end), ty];
+        let widths = [Wide::width(self.node_end), Wide::width(self.end), ty];
         BackwardStream::new(widths, self.count as usize, window)
     }
 

@@ -295,12 +295,20 @@ pub(super) enum Wide {
 
 impl Wide {
     pub(super) fn new(n: usize, fill: u64, max: u64) -> Wide {
+        match Wide::width(max) {
+            2 => Wide::U16(vec![fill as u16; n]),
+            4 => Wide::U32(vec![fill as u32; n]),
+            _ => Wide::U64(vec![fill; n]),
+        }
+    }
+    /// Bytes per value of a column holding values up to `max` (2, 4 or 8).
+    pub(super) fn width(max: u64) -> usize {
         if max <= u64::from(u16::MAX) {
-            Wide::U16(vec![fill as u16; n])
+            2
         } else if max <= u64::from(u32::MAX) {
-            Wide::U32(vec![fill as u32; n])
+            4
         } else {
-            Wide::U64(vec![fill; n])
+            8
         }
     }
     pub(super) fn get(&self, i: usize) -> u64 {

@@ -166,7 +166,7 @@ impl Core {
     // The fields stay private to the multi-version layer; durability and the store handle go
     // through these.
 
-    /// How many delta rows scans have read so far (see [`Core::delta_reads`]).
+    /// How many delta rows scans have read so far (the `delta_reads` counter).
     pub(crate) fn delta_reads(&self) -> u64 {
         self.delta_reads.load(Ordering::Relaxed)
     }
