@@ -440,7 +440,7 @@ impl CheckpointWriter {
     /// Bounds what writing the segment holds beyond the base's own columns: the incoming
     /// adjacency is produced in windows of end nodes whose entries (16 bytes each while
     /// scattered) take at most `bytes`, and at most a quarter of the relationships (`None`:
-    /// that quarter). Relationships fed in start-node order only; otherwise the base is built
+    /// one window per column). Relationships fed in start-node order only; otherwise the base is built
     /// whole.
     pub fn set_memory_budget(&mut self, bytes: Option<u64>) {
         self.budget = bytes;
@@ -473,11 +473,15 @@ impl CheckpointWriter {
                 // The importer's linking buffers are gone: give their pages back before the
                 // base's columns are built.
                 crate::release::release_now();
-                // A quarter of the relationships per window at most, even when the budget
-                // holds more: the columns built whole would add 9-17 bytes per relationship
-                // to the peak, the windows cost three more scans of the forward neighbours.
+                // Under a budget, a quarter of the relationships per window at most, even when
+                // the budget holds more: the columns built whole would add 9-17 bytes per
+                // relationship to the peak, the windows cost three more scans of the forward
+                // neighbours. Without one, one window per column (no repeated scans).
                 let quarter = self.rels.div_ceil(4).max(1 << 20);
-                let window = self.budget.map_or(quarter, |m| (m / 16).min(quarter)) as usize;
+                let window = match self.budget {
+                    Some(m) => (m / 16).min(quarter),
+                    None => self.rels.max(1),
+                } as usize;
                 let (base, mut stream) = b.finish_streamed(&self.pairs, Some(window));
                 let counts = checkpoint_segments::counts_of(&base);
                 let name = checkpoint_segments::write_streamed(
