@@ -102,6 +102,15 @@ impl GraphRead for TxGraph<'_> {
     fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>> {
         self.tx.index_seek(label, key, value)
     }
+    fn index_seek_into(
+        &self,
+        label: TokenId,
+        key: TokenId,
+        value: &Value,
+        out: &mut Vec<NodeId>,
+    ) -> bool {
+        self.tx.index_seek_into(label, key, value, out)
+    }
     fn index_seek_range(
         &self,
         label: TokenId,

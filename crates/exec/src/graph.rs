@@ -161,6 +161,24 @@ pub trait GraphRead {
     /// Nodes with `label` whose property `key` equals `value`, if an index can answer that;
     /// `None` when there is no usable index (the caller then scans).
     fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>>;
+    /// [`GraphRead::index_seek`] into `out` (cleared first), reusing its allocation; `false`
+    /// when there is no usable index (`out` left empty).
+    fn index_seek_into(
+        &self,
+        label: TokenId,
+        key: TokenId,
+        value: &Value,
+        out: &mut Vec<NodeId>,
+    ) -> bool {
+        out.clear();
+        match self.index_seek(label, key, value) {
+            Some(found) => {
+                *out = found;
+                true
+            }
+            None => false,
+        }
+    }
     /// Nodes with `label` whose property `key` lies in `range` (Cypher comparison semantics),
     /// in id order, if an index can answer that; `None` when there is no usable index or the
     /// range's values are not of a type an index orders (the caller then scans).

@@ -51,7 +51,8 @@ pub(crate) fn release_now() {
 
 /// What the maintenance thread remembers between rounds about writes going quiet.
 pub(crate) struct Quiet {
-    /// The visible commit ts last seen, and since when it has not moved.
+    /// The store's write progress last seen (the visible commit ts plus the ids handed out:
+    /// `Core::write_progress`), and since when it has not moved.
     seen: u64,
     since: Instant,
     /// Whether the delta was folded since the last commit (so it is not folded again).
@@ -76,12 +77,12 @@ impl Quiet {
         }
     }
 
-    /// Notes the visible commit ts of this round and the store's count of delta rows read
-    /// by scans ([`Core::delta_reads`](crate::mvcc::Core::delta_reads)); returns how long
-    /// commits have been quiet (zero after a new commit).
-    pub(crate) fn observe(&mut self, visible: u64, reads: u64) -> Duration {
-        if visible != self.seen {
-            self.seen = visible;
+    /// Notes the write progress of this round (see `seen`) and the store's count of delta
+    /// rows read by scans ([`Core::delta_reads`](crate::mvcc::Core::delta_reads)); returns how
+    /// long writes have been quiet (zero after a new commit or create).
+    pub(crate) fn observe(&mut self, progress: u64, reads: u64) -> Duration {
+        if progress != self.seen {
+            self.seen = progress;
             self.since = Instant::now();
             self.folded = false;
             // (Reads before this commit, or overlapping it, do not count.)

@@ -247,6 +247,18 @@ fn point_config_values(words: &[u32]) -> Option<Vec<f64>> {
     })
 }
 
+/// Which index a seek counts its read on: the lowest rank among the online indexes of the
+/// pair (TEXT for a string seek, POINT for a point seek, else RANGE, else a constraint's).
+fn read_rank(k: IndexKind, text: bool, point: bool) -> u8 {
+    match k {
+        IndexKind::Text if text => 0,
+        IndexKind::Point if point => 0,
+        IndexKind::Range => 1,
+        IndexKind::Uniqueness | IndexKind::NodeKey => 2,
+        _ => 3,
+    }
+}
+
 /// A set of node ids: a sorted vector while small, a B-tree when a key is shared by many nodes.
 #[derive(Debug)]
 pub(crate) enum IdSet {
@@ -345,13 +357,6 @@ impl Schema {
     /// index) that a seek of that shape would use: a TEXT index for a string seek (`text`), a
     /// POINT index for a point seek (`point`), else a RANGE index or a constraint's.
     pub fn note_read(&self, rel: bool, label: u32, keys: &[u32], text: bool, point: bool) {
-        let rank = |k: IndexKind| match k {
-            IndexKind::Text if text => 0,
-            IndexKind::Point if point => 0,
-            IndexKind::Range => 1,
-            IndexKind::Uniqueness | IndexKind::NodeKey => 2,
-            _ => 3,
-        };
         let used = self
             .defs
             .iter()
@@ -362,10 +367,37 @@ impl Schema {
                     && d.keys == keys
                     && d.progress.is_online()
             })
-            .min_by_key(|d| rank(d.kind));
+            .min_by_key(|d| read_rank(d.kind, text, point));
         if let Some(d) = used {
             d.progress.note_read();
         }
+    }
+
+    /// [`Schema::indexed_since`] and [`Schema::note_read`] of a node equality seek in one
+    /// pass over the rules (a relationship load seeks twice per row).
+    pub fn seek_since(&self, label: u32, keys: &[u32], point: bool) -> Option<u64> {
+        let mut since: Option<u64> = None;
+        let mut used: Option<(u8, &IndexDef)> = None;
+        for d in &self.defs {
+            if d.rel
+                || !d.kind.has_index()
+                || d.label != label
+                || d.keys != keys
+                || !d.progress.is_online()
+            {
+                continue;
+            }
+            since = Some(since.map_or(d.since, |s| s.min(d.since)));
+            let r = read_rank(d.kind, false, point);
+            // The first of the best rank, as `min_by_key` in `note_read`.
+            if used.is_none_or(|(b, _)| r < b) {
+                used = Some((r, d));
+            }
+        }
+        if let Some((_, d)) = used {
+            d.progress.note_read();
+        }
+        since
     }
 
     /// Whether any node rule forbids duplicates.
@@ -449,16 +481,16 @@ impl Schema {
         }
     }
 
-    pub fn remove_entry(&mut self, t: &Target, k: &IndexKey, id: u64) {
-        if let Some(m) = self.maps.get_mut(t) {
-            if let Some(set) = m.get_mut(k) {
-                set.remove(id);
-                if set.is_empty() {
-                    m.remove(k);
-                    if let (Some(text), IndexKey::Str(s)) = (self.texts.get_mut(t), k) {
-                        text.remove(s, s);
-                    }
-                }
+    pub fn remove_entry(&mut self, t: &Target, k: IndexKey, id: u64) {
+        let Some(m) = self.maps.get_mut(t) else { return };
+        // One search of the ordered map for both the id's removal and the key's (GC after a
+        // fold removes every folded node's entries).
+        let std::collections::btree_map::Entry::Occupied(mut e) = m.entry(k) else { return };
+        e.get_mut().remove(id);
+        if e.get().is_empty() {
+            let (k, _) = e.remove_entry();
+            if let (Some(text), IndexKey::Str(s)) = (self.texts.get_mut(t), &k) {
+                text.remove(s, s);
             }
         }
     }
@@ -576,6 +608,15 @@ impl Schema {
 
     pub fn lookup(&self, t: &Target, k: &IndexKey) -> Vec<u64> {
         self.maps.get(t).and_then(|m| m.get(k)).map(IdSet::to_vec).unwrap_or_default()
+    }
+
+    /// [`Schema::lookup`] appended to `out` (no vector of its own).
+    pub fn lookup_into(&self, t: &Target, k: &IndexKey, out: &mut Vec<u64>) {
+        match self.maps.get(t).and_then(|m| m.get(k)) {
+            Some(IdSet::Small(v)) => out.extend_from_slice(v),
+            Some(IdSet::Large(s)) => out.extend(s.iter().copied()),
+            None => {}
+        }
     }
 
     /// Ids of every entry whose key lies in `r` (appended to `out`, unsorted).

@@ -779,7 +779,7 @@ fn spawn_background(
                         break;
                     }
                 }
-                let quiet_for = quiet.observe(core.clock().visible(), core.delta_reads());
+                let quiet_for = quiet.observe(core.write_progress(), core.delta_reads());
                 let is_quiet = quiet_for >= crate::release::QUIET_AFTER;
                 let (delta_big, delta, base_entities) = {
                     let cs = core.lock_commit();

@@ -311,6 +311,77 @@ impl Store {
     }
 }
 
+/// A seek into a caller's buffer (the per-row seek of a relationship load) clears and reuses
+/// it: the answer is exactly the visible matches from the base (after a fold), the delta index
+/// and this transaction's own writes, in id order without duplicates; without an index it is
+/// `false` and empty. Each user seek counts one read on the index; the uniqueness check of a
+/// write (an internal seek) counts none.
+#[test]
+fn index_seek_into_reuses_the_buffer_sees_every_layer_and_counts_reads() {
+    let s = Store::in_memory();
+    let u = label(&s, "User");
+    let id = key(&s, "id");
+    let mut out = vec![NodeId(999), NodeId(1000)];
+    assert!(!s.begin(true).index_seek_into(u, id, &Value::Int(5), &mut out));
+    assert!(out.is_empty());
+    let mut w = s.begin(false);
+    let a = w.create_node(&[u], vec![(id, Value::Int(5))]).unwrap();
+    w.commit().unwrap();
+    assert!(s.create_index(u, id, Some("ix")).unwrap());
+    s.await_indexes(None, Duration::from_secs(60)).unwrap();
+    assert!(s.compact().unwrap(), "the fold puts `a` in the base and its index");
+    let mut w = s.begin(false);
+    let b = w.create_node(&[u], vec![(id, Value::Float(5.0))]).unwrap();
+    w.commit().unwrap();
+    let mut w = s.begin(false);
+    let c = w.create_node(&[u], vec![(id, Value::Int(5))]).unwrap();
+    w.set_node_property(a, id, Value::Int(6)).unwrap();
+    out = vec![NodeId(999); 3];
+    assert!(w.index_seek_into(u, id, &Value::Int(5), &mut out));
+    assert_eq!(out, vec![b, c], "delta + own write; the base row changed in this tx");
+    assert!(w.index_seek_into(u, id, &Value::Float(6.0), &mut out));
+    assert_eq!(out, vec![a]);
+    assert!(w.index_seek_into(u, id, &Value::Null, &mut out));
+    assert!(out.is_empty());
+    let r = s.begin(true);
+    assert_eq!(r.index_seek(u, id, &Value::Int(5)), Some(vec![a, b]), "the snapshot before");
+    w.commit().unwrap();
+    let r = s.begin(true);
+    assert_eq!(r.index_seek(u, id, &Value::Int(5)), Some(vec![b, c]));
+    let reads = |s: &Store| s.indexes().into_iter().find(|i| i.name == "ix").unwrap().read_count;
+    assert_eq!(reads(&s), 5);
+    // A uniqueness constraint on another pair: its internal seeks count nothing.
+    let n = key(&s, "n");
+    assert!(s.create_rule(IndexKind::Uniqueness, u, &[n], Some("un")).unwrap());
+    let mut w = s.begin(false);
+    w.create_node(&[u], vec![(n, Value::Int(1))]).unwrap();
+    w.commit().unwrap();
+    let un = s.indexes().into_iter().find(|i| i.name == "un").unwrap().read_count;
+    assert_eq!((reads(&s), un), (5, 0));
+}
+
+/// The maintenance thread's "writes are quiet" test sees a load's open batch: creating nodes
+/// and relationships in a transaction not committed yet moves the write progress, as its
+/// commit does (a batch slower than the quiet period was taken for a quiet store, and the
+/// delta folded and collected in the middle of the load).
+#[test]
+fn write_progress_moves_with_creates_before_their_commit() {
+    let s = Store::in_memory();
+    let l = label(&s, "L");
+    let t = rtype(&s, "T");
+    let core = s.core_for_test();
+    let p0 = core.write_progress();
+    let mut w = s.begin(false);
+    let a = w.create_node(&[l], vec![]).unwrap();
+    let p1 = core.write_progress();
+    assert_ne!(p1, p0, "a node created, not committed");
+    w.create_rel(a, a, t, vec![]).unwrap();
+    let p2 = core.write_progress();
+    assert_ne!(p2, p1, "a relationship created, not committed");
+    w.commit().unwrap();
+    assert_ne!(core.write_progress(), p2, "the commit");
+}
+
 #[test]
 fn index_seek_unifies_numbers_and_sees_own_writes() {
     let s = Store::in_memory();

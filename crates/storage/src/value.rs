@@ -132,7 +132,22 @@ impl IndexKey {
 /// order by CRS, then along a Z-order curve (`crate::point_index`), so spatial seeks walk them.
 /// Consistent with `Eq` because equal numbers share one normalized key.
 impl Ord for IndexKey {
+    /// Integers first and inline: the ordered delta index is searched with this per seek (a
+    /// relationship load seeks twice per row, most keys integer ids), and the full match as
+    /// a call was ~23 instructions per comparison.
+    #[inline]
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        match (self, other) {
+            (IndexKey::Int(a), IndexKey::Int(b)) => a.cmp(b),
+            _ => self.cmp_any(other),
+        }
+    }
+}
+
+impl IndexKey {
+    /// [`Ord::cmp`] of any two keys (see the `Ord` impl).
+    #[inline(never)]
+    fn cmp_any(&self, other: &Self) -> std::cmp::Ordering {
         use std::cmp::Ordering;
         use IndexKey as K;
         match (self, other) {

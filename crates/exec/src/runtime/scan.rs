@@ -165,17 +165,15 @@ impl Operator for IndexSeek {
                 if v.is_null() {
                     return Ok(false);
                 }
-                match g.index_seek(l, k, &v) {
-                    Some(found) => *ids = found,
-                    None => {
-                        // No usable index: scan the label and compare.
-                        let mut from = NodeId(0);
-                        while let Some(id) = g.next_node(Some(l), from) {
-                            from = NodeId(id.0 + 1);
-                            if let Some(p) = g.node_property(id, k) {
-                                if equals(&p, &v) == Some(true) {
-                                    ids.push(id);
-                                }
+                // Into the cursor's item buffer: no vector per seek.
+                if !g.index_seek_into(l, k, &v, ids) {
+                    // No usable index: scan the label and compare.
+                    let mut from = NodeId(0);
+                    while let Some(id) = g.next_node(Some(l), from) {
+                        from = NodeId(id.0 + 1);
+                        if let Some(p) = g.node_property(id, k) {
+                            if equals(&p, &v) == Some(true) {
+                                ids.push(id);
                             }
                         }
                     }

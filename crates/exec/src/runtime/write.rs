@@ -221,7 +221,8 @@ fn run_create(
                         };
                         g.get_or_create_token(TokenKind::RelType, name)?
                     }
-                    None => g.get_or_create_token(TokenKind::RelType, rel_type)?,
+                    // Cached per execution, as the labels above: no name hashed per row.
+                    None => ctx.token_or_create(g, TokenKind::RelType, rel_type)?,
                 };
                 let props = prop_list(props.as_ref(), row, ctx, g, merge)?;
                 let n = props.len() as u64;

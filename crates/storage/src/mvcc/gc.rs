@@ -279,7 +279,7 @@ impl Core {
         if !stale.is_empty() {
             let mut schema = self.schema.write();
             for (t, key) in stale {
-                schema.remove_entry(&t, &key, id);
+                schema.remove_entry(&t, key, id);
             }
         }
     }

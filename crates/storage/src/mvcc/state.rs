@@ -171,6 +171,17 @@ impl Core {
         self.delta_reads.load(Ordering::Relaxed)
     }
 
+    /// A number that moves with every commit and with every node or relationship id handed
+    /// out, so also while a transaction still open creates entities: the maintenance thread's
+    /// "writes are quiet" test (see `release.rs`) must not take a load's long batch, whose
+    /// commit has not come yet, for a quiet store and fold or release in the middle of it.
+    pub(crate) fn write_progress(&self) -> u64 {
+        self.clock
+            .visible()
+            .wrapping_add(self.next_node.load(Ordering::Relaxed))
+            .wrapping_add(self.next_rel.load(Ordering::Relaxed))
+    }
+
     /// The commit clock (shared with the log writer).
     pub fn clock(&self) -> &Arc<Clock> {
         &self.clock

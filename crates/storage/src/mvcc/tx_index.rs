@@ -18,17 +18,24 @@ impl Transaction {
     /// Nodes with `label` whose property `key` equals `value` (Cypher equality, so `Int(5)`
     /// matches `Float(5.0)`), in id order; `None` if no index covers `(label, key)`.
     pub fn index_seek(&self, label: TokenId, key: TokenId, value: &Value) -> Option<Vec<NodeId>> {
+        let mut out = Vec::new();
+        self.index_seek_into(label, key, value, &mut out).then_some(out)
+    }
+
+    /// [`Transaction::index_seek`] into `out` (cleared first; `false`: no index, `out` left
+    /// empty), reusing its allocation: a seek per row (a relationship load does two) then
+    /// allocates nothing but its target.
+    pub fn index_seek_into(
+        &self,
+        label: TokenId,
+        key: TokenId,
+        value: &Value,
+        out: &mut Vec<NodeId>,
+    ) -> bool {
         let k = index_key(value);
-        self.note_read(label, &[key], k.as_ref());
-        self.seek_exact(&(label, vec![key]), k)
-    }
-
-    /// Counts a user seek on the node index `(label, keys)` in its usage statistics.
-    fn note_read(&self, label: TokenId, keys: &[TokenId], k: Option<&IndexKey>) {
         let point = matches!(k, Some(IndexKey::Point(..)));
-        self.core.schema.read().note_read(false, label, keys, false, point);
+        self.seek_into(&(label, vec![key]), k, Some(point), out)
     }
-
     /// Nodes with `label` whose properties `keys` equal `values` (pairwise), in id order;
     /// `None` if no composite index covers exactly `(label, keys)` in that order.
     pub fn index_seek_composite(
@@ -41,8 +48,9 @@ impl Transaction {
             return None;
         }
         let key = target_key(keys, |k| keys.iter().position(|x| *x == k).map(|i| &values[i]));
-        self.note_read(label, keys, key.as_ref());
-        self.seek_exact(&(label, keys.to_vec()), key)
+        let point = matches!(key, Some(IndexKey::Point(..)));
+        let mut out = Vec::new();
+        self.seek_into(&(label, keys.to_vec()), key, Some(point), &mut out).then_some(out)
     }
 
     /// Relationships of type `ty` whose properties `keys` equal `values` pairwise (Cypher
@@ -147,11 +155,38 @@ impl Transaction {
 
     /// Visible nodes whose key for `t` is `k` (`None` key: nothing can match).
     pub(crate) fn seek_exact(&self, t: &Target, k: Option<IndexKey>) -> Option<Vec<NodeId>> {
-        let schema = self.core.schema.read();
-        let since = schema.indexed_since(t.0, &t.1)?;
-        let Some(k) = k else { return Some(Vec::new()) };
-        let mut cands = schema.lookup(t, &k);
-        drop(schema);
+        let mut out = Vec::new();
+        self.seek_into(t, k, None, &mut out).then_some(out)
+    }
+
+    /// Visible nodes whose key for `t` is `k`, in id order, into `out` (cleared first, its
+    /// allocation reused); `false` if no online index covers `t`. `note`: a user seek, counted
+    /// on the index it uses (`Some(point)`: the key is a point), under the same schema read
+    /// that checks the index and looks the key up in the delta index.
+    fn seek_into(
+        &self,
+        t: &Target,
+        k: Option<IndexKey>,
+        note: Option<bool>,
+        out: &mut Vec<NodeId>,
+    ) -> bool {
+        out.clear();
+        // The caller's buffer as ids (same layout: collected in place, no allocation).
+        let mut cands: Vec<u64> = std::mem::take(out).into_iter().map(|n| n.0).collect();
+        let since = {
+            let schema = self.core.schema.read();
+            let since = match note {
+                Some(point) => schema.seek_since(t.0, &t.1, point),
+                None => schema.indexed_since(t.0, &t.1),
+            };
+            let (Some(since), Some(k)) = (since, &k) else {
+                *out = cands.into_iter().map(NodeId).collect();
+                return since.is_some();
+            };
+            schema.lookup_into(t, k, &mut cands);
+            since
+        };
+        let Some(k) = k else { return true };
         self.base.index_lookup(t, &k, &mut cands);
         if since > self.schema_version {
             cands.extend(self.nodes.keys().copied());
@@ -160,12 +195,15 @@ impl Transaction {
         } else if let Some(own) = self.tx_index.get(&(t.clone(), k.clone())) {
             cands.extend(own.iter().copied());
         }
-        cands.sort_unstable();
-        cands.dedup();
+        if cands.len() > 1 {
+            cands.sort_unstable();
+            cands.dedup();
+        }
         cands.retain(|id| {
             self.with_node(*id, |d| d.key_for(t.0, &t.1).as_ref() == Some(&k)) == Some(true)
         });
-        Some(cands.into_iter().map(NodeId).collect())
+        *out = cands.into_iter().map(NodeId).collect();
+        true
     }
 
     /// Nodes with `label` whose property `key` lies between the bounds (`(value, inclusive)`,
