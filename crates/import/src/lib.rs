@@ -156,6 +156,9 @@ pub struct ImportSummary {
     /// Windows of end nodes in which the segment's incoming adjacency was produced, summed
     /// over its columns (one per column when it fit `--max-off-heap-memory`).
     pub backward_passes: u64,
+    /// Chunks of node property blobs written to a scratch file while building (under
+    /// `--max-off-heap-memory`; 0 when they were held in memory).
+    pub node_blob_spills: u64,
 }
 
 fn arg_err(msg: impl Into<String>) -> Error {

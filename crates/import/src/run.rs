@@ -145,7 +145,7 @@ fn import(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
         next_rel: rels.count(),
     };
     let mut w = CheckpointWriter::create(&cfg.dest, &header, cfg.overwrite, cfg.sync)?;
-    w.set_memory_budget(cfg.max_memory);
+    w.set_memory_budget(cfg.max_memory)?;
     write_nodes(&mut w, &nodes, cfg.progress, &mut summary)?;
     let rel_count = rels.count();
     let spilled = rels.spilled();
@@ -160,11 +160,14 @@ fn import(cfg: &ImportConfig) -> Result<ImportSummary, Error> {
     let stage = Stage::start("Writing segment", 0, false, cfg.progress);
     let written = w.finish()?;
     let took = stage.finish(&format!(
-        "complete segment and checkpoint header: {}, incoming adjacency in {} window(s)",
+        "complete segment and checkpoint header: {}, incoming adjacency in {} window(s), \
+         node property blobs from {} spilled chunk(s)",
         human_bytes(written.bytes as f64),
-        written.backward_passes
+        written.backward_passes,
+        written.node_blob_spills
     ));
     summary.backward_passes = written.backward_passes;
+    summary.node_blob_spills = written.node_blob_spills;
     summary.stages.push(("segment".to_string(), took));
     summary.store_bytes = written.bytes;
     say(format!("Store written: {} (complete segment)", human_bytes(written.bytes as f64)));

@@ -320,9 +320,12 @@ fn a_tiny_budget_spills_everything_and_gives_the_same_store() {
             assert!(s.spilled_relationships == 90_000 && s.link_passes >= 3, "{s:?}");
             // The incoming adjacency in windows of one end node, per column (three types).
             assert!(s.backward_passes >= 3 * n, "{s:?}");
+            // The node blobs written a row at a time (chunks of one byte).
+            assert_eq!(s.node_blob_spills, n, "{s:?}");
         } else {
             assert_eq!((s.spilled_relationships, s.link_passes), (0, 1));
             assert_eq!(s.backward_passes, 3, "{s:?}");
+            assert_eq!(s.node_blob_spills, 0, "{s:?}");
         }
         // The import wrote the complete segment (no conversion at the first checkpoint).
         let names: Vec<String> = std::fs::read_dir(&cfg.dest)

@@ -1,9 +1,10 @@
 //! The segment of a bulk-built base whose incoming adjacency is produced while it is written
-//! (`BaseBuilder::finish_streamed`, `checkpoint_segments::write_streamed`): the same bytes as
-//! the base built whole, whatever the window, and a write that fails half way leaves no
-//! segment file behind.
+//! (`BaseBuilder::finish_streamed`, `checkpoint_segments::write_streamed`) and whose node
+//! property blobs were spilled to a scratch file (`BaseBuilder::spill_node_blobs`): the same
+//! bytes as the base built whole, whatever the window and chunk, and a write that fails half
+//! way (of the segment or of the scratch file) leaves no segment file and no scratch file.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arbor_model::Value;
@@ -13,11 +14,23 @@ use crate::durability::checkpoint_segments::{counts_of, write, write_streamed};
 use crate::simfs::{FaultKind, Rng, SimFs};
 use crate::vfs::{RealFs, Vfs};
 
+/// Where and how [`build_spilled`] spills the node blobs: the file system, the scratch file
+/// and the chunk.
+type Spill = (Arc<dyn Vfs>, PathBuf, usize);
+
 /// A graph fed in start order: `n` nodes (some without labels or properties, a hole),
 /// relationships of `types` types from a pseudo-random start walk, a hub that many end at, and
 /// nodes that none ends at.
 fn build(n: u64, rels: u64, types: u32, seed: u64) -> BaseBuilder {
+    build_spilled(n, rels, types, seed, None)
+}
+
+/// [`build`] with the node blobs spilled as `spill` says.
+fn build_spilled(n: u64, rels: u64, types: u32, seed: u64, spill: Option<Spill>) -> BaseBuilder {
     let mut b = BaseBuilder::new(1);
+    if let Some((vfs, path, chunk)) = spill {
+        b.spill_node_blobs(vfs, path, chunk).unwrap();
+    }
     let mut rng = Rng::new(seed);
     for id in 0..n {
         if id == 3 {
@@ -29,7 +42,9 @@ fn build(n: u64, rels: u64, types: u32, seed: u64) -> BaseBuilder {
             1 => vec![(0, Value::Int(id as i64))],
             _ => vec![(1, Value::String(Arc::from(format!("name {}", id % 17))))],
         };
-        assert!(b.node(id, &labels, &props));
+        if !b.node(id, &labels, &props) {
+            assert!(b.spill_error().is_some(), "node {id}");
+        }
     }
     let mut start = 0u64;
     for id in 0..rels {
@@ -61,11 +76,11 @@ fn whole(dir: &Path, b: BaseBuilder) -> Vec<u8> {
 
 /// The segment bytes written streamed with `window`, and the windows produced.
 fn streamed(dir: &Path, b: BaseBuilder, window: usize) -> (Vec<u8>, u64) {
-    let (base, stream) = b.finish_streamed(&[], Some(window));
-    let mut stream = stream.expect("relationships in start order stream");
+    let (base, mut streams) = b.finish_streamed(&[], Some(window));
+    assert!(streams.backward.is_some(), "relationships in start order stream");
     let counts = counts_of(&base);
-    let name = write_streamed(&RealFs, dir, &base, 1, &counts, Some(&mut stream)).unwrap();
-    (std::fs::read(dir.join(name)).unwrap(), stream.passes)
+    let name = write_streamed(&RealFs, dir, &base, 1, &counts, Some(&mut streams)).unwrap();
+    (std::fs::read(dir.join(name)).unwrap(), streams.backward_passes())
 }
 
 #[test]
@@ -102,8 +117,8 @@ fn relationships_out_of_start_order_are_built_whole() {
     }
     assert!(b.rel(0, 2, 0, 0, &[]));
     assert!(b.rel(1, 1, 3, 0, &[]));
-    let (_, stream) = b.finish_streamed(&[], Some(1));
-    assert!(stream.is_none());
+    let (_, streams) = b.finish_streamed(&[], Some(1));
+    assert!(streams.backward.is_none() && streams.node_blobs.is_none());
 }
 
 /// A write that fails anywhere in the segment (out of space half way through a page of the
@@ -116,11 +131,10 @@ fn a_failed_streamed_write_leaves_no_segment() {
     for skip in 0..12 {
         let fs = SimFs::new(skip);
         fs.create_dir_all(dir).unwrap();
-        let (base, stream) = build(2_000, 300_000, 3, 11).finish_streamed(&[], Some(5_000));
-        let mut stream = stream.unwrap();
+        let (base, mut streams) = build(2_000, 300_000, 3, 11).finish_streamed(&[], Some(5_000));
         let counts = counts_of(&base);
         fs.arm(FaultKind::NoSpace, skip);
-        let r = write_streamed(&fs, dir, &base, 1, &counts, Some(&mut stream));
+        let r = write_streamed(&fs, dir, &base, 1, &counts, Some(&mut streams));
         fs.disarm();
         let names = fs.list_dir(dir).unwrap();
         match r {
@@ -133,4 +147,81 @@ fn a_failed_streamed_write_leaves_no_segment() {
         }
     }
     assert!(failures >= 4, "the faults struck {failures} times");
+}
+
+/// Node blobs spilled in chunks of 1 byte (a write per row), 100 bytes and more than all of
+/// them, with or without the incoming adjacency streamed: the segment of the base built whole.
+/// The graphs re-code their blobs (few nodes: the sampled strings go inline, so the scratch
+/// file is rewritten) or keep them (many); the scratch files are gone once the streams are.
+#[test]
+fn spilled_node_blobs_write_the_bytes_of_the_whole_build() {
+    let (mut recoded, mut kept) = (0, 0);
+    for (n, rels, types) in [(40, 300, 1), (500, 4_000, 3), (6_000, 20_000, 2)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let expect = whole(tmp.path(), build(n, rels, types, 7));
+        for (chunk, window) in [(1, 7), (100, usize::MAX), (1 << 30, 1_000)] {
+            let d = tmp.path().join(format!("c{chunk}w{window}"));
+            std::fs::create_dir(&d).unwrap();
+            let scratch = d.join("blobs.scratch");
+            let spill = (Arc::new(RealFs) as Arc<dyn Vfs>, scratch.clone(), chunk);
+            let b = build_spilled(n, rels, types, 7, Some(spill));
+            let (base, mut streams) = b.finish_streamed(&[], Some(window));
+            let blobs = streams.node_blobs.as_ref().expect("node blobs spilled");
+            assert!(chunk > 1 || blobs.writes >= n / 2, "{} writes", blobs.writes);
+            if d.join("blobs.recoded").exists() {
+                recoded += 1;
+                assert!(!scratch.exists(), "the first scratch file is gone once re-coded");
+            } else {
+                kept += 1;
+            }
+            let counts = counts_of(&base);
+            let name = write_streamed(&RealFs, &d, &base, 1, &counts, Some(&mut streams)).unwrap();
+            let got = std::fs::read(d.join(&name)).unwrap();
+            assert!(got == expect, "n {n}, chunk {chunk}, window {window}: other bytes");
+            drop(streams);
+            let left: Vec<_> =
+                std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
+            assert_eq!(left, vec![std::ffi::OsString::from(name)], "scratch files left");
+        }
+    }
+    assert!(recoded > 0 && kept > 0, "re-coded {recoded}, kept {kept}");
+}
+
+/// A disk that fills while the blobs are spilled, re-coded or read back: the builder reports
+/// the error (or the segment write does), no segment file is written and the scratch files
+/// are removed.
+#[test]
+fn a_failed_blob_spill_leaves_no_segment_and_no_scratch() {
+    let dir = Path::new("/db");
+    let (mut at_build, mut at_write) = (0, 0);
+    for skip in 0..80 {
+        let fs = SimFs::new(skip);
+        fs.create_dir_all(dir).unwrap();
+        let vfs: Arc<dyn Vfs> = Arc::new(fs.clone());
+        fs.arm(FaultKind::NoSpace, skip);
+        let b = build_spilled(60, 400, 2, 3, Some((vfs, dir.join("blobs.scratch"), 1)));
+        let failed = b.spill_error().is_some();
+        let (base, mut streams) = b.finish_streamed(&[], Some(50));
+        let counts = counts_of(&base);
+        let r = write_streamed(&fs, dir, &base, 1, &counts, Some(&mut streams));
+        fs.disarm();
+        drop(streams);
+        let names = fs.list_dir(dir).unwrap();
+        match r {
+            Err(e) => {
+                if failed {
+                    at_build += 1;
+                } else {
+                    at_write += 1;
+                }
+                assert!(e.message.contains("cannot write"), "{}", e.message);
+                assert!(names.is_empty(), "skip {skip}: {names:?}");
+            }
+            Ok(name) => {
+                assert!(!failed, "skip {skip}: a failed spill gave a segment");
+                assert_eq!(names, vec![name]);
+            }
+        }
+    }
+    assert!(at_build >= 3 && at_write >= 1, "failed building {at_build}, writing {at_write}");
 }

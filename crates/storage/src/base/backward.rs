@@ -16,7 +16,7 @@ use std::io;
 use super::columns::Packed;
 use super::graph::Base;
 use super::segments::IN;
-use crate::pager::segment::ColumnData;
+use crate::pager::segment::{ColumnData, Sink, Values};
 
 /// Which incoming column a pass produces.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -61,12 +61,7 @@ impl BackwardStream {
 
     /// Gives column `id`'s values (one of [`BackwardStream::columns`]) to `emit`, in order,
     /// a window at a time.
-    pub(crate) fn produce(
-        &mut self,
-        base: &Base,
-        id: u8,
-        emit: &mut dyn FnMut(&[u64]) -> io::Result<()>,
-    ) -> io::Result<()> {
+    pub(crate) fn produce(&mut self, base: &Base, id: u8, emit: &mut Sink<'_>) -> io::Result<()> {
         let part = match id {
             x if x == IN[1] => Part::Other,
             x if x == IN[2] => Part::Rel,
@@ -88,7 +83,7 @@ impl BackwardStream {
             }
             let vals = self.window_values(base, part, lo, hi);
             self.passes += 1;
-            emit(&vals)?;
+            emit(Values::U64(&vals))?;
             lo = hi;
         }
         Ok(())

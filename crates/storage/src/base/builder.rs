@@ -1,6 +1,8 @@
 //! [`BaseBuilder`]: builds a [`Base`] from entities fed in ascending id order (nodes, then
 //! relationships), choosing column representations and interned strings at the end.
 
+use std::io;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use arbor_model::Value;
@@ -9,10 +11,13 @@ use rustc_hash::FxHashMap;
 use crate::schema::Target;
 
 use super::backward::BackwardStream;
+use super::blob_spill::BlobArena;
 use super::columns::{AtomicBits, Bits, Packed, PackedBuilder, Wide};
 use super::graph::{Base, BaseStats};
 use super::index::{key_hash, BaseIndex};
+use super::streams::SegmentStreams;
 use crate::codec::Dec;
+use crate::vfs::Vfs;
 
 use super::props::{blob_entries, put_encoded_props, put_props, rewrite_blob, Interner, PropCol};
 
@@ -29,7 +34,7 @@ pub(crate) struct BaseBuilder {
     pub(super) sets: Vec<Box<[u32]>>,
     pub(super) label_bits: FxHashMap<u32, Bits>,
     pub(super) node_off: PackedBuilder,
-    pub(super) node_arena: Vec<u8>,
+    pub(super) node_arena: BlobArena,
     pub(super) node_count: u64,
     pub(super) node_props: u64,
     pub(super) rel_ids: PackedBuilder,
@@ -76,7 +81,7 @@ impl BaseBuilder {
             sets: vec![Box::new([])],
             label_bits: FxHashMap::default(),
             node_off,
-            node_arena: Vec::new(),
+            node_arena: BlobArena::default(),
             node_count: 0,
             node_props: 0,
             rel_ids: PackedBuilder::default(),
@@ -122,7 +127,7 @@ impl BaseBuilder {
         }
         for _ in next..id {
             self.label_code.push(0);
-            self.node_off.push(self.node_arena.len() as u64);
+            self.node_off.push(self.node_arena.len());
         }
         let code = old.label_code.get(id as usize);
         self.label_code.push(code);
@@ -130,10 +135,8 @@ impl BaseBuilder {
             self.label_bits.entry(*l).or_default().set(id);
         }
         let blob = old.node_blob(id);
-        self.node_arena.extend_from_slice(&blob);
-        self.node_off.push(self.node_arena.len() as u64);
-        self.node_count += 1;
-        self.node_props += blob_entries(&blob);
+        self.node_arena.buf.extend_from_slice(&blob);
+        self.node_end_row(blob_entries(&blob));
         true
     }
 
@@ -143,7 +146,7 @@ impl BaseBuilder {
         if !self.node_head(id, labels) {
             return false;
         }
-        put_props(&mut self.node_arena, props, &mut self.interner);
+        put_props(&mut self.node_arena.buf, props, &mut self.interner);
         self.node_end_row(props.len() as u64);
         true
     }
@@ -162,7 +165,7 @@ impl BaseBuilder {
             return false;
         }
         let arena_len = self.node_arena.len();
-        match put_encoded_props(&mut self.node_arena, &mut d, &mut self.interner) {
+        match put_encoded_props(&mut self.node_arena.buf, &mut d, &mut self.interner) {
             Some(n) if d.is_empty() => {
                 self.node_end_row(n);
                 true
@@ -184,7 +187,7 @@ impl BaseBuilder {
         }
         for _ in next..id {
             self.label_code.push(0);
-            self.node_off.push(self.node_arena.len() as u64);
+            self.node_off.push(self.node_arena.len());
         }
         let code = match self.set_ids.get(labels) {
             Some(c) => *c,
@@ -203,9 +206,32 @@ impl BaseBuilder {
     }
 
     fn node_end_row(&mut self, props: u64) {
-        self.node_off.push(self.node_arena.len() as u64);
+        self.node_off.push(self.node_arena.len());
+        self.node_arena.row_end();
         self.node_count += 1;
         self.node_props += props;
+    }
+
+    /// Writes the node property blobs to a new scratch file at `path` as they are built, a
+    /// `chunk` of bytes at a time, instead of holding them (`base/blob_spill.rs`); before any
+    /// node only. The base must then be finished by [`BaseBuilder::finish_streamed`] and
+    /// written with its streams (the base itself holds their offsets only).
+    pub fn spill_node_blobs(
+        &mut self,
+        vfs: Arc<dyn Vfs>,
+        path: PathBuf,
+        chunk: usize,
+    ) -> io::Result<()> {
+        if self.label_code.len() != 0 {
+            return Err(io::Error::other("node blobs spill only from the first node"));
+        }
+        self.node_arena.spill_to(vfs, path, chunk)
+    }
+
+    /// The scratch file of the node blobs and the first error writing it (the build has
+    /// failed: later blobs were dropped).
+    pub fn spill_error(&self) -> Option<(&Path, &io::Error)> {
+        self.node_arena.error()
     }
 
     /// Adds a relationship after all nodes; ids must ascend and both ends must have been added.
@@ -291,7 +317,8 @@ impl BaseBuilder {
         true
     }
 
-    /// Finishes the base, building the node indexes for `pairs`.
+    /// Finishes the base, building the node indexes for `pairs` (a builder that does not
+    /// spill its node blobs: [`BaseBuilder::spill_node_blobs`]).
     pub fn finish(self, pairs: &[Target]) -> Base {
         self.finish_streamed(pairs, None).0
     }
@@ -300,13 +327,15 @@ impl BaseBuilder {
     /// and relationships fed in start-node order, the incoming neighbour, relationship and
     /// type columns are not built; the returned [`BackwardStream`] produces them while the
     /// segment is written, in windows of at most `window` entries (the base holds empty
-    /// columns in their place, its statistics count them as built). Otherwise the base is
-    /// whole and there is no stream.
+    /// columns in their place, its statistics count them as built). Likewise spilled node
+    /// blobs ([`BaseBuilder::spill_node_blobs`]) come from their scratch file (the base
+    /// holds their offsets; `pairs` must then be empty, as an index reads the blobs).
+    /// Otherwise the base is whole and there are no streams.
     pub fn finish_streamed(
         self,
         pairs: &[Target],
         window: Option<usize>,
-    ) -> (Base, Option<BackwardStream>) {
+    ) -> (Base, SegmentStreams) {
         let BaseBuilder {
             ts,
             extends_ts,
@@ -336,11 +365,24 @@ impl BaseBuilder {
 
         // Only a fresh build keeps strings that would go inline: an extending build's table is
         // pinned by the next one, so singletons kept at every fold would accumulate.
-        let keep_under = if extends_ts.is_none() { node_arena.len() + rel_arena.len() } else { 0 };
+        let keep_under = match extends_ts {
+            None => node_arena.len() as usize + rel_arena.len(),
+            Some(_) => 0,
+        };
         let (remap, strings) = string_table(&interner, keep_under);
         let identity = remap.iter().enumerate().all(|(i, r)| *r == Some(i as u32));
         let recode = |off, arena| recode_props(off, arena, identity, &remap, &interner.strs);
-        let node_props_col = recode(node_off, node_arena);
+        let (node_props_col, node_blobs) = match node_arena.finish() {
+            Ok(arena) => (recode(node_off, arena), None),
+            Err(spilled) if spilled.len() == 0 => (PropCol::default(), None),
+            Err(spilled) if identity => {
+                (PropCol { off: node_off.finish(), arena: Box::default() }, Some(spilled))
+            }
+            Err(spilled) => {
+                let (off, s) = spilled.recode(&node_off, &remap, &interner.strs);
+                (PropCol { off, arena: Box::default() }, Some(s))
+            }
+        };
         let rel_props_col = recode(rel_off, rel_arena);
         let inline_keys = interner.inline_keys;
 
@@ -429,8 +471,9 @@ impl BaseBuilder {
         }
         base.stats = base_stats(&base, node_count, node_props, rel_props);
         base.stats.rel_bytes += stream.as_ref().map_or(0, BackwardStream::bytes);
+        base.stats.node_property_bytes += node_blobs.as_ref().map_or(0, |b| b.len());
         invariant!(csr_well_formed(&base), "CSR offsets of the base at {} not monotonic", base.ts);
-        (base, stream)
+        (base, SegmentStreams { backward: stream, node_blobs })
     }
 }
 

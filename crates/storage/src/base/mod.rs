@@ -27,6 +27,7 @@
 
 mod adjacency;
 mod backward;
+mod blob_spill;
 mod builder;
 mod columns;
 mod gather;
@@ -36,10 +37,10 @@ mod paged;
 mod props;
 mod segment_open;
 mod segments;
+mod streams;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use backward::BackwardStream;
 pub(crate) use builder::BaseBuilder;
 pub use graph::BaseStats;
 pub(crate) use graph::{Base, NodeRef, RelRef};
@@ -49,3 +50,4 @@ pub(crate) use index::{key_hash, legacy_key_hash};
 pub(crate) use segment_open::meta_version;
 pub(crate) use segment_open::{is_complete, OpenMode};
 pub(crate) use segments::{compare as compare_segment, SegGraph};
+pub(crate) use streams::SegmentStreams;

@@ -36,7 +36,7 @@
 //! corruption.
 
 use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use arbor_model::{Error, Result, Status, Value};
@@ -60,6 +60,12 @@ pub const IMPORT_TS: u64 = 1;
 /// The directory (inside the destination) the segment is written to before it replaces a
 /// previous store's files.
 pub const STAGING_DIR: &str = "import-staging";
+
+/// The scratch file of the node property blobs, in the staging directory.
+const BLOB_SCRATCH: &str = "node-blobs.scratch";
+
+/// The largest chunk of node property blobs held before it is written to the scratch file.
+pub const BLOB_CHUNK_MAX: u64 = 4 << 20;
 
 /// An index or unique constraint to create with the store (built when the store is opened).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,6 +102,8 @@ pub struct BulkSummary {
     /// Windows in which the incoming adjacency was produced (summed over its columns; 0 when
     /// it was built whole).
     pub backward_passes: u64,
+    /// Chunks of node property blobs written to the scratch file (0: held in memory).
+    pub node_blob_spills: u64,
 }
 
 /// Whether `dir` holds (part of) a store: a manifest, a checkpoint, a WAL segment, or the
@@ -215,6 +223,7 @@ pub struct CheckpointWriter {
     /// Bytes the segment stage may hold beyond the base ([`CheckpointWriter::set_memory_budget`]).
     budget: Option<u64>,
     backward_passes: u64,
+    node_blob_spills: u64,
     sync: bool,
     done: bool,
     _lock: File,
@@ -307,6 +316,7 @@ impl CheckpointWriter {
             pairs: header.indexes.iter().map(|ix| (ix.label, vec![ix.key])).collect(),
             budget: None,
             backward_passes: 0,
+            node_blob_spills: 0,
             sync,
             done: false,
             _lock: lock,
@@ -364,11 +374,11 @@ impl CheckpointWriter {
         self.last_node = Some(id);
         self.nodes += 1;
         if let Some(b) = self.builder.as_mut() {
-            return if b.node_encoded(id, labels_and_props) {
-                Ok(())
-            } else {
-                Err(bad_record("node", id))
-            };
+            let ok = b.node_encoded(id, labels_and_props);
+            if let Some((path, e)) = b.spill_error() {
+                return Err(io_err("cannot write", path, io::Error::new(e.kind(), e.to_string())));
+            }
+            return if ok { Ok(()) } else { Err(bad_record("node", id)) };
         }
         self.scratch.u8(TAG_NODE);
         self.scratch.var(id);
@@ -441,9 +451,20 @@ impl CheckpointWriter {
     /// adjacency is produced in windows of end nodes whose entries (16 bytes each while
     /// scattered) take at most `bytes`, and at most a quarter of the relationships (`None`:
     /// one window per column). Relationships fed in start-node order only; otherwise the base is built
-    /// whole.
-    pub fn set_memory_budget(&mut self, bytes: Option<u64>) {
+    /// whole. With a budget, and before the first node, the node property blobs go to a
+    /// scratch file in the staging directory as they are built, in chunks of a sixteenth of
+    /// the budget (at most [`BLOB_CHUNK_MAX`]), and are read back into the segment (no index
+    /// in the header: an index is built from the blobs).
+    pub fn set_memory_budget(&mut self, bytes: Option<u64>) -> Result<()> {
         self.budget = bytes;
+        let (Some(m), Some(b)) = (bytes, self.builder.as_mut()) else { return Ok(()) };
+        if !self.pairs.is_empty() || self.nodes > 0 {
+            return Ok(());
+        }
+        let chunk = (m / 16).clamp(1, BLOB_CHUNK_MAX) as usize;
+        let path = self.staging.join(BLOB_SCRATCH);
+        b.spill_node_blobs(std::sync::Arc::new(RealFs), path.clone(), chunk)
+            .map_err(|e| io_err("cannot create", &path, e))
     }
 
     /// Bytes of the checkpoint file written so far (including buffered ones; the segment is
@@ -482,7 +503,7 @@ impl CheckpointWriter {
                     Some(m) => (m / 16).min(quarter),
                     None => self.rels.max(1),
                 } as usize;
-                let (base, mut stream) = b.finish_streamed(&self.pairs, Some(window));
+                let (base, mut streams) = b.finish_streamed(&self.pairs, Some(window));
                 let counts = checkpoint_segments::counts_of(&base);
                 let name = checkpoint_segments::write_streamed(
                     &RealFs,
@@ -490,9 +511,12 @@ impl CheckpointWriter {
                     &base,
                     IMPORT_TS,
                     &counts,
-                    stream.as_mut(),
+                    Some(&mut streams),
                 )?;
-                self.backward_passes = stream.map_or(0, |s| s.passes);
+                self.backward_passes = streams.backward_passes();
+                self.node_blob_spills = streams.node_blob_spills();
+                // The scratch files go now, before the store files are moved into place.
+                drop(streams);
                 Some(name)
             }
             None => None,
@@ -535,6 +559,7 @@ impl CheckpointWriter {
             nodes: self.nodes,
             relationships: self.rels,
             backward_passes: self.backward_passes,
+            node_blob_spills: self.node_blob_spills,
         })
     }
 

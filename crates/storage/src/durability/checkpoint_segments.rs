@@ -23,11 +23,11 @@ use std::sync::Arc;
 use arbor_model::{Error, Result, Status};
 
 use super::wal::io_err;
-use crate::base::{compare_segment, is_complete, BackwardStream, Base, OpenMode, SegGraph};
+use crate::base::{compare_segment, is_complete, Base, OpenMode, SegGraph, SegmentStreams};
 use crate::codec::{Dec, Enc};
 use crate::mvcc::{Core, CountDelta};
 use crate::pager::pool::BufferPool;
-use crate::pager::segment::{write_segment_streaming, ColumnData, ColumnValues, Segment};
+use crate::pager::segment::{write_segment_streaming, ColumnData, ColumnValues, Segment, Sink};
 use crate::schema::Target;
 use crate::vfs::Vfs;
 
@@ -147,15 +147,16 @@ pub(crate) fn write(
     write_streamed(vfs, dir, base, ts, counts, None)
 }
 
-/// [`write`] of a base built by `BaseBuilder::finish_streamed`: its incoming columns come
-/// from `stream` as the writer reaches them (the same bytes as the base built whole).
+/// [`write`] of a base built by `BaseBuilder::finish_streamed`: its incoming columns and
+/// spilled node property bytes come from `streams` as the writer reaches them (the same bytes
+/// as the base built whole).
 pub(crate) fn write_streamed(
     vfs: &dyn Vfs,
     dir: &Path,
     base: &Base,
     ts: u64,
     counts: &CountDelta,
-    stream: Option<&mut BackwardStream>,
+    stream: Option<&mut SegmentStreams>,
 ) -> Result<String> {
     let name = segment_name(ts);
     let tmp = dir.join(format!("{name}.tmp"));
@@ -175,7 +176,7 @@ fn write_tmp(
     base: &Base,
     ts: u64,
     counts: &CountDelta,
-    mut stream: Option<&mut BackwardStream>,
+    mut stream: Option<&mut SegmentStreams>,
 ) -> Result<()> {
     use std::io::Write;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
@@ -196,11 +197,10 @@ fn write_tmp(
         o.flush()?;
         o.get_mut().rewind()
     };
-    let mut produce =
-        |id: u8, emit: &mut dyn FnMut(&[u64]) -> std::io::Result<()>| match stream.as_deref_mut() {
-            Some(s) => s.produce(base, id, emit),
-            None => Err(std::io::Error::other("a streamed segment column without a producer")),
-        };
+    let mut produce = |id: u8, emit: &mut Sink<'_>| match stream.as_deref_mut() {
+        Some(s) => s.produce(base, id, emit),
+        None => Err(std::io::Error::other("a streamed segment column without a producer")),
+    };
     write_segment_streaming(&mut out, ts, &cols, rewind, &mut produce)
         .and_then(|()| out.flush())
         .map_err(|e| io_err("cannot write", tmp, e))?;

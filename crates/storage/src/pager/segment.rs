@@ -155,16 +155,26 @@ pub(crate) fn write_segment_rewinding<W: Write>(
     columns: &[(u8, ColumnData<'_>)],
     rewind: impl FnOnce(&mut W) -> io::Result<()>,
 ) -> io::Result<()> {
-    let mut none = |_: u8, _: &mut dyn FnMut(&[u64]) -> io::Result<()>| -> io::Result<()> {
+    let mut none = |_: u8, _: &mut Sink<'_>| -> io::Result<()> {
         Err(io::Error::other("a streamed segment column without a producer"))
     };
     write_segment_streaming(out, ts, columns, rewind, &mut none)
 }
 
-/// Produces a [`ColumnData::Stream`] column's values: called with the column id and a sink
-/// that takes the values in order, in slices of any length.
-pub(crate) type Produce<'p> =
-    dyn FnMut(u8, &mut dyn FnMut(&[u64]) -> io::Result<()>) -> io::Result<()> + 'p;
+/// Values of a streamed column, as a producer gives them: integers, or bytes (a one-byte
+/// column's values, copied into pages as they are).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Values<'a> {
+    U64(&'a [u64]),
+    Bytes(&'a [u8]),
+}
+
+/// Takes a streamed column's values in order, in slices of any length.
+pub(crate) type Sink<'s> = dyn FnMut(Values<'_>) -> io::Result<()> + 's;
+
+/// Produces a [`ColumnData::Stream`] column's values: called with the column id and a
+/// [`Sink`].
+pub(crate) type Produce<'p> = dyn FnMut(u8, &mut Sink<'_>) -> io::Result<()> + 'p;
 
 /// [`write_segment_rewinding`] with columns whose values are produced while the segment is
 /// written: when the writer reaches a [`ColumnData::Stream`] column it calls `produce`, packs
@@ -220,7 +230,15 @@ struct Packer<'a, W: Write> {
 }
 
 impl<W: Write> Packer<'_, W> {
-    fn push(&mut self, vals: &[u64]) -> io::Result<()> {
+    fn push(&mut self, vals: Values<'_>) -> io::Result<()> {
+        let vals = match vals {
+            Values::U64(v) => v,
+            Values::Bytes(b) if self.width == 1 => return self.push_bytes(b),
+            Values::Bytes(b) => {
+                let wide: Vec<u64> = b.iter().map(|x| u64::from(*x)).collect();
+                return self.push(Values::U64(&wide));
+            }
+        };
         let w = self.width;
         for v in vals {
             self.buf[self.at..self.at + w].copy_from_slice(&v.to_le_bytes()[..w]);
@@ -230,6 +248,21 @@ impl<W: Write> Packer<'_, W> {
             }
         }
         self.n += vals.len();
+        Ok(())
+    }
+
+    /// [`Packer::push`] of a one-byte column's values: copied a page's worth at a time.
+    fn push_bytes(&mut self, mut b: &[u8]) -> io::Result<()> {
+        self.n += b.len();
+        while !b.is_empty() {
+            let take = (PAGE_SIZE - self.at).min(b.len());
+            self.buf[self.at..self.at + take].copy_from_slice(&b[..take]);
+            self.at += take;
+            b = &b[take..];
+            if self.at == PAGE_SIZE {
+                self.page()?;
+            }
+        }
         Ok(())
     }
 
