@@ -305,3 +305,84 @@ fn damage_to_a_page_the_open_left_in_the_segment_fails_the_read_not_the_open() {
     assert_eq!(e.status, Status::Corruption, "{}", e.message);
     assert!(e.message.contains(&name) && e.message.contains("page"), "{}", e.message);
 }
+
+/// The decoded sizes of the base's parts held in memory: label codes and bitsets, index
+/// arrays, adjacency, node and relationship property blobs (before any query built a column
+/// lazily).
+fn parts(s: &Store) -> [u64; 5] {
+    let b = s.memory_stats().base;
+    [b.node_bytes, b.index_bytes, b.rel_bytes, b.node_property_bytes, b.rel_property_bytes]
+}
+
+/// Reads through the page cache so far (hits and misses).
+fn pool_reads(s: &Store) -> u64 {
+    let p = s.page_cache_stats().unwrap();
+    p.hits + p.misses
+}
+
+/// The bytes of the budget the pool may fill and those it gave to promoted parts.
+fn pool_split(s: &Store) -> (u64, u64) {
+    let p = s.page_cache_stats().unwrap();
+    (p.limit * 4096, (p.frames - p.limit) * 4096)
+}
+
+/// The parts of the base promoted at a budget where everything fits, and its answers.
+fn fully_promoted(dir: &Path) -> ([u64; 5], Vec<String>) {
+    let s = Store::open(dir, cfg(None)).unwrap();
+    assert!(s.warm_base().unwrap());
+    let p = parts(&s);
+    let a = answers(&s);
+    s.close().unwrap();
+    (p, a)
+}
+
+#[test]
+fn a_store_whose_parts_fit_the_budget_together_ends_fully_promoted() {
+    let dir = tempfile::tempdir().unwrap();
+    filled(dir.path());
+    let (full, want) = fully_promoted(dir.path());
+    let total: u64 = full.iter().sum();
+    // Three quarters of the budget hold every part, though the largest takes more than a
+    // quarter of it (it stayed paged while each part had to fit a quarter).
+    let budget = (total / 3 * 4 + (64 << 10)).next_multiple_of(4096);
+    let largest = full.iter().max().copied().unwrap_or(0);
+    assert!(largest * 4 > budget, "parts {full:?}, budget {budget}");
+    let s = Store::open(dir.path(), cfg(Some(budget))).unwrap();
+    assert!(s.warm_base().unwrap());
+    assert_eq!(parts(&s), full, "budget {budget}: not every part was promoted");
+    let (pool, promoted) = pool_split(&s);
+    assert!(promoted >= total && pool + promoted <= budget, "{pool} + {promoted}");
+    let before = pool_reads(&s);
+    assert_eq!(answers(&s), want);
+    assert_eq!(pool_reads(&s), before, "a fully promoted base read through the page cache");
+    s.close().unwrap();
+}
+
+#[test]
+fn a_store_larger_than_the_budget_keeps_pool_and_promoted_parts_within_it() {
+    let dir = tempfile::tempdir().unwrap();
+    filled(dir.path());
+    let (full, want) = fully_promoted(dir.path());
+    let total: u64 = full.iter().sum();
+    for budget in [total / 2, total / 5, TINY * 4] {
+        let budget = budget.next_multiple_of(4096);
+        let s = Store::open(dir.path(), cfg(Some(budget))).unwrap();
+        s.warm_base().unwrap();
+        let now = parts(&s);
+        // A part is promoted whole or paged (a paged one leaves a few bytes of bookkeeping).
+        let kept: u64 = now.iter().zip(full).filter(|(n, f)| *n == f).map(|(n, _)| n).sum();
+        assert!(now.iter().zip(full).all(|(n, f)| *n == f || *n < 16 << 10), "{now:?}");
+        let (pool, promoted) = pool_split(&s);
+        // What stays in memory is taken from the pool (in whole pages), within three quarters
+        // of the budget; the pool fills at most the rest.
+        assert!(kept <= budget / 4 * 3, "budget {budget}: {kept} promoted");
+        assert!(kept <= promoted, "budget {budget}: {kept} kept, {promoted} reserved");
+        assert!(pool + promoted <= budget.max(16 * 4096), "budget {budget}: {pool} + {promoted}");
+        let before = pool_reads(&s);
+        assert_eq!(answers(&s), want, "budget {budget}");
+        assert!(pool_reads(&s) > before, "budget {budget}: nothing was left paged");
+        let st = s.page_cache_stats().unwrap();
+        assert!(st.resident <= st.limit, "budget {budget}: {st:?}");
+        s.close().unwrap();
+    }
+}

@@ -26,8 +26,8 @@ use super::graph::{Base, BaseStats};
 use super::index::{BaseIndex, PagedIndex};
 use super::paged::{PagedAdj, PagedFwd, PagedNodes, PagedProps};
 use super::props::PropCol;
-use super::segments::{stays_resident, FWD, IN, LABEL_CODE, LABEL_SETS, NODE_PROPS, OUT};
-use super::segments::{LABEL_BITS, REL_POS, REL_PROPS};
+use super::segments::{promotion_plan, promotion_room, FWD, IN, LABEL_CODE, LABEL_SETS, OUT};
+use super::segments::{LABEL_BITS, NODE_PROPS, REL_POS, REL_PROPS};
 use crate::codec::{Dec, Enc};
 use crate::pager::pool::BufferPool;
 use crate::pager::segment::{ColumnData, ColumnValues, SegColumn, Segment};
@@ -102,8 +102,8 @@ pub(crate) enum OpenMode {
     /// open reads the header, the meta, the label-set dictionary and the counts only, whatever
     /// the budget.
     Lazy,
-    /// A promotion after the open ([`Base::promotion_pays`]): a part whose decoded size
-    /// [stays resident](stays_resident) under the pool's budget is read whole, the rest paged.
+    /// A promotion after the open: the parts the [promotion plan](promotion_plan) keeps
+    /// under the pool's budget are read whole, the rest paged.
     Budget,
     /// `arbor check`: everything read whole.
     Resident,
@@ -113,26 +113,41 @@ pub(crate) enum OpenMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Keep {
     pub nodes: bool,
-    pub rels: bool,
     pub index: bool,
-    pub props: bool,
+    pub rels: bool,
+    pub node_props: bool,
+    pub rel_props: bool,
+}
+
+/// The decoded sizes of a base's parts in the order a promotion takes them: label codes and
+/// bitsets (small, read by every label check and scan), index arrays (every seek), adjacency
+/// (every expand), node property blobs, relationship property blobs (the largest, each read
+/// touching one entity).
+fn part_sizes(s: &BaseStats) -> [u64; 5] {
+    [s.node_bytes, s.index_bytes, s.rel_bytes, s.node_property_bytes, s.rel_property_bytes]
 }
 
 impl OpenMode {
     /// The parts read whole for a base of (full, in-memory) sizes `s` under a pool of
     /// `budget` bytes.
     pub(crate) fn keeps(self, s: &BaseStats, budget: u64) -> Keep {
-        let fits = |bytes: u64| match self {
-            OpenMode::Lazy => false,
-            OpenMode::Budget => stays_resident(bytes, budget),
-            OpenMode::Resident => true,
+        let k = match self {
+            OpenMode::Lazy => [false; 5],
+            OpenMode::Budget => promotion_plan(part_sizes(s), promotion_room(budget)),
+            OpenMode::Resident => [true; 5],
         };
-        Keep {
-            nodes: fits(s.node_bytes),
-            rels: fits(s.rel_bytes),
-            index: fits(s.index_bytes),
-            props: fits(s.node_property_bytes + s.rel_property_bytes),
-        }
+        Keep { nodes: k[0], index: k[1], rels: k[2], node_props: k[3], rel_props: k[4] }
+    }
+}
+
+impl Keep {
+    fn parts(&self) -> [bool; 5] {
+        [self.nodes, self.index, self.rels, self.node_props, self.rel_props]
+    }
+
+    /// The decoded bytes of the parts kept, of a base of sizes `s`.
+    pub(crate) fn bytes(&self, s: &BaseStats) -> u64 {
+        part_sizes(s).iter().zip(self.parts()).filter(|(_, k)| *k).map(|(b, _)| b).sum()
     }
 }
 
@@ -330,22 +345,24 @@ impl Base {
             let fwd = PagedFwd::new(seg.clone(), pool.clone(), FWD, nodes, rels)?;
             base.fwd = Some(fwd.ok_or_else(|| bad(seg, "no relationship positions"))?);
         }
-        if keep.props {
-            for (ids, p) in [(NODE_PROPS, &mut base.node_props), (REL_PROPS, &mut base.rel_props)] {
+        for (i, ids) in [NODE_PROPS, REL_PROPS].into_iter().enumerate() {
+            if [keep.node_props, keep.rel_props][i] {
                 let ColumnValues::U8(arena) = seg.read_column(col(ids[1])?)? else {
                     return Err(bad(seg, "property bytes of another width"));
                 };
-                *p = PropCol { off: read(ids[0])?, arena: arena.into_boxed_slice() };
-            }
-        } else {
-            for (i, ids) in [NODE_PROPS, REL_PROPS].into_iter().enumerate() {
+                let p = PropCol { off: read(ids[0])?, arena: arena.into_boxed_slice() };
+                *[&mut base.node_props, &mut base.rel_props][i] = p;
+            } else {
                 let (off, arena) = (col(ids[0])?.len(), col(ids[1])?.len());
                 let p = PagedProps::new(seg.clone(), pool.clone(), ids, off, arena)?;
                 base.paged_props[i] = Some(p.ok_or_else(|| bad(seg, "no property columns"))?);
+                let freed = col(ids[0])?.bytes() + col(ids[1])?.bytes();
+                if i == 1 {
+                    stats.rel_property_bytes = 0;
+                } else {
+                    stats.node_property_bytes = stats.node_property_bytes.saturating_sub(freed);
+                }
             }
-            let node = col(NODE_PROPS[0])?.bytes() + col(NODE_PROPS[1])?.bytes();
-            stats.node_property_bytes = stats.node_property_bytes.saturating_sub(node);
-            stats.rel_property_bytes = 0;
         }
         // Indexes the segment lacks (its checkpoint's schema had a rule its fold no longer
         // had, or a version-1 segment's) are built last: they read every node's properties,
@@ -371,16 +388,22 @@ impl Base {
         let s = read_meta(seg)?.stats;
         let keep = OpenMode::Budget.keeps(&s, budget);
         let index_paged = self.indexes.values().any(|ix| matches!(ix, BaseIndex::Paged(_)));
-        let parts = [
-            (keep.nodes && self.paged_nodes.is_some(), s.node_bytes),
-            (keep.rels && self.paged.is_some(), s.rel_bytes),
-            (keep.index && index_paged, s.index_bytes),
-            (
-                keep.props && self.paged_props.iter().any(Option::is_some),
-                s.node_property_bytes + s.rel_property_bytes,
-            ),
-        ];
-        Ok(parts.iter().filter(|p| p.0).map(|p| p.1).sum())
+        let paged = Keep {
+            nodes: self.paged_nodes.is_some(),
+            index: index_paged,
+            rels: self.paged.is_some(),
+            node_props: self.paged_props[0].is_some(),
+            rel_props: self.paged_props[1].is_some(),
+        };
+        let parts = part_sizes(&s).into_iter().zip(keep.parts()).zip(paged.parts());
+        Ok(parts.filter(|((_, k), p)| *k && *p).map(|((b, _), _)| b).sum())
+    }
+
+    /// The decoded bytes of the parts an open of complete segment `seg` in
+    /// [`OpenMode::Budget`] under `budget` reads whole: what its promotion holds in memory.
+    pub(crate) fn promoted_bytes(seg: &Segment, budget: u64) -> Result<u64> {
+        let s = read_meta(seg)?.stats;
+        Ok(OpenMode::Budget.keeps(&s, budget).bytes(&s))
     }
 
     /// The `(label, keys)` of every index this base holds.

@@ -19,7 +19,7 @@ use arbor_model::{Error, Result, Status};
 use super::columns::{Bits, Packed, PackedView};
 use super::graph::Base;
 use super::paged::{read_blob, read_edges, PagedAdj, PagedFwd, PagedNodes, PagedProps};
-use crate::pager::pool::BufferPool;
+use crate::pager::pool::{BufferPool, MIN_FRAMES, PAGE_SIZE};
 use crate::pager::segment::{ColumnData, SegColumn, Segment};
 
 pub(super) const LABEL_CODE: u8 = 1;
@@ -74,12 +74,17 @@ impl Base {
     }
 
     /// Makes this base (just loaded from checkpoint `seg.ts`, or built by that checkpoint and
-    /// not yet installed) read its adjacency from `seg` through `pool` (unless its decoded
-    /// adjacency [stays resident](stays_resident)), and drops the in-memory columns only
-    /// adjacency reads used (the incoming CSR and the forward relationship ids). A complete
-    /// segment's forward offsets, neighbours, types and relationship positions are read from it
-    /// too ([`PagedFwd`]); otherwise those stay, as relationship lookups by id read them. A
+    /// not yet installed) read from `seg` through `pool` the parts the
+    /// [promotion plan](promotion_plan) does not keep in memory (label codes and bitsets, then
+    /// adjacency, node property blobs, relationship property blobs; the index arrays, which a
+    /// built base holds in memory, count first), dropping their in-memory columns, and takes
+    /// what stays in memory from the pool's budget ([`BufferPool::set_reserved`]). Paged
+    /// adjacency drops the incoming CSR and the forward relationship ids; with a complete
+    /// segment also the forward offsets, neighbours, types and relationship positions
+    /// ([`PagedFwd`]); otherwise those stay, as relationship lookups by id read them. A
     /// segment of another checkpoint or whose columns do not fit the base is `Corruption`.
+    /// The crate's own tests page every part, so the crash and model suites keep covering
+    /// reads through the pool with their small graphs.
     pub(crate) fn attach_segment(
         &mut self,
         seg: Arc<Segment>,
@@ -96,21 +101,42 @@ impl Base {
                 ),
             ));
         }
+        let index = self.stats.index_bytes;
+        let sizes = [
+            self.stats.node_bytes,
+            self.stats.rel_bytes,
+            self.node_props.bytes() as u64,
+            self.rel_props.bytes() as u64,
+        ];
+        let room = promotion_room(pool.budget()).saturating_sub(index);
+        let keep = if cfg!(test) { [false; 4] } else { promotion_plan(sizes, room) };
         let (nodes, rels) = (self.node_end, self.rel_count);
         let paged = PagedAdj::new(seg.clone(), pool.clone(), (OUT, IN), nodes, rels)?;
         // Checked before anything is dropped: a mismatch leaves the base whole.
         let fwd = PagedFwd::new(seg.clone(), pool.clone(), FWD, nodes, rels)?;
-        self.attach_props(&seg, &pool)?;
-        self.attach_labels(&seg, &pool)?;
-        // The crate's own tests page every base, as before, so the crash and model suites keep
-        // covering reads through the pool with their small graphs.
-        if !cfg!(test) && stays_resident(self.stats.rel_bytes, pool.budget()) {
-            // The decoded adjacency fits its share of the budget: it stays in memory (checked
-            // against the segment above all the same). Reading it through the pool costs 2.3x
-            // on the traversal tree (callgrind: 993 M -> 2,344 M instructions for two
-            // depth-first runs; 31 -> 72 ms) for a few MiB of resident memory.
-            return Ok(());
+        self.attach_props(&seg, &pool, [!keep[2], !keep[3]])?;
+        if !keep[0] {
+            self.attach_labels(&seg, &pool)?;
         }
+        if !keep[1] {
+            self.page_adjacency(paged, fwd);
+        }
+        if !cfg!(test) {
+            let paged = [
+                self.paged_nodes.is_some(),
+                self.paged.is_some(),
+                self.paged_props[0].is_some(),
+                self.paged_props[1].is_some(),
+            ];
+            let kept: u64 = sizes.iter().zip(paged).filter(|(_, p)| !p).map(|(s, _)| s).sum();
+            pool.set_reserved(index + kept);
+        }
+        Ok(())
+    }
+
+    /// [`Base::attach_segment`]'s adjacency: read through `paged` (and `fwd`, a complete
+    /// segment's forward columns), the in-memory columns those replace dropped.
+    fn page_adjacency(&mut self, paged: PagedAdj, fwd: Option<PagedFwd>) {
         let mut freed = 0;
         for c in [&mut self.in_off, &mut self.in_other, &mut self.in_rel, &mut self.in_type] {
             freed += c.bytes();
@@ -129,20 +155,17 @@ impl Base {
         }
         self.stats.rel_bytes = self.stats.rel_bytes.saturating_sub(freed as u64);
         self.paged = Some(paged);
-        Ok(())
     }
 
     /// [`Base::attach_segment`] for the label codes and label bitsets of a complete segment:
-    /// unless they [stay resident](stays_resident), they are read from `seg` (the bitsets at
-    /// the places [`Base::segment_extra`] wrote them: by label, one after the other) and the
-    /// in-memory ones are dropped. A segment without bitsets leaves them in memory.
+    /// they are read from `seg` (the bitsets at the places [`Base::segment_extra`] wrote them:
+    /// by label, one after the other) and the in-memory ones are dropped. A segment without
+    /// bitsets leaves them in memory.
     fn attach_labels(&mut self, seg: &Arc<Segment>, pool: &Arc<BufferPool>) -> Result<()> {
         let Some(col) = seg.column(LABEL_BITS) else {
             return Ok(());
         };
-        if self.paged_nodes.is_some()
-            || !cfg!(test) && stays_resident(self.stats.node_bytes, pool.budget())
-        {
+        if self.paged_nodes.is_some() {
             return Ok(());
         }
         let nodes = PagedNodes::new(seg.clone(), pool.clone(), LABEL_CODE, self.node_end)?;
@@ -183,32 +206,37 @@ impl Base {
         Ok(())
     }
 
-    /// [`Base::attach_segment`] for the property blobs: unless they
-    /// [stay resident](stays_resident) (counted apart from the adjacency, so each part decides
-    /// for itself), both kinds are read from `seg`, which must hold them as this base does,
-    /// and their in-memory columns are dropped. Strings interned in the base stay in memory.
-    fn attach_props(&mut self, seg: &Arc<Segment>, pool: &Arc<BufferPool>) -> Result<()> {
-        let bytes = (self.node_props.bytes() + self.rel_props.bytes()) as u64;
-        if !cfg!(test) && stays_resident(bytes, pool.budget()) {
-            return Ok(());
-        }
+    /// [`Base::attach_segment`] for the property blobs: the node (`page[0]`) and relationship
+    /// (`page[1]`) ones to page are read from `seg`, which must hold them as this base does,
+    /// and their in-memory columns are dropped. A segment without property columns leaves
+    /// both in memory. Strings interned in the base stay in memory.
+    fn attach_props(
+        &mut self,
+        seg: &Arc<Segment>,
+        pool: &Arc<BufferPool>,
+        page: [bool; 2],
+    ) -> Result<()> {
         let mut paged = [None, None];
         for (i, (ids, col)) in
             [(NODE_PROPS, &self.node_props), (REL_PROPS, &self.rel_props)].into_iter().enumerate()
         {
             let (offsets, arena) = (col.off.len() as u64, col.arena.len() as u64);
             match PagedProps::new(seg.clone(), pool.clone(), ids, offsets, arena)? {
-                Some(p) => paged[i] = Some(p),
+                Some(p) => paged[i] = page[i].then_some(p),
                 None => return Ok(()),
             }
         }
-        let node = self.node_props.bytes() as u64;
-        for c in [&mut self.node_props, &mut self.rel_props] {
-            *c = Default::default();
+        if let Some(p) = paged[0].take() {
+            let node = self.node_props.bytes() as u64;
+            self.node_props = Default::default();
+            self.stats.node_property_bytes = self.stats.node_property_bytes.saturating_sub(node);
+            self.paged_props[0] = Some(p);
         }
-        self.stats.node_property_bytes = self.stats.node_property_bytes.saturating_sub(node);
-        self.stats.rel_property_bytes = 0;
-        self.paged_props = paged;
+        if let Some(p) = paged[1].take() {
+            self.rel_props = Default::default();
+            self.stats.rel_property_bytes = 0;
+            self.paged_props[1] = Some(p);
+        }
         Ok(())
     }
 
@@ -230,14 +258,33 @@ impl Base {
     }
 }
 
-/// A base whose decoded adjacency takes at most 1/`RESIDENT_SHARE` of the page cache budget
-/// keeps it in memory instead of reading it through the pool (see [`Base::attach_segment`]).
-pub(crate) const RESIDENT_SHARE: u64 = 4;
+/// Eighths of the page cache budget that the parts of a base kept in memory (promoted) may
+/// take together. The rest is the pool's (at least a quarter of the budget, for the pages of
+/// what stays paged, the count store and the segment's own reads), and the promoted bytes are
+/// taken from the pool ([`BufferPool::set_reserved`]), so pool and promoted parts together
+/// stay within the budget. The delta, query memory and interned strings are outside it (query
+/// memory has its own limits). A quarter for the pool: at 10 % of B2B 0.01 it keeps the
+/// label codes promoted and leaves the pool ~38 MiB for the property and adjacency pages.
+pub(crate) const PROMOTED_EIGHTHS: u64 = 6;
 
-/// Whether decoded adjacency of `rel_bytes` stays in memory under a page cache of `budget`
-/// bytes: when it takes at most 1/[`RESIDENT_SHARE`] of it.
-pub(crate) fn stays_resident(rel_bytes: u64, budget: u64) -> bool {
-    rel_bytes.saturating_mul(RESIDENT_SHARE) <= budget
+/// The bytes promoted parts may take together under a page cache of `budget` bytes: their
+/// share, and never what the pool's [`MIN_FRAMES`] need.
+pub(crate) fn promotion_room(budget: u64) -> u64 {
+    let min_pool = (MIN_FRAMES * PAGE_SIZE) as u64;
+    (budget / 8 * PROMOTED_EIGHTHS).min(budget.saturating_sub(min_pool))
+}
+
+/// Which of the parts of (decoded) `sizes`, in the order a promotion takes them, are kept in
+/// memory when they share `room` bytes: each part in turn if it fits what the ones before it
+/// left (one that does not fit is skipped; a smaller one after it may still fit).
+pub(crate) fn promotion_plan<const N: usize>(sizes: [u64; N], mut room: u64) -> [bool; N] {
+    sizes.map(|s| {
+        let fits = s <= room;
+        if fits {
+            room -= s;
+        }
+        fits
+    })
 }
 
 /// A segment read as a graph's topology: label sets and adjacency.
@@ -371,14 +418,19 @@ pub(crate) fn compare(g: &SegGraph<'_>, base: &Base, max: usize) -> Result<Vec<S
 }
 
 #[cfg(test)]
-mod resident_tests {
-    use super::stays_resident;
+mod plan_tests {
+    use super::{promotion_plan, promotion_room};
 
     #[test]
-    fn adjacency_within_a_quarter_of_the_budget_stays_resident() {
-        assert!(stays_resident(0, 64 << 10));
-        assert!(stays_resident(16 << 10, 64 << 10));
-        assert!(!stays_resident((16 << 10) + 1, 64 << 10));
-        assert!(!stays_resident(u64::MAX / 2, 1 << 40));
+    fn parts_are_kept_in_order_while_they_fit_together() {
+        assert_eq!(promotion_room(1 << 20), 768 << 10);
+        // The pool's sixteen frames come first.
+        assert_eq!(promotion_room(64 << 10), 0);
+        assert_eq!(promotion_room(128 << 10), 64 << 10);
+        assert_eq!(promotion_plan([10, 20, 30], 60), [true, true, true]);
+        assert_eq!(promotion_plan([10, 20, 31], 60), [true, true, false]);
+        // A part too large is skipped; a smaller one after it still fits.
+        assert_eq!(promotion_plan([10, 60, 30, 25], 60), [true, false, true, false]);
+        assert_eq!(promotion_plan([0, u64::MAX, 0], 0), [true, false, true]);
     }
 }

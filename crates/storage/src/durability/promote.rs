@@ -1,9 +1,12 @@
 //! Promotion of a lazily opened base: a store opens its complete segment in
 //! [`OpenMode::Lazy`] (every column of O(nodes or relationships) read through the page cache,
 //! so the open reads O(header + meta + tokens) bytes at any budget), and afterwards a
-//! promotion opens the same segment again in [`OpenMode::Budget`] (each part whose decoded
-//! size stays within its share of the budget read whole, as a checkpoint's base keeps it) and
-//! swaps that base in for new transactions. Reads then take the in-memory paths; transactions
+//! promotion opens the same segment again in [`OpenMode::Budget`] (the parts the promotion
+//! plan keeps, in order and together within three quarters of the budget, read whole, as a
+//! checkpoint's base keeps them; `base/segments.rs`) and swaps that base in for new
+//! transactions. The promoted bytes are taken from the pool's budget before they are read
+//! ([`crate::pager::pool::BufferPool::set_reserved`]), so pool and promoted parts together
+//! stay within it. Reads then take the in-memory paths; transactions
 //! already running keep the paged base.
 //!
 //! A file-backed store promotes when it opens ([`start`]): at once when the promotion reads at
@@ -45,9 +48,14 @@ pub(crate) fn promote(core: &Core, persist: &Persist, stop: &AtomicBool) -> Resu
     if stop.load(Ordering::Acquire) || old.promotion_bytes(&seg, pool.budget())? == 0 {
         return Ok(false);
     }
+    // The promoted parts are taken from the pool before they are read, so the pool never
+    // fills the memory they will hold.
+    let before = pool.reserved();
+    pool.set_reserved(Base::promoted_bytes(&seg, pool.budget())?);
     // The indexes the lazy open built because the segment lacked them are built again.
     let pairs: Vec<Target> = old.index_targets();
-    let new: Base = Base::from_segment(&seg, &pool, &pairs, OpenMode::Budget)?;
+    let new = Base::from_segment(&seg, &pool, &pairs, OpenMode::Budget);
+    let new: Base = new.inspect_err(|_| pool.set_reserved(before))?;
     if stop.load(Ordering::Acquire) {
         return Ok(false);
     }

@@ -43,7 +43,9 @@
 //! `EXCLUSIVE` bit and the frame's owner is still that page and `READY` (the pin stops any
 //! eviction from then on). Hits are counted per thread ([`super::counter`]), so readers on
 //! different cores never write a shared cache line.
-//! Otherwise, the table mutex covers the lookup, the victim choice and the mapping; the `pread`
+//! Otherwise, the table mutex covers the lookup (the page's hint, checked against the frame's
+//! owner: no hash map, so neither a miss nor an eviction hashes), the victim choice and the
+//! mapping; the `pread`
 //! of a miss runs outside it, so misses on different pages proceed in parallel and hits never
 //! wait for another page's read. The vmcache design (a state word per page of a virtual region,
 //! optimistic reads with no table lookup) can replace the table behind the same API.
@@ -53,12 +55,12 @@
 use std::alloc::{self, Layout};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use arbor_model::{Error, Result, Status};
 use parking_lot::Mutex;
-use rustc_hash::FxHashMap;
 
 use super::counter::Counter;
 
@@ -109,7 +111,8 @@ impl PageFile for MemFile {
 /// start, the expected CRC32C of each data page, and per page a hint of the frame holding it.
 pub struct PagedFile {
     id: u32,
-    /// Per data page, 1 + the frame that last held it (0: none); checked by every use.
+    /// Per data page, 1 + the frame it was last mapped to (0: none), written under the table
+    /// mutex when it is mapped; checked by every use (the frame may hold another page since).
     hints: Box<[AtomicU32]>,
     file: Arc<dyn PageFile>,
     path: PathBuf,
@@ -302,10 +305,10 @@ const LOADING: u8 = 1;
 /// The loader's read failed; the frame is unmapped and free once unpinned.
 const FAILED: u8 = 2;
 
-/// What the table mutex protects.
+/// What the table mutex protects. There is no page → frame map: a page's hint in its
+/// [`PagedFile`] (written under this mutex when the page is mapped) names the frame, and the
+/// page is mapped iff that frame's `owner` is the page, so an eviction is one store.
 struct Table {
-    /// `(file id, page)` → frame.
-    map: FxHashMap<(u32, u64), u32>,
     /// Per frame handed out so far, the page it holds (`None`: free).
     owner: Vec<Option<(u32, u64)>>,
     /// The clock hand.
@@ -318,6 +321,9 @@ struct Table {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PoolStats {
     pub frames: u64,
+    /// Frames the pool may fill: `frames` less those promoted parts took
+    /// ([`BufferPool::set_reserved`]).
+    pub limit: u64,
     pub resident: u64,
     pub hits: u64,
     pub misses: u64,
@@ -328,6 +334,9 @@ pub struct PoolStats {
 pub struct BufferPool {
     frames: Frames,
     count: usize,
+    /// Frames the pool may fill: `count` less the pages of the budget that promoted parts of
+    /// the base hold in memory ([`BufferPool::set_reserved`]), at least [`MIN_FRAMES`].
+    limit: AtomicUsize,
     /// Per chunk of frames, their pin counts and reference bits (made with the chunk, so an
     /// idle pool with a large budget holds no per-frame state either).
     meta: Box<[OnceLock<Box<[FrameMeta]>>]>,
@@ -360,13 +369,9 @@ impl BufferPool {
                 count,
             },
             count,
+            limit: AtomicUsize::new(count),
             meta: (0..chunks).map(|_| OnceLock::new()).collect(),
-            table: Mutex::new(Table {
-                map: FxHashMap::default(),
-                owner: Vec::new(),
-                hand: 0,
-                used: 0,
-            }),
+            table: Mutex::new(Table { owner: Vec::new(), hand: 0, used: 0 }),
             hits: Counter::new(),
             misses: AtomicU64::new(0),
             evictions: AtomicU64::new(0),
@@ -378,10 +383,51 @@ impl BufferPool {
         (self.count * PAGE_SIZE) as u64
     }
 
+    /// Takes `bytes` of the budget (rounded up to pages) for parts of the base held in memory
+    /// (promoted): the pool then fills at most the rest, and never fewer than [`MIN_FRAMES`]
+    /// frames, so pool and promoted parts together stay within the budget. Lowering the limit
+    /// unmaps the unpinned frames above it at once (one pinned then stays mapped until the
+    /// next call); their memory, once touched, stays allocated until the pool is dropped, so
+    /// a store reserves before its pool fills (`durability/promote.rs`).
+    pub fn set_reserved(&self, bytes: u64) {
+        let pages = usize::try_from(bytes.div_ceil(PAGE_SIZE as u64)).unwrap_or(usize::MAX);
+        let limit = self.count.saturating_sub(pages).max(MIN_FRAMES).min(self.count);
+        let mut t = self.table.lock();
+        self.limit.store(limit, Ordering::Relaxed);
+        for f in limit..t.used {
+            self.retire(&mut t, f);
+        }
+        if t.hand >= limit {
+            t.hand = 0;
+        }
+    }
+
+    /// Unmaps frame `f` (above the limit) if nobody pins it.
+    fn retire(&self, t: &mut Table, f: usize) {
+        let m = self.meta(f);
+        if t.owner[f].is_none()
+            || m.pins.compare_exchange(0, EXCLUSIVE, Ordering::AcqRel, Ordering::Relaxed).is_err()
+        {
+            return;
+        }
+        m.begin_write();
+        t.owner[f] = None;
+        m.file.store(0, Ordering::Relaxed);
+        m.end_write();
+        m.pins.fetch_sub(EXCLUSIVE, Ordering::Release);
+    }
+
+    /// The bytes of the budget taken by [`BufferPool::set_reserved`] (as the limit rounds
+    /// them: up to whole pages, the pool keeping at least [`MIN_FRAMES`]).
+    pub fn reserved(&self) -> u64 {
+        ((self.count - self.limit.load(Ordering::Relaxed)) * PAGE_SIZE) as u64
+    }
+
     pub fn stats(&self) -> PoolStats {
-        let resident = self.table.lock().map.len() as u64;
+        let resident = self.table.lock().owner.iter().filter(|o| o.is_some()).count() as u64;
         PoolStats {
             frames: self.count as u64,
+            limit: self.limit.load(Ordering::Relaxed) as u64,
             resident,
             hits: self.hits.sum(),
             misses: self.misses.load(Ordering::Relaxed),
@@ -496,10 +542,14 @@ impl BufferPool {
     #[inline(never)]
     fn fix_locked<'p>(&'p self, file: &PagedFile, page: u64) -> Result<PageGuard<'p>> {
         let key = (file.id, page);
+        let Some(hint) = file.hints.get(page as usize) else {
+            return Err(file.corrupt(page, "past the last page"));
+        };
         loop {
             let mut t = self.table.lock();
-            if let Some(&f) = t.map.get(&key) {
-                let f = f as usize;
+            // Mapped iff the frame the hint names holds the page (see `Table`).
+            let mapped = (hint.load(Ordering::Relaxed) as usize).checked_sub(1);
+            if let Some(f) = mapped.filter(|f| t.owner.get(*f) == Some(&Some(key))) {
                 let m = self.meta(f);
                 m.pins.fetch_add(1, Ordering::Acquire);
                 m.referenced.store(true, Ordering::Relaxed);
@@ -507,21 +557,16 @@ impl BufferPool {
                 let guard = PageGuard { pool: self, frame: f };
                 if self.wait_ready(m) {
                     self.hits.add1();
-                    if let Some(h) = file.hints.get(page as usize) {
-                        h.store(f as u32 + 1, Ordering::Release);
-                    }
                     return Ok(guard);
                 }
                 // The read failed and the frame was unmapped: start over (and read it again).
                 continue;
             }
             let f = self.victim(&mut t)?;
-            if let Some(old) = t.owner[f].take() {
-                t.map.remove(&old);
+            if t.owner[f].replace(key).is_some() {
                 self.evictions.fetch_add(1, Ordering::Relaxed);
             }
-            t.owner[f] = Some(key);
-            t.map.insert(key, f as u32);
+            hint.store(f as u32 + 1, Ordering::Release);
             let m = self.meta(f);
             m.state.store(LOADING, Ordering::Relaxed);
             m.file.store(file.id, Ordering::Relaxed);
@@ -543,9 +588,6 @@ impl BufferPool {
                     }
                     m.state.store(READY, Ordering::Release);
                     m.end_write();
-                    if let Some(h) = file.hints.get(page as usize) {
-                        h.store(f as u32 + 1, Ordering::Release);
-                    }
                     self.misses.fetch_add(1, Ordering::Relaxed);
                     Ok(guard)
                 }
@@ -553,7 +595,6 @@ impl BufferPool {
                     let mut t = self.table.lock();
                     m.state.store(FAILED, Ordering::Release);
                     m.end_write();
-                    t.map.remove(&key);
                     t.owner[f] = None;
                     drop(t);
                     Err(e)
@@ -595,7 +636,8 @@ impl BufferPool {
             }
             won
         };
-        if t.used < self.count {
+        let limit = self.limit.load(Ordering::Relaxed);
+        if t.used < limit {
             self.frames.ensure(t.used)?;
             t.owner.push(None);
             t.used += 1;
@@ -603,9 +645,11 @@ impl BufferPool {
                 return Ok(t.used - 1);
             }
         }
-        for _ in 0..2 * self.count {
-            let f = t.hand;
-            t.hand = (t.hand + 1) % self.count;
+        // The clock turns over the frames below the limit only (those above it are retired).
+        let span = limit.min(t.used);
+        for _ in 0..2 * span {
+            let f = t.hand % span;
+            t.hand = (f + 1) % span;
             if self.meta(f).pins.load(Ordering::Acquire) != 0 {
                 continue;
             }
@@ -628,9 +672,7 @@ impl BufferPool {
             if matches!(t.owner[f], Some((id, _)) if id == file.id)
                 && self.meta(f).pins.load(Ordering::Acquire) == 0
             {
-                if let Some(k) = t.owner[f].take() {
-                    t.map.remove(&k);
-                }
+                t.owner[f] = None;
             }
         }
     }

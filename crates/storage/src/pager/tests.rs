@@ -415,3 +415,40 @@ fn concurrent_readers_of_a_corrupt_page_all_get_the_error_and_good_pages_stay_re
     }
     assert!(pool.stats().evictions > 0);
 }
+
+/// A file of `n` pages whose page `p` holds the byte `p as u8` everywhere.
+fn numbered_pages(n: u64) -> Arc<PagedFile> {
+    let pages: Vec<u8> = (0..n).flat_map(|p| [p as u8; PAGE_SIZE]).collect();
+    let crcs: Box<[u32]> = pages.chunks(PAGE_SIZE).map(crc32c::crc32c).collect();
+    Arc::new(PagedFile::new(Arc::new(MemFile(pages)), Path::new("/db/n.arbor"), 0, crcs))
+}
+
+#[test]
+fn reserved_bytes_shrink_the_frames_the_pool_fills_and_reads_stay_exact() {
+    let f = numbered_pages(200);
+    let pool = BufferPool::new(64 * PAGE_SIZE as u64).unwrap();
+    let read_all = |pool: &BufferPool| {
+        for round in 0..3 {
+            for p in (0..200).map(|i| (i * 37 + round) % 200) {
+                let first = pool.read(&f, p, |w| w[0].load(std::sync::atomic::Ordering::Relaxed));
+                assert_eq!(first.unwrap(), u64::from_ne_bytes([p as u8; 8]));
+            }
+        }
+    };
+    read_all(&pool);
+    assert_eq!(pool.stats().resident, 64);
+    // Promoted parts take 40 pages: the 24 left are all the pool holds, at once and after.
+    pool.set_reserved(40 * PAGE_SIZE as u64);
+    assert_eq!((pool.stats().limit, pool.reserved()), (24, 40 * PAGE_SIZE as u64));
+    assert!(pool.stats().resident <= 24, "{:?}", pool.stats());
+    read_all(&pool);
+    assert!(pool.stats().resident <= 24, "{:?}", pool.stats());
+    // Never below the minimum; and giving the bytes back lets the pool fill again.
+    pool.set_reserved(u64::MAX);
+    assert_eq!(pool.stats().limit, MIN_FRAMES as u64);
+    read_all(&pool);
+    assert!(pool.stats().resident <= MIN_FRAMES as u64, "{:?}", pool.stats());
+    pool.set_reserved(0);
+    read_all(&pool);
+    assert_eq!(pool.stats().resident, 64);
+}
