@@ -27,7 +27,10 @@ usage:
   python3 bench/b2b_side_by_side.py --compare arbor.json neo4j.json     # table with ratios, answers compared
 Options: --budget 2G (Arbor --memory-limit and --max-off-heap-memory, Neo4j --pagecache and the importer's
 off-heap), --neo4j-heap 2g, --steps import,start,schema,warmup,queries,concurrent (a subset; `import` is
-skipped when left out and the store exists), --n 200, --n-topk 5, --seed 7, --concurrent-s 30.
+skipped when left out and the store exists), --schema all|constraints (the latter without the two name indexes),
+--no-restart (the queries on the server that ran the schema step, no fresh start), --queries (a subset; the
+12 clients run the subset's lookup/hop1/hop2), --n 200, --n-topk 5 (a smaller n-topk keeps the first draws of
+the same stream), --seed 7, --concurrent-s 30.
 The parameter ranges are the scale's (from manifest.json). Needs the `neo4j` Python driver.
 """
 import argparse
@@ -176,13 +179,11 @@ def timed_query(d, pid, q, **kw):
 def schema(args, d, pid):
     la0, c0, t0 = load(), cliff.proc_cpu(pid), time.time()
     each = []
-    for q in CONSTRAINTS + INDEXES:
-        t = time.time()
+    for q in CONSTRAINTS + (INDEXES if args.schema == "all" else []) + ["CALL db.awaitIndexes(36000)"]:
+        t, c = time.time(), cliff.proc_cpu(pid)
         d.execute_query(q)
-        each.append({"query": q, "wall_s": round(time.time() - t, 2)})
-    t = time.time()
-    d.execute_query("CALL db.awaitIndexes(36000)")
-    each.append({"query": "CALL db.awaitIndexes(36000)", "wall_s": round(time.time() - t, 2)})
+        each.append({"query": q, "wall_s": round(time.time() - t, 2),
+                     "server_cpu_s": round(cliff.proc_cpu(pid) - c, 2), "hwm_mib": round(cliff.proc_hwm(pid), 1)})
     r = {"wall_s": round(time.time() - t0, 2), "server_cpu_s": round(cliff.proc_cpu(pid) - c0, 2),
          "hwm_mib": round(cliff.proc_hwm(pid), 1), "load_before": la0, "load_after": load(), "each": each}
     recs, _, _ = d.execute_query("SHOW INDEXES YIELD name, type, state, owningConstraint")
@@ -239,7 +240,8 @@ def worker(uri, seed, begin, deadline, n_ind, n_org, q):
     with GraphDatabase.driver(uri, auth=None, notifications_min_severity="OFF") as d, d.session() as s:
         i = 0
         while time.time() < deadline:
-            name = MIX[i % len(MIX)]
+            mix = [m for m in MIX if m in cliff.QUERIES]
+            name = mix[i % len(mix)]
             p = rng.randrange(n_org if name == "hop2" else n_ind)
             t0, w0 = time.perf_counter(), time.time()
             list(s.run(cliff.QUERIES[name][0], id=p))
@@ -273,7 +275,7 @@ def concurrent(args, uri, pid, n_ind, n_org, clients=12):
          "server_cpu_s": round(cpu, 2), "server_cpu_ms_per_query": round(cpu * 1000 / max(1, len(allv)), 3),
          "per_query": {n: {"p50": round(cliff.pct([ms for lat in lats for m, ms in lat if m == n], 50), 3),
                            "p99": round(cliff.pct([ms for lat in lats for m, ms in lat if m == n], 99), 3)}
-                       for n in MIX},
+                       for n in MIX if n in cliff.QUERIES},
          "load_before": la0, "load_after": load(), "hwm_mib": round(cliff.proc_hwm(pid), 1)}
     print(args.server, "concurrent", json.dumps(r), flush=True)
     return r
@@ -319,13 +321,16 @@ def run(args):
         res["steps"]["first_serve_end"] = {"hwm_mib": round(cliff.proc_hwm(proc.pid), 1),
                                            "rss_mib": round(proc_rss(proc.pid), 1)}
     finally:
-        stop(proc)
-    res["store_after_schema_mib"] = mib(store_bytes(args))
+        if not args.no_restart:
+            stop(proc)
+    if not args.no_restart:
+        res["store_after_schema_mib"] = mib(store_bytes(args))
     if "queries" not in steps and "concurrent" not in steps:
         save()
         return 0
-    proc, uri, res["steps"]["restart"] = start(args, os.path.join(args.work, f"{args.server}-serve-2.log"))
-    print(args.server, "restart", json.dumps(res["steps"]["restart"]), flush=True)
+    if not args.no_restart:
+        proc, uri, res["steps"]["restart"] = start(args, os.path.join(args.work, f"{args.server}-serve-2.log"))
+        print(args.server, "restart", json.dumps(res["steps"]["restart"]), flush=True)
     try:
         with GraphDatabase.driver(uri, auth=None, notifications_min_severity="OFF") as d:
             if "queries" in steps:
@@ -426,6 +431,10 @@ def main():
     ap.add_argument("--n-topk", type=int, default=5)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--concurrent-s", type=int, default=30)
+    ap.add_argument("--schema", choices=["all", "constraints"], default="all",
+                    help="constraints: the four constraints without the two name indexes")
+    ap.add_argument("--no-restart", action="store_true",
+                    help="queries on the server that ran the schema step (no fresh start before the cold pass)")
     ap.add_argument("--json")
     ap.add_argument("--compare", nargs=2, metavar=("ARBOR_JSON", "NEO4J_JSON"))
     args = ap.parse_args()
