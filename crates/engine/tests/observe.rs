@@ -1,6 +1,7 @@
 //! Metrics and the query log as a session drives them: query counts by type, transaction
 //! starts and ends (commit, rollback, error, conflict), and one JSON line per logged query.
-//! One test function: the counters and the log configuration are process-wide.
+//! One test function in its own test binary (not in `tests/it`): the counters and the log
+//! configuration are process-wide.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;

@@ -9,8 +9,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
 use arbor_model::{to_cypher_literal, Value};
 
-mod common;
-
 fn run(s: &mut Session, q: &str) -> Vec<Vec<String>> {
     s.run(q, Default::default(), TxConfig::default()).unwrap_or_else(|e| panic!("{q}: {e}"));
     let mut rows = Vec::new();
@@ -86,7 +84,7 @@ fn shortest_paths_equal_the_shortest_variable_length_paths() {
     let mut s = db.session();
     // Small graphs: the unbounded selectors against every path up to the node count.
     for seed in [3, 11, 29] {
-        common::random_rs_graph(&mut s, seed, 8, 14);
+        crate::common::random_rs_graph(&mut s, seed, 8, 14);
         for (p, var) in [("-[:R*]->", "1..7"), ("<-[:R*]-", "1..7"), ("-[:R|S*]-", "1..5")] {
             let what = format!("seed {seed}, {p}");
             // Undirected, 5 is past every shortest path on these graphs (asserted below).
@@ -103,7 +101,7 @@ fn shortest_paths_equal_the_shortest_variable_length_paths() {
     // Larger, denser graphs: both sides of the search take several levels, with many
     // shortest paths per pair.
     for seed in [5, 17] {
-        common::random_rs_graph(&mut s, seed, 40, 110);
+        crate::common::random_rs_graph(&mut s, seed, 40, 110);
         for p in ["-[:R*]->", "-[:R|S*]-"] {
             compare(&mut s, &format!("seed {seed}, {p}, 40 nodes"), p, "1..3", "1..3");
         }

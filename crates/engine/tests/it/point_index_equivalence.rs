@@ -5,10 +5,8 @@
 //! the base (after a checkpoint), changed and deleted over the base, in an open transaction's
 //! own writes, and after the databases are closed and opened again.
 
-mod common;
-
+use crate::common::{compare, plan_ops, run, two_databases, Rng};
 use arbor_engine::{Database, DatabaseConfig, Session, TxConfig};
-use common::{compare, plan_ops, run, two_databases, Rng};
 
 /// A value in `[lo, hi]`, often one of the ends or a round number.
 trait Coord {

@@ -4,10 +4,8 @@
 //! query written so that it scans (`id(n) + 0 = i`). A seek that returned a deleted node or
 //! relationship, or missed one the transaction created, fails here.
 
-mod common;
-
+use crate::common::{plan_ops, run, Rng};
 use arbor_engine::{Database, DatabaseConfig, Session, TxConfig};
-use common::{plan_ops, run, Rng};
 
 /// `(seek form, scan form, operator the seek form must plan)`.
 fn queries(max: u64) -> Vec<(String, String, &'static str)> {

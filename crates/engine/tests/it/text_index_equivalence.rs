@@ -4,10 +4,8 @@
 //! base (after a checkpoint), in the delta (committed since) and in an open transaction's own
 //! writes, and for an index created over existing data.
 
-mod common;
-
+use crate::common::{compare, plan_ops, run, two_databases, Rng};
 use arbor_engine::{Session, TxConfig};
-use common::{compare, plan_ops, run, two_databases, Rng};
 
 /// Few distinct characters, so that random needles often hit.
 const ALPHABET: &[char] = &['a', 'b', 'n', 'A', ' ', 'é', 'ö', 'ß', '語', 'テ', '\'', '\\'];

@@ -2,7 +2,7 @@
 //! `point_index_equivalence`, `fulltext`): a query run to completion with its rows as Cypher
 //! literals, the operators of an EXPLAIN plan, two fresh file-backed databases, a query list
 //! compared between them, and a small deterministic random generator.
-// Each test file is its own crate and uses only some of these.
+// Not every helper is used by every test module.
 #![allow(dead_code)]
 
 use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};

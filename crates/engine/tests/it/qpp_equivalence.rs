@@ -8,8 +8,6 @@
 use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
 use arbor_model::{to_cypher_literal, Value};
 
-mod common;
-
 fn run(s: &mut Session, q: &str) -> Vec<String> {
     s.run(q, Default::default(), TxConfig::default()).unwrap_or_else(|e| panic!("{q}: {e}"));
     let mut rows = Vec::new();
@@ -71,7 +69,7 @@ fn quantified_path_patterns_equal_variable_length_relationships() {
     let db = Database::open(dir.path(), DatabaseConfig::default()).unwrap();
     let mut s = db.session();
     for seed in [1, 7, 42] {
-        common::random_rs_graph(&mut s, seed, 9, 22);
+        crate::common::random_rs_graph(&mut s, seed, 9, 22);
         compare(&mut s, seed);
     }
 }

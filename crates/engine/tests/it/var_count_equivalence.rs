@@ -8,8 +8,7 @@
 
 use arbor_engine::{Database, DatabaseConfig, Session, TxConfig};
 
-mod common;
-use common::{plan_ops, random_rs_graph, run};
+use crate::common::{plan_ops, random_rs_graph, run};
 
 /// The single integer a counting query returns.
 fn count(s: &mut Session, q: &str) -> u64 {

@@ -2,10 +2,8 @@
 //! (never a later commit, nothing rolled back), definitions survive restart and crash, and a
 //! damaged definitions file is an error naming it, not a panic or a silent loss.
 
-mod common;
-
+use crate::common::run;
 use arbor_engine::{Database, DatabaseConfig, Session, TxConfig};
-use common::run;
 
 fn ok(s: &mut Session, q: &str) -> Vec<String> {
     run(s, q).unwrap()

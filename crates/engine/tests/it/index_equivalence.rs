@@ -4,10 +4,8 @@
 //! booleans, temporals, lists, missing properties) and lives in the compact base (after a
 //! checkpoint), in the delta (committed since) and in the open transaction's own writes.
 
-mod common;
-
+use crate::common::{plan_details, plan_ops, run, two_databases};
 use arbor_engine::{Database, DatabaseConfig, Session, TxConfig};
-use common::{plan_details, plan_ops, run, two_databases};
 
 /// A deterministic mix of values for property `v`.
 fn value_literal(i: u64) -> String {

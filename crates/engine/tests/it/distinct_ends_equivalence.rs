@@ -7,10 +7,8 @@
 //! base, in the delta over the base (relationships deleted and added, labels and values
 //! changed, nodes deleted) and in an open transaction's own writes.
 
-mod common;
-
+use crate::common::{plan_ops, run};
 use arbor_engine::{Database, DatabaseConfig, Session, TxConfig};
-use common::{plan_ops, run};
 
 /// `(pattern after the start node, the rest of the query)`; the start is `(s:N {id: ID})`.
 const CASES: &[(&str, &str)] = &[
