@@ -44,6 +44,7 @@ impl Core {
     }
 
     /// How many index parts this core has built (a restart that rebuilds one counts).
+    #[cfg(test)]
     pub(crate) fn parts_built(&self) -> u64 {
         self.parts_built.load(Ordering::Relaxed)
     }
@@ -68,7 +69,7 @@ impl Core {
             }
             cur = id + 1;
             n += 1;
-            if let Some(p) = progress.filter(|_| n % 4096 == 0) {
+            if let Some(p) = progress.filter(|_| n.is_multiple_of(4096)) {
                 p.done.fetch_add(4096, Ordering::AcqRel);
             }
         }
