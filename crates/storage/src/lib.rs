@@ -238,6 +238,8 @@ mod complete_segment_tests;
 #[cfg(test)]
 mod fault_tests;
 #[cfg(test)]
+mod index_part_tests;
+#[cfg(test)]
 mod model_tests;
 #[cfg(test)]
 mod paged_props_tests;

@@ -13,6 +13,7 @@ use rustc_hash::FxHashMap;
 
 pub use arbor_model::property_type::PropertyTypes;
 
+use crate::base::IndexPart;
 use crate::point_index::PointBox;
 pub(crate) use crate::progress::Progress;
 use crate::text_index::{TextMatch, Trigrams};
@@ -335,6 +336,11 @@ pub(crate) struct Schema {
     /// Trigram postings of the string keys of `maps[t]`, for every node target `t` with a TEXT
     /// index; kept in step with the map's keys by every change of them.
     pub texts: HashMap<Target, Trigrams<Arc<str>>>,
+    /// Per node target, the hash-ordered index of one base's rows built by an external sort
+    /// (`base::index_build`) when the rule was created over existing rows: equality seeks read
+    /// it beside `maps[t]` (which then holds only delta versions' entries) until a base indexes
+    /// the target itself and every reader is on such a base (`Core::purge_secondary`).
+    pub parts: FxHashMap<Target, Arc<IndexPart>>,
 }
 
 impl Schema {
@@ -607,7 +613,9 @@ impl Schema {
     }
 
     pub fn lookup(&self, t: &Target, k: &IndexKey) -> Vec<u64> {
-        self.maps.get(t).and_then(|m| m.get(k)).map(IdSet::to_vec).unwrap_or_default()
+        let mut out = Vec::new();
+        self.lookup_into(t, k, &mut out);
+        out
     }
 
     /// [`Schema::lookup`] appended to `out` (no vector of its own).
@@ -616,6 +624,9 @@ impl Schema {
             Some(IdSet::Small(v)) => out.extend_from_slice(v),
             Some(IdSet::Large(s)) => out.extend(s.iter().copied()),
             None => {}
+        }
+        if let Some(p) = self.parts.get(t) {
+            p.lookup(k, out);
         }
     }
 
@@ -701,6 +712,7 @@ impl Schema {
                 self.rel_maps.remove(&d.target());
             } else {
                 self.maps.remove(&d.target());
+                self.parts.remove(&d.target());
             }
         }
         self.version += 1;

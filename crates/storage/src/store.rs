@@ -143,6 +143,7 @@ impl Store {
         };
         let persist = Arc::new(persist);
         let core = Arc::new(Core::new(true));
+        core.set_index_budget(persist.pager.pool.budget(), Some(dir.to_path_buf()));
         checkpoint::remove_tmp_files(&*vfs, dir);
         let (next_ts, replayed) = recover(&core, Some(&persist), &*vfs, dir, true)?;
         if replayed && config.durability != Durability::Off {
@@ -619,6 +620,9 @@ impl Store {
         let base = core.base();
         let mut stats = base.stats().clone();
         stats.index_bytes += base.ordered_bytes() + base.int_column_bytes();
+        // Index parts built over the base since (`Schema::parts`).
+        let parts: usize = core.schema().read().parts.values().map(|p| p.bytes()).sum();
+        stats.index_bytes += parts as u64;
         MemoryStats {
             base_ts: base.ts,
             base: stats,

@@ -33,6 +33,7 @@ mod columns;
 mod gather;
 mod graph;
 mod index;
+mod index_build;
 mod paged;
 mod props;
 mod segment_open;
@@ -44,8 +45,10 @@ mod tests;
 pub(crate) use builder::BaseBuilder;
 pub use graph::BaseStats;
 pub(crate) use graph::{Base, NodeRef, RelRef};
+pub(crate) use index::key_hash;
 #[cfg(test)]
-pub(crate) use index::{key_hash, legacy_key_hash};
+pub(crate) use index::legacy_key_hash;
+pub(crate) use index_build::{HashSorter, IndexPart, SortBudget, SortStats};
 #[cfg(test)]
 pub(crate) use segment_open::meta_version;
 pub(crate) use segment_open::{is_complete, OpenMode};

@@ -120,6 +120,8 @@ impl Core {
                     continue;
                 }
                 schema.retain_entries(t, has_node);
+                // Every reader is on a base that indexes the target itself.
+                schema.parts.remove(t);
             }
         }
         self.nodes.shrink();

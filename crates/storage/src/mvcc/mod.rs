@@ -13,6 +13,7 @@
 
 mod counts;
 mod gc;
+mod index_part;
 mod observer;
 mod schema_ops;
 mod sink;
@@ -32,6 +33,8 @@ mod versions;
 mod violations;
 
 pub(crate) use counts::CountDelta;
+#[cfg(test)]
+pub(crate) use index_part::CHECK_HASH_MASK;
 pub use observer::{CommitChanges, CommitObserver, EntityVersion};
 pub(crate) use sink::{CommitSink, Ticket};
 pub(crate) use state::{CommitState, Core};

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use arbor_model::{Error, Result, Status, Value};
 
+use super::index_part::uses_part;
 use super::sink::Ticket;
 use super::state::{CommitState, Core};
 use crate::codec::Enc;
@@ -53,6 +54,21 @@ impl Core {
         // An existing map may still be populating: building again (a set union) keeps a rule
         // that is online at once from relying on it.
         let build = def.kind.has_index() && build_now;
+        if build && uses_part(def.kind, def.rel) {
+            // The base rows into a part by an external sort, the delta versions into the map
+            // (the commit mutex is held: the base cannot change meanwhile).
+            {
+                let mut s = self.schema.write();
+                s.maps.entry(target.clone()).or_default();
+            }
+            if self.populate_part(&self.base(), &target, None) {
+                let mut s = self.schema.write();
+                s.version += 1;
+                def.since = s.version;
+                s.defs.push(def);
+                return;
+            }
+        }
         if build {
             let (label, keys) = (def.label, &def.keys[..]);
             // Base rows (kept in the delta index until the next base indexes the target: a
@@ -312,17 +328,8 @@ impl Core {
             // A base built meanwhile took over part of the entries: check everything.
             return self.check_rule_data(def.label, &def.keys, def.kind, &def.name);
         }
-        let shared: Vec<(IndexKey, Vec<u64>)> = {
-            let s = self.schema.read();
-            let map = if def.rel { s.rel_maps.get(&t) } else { s.maps.get(&t) };
-            map.map(|m| {
-                m.iter()
-                    .filter(|(_, ids)| !matches!(ids, IdSet::Small(v) if v.len() < 2))
-                    .map(|(k, ids)| (k.clone(), ids.to_vec()))
-                    .collect()
-            })
-            .unwrap_or_default()
-        };
+        // The part's hash matches count (its base rows are not in the map).
+        let shared = self.shared_keys(&t, def.rel);
         for (k, ids) in shared {
             let holders = ids
                 .iter()
@@ -359,6 +366,28 @@ impl Core {
     /// `rel`: a relationship index on `(type, keys)`.
     pub(crate) fn populate(&self, target: &Target, progress: &Arc<Progress>, rel: bool) {
         let (ts, base) = self.register();
+        let kind = self
+            .schema
+            .read()
+            .defs
+            .iter()
+            .find(|d| Arc::ptr_eq(&d.progress, progress))
+            .map(|d| d.kind);
+        if kind.is_some_and(|k| uses_part(k, rel)) {
+            let mut n = 0u64;
+            let mut cur = 0;
+            while let Some(id) = base.next_with_label(target.0, cur) {
+                n += 1;
+                cur = id + 1;
+            }
+            progress.total.store(n, Ordering::Release);
+            if self.populate_part(&base, target, Some(progress)) {
+                progress.online.store(true, Ordering::Release);
+                self.unregister(ts, base.ts);
+                return;
+            }
+            progress.done.store(0, Ordering::Release);
+        }
         let key = target.0;
         // Every candidate id: the delta's members of the label/type, then the base's.
         let mut ids: Vec<u64> = if rel { self.type_sets.read() } else { self.label_sets.read() }
@@ -472,80 +501,6 @@ impl Core {
         if !kind.is_constraint() {
             return Ok(());
         }
-        let mut ids: Vec<u64> =
-            self.label_sets.read().get(&label).map(|s| s.iter().collect()).unwrap_or_default();
-        let base = self.base();
-        let mut cur = 0;
-        while let Some(id) = base.next_with_label(label, cur) {
-            ids.push(id);
-            cur = id + 1;
-        }
-        ids.sort_unstable();
-        ids.dedup();
-        let (l, ks) = {
-            let t = self.tokens.read();
-            let l = t.name(TokenKind::Label, label).map(|s| s.to_string()).unwrap_or_default();
-            let ks: Vec<String> = keys
-                .iter()
-                .map(|k| {
-                    t.name(TokenKind::PropertyKey, *k).map(|s| s.to_string()).unwrap_or_default()
-                })
-                .collect();
-            (l, ks)
-        };
-        let schema_text = if ks.len() == 1 {
-            format!("(:{l} {{{}}})", ks[0])
-        } else {
-            format!("(:{l} {{{}}})", ks.join(", "))
-        };
-        let fail = |detail: String| {
-            Error::new(
-                Status::ConstraintCreationFailed,
-                format!(
-                    "Unable to create Constraint( name='{name}', type='{}', schema={schema_text} ): \
-                     {detail}",
-                    kind.type_name()
-                ),
-            )
-        };
-        let mut seen: HashMap<IndexKey, u64> = HashMap::new();
-        for id in ids {
-            let Some(d) = self.node_newest(id).1 else { continue };
-            if !d.has_label(label) {
-                continue;
-            }
-            if kind.requires() {
-                if let Some(i) = keys.iter().position(|k| d.prop(*k).is_none()) {
-                    return Err(fail(format!(
-                        "Node({id}) with label `{l}` must have the property `{}`",
-                        ks[i]
-                    )));
-                }
-            }
-            if kind.unique() {
-                let Some(k) = d.key_for(label, keys) else { continue };
-                if let Some(other) = seen.insert(k, id) {
-                    let vals: Vec<String> = keys
-                        .iter()
-                        .zip(&ks)
-                        .map(|(k, n)| {
-                            format!(
-                                "`{n}` = {}",
-                                fmt_value(&d.prop(*k).cloned().unwrap_or(Value::Null))
-                            )
-                        })
-                        .collect();
-                    let what = if ks.len() == 1 {
-                        format!("property {}", vals[0])
-                    } else {
-                        format!("properties {}", vals.join(", "))
-                    };
-                    return Err(fail(format!(
-                        "Both Node({other}) and Node({id}) have the label `{l}` and {what}"
-                    )));
-                }
-            }
-        }
-        Ok(())
+        self.check_rule_sorted(label, keys, kind, name).map(|_| ())
     }
 }

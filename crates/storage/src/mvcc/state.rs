@@ -104,6 +104,10 @@ pub(crate) struct Core {
     /// version), ever (a counter that only grows): what the delta costs readers, which
     /// brings a quiet fold forward (see `release.rs`).
     pub(super) delta_reads: AtomicU64,
+    /// The run buffer and scratch directory of index population (`index_part.rs`).
+    pub(super) sort_budget: RwLock<crate::base::SortBudget>,
+    /// Index parts built so far (`index_part.rs`; tests count rebuilds with it).
+    pub(super) parts_built: AtomicU64,
 }
 
 /// What installing one commit gathers on the way (see [`Core::apply`]).
@@ -152,6 +156,14 @@ impl Core {
             }),
             durable,
             delta_reads: AtomicU64::new(0),
+            sort_budget: RwLock::new(crate::base::SortBudget {
+                run_bytes: usize::try_from(
+                    crate::pager::default_memory_limit() / super::index_part::RUN_SHARE,
+                )
+                .unwrap_or(usize::MAX),
+                dir: None,
+            }),
+            parts_built: AtomicU64::new(0),
         }
     }
 

@@ -409,6 +409,11 @@ impl Transaction {
     pub(super) fn range_seek(&self, t: &Target, r: &KeyRange) -> Option<Vec<NodeId>> {
         let schema = self.core.schema.read();
         let since = schema.indexed_since(t.0, &t.1)?;
+        if schema.parts.contains_key(t) && !self.base.indexes(t) {
+            // The base rows' entries are hash-ordered only (`Schema::parts`): the caller
+            // scans until a base indexes the target.
+            return None;
+        }
         schema.note_read(false, t.0, &t.1, r.group == 2, false);
         let mut cands = Vec::new();
         schema.lookup_range(t, r, &mut cands);
