@@ -16,10 +16,11 @@ use crate::base::BaseStats;
 use crate::codec::Enc;
 use crate::durability::checkpoint;
 use crate::durability::persist::Persist;
-use crate::durability::promote;
 use crate::durability::recovery::recover;
 use crate::durability::snapshot::{BackupSnapshot, Since};
 use crate::durability::wal::{self, io_err, WalShared};
+use crate::durability::warm_pool::{self, WarmUp};
+use crate::durability::{populate_replayed, promote, resync};
 use crate::mvcc::Core;
 use crate::mvcc::Transaction;
 use crate::pager::Pager;
@@ -144,23 +145,21 @@ impl Store {
         let persist = Arc::new(persist);
         let core = Arc::new(Core::new(true));
         checkpoint::remove_tmp_files(&*vfs, dir);
-        let (next_ts, replayed) = recover(&core, Some(&persist), &*vfs, dir, true)?;
-        if replayed && config.durability != Durability::Off {
-            // What was just replayed came from the page cache, which is not necessarily what is
-            // on disk: after a failed fsync (of a process that then exited) the kernel may have
-            // dropped those pages from the write-back and marked them clean, so they stay
-            // readable but no later fsync writes them. A checkpoint rewrites the replayed state
-            // into a new, fsynced file; all old segments, the last one included (writing starts
-            // in a new one), are then garbage.
-            persist.wal.segments.lock().push((next_ts, dir.join(wal::segment_name(next_ts))));
-            if let Err(e) = checkpoint::checkpoint_with(&core, Some(&persist), false) {
+        let rec = recover(&core, Some(&persist), &*vfs, dir, true)?;
+        let next_ts = rec.next_ts;
+        if rec.replayed && config.durability != Durability::Off {
+            // The replayed records must be durable before commits build on them (see
+            // `resync.rs`): the log tail is written again and fsynced (O(tail)), and the
+            // maintenance thread checkpoints them (O(store)) once the store is open.
+            let segments = persist.wal.segments.lock().clone();
+            if let Err(e) = resync::rewrite_tail(&*vfs, dir, &segments, rec.checkpoint_ts) {
                 // Opening must not need new space (the disk may be full): the replayed state is
                 // readable now, and commits, which would build on it, wait until the
-                // maintenance thread has taken this checkpoint.
-                tracing::warn!("the checkpoint after recovery failed, retrying it: {e}");
-                persist.recovery_checkpoint.store(true, Ordering::Release);
+                // maintenance thread has taken the checkpoint.
+                tracing::warn!("the replayed log could not be made durable, checkpointing: {e}");
                 core.clock().pause(format!("the checkpoint after recovery is pending ({e})"));
             }
+            persist.recovery_checkpoint.store(true, Ordering::Release);
         }
         let (sender, writer) = wal::start(
             vfs.clone(),
@@ -177,6 +176,8 @@ impl Store {
         core.start_vector_builds();
         let promote =
             config.promote_at_open.then(|| promote::start(&core, &persist, true)).flatten();
+        // Last: while uniqueness rules fill, the commit mutex is held.
+        populate_replayed::start(&core, rec.populate)?;
         Ok(Store {
             h: Arc::new(Handle {
                 core,
@@ -219,7 +220,11 @@ impl Store {
         };
         let persist = Arc::new(persist);
         let core = Arc::new(Core::new(true));
-        recover(&core, Some(&persist), &*vfs, dir, false)?;
+        let rec = recover(&core, Some(&persist), &*vfs, dir, false)?;
+        // Nothing commits here: the replayed rules are filled before the open returns.
+        for d in &rec.populate {
+            core.populate(&d.target(), &d.progress, d.rel);
+        }
         if StoreConfig::default().promote_at_open {
             promote::start(&core, &persist, false);
         }
@@ -612,6 +617,27 @@ impl Store {
         promote::promote(&self.h.core, p, &AtomicBool::new(false))
     }
 
+    /// Warms the store up within its memory limit (`durability/warm_pool.rs`): the promotion
+    /// of [`Store::warm_base`], then the page cache filled with the pages of what stays paged,
+    /// in query order, until it is full (without `props`, leaving out the property blobs'
+    /// pages). An in-memory store reports its base's sizes.
+    pub fn warm_up(&self, props: bool) -> Result<WarmUp> {
+        match &self.h.persist {
+            Some(p) => warm_pool::warm_up(&self.h.core, p, props),
+            None => {
+                let s = self.h.core.base().stats().clone();
+                let in_memory = [
+                    s.node_bytes,
+                    s.index_bytes,
+                    s.rel_bytes,
+                    s.node_property_bytes,
+                    s.rel_property_bytes,
+                ];
+                Ok(WarmUp { in_memory, ..WarmUp::default() })
+            }
+        }
+    }
+
     /// Sizes of the compact base (built at the last checkpoint, compaction or recovery) and the
     /// number of delta entries on top of it.
     pub fn memory_stats(&self) -> MemoryStats {
@@ -836,8 +862,8 @@ fn spawn_background(
 /// How often the maintenance thread retries a checkpoint that recovery could not take.
 const RECOVERY_CHECKPOINT_RETRY: Duration = Duration::from_millis(500);
 
-/// Retries the checkpoint recovery could not take (see [`Store::open_with_vfs`]); once it is
-/// durable, commits are accepted.
+/// Takes the checkpoint of what recovery replayed (see [`Store::open_with_vfs`]), retrying
+/// it after a failure; once it is durable, commits are accepted if they were refused.
 fn retry_recovery_checkpoint(core: &Arc<Core>, p: &Persist) {
     if p.last_checkpoint_at.lock().elapsed() < RECOVERY_CHECKPOINT_RETRY {
         return;

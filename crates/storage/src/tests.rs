@@ -1166,6 +1166,8 @@ fn relationship_index_populates_in_background() {
     }
     let s = Store::open(dir.path(), cfg()).unwrap();
     let (t, u, k) = (rtype(&s, "T"), rtype(&s, "U"), key(&s, "k"));
+    // Rules replayed from the log fill after the open.
+    s.await_indexes(None, Duration::from_secs(60)).unwrap();
     assert!(s.indexes().iter().all(|i| i.state == "ONLINE"));
     let r = s.begin(true);
     assert_eq!(r.rel_index_seek(u, &[k], &[Value::Int(5)]).map(|v| v.len()), Some(2000));
@@ -1194,6 +1196,7 @@ fn crash_during_population_recovers_a_complete_index() {
     }
     let s = Store::open(dir.path(), cfg()).unwrap();
     let (l, k) = (label(&s, "L"), key(&s, "k"));
+    s.await_indexes(None, Duration::from_secs(60)).unwrap();
     assert_eq!(s.indexes()[0].state, "ONLINE");
     let r = s.begin(true);
     assert_eq!(r.index_seek(l, k, &Value::Int(77)), Some(vec![ids[3]]));
