@@ -130,6 +130,15 @@ fn a_replayed_uniqueness_rule_rejects_a_duplicate_committed_while_it_fills() {
     let s = Store::open(dir.path(), cfg()).unwrap();
     assert_eq!(state(&s, "dup_held_uq"), "POPULATING");
     let (l, u) = (tok(&s, TokenKind::Label, "L"), tok(&s, TokenKind::PropertyKey, "u"));
+    // A database opening on the store removes the commit observer it does not need: that
+    // must not wait for the rule (the Bolt port opens after it).
+    let (otx, orx) = crossbeam_channel::bounded(1);
+    let opener = s.clone();
+    std::thread::spawn(move || {
+        opener.set_commit_observer(None);
+        let _ = otx.send(());
+    });
+    assert!(orx.recv_timeout(Duration::from_secs(60)).is_ok(), "removing no observer waited");
     // A duplicate of a checkpointed row, which the still empty index does not hold.
     let (tx, rx) = crossbeam_channel::bounded(1);
     let writer = s.clone();

@@ -80,6 +80,8 @@ struct Handle {
     /// File-backed configuration and state (`None` for an in-memory store).
     persist: Option<Arc<Persist>>,
     life: Mutex<Life>,
+    /// Whether a commit observer may be installed ([`Store::set_commit_observer`]).
+    observed: AtomicBool,
 }
 
 struct Life {
@@ -112,6 +114,7 @@ impl Store {
                     lock_file: None,
                     stopped: false,
                 }),
+                observed: AtomicBool::new(false),
             }),
         }
     }
@@ -189,6 +192,7 @@ impl Store {
                     lock_file,
                     stopped: false,
                 }),
+                observed: AtomicBool::new(false),
             }),
         })
     }
@@ -240,6 +244,7 @@ impl Store {
                     lock_file,
                     stopped: false,
                 }),
+                observed: AtomicBool::new(false),
             }),
         })
     }
@@ -728,7 +733,21 @@ impl Store {
     /// commit after that one reaches the observer (wait for it with [`Store::wait_for_commit`]
     /// before reading a snapshot that must not miss any).
     pub fn set_commit_observer(&self, observer: Option<Arc<dyn crate::CommitObserver>>) -> u64 {
-        self.h.core.set_observer(observer)
+        let install = observer.is_some();
+        if !install && !self.h.observed.load(Ordering::Acquire) {
+            // Nothing to remove: no commit mutex, which the filling of replayed uniqueness
+            // rules holds for a while after the open (`durability/populate_replayed.rs`) while
+            // the database opening on this store removes the observer it does not need.
+            return self.h.core.clock().visible();
+        }
+        if install {
+            self.h.observed.store(true, Ordering::Release);
+        }
+        let last = self.h.core.set_observer(observer);
+        if !install {
+            self.h.observed.store(false, Ordering::Release);
+        }
+        last
     }
 
     /// Whether this store writes files.

@@ -89,7 +89,7 @@ pub(crate) fn warm_up(core: &Core, persist: &Persist, props: bool) -> Result<War
     let planned: u64 = chunks.iter().map(|c| c.3).sum::<u64>().min(room);
     tracing::info!(
         "warm-up: reading up to {planned} pages ({} MiB) into the page cache, {WARM_THREADS} threads",
-        planned * PAGE_SIZE as u64 >> 20
+        (planned * PAGE_SIZE as u64) >> 20
     );
     let next = AtomicUsize::new(0);
     let read = AtomicU64::new(0);
@@ -130,7 +130,7 @@ pub(crate) fn warm_up(core: &Core, persist: &Persist, props: bool) -> Result<War
     };
     std::thread::scope(|sc| {
         for _ in 1..WARM_THREADS {
-            sc.spawn(&work);
+            sc.spawn(work);
         }
         work();
     });
