@@ -155,7 +155,7 @@ impl Store {
             // `resync.rs`): the log tail is written again and fsynced (O(tail)), and the
             // maintenance thread checkpoints them (O(store)) once the store is open.
             let segments = persist.wal.segments.lock().clone();
-            if let Err(e) = resync::rewrite_tail(&*vfs, dir, &segments, rec.checkpoint_ts) {
+            if let Err(e) = resync::rewrite_tail(&*vfs, dir, &segments, rec.checkpoint_ts)? {
                 // Opening must not need new space (the disk may be full): the replayed state is
                 // readable now, and commits, which would build on it, wait until the
                 // maintenance thread has taken the checkpoint.

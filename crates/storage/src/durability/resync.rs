@@ -24,13 +24,14 @@ use super::wal::{covered, io_err, sync_dir};
 use crate::vfs::Vfs;
 
 /// Rewrites every segment of `segments` that holds records after `checkpoint_ts` (see the
-/// module docs). Returns the bytes written.
+/// module docs). Returns the bytes written, or (inner `Err`) the write that failed; a segment
+/// that cannot be read fails the open as recovery's own read would (outer `Err`).
 pub(crate) fn rewrite_tail(
     vfs: &dyn Vfs,
     dir: &Path,
     segments: &[(u64, PathBuf)],
     checkpoint_ts: u64,
-) -> Result<u64> {
+) -> Result<Result<u64>> {
     let mut written = 0;
     for i in 0..segments.len() {
         if covered(segments, i, checkpoint_ts) {
@@ -43,8 +44,8 @@ pub(crate) fn rewrite_tail(
         let mut name = path.file_name().unwrap_or_default().to_os_string();
         name.push(".resync.tmp");
         let tmp = path.with_file_name(name);
+        let data = vfs.read(path).map_err(|e| io_err("cannot read", path, e))?;
         let copy = || -> Result<u64> {
-            let data = vfs.read(path).map_err(|e| io_err("cannot read", path, e))?;
             let mut f = vfs.create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
             f.write_all(&data).map_err(|e| io_err("cannot write", &tmp, e))?;
             f.sync_all().map_err(|e| io_err("cannot fsync", &tmp, e))?;
@@ -56,10 +57,9 @@ pub(crate) fn rewrite_tail(
             Ok(n) => written += n,
             Err(e) => {
                 let _ = vfs.remove_file(&tmp);
-                return Err(e);
+                return Ok(Err(e));
             }
         }
     }
-    sync_dir(vfs, dir)?;
-    Ok(written)
+    Ok(sync_dir(vfs, dir).map(|()| written))
 }
