@@ -10,10 +10,11 @@
 
 use std::time::Instant;
 
+use arbor_cypher_plan::CypherType;
+use arbor_exec::procs::Procedure;
 use arbor_model::{Error, Result, Status, Value};
 use arbor_storage::WarmUp;
 
-use crate::procedures::{CypherType, Procedure};
 use crate::session::Database;
 
 /// The unit `apoc.warmup.run` reports in: Neo4j's page size (Arbor's page cache pages are
