@@ -41,6 +41,7 @@ pub mod traversal;
 mod txinfo;
 mod users;
 mod vector_schema;
+mod warmup_procs;
 
 /// This crate's test binary accounts its allocations, so the memory-limit tests see real ones.
 #[cfg(test)]

@@ -925,6 +925,49 @@ fn recovery_opens_on_a_full_disk_and_checkpoints_later() {
     }
 }
 
+/// Recovery makes the replayed log tail durable by rewriting it (`durability/resync.rs`) and
+/// leaves the checkpoint of it to the maintenance thread: commits go on at once, and a crash at
+/// any point of that background checkpoint loses neither the replayed commits nor the ones
+/// acknowledged after the open.
+#[test]
+fn a_crash_during_the_background_checkpoint_after_recovery_loses_nothing() {
+    use std::sync::atomic::Ordering;
+    let config = quiet_config(Durability::Sync, 400);
+    let mut struck = 0;
+    for skip in 0..16 {
+        let fs = SimFs::new(skip);
+        let s = open_sim(&fs, &config);
+        setup_tokens(&s);
+        let mut acked: Vec<u64> = (0..6).map(|v| commit_node(&s, v).unwrap().0).collect();
+        s.crash_for_test();
+        drop(s);
+        fs.restart();
+        let s = open_sim(&fs, &config);
+        let p = s.persist_for_test().clone().unwrap();
+        assert!(p.recovery_checkpoint.load(Ordering::Acquire), "the checkpoint ran in the open");
+        acked.push(commit_node(&s, 100).unwrap().0);
+        fs.arm(FaultKind::Crash, skip);
+        let start = std::time::Instant::now();
+        while p.recovery_checkpoint.load(Ordering::Acquire) && !fs.crashed() {
+            assert!(start.elapsed() < Duration::from_secs(20), "no checkpoint after recovery");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        struck += u32::from(fs.crashed());
+        fs.disarm();
+        s.crash_for_test();
+        drop(s);
+        fs.restart();
+        let s = open_sim(&fs, &config);
+        let got = extract(&s).remove(&0).unwrap_or_default();
+        for id in &acked {
+            assert!(got.nodes.contains_key(id), "skip {skip}: lost node {id}\n{}", dump(&fs));
+        }
+        assert!(s.check().unwrap().is_ok());
+        s.crash_for_test();
+    }
+    assert!(struck > 0, "no crash struck the background checkpoint");
+}
+
 /// A checkpoint whose segment write meets a full disk removes its half-written tmp file at once
 /// (left behind, it would hold the space the log needs until the next restart), and the store
 /// still commits and checkpoints once space returns.

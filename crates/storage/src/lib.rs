@@ -230,6 +230,7 @@ mod store;
 
 pub use durability::bulk;
 pub use durability::snapshot::{BackupSnapshot, Since, SnapshotFile};
+pub use durability::warm_pool::WarmUp;
 
 #[cfg(test)]
 mod base_tests;
@@ -247,6 +248,8 @@ mod paged_props_tests;
 mod paged_test_util;
 #[cfg(test)]
 mod paged_tests;
+#[cfg(test)]
+mod replay_schema_tests;
 #[cfg(test)]
 mod segment_tests;
 #[cfg(test)]

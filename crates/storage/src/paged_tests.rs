@@ -210,10 +210,18 @@ fn an_open_after_a_crash_replays_only_the_log_tail_onto_the_paged_base() {
     s.crash_for_test();
     drop(s);
     let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
+    // The open loaded the checkpoint and replayed the five commits on top; the maintenance
+    // thread checkpoints them soon after: the base then moves to that checkpoint's segment.
+    {
+        let p = s.persist_for_test().as_ref().unwrap();
+        let start = std::time::Instant::now();
+        while p.recovery_checkpoint.load(std::sync::atomic::Ordering::Acquire) {
+            assert!(start.elapsed() < std::time::Duration::from_secs(60), "no checkpoint");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
     let base = s.core_for_test().base();
     assert!(base.is_paged());
-    // The open loaded the checkpoint, replayed the five commits on top, and checkpointed
-    // them: the base then moved to that checkpoint's segment.
     assert_eq!(base.ts, ckpt + 5);
     let p = s.persist_for_test().as_ref().unwrap();
     assert_eq!(p.pager.current().unwrap().unwrap().ts, base.ts);

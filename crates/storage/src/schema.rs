@@ -152,8 +152,8 @@ pub struct IndexInfo {
     pub label: TokenId,
     /// Property keys, in definition order.
     pub properties: Vec<TokenId>,
-    /// `"POPULATING"` while an index on existing data is being built in the background, then
-    /// `"ONLINE"` (constraints and indexes created at recovery are built before they exist).
+    /// `"POPULATING"` while an index on existing data is being built in the background (also
+    /// one a recovery replayed from the log, filled after the open), then `"ONLINE"`.
     pub state: &'static str,
     /// Share of the existing nodes the population has indexed so far (100 when online).
     pub population_percent: f64,

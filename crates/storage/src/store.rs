@@ -16,10 +16,11 @@ use crate::base::BaseStats;
 use crate::codec::Enc;
 use crate::durability::checkpoint;
 use crate::durability::persist::Persist;
-use crate::durability::promote;
 use crate::durability::recovery::recover;
 use crate::durability::snapshot::{BackupSnapshot, Since};
 use crate::durability::wal::{self, io_err, WalShared};
+use crate::durability::warm_pool::{self, WarmUp};
+use crate::durability::{populate_replayed, promote, resync};
 use crate::mvcc::Core;
 use crate::mvcc::Transaction;
 use crate::pager::Pager;
@@ -79,6 +80,8 @@ struct Handle {
     /// File-backed configuration and state (`None` for an in-memory store).
     persist: Option<Arc<Persist>>,
     life: Mutex<Life>,
+    /// Whether a commit observer may be installed ([`Store::set_commit_observer`]).
+    observed: AtomicBool,
 }
 
 struct Life {
@@ -111,6 +114,7 @@ impl Store {
                     lock_file: None,
                     stopped: false,
                 }),
+                observed: AtomicBool::new(false),
             }),
         }
     }
@@ -145,23 +149,21 @@ impl Store {
         let core = Arc::new(Core::new(true));
         core.set_index_budget(persist.pager.pool.budget(), Some(dir.to_path_buf()));
         checkpoint::remove_tmp_files(&*vfs, dir);
-        let (next_ts, replayed) = recover(&core, Some(&persist), &*vfs, dir, true)?;
-        if replayed && config.durability != Durability::Off {
-            // What was just replayed came from the page cache, which is not necessarily what is
-            // on disk: after a failed fsync (of a process that then exited) the kernel may have
-            // dropped those pages from the write-back and marked them clean, so they stay
-            // readable but no later fsync writes them. A checkpoint rewrites the replayed state
-            // into a new, fsynced file; all old segments, the last one included (writing starts
-            // in a new one), are then garbage.
-            persist.wal.segments.lock().push((next_ts, dir.join(wal::segment_name(next_ts))));
-            if let Err(e) = checkpoint::checkpoint_with(&core, Some(&persist), false) {
+        let rec = recover(&core, Some(&persist), &*vfs, dir, true)?;
+        let next_ts = rec.next_ts;
+        if rec.replayed && config.durability != Durability::Off {
+            // The replayed records must be durable before commits build on them (see
+            // `resync.rs`): the log tail is written again and fsynced (O(tail)), and the
+            // maintenance thread checkpoints them (O(store)) once the store is open.
+            let segments = persist.wal.segments.lock().clone();
+            if let Err(e) = resync::rewrite_tail(&*vfs, dir, &segments, rec.checkpoint_ts)? {
                 // Opening must not need new space (the disk may be full): the replayed state is
                 // readable now, and commits, which would build on it, wait until the
-                // maintenance thread has taken this checkpoint.
-                tracing::warn!("the checkpoint after recovery failed, retrying it: {e}");
-                persist.recovery_checkpoint.store(true, Ordering::Release);
+                // maintenance thread has taken the checkpoint.
+                tracing::warn!("the replayed log could not be made durable, checkpointing: {e}");
                 core.clock().pause(format!("the checkpoint after recovery is pending ({e})"));
             }
+            persist.recovery_checkpoint.store(true, Ordering::Release);
         }
         let (sender, writer) = wal::start(
             vfs.clone(),
@@ -178,6 +180,8 @@ impl Store {
         core.start_vector_builds();
         let promote =
             config.promote_at_open.then(|| promote::start(&core, &persist, true)).flatten();
+        // Last: while uniqueness rules fill, the commit mutex is held.
+        populate_replayed::start(&core, rec.populate)?;
         Ok(Store {
             h: Arc::new(Handle {
                 core,
@@ -189,6 +193,7 @@ impl Store {
                     lock_file,
                     stopped: false,
                 }),
+                observed: AtomicBool::new(false),
             }),
         })
     }
@@ -220,7 +225,11 @@ impl Store {
         };
         let persist = Arc::new(persist);
         let core = Arc::new(Core::new(true));
-        recover(&core, Some(&persist), &*vfs, dir, false)?;
+        let rec = recover(&core, Some(&persist), &*vfs, dir, false)?;
+        // Nothing commits here: the replayed rules are filled before the open returns.
+        for d in &rec.populate {
+            core.populate(&d.target(), &d.progress, d.rel);
+        }
         if StoreConfig::default().promote_at_open {
             promote::start(&core, &persist, false);
         }
@@ -236,6 +245,7 @@ impl Store {
                     lock_file,
                     stopped: false,
                 }),
+                observed: AtomicBool::new(false),
             }),
         })
     }
@@ -613,6 +623,27 @@ impl Store {
         promote::promote(&self.h.core, p, &AtomicBool::new(false))
     }
 
+    /// Warms the store up within its memory limit (`durability/warm_pool.rs`): the promotion
+    /// of [`Store::warm_base`], then the page cache filled with the pages of what stays paged,
+    /// in query order, until it is full (without `props`, leaving out the property blobs'
+    /// pages). An in-memory store reports its base's sizes.
+    pub fn warm_up(&self, props: bool) -> Result<WarmUp> {
+        match &self.h.persist {
+            Some(p) => warm_pool::warm_up(&self.h.core, p, props),
+            None => {
+                let s = self.h.core.base().stats().clone();
+                let in_memory = [
+                    s.node_bytes,
+                    s.index_bytes,
+                    s.rel_bytes,
+                    s.node_property_bytes,
+                    s.rel_property_bytes,
+                ];
+                Ok(WarmUp { in_memory, ..WarmUp::default() })
+            }
+        }
+    }
+
     /// Sizes of the compact base (built at the last checkpoint, compaction or recovery) and the
     /// number of delta entries on top of it.
     pub fn memory_stats(&self) -> MemoryStats {
@@ -706,7 +737,21 @@ impl Store {
     /// commit after that one reaches the observer (wait for it with [`Store::wait_for_commit`]
     /// before reading a snapshot that must not miss any).
     pub fn set_commit_observer(&self, observer: Option<Arc<dyn crate::CommitObserver>>) -> u64 {
-        self.h.core.set_observer(observer)
+        let install = observer.is_some();
+        if !install && !self.h.observed.load(Ordering::Acquire) {
+            // Nothing to remove: no commit mutex, which the filling of replayed uniqueness
+            // rules holds for a while after the open (`durability/populate_replayed.rs`) while
+            // the database opening on this store removes the observer it does not need.
+            return self.h.core.clock().visible();
+        }
+        if install {
+            self.h.observed.store(true, Ordering::Release);
+        }
+        let last = self.h.core.set_observer(observer);
+        if !install {
+            self.h.observed.store(false, Ordering::Release);
+        }
+        last
     }
 
     /// Whether this store writes files.
@@ -840,8 +885,8 @@ fn spawn_background(
 /// How often the maintenance thread retries a checkpoint that recovery could not take.
 const RECOVERY_CHECKPOINT_RETRY: Duration = Duration::from_millis(500);
 
-/// Retries the checkpoint recovery could not take (see [`Store::open_with_vfs`]); once it is
-/// durable, commits are accepted.
+/// Takes the checkpoint of what recovery replayed (see [`Store::open_with_vfs`]), retrying
+/// it after a failure; once it is durable, commits are accepted if they were refused.
 fn retry_recovery_checkpoint(core: &Arc<Core>, p: &Persist) {
     if p.last_checkpoint_at.lock().elapsed() < RECOVERY_CHECKPOINT_RETRY {
         return;

@@ -41,6 +41,7 @@ mod segments;
 mod streams;
 #[cfg(test)]
 mod tests;
+mod warm_order;
 
 pub(crate) use builder::BaseBuilder;
 pub use graph::BaseStats;

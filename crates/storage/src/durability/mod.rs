@@ -9,7 +9,10 @@
 //!
 //! Files, lowest first: `persist` (the file-backed configuration), `wal`,
 //! `checkpoint_segments` (the segment file of a checkpoint), `checkpoint`,
-//! `recovery`, `promote` (the in-memory base that replaces a lazily opened one), `bulk`,
+//! `recovery`, `resync` (the replayed log tail made durable without a checkpoint),
+//! `populate_replayed` (the index rules recovery installed, filled after the open),
+//! `warm_pool` (warm-up: the promotion, then the page cache filled in query order),
+//! `promote` (the in-memory base that replaces a lazily opened one), `bulk`,
 //! `check`, `snapshot` (the file set a backup copies).
 
 pub mod bulk;
@@ -17,8 +20,11 @@ pub(crate) mod check;
 pub(crate) mod checkpoint;
 pub(crate) mod checkpoint_segments;
 pub(crate) mod persist;
+pub(crate) mod populate_replayed;
 pub(crate) mod promote;
 pub(crate) mod recovery;
+pub(crate) mod resync;
 pub mod snapshot;
 mod snapshot_marks;
 pub(crate) mod wal;
+pub(crate) mod warm_pool;

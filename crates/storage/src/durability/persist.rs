@@ -26,8 +26,9 @@ pub(crate) struct Persist {
     /// Serializes checkpoints; holds the ts of the last one.
     pub checkpoint_lock: Mutex<u64>,
     pub last_checkpoint_at: Mutex<Instant>,
-    /// Recovery replayed log records but could not checkpoint them (a full disk): commits are
-    /// refused (the clock is paused) until the maintenance thread has taken that checkpoint.
+    /// Recovery replayed log records that no checkpoint holds yet: the maintenance thread
+    /// takes that checkpoint (`resync.rs`). When the replayed log tail could not be made
+    /// durable either (a full disk), commits are refused (the clock is paused) until then.
     pub recovery_checkpoint: AtomicBool,
     /// The page cache and the current checkpoint's segment.
     pub pager: Pager,

@@ -1,4 +1,10 @@
 //! Recovery: load the manifest's checkpoint, replay newer WAL records into the delta.
+//!
+//! An index rule a replayed record creates is installed without building its index (commits,
+//! the replayed ones included, add their entries from then on); a later record dropping it
+//! removes it, so a rule created and dropped in the same log tail costs nothing. The rules
+//! still present after the replay are handed back ([`Recovered::populate`]) and filled after
+//! the open by `populate_replayed.rs`, as an online `CREATE INDEX` is.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -14,18 +20,30 @@ use crate::codec::{Dec, Op};
 use crate::durability::wal::{self};
 use crate::mvcc::{CommitState, Core};
 use crate::records::{NodeData, RelData};
-use crate::schema::{IndexDef, Progress};
+use crate::schema::{IndexDef, IndexKind, Progress};
 use crate::vfs::Vfs;
 
-/// Loads the checkpoint and replays the WAL (cutting off a torn tail with `repair`); returns
-/// the next commit ts and whether any WAL record newer than the checkpoint was replayed.
+/// What [`recover`] found.
+pub(crate) struct Recovered {
+    /// The next commit ts.
+    pub next_ts: u64,
+    /// Whether any WAL record newer than the checkpoint was replayed.
+    pub replayed: bool,
+    /// The commit ts of the checkpoint loaded (0: none).
+    pub checkpoint_ts: u64,
+    /// The index rules replayed records created and no later record dropped, installed
+    /// POPULATING with empty index data, in log order (see the module docs).
+    pub populate: Vec<IndexDef>,
+}
+
+/// Loads the checkpoint and replays the WAL (cutting off a torn tail with `repair`).
 pub(crate) fn recover(
     core: &Arc<Core>,
     persist: Option<&Persist>,
     vfs: &dyn Vfs,
     dir: &Path,
     repair: bool,
-) -> Result<(u64, bool)> {
+) -> Result<Recovered> {
     let mut ckpt_ts = 0;
     let mut sealed = wal::Sealed::default();
     if let Some(m) = checkpoint::read_manifest(vfs, dir)? {
@@ -65,6 +83,7 @@ pub(crate) fn recover(
     }
     let mut cs = core.lock_commit();
     let mut prev = ckpt_ts;
+    let mut created: Vec<IndexDef> = Vec::new();
     let (segments, end) = wal::replay(vfs, dir, repair, (ckpt_ts, &sealed), |ts, payload| {
         if ts <= ckpt_ts {
             return Ok(());
@@ -79,7 +98,7 @@ pub(crate) fn recover(
             )));
         }
         prev = ts;
-        core.replay_record(&mut cs, ts, payload)
+        core.replay_record(&mut cs, ts, payload, &mut created)
     })?;
     let last = end.last_ts.max(ckpt_ts);
     tracing::info!(
@@ -101,11 +120,25 @@ pub(crate) fn recover(
     }
     core.clock().publish(last);
     core.gc(&mut cs);
-    Ok((next_ts, last > ckpt_ts))
+    // A rule dropped later in the log (or dropped and created again) is no longer the one
+    // installed under its name.
+    let populate = {
+        let s = core.schema().read();
+        created.retain(|c| s.defs.iter().any(|d| Arc::ptr_eq(&d.progress, &c.progress)));
+        created
+    };
+    Ok(Recovered { next_ts, replayed: last > ckpt_ts, checkpoint_ts: ckpt_ts, populate })
 }
 impl Core {
-    /// Applies one WAL record. Caller holds the commit mutex.
-    fn replay_record(&self, cs: &mut CommitState, ts: u64, payload: &[u8]) -> Result<()> {
+    /// Applies one WAL record; index rules it creates are installed POPULATING, unbuilt, and
+    /// added to `created`. Caller holds the commit mutex.
+    fn replay_record(
+        &self,
+        cs: &mut CommitState,
+        ts: u64,
+        payload: &[u8],
+        created: &mut Vec<IndexDef>,
+    ) -> Result<()> {
         let mut d = Dec::new(payload);
         let mut nodes: Vec<(u64, Option<Arc<NodeData>>)> = Vec::new();
         let mut rels: Vec<(u64, Option<Arc<RelData>>)> = Vec::new();
@@ -123,9 +156,23 @@ impl Core {
                 Op::CreateIndex { name, label, keys, kind, rel } => {
                     let exists = self.schema().read().defs.iter().any(|x| x.name == name);
                     if !exists {
-                        let progress = Progress::online();
+                        // Vector indexes build in their own threads after the open
+                        // (`start_vector_builds`); rules without index data have nothing to fill.
+                        let deferred = kind.has_index() && kind != IndexKind::Vector;
+                        let progress = if deferred {
+                            Arc::new(Progress::default())
+                        } else {
+                            Progress::online()
+                        };
                         let def = IndexDef::from_logged(name, label, keys, kind, rel, progress);
-                        self.install_index(cs, def);
+                        if deferred {
+                            created.push(def.clone());
+                        }
+                        #[cfg(test)]
+                        if !deferred && kind.has_index() {
+                            super::populate_replayed::FILLED.lock().push(def.name.clone());
+                        }
+                        self.install_index_with(cs, def, !deferred);
                     }
                 }
                 Op::DropIndex { name } => {

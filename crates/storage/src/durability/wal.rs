@@ -494,8 +494,9 @@ pub(crate) fn start(
         shared,
         clock,
         appended_ts: next_ts.saturating_sub(1),
-        // Everything recovery found is durable (it checkpoints what it replayed before commits
-        // are accepted), except without fsyncs at all.
+        // Everything recovery found is durable (it rewrites and fsyncs the log tail it replayed,
+        // or checkpoints it, before commits are accepted: `resync.rs`), except without fsyncs
+        // at all.
         durable_ts: if durability == Durability::Off { 0 } else { next_ts.saturating_sub(1) },
     };
     let (tx, rx) = crossbeam_channel::unbounded();
