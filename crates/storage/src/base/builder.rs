@@ -458,23 +458,10 @@ impl BaseBuilder {
         let len = rel_count as usize;
         let no_rels = rel_count == 0;
         let konst = || Packed::Const { v: max_type, n: len };
-        let mut fwd = ForwardSpill::default();
-        let out_other = match out_other.map(Ok).unwrap_or_else(|| rel_endp.finish()) {
-            Ok(p) => p,
-            Err(spilled) => {
-                fwd.other = Some(spilled);
-                Packed::default()
-            }
-        };
         let out_rel = out_rel.unwrap_or_else(|| rel_ids.finish());
-        let out_type = match out_type {
-            Some(t) => t,
-            None if rel_types.len() > 1 => rel_type.finish_spilled().unwrap_or_else(|spilled| {
-                fwd.ty = Some(spilled);
-                Packed::default()
-            }),
-            None => konst(),
-        };
+        let several = rel_types.len() > 1;
+        let (out_other, out_type, fwd) =
+            fed_forward((out_other, out_type), rel_endp, rel_type, several, konst());
         let in_type = match &stream {
             Some(_) if rel_types.len() > 1 => Packed::default(),
             _ => in_type.map_or_else(konst, TypeScatter::finish),
@@ -527,6 +514,35 @@ impl BaseBuilder {
         invariant!(csr_well_formed(&base), "CSR offsets of the base at {} not monotonic", base.ts);
         (base, SegmentStreams { backward: stream, node_blobs, forward: fwd })
     }
+}
+
+/// The forward neighbour and type columns: `scattered` (by `RelCols::forward`) where given,
+/// else the fed columns `endp` and `types` (`several` types, else the constant `konst`), in
+/// memory or, spilled, as empty columns and the [`ForwardSpill`] that streams them.
+fn fed_forward(
+    scattered: (Option<Packed>, Option<Packed>),
+    endp: EndCol,
+    types: TypeCol,
+    several: bool,
+    konst: Packed,
+) -> (Packed, Packed, ForwardSpill) {
+    let mut fwd = ForwardSpill::default();
+    let other = match scattered.0.map(Ok).unwrap_or_else(|| endp.finish()) {
+        Ok(p) => p,
+        Err(spilled) => {
+            fwd.other = Some(spilled);
+            Packed::default()
+        }
+    };
+    let ty = match scattered.1 {
+        Some(t) => t,
+        None if several => types.finish_spilled().unwrap_or_else(|spilled| {
+            fwd.ty = Some(spilled);
+            Packed::default()
+        }),
+        None => konst,
+    };
+    (other, ty, fwd)
 }
 
 /// The string table of a finished base: `remap` gives each interned string's index in it, or

@@ -68,6 +68,10 @@ const BLOB_SCRATCH: &str = "node-blobs.scratch";
 /// The scratch files of the forward neighbour and type columns, in the staging directory.
 const FWD_SCRATCH: [&str; 2] = ["fwd-other.scratch", "fwd-type.scratch"];
 
+/// Bytes the forward neighbour and type columns take per relationship in memory (at most: a
+/// four-byte end node and a one-byte type), to decide whether they spill.
+const FWD_BYTES_PER_REL: u64 = 5;
+
 /// The largest chunk of node property blobs held before it is written to the scratch file.
 pub const BLOB_CHUNK_MAX: u64 = 4 << 20;
 
@@ -460,13 +464,14 @@ impl CheckpointWriter {
     /// the budget (at most [`BLOB_CHUNK_MAX`]), and are read back into the segment (no index
     /// in the header: an index is built from the blobs). Likewise, before the first
     /// relationship, the forward neighbour and type columns (`base/fwd_spill.rs`), whatever
-    /// the header's indexes.
+    /// the header's indexes, unless they fit a quarter of the budget
+    /// ([`FWD_BYTES_PER_REL`] per relationship of the header): the budget decides.
     pub fn set_memory_budget(&mut self, bytes: Option<u64>) -> Result<()> {
         self.budget = bytes;
         let (Some(m), Some(b)) = (bytes, self.builder.as_mut()) else { return Ok(()) };
         let chunk = (m / 16).clamp(1, BLOB_CHUNK_MAX) as usize;
         let vfs: std::sync::Arc<dyn crate::vfs::Vfs> = std::sync::Arc::new(RealFs);
-        if self.rels == 0 {
+        if self.rels == 0 && self.next_rel.saturating_mul(FWD_BYTES_PER_REL) > m / 4 {
             let paths = FWD_SCRATCH.map(|f| self.staging.join(f));
             b.spill_forward(vfs.clone(), paths, chunk)
                 .map_err(|e| io_err("cannot create", &self.staging, e))?;
