@@ -1,8 +1,9 @@
 //! The segment of a bulk-built base whose incoming adjacency is produced while it is written
 //! (`BaseBuilder::finish_streamed`, `checkpoint_segments::write_streamed`) and whose node
-//! property blobs were spilled to a scratch file (`BaseBuilder::spill_node_blobs`): the same
-//! bytes as the base built whole, whatever the window and chunk, and a write that fails half
-//! way (of the segment or of the scratch file) leaves no segment file and no scratch file.
+//! property blobs and forward neighbour and type columns were spilled to scratch files
+//! (`BaseBuilder::spill_node_blobs`, `BaseBuilder::spill_forward`): the same bytes as the base
+//! built whole, whatever the window and chunk, and a write that fails half way (of the segment
+//! or of a scratch file) leaves no segment file and no scratch file.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use std::sync::Arc;
 use arbor_model::Value;
 
 use crate::base::BaseBuilder;
+use crate::durability::bulk::counts_streamed;
 use crate::durability::checkpoint_segments::{counts_of, write, write_streamed};
 use crate::simfs::{FaultKind, Rng, SimFs};
 use crate::vfs::{RealFs, Vfs};
@@ -27,9 +29,26 @@ fn build(n: u64, rels: u64, types: u32, seed: u64) -> BaseBuilder {
 
 /// [`build`] with the node blobs spilled as `spill` says.
 fn build_spilled(n: u64, rels: u64, types: u32, seed: u64, spill: Option<Spill>) -> BaseBuilder {
+    build_with(n, rels, types, seed, spill, None)
+}
+
+/// [`build_spilled`] with the forward columns also spilled, as `fwd` says (the file system,
+/// the directory of the two scratch files, the chunk).
+fn build_with(
+    n: u64,
+    rels: u64,
+    types: u32,
+    seed: u64,
+    spill: Option<Spill>,
+    fwd: Option<Spill>,
+) -> BaseBuilder {
     let mut b = BaseBuilder::new(1);
     if let Some((vfs, path, chunk)) = spill {
         b.spill_node_blobs(vfs, path, chunk).unwrap();
+    }
+    if let Some((vfs, dir, chunk)) = fwd {
+        b.spill_forward(vfs, [dir.join("fwd-other.scratch"), dir.join("fwd-type.scratch")], chunk)
+            .unwrap();
     }
     let mut rng = Rng::new(seed);
     for id in 0..n {
@@ -61,7 +80,9 @@ fn build_spilled(n: u64, rels: u64, types: u32, seed: u64, spill: Option<Spill>)
         let end = if end == 3 { 4 } else { end };
         let ty = if types == 1 { 5 } else { (rng.below(u64::from(types)) as u32) * 3 };
         let props = if id % 5 == 0 { vec![(2, Value::Int(id as i64))] } else { vec![] };
-        assert!(b.rel(id, start, end, ty, &props), "rel {id} {start} {end}");
+        if !b.rel(id, start, end, ty, &props) {
+            assert!(b.spill_error().is_some(), "rel {id} {start} {end}");
+        }
     }
     b
 }
@@ -149,10 +170,11 @@ fn a_failed_streamed_write_leaves_no_segment() {
     assert!(failures >= 4, "the faults struck {failures} times");
 }
 
-/// Node blobs spilled in chunks of 1 byte (a write per row), 100 bytes and more than all of
-/// them, with or without the incoming adjacency streamed: the segment of the base built whole.
-/// The graphs re-code their blobs (few nodes: the sampled strings go inline, so the scratch
-/// file is rewritten) or keep them (many); the scratch files are gone once the streams are.
+/// Node blobs and forward columns spilled in chunks of 1 byte (a write per row or value), 100
+/// bytes and more than all of them, with or without the incoming adjacency streamed: the
+/// segment (its count store included) of the base built whole. The graphs re-code their blobs
+/// (few nodes: the sampled strings go inline, so the scratch file is rewritten) or keep them
+/// (many); the scratch files are gone once the streams are.
 #[test]
 fn spilled_node_blobs_write_the_bytes_of_the_whole_build() {
     let (mut recoded, mut kept) = (0, 0);
@@ -164,9 +186,12 @@ fn spilled_node_blobs_write_the_bytes_of_the_whole_build() {
             std::fs::create_dir(&d).unwrap();
             let scratch = d.join("blobs.scratch");
             let spill = (Arc::new(RealFs) as Arc<dyn Vfs>, scratch.clone(), chunk);
-            let b = build_spilled(n, rels, types, 7, Some(spill));
+            let fwd = (Arc::new(RealFs) as Arc<dyn Vfs>, d.clone(), chunk);
+            let b = build_with(n, rels, types, 7, Some(spill), Some(fwd));
             let (base, mut streams) = b.finish_streamed(&[], Some(window));
             let blobs = streams.node_blobs.as_ref().expect("node blobs spilled");
+            // The neighbours always (not a run), the types when there are several.
+            assert_eq!(streams.forward.spilled(), (true, types > 1));
             assert!(chunk > 1 || blobs.writes >= n / 2, "{} writes", blobs.writes);
             if d.join("blobs.recoded").exists() {
                 recoded += 1;
@@ -174,7 +199,7 @@ fn spilled_node_blobs_write_the_bytes_of_the_whole_build() {
             } else {
                 kept += 1;
             }
-            let counts = counts_of(&base);
+            let counts = counts_streamed(&base, &streams, &d).unwrap();
             let name = write_streamed(&RealFs, &d, &base, 1, &counts, Some(&mut streams)).unwrap();
             let got = std::fs::read(d.join(&name)).unwrap();
             assert!(got == expect, "n {n}, chunk {chunk}, window {window}: other bytes");
@@ -187,23 +212,101 @@ fn spilled_node_blobs_write_the_bytes_of_the_whole_build() {
     assert!(recoded > 0 && kept > 0, "re-coded {recoded}, kept {kept}");
 }
 
-/// A disk that fills while the blobs are spilled, re-coded or read back: the builder reports
-/// the error (or the segment write does), no segment file is written and the scratch files
-/// are removed.
+/// A named graph: node count and `(start, end, type)` relationships in feed order.
+type Feed = (&'static str, u64, Vec<(u64, u64, u32)>);
+
+/// Spilled forward columns where the spill must stop or cannot apply: types past a byte (the
+/// type column comes back into memory and widens), end nodes past two bytes (four-byte
+/// neighbours), relationships out of start order (both columns come back, nothing streams), a
+/// neighbour column that stays a run (never written), no relationship, and no window given
+/// (the incoming columns still stream, a window per column): the bytes of the whole build.
+#[test]
+fn spilled_forward_columns_fall_back_where_they_must() {
+    let fs: Arc<dyn Vfs> = Arc::new(RealFs);
+    let feeds: [Feed; 5] = [
+        ("types past a byte", 6, vec![(0, 1, 3), (0, 2, 4), (1, 5, 300), (2, 2, 3), (4, 0, 0)]),
+        ("out of start order", 5, vec![(1, 0, 1), (1, 4, 2), (3, 3, 1), (0, 2, 2), (4, 1, 1)]),
+        ("a run of ends", 5, vec![(0, 1, 1), (0, 2, 2), (1, 3, 1), (2, 4, 2)]),
+        ("one end", 5, vec![(0, 2, 1), (1, 2, 1), (3, 2, 1)]),
+        ("none", 3, vec![]),
+    ];
+    for (what, n, rels) in feeds {
+        let feed = |fwd: Option<&Path>, window: Option<usize>| {
+            let mut b = BaseBuilder::new(1);
+            if let Some(d) = fwd {
+                let paths = [d.join("o.scratch"), d.join("t.scratch")];
+                b.spill_forward(fs.clone(), paths, 1).unwrap();
+            }
+            (0..n).for_each(|id| assert!(b.node(id, &[(id % 2) as u32], &[])));
+            for (i, (s, e, t)) in rels.iter().enumerate() {
+                assert!(b.rel(i as u64, *s, *e, *t, &[]), "{what}: rel {i}");
+            }
+            b.finish_streamed(&[], window)
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let expect = whole(tmp.path(), {
+            let mut b = BaseBuilder::new(1);
+            (0..n).for_each(|id| assert!(b.node(id, &[(id % 2) as u32], &[])));
+            for (i, (s, e, t)) in rels.iter().enumerate() {
+                assert!(b.rel(i as u64, *s, *e, *t, &[]));
+            }
+            b
+        });
+        for window in [None, Some(2)] {
+            let d = tmp.path().join(format!("{window:?}"));
+            std::fs::create_dir(&d).unwrap();
+            let (base, mut streams) = feed(Some(&d), window);
+            let spilled = streams.forward.spilled();
+            let want = match what {
+                "types past a byte" => (true, false),
+                "a run of ends" => (false, true),
+                "out of start order" | "one end" | "none" => (false, false),
+                _ => unreachable!(),
+            };
+            assert_eq!(spilled, want, "{what}");
+            let counts = counts_streamed(&base, &streams, &d).unwrap();
+            let name = write_streamed(&RealFs, &d, &base, 1, &counts, Some(&mut streams)).unwrap();
+            let got = std::fs::read(d.join(&name)).unwrap();
+            assert!(got == expect, "{what}, window {window:?}: other bytes");
+            drop(streams);
+            let left: Vec<_> =
+                std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
+            assert_eq!(left, vec![std::ffi::OsString::from(name)], "{what}: scratch files left");
+        }
+    }
+    // Four-byte end nodes and many types, spilled and streamed in small windows.
+    let tmp = tempfile::tempdir().unwrap();
+    for (n, rels, types) in [(70_000, 70_000, 2), (300, 2_000, 400)] {
+        let expect = whole(tmp.path(), build(n, rels, types, 5));
+        let d = tmp.path().join(format!("n{n}"));
+        std::fs::create_dir(&d).unwrap();
+        let b = build_with(n, rels, types, 5, None, Some((fs.clone(), d.clone(), 1_000)));
+        let (base, mut streams) = b.finish_streamed(&[], Some(5_000));
+        assert!(streams.forward_spilled());
+        let counts = counts_streamed(&base, &streams, &d).unwrap();
+        let name = write_streamed(&RealFs, &d, &base, 1, &counts, Some(&mut streams)).unwrap();
+        assert!(std::fs::read(d.join(name)).unwrap() == expect, "n {n}: other bytes");
+    }
+}
+
+/// A disk that fills while the blobs or forward columns are spilled, re-coded or read back:
+/// the builder reports the error (or the count store or segment write does), no segment file
+/// is written and the scratch files are removed.
 #[test]
 fn a_failed_blob_spill_leaves_no_segment_and_no_scratch() {
     let dir = Path::new("/db");
     let (mut at_build, mut at_write) = (0, 0);
-    for skip in 0..80 {
+    for skip in (0..80).chain((80..1_400).step_by(23)) {
         let fs = SimFs::new(skip);
         fs.create_dir_all(dir).unwrap();
         let vfs: Arc<dyn Vfs> = Arc::new(fs.clone());
         fs.arm(FaultKind::NoSpace, skip);
-        let b = build_spilled(60, 400, 2, 3, Some((vfs, dir.join("blobs.scratch"), 1)));
+        let blobs = Some((vfs.clone(), dir.join("blobs.scratch"), 1));
+        let b = build_with(60, 400, 2, 3, blobs, Some((vfs, dir.to_path_buf(), 1)));
         let failed = b.spill_error().is_some();
         let (base, mut streams) = b.finish_streamed(&[], Some(50));
-        let counts = counts_of(&base);
-        let r = write_streamed(&fs, dir, &base, 1, &counts, Some(&mut streams));
+        let r = counts_streamed(&base, &streams, dir)
+            .and_then(|counts| write_streamed(&fs, dir, &base, 1, &counts, Some(&mut streams)));
         fs.disarm();
         drop(streams);
         let names = fs.list_dir(dir).unwrap();
@@ -214,7 +317,8 @@ fn a_failed_blob_spill_leaves_no_segment_and_no_scratch() {
                 } else {
                     at_write += 1;
                 }
-                assert!(e.message.contains("cannot write"), "{}", e.message);
+                let m = &e.message;
+                assert!(m.contains("cannot write") || m.contains("cannot read"), "{m}");
                 assert!(names.is_empty(), "skip {skip}: {names:?}");
             }
             Ok(name) => {

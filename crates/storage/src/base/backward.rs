@@ -13,7 +13,7 @@
 
 use std::io;
 
-use super::columns::Packed;
+use super::fwd_spill::{ForwardSpill, FwdSource};
 use super::graph::Base;
 use super::segments::IN;
 use crate::pager::segment::{ColumnData, Sink, Values};
@@ -60,8 +60,14 @@ impl BackwardStream {
     }
 
     /// Gives column `id`'s values (one of [`BackwardStream::columns`]) to `emit`, in order,
-    /// a window at a time.
-    pub(crate) fn produce(&mut self, base: &Base, id: u8, emit: &mut Sink<'_>) -> io::Result<()> {
+    /// a window at a time; the forward columns come from `fwd` where they were spilled.
+    pub(crate) fn produce(
+        &mut self,
+        base: &Base,
+        fwd: &ForwardSpill,
+        id: u8,
+        emit: &mut Sink<'_>,
+    ) -> io::Result<()> {
         let part = match id {
             x if x == IN[1] => Part::Other,
             x if x == IN[2] => Part::Rel,
@@ -81,7 +87,7 @@ impl BackwardStream {
             {
                 hi += 1;
             }
-            let vals = self.window_values(base, part, lo, hi);
+            let vals = self.window_values(base, fwd, part, lo, hi)?;
             self.passes += 1;
             emit(Values::U64(&vals))?;
             lo = hi;
@@ -89,41 +95,60 @@ impl BackwardStream {
         Ok(())
     }
 
-    /// The entries of end nodes `lo..hi`, scattered as the whole build places them: the
-    /// relationships walked backwards, each put just before its end node's cursor (which
-    /// starts at the end of the node's range).
-    fn window_values(&self, base: &Base, part: Part, lo: usize, hi: usize) -> Vec<u64> {
+    /// The entries of end nodes `lo..hi`, placed as the whole build places them: by end node,
+    /// in forward order within one (the whole build walks the relationships backwards from
+    /// the end of each node's range; this walks them forwards from its start).
+    fn window_values(
+        &self,
+        base: &Base,
+        fwd: &ForwardSpill,
+        part: Part,
+        lo: usize,
+        hi: usize,
+    ) -> io::Result<Vec<u64>> {
         let in_off = base.in_off.view();
         let first = in_off.get(lo);
         let mut vals = vec![0u64; (in_off.get(hi) - first) as usize];
-        let mut cursor: Vec<u64> = (lo..hi).map(|e| in_off.get(e + 1) - first).collect();
-        let (out_off, other) = (base.out_off.view(), base.out_other.view());
-        let value: &Packed = match part {
-            Part::Rel => &base.out_rel,
-            _ => &base.out_type,
+        let mut cursor: Vec<u64> = (lo..hi).map(|e| in_off.get(e) - first).collect();
+        let out_off = base.out_off.view();
+        let mut others = fwd.others(base)?;
+        let mut values = match part {
+            Part::Other => None,
+            Part::Rel => Some(FwdSource::Mem { view: base.out_rel.view(), at: 0, len: self.len }),
+            Part::Type => Some(fwd.types(base)?),
         };
-        let value = value.view();
-        let mut owner = base.node_end as usize; // start node of position p (walks down)
-        for p in (0..self.len).rev() {
-            let e = other.get(p) as usize;
-            if e < lo || e >= hi {
-                continue;
-            }
-            let c = &mut cursor[e - lo];
-            *c = c.saturating_sub(1);
-            let v = match part {
-                Part::Other => {
-                    while owner > 0 && out_off.get(owner) > p as u64 {
-                        owner -= 1;
-                    }
-                    owner as u64
+        let n = base.node_end as usize;
+        let (mut ob, mut vb) = (Vec::new(), Vec::new());
+        let (mut pos, mut owner) = (0u64, 0usize); // owner: start node of position `pos`
+        while others.fill(&mut ob)? > 0 {
+            if let Some(v) = values.as_mut() {
+                if v.fill(&mut vb)? != ob.len() {
+                    return Err(io::Error::other("a forward column is short"));
                 }
-                Part::Rel | Part::Type => value.get(p),
-            };
-            if let Some(slot) = vals.get_mut(*c as usize) {
-                *slot = v;
             }
+            for (j, e) in ob.iter().enumerate() {
+                let p = pos + j as u64;
+                let e = *e as usize;
+                if e < lo || e >= hi {
+                    continue;
+                }
+                let v = match part {
+                    Part::Other => {
+                        while owner < n && out_off.get(owner + 1) <= p {
+                            owner += 1;
+                        }
+                        owner as u64
+                    }
+                    Part::Rel | Part::Type => vb.get(j).copied().unwrap_or(0),
+                };
+                let c = &mut cursor[e - lo];
+                if let Some(slot) = vals.get_mut(*c as usize) {
+                    *slot = v;
+                }
+                *c += 1;
+            }
+            pos += ob.len() as u64;
         }
-        vals
+        Ok(vals)
     }
 }

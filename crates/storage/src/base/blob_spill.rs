@@ -22,19 +22,19 @@ use crate::pager::segment::{ColumnData, Sink, Values};
 use crate::vfs::{Vfs, VfsFile};
 
 /// A scratch file being written (and removed when dropped unless handed on).
-struct Scratch {
-    vfs: Arc<dyn Vfs>,
-    path: PathBuf,
-    file: Option<Box<dyn VfsFile>>,
+pub(super) struct Scratch {
+    pub(super) vfs: Arc<dyn Vfs>,
+    pub(super) path: PathBuf,
+    pub(super) file: Option<Box<dyn VfsFile>>,
 }
 
 impl Scratch {
-    fn create(vfs: Arc<dyn Vfs>, path: PathBuf) -> io::Result<Scratch> {
+    pub(super) fn create(vfs: Arc<dyn Vfs>, path: PathBuf) -> io::Result<Scratch> {
         let file = vfs.create(&path)?;
         Ok(Scratch { vfs, path, file: Some(file) })
     }
 
-    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+    pub(super) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         match &mut self.file {
             Some(f) => f.write_all(bytes),
             None => Err(io::Error::other("scratch file already closed")),

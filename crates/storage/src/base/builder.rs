@@ -13,6 +13,7 @@ use crate::schema::Target;
 use super::backward::BackwardStream;
 use super::blob_spill::BlobArena;
 use super::columns::{AtomicBits, Bits, Packed, PackedBuilder, Wide};
+use super::fwd_spill::{ColSpill, EndCol, ForwardSpill, SpilledCol};
 use super::graph::{Base, BaseStats};
 use super::index::{key_hash, BaseIndex};
 use super::streams::SegmentStreams;
@@ -42,7 +43,7 @@ pub(crate) struct BaseBuilder {
     /// (until then `out_count` alone describes them).
     pub(super) rel_start: Option<PackedBuilder>,
     pub(super) last_start: u64,
-    pub(super) rel_endp: PackedBuilder,
+    pub(super) rel_endp: EndCol,
     pub(super) rel_type: TypeCol,
     /// Per-node relationship counts by direction (allocated at the first relationship).
     pub(super) out_count: Option<Wide>,
@@ -52,6 +53,8 @@ pub(crate) struct BaseBuilder {
     pub(super) rel_props: u64,
     /// A label list being decoded ([`BaseBuilder::node_encoded`]).
     scratch: Vec<u32>,
+    /// The first error reading spilled forward columns back (`fwd_spill.rs`).
+    fwd_error: Option<(PathBuf, io::Error)>,
 }
 
 /// Reads a label list in checkpoint encoding (ascending) into `out`.
@@ -87,7 +90,7 @@ impl BaseBuilder {
             rel_ids: PackedBuilder::default(),
             rel_start: None,
             last_start: 0,
-            rel_endp: PackedBuilder::default(),
+            rel_endp: EndCol::default(),
             rel_type: TypeCol::default(),
             out_count: None,
             in_count: None,
@@ -95,6 +98,7 @@ impl BaseBuilder {
             rel_arena: Vec::new(),
             rel_props: 0,
             scratch: Vec::new(),
+            fwd_error: None,
         }
     }
 
@@ -231,7 +235,30 @@ impl BaseBuilder {
     /// The scratch file of the node blobs and the first error writing it (the build has
     /// failed: later blobs were dropped).
     pub fn spill_error(&self) -> Option<(&Path, &io::Error)> {
-        self.node_arena.error()
+        (self.node_arena.error())
+            .or(self.fwd_error.as_ref().map(|(p, e)| (p.as_path(), e)))
+            .or(self.rel_endp.error())
+            .or(self.rel_type.spill.as_ref().and_then(ColSpill::error))
+    }
+
+    /// Writes the forward neighbour and type columns to new scratch files at `paths` as
+    /// relationships are fed, `chunk` bytes at a time, instead of holding them
+    /// (`base/fwd_spill.rs`); before any relationship only. The base must then be finished
+    /// by [`BaseBuilder::finish_streamed`] and written with its streams. Relationships fed
+    /// out of start order bring the columns back into memory.
+    pub fn spill_forward(
+        &mut self,
+        vfs: Arc<dyn Vfs>,
+        paths: [PathBuf; 2],
+        chunk: usize,
+    ) -> io::Result<()> {
+        if self.rel_ids.len() != 0 || self.rel_type.spill.is_some() {
+            return Err(io::Error::other("forward columns spill only from the first relationship"));
+        }
+        let [other, ty] = paths;
+        self.rel_endp.spill_to(vfs.clone(), other, chunk)?;
+        self.rel_type.spill = Some(ColSpill::create(vfs, ty, 1, chunk)?);
+        Ok(())
     }
 
     /// Adds a relationship after all nodes; ids must ascend and both ends must have been added.
@@ -288,7 +315,15 @@ impl BaseBuilder {
             }
         };
         if self.rel_start.is_none() && start < self.last_start {
-            // No longer in start order: materialize the starts seen so far from the counts.
+            // No longer in start order: the fed columns are not the forward ones, so spilled
+            // ones come back into memory (the forward CSR is scattered from them) ...
+            for r in [self.rel_endp.unspill(), self.rel_type.unspill()] {
+                if let Err(e) = r {
+                    self.fwd_error = Some((PathBuf::from("forward column scratch file"), e));
+                    return false;
+                }
+            }
+            // ... and the starts seen so far are materialized from the counts.
             let mut s = PackedBuilder::default();
             for n in 0..nodes {
                 for _ in 0..out_count.get(n) {
@@ -312,8 +347,10 @@ impl BaseBuilder {
             self.rel_off.push(self.rel_arena.len() as u64);
         }
         self.rel_ids.push(id);
-        self.rel_endp.push(end);
-        self.rel_type.push(ty);
+        if let Err(e) = self.rel_endp.push(end).and_then(|()| self.rel_type.push(ty)) {
+            self.fwd_error = Some((PathBuf::from("forward column scratch file"), e));
+            return false;
+        }
         true
     }
 
@@ -329,7 +366,9 @@ impl BaseBuilder {
     /// segment is written, in windows of at most `window` entries (the base holds empty
     /// columns in their place, its statistics count them as built). Likewise spilled node
     /// blobs ([`BaseBuilder::spill_node_blobs`]) come from their scratch file (the base
-    /// holds their offsets; `pairs` must then be empty, as an index reads the blobs).
+    /// holds their offsets; `pairs` must then be empty, as an index reads the blobs), and
+    /// spilled forward columns ([`BaseBuilder::spill_forward`]) from theirs (the incoming
+    /// columns then stream too, in one window per column without a `window`).
     /// Otherwise the base is whole and there are no streams.
     pub fn finish_streamed(
         self,
@@ -405,6 +444,9 @@ impl BaseBuilder {
             max_type,
         };
         let (out_other, out_rel, out_type, rel_pos) = rels.forward(&mut out_off);
+        // Spilled forward columns are never read whole: their base streams (one window per
+        // column at most).
+        let window = window.or((rel_endp.is_spilled() || rel_type.spilled).then_some(usize::MAX));
         let stream = window
             .filter(|_| rel_start.is_none() && rel_count > 0)
             .map(|w| rels.backward_stream(&mut in_off, w));
@@ -416,13 +458,10 @@ impl BaseBuilder {
         let len = rel_count as usize;
         let no_rels = rel_count == 0;
         let konst = || Packed::Const { v: max_type, n: len };
-        let out_other = out_other.unwrap_or_else(|| rel_endp.finish());
         let out_rel = out_rel.unwrap_or_else(|| rel_ids.finish());
-        let out_type = match out_type {
-            Some(t) => t,
-            None if rel_types.len() > 1 => rel_type.finish(),
-            None => konst(),
-        };
+        let several = rel_types.len() > 1;
+        let (out_other, out_type, fwd) =
+            fed_forward((out_other, out_type), rel_endp, rel_type, several, konst());
         let in_type = match &stream {
             Some(_) if rel_types.len() > 1 => Packed::default(),
             _ => in_type.map_or_else(konst, TypeScatter::finish),
@@ -470,11 +509,40 @@ impl BaseBuilder {
             base.ordered.insert(t.clone(), OnceLock::new());
         }
         base.stats = base_stats(&base, node_count, node_props, rel_props);
-        base.stats.rel_bytes += stream.as_ref().map_or(0, BackwardStream::bytes);
+        base.stats.rel_bytes += stream.as_ref().map_or(0, BackwardStream::bytes) + fwd.bytes();
         base.stats.node_property_bytes += node_blobs.as_ref().map_or(0, |b| b.len());
         invariant!(csr_well_formed(&base), "CSR offsets of the base at {} not monotonic", base.ts);
-        (base, SegmentStreams { backward: stream, node_blobs })
+        (base, SegmentStreams { backward: stream, node_blobs, forward: fwd })
     }
+}
+
+/// The forward neighbour and type columns: `scattered` (by `RelCols::forward`) where given,
+/// else the fed columns `endp` and `types` (`several` types, else the constant `konst`), in
+/// memory or, spilled, as empty columns and the [`ForwardSpill`] that streams them.
+fn fed_forward(
+    scattered: (Option<Packed>, Option<Packed>),
+    endp: EndCol,
+    types: TypeCol,
+    several: bool,
+    konst: Packed,
+) -> (Packed, Packed, ForwardSpill) {
+    let mut fwd = ForwardSpill::default();
+    let other = match scattered.0.map(Ok).unwrap_or_else(|| endp.finish()) {
+        Ok(p) => p,
+        Err(spilled) => {
+            fwd.other = Some(spilled);
+            Packed::default()
+        }
+    };
+    let ty = match scattered.1 {
+        Some(t) => t,
+        None if several => types.finish_spilled().unwrap_or_else(|spilled| {
+            fwd.ty = Some(spilled);
+            Packed::default()
+        }),
+        None => konst,
+    };
+    (other, ty, fwd)
 }
 
 /// The string table of a finished base: `remap` gives each interned string's index in it, or
@@ -549,13 +617,18 @@ pub(super) struct TypeCol {
     /// alternate among 250 types, and a scan of `order` at each change was 11 % of an
     /// import's CPU (perf).
     seen: Vec<u64>,
+    /// The scratch file the bytes go to instead of `bytes` (`fwd_spill.rs`), and whether they
+    /// do (`bytes` is then empty).
+    spill: Option<ColSpill>,
+    spilled: bool,
 }
 
 /// Types tracked by [`TypeCol::seen`] (8 KiB of bits); larger ones scan `order`.
 const SEEN_BITS: u32 = 1 << 16;
 
 impl TypeCol {
-    fn push(&mut self, t: u32) {
+    /// Appends `t`; an error only reading back spilled bytes ([`TypeCol::unspill`]).
+    fn push(&mut self, t: u32) -> io::Result<()> {
         if self.order.last() != Some(&t) {
             let (w, b) = ((t / 64) as usize, 1u64 << (t % 64));
             let new = if t < SEEN_BITS {
@@ -574,7 +647,16 @@ impl TypeCol {
         }
         if let Some(w) = &mut self.wide {
             w.push(u64::from(t));
-            return;
+            return Ok(());
+        }
+        if self.spilled {
+            match &mut self.spill {
+                Some(s) if s.fits(u64::from(t)) => {
+                    s.push(u64::from(t));
+                    return Ok(());
+                }
+                _ => self.unspill()?,
+            }
         }
         if let Some(b) = &mut self.bytes {
             match u8::try_from(t) {
@@ -587,25 +669,51 @@ impl TypeCol {
                     self.wide = Some(w);
                 }
             }
-            return;
+            return Ok(());
         }
         if self.n == 0 || t == self.first {
             self.first = t;
             self.n += 1;
-            return;
+            return Ok(());
         }
         match (u8::try_from(self.first), u8::try_from(t)) {
-            (Ok(f), Ok(x)) => {
-                let mut b = vec![f; self.n];
-                b.push(x);
-                self.bytes = Some(b);
-            }
+            (Ok(f), Ok(x)) => match &mut self.spill {
+                Some(s) => {
+                    (0..self.n).for_each(|_| s.push(u64::from(f)));
+                    s.push(u64::from(x));
+                    self.bytes = Some(Vec::new());
+                    self.spilled = true;
+                }
+                None => {
+                    let mut b = vec![f; self.n];
+                    b.push(x);
+                    self.bytes = Some(b);
+                }
+            },
             _ => {
                 let mut w = PackedBuilder::default();
                 (0..self.n).for_each(|_| w.push(u64::from(self.first)));
                 w.push(u64::from(t));
                 self.wide = Some(w);
             }
+        }
+        Ok(())
+    }
+
+    /// Brings spilled bytes back into `bytes` and stops spilling (the file is removed).
+    fn unspill(&mut self) -> io::Result<()> {
+        let Some(s) = self.spill.take() else { return Ok(()) };
+        if std::mem::take(&mut self.spilled) {
+            self.bytes = Some(s.read_all()?.into_iter().map(|v| v as u8).collect());
+        }
+        Ok(())
+    }
+
+    /// [`TypeCol::finish`], or the closed scratch file of spilled bytes.
+    fn finish_spilled(mut self) -> Result<Packed, SpilledCol> {
+        match (self.spill.take(), self.spilled) {
+            (Some(s), true) => Err(s.close()),
+            _ => Ok(self.finish()),
         }
     }
 
@@ -659,7 +767,7 @@ struct RelCols<'a> {
     ids: &'a PackedBuilder,
     /// Start nodes; `None` while relationships arrived in start order.
     start: Option<&'a PackedBuilder>,
-    endp: &'a PackedBuilder,
+    endp: &'a EndCol,
     ty: &'a TypeCol,
     /// Node count (`node_end` as an index).
     n: usize,
@@ -962,7 +1070,7 @@ mod tests {
         for seq in [vec![], vec![3u32], vec![3, 3, 3], vec![3, 3, 9, 3], vec![1, 2, 256, 2, 70000]]
         {
             let mut c = TypeCol::default();
-            seq.iter().for_each(|t| c.push(*t));
+            seq.iter().for_each(|t| c.push(*t).unwrap());
             let got: Vec<u64> = (0..seq.len()).map(|i| c.get(i)).collect();
             assert_eq!(got, seq.iter().map(|t| u64::from(*t)).collect::<Vec<_>>());
             let p = c.finish();

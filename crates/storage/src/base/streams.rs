@@ -1,21 +1,25 @@
 //! [`SegmentStreams`]: the columns of a bulk-built base that are not in memory when its
 //! segment is written (`BaseBuilder::finish_streamed`): the incoming adjacency, produced in
-//! windows ([`BackwardStream`]), and the node property bytes, read back from their scratch
-//! file ([`SpilledBlobs`]). The segment writer asks for them as it reaches them.
+//! windows ([`BackwardStream`]), the node property bytes, read back from their scratch
+//! file ([`SpilledBlobs`]), and the forward neighbour and type columns, likewise
+//! ([`ForwardSpill`]). The segment writer asks for them as it reaches them.
 
 use std::io;
 
 use super::backward::BackwardStream;
 use super::blob_spill::SpilledBlobs;
+use super::fwd_spill::ForwardSpill;
 use super::graph::Base;
 use super::segments::NODE_PROPS;
 use crate::pager::segment::{ColumnData, Sink};
 
-/// The streamed columns of one base (either part may be absent).
+/// The streamed columns of one base (any part may be absent).
 #[derive(Default)]
 pub(crate) struct SegmentStreams {
     pub(crate) backward: Option<BackwardStream>,
     pub(crate) node_blobs: Option<SpilledBlobs>,
+    /// The forward columns in scratch files (none: both in the base).
+    pub(crate) forward: ForwardSpill,
 }
 
 impl SegmentStreams {
@@ -23,16 +27,35 @@ impl SegmentStreams {
     pub(crate) fn columns(&self) -> Vec<(u8, ColumnData<'static>)> {
         let mut cols = self.backward.as_ref().map(BackwardStream::columns).unwrap_or_default();
         cols.extend(self.node_blobs.as_ref().map(SpilledBlobs::column));
+        cols.extend(self.forward.columns());
         cols
     }
 
     /// Gives column `id`'s values (one of [`SegmentStreams::columns`]) to `emit`, in order.
     pub(crate) fn produce(&mut self, base: &Base, id: u8, emit: &mut Sink<'_>) -> io::Result<()> {
+        if self.forward.has(id) {
+            return self.forward.produce(id, emit);
+        }
         match (&mut self.backward, &self.node_blobs) {
             (_, Some(b)) if id == NODE_PROPS[1] => b.produce(emit),
-            (Some(s), _) if id != NODE_PROPS[1] => s.produce(base, id, emit),
+            (Some(s), _) if id != NODE_PROPS[1] => s.produce(base, &self.forward, id, emit),
             _ => Err(io::Error::other(format!("segment column {id} is not streamed"))),
         }
+    }
+
+    /// `f(start, type, end)` for every relationship of `base` in forward order, whether its
+    /// forward columns are in memory or spilled (what the count store is computed from).
+    pub(crate) fn for_each_rel_forward(
+        &self,
+        base: &Base,
+        f: impl FnMut(u64, u32, u64),
+    ) -> io::Result<()> {
+        self.forward.for_each_rel_forward(base, f)
+    }
+
+    /// Whether the forward columns were spilled to scratch files.
+    pub(crate) fn forward_spilled(&self) -> bool {
+        self.forward.spilled() != (false, false)
     }
 
     /// Windows the incoming adjacency was produced in (0: built whole).

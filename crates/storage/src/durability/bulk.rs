@@ -41,13 +41,14 @@ use std::path::{Path, PathBuf};
 
 use arbor_model::{Error, Result, Status, Value};
 
-use crate::base::BaseBuilder;
+use crate::base::{Base, BaseBuilder, SegmentStreams};
 use crate::codec::{Enc, MAX_ID};
 use crate::durability::checkpoint::{
     checkpoint_name, write_atomic, CK_MAGIC, MANIFEST, MF_MAGIC, TAG_END, TAG_NODE, TAG_REL,
 };
 use crate::durability::checkpoint_segments;
 use crate::durability::wal::{io_err, sync_dir};
+use crate::mvcc::CountDelta;
 use crate::schema::Target;
 use crate::vfs::{create_private_dir_all, private_file_options, RealFs};
 
@@ -63,6 +64,13 @@ pub const STAGING_DIR: &str = "import-staging";
 
 /// The scratch file of the node property blobs, in the staging directory.
 const BLOB_SCRATCH: &str = "node-blobs.scratch";
+
+/// The scratch files of the forward neighbour and type columns, in the staging directory.
+const FWD_SCRATCH: [&str; 2] = ["fwd-other.scratch", "fwd-type.scratch"];
+
+/// Bytes the forward neighbour and type columns take per relationship in memory (at most: a
+/// four-byte end node and a one-byte type), to decide whether they spill.
+const FWD_BYTES_PER_REL: u64 = 5;
 
 /// The largest chunk of node property blobs held before it is written to the scratch file.
 pub const BLOB_CHUNK_MAX: u64 = 4 << 20;
@@ -415,11 +423,11 @@ impl CheckpointWriter {
         self.last_rel = Some(id);
         self.rels += 1;
         if let Some(b) = self.builder.as_mut() {
-            return if b.rel_encoded(id, start, end, ty, props) {
-                Ok(())
-            } else {
-                Err(bad_record("relationship", id))
-            };
+            let ok = b.rel_encoded(id, start, end, ty, props);
+            if let Some((path, e)) = b.spill_error() {
+                return Err(io_err("cannot write", path, io::Error::new(e.kind(), e.to_string())));
+            }
+            return if ok { Ok(()) } else { Err(bad_record("relationship", id)) };
         }
         self.scratch.u8(TAG_REL);
         self.scratch.var(id);
@@ -454,17 +462,25 @@ impl CheckpointWriter {
     /// whole. With a budget, and before the first node, the node property blobs go to a
     /// scratch file in the staging directory as they are built, in chunks of a sixteenth of
     /// the budget (at most [`BLOB_CHUNK_MAX`]), and are read back into the segment (no index
-    /// in the header: an index is built from the blobs).
+    /// in the header: an index is built from the blobs). Likewise, before the first
+    /// relationship, the forward neighbour and type columns (`base/fwd_spill.rs`), whatever
+    /// the header's indexes, unless they fit a quarter of the budget
+    /// ([`FWD_BYTES_PER_REL`] per relationship of the header): the budget decides.
     pub fn set_memory_budget(&mut self, bytes: Option<u64>) -> Result<()> {
         self.budget = bytes;
         let (Some(m), Some(b)) = (bytes, self.builder.as_mut()) else { return Ok(()) };
+        let chunk = (m / 16).clamp(1, BLOB_CHUNK_MAX) as usize;
+        let vfs: std::sync::Arc<dyn crate::vfs::Vfs> = std::sync::Arc::new(RealFs);
+        if self.rels == 0 && self.next_rel.saturating_mul(FWD_BYTES_PER_REL) > m / 4 {
+            let paths = FWD_SCRATCH.map(|f| self.staging.join(f));
+            b.spill_forward(vfs.clone(), paths, chunk)
+                .map_err(|e| io_err("cannot create", &self.staging, e))?;
+        }
         if !self.pairs.is_empty() || self.nodes > 0 {
             return Ok(());
         }
-        let chunk = (m / 16).clamp(1, BLOB_CHUNK_MAX) as usize;
         let path = self.staging.join(BLOB_SCRATCH);
-        b.spill_node_blobs(std::sync::Arc::new(RealFs), path.clone(), chunk)
-            .map_err(|e| io_err("cannot create", &path, e))
+        b.spill_node_blobs(vfs, path.clone(), chunk).map_err(|e| io_err("cannot create", &path, e))
     }
 
     /// Bytes of the checkpoint file written so far (including buffered ones; the segment is
@@ -504,7 +520,7 @@ impl CheckpointWriter {
                     None => self.rels.max(1),
                 } as usize;
                 let (base, mut streams) = b.finish_streamed(&self.pairs, Some(window));
-                let counts = checkpoint_segments::counts_of(&base);
+                let counts = counts_streamed(&base, &streams, &self.staging)?;
                 let name = checkpoint_segments::write_streamed(
                     &RealFs,
                     &self.staging,
@@ -582,6 +598,51 @@ impl CheckpointWriter {
         m.u32(crc);
         m.buf
     }
+}
+
+/// The count store of a base written with `streams`: `checkpoint_segments::counts_of`, but
+/// with the relationships read from the spilled forward columns when they were (the base then
+/// holds none). The same counts, per (start label set, type, end label set) first.
+pub(crate) fn counts_streamed(
+    base: &Base,
+    streams: &SegmentStreams,
+    staging: &Path,
+) -> Result<CountDelta> {
+    if !streams.forward_spilled() {
+        return Ok(checkpoint_segments::counts_of(base));
+    }
+    let mut by_sets: rustc_hash::FxHashMap<(usize, u32, usize), i64> = Default::default();
+    let mut run: Option<((usize, u32, usize), i64)> = None;
+    let count = |s: u64, ty: u32, e: u64| {
+        let k = (base.node_label_code(s), ty, base.node_label_code(e));
+        match &mut run {
+            Some((rk, n)) if *rk == k => *n += 1,
+            _ => {
+                if let Some((rk, n)) = run.replace((k, 1)) {
+                    *by_sets.entry(rk).or_insert(0) += n;
+                }
+            }
+        }
+    };
+    streams.for_each_rel_forward(base, count).map_err(|e| io_err("cannot read", staging, e))?;
+    if let Some((rk, n)) = run {
+        *by_sets.entry(rk).or_insert(0) += n;
+    }
+    let mut c = CountDelta::default();
+    for ((s, ty, e), n) in by_sets {
+        c.rel(base.label_set(s), ty, base.label_set(e), n);
+    }
+    let mut per_code = vec![0i64; base.label_set_count()];
+    for id in 0..base.node_end {
+        if let Some(n) = per_code.get_mut(base.node_label_code(id)) {
+            *n += 1;
+        }
+    }
+    for (code, n) in per_code.into_iter().enumerate().skip(1).filter(|(_, n)| *n > 0) {
+        c.total += n;
+        base.label_set(code).iter().for_each(|l| c.label(*l, n));
+    }
+    Ok(c)
 }
 
 fn bad_record(what: &str, id: u64) -> Error {
