@@ -632,16 +632,7 @@ pub(crate) fn counts_streamed(
     for ((s, ty, e), n) in by_sets {
         c.rel(base.label_set(s), ty, base.label_set(e), n);
     }
-    let mut per_code = vec![0i64; base.label_set_count()];
-    for id in 0..base.node_end {
-        if let Some(n) = per_code.get_mut(base.node_label_code(id)) {
-            *n += 1;
-        }
-    }
-    for (code, n) in per_code.into_iter().enumerate().skip(1).filter(|(_, n)| *n > 0) {
-        c.total += n;
-        base.label_set(code).iter().for_each(|l| c.label(*l, n));
-    }
+    checkpoint_segments::add_node_counts(base, &mut c);
     Ok(c)
 }
 

@@ -44,6 +44,12 @@ const COUNTS: u8 = 19;
 /// The count store of `base`: nodes in all and per label, relationships per count key.
 pub(crate) fn counts_of(base: &Base) -> CountDelta {
     let mut c = Core::rel_counts_of(base);
+    add_node_counts(base, &mut c);
+    c
+}
+
+/// Adds `base`'s nodes to `c`: the total and per label (one pass over the label codes).
+pub(crate) fn add_node_counts(base: &Base, c: &mut CountDelta) {
     let mut per_code = vec![0i64; base.label_set_count()];
     for id in 0..base.node_end {
         if let Some(n) = per_code.get_mut(base.node_label_code(id)) {
@@ -54,7 +60,6 @@ pub(crate) fn counts_of(base: &Base) -> CountDelta {
         c.total += n;
         base.label_set(code).iter().for_each(|l| c.label(*l, n));
     }
-    c
 }
 
 /// The count store as bytes: total, then `(label, n)` and `((a, t, b), n)`, sorted.
