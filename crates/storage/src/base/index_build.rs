@@ -24,6 +24,10 @@ use super::index::{key_hash, BaseIndex};
 use crate::value::IndexKey;
 
 /// The fewest entries a merge window reads at once.
+/// The run buffer's share of the memory budget: `budget / RUN_SHARE` bytes (an index
+/// population beside the pool, the delta and the queries; see `mvcc/index_part.rs`).
+pub(crate) const RUN_SHARE: u64 = 8;
+
 const MIN_WINDOW: usize = 64;
 
 /// Names the scratch files of concurrent sorts apart.

@@ -50,7 +50,7 @@ pub(crate) use graph::{Base, NodeRef, RelRef};
 pub(crate) use index::key_hash;
 #[cfg(test)]
 pub(crate) use index::legacy_key_hash;
-pub(crate) use index_build::{HashSorter, IndexPart, SortBudget, SortStats};
+pub(crate) use index_build::{HashSorter, IndexPart, SortBudget, SortStats, RUN_SHARE};
 #[cfg(test)]
 pub(crate) use segment_open::meta_version;
 pub(crate) use segment_open::{is_complete, OpenMode};

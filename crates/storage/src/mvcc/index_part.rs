@@ -18,12 +18,9 @@ use std::sync::Arc;
 use arbor_model::{Error, Result, Status, Value};
 
 use super::state::Core;
-use crate::base::{key_hash, Base, HashSorter, IndexPart, SortBudget, SortStats};
+use crate::base::{key_hash, Base, HashSorter, IndexPart, SortBudget, SortStats, RUN_SHARE};
 use crate::schema::{IdSet, IndexKind, Progress, Target};
 use crate::value::{fmt_value, IndexKey};
-
-/// The run buffer's share of the memory budget: `budget / RUN_SHARE` bytes.
-pub(crate) const RUN_SHARE: u64 = 8;
 
 /// Test hook: the uniqueness check's hashes are masked with this (a narrow mask forces
 /// collisions between distinct keys).

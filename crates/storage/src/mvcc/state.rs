@@ -158,7 +158,7 @@ impl Core {
             delta_reads: AtomicU64::new(0),
             sort_budget: RwLock::new(crate::base::SortBudget {
                 run_bytes: usize::try_from(
-                    crate::pager::default_memory_limit() / super::index_part::RUN_SHARE,
+                    crate::pager::default_memory_limit() / crate::base::RUN_SHARE,
                 )
                 .unwrap_or(usize::MAX),
                 dir: None,
