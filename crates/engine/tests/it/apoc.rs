@@ -6,21 +6,7 @@ use arbor_engine::{
     AccessMode, Database, PropertyMap, PullOutcome, Session, Status, TxConfig, Value,
 };
 
-/// Runs `query` and pulls all of it; the rows, or the error's status.
-fn all(s: &mut Session, query: &str, config: TxConfig) -> Result<Vec<Vec<Value>>, Status> {
-    s.run(query, PropertyMap::new(), config).map_err(|e| e.status)?;
-    let mut rows = Vec::new();
-    loop {
-        match s.pull(None, 100, &mut |r| {
-            rows.push(r.into_iter().map(arbor_engine::Value::from).collect::<Vec<_>>());
-            Ok(())
-        }) {
-            Ok(PullOutcome::HasMore) => {}
-            Ok(PullOutcome::Done(_)) => return Ok(rows),
-            Err(e) => return Err(e.status),
-        }
-    }
-}
+use crate::common::all;
 
 fn read() -> TxConfig {
     TxConfig { mode: AccessMode::Read, ..TxConfig::default() }

@@ -14,21 +14,7 @@ macro_rules! same {
     };
 }
 
-/// Runs `query` and pulls all of it; the rows, or the error's status.
-fn all(s: &mut Session, query: &str, config: TxConfig) -> Result<Vec<Vec<Value>>, Status> {
-    s.run(query, PropertyMap::new(), config).map_err(|e| e.status)?;
-    let mut rows = Vec::new();
-    loop {
-        match s.pull(None, 100, &mut |r| {
-            rows.push(r.into_iter().map(arbor_engine::Value::from).collect::<Vec<_>>());
-            Ok(())
-        }) {
-            Ok(PullOutcome::HasMore) => {}
-            Ok(PullOutcome::Done(_)) => return Ok(rows),
-            Err(e) => return Err(e.status),
-        }
-    }
-}
+use crate::common::all;
 
 fn ok(rows: Vec<Vec<Value>>) -> Result<Vec<Vec<Value>>, Status> {
     Ok(rows)

@@ -10,19 +10,7 @@
 use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
 use arbor_model::{to_cypher_literal, Value};
 
-fn run(s: &mut Session, q: &str) -> Vec<String> {
-    s.run(q, Default::default(), TxConfig::default()).unwrap_or_else(|e| panic!("{q}: {e}"));
-    let mut rows = Vec::new();
-    let mut sink = |row: Vec<arbor_engine::ResultValue>| {
-        let row: Vec<Value> = row.into_iter().map(Value::from).collect();
-        rows.push(row.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | "));
-        Ok(())
-    };
-    match s.pull(None, -1, &mut sink).unwrap_or_else(|e| panic!("{q}: {e}")) {
-        PullOutcome::Done(_) => rows,
-        PullOutcome::HasMore => panic!("{q}: not exhausted"),
-    }
-}
+use crate::common::run_or_panic as run;
 
 const QUERIES: &[&str] = &[
     "MATCH (:Root)-[:HAS_B|HAS_A*]->(b:B) WHERE b.value RETURN count(b)",

@@ -25,6 +25,32 @@ pub fn run(s: &mut Session, q: &str) -> Result<Vec<String>, String> {
     }
 }
 
+/// [`run`], panicking with the query and the error on failure.
+pub fn run_or_panic(s: &mut Session, q: &str) -> Vec<String> {
+    run(s, q).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Runs `query` with `config` and pulls all of it in batches of 100; the rows as values, or
+/// the error's status.
+pub fn all(
+    s: &mut Session,
+    query: &str,
+    config: TxConfig,
+) -> Result<Vec<Vec<Value>>, arbor_engine::Status> {
+    s.run(query, arbor_engine::PropertyMap::new(), config).map_err(|e| e.status)?;
+    let mut rows = Vec::new();
+    loop {
+        match s.pull(None, 100, &mut |r| {
+            rows.push(r.into_iter().map(Value::from).collect::<Vec<_>>());
+            Ok(())
+        }) {
+            Ok(PullOutcome::HasMore) => {}
+            Ok(PullOutcome::Done(_)) => return Ok(rows),
+            Err(e) => return Err(e.status),
+        }
+    }
+}
+
 /// Every operator of `EXPLAIN q`, root first, as `describe` writes its plan map.
 fn plan_with(s: &mut Session, q: &str, describe: fn(&str, &Value) -> String) -> Vec<String> {
     s.run(&format!("EXPLAIN {q}"), Default::default(), TxConfig::default()).unwrap();
