@@ -2,9 +2,7 @@
 //! (`Neo.ClientError.Statement.AccessMode`) even when they would change nothing, and
 //! `apoc.meta.data` reads what the writes made.
 
-use arbor_engine::{
-    AccessMode, Database, PropertyMap, PullOutcome, Session, Status, TxConfig, Value,
-};
+use arbor_engine::{AccessMode, Database, Status, TxConfig};
 
 use crate::common::all;
 

@@ -3,9 +3,7 @@
 
 use std::time::Duration;
 
-use arbor_engine::{
-    AccessMode, Database, PropertyMap, PullOutcome, Session, Status, TxConfig, Value,
-};
+use arbor_engine::{AccessMode, Database, PropertyMap, Status, TxConfig, Value};
 
 /// Compares by Debug output (values have no `PartialEq`).
 macro_rules! same {

@@ -5,8 +5,7 @@
 //! relationship of the clause (relationship uniqueness across the MATCH). `SHORTEST 1` must
 //! find the lengths `shortestPath` finds.
 
-use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
-use arbor_model::{to_cypher_literal, Value};
+use arbor_engine::{Database, DatabaseConfig, Session};
 
 use crate::common::run_or_panic as run;
 

@@ -7,8 +7,7 @@
 //! values changed, nodes deleted, relationships added since), and in an open transaction's own
 //! writes.
 
-use arbor_engine::{Database, DatabaseConfig, PullOutcome, Session, TxConfig};
-use arbor_model::{to_cypher_literal, Value};
+use arbor_engine::{Database, DatabaseConfig, Session, TxConfig};
 
 use crate::common::run_or_panic as run;
 
