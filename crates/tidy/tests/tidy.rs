@@ -43,7 +43,7 @@ const ALLOWED_EDGES: &[(&str, &[&str])] = &[
     ("mgbench", &["model", "engine", "bolt"]),
     ("bench", &["model", "engine", "mgbench"]),
     ("tidy", &[]),
-    ("testkit", &["model", "engine", "bolt"]),
+    ("testkit", &["model", "engine", "bolt", "cypher-syntax", "exec"]),
 ];
 
 fn root() -> PathBuf {
