@@ -92,3 +92,22 @@ def test_the_pool_limit_has_its_own_transient_code(tmp_path, servers, port_facto
                 assert s.run("RETURN 2 AS two").single()["two"] == 2
     finally:
         stop(proc)
+
+
+def test_a_memory_limit_alone_bounds_query_memory_too(tmp_path, servers, port_factory):
+    """`--memory-limit` without a pool setting is one budget: a quarter of it (64 MiB of 256 MiB)
+    is the query pool, so a query needing far more fails with the pool's code instead of growing
+    the server past its limit."""
+    start, stop = servers
+    port = port_factory()
+    proc = start(tmp_path / "data", port, "--memory-limit", "256m")
+    try:
+        with GraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=None) as d:
+            e = fails_with(d, "UNWIND range(1, 20000000) AS x WITH collect(x) AS c RETURN size(c)",
+                           "Neo.TransientError.General.MemoryPoolOutOfMemoryError")
+            assert "db.memory.transaction.total.max" in e.message, e.message
+            assert hwm_mib(proc.pid) < 256 + 200, hwm_mib(proc.pid)
+            with d.session() as s:
+                assert s.run("RETURN 1 AS one").single()["one"] == 1
+    finally:
+        stop(proc)

@@ -44,7 +44,7 @@ pub enum TlsLevelArg {
 /// login_timeout = "20s"             # total, from connect (or LOGOFF) to the credentials
 /// auth_max_failed_attempts = 3      # dbms.security.auth_max_failed_attempts; 0 = no lock
 /// auth_lock_time = "5s"             # dbms.security.auth_lock_time
-/// memory_limit = "4GiB"             # page cache budget (segment pages); default half of RAM
+/// memory_limit = "4GiB"             # page cache + query memory (a quarter, unless the pool is set)
 /// import_dir = "/var/lib/arbor/import"  # LOAD CSV file:/// URLs; default <data>/import
 /// "db.memory.transaction.total.max" = "2g"  # all transactions together; "0" = none
 /// "db.memory.transaction.max" = "512m"      # one transaction; default: the whole pool
@@ -85,7 +85,8 @@ pub struct FileConfig {
     /// Neo4j's `server.directories.import`: where `LOAD CSV` reads `file:///` URLs.
     pub import_dir: Option<PathBuf>,
     /// Neo4j's `db.memory.transaction.total.max` (also `memory_pool_max`): "2g", "512m", "0"
-    /// (none). Default: 70 % of RAM minus the store's share.
+    /// (none). Default: a quarter of `memory_limit` when set, else 70 % of RAM minus the store's
+    /// share.
     #[serde(rename = "db.memory.transaction.total.max", alias = "memory_pool_max")]
     pub memory_pool_max: Option<String>,
     /// Neo4j's `db.memory.transaction.max` (also `transaction_memory_max`). Default: none

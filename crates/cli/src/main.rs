@@ -107,8 +107,9 @@ struct ServeArgs {
     /// `<data>/import`. Files outside it cannot be read.
     #[arg(long)]
     import_dir: Option<PathBuf>,
-    /// Page cache budget for segment pages, e.g. `512MiB`, `4g`, `25%`. Default: half of RAM.
-    /// A budget too small to run is refused at start with the minimum named.
+    /// Memory budget for segment pages and, unless `--memory-pool-max` is given, query memory
+    /// (a quarter of it from 256 MiB), e.g. `512MiB`, `4g`, `25%`. Default: half of RAM for the
+    /// page cache. A budget too small to run is refused at start with the minimum named.
     #[arg(long)]
     memory_limit: Option<String>,
     /// Bolt connections open at once, idle ones included (each idle one costs ~10 KiB and no
@@ -165,16 +166,21 @@ fn connection_limits(
 }
 
 /// Applies `--memory-pool-max` / `--transaction-memory-max` (over the file's settings) and the
-/// default pool: 70 % of RAM minus what the store holds in memory.
+/// default pool: `split_pool` when a memory limit was split (`split_memory_limit`), else 70 %
+/// of RAM minus what the store holds in memory.
 fn set_memory_limits(
     db: &arbor_engine::Database,
     (pool_flag, tx_flag): (Option<&str>, Option<&str>),
     file: &FileConfig,
+    split_pool: Option<u64>,
 ) -> anyhow::Result<()> {
     use arbor_engine::memory_limits as m;
-    let pool = match pool_flag.or(file.memory_pool_max.as_deref()) {
-        Some(t) => config::parse_memory("--memory-pool-max", t)?,
-        None => m::physical_memory().map_or(0, |ram| m::default_pool(ram, db.store_memory_bytes())),
+    let pool = match (pool_flag.or(file.memory_pool_max.as_deref()), split_pool) {
+        (Some(t), _) => config::parse_memory("--memory-pool-max", t)?,
+        (None, Some(p)) => p,
+        (None, None) => {
+            m::physical_memory().map_or(0, |ram| m::default_pool(ram, db.store_memory_bytes()))
+        }
     };
     let tx = match tx_flag.or(file.transaction_memory_max.as_deref()) {
         Some(t) => config::parse_memory("--transaction-memory-max", t)?,
@@ -184,6 +190,21 @@ fn set_memory_limits(
     tracing::info!(pool = %show(pool), transaction = %show(tx), "query memory limits");
     db.set_memory_limits(pool, tx);
     Ok(())
+}
+
+/// With an explicit memory limit and no query pool setting, the limit is one budget: the page
+/// cache gets `split_limit`'s first part (written into `config`), the pool the second
+/// (returned).
+fn split_memory_limit(config: &mut arbor_engine::DatabaseConfig, pool_set: bool) -> Option<u64> {
+    let limit = config.memory_limit.filter(|_| !pool_set)?;
+    let (cache, pool) = arbor_engine::memory_limits::split_limit(limit);
+    config.memory_limit = Some(cache);
+    tracing::info!(
+        page_cache = %arbor_engine::memory_limits::format_bytes(cache),
+        queries = %arbor_engine::memory_limits::format_bytes(pool),
+        "memory limit split between the page cache and query memory"
+    );
+    Some(pool)
 }
 
 #[derive(clap::Args)]
@@ -262,8 +283,10 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
              --initial-password or ARBOR_INITIAL_PASSWORD) or listen on a loopback address"
         );
     }
-    let db_config =
+    let mut db_config =
         file.database_config(args.durability.as_deref(), args.memory_limit.as_deref())?;
+    let pool_set = args.memory_pool_max.is_some() || file.memory_pool_max.is_some();
+    let split_pool = split_memory_limit(&mut db_config, pool_set);
     let tx_timeout =
         match args.transaction_timeout.as_deref().or(file.transaction_timeout.as_deref()) {
             Some(t) => parse_timeout(t)?,
@@ -315,6 +338,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
         &db,
         (args.memory_pool_max.as_deref(), args.transaction_memory_max.as_deref()),
         &file,
+        split_pool,
     )?;
     if let Some(dir) = args.import_dir.as_ref().or(file.import_dir.as_ref()) {
         db.set_import_dir(dir);

@@ -5,7 +5,9 @@
 //!
 //! The default pool is 70 % of the machine's memory (or of the cgroup's limit when lower) minus
 //! what the store holds in memory when it opens, at least [`MIN_POOL`]; a transaction may use
-//! the whole pool unless `db.memory.transaction.max` says less, as in Neo4j.
+//! the whole pool unless `db.memory.transaction.max` says less, as in Neo4j. With an explicit
+//! memory limit (`--memory-limit`) and no pool setting, the limit is the one budget: a quarter
+//! of it is the pool and the page cache gets the rest ([`split_limit`]).
 
 pub use arbor_exec::memory::{
     format_bytes, parse_size, MemoryPool, TrackingAlloc, TxMemory, POOL_SETTING, TX_SETTING,
@@ -23,6 +25,24 @@ pub const MIN_POOL: u64 = 64 << 20;
 
 /// The share of the machine's memory the store and the pool may use together by default.
 const BUDGET_PERCENT: u64 = 70;
+
+/// The share of an explicit memory limit (`--memory-limit`) that goes to query memory when the
+/// pool is not set on its own: the page cache gets the rest, so the two together keep the one
+/// budget.
+pub const QUERY_SHARE_DIVISOR: u64 = 4;
+/// Below this memory limit the page cache keeps the whole limit and the pool is [`MIN_POOL`]
+/// on top (a quarter would be too small to run a query; such limits are for tests).
+pub const SPLIT_FROM: u64 = 256 << 20;
+
+/// How an explicit memory limit is split when the query pool is not configured on its own:
+/// `(page cache, query pool)`.
+pub fn split_limit(limit: u64) -> (u64, u64) {
+    if limit < SPLIT_FROM {
+        return (limit, MIN_POOL);
+    }
+    let pool = limit / QUERY_SHARE_DIVISOR;
+    (limit - pool, pool)
+}
 
 /// The default pool for a machine with `ram` bytes and a store holding `store` bytes.
 pub fn default_pool(ram: u64, store: u64) -> u64 {
@@ -49,6 +69,18 @@ pub fn physical_memory() -> Option<u64> {
 mod tests {
     use super::*;
     use crate::{Database, PropertyMap, Status, TxConfig, Value};
+
+    #[test]
+    fn an_explicit_limit_is_split_between_page_cache_and_queries() {
+        let mib = 1u64 << 20;
+        assert_eq!(split_limit(2048 * mib), (1536 * mib, 512 * mib));
+        assert_eq!(split_limit(256 * mib), (192 * mib, 64 * mib));
+        assert_eq!(split_limit(64 * 1024), (64 * 1024, MIN_POOL), "tiny limits keep the cache");
+        for l in [SPLIT_FROM, 3 * SPLIT_FROM + 7, 1 << 40] {
+            let (cache, pool) = split_limit(l);
+            assert_eq!(cache + pool, l);
+        }
+    }
 
     #[test]
     fn the_default_pool_leaves_room_for_the_store() {
