@@ -582,6 +582,8 @@ impl Store {
             }
             let mut body = Enc::new();
             body.op_create_rule(&def.name, def.kind, def.rel, def.label, &def.logged_keys());
+            // The part file its population wrote is named in the same record.
+            core.append_part_attach(&cs, &def.name, &mut body);
             core.schema().write().pending.remove(&def.name);
             core.log_schema(&mut cs, body)?
         };
