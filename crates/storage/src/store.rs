@@ -788,6 +788,8 @@ impl Handle {
             cs.closed = true;
             cs.sink.take()
         };
+        // A population still running writes no part file into the closed store.
+        self.core.set_part_store(None);
         if let Some(sink) = sink {
             res = res.and(sink.stop());
         }

@@ -53,7 +53,8 @@ pub(crate) use index::key_hash;
 pub(crate) use index::legacy_key_hash;
 pub(crate) use index_build::{HashSorter, IndexPart, SortBudget, SortStats, RUN_SHARE};
 pub(crate) use part_file::{
-    open_part, remove as remove_part_files, remove_unnamed, write_part, PartRef, PartStore,
+    open_part, remove as remove_part_files, remove_unnamed, write_part, PartFiles, PartRef,
+    PartStore,
 };
 #[cfg(test)]
 pub(crate) use segment_open::meta_version;

@@ -10,12 +10,14 @@
 //! (`mvcc/part_files.rs`). Writing streams the sort's merge into pages: the part's words are
 //! never held in memory.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use arbor_model::{Error, Result, Status};
+use parking_lot::{Mutex, RwLock};
 
 use super::index::{BaseIndex, PagedIndex};
 use super::index_build::{HashSorter, IndexPart, SortStats};
@@ -41,6 +43,24 @@ pub(crate) struct PartStore {
     pub pool: Arc<BufferPool>,
     /// False for a read-only open: parts are then built in memory and nothing is written.
     pub writable: bool,
+}
+
+/// The part files of a store: where they go, and which records name them
+/// (`mvcc/part_files.rs` keeps them).
+#[derive(Default)]
+pub(crate) struct PartFiles {
+    pub store: RwLock<Option<PartStore>>,
+    pub inner: Mutex<PartFilesInner>,
+}
+
+#[derive(Default)]
+pub(crate) struct PartFilesInner {
+    /// The last attach record replayed per rule name, not yet attached.
+    pub replayed: HashMap<String, PartRef>,
+    /// Files logged records name, with the record's ts.
+    pub logged: Vec<(String, u64)>,
+    /// Files written for rules whose record is still to come, by rule name.
+    pub unlogged: HashMap<String, PartRef>,
 }
 
 /// A part file as a WAL record names it (`OP_ATTACH_PART`).
@@ -82,19 +102,27 @@ fn io_err(what: &str, path: &Path, e: impl std::fmt::Display) -> Error {
 
 /// Sorts `sorter`'s entries into a new part file of `store` for the rows of base `base_ts`
 /// (see the module docs) and opens it as a paged part. A failed write removes its tmp file.
+/// `open` is asked before the file is created and before it is renamed: a store closed
+/// meanwhile (its population thread still running) gets no file.
 pub(crate) fn write_part(
     store: &PartStore,
     sorter: HashSorter,
     base_ts: u64,
     rule: &str,
+    open: &dyn Fn() -> bool,
 ) -> Result<(IndexPart, PartRef)> {
     let (vfs, dir) = (&*store.vfs, &store.dir);
+    let closed = || Error::new(Status::Io, "the store closed during the index population");
     let name = fresh_name(vfs, dir);
     let tmp = dir.join(format!("{name}.tmp"));
     let (wide, entries) = (sorter.wide(), sorter.entries());
+    if !open() {
+        return Err(closed());
+    }
     let file = vfs.create(&tmp).map_err(|e| io_err("cannot create", &tmp, e))?;
     let stats = match write_tmp(file, &tmp, sorter, base_ts) {
-        Ok(s) => s,
+        Ok(s) if open() => s,
+        Ok(_) => return Err(closed()),
         Err(e) => {
             let _ = vfs.remove_file(&tmp);
             return Err(e);
@@ -197,7 +225,7 @@ pub(crate) fn remove_unnamed(vfs: &dyn Vfs, dir: &Path, keep: &[String]) {
     let Ok(names) = vfs.list_dir(dir) else { return };
     for s in names {
         let base = s.strip_suffix(".tmp").unwrap_or(&s);
-        if is_part_name(base) && (s.ends_with(".tmp") || !keep.iter().any(|k| *k == s)) {
+        if is_part_name(base) && (s.ends_with(".tmp") || !keep.contains(&s)) {
             tracing::info!("removing index part file {s}: nothing names it");
             let _ = vfs.remove_file(&dir.join(&s));
         }

@@ -19,8 +19,7 @@ use arbor_model::{Error, Result, Status, Value};
 
 use super::state::Core;
 use crate::base::{
-    key_hash, write_part, Base, HashSorter, IndexPart, PartRef, PartStore, SortBudget, SortStats,
-    RUN_SHARE,
+    key_hash, write_part, Base, HashSorter, IndexPart, PartRef, SortBudget, SortStats, RUN_SHARE,
 };
 use crate::schema::{IdSet, IndexKind, Progress, Target};
 use crate::value::{fmt_value, IndexKey};
@@ -64,14 +63,14 @@ impl Core {
     }
 
     /// The part of `base`'s rows of node target `t`; counts them into `progress`. With
-    /// `file` (a store and the rule's name), written to a part file and paged; the file's
-    /// reference comes back for the rule's record.
+    /// `file` (the rule's name) and a writable store, written to a part file and paged; the
+    /// file's reference comes back for the rule's record.
     pub(crate) fn build_part(
         &self,
         base: &Base,
         t: &Target,
         progress: Option<&Progress>,
-        file: Option<(&PartStore, &str)>,
+        file: Option<&str>,
     ) -> Result<(IndexPart, Option<PartRef>)> {
         let mut sorter = HashSorter::new(base.node_end, &self.sort_budget());
         let mut cur = 0;
@@ -90,9 +89,11 @@ impl Core {
             p.done.fetch_add(n % 4096, Ordering::AcqRel);
         }
         self.parts_built.fetch_add(1, Ordering::Relaxed);
-        let (part, r) = match file {
+        // The store is looked up after the scan: a store closed meanwhile gets no file.
+        let (part, r) = match file.and_then(|rule| self.writable_part_store().map(|s| (s, rule))) {
             Some((store, rule)) => {
-                let (part, r) = write_part(store, sorter, base.ts, rule)?;
+                let open = || self.writable_part_store().is_some();
+                let (part, r) = write_part(&store, sorter, base.ts, rule, &open)?;
                 (part, Some(r))
             }
             None => (IndexPart::new(sorter)?, None),
@@ -178,8 +179,8 @@ impl Core {
         progress: Option<&Progress>,
         rule: &str,
     ) -> Result<IndexPart> {
-        if let Some(store) = self.writable_part_store() {
-            match self.build_part(base, t, progress, Some((&store, rule))) {
+        if self.writable_part_store().is_some() {
+            match self.build_part(base, t, progress, Some(rule)) {
                 Ok((part, r)) => {
                     if let Some(r) = r {
                         self.note_part_written(r);

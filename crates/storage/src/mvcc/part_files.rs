@@ -19,33 +19,14 @@
 //! named only by records a checkpoint covers are removed once that checkpoint's manifest is
 //! durable ([`Core::remove_checkpointed_parts`]): its base indexes the target itself.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use arbor_model::Result;
-use parking_lot::{Mutex, RwLock};
 
 use super::state::{CommitState, Core};
 use crate::base::{open_part, remove_part_files, remove_unnamed, Base, PartRef, PartStore};
 use crate::codec::Enc;
 use crate::schema::{Progress, Target};
-
-/// The part files of a store (see the module docs).
-#[derive(Default)]
-pub(crate) struct PartFiles {
-    store: RwLock<Option<PartStore>>,
-    inner: Mutex<Inner>,
-}
-
-#[derive(Default)]
-struct Inner {
-    /// The last attach record replayed per rule name, not yet attached.
-    replayed: HashMap<String, PartRef>,
-    /// Files logged records name, with the record's ts.
-    logged: Vec<(String, u64)>,
-    /// Files written for rules whose record is still to come, by rule name.
-    unlogged: HashMap<String, PartRef>,
-}
 
 impl Core {
     /// Where parts are written and read from (`None`: in memory).

@@ -109,7 +109,7 @@ pub(crate) struct Core {
     /// Index parts built so far (`index_part.rs`; tests count rebuilds with it).
     pub(super) parts_built: AtomicU64,
     /// Index part files and their records (`part_files.rs`).
-    pub(super) part_files: super::part_files::PartFiles,
+    pub(super) part_files: crate::base::PartFiles,
 }
 
 /// What installing one commit gathers on the way (see [`Core::apply`]).
