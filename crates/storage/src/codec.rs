@@ -434,13 +434,41 @@ impl<'a> Dec<'a> {
 /// A logical redo operation, as the WAL stores it and recovery replays it.
 #[derive(Debug)]
 pub(crate) enum Op {
-    Token { kind: TokenKind, id: u32, name: String },
-    PutNode { id: u64, labels: Vec<u32>, props: Vec<(u32, Value)> },
-    DelNode { id: u64 },
-    PutRel { id: u64, start: u64, end: u64, ty: u32, props: Vec<(u32, Value)> },
-    DelRel { id: u64 },
-    CreateIndex { name: String, label: u32, keys: Vec<u32>, kind: IndexKind, rel: bool },
-    DropIndex { name: String },
+    Token {
+        kind: TokenKind,
+        id: u32,
+        name: String,
+    },
+    PutNode {
+        id: u64,
+        labels: Vec<u32>,
+        props: Vec<(u32, Value)>,
+    },
+    DelNode {
+        id: u64,
+    },
+    PutRel {
+        id: u64,
+        start: u64,
+        end: u64,
+        ty: u32,
+        props: Vec<(u32, Value)>,
+    },
+    DelRel {
+        id: u64,
+    },
+    CreateIndex {
+        name: String,
+        label: u32,
+        keys: Vec<u32>,
+        kind: IndexKind,
+        rel: bool,
+    },
+    DropIndex {
+        name: String,
+    },
+    /// An index part file written and fsynced for a rule (`base/part_file.rs`).
+    AttachPart(crate::base::PartRef),
 }
 
 pub(crate) const OP_TOKEN: u8 = 1;
@@ -453,6 +481,9 @@ pub(crate) const OP_DROP_INDEX: u8 = 7;
 /// A schema rule of any kind with one or more keys (name, kind code with bit 6 set for a
 /// relationship index, label or type, key count, keys).
 pub(crate) const OP_CREATE_RULE: u8 = 8;
+/// An index part file of a rule: rule name, file name, entries, wide flag (u8), the ts of the
+/// base whose rows it indexes, and the CRC32C of the file's header.
+pub(crate) const OP_ATTACH_PART: u8 = 9;
 
 impl Enc {
     pub fn op_token(&mut self, kind: TokenKind, id: u32, name: &str) {
@@ -504,6 +535,15 @@ impl Enc {
         self.u8(OP_DROP_INDEX);
         self.str(name);
     }
+    pub fn op_attach_part(&mut self, r: &crate::base::PartRef) {
+        self.u8(OP_ATTACH_PART);
+        self.str(&r.rule);
+        self.str(&r.file);
+        self.var(r.entries);
+        self.u8(u8::from(r.wide));
+        self.var(r.base_ts);
+        self.u32(r.crc);
+    }
 }
 
 impl Dec<'_> {
@@ -552,6 +592,14 @@ impl Dec<'_> {
                 Op::CreateIndex { name, label, keys, kind, rel }
             }
             OP_DROP_INDEX => Op::DropIndex { name: self.str()?.to_string() },
+            OP_ATTACH_PART => Op::AttachPart(crate::base::PartRef {
+                rule: self.str()?.to_string(),
+                file: self.str()?.to_string(),
+                entries: self.var()?,
+                wide: self.u8()? != 0,
+                base_ts: self.var()?,
+                crc: self.u32()?,
+            }),
             t => return Err(corrupt(format!("unknown operation {t} at byte {at}"))),
         })
     }

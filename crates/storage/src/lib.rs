@@ -249,6 +249,8 @@ mod paged_test_util;
 #[cfg(test)]
 mod paged_tests;
 #[cfg(test)]
+mod part_file_tests;
+#[cfg(test)]
 mod replay_schema_tests;
 #[cfg(test)]
 mod segment_tests;

@@ -612,22 +612,24 @@ impl Schema {
         }
     }
 
-    pub fn lookup(&self, t: &Target, k: &IndexKey) -> Vec<u64> {
+    /// The ids of `t`'s entries of key `k`, and whether they are complete (see
+    /// [`Schema::lookup_into`]).
+    pub fn lookup(&self, t: &Target, k: &IndexKey) -> (Vec<u64>, bool) {
         let mut out = Vec::new();
-        self.lookup_into(t, k, &mut out);
-        out
+        let complete = self.lookup_into(t, k, &mut out);
+        (out, complete)
     }
 
-    /// [`Schema::lookup`] appended to `out` (no vector of its own).
-    pub fn lookup_into(&self, t: &Target, k: &IndexKey, out: &mut Vec<u64>) {
+    /// [`Schema::lookup`] appended to `out` (no vector of its own). `false` if the target's
+    /// index part could not be read: the caller must add every base row of the label.
+    #[must_use]
+    pub fn lookup_into(&self, t: &Target, k: &IndexKey, out: &mut Vec<u64>) -> bool {
         match self.maps.get(t).and_then(|m| m.get(k)) {
             Some(IdSet::Small(v)) => out.extend_from_slice(v),
             Some(IdSet::Large(s)) => out.extend(s.iter().copied()),
             None => {}
         }
-        if let Some(p) = self.parts.get(t) {
-            p.lookup(k, out);
-        }
+        self.parts.get(t).is_none_or(|p| p.lookup(k, out))
     }
 
     /// Ids of every entry whose key lies in `r` (appended to `out`, unsorted).

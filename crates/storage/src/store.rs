@@ -582,6 +582,8 @@ impl Store {
             }
             let mut body = Enc::new();
             body.op_create_rule(&def.name, def.kind, def.rel, def.label, &def.logged_keys());
+            // The part file its population wrote is named in the same record.
+            core.append_part_attach(&cs, &def.name, &mut body);
             core.schema().write().pending.remove(&def.name);
             core.log_schema(&mut cs, body)?
         };
@@ -786,6 +788,8 @@ impl Handle {
             cs.closed = true;
             cs.sink.take()
         };
+        // A population still running writes no part file into the closed store.
+        self.core.set_part_store(None);
         if let Some(sink) = sink {
             res = res.and(sink.stop());
         }

@@ -84,6 +84,16 @@ impl HashSorter {
         }
     }
 
+    /// Whether entries are `(hash, id)` word pairs (ids beyond 32 bits).
+    pub(crate) fn wide(&self) -> bool {
+        self.wide
+    }
+
+    /// Entries pushed so far.
+    pub(crate) fn entries(&self) -> u64 {
+        self.stats.entries
+    }
+
     /// Adds the entry of `key` for `id`.
     pub(crate) fn push_key(&mut self, key: &IndexKey, id: u64) -> Result<()> {
         self.push(key_hash(key), id)
@@ -332,25 +342,61 @@ fn scratch_err(e: std::io::Error) -> Error {
 }
 
 /// The index of one base's rows of one target, built by a [`HashSorter`]: seeks read it
-/// beside the delta index until a base indexes the target itself.
+/// beside the delta index until a base indexes the target itself. Held in memory, or (a
+/// file-backed store) in a part file read through the buffer pool (`part_file.rs`).
 pub(crate) struct IndexPart {
     index: BaseIndex,
     pub stats: SortStats,
+    /// The part file it reads, if paged.
+    file: Option<String>,
 }
 
 impl IndexPart {
+    /// A part held in memory.
     pub(crate) fn new(sorter: HashSorter) -> Result<IndexPart> {
         let (index, stats) = sorter.into_index()?;
-        Ok(IndexPart { index, stats })
+        Ok(IndexPart { index, stats, file: None })
     }
 
-    /// Appends the ids whose key may equal `k` (hash matches: a superset).
-    pub(crate) fn lookup(&self, k: &IndexKey, out: &mut Vec<u64>) {
-        // Only paged indexes fail, and a part is resident.
-        let _ = self.index.lookup(key_hash(k), out);
+    pub(super) fn from_index(index: BaseIndex, stats: SortStats, file: Option<String>) -> Self {
+        IndexPart { index, stats, file }
     }
 
+    /// Appends the ids whose key may equal `k` (hash matches: a superset). `false` if a page
+    /// of a paged part could not be read (logged): the caller must then take every base row
+    /// of the target's label as a candidate.
+    #[must_use]
+    pub(crate) fn lookup(&self, k: &IndexKey, out: &mut Vec<u64>) -> bool {
+        match self.index.lookup(key_hash(k), out) {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::error!("index part lookup failed, scanning instead: {}", e.message);
+                false
+            }
+        }
+    }
+
+    /// Bytes it holds in memory (0 when paged: its pages are the pool's).
     pub(crate) fn bytes(&self) -> usize {
         self.index.bytes()
+    }
+
+    /// The part file it reads, if paged.
+    #[cfg(test)]
+    pub(crate) fn file(&self) -> Option<&str> {
+        self.file.as_deref()
+    }
+}
+
+impl Drop for IndexPart {
+    /// A paged part's cached pages go with it (the file stays until a checkpoint or an open
+    /// removes it: a replay may still name it).
+    fn drop(&mut self) {
+        if let BaseIndex::Paged(p) = &self.index {
+            p.seg.forget(&p.pool);
+        }
+        if let Some(f) = &self.file {
+            tracing::debug!("index part file {f} detached");
+        }
     }
 }

@@ -36,6 +36,7 @@ mod graph;
 mod index;
 mod index_build;
 mod paged;
+mod part_file;
 mod props;
 mod segment_open;
 mod segments;
@@ -51,6 +52,10 @@ pub(crate) use index::key_hash;
 #[cfg(test)]
 pub(crate) use index::legacy_key_hash;
 pub(crate) use index_build::{HashSorter, IndexPart, SortBudget, SortStats, RUN_SHARE};
+pub(crate) use part_file::{
+    open_part, remove as remove_part_files, remove_unnamed, write_part, PartFiles, PartRef,
+    PartStore,
+};
 #[cfg(test)]
 pub(crate) use segment_open::meta_version;
 pub(crate) use segment_open::{is_complete, OpenMode};

@@ -216,6 +216,8 @@ pub(crate) fn checkpoint_with(
         }
     }
     checkpoint_segments::remove_others(vfs, &p.dir, std::slice::from_ref(&segment));
+    // Its base indexes every target: part files its records named are garbage too.
+    core.remove_checkpointed_parts(c);
     wal::delete_covered(vfs, &p.wal, c);
     p.wal.bytes_since_checkpoint.store(0, Ordering::Relaxed);
     *last = c;

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use arbor_model::{Error, Result, Status};
 
-use crate::mvcc::Core;
+use crate::mvcc::{CommitState, Core};
 use crate::schema::IndexDef;
 
 /// Test hooks: the names of the rules this module filled, and rules whose filling waits
@@ -25,7 +25,7 @@ pub(crate) static FILLED: parking_lot::Mutex<Vec<String>> = parking_lot::Mutex::
 #[cfg(test)]
 pub(crate) static HOLD: parking_lot::Mutex<Vec<String>> = parking_lot::Mutex::new(Vec::new());
 
-fn fill(core: &Core, d: &IndexDef) {
+fn fill(core: &Core, cs: Option<&mut CommitState>, d: &IndexDef) {
     #[cfg(test)]
     {
         FILLED.lock().push(d.name.clone());
@@ -33,7 +33,7 @@ fn fill(core: &Core, d: &IndexDef) {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
-    core.populate(&d.target(), &d.progress, d.rel);
+    core.populate_in(cs, &d.target(), &d.progress, d.rel);
 }
 
 /// Starts filling `rules` (see the module docs); returns once uniqueness rules, if any, are
@@ -54,15 +54,15 @@ pub(crate) fn start(core: &Arc<Core>, rules: Vec<IndexDef>) -> Result<()> {
     let core = core.clone();
     let run = move || {
         {
-            let _commits_wait = (!unique.is_empty()).then(|| core.lock_commit());
+            let mut commits_wait = (!unique.is_empty()).then(|| core.lock_commit());
             let _ = held_tx.send(());
             for d in &unique {
-                fill(&core, d);
+                fill(&core, commits_wait.as_deref_mut(), d);
                 tracing::info!("replayed uniqueness rule {} is online", d.name);
             }
         }
         for d in &other {
-            fill(&core, d);
+            fill(&core, None, d);
             tracing::info!("replayed index {} is online", d.name);
         }
     };

@@ -4,7 +4,8 @@
 //! the replayed ones included, add their entries from then on); a later record dropping it
 //! removes it, so a rule created and dropped in the same log tail costs nothing. The rules
 //! still present after the replay are handed back ([`Recovered::populate`]) and filled after
-//! the open by `populate_replayed.rs`, as an online `CREATE INDEX` is.
+//! the open by `populate_replayed.rs`, as an online `CREATE INDEX` is; a rule whose part file a
+//! replayed attach record names attaches it there instead of sorting (`mvcc/part_files.rs`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -15,7 +16,7 @@ use arbor_model::Result;
 use super::checkpoint;
 use super::checkpoint_segments;
 use super::persist::Persist;
-use crate::base::OpenMode;
+use crate::base::{OpenMode, PartStore};
 use crate::codec::{Dec, Op};
 use crate::durability::wal::{self};
 use crate::mvcc::{CommitState, Core};
@@ -46,6 +47,14 @@ pub(crate) fn recover(
 ) -> Result<Recovered> {
     let mut ckpt_ts = 0;
     let mut sealed = wal::Sealed::default();
+    if let Some(p) = persist {
+        core.set_part_store(Some(PartStore {
+            vfs: p.vfs.clone(),
+            dir: p.dir.clone(),
+            pool: p.pager.pool.clone(),
+            writable: !p.read_only,
+        }));
+    }
     if let Some(m) = checkpoint::read_manifest(vfs, dir)? {
         sealed = m.sealed;
         match (persist, m.segments.first()) {
@@ -119,6 +128,7 @@ pub(crate) fn recover(
         }
     }
     core.clock().publish(last);
+    core.after_replay_parts(repair && persist.is_some_and(|p| !p.read_only));
     core.gc(&mut cs);
     // A rule dropped later in the log (or dropped and created again) is no longer the one
     // installed under its name.
@@ -154,6 +164,7 @@ impl Core {
                 }
                 Op::DelRel { id } => rels.push((id, None)),
                 Op::CreateIndex { name, label, keys, kind, rel } => {
+                    self.replay_forget_part(&name);
                     let exists = self.schema().read().defs.iter().any(|x| x.name == name);
                     if !exists {
                         // Vector indexes build in their own threads after the open
@@ -176,8 +187,10 @@ impl Core {
                     }
                 }
                 Op::DropIndex { name } => {
+                    self.replay_forget_part(&name);
                     self.schema().write().drop_def(&name);
                 }
+                Op::AttachPart(r) => self.replay_attach(r, ts),
             }
         }
         if !nodes.is_empty() || !rels.is_empty() {

@@ -18,7 +18,9 @@ use std::sync::Arc;
 use arbor_model::{Error, Result, Status, Value};
 
 use super::state::Core;
-use crate::base::{key_hash, Base, HashSorter, IndexPart, SortBudget, SortStats, RUN_SHARE};
+use crate::base::{
+    key_hash, write_part, Base, HashSorter, IndexPart, PartRef, SortBudget, SortStats, RUN_SHARE,
+};
 use crate::schema::{IdSet, IndexKind, Progress, Target};
 use crate::value::{fmt_value, IndexKey};
 
@@ -31,6 +33,16 @@ pub(crate) static CHECK_HASH_MASK: AtomicU32 = AtomicU32::new(u32::MAX);
 /// POINT indexes read their own structures built from the delta index's keys).
 pub(crate) fn uses_part(kind: IndexKind, rel: bool) -> bool {
     !rel && matches!(kind, IndexKind::Range | IndexKind::Uniqueness | IndexKind::NodeKey)
+}
+
+/// Appends every row of `base` with `label` (what a seek takes as candidates when its index
+/// part cannot be read: the rows' keys are checked after).
+pub(crate) fn label_rows(base: &Base, label: u32, out: &mut Vec<u64>) {
+    let mut cur = 0;
+    while let Some(id) = base.next_with_label(label, cur) {
+        out.push(id);
+        cur = id + 1;
+    }
 }
 
 impl Core {
@@ -50,13 +62,16 @@ impl Core {
         self.sort_budget.read().clone()
     }
 
-    /// The part of `base`'s rows of node target `t`; counts them into `progress`.
+    /// The part of `base`'s rows of node target `t`; counts them into `progress`. With
+    /// `file` (the rule's name) and a writable store, written to a part file and paged; the
+    /// file's reference comes back for the rule's record.
     pub(crate) fn build_part(
         &self,
         base: &Base,
         t: &Target,
         progress: Option<&Progress>,
-    ) -> Result<IndexPart> {
+        file: Option<&str>,
+    ) -> Result<(IndexPart, Option<PartRef>)> {
         let mut sorter = HashSorter::new(base.node_end, &self.sort_budget());
         let mut cur = 0;
         let mut n = 0u64;
@@ -74,15 +89,24 @@ impl Core {
             p.done.fetch_add(n % 4096, Ordering::AcqRel);
         }
         self.parts_built.fetch_add(1, Ordering::Relaxed);
-        let part = IndexPart::new(sorter)?;
+        // The store is looked up after the scan: a store closed meanwhile gets no file.
+        let (part, r) = match file.and_then(|rule| self.writable_part_store().map(|s| (s, rule))) {
+            Some((store, rule)) => {
+                let open = || self.writable_part_store().is_some();
+                let (part, r) = write_part(&store, sorter, base.ts, rule, &open)?;
+                (part, Some(r))
+            }
+            None => (IndexPart::new(sorter)?, None),
+        };
         tracing::debug!(
-            "index part of {} base row(s) built: {} entries, {} run(s), {} byte(s) peak",
+            "index part of {} base row(s) built{}: {} entries, {} run(s), {} byte(s) peak",
             n,
+            r.as_ref().map(|r| format!(" into {}", r.file)).unwrap_or_default(),
             part.stats.entries,
             part.stats.runs,
             part.stats.peak_bytes
         );
-        Ok(part)
+        Ok((part, r))
     }
 
     /// The ids whose retained delta versions need entries in the delta index: members of the
@@ -120,18 +144,21 @@ impl Core {
     }
 
     /// Fills node target `t` from `base` the external way: the base rows into a part, the
-    /// delta versions into the delta index. `false` if the sort failed (the caller falls back
-    /// to the delta index for every row).
+    /// delta versions into the delta index. A file-backed store writes the part to a file
+    /// for rule `rule` (its record is logged by the caller: [`Core::log_part`]); a failed
+    /// write is logged and the part built again in memory. `false` if the sort failed (the
+    /// caller falls back to the delta index for every row).
     pub(crate) fn populate_part(
         &self,
         base: &Base,
         t: &Target,
         progress: Option<&Progress>,
+        rule: &str,
     ) -> bool {
         // No base rows: no part (range seeks stay answered by the map alone).
         let part = match base.next_with_label(t.0, 0) {
             None => None,
-            Some(_) => match self.build_part(base, t, progress) {
+            Some(_) => match self.sort_part(base, t, progress, rule) {
                 Ok(p) => Some(p),
                 Err(e) => {
                     tracing::warn!("index population by external sort failed, using the map: {e}");
@@ -139,11 +166,46 @@ impl Core {
                 }
             },
         };
+        self.install_part(base, t, part);
+        true
+    }
+
+    /// [`Core::build_part`] into a file when the store has one, else (or if that fails) in
+    /// memory; notes the file written.
+    fn sort_part(
+        &self,
+        base: &Base,
+        t: &Target,
+        progress: Option<&Progress>,
+        rule: &str,
+    ) -> Result<IndexPart> {
+        if self.writable_part_store().is_some() {
+            match self.build_part(base, t, progress, Some(rule)) {
+                Ok((part, r)) => {
+                    if let Some(r) = r {
+                        self.note_part_written(r);
+                    }
+                    return Ok(part);
+                }
+                Err(e) => {
+                    tracing::warn!("cannot write the index part of rule {rule}, in memory: {e}");
+                    if let Some(p) = progress {
+                        p.done.store(0, Ordering::Release);
+                    }
+                }
+            }
+        }
+        self.build_part(base, t, progress, None).map(|(p, _)| p)
+    }
+
+    /// Puts `part` (the index of `base`'s rows of `t`) beside the delta index of `t`, and
+    /// the retained delta versions' entries into that (unless the rule was dropped meanwhile).
+    pub(crate) fn install_part(&self, base: &Base, t: &Target, part: Option<IndexPart>) {
         let entries = self.delta_entries(t, &self.delta_ids(base, t.0));
         let mut s = self.schema.write();
         if !s.maps.contains_key(t) {
             // Dropped meanwhile.
-            return true;
+            return;
         }
         for (k, id) in entries {
             s.insert_entry(t, k, id);
@@ -151,7 +213,6 @@ impl Core {
         if let Some(part) = part {
             s.parts.insert(t.clone(), Arc::new(part));
         }
-        true
     }
 
     /// The uniqueness / existence check of a node rule about to be created, against the
@@ -299,7 +360,9 @@ impl Core {
         for (k, ids) in m {
             let mut all = ids.to_vec();
             if let Some(p) = part {
-                p.lookup(k, &mut all);
+                if !p.lookup(k, &mut all) {
+                    label_rows(&self.base(), t.0, &mut all);
+                }
                 all.sort_unstable();
                 all.dedup();
             }

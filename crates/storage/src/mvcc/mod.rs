@@ -15,6 +15,7 @@ mod counts;
 mod gc;
 mod index_part;
 mod observer;
+mod part_files;
 mod schema_ops;
 mod sink;
 mod state;

@@ -61,7 +61,7 @@ impl Core {
                 let mut s = self.schema.write();
                 s.maps.entry(target.clone()).or_default();
             }
-            if self.populate_part(&self.base(), &target, None) {
+            if self.populate_part(&self.base(), &target, None, &def.name) {
                 let mut s = self.schema.write();
                 s.version += 1;
                 def.since = s.version;
@@ -365,15 +365,27 @@ impl Core {
     /// re-check, so racing with commits and GC is harmless. Stops early if the rule is dropped.
     /// `rel`: a relationship index on `(type, keys)`.
     pub(crate) fn populate(&self, target: &Target, progress: &Arc<Progress>, rel: bool) {
+        self.populate_in(None, target, progress, rel);
+    }
+
+    /// [`Core::populate`] by a caller holding the commit mutex (`cs`: a replayed uniqueness
+    /// rule, `populate_replayed.rs`), which a part's record is then logged under.
+    pub(crate) fn populate_in(
+        &self,
+        cs: Option<&mut CommitState>,
+        target: &Target,
+        progress: &Arc<Progress>,
+        rel: bool,
+    ) {
         let (ts, base) = self.register();
-        let kind = self
+        let rule = self
             .schema
             .read()
             .defs
             .iter()
             .find(|d| Arc::ptr_eq(&d.progress, progress))
-            .map(|d| d.kind);
-        if kind.is_some_and(|k| uses_part(k, rel)) {
+            .map(|d| (d.kind, d.name.clone()));
+        if let Some((_, name)) = rule.as_ref().filter(|(k, _)| uses_part(*k, rel)) {
             let mut n = 0u64;
             let mut cur = 0;
             while let Some(id) = base.next_with_label(target.0, cur) {
@@ -381,7 +393,15 @@ impl Core {
                 cur = id + 1;
             }
             progress.total.store(n, Ordering::Release);
-            if self.populate_part(&base, target, Some(progress)) {
+            // A part file a replayed record names attaches without a sort.
+            if self.attach_replayed(&base, target, name) {
+                progress.done.store(n, Ordering::Release);
+                progress.online.store(true, Ordering::Release);
+                self.unregister(ts, base.ts);
+                return;
+            }
+            if self.populate_part(&base, target, Some(progress), name) {
+                self.log_part(cs, name, progress);
                 progress.online.store(true, Ordering::Release);
                 self.unregister(ts, base.ts);
                 return;

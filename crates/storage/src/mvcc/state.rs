@@ -108,6 +108,8 @@ pub(crate) struct Core {
     pub(super) sort_budget: RwLock<crate::base::SortBudget>,
     /// Index parts built so far (`index_part.rs`; tests count rebuilds with it).
     pub(super) parts_built: AtomicU64,
+    /// Index part files and their records (`part_files.rs`).
+    pub(super) part_files: crate::base::PartFiles,
 }
 
 /// What installing one commit gathers on the way (see [`Core::apply`]).
@@ -164,6 +166,7 @@ impl Core {
                 dir: None,
             }),
             parts_built: AtomicU64::new(0),
+            part_files: Default::default(),
         }
     }
 

@@ -168,8 +168,12 @@ impl Transaction {
                 if let Some(other) = seen.insert((t.clone(), key.clone()), *id) {
                     return Err(self.core.unique_violation(other, t, d));
                 }
-                let mut cands = self.core.schema.read().lookup(t, &key);
-                self.core.base().index_lookup(t, &key, &mut cands);
+                let (mut cands, complete) = self.core.schema.read().lookup(t, &key);
+                let base = self.core.base();
+                if !complete {
+                    super::index_part::label_rows(&base, t.0, &mut cands);
+                }
+                base.index_lookup(t, &key, &mut cands);
                 for c in cands {
                     if c == *id || self.nodes.contains_key(&c) {
                         continue;

@@ -183,7 +183,9 @@ impl Transaction {
                 *out = cands.into_iter().map(NodeId).collect();
                 return since.is_some();
             };
-            schema.lookup_into(t, k, &mut cands);
+            if !schema.lookup_into(t, k, &mut cands) {
+                super::index_part::label_rows(&self.base, t.0, &mut cands);
+            }
             since
         };
         let Some(k) = k else { return true };

@@ -357,6 +357,8 @@ impl SegColumn {
 /// An open segment file: its directory in memory, its data pages behind the pool.
 pub(crate) struct Segment {
     pub ts: u64,
+    /// The CRC32C stored at the end of the header (over the directory and the page CRCs).
+    crc: u32,
     columns: Vec<(u8, SegColumn)>,
     file: PagedFile,
 }
@@ -458,7 +460,7 @@ impl Segment {
             return Err(e("header checksum mismatch"));
         }
         let file = PagedFile::new(file, path, h.len() as u64, crcs);
-        Ok(Segment { ts, columns, file })
+        Ok(Segment { ts, crc: stored, columns, file })
     }
 
     pub fn column(&self, id: u8) -> Option<SegColumn> {
@@ -467,6 +469,11 @@ impl Segment {
 
     pub fn path(&self) -> &Path {
         self.file.path()
+    }
+
+    /// The header's checksum: names this file's exact contents (every page's CRC is in it).
+    pub fn crc(&self) -> u32 {
+        self.crc
     }
 
     pub fn pages(&self) -> u64 {
