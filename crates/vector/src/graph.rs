@@ -240,6 +240,9 @@ struct LinkScratch {
     dots: Vec<i32>,
     order: Vec<usize>,
     base: Query,
+    /// The links closer to the list's owner than the newcomer, and their distances to it.
+    near: Vec<u32>,
+    near_dists: Vec<f32>,
 }
 
 /// The layered link structure.
@@ -670,12 +673,13 @@ impl Graph {
         let dist_new = other.dist;
         space.distances(base, links, (&mut scratch.dots, &mut scratch.dists));
         let dists = &scratch.dists;
-        // Covered by a closer link: the list stays as it is.
-        let covered = links
-            .iter()
-            .zip(dists.iter())
-            .any(|(&s, &d)| d < dist_new && space.distance(new, s) < dist_new);
-        if covered {
+        // Covered by a closer link: the list stays as it is. The links closer than the
+        // newcomer are measured from it in one batch (the four-wide kernel), not one call each.
+        let near = &mut scratch.near;
+        near.clear();
+        near.extend(links.iter().zip(dists.iter()).filter(|(_, &d)| d < dist_new).map(|(&s, _)| s));
+        space.distances(new, near, (&mut scratch.dots, &mut scratch.near_dists));
+        if scratch.near_dists.iter().any(|&d| d < dist_new) {
             return;
         }
         // The farthest link the newcomer covers, else the farthest link if farther than it:
