@@ -395,15 +395,19 @@ fn read_relationships(
 ) -> Result<RelBuffer, Error> {
     let cfg = rd.cfg;
     let node_count = nodes.count;
-    // The id map is gone while linking, but the base builder then holds the node records.
-    let held = idmap.bytes().max(nodes.bytes);
+    // The id map is gone while linking, but the base builder then holds its per-node columns;
+    // the node records (blobs and offsets) are in its scratch files under a budget.
+    let builder = BUILDER_BYTES_PER_NODE * (node_count + 1);
+    let held = idmap.bytes().max(builder);
     let cap = rel_budget(cfg.max_memory, held, node_count, cfg.threads);
     if let Some(m) = cfg.max_memory {
         say(format!(
-            "Memory budget {}: id map {} or node records {}, linking {}, pipeline {}; \
+            "Memory budget {}: id map {} or node columns {} (records {} on disk), linking {}, \
+             pipeline {}; \
              relationships past {} spill to sorted runs on disk",
             human_bytes(m as f64),
             human_bytes(idmap.bytes() as f64),
+            human_bytes(builder as f64),
             human_bytes(nodes.bytes as f64),
             human_bytes((4 * (node_count + 1)) as f64),
             human_bytes(pipeline_bytes(cfg.threads) as f64),
@@ -543,8 +547,13 @@ fn print_done(summary: &ImportSummary, bad: &BadLog, say: Say<'_>) {
     }
 }
 
+/// Bytes per node the base builder holds while linking under a budget, its node property
+/// blobs and their offsets spilled to scratch files (`storage::bulk`): label codes (1) and
+/// out- and in-degree counts (4 + 4).
+const BUILDER_BYTES_PER_NODE: u64 = 9;
+
 /// The relationship buffer's share of the budget in bytes: half of what is left after `held`
-/// (the id map while reading, the node records in the base builder while linking), the
+/// (the id map while reading, the base builder's per-node columns while linking), the
 /// per-node array of linking (4 bytes per node) and the pipeline's chunk queues (the other half
 /// is the sorted copy or the merge's read blocks while linking). Unlimited without a budget.
 fn rel_budget(max_memory: Option<u64>, held: u64, nodes: u64, threads: usize) -> usize {

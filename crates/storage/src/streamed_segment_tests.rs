@@ -170,8 +170,8 @@ fn a_failed_streamed_write_leaves_no_segment() {
     assert!(failures >= 4, "the faults struck {failures} times");
 }
 
-/// Node blobs and forward columns spilled in chunks of 1 byte (a write per row or value), 100
-/// bytes and more than all of them, with or without the incoming adjacency streamed: the
+/// Node blobs (and their offsets) and forward columns spilled in chunks of 1 byte (a write per
+/// row or value), 100 bytes and more than all of them, with or without the incoming adjacency streamed: the
 /// segment (its count store included) of the base built whole. The graphs re-code their blobs
 /// (few nodes: the sampled strings go inline, so the scratch file is rewritten) or keep them
 /// (many); the scratch files are gone once the streams are.
@@ -196,8 +196,13 @@ fn spilled_node_blobs_write_the_bytes_of_the_whole_build() {
             if d.join("blobs.recoded").exists() {
                 recoded += 1;
                 assert!(!scratch.exists(), "the first scratch file is gone once re-coded");
+                // Re-coded blobs get new offsets, in memory.
+                assert!(streams.node_offsets.is_none(), "n {n}: offsets spilled");
+                assert!(!d.join("blobs.offsets").exists(), "offsets scratch file left");
             } else {
                 kept += 1;
+                assert!(streams.node_offsets.is_some(), "n {n}: offsets in memory");
+                assert!(d.join("blobs.offsets").exists(), "no offsets scratch file");
             }
             let counts = counts_streamed(&base, &streams, &d).unwrap();
             let name = write_streamed(&RealFs, &d, &base, 1, &counts, Some(&mut streams)).unwrap();
@@ -295,8 +300,9 @@ fn spilled_forward_columns_fall_back_where_they_must() {
 #[test]
 fn a_failed_blob_spill_leaves_no_segment_and_no_scratch() {
     let dir = Path::new("/db");
-    let (mut at_build, mut at_write) = (0, 0);
-    for skip in (0..80).chain((80..1_400).step_by(23)) {
+    // `Some(at build)` for a fault at operation `skip` that failed the import, `None` for one
+    // past the last operation.
+    let run = |skip: u64| -> Option<bool> {
         let fs = SimFs::new(skip);
         fs.create_dir_all(dir).unwrap();
         let vfs: Arc<dyn Vfs> = Arc::new(fs.clone());
@@ -312,20 +318,35 @@ fn a_failed_blob_spill_leaves_no_segment_and_no_scratch() {
         let names = fs.list_dir(dir).unwrap();
         match r {
             Err(e) => {
-                if failed {
-                    at_build += 1;
-                } else {
-                    at_write += 1;
-                }
                 let m = &e.message;
                 assert!(m.contains("cannot write") || m.contains("cannot read"), "{m}");
                 assert!(names.is_empty(), "skip {skip}: {names:?}");
+                Some(failed)
             }
             Ok(name) => {
                 assert!(!failed, "skip {skip}: a failed spill gave a segment");
                 assert_eq!(names, vec![name]);
+                None
             }
         }
+    };
+    // Every operation of the first 80, then every 23rd until a fault strikes none, then every
+    // operation since the last one that struck (the segment write's few operations).
+    let mut outcomes: Vec<Option<bool>> = (0..80).map(run).collect();
+    let mut last_struck = 79;
+    let mut skip = 80;
+    loop {
+        let o = run(skip);
+        outcomes.push(o);
+        if o.is_none() {
+            break;
+        }
+        last_struck = skip;
+        skip += 23;
+        assert!(skip < 100_000, "faults strike forever");
     }
+    outcomes.extend((last_struck + 1..skip).map(run));
+    let at_build = outcomes.iter().filter(|o| **o == Some(true)).count();
+    let at_write = outcomes.iter().filter(|o| **o == Some(false)).count();
     assert!(at_build >= 3 && at_write >= 1, "failed building {at_build}, writing {at_write}");
 }

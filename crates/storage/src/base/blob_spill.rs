@@ -4,9 +4,10 @@
 //! bytes column (segment column 12, a [`ColumnData::Stream`]), so the importer holds at most
 //! one chunk and one row of them instead of all (146 MiB for B2B 0.01, 33.5 bytes per node).
 //!
-//! The offsets column stays in memory (4 bytes per node). When the string table re-codes the
-//! blobs (strings that go inline), the scratch file is rewritten into a second one in one
-//! sequential pass ([`SpilledBlobs::recode`]), with the new offsets. The column's bytes are the
+//! The offsets go to a scratch file of their own (`node_cols.rs`). When the string table
+//! re-codes the blobs (strings that go inline), the offsets come back into memory and the
+//! scratch file is rewritten into a second one in one sequential pass
+//! ([`SpilledBlobs::recode`]), with the new offsets (in memory). The column's bytes are the
 //! ones the arena built whole would give. A write or read error is kept and returned when
 //! the segment writer asks for the column (the import fails, its staging directory goes);
 //! the scratch files are removed when the [`SpilledBlobs`] (or the arena) is dropped.
@@ -146,6 +147,14 @@ impl SpilledBlobs {
     /// Bytes in the file.
     pub(super) fn len(&self) -> u64 {
         self.len
+    }
+
+    /// These blobs, failing with `error` when read, if there is one (the first error stays).
+    pub(super) fn with_error(mut self, error: Option<io::Error>) -> SpilledBlobs {
+        if self.error.is_none() {
+            self.error = error;
+        }
+        self
     }
 
     /// The blobs re-coded by `remap` (`rewrite_blob`) into a second scratch file beside this

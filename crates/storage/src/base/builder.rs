@@ -11,11 +11,12 @@ use rustc_hash::FxHashMap;
 use crate::schema::Target;
 
 use super::backward::BackwardStream;
-use super::blob_spill::BlobArena;
+use super::blob_spill::{BlobArena, SpilledBlobs};
 use super::columns::{AtomicBits, Bits, Packed, PackedBuilder, Wide};
 use super::fwd_spill::{ColSpill, EndCol, ForwardSpill, SpilledCol};
 use super::graph::{Base, BaseStats};
 use super::index::{key_hash, BaseIndex};
+use super::node_cols::{LabelCodes, NodeOffsets, SpilledOffsets};
 use super::streams::SegmentStreams;
 use crate::codec::Dec;
 use crate::vfs::Vfs;
@@ -30,11 +31,11 @@ pub(crate) struct BaseBuilder {
     /// The ts of the base this builder extends ([`BaseBuilder::extending`]).
     pub(super) extends_ts: Option<u64>,
     pub(super) interner: Interner,
-    pub(super) label_code: PackedBuilder,
+    pub(super) label_code: LabelCodes,
     pub(super) set_ids: FxHashMap<Vec<u32>, u32>,
     pub(super) sets: Vec<Box<[u32]>>,
     pub(super) label_bits: FxHashMap<u32, Bits>,
-    pub(super) node_off: PackedBuilder,
+    pub(super) node_off: NodeOffsets,
     pub(super) node_arena: BlobArena,
     pub(super) node_count: u64,
     pub(super) node_props: u64,
@@ -71,7 +72,7 @@ fn read_labels(d: &mut Dec<'_>, out: &mut Vec<u32>) -> bool {
 
 impl BaseBuilder {
     pub fn new(ts: u64) -> BaseBuilder {
-        let mut node_off = PackedBuilder::default();
+        let mut node_off = NodeOffsets::default();
         node_off.push(0);
         let mut rel_off = PackedBuilder::default();
         rel_off.push(0);
@@ -79,7 +80,7 @@ impl BaseBuilder {
             ts,
             extends_ts: None,
             interner: Interner::default(),
-            label_code: PackedBuilder::default(),
+            label_code: LabelCodes::default(),
             set_ids: FxHashMap::default(),
             sets: vec![Box::new([])],
             label_bits: FxHashMap::default(),
@@ -219,7 +220,9 @@ impl BaseBuilder {
     /// Writes the node property blobs to a new scratch file at `path` as they are built, a
     /// `chunk` of bytes at a time, instead of holding them (`base/blob_spill.rs`); before any
     /// node only. The base must then be finished by [`BaseBuilder::finish_streamed`] and
-    /// written with its streams (the base itself holds their offsets only).
+    /// written with its streams. Their offsets go to a second scratch file beside it
+    /// (`path` with the extension `offsets`; `base/node_cols.rs`) unless the blobs are
+    /// re-coded (the offsets then come back into memory).
     pub fn spill_node_blobs(
         &mut self,
         vfs: Arc<dyn Vfs>,
@@ -229,6 +232,7 @@ impl BaseBuilder {
         if self.label_code.len() != 0 {
             return Err(io::Error::other("node blobs spill only from the first node"));
         }
+        self.node_off.spill_to(vfs.clone(), path.with_extension("offsets"), chunk)?;
         self.node_arena.spill_to(vfs, path, chunk)
     }
 
@@ -236,6 +240,7 @@ impl BaseBuilder {
     /// failed: later blobs were dropped).
     pub fn spill_error(&self) -> Option<(&Path, &io::Error)> {
         (self.node_arena.error())
+            .or(self.node_off.error())
             .or(self.fwd_error.as_ref().map(|(p, e)| (p.as_path(), e)))
             .or(self.rel_endp.error())
             .or(self.rel_type.spill.as_ref().and_then(ColSpill::error))
@@ -411,17 +416,8 @@ impl BaseBuilder {
         let (remap, strings) = string_table(&interner, keep_under);
         let identity = remap.iter().enumerate().all(|(i, r)| *r == Some(i as u32));
         let recode = |off, arena| recode_props(off, arena, identity, &remap, &interner.strs);
-        let (node_props_col, node_blobs) = match node_arena.finish() {
-            Ok(arena) => (recode(node_off, arena), None),
-            Err(spilled) if spilled.len() == 0 => (PropCol::default(), None),
-            Err(spilled) if identity => {
-                (PropCol { off: node_off.finish(), arena: Box::default() }, Some(spilled))
-            }
-            Err(spilled) => {
-                let (off, s) = spilled.recode(&node_off, &remap, &interner.strs);
-                (PropCol { off, arena: Box::default() }, Some(s))
-            }
-        };
+        let (node_props_col, node_blobs, node_offsets) =
+            node_prop_col(node_arena, node_off, identity, &remap, &interner.strs);
         let rel_props_col = recode(rel_off, rel_arena);
         let inline_keys = interner.inline_keys;
 
@@ -510,9 +506,49 @@ impl BaseBuilder {
         }
         base.stats = base_stats(&base, node_count, node_props, rel_props);
         base.stats.rel_bytes += stream.as_ref().map_or(0, BackwardStream::bytes) + fwd.bytes();
-        base.stats.node_property_bytes += node_blobs.as_ref().map_or(0, |b| b.len());
+        base.stats.node_property_bytes += node_blobs.as_ref().map_or(0, |b| b.len())
+            + node_offsets.as_ref().map_or(0, SpilledOffsets::bytes);
         invariant!(csr_well_formed(&base), "CSR offsets of the base at {} not monotonic", base.ts);
-        (base, SegmentStreams { backward: stream, node_blobs, forward: fwd })
+        let forward = fwd;
+        (base, SegmentStreams { backward: stream, node_blobs, node_offsets, forward })
+    }
+}
+
+/// The node property column of a finished build, from its blob arena and offsets: in memory,
+/// or (spilled blobs) empty, with the blobs' scratch file and, unless the blobs are re-coded
+/// (`identity` false: new offsets, in memory), the offsets' one. A read error bringing the
+/// offsets back fails the blobs' column when the segment is written.
+fn node_prop_col(
+    arena: BlobArena,
+    off: NodeOffsets,
+    identity: bool,
+    remap: &[Option<u32>],
+    strs: &[(Arc<str>, u64)],
+) -> (PropCol, Option<SpilledBlobs>, Option<SpilledOffsets>) {
+    match (arena.finish(), off.finish()) {
+        (Err(spilled), _) if spilled.len() == 0 => (PropCol::default(), None, None),
+        (Err(spilled), Err(off)) if identity => (PropCol::default(), Some(spilled), Some(off)),
+        (arena, off) => {
+            let (off, err) = match off {
+                Ok(mem) => (mem, None),
+                Err(file) => file.into_mem(),
+            };
+            match arena {
+                Ok(arena) => {
+                    // Offsets spill only beside spilled blobs.
+                    debug_assert!(err.is_none(), "offsets spilled without their blobs");
+                    (recode_props(off, arena, identity, remap, strs), None, None)
+                }
+                Err(spilled) if identity => {
+                    let s = spilled.with_error(err);
+                    (PropCol { off: off.finish(), arena: Box::default() }, Some(s), None)
+                }
+                Err(spilled) => {
+                    let (off, s) = spilled.with_error(err).recode(&off, remap, strs);
+                    (PropCol { off, arena: Box::default() }, Some(s), None)
+                }
+            }
+        }
     }
 }
 

@@ -78,6 +78,16 @@ impl ColSpill {
         self.buf.clear();
     }
 
+    /// Values written so far.
+    pub(super) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// The scratch file.
+    pub(super) fn path(&self) -> &std::path::Path {
+        &self.scratch.path
+    }
+
     /// The first write error, if any.
     pub(super) fn error(&self) -> Option<(&std::path::Path, &io::Error)> {
         self.error.as_ref().map(|e| (self.scratch.path.as_path(), e))

@@ -35,6 +35,7 @@ mod gather;
 mod graph;
 mod index;
 mod index_build;
+mod node_cols;
 mod paged;
 mod part_file;
 mod props;

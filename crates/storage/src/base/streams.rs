@@ -1,7 +1,7 @@
 //! [`SegmentStreams`]: the columns of a bulk-built base that are not in memory when its
 //! segment is written (`BaseBuilder::finish_streamed`): the incoming adjacency, produced in
-//! windows ([`BackwardStream`]), the node property bytes, read back from their scratch
-//! file ([`SpilledBlobs`]), and the forward neighbour and type columns, likewise
+//! windows ([`BackwardStream`]), the node property bytes and offsets, read back from their
+//! scratch files ([`SpilledBlobs`], [`SpilledOffsets`]), and the forward neighbour and type columns, likewise
 //! ([`ForwardSpill`]). The segment writer asks for them as it reaches them.
 
 use std::io;
@@ -10,6 +10,7 @@ use super::backward::BackwardStream;
 use super::blob_spill::SpilledBlobs;
 use super::fwd_spill::ForwardSpill;
 use super::graph::Base;
+use super::node_cols::SpilledOffsets;
 use super::segments::NODE_PROPS;
 use crate::pager::segment::{ColumnData, Sink};
 
@@ -18,6 +19,8 @@ use crate::pager::segment::{ColumnData, Sink};
 pub(crate) struct SegmentStreams {
     pub(crate) backward: Option<BackwardStream>,
     pub(crate) node_blobs: Option<SpilledBlobs>,
+    /// The node blob offsets, spilled beside the blobs (`base/node_cols.rs`).
+    pub(crate) node_offsets: Option<SpilledOffsets>,
     /// The forward columns in scratch files (none: both in the base).
     pub(crate) forward: ForwardSpill,
 }
@@ -27,6 +30,7 @@ impl SegmentStreams {
     pub(crate) fn columns(&self) -> Vec<(u8, ColumnData<'static>)> {
         let mut cols = self.backward.as_ref().map(BackwardStream::columns).unwrap_or_default();
         cols.extend(self.node_blobs.as_ref().map(SpilledBlobs::column));
+        cols.extend(self.node_offsets.as_ref().map(SpilledOffsets::column));
         cols.extend(self.forward.columns());
         cols
     }
@@ -35,6 +39,9 @@ impl SegmentStreams {
     pub(crate) fn produce(&mut self, base: &Base, id: u8, emit: &mut Sink<'_>) -> io::Result<()> {
         if self.forward.has(id) {
             return self.forward.produce(id, emit);
+        }
+        if let (Some(o), true) = (&self.node_offsets, id == NODE_PROPS[0]) {
+            return o.produce(emit);
         }
         match (&mut self.backward, &self.node_blobs) {
             (_, Some(b)) if id == NODE_PROPS[1] => b.produce(emit),

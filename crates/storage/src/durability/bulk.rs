@@ -75,6 +75,14 @@ const FWD_BYTES_PER_REL: u64 = 5;
 /// The largest chunk of node property blobs held before it is written to the scratch file.
 pub const BLOB_CHUNK_MAX: u64 = 4 << 20;
 
+/// The share of the budget (one part in this many) one window of the incoming adjacency may
+/// hold while the segment is written (at B2B 1.0 under 8 GiB: 1 GiB, ~25 windows per column;
+/// each window is one more scan of the forward neighbours).
+const WINDOW_SHARE: u64 = 8;
+
+/// Bytes a window holds per entry: the value and, at most one per entry, an end node's cursor.
+const WINDOW_BYTES_PER_ENTRY: u64 = 16;
+
 /// An index or unique constraint to create with the store (built when the store is opened).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BulkIndex {
@@ -457,7 +465,8 @@ impl CheckpointWriter {
 
     /// Bounds what writing the segment holds beyond the base's own columns: the incoming
     /// adjacency is produced in windows of end nodes whose entries (16 bytes each while
-    /// scattered) take at most `bytes`, and at most a quarter of the relationships (`None`:
+    /// scattered) take at most a [`WINDOW_SHARE`] of `bytes`, and at most a quarter of the
+    /// relationships (`None`:
     /// one window per column). Relationships fed in start-node order only; otherwise the base is built
     /// whole. With a budget, and before the first node, the node property blobs go to a
     /// scratch file in the staging directory as they are built, in chunks of a sixteenth of
@@ -510,13 +519,14 @@ impl CheckpointWriter {
                 // The importer's linking buffers are gone: give their pages back before the
                 // base's columns are built.
                 crate::release::release_now();
-                // Under a budget, a quarter of the relationships per window at most, even when
-                // the budget holds more: the columns built whole would add 9-17 bytes per
-                // relationship to the peak, the windows cost three more scans of the forward
-                // neighbours. Without one, one window per column (no repeated scans).
+                // Under a budget, a window takes at most its share of it, and a quarter of the
+                // relationships, even when the budget holds more: the columns built whole
+                // would add 9-17 bytes per relationship to the peak, the windows cost three
+                // more scans of the forward neighbours. Without one, one window per column
+                // (no repeated scans).
                 let quarter = self.rels.div_ceil(4).max(1 << 20);
                 let window = match self.budget {
-                    Some(m) => (m / 16).min(quarter),
+                    Some(m) => (m / WINDOW_SHARE / WINDOW_BYTES_PER_ENTRY).min(quarter),
                     None => self.rels.max(1),
                 } as usize;
                 let (base, mut streams) = b.finish_streamed(&self.pairs, Some(window));
