@@ -17,7 +17,7 @@ use crate::value::index_key;
 use crate::{Store, TokenKind};
 
 /// A small deterministic generator (xorshift).
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -26,13 +26,13 @@ impl Rng {
         self.0 ^= self.0 << 17;
         self.0
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
 
 /// A value of a few types, often repeated (Int and integral Float compare equal).
-fn value(r: &mut Rng) -> Value {
+pub(crate) fn value(r: &mut Rng) -> Value {
     let x = r.below(40) as i64;
     match r.below(5) {
         0 => Value::Int(x),
@@ -47,12 +47,18 @@ fn value(r: &mut Rng) -> Value {
 /// updated, deleted, relabelled and created in the delta.
 fn random_store(seed: u64, n: u64) -> (Store, u32, u32) {
     let s = Store::in_memory();
+    let (l, k, _) = fill(&s, seed, n, false);
+    (s, l, k)
+}
+
+/// Fills `s` with `n` random nodes (label `P` on most, key `k` on most), makes them its base
+/// (`checkpoint`: a file-backed store; else a fold), then updates, deletes and creates rows
+/// in the delta. Returns the label, the key and an id bound.
+pub(crate) fn fill(s: &Store, seed: u64, n: u64, checkpoint: bool) -> (u32, u32, u64) {
     let mut r = Rng(seed | 1);
-    let tx = s.begin(false);
-    let l = tx.get_or_create_token(TokenKind::Label, "P").unwrap();
-    let other = tx.get_or_create_token(TokenKind::Label, "Q").unwrap();
-    let k = tx.get_or_create_token(TokenKind::PropertyKey, "k").unwrap();
-    drop(tx);
+    let l = s.get_or_create_token(TokenKind::Label, "P").unwrap();
+    let other = s.get_or_create_token(TokenKind::Label, "Q").unwrap();
+    let k = s.get_or_create_token(TokenKind::PropertyKey, "k").unwrap();
     let mut tx = s.begin(false);
     for _ in 0..n {
         let labels = if r.below(10) == 0 { vec![other] } else { vec![l] };
@@ -60,7 +66,11 @@ fn random_store(seed: u64, n: u64) -> (Store, u32, u32) {
         tx.create_node(&labels, props).unwrap();
     }
     tx.commit().unwrap();
-    s.compact().unwrap();
+    if checkpoint {
+        s.checkpoint().unwrap();
+    } else {
+        s.compact().unwrap();
+    }
     let mut tx = s.begin(false);
     for _ in 0..n / 10 {
         let id = NodeId(r.below(n));
@@ -78,7 +88,7 @@ fn random_store(seed: u64, n: u64) -> (Store, u32, u32) {
         }
     }
     tx.commit().unwrap();
-    (s, l, k)
+    (l, k, n + n / 10 + 10)
 }
 
 /// Every visible node of label `l` whose key `k` equals `v` (Cypher equality), by scan.

@@ -11,35 +11,12 @@ use std::time::Duration;
 
 use arbor_model::{NodeId, Status, Value};
 
+use crate::index_part_tests::{fill, value, Rng};
 use crate::schema::{IndexKind, Target};
 use crate::simfs::{FaultKind, SimFs};
 use crate::value::index_key;
 use crate::vfs::Vfs;
 use crate::{Store, StoreConfig, TokenKind};
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
-/// A value of a few types, often repeated (Int and integral Float compare equal).
-fn value(r: &mut Rng) -> Value {
-    let x = r.below(40) as i64;
-    match r.below(5) {
-        0 => Value::Int(x),
-        1 => Value::Float(x as f64),
-        2 => Value::Float(x as f64 + 0.5),
-        3 => Value::String(Arc::from(format!("s{x}"))),
-        _ => Value::Bool(x % 2 == 0),
-    }
-}
 
 fn cfg() -> StoreConfig {
     StoreConfig {
@@ -49,46 +26,6 @@ fn cfg() -> StoreConfig {
         promote_at_open: false,
         ..StoreConfig::default()
     }
-}
-
-/// Fills `s` with `n` random nodes (label `P` on most, key `k` on most), makes them its base
-/// (`checkpoint`: a file-backed store; else a fold), then updates, deletes and creates rows
-/// in the delta. Returns the label, the key and an id bound.
-fn fill(s: &Store, seed: u64, n: u64, checkpoint: bool) -> (u32, u32, u64) {
-    let mut r = Rng(seed | 1);
-    let l = s.get_or_create_token(TokenKind::Label, "P").unwrap();
-    let other = s.get_or_create_token(TokenKind::Label, "Q").unwrap();
-    let k = s.get_or_create_token(TokenKind::PropertyKey, "k").unwrap();
-    let mut tx = s.begin(false);
-    for _ in 0..n {
-        let labels = if r.below(10) == 0 { vec![other] } else { vec![l] };
-        let props = if r.below(8) == 0 { vec![] } else { vec![(k, value(&mut r))] };
-        tx.create_node(&labels, props).unwrap();
-    }
-    tx.commit().unwrap();
-    if checkpoint {
-        s.checkpoint().unwrap();
-    } else {
-        s.compact().unwrap();
-    }
-    let mut tx = s.begin(false);
-    for _ in 0..n / 10 {
-        let id = NodeId(r.below(n));
-        if !tx.node_exists(id) {
-            continue;
-        }
-        match r.below(3) {
-            0 => tx.set_node_property(id, k, value(&mut r)).unwrap(),
-            1 => {
-                let _ = tx.delete_node(id);
-            }
-            _ => {
-                tx.create_node(&[l], vec![(k, value(&mut r))]).unwrap();
-            }
-        }
-    }
-    tx.commit().unwrap();
-    (l, k, n + n / 10 + 10)
 }
 
 /// Every visible node of label `l` whose key `k` equals `v` (Cypher equality), by scan.
