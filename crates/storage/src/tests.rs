@@ -1260,6 +1260,9 @@ fn schema_rules_survive_wal_replay_and_checkpoints() {
     }
     for round in 0..2 {
         let s = Store::open(dir.path(), cfg()).unwrap();
+        // Replayed rules fill in the background (`populate_replayed.rs`): seeks and the
+        // statement-time uniqueness check use them once online (commits wait for them).
+        s.await_indexes(None, Duration::from_secs(60)).unwrap();
         let (l, a, b, t) = (label(&s, "L"), key(&s, "a"), key(&s, "b"), rtype(&s, "T"));
         let mut names: Vec<String> = s.indexes().into_iter().map(|i| i.name).collect();
         names.sort();
@@ -1411,6 +1414,9 @@ fn relationship_unique_and_key_constraints() {
     }
     for round in 0..2 {
         let s = Store::open(dir.path(), cfg()).unwrap();
+        // Replayed rules fill in the background (`populate_replayed.rs`): seeks and the
+        // statement-time uniqueness check use them once online (commits wait for them).
+        s.await_indexes(None, Duration::from_secs(60)).unwrap();
         let (t, a) = (rtype(&s, "T"), key(&s, "a"));
         let mut w = s.begin(false);
         let e = w.create_rel(NodeId(0), NodeId(0), t, vec![(a, Value::Int(2))]).unwrap_err();
@@ -1422,6 +1428,9 @@ fn relationship_unique_and_key_constraints() {
         s.crash_for_test();
     }
     let s = Store::open(dir.path(), cfg()).unwrap();
+    // Replayed rules fill in the background (`populate_replayed.rs`): seeks and the
+    // statement-time uniqueness check use them once online (commits wait for them).
+    s.await_indexes(None, Duration::from_secs(60)).unwrap();
     let (t, a, b) = (rtype(&s, "T"), key(&s, "a"), key(&s, "b"));
     assert!(s.drop_constraint("u").unwrap());
     let mut w = s.begin(false);
