@@ -52,7 +52,7 @@
 
 #![allow(unsafe_code)]
 
-use std::alloc::{self, Layout};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8};
@@ -237,8 +237,11 @@ impl Frames {
         if !self.chunks[c].load(Ordering::Acquire).is_null() {
             return Ok(());
         }
+        // From the system allocator, not the global one: the page cache has its own budget, and
+        // the `arbor` binary's global allocator counts a query thread's allocations against that
+        // query's memory limit (a miss on a query thread would otherwise charge it a chunk).
         // SAFETY: the layout has a non-zero size (at least one frame).
-        let p = unsafe { alloc::alloc_zeroed(self.layout(c)) };
+        let p = unsafe { System.alloc_zeroed(self.layout(c)) };
         if p.is_null() {
             return Err(Error::new(Status::MemoryExhausted, "cannot allocate page cache memory"));
         }
@@ -269,7 +272,7 @@ impl Drop for Frames {
             let p = self.chunks[c].load(Ordering::Acquire);
             if !p.is_null() {
                 // SAFETY: allocated in `ensure` with this very layout, freed once.
-                unsafe { alloc::dealloc(p, self.layout(c)) }
+                unsafe { System.dealloc(p, self.layout(c)) }
             }
         }
     }
