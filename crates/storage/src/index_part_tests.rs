@@ -92,7 +92,7 @@ pub(crate) fn fill(s: &Store, seed: u64, n: u64, checkpoint: bool) -> (u32, u32,
 }
 
 /// Every visible node of label `l` whose key `k` equals `v` (Cypher equality), by scan.
-fn scan(s: &Store, l: u32, k: u32, v: &Value, end: u64) -> Vec<NodeId> {
+pub(crate) fn scan(s: &Store, l: u32, k: u32, v: &Value, end: u64) -> Vec<NodeId> {
     let tx = s.begin(true);
     let want = index_key(v);
     (0..end)
@@ -102,7 +102,8 @@ fn scan(s: &Store, l: u32, k: u32, v: &Value, end: u64) -> Vec<NodeId> {
         .collect()
 }
 
-fn probes() -> Vec<Value> {
+/// Keys to seek: values of the graph's kinds, plus keys no node has.
+pub(crate) fn probes() -> Vec<Value> {
     let mut r = Rng(99);
     let mut v: Vec<Value> = (0..60).map(|_| value(&mut r)).collect();
     v.extend([Value::Int(1000), Value::String(Arc::from("absent")), Value::Float(f64::NAN)]);

@@ -11,10 +11,9 @@ use std::time::Duration;
 
 use arbor_model::{NodeId, Status, Value};
 
-use crate::index_part_tests::{fill, value, Rng};
+use crate::index_part_tests::{fill, probes, scan};
 use crate::schema::{IndexKind, Target};
 use crate::simfs::{FaultKind, SimFs};
-use crate::value::index_key;
 use crate::vfs::Vfs;
 use crate::{Store, StoreConfig, TokenKind};
 
@@ -26,24 +25,6 @@ fn cfg() -> StoreConfig {
         promote_at_open: false,
         ..StoreConfig::default()
     }
-}
-
-/// Every visible node of label `l` whose key `k` equals `v` (Cypher equality), by scan.
-fn scan(s: &Store, l: u32, k: u32, v: &Value, end: u64) -> Vec<NodeId> {
-    let tx = s.begin(true);
-    let want = index_key(v);
-    (0..end)
-        .map(NodeId)
-        .filter(|id| tx.node_labels(*id).contains(&l))
-        .filter(|id| want.is_some() && tx.node_property(*id, k).and_then(|x| index_key(&x)) == want)
-        .collect()
-}
-
-fn probes() -> Vec<Value> {
-    let mut r = Rng(99);
-    let mut v: Vec<Value> = (0..60).map(|_| value(&mut r)).collect();
-    v.extend([Value::Int(1000), Value::String(Arc::from("absent")), Value::Float(f64::NAN)]);
-    v
 }
 
 /// Every probe's seek, asserted equal to a scan; returns the answers.
