@@ -251,6 +251,16 @@ pub enum Op {
         input: Box<Op>,
         keys: Vec<(PExpr, bool)>,
     },
+    /// ORDER BY with a LIMIT (and maybe a SKIP): the first `skip + limit` rows in key order,
+    /// kept in a buffer of at most twice that many rows instead of sorting the whole input,
+    /// then the first `skip` of them dropped. The input is still pulled to its end (its
+    /// writes all happen, its errors all surface), as under a `Sort`.
+    Top {
+        input: Box<Op>,
+        keys: Vec<(PExpr, bool)>,
+        limit: PExpr,
+        skip: Option<PExpr>,
+    },
     Skip {
         input: Box<Op>,
         count: PExpr,
@@ -575,6 +585,7 @@ impl Op {
             Op::Aggregate { .. } => "EagerAggregation",
             Op::Distinct { .. } => "Distinct",
             Op::Sort { .. } => "Sort",
+            Op::Top { .. } => "Top",
             Op::Skip { .. } => "Skip",
             Op::Limit { .. } => "Limit",
             Op::Unwind { .. } => "Unwind",
@@ -637,6 +648,7 @@ impl Op {
             | Op::Aggregate { input, .. }
             | Op::Distinct { input, .. }
             | Op::Sort { input, .. }
+            | Op::Top { input, .. }
             | Op::Skip { input, .. }
             | Op::Limit { input, .. }
             | Op::Unwind { input, .. }
@@ -680,6 +692,7 @@ impl Op {
             | Op::Aggregate { input, .. }
             | Op::Distinct { input, .. }
             | Op::Sort { input, .. }
+            | Op::Top { input, .. }
             | Op::Skip { input, .. }
             | Op::Limit { input, .. }
             | Op::Unwind { input, .. }

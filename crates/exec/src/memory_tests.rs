@@ -98,3 +98,16 @@ fn parsing_a_huge_query_is_limited_and_the_pool_has_its_own_code() {
     assert_eq!(e.status.code(), "Neo.TransientError.General.MemoryPoolOutOfMemoryError");
     assert!(e.message.contains("db.memory.transaction.total.max threshold reached"), "{e}");
 }
+
+/// ORDER BY with a LIMIT keeps only the rows it returns (plus a bounded buffer): the top 10 of
+/// the 40,000 rows that a full sort cannot hold under 1 MiB fit.
+#[test]
+fn order_by_with_a_limit_holds_only_the_rows_it_keeps() {
+    let mut g = graph();
+    let tight = Arc::new(MemoryPool::new(0, 1 << 20));
+    let q = format!("{ROWS}RETURN x, y ORDER BY x * y DESC, y LIMIT 10");
+    assert_eq!(run_in(&tight, &mut g, &q).ok(), Some(10), "top 10 of 40,000 rows");
+    let q = format!("{ROWS}RETURN x, y ORDER BY x * y DESC, y");
+    let e = run_in(&tight, &mut g, &q).expect_err("a full sort does not fit");
+    assert_eq!(e.status, Status::TransactionOutOfMemory, "{e}");
+}

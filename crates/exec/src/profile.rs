@@ -359,6 +359,7 @@ fn est(
                 Op::Aggregate { .. } | Op::Distinct { .. } => i.sqrt().max(1.0).min(i),
                 Op::Skip { count, .. } => (i - const_int(count).unwrap_or(0.0)).max(0.0),
                 Op::Limit { count, .. } => const_int(count).map_or(i, |n| n.min(i)),
+                Op::Top { limit, .. } => const_int(limit).map_or(i, |n| n.min(i)),
                 Op::Unwind { expr, .. } => match expr {
                     PExpr::List(items) => i * items.len() as f64,
                     PExpr::Const(Value::List(items)) => i * items.len() as f64,

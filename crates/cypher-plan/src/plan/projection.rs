@@ -272,6 +272,19 @@ impl Binder<'_> {
         sort_keys: Vec<(PExpr, bool)>,
         where_pred: Option<PExpr>,
     ) -> Result<Op> {
+        if let (false, Some(l)) = (sort_keys.is_empty(), &p.limit) {
+            // ORDER BY ... LIMIT: keep only the first rows while reading (Neo4j's `Top`).
+            let skip = match &p.skip {
+                Some(s) => Some(self.bind_constant(s, "SKIP")?),
+                None => None,
+            };
+            let limit = self.bind_constant(l, "LIMIT")?;
+            op = Op::Top { input: Box::new(op), keys: sort_keys, limit, skip };
+            if let Some(w) = where_pred {
+                op = Op::Filter { input: Box::new(op), pred: w, reads: false };
+            }
+            return Ok(op);
+        }
         if !sort_keys.is_empty() {
             op = Op::Sort { input: Box::new(op), keys: sort_keys };
         }

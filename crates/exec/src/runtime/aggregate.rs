@@ -3,12 +3,13 @@
 
 use arbor_cypher_plan::expr::{AggCall, PExpr, Slot};
 use arbor_cypher_plan::ops::Op;
-use arbor_model::Result;
+use arbor_model::{Result, Value};
 
 use super::builder::{build, Builder};
 use super::fused::{reused_args, ColumnAgg, FusedScan};
-use super::groups::{new_accs, Grouping, Groups};
+use super::groups::{GroupOutput, Grouping, Groups};
 use crate::ctx::{Ctx, Operator, Row};
+use crate::functions::Accumulator;
 use crate::graph::Graph;
 
 /// Builds an aggregation operator (the builder's dispatch, [`super::build`], sends only those here).
@@ -29,6 +30,8 @@ pub(super) fn build_aggregate(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             aggs: aggs.clone(),
             arg: Vec::new(),
             out: None,
+            kv: Vec::new(),
+            accs: Vec::new(),
         }),
         _ => unreachable!("build_aggregate called on another operator"),
     }
@@ -45,7 +48,10 @@ pub(super) struct Aggregate {
     pub(super) keys: Vec<(Slot, PExpr)>,
     pub(super) aggs: Vec<(Slot, AggCall)>,
     pub(super) arg: Row,
-    pub(super) out: Option<std::vec::IntoIter<Row>>,
+    pub(super) out: Option<GroupOutput>,
+    /// The group being turned into a row: its key values and accumulators.
+    pub(super) kv: Vec<Value>,
+    pub(super) accs: Vec<Box<dyn Accumulator>>,
 }
 
 impl Operator for Aggregate {
@@ -74,24 +80,25 @@ impl Operator for Aggregate {
                         .drain(ctx, g, &mut |r, ctx, g| gr.add(keys, aggs, reuse, r, ctx, g))?;
                 }
             }
-            let mut groups = groups.groups;
-            if groups.is_empty() && self.keys.is_empty() {
-                groups.push((Vec::new(), new_accs(&self.aggs)?));
+            if self.keys.is_empty() {
+                groups.ensure_global(&self.aggs)?;
             }
-            let mut rows = Vec::with_capacity(groups.len());
-            for (kv, mut accs) in groups {
-                ctx.tick()?;
-                let mut row = self.arg.clone();
-                for ((s, _), v) in self.keys.iter().zip(kv) {
-                    row[*s] = v;
-                }
-                for ((s, _), acc) in self.aggs.iter().zip(accs.iter_mut()) {
-                    row[*s] = acc.finish()?;
-                }
-                rows.push(row);
-            }
-            self.out = Some(rows.into_iter());
+            self.out = Some(groups.into_output());
         }
-        Ok(self.out.as_mut().and_then(|o| o.next()))
+        // One output row per group, made as it is pulled: a `Top` above keeps a few of them,
+        // so a million groups never become a million rows at once.
+        if !self.out.as_mut().is_some_and(|o| o.next_into(&mut self.kv, &mut self.accs)) {
+            return Ok(None);
+        }
+        ctx.tick()?;
+        let mut row = self.arg.clone();
+        for ((s, _), v) in self.keys.iter().zip(self.kv.drain(..)) {
+            row[*s] = v;
+        }
+        for ((s, _), acc) in self.aggs.iter().zip(self.accs.iter_mut()) {
+            row[*s] = acc.finish()?;
+        }
+        self.accs.clear();
+        Ok(Some(row))
     }
 }

@@ -18,7 +18,7 @@ use arbor_cypher_plan::ops::Name;
 use arbor_cypher_syntax::ast::CompareOp;
 use arbor_model::{Error, NodeId, Result, Value};
 
-use super::groups::{new_accs, Grouping, Groups};
+use super::groups::{Grouping, Groups};
 use crate::ctx::Ctx;
 use crate::functions::{self, AggKind, IntPartial};
 use crate::graph::{Graph, TokenId};
@@ -256,9 +256,7 @@ impl Grouping<'_> {
         n: usize,
         groups: &mut Groups,
     ) -> Result<()> {
-        if groups.groups.is_empty() {
-            groups.groups.push((Vec::new(), new_accs(self.aggs)?));
-        }
+        groups.ensure_global(self.aggs)?;
         st.parts.resize_with(t.used.len(), Vec::new);
         for (j, c) in t.used.iter().enumerate() {
             let p = summarise(&st.vals[*c][..n], &st.present[*c][..n], t.need[j]);
@@ -267,7 +265,7 @@ impl Grouping<'_> {
         }
         let stars = IntPartial { count: n as i64, ..IntPartial::default() };
         st.sel.clear();
-        let accs = &mut groups.groups[0].1;
+        let accs = groups.accs_mut(0);
         for (ai, (acc, arg)) in accs.iter_mut().zip(&t.args).enumerate() {
             let p = match arg {
                 None => &stars,
@@ -304,18 +302,15 @@ impl Grouping<'_> {
                 *keep &= *here && int_compare(*op, *v, *k);
             }
         }
-        if t.group.is_none()
-            && groups.groups.is_empty()
-            && (!filtered || st.keep[..n].contains(&true))
-        {
-            groups.groups.push((Vec::new(), new_accs(self.aggs)?));
+        if t.group.is_none() && groups.is_empty() && (!filtered || st.keep[..n].contains(&true)) {
+            groups.ensure_global(self.aggs)?;
         }
         // Deferred: the touched groups are found at the flush, not tracked per row.
         let track = !t.deferred;
         if track {
             st.touched.clear();
         }
-        st.grow(t, groups.groups.len());
+        st.grow(t, groups.len());
         let TypedState { vals, present, keep, rows, parts, touched, .. } = st;
         let Some(c) = t.group else {
             for (i, _) in keep[..n].iter().enumerate().filter(|(_, k)| **k) {
@@ -413,11 +408,7 @@ impl Grouping<'_> {
                     None => &stars,
                     Some(j) => &st.parts[*j][gi],
                 };
-                let merged = groups
-                    .groups
-                    .get_mut(gi)
-                    .and_then(|g| g.1.get_mut(ai))
-                    .is_some_and(|acc| acc.merge_ints(p));
+                let merged = groups.acc_mut(gi, ai).is_some_and(|acc| acc.merge_ints(p));
                 if merged {
                     continue;
                 }
@@ -593,7 +584,7 @@ fn feed_group(
     ai: usize,
     groups: &mut Groups,
 ) -> std::result::Result<(), (u32, Error)> {
-    let Some(acc) = groups.groups.get_mut(gi).and_then(|g| g.1.get_mut(ai)) else {
+    let Some(acc) = groups.acc_mut(gi, ai) else {
         return Ok(());
     };
     let col = t.args.get(ai).copied().flatten().and_then(|j| t.used.get(j).copied());
@@ -624,11 +615,7 @@ fn feed_rows(
                 None => IntPartial { count: st.sel.len() as i64, ..IntPartial::default() },
                 Some(j) => st.parts[j][0],
             };
-            groups
-                .groups
-                .get_mut(gi)
-                .and_then(|g| g.1.get_mut(ai))
-                .is_some_and(|a| a.merge_ints(&p))
+            groups.acc_mut(gi, ai).is_some_and(|a| a.merge_ints(&p))
         };
         if merged {
             continue;

@@ -136,6 +136,7 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
         | Op::Project { .. }
         | Op::Distinct { .. }
         | Op::Sort { .. }
+        | Op::Top { .. }
         | Op::Skip { .. }
         | Op::Limit { .. }
         | Op::Unwind { .. }

@@ -6,7 +6,7 @@ use arbor_cypher_plan::ops::{Name, Op};
 use arbor_model::{Error, NodeId, Result, Value};
 
 use super::aggregate_typed::{TypedAgg, TypedState};
-use super::groups::{new_accs, Grouping, Groups, SCAN_BATCH, STARS, TYPED_BATCH};
+use super::groups::{Grouping, Groups, SCAN_BATCH, STARS, TYPED_BATCH};
 use crate::ctx::{Ctx, Row, ScanCols};
 use crate::eval::CompiledPred;
 use crate::functions::{self, AggKind};
@@ -327,9 +327,7 @@ impl Grouping<'_> {
         if ids.is_empty() {
             return Ok(());
         }
-        if groups.groups.is_empty() {
-            groups.groups.push((Vec::new(), new_accs(self.aggs)?));
-        }
+        groups.ensure_global(self.aggs)?;
         let Some(sc) = &ctx.scan_cols else {
             return Err(Error::internal("column aggregation without its columns"));
         };
@@ -338,7 +336,7 @@ impl Grouping<'_> {
             nodes.extend(ids.iter().map(|id| Value::Node(*id)));
         }
         let mut first_err: Option<(usize, Error)> = None;
-        for (acc, arg) in groups.groups[0].1.iter_mut().zip(&cols.args) {
+        for (acc, arg) in groups.accs_mut(0).iter_mut().zip(&cols.args) {
             let vals: &[Value] = match arg {
                 ColArg::Star => STARS.get(..ids.len()).unwrap_or(&[]),
                 ColArg::Node => &nodes,
@@ -441,9 +439,7 @@ impl Grouping<'_> {
             }
             let gi = match cols.group {
                 None => {
-                    if groups.groups.is_empty() {
-                        groups.groups.push((Vec::new(), new_accs(self.aggs)?));
-                    }
+                    groups.ensure_global(self.aggs)?;
                     0
                 }
                 Some(c) => {
@@ -482,21 +478,22 @@ fn update_columns(
     for (ai, arg) in cols.args.iter().enumerate() {
         match arg {
             ColArg::Star => {
-                let counts = &mut groups.counts;
+                let mut counts = std::mem::take(&mut groups.counts);
                 counts.clear();
-                counts.resize(groups.groups.len(), 0);
+                counts.resize(groups.len(), 0);
                 for (_, gi) in sel {
                     counts[*gi as usize] += 1;
                 }
                 for (gi, n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
                     let stars = STARS.get(..*n as usize).unwrap_or(&[]);
-                    if let Some(acc) = groups.groups.get_mut(gi).and_then(|g| g.1.get_mut(ai)) {
+                    if let Some(acc) = groups.acc_mut(gi, ai) {
                         // (Counting cannot fail; an error would be reported at row 0.)
                         if let Err((_, e)) = acc.update_many(stars) {
                             first_err = Some((0, e));
                         }
                     }
                 }
+                groups.counts = counts;
             }
             ColArg::Node | ColArg::Prop(_) => {
                 for (i, gi) in sel {
@@ -513,9 +510,7 @@ fn update_columns(
                             &node
                         }
                     };
-                    let Some(acc) =
-                        groups.groups.get_mut(*gi as usize).and_then(|g| g.1.get_mut(ai))
-                    else {
+                    let Some(acc) = groups.acc_mut(*gi as usize, ai) else {
                         continue;
                     };
                     if let Err(e) = acc.update(std::slice::from_ref(v)) {

@@ -33,37 +33,29 @@ const SMALL_INTS: usize = 4096;
 /// `count(*)`'s argument for a whole batch (see [`Accumulator::update_many`]).
 pub(super) static STARS: [Value; SCAN_BATCH] = [const { Value::Bool(true) }; SCAN_BATCH];
 
-/// One group: its key values and one accumulator per aggregate.
-type Group = (Vec<Value>, Vec<Box<dyn Accumulator>>);
-
-fn new_acc(call: &AggCall) -> Result<Box<dyn Accumulator>> {
-    let kind = functions::lookup_aggregate(&call.name)
-        .ok_or_else(|| Error::internal(format!("unknown aggregate {}", call.name)))?;
-    Ok(functions::new_accumulator(kind, call.distinct))
-}
-
-pub(super) fn new_accs(aggs: &[(Slot, AggCall)]) -> Result<Vec<Box<dyn Accumulator>>> {
-    let mut accs = Vec::with_capacity(aggs.len());
-    for (_, call) in aggs {
-        accs.push(new_acc(call)?);
-    }
-    Ok(accs)
-}
-
-/// The groups of one aggregation run. Buffers are reused across rows: a key is only allocated
+/// The groups of one aggregation run. Buffers are reused across rows: a key is only copied
 /// when it starts a new group, and one grouping key (the common case) is hashed on its own,
 /// not as a one-element vector.
+///
+/// Groups are stored flat, to keep a group small when there are millions (B2B's top-k:
+/// ~1.1 M groups of an integer key and a count): group `g`'s key values are
+/// `keys[g * nkeys..]`, its accumulators `accs[g * naggs..]`, no vector per group. One
+/// integer key is indexed by the integer alone (`int_index`, `small_ints`) until the first key
+/// whose grouping key is not an integer; then the integer groups move into `index1`, which
+/// holds every single-key group from then on (so `1` and `1.0` still share a group).
 #[derive(Default)]
 pub(super) struct Groups {
-    pub(super) index: FxHashMap<Vec<GroupKey>, usize>,
-    pub(super) index1: FxHashMap<GroupKey, usize>,
-    /// With one grouping key, the groups of integer key values seen so far: a lookup by the
-    /// integer, no `GroupKey` built or hashed. Filled from `index1`, which stays the
-    /// authority (so `1` and `1.0` still share a group); small ones are in `small_ints`.
-    pub(super) int_index: FxHashMap<i64, usize>,
+    index: FxHashMap<Vec<GroupKey>, u32>,
+    index1: FxHashMap<GroupKey, u32>,
+    /// With one grouping key and no non-integer key seen yet (`!mixed`): the groups of integer
+    /// key values outside `0..SMALL_INTS`.
+    int_index: FxHashMap<i64, u32>,
     /// The same for integers in `0..SMALL_INTS` (ages, years, counts): `group + 1` by value,
-    /// 0 for none yet; grown to the largest such key seen.
+    /// 0 for none yet; grown to the largest such key seen. Kept (as a cache over `index1`)
+    /// once mixed.
     pub(super) small_ints: Vec<u32>,
+    /// A single-key group's key was not an integer: `index1` is the authority.
+    mixed: bool,
     /// Per batch of a column aggregation: `(row, group)` of the rows that passed the filter.
     pub(super) sel: Vec<(u32, u32)>,
     /// Per batch of a column aggregation: rows per group.
@@ -71,20 +63,59 @@ pub(super) struct Groups {
     /// Per batch of a filtered column aggregation: the rows the filter's integer
     /// comparisons decide (see `CompiledPred::decide_batch`).
     pub(super) decided: Vec<Option<bool>>,
-    pub(super) groups: Vec<Group>,
+    /// Every group's key values, `nkeys` per group.
+    keys: Vec<Value>,
+    /// Every group's accumulators, `naggs` per group.
+    accs: Vec<Box<dyn Accumulator>>,
+    nkeys: usize,
+    naggs: usize,
+    len: usize,
     pub(super) args: Vec<Value>,
     /// Each aggregate's argument in the current row, kept where a later one reuses it.
     pub(super) shared: Vec<Value>,
     pub(super) kv: Vec<Value>,
     pub(super) gk: Vec<GroupKey>,
     /// Each aggregate's kind and DISTINCT flag, looked up by name once per run instead of once
-    /// per new group (see [`Groups::accs`]).
+    /// per new group (see [`Groups::push`]).
     kinds: Vec<(AggKind, bool)>,
 }
 
+/// The groups of a finished run, handed out one at a time (see [`Groups::into_output`]).
+pub(super) struct GroupOutput {
+    keys: std::vec::IntoIter<Value>,
+    accs: std::vec::IntoIter<Box<dyn Accumulator>>,
+    nkeys: usize,
+    naggs: usize,
+    left: usize,
+}
+
+impl GroupOutput {
+    /// The next group: its key values (in `kv`, replaced) and its accumulators (in `accs`).
+    pub(super) fn next_into(
+        &mut self,
+        kv: &mut Vec<Value>,
+        accs: &mut Vec<Box<dyn Accumulator>>,
+    ) -> bool {
+        if self.left == 0 {
+            return false;
+        }
+        self.left -= 1;
+        kv.clear();
+        kv.extend(self.keys.by_ref().take(self.nkeys));
+        accs.clear();
+        accs.extend(self.accs.by_ref().take(self.naggs));
+        true
+    }
+}
+
 impl Groups {
-    /// A new group's accumulators (as [`new_accs`], the aggregates' kinds resolved once).
-    pub(super) fn accs(&mut self, aggs: &[(Slot, AggCall)]) -> Result<Vec<Box<dyn Accumulator>>> {
+    /// Adds a group with these key values and fresh accumulators (the aggregates' kinds
+    /// resolved once per run); its number.
+    pub(super) fn push(
+        &mut self,
+        keys: impl IntoIterator<Item = Value>,
+        aggs: &[(Slot, AggCall)],
+    ) -> Result<usize> {
         if self.kinds.len() != aggs.len() {
             self.kinds.clear();
             for (_, call) in aggs {
@@ -93,7 +124,65 @@ impl Groups {
                 self.kinds.push((kind, call.distinct));
             }
         }
-        Ok(self.kinds.iter().map(|(k, d)| functions::new_accumulator(*k, *d)).collect())
+        if u32::try_from(self.len).is_err() {
+            return Err(Error::internal("an aggregation has more than 4,294,967,295 groups"));
+        }
+        let before = self.keys.len();
+        self.keys.extend(keys);
+        self.nkeys = self.keys.len() - before;
+        self.naggs = aggs.len();
+        self.accs.extend(self.kinds.iter().map(|(k, d)| functions::new_accumulator(*k, *d)));
+        self.len += 1;
+        Ok(self.len - 1)
+    }
+
+    /// How many groups there are.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The one group of an aggregation without grouping keys, made if there is none yet.
+    pub(super) fn ensure_global(&mut self, aggs: &[(Slot, AggCall)]) -> Result<()> {
+        if self.len == 0 {
+            self.push(std::iter::empty(), aggs)?;
+        }
+        Ok(())
+    }
+
+    /// Group `gi`'s accumulators (none for a group that does not exist).
+    pub(super) fn accs_mut(&mut self, gi: usize) -> &mut [Box<dyn Accumulator>] {
+        let n = self.naggs;
+        self.accs.get_mut(gi * n..gi * n + n).unwrap_or(&mut [])
+    }
+
+    /// Group `gi`'s accumulator of aggregate `ai`.
+    pub(super) fn acc_mut(&mut self, gi: usize, ai: usize) -> Option<&mut Box<dyn Accumulator>> {
+        self.accs_mut(gi).get_mut(ai)
+    }
+
+    /// The groups, one at a time, their memory given back as they go.
+    pub(super) fn into_output(self) -> GroupOutput {
+        GroupOutput {
+            keys: self.keys.into_iter(),
+            accs: self.accs.into_iter(),
+            nkeys: self.nkeys,
+            naggs: self.naggs,
+            left: self.len,
+        }
+    }
+
+    /// Moves the integer-keyed groups into `index1` (the first key that is not an integer).
+    fn mix(&mut self) {
+        self.mixed = true;
+        self.index1.extend(self.int_index.drain().map(|(i, g)| (GroupKey::Int(i), g)));
+        for (i, g) in self.small_ints.iter().enumerate().filter(|(_, g)| **g != 0) {
+            self.index1.insert(GroupKey::Int(i as i64), g - 1);
+        }
+        self.int_index = FxHashMap::default();
     }
 
     /// The group of one grouping key value, created if new (with a copy of `v` as its key).
@@ -104,34 +193,60 @@ impl Groups {
             if let Some(&gi) = small.filter(|g| **g != 0) {
                 return Ok(gi as usize - 1);
             }
-            if let Some(gi) = self.int_index.get(i) {
-                return Ok(*gi);
+            if !self.mixed {
+                return self.int_group(*i, v, aggs);
             }
         }
         let k = group_key(v);
+        if let (GroupKey::Int(i), false) = (&k, self.mixed) {
+            // A float with an integral value: the integer's group.
+            let small = usize::try_from(*i).ok().and_then(|x| self.small_ints.get(x));
+            if let Some(&gi) = small.filter(|g| **g != 0) {
+                return Ok(gi as usize - 1);
+            }
+            return self.int_group(*i, v, aggs);
+        }
+        if !self.mixed {
+            self.mix();
+        }
         let gi = match self.index1.get(&k) {
-            Some(i) => *i,
+            Some(i) => *i as usize,
             None => {
-                let accs = self.accs(aggs)?;
-                self.groups.push((vec![v.clone()], accs));
-                self.index1.insert(k, self.groups.len() - 1);
-                self.groups.len() - 1
+                let gi = self.push([v.clone()], aggs)?;
+                self.index1.insert(k, gi as u32);
+                gi
             }
         };
         if let Value::Int(i) = v {
-            match (usize::try_from(*i), u32::try_from(gi + 1)) {
-                (Ok(x), Ok(code)) if x < SMALL_INTS => {
-                    if self.small_ints.len() <= x {
-                        self.small_ints.resize(x + 1, 0);
-                    }
-                    self.small_ints[x] = code;
-                }
-                _ => {
-                    self.int_index.insert(*i, gi);
-                }
-            }
+            self.remember_small(*i, gi);
         }
         Ok(gi)
+    }
+
+    /// While every key is an integer: the group of integer key `i` (first seen as `v`).
+    fn int_group(&mut self, i: i64, v: &Value, aggs: &[(Slot, AggCall)]) -> Result<usize> {
+        if let Some(gi) = self.int_index.get(&i) {
+            return Ok(*gi as usize);
+        }
+        let gi = self.push([v.clone()], aggs)?;
+        if !self.remember_small(i, gi) {
+            self.int_index.insert(i, gi as u32);
+        }
+        Ok(gi)
+    }
+
+    /// Puts group `gi` of integer key `i` in the direct table if `i` is small; whether it was.
+    fn remember_small(&mut self, i: i64, gi: usize) -> bool {
+        match (usize::try_from(i), u32::try_from(gi + 1)) {
+            (Ok(x), Ok(code)) if x < SMALL_INTS => {
+                if self.small_ints.len() <= x {
+                    self.small_ints.resize(x + 1, 0);
+                }
+                self.small_ints[x] = code;
+                true
+            }
+            _ => false,
+        }
     }
 
     pub(super) fn add(
@@ -146,9 +261,7 @@ impl Groups {
         let gi = match keys {
             [] => {
                 // Global aggregation: one group, no hashing.
-                if self.groups.is_empty() {
-                    self.groups.push((Vec::new(), new_accs(aggs)?));
-                }
+                self.ensure_global(aggs)?;
                 0
             }
             [(_, e)] => {
@@ -164,12 +277,13 @@ impl Groups {
                 self.gk.clear();
                 self.gk.extend(self.kv.iter().map(group_key));
                 match self.index.get(&self.gk) {
-                    Some(i) => *i,
+                    Some(i) => *i as usize,
                     None => {
-                        let accs = self.accs(aggs)?;
-                        self.groups.push((std::mem::take(&mut self.kv), accs));
-                        self.index.insert(std::mem::take(&mut self.gk), self.groups.len() - 1);
-                        self.groups.len() - 1
+                        let mut kv = std::mem::take(&mut self.kv);
+                        let gi = self.push(kv.drain(..), aggs)?;
+                        self.kv = kv;
+                        self.index.insert(std::mem::take(&mut self.gk), gi as u32);
+                        gi
                     }
                 }
             }
@@ -182,7 +296,9 @@ impl Groups {
             {
                 if let Some(v) = r.get(*s) {
                     if !reuse.contains(&Some(ai)) {
-                        self.groups[gi].1[ai].update(std::slice::from_ref(v))?;
+                        if let Some(acc) = self.acc_mut(gi, ai) {
+                            acc.update(std::slice::from_ref(v))?;
+                        }
                         continue;
                     }
                 }
@@ -209,7 +325,10 @@ impl Groups {
                 }
                 self.shared[ai] = self.args.first().cloned().unwrap_or(Value::Null);
             }
-            self.groups[gi].1[ai].update(&self.args)?;
+            let n = self.naggs;
+            if let Some(acc) = self.accs.get_mut(gi * n + ai) {
+                acc.update(&self.args)?;
+            }
         }
         Ok(())
     }

@@ -31,8 +31,10 @@
 //!   (`TypedAgg`: selection vectors, direct group tables, per-batch summaries).
 //! - `distinct_ends`: `Distinct` over a one-key `Project` over a distinct-end expansion as
 //!   one operator (the key deduplicated in the expansion's emission loop, no row per end).
-//! - `relational`: filter, project, distinct, sort, skip/limit, unwind, optional, apply,
+//! - `relational`: filter, project, distinct, skip/limit, unwind, optional, apply,
 //!   union, eager, procedure calls.
+//! - `order`: ORDER BY: `Sort`, and `Top` (ORDER BY with LIMIT: a buffer of at most twice
+//!   the rows kept, cut back by linear selection when full).
 //! - `batched`: `TransactionApply`, the batches of `CALL { ... } IN TRANSACTIONS`.
 //! - `load_csv`: `LoadCSV`, the rows of a CSV file.
 //! - `qpp`: `Repeat(Trail)` (quantified path patterns) and `SelectPaths` (`SHORTEST k`,
@@ -52,6 +54,7 @@ mod fused;
 mod groups;
 mod id_seek;
 mod load_csv;
+mod order;
 mod pruning;
 mod pump;
 mod qpp;

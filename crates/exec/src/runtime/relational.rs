@@ -1,5 +1,5 @@
-//! Row-at-a-time relational operators: filter, project, distinct, sort, skip/limit, unwind,
-//! optional, apply, union, eager and procedure calls.
+//! Row-at-a-time relational operators: filter, project, distinct, skip/limit, unwind,
+//! optional, apply, union, eager and procedure calls (ORDER BY's `Sort` and `Top`: [`super::order`]).
 
 use rustc_hash::FxHashSet;
 
@@ -11,7 +11,7 @@ use super::batched::TransactionApply;
 use super::builder::{build, Builder};
 use super::distinct_ends::KeySet;
 use crate::ctx::{Ctx, Operator, Row};
-use crate::eval::{self, eval, CompiledPred};
+use crate::eval::{eval, CompiledPred};
 use crate::graph::Graph;
 use crate::procs;
 
@@ -40,9 +40,14 @@ pub(super) fn build_relational(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             seen_one: KeySet::default(),
             key: Vec::new(),
         }),
-        Op::Sort { input, keys } => {
-            Box::new(Sort { input: build(input, b), keys: keys.clone(), out: None })
-        }
+        Op::Sort { input, keys } => Box::new(super::order::Sort::new(build(input, b), keys)),
+        Op::Top { input, keys, limit, skip } => Box::new(super::order::Top::new(
+            build(input, b),
+            keys,
+            limit.clone(),
+            skip.clone(),
+            input.writes(),
+        )),
         Op::Skip { input, count } => Box::new(SkipLimit {
             input: build(input, b),
             count: count.clone(),
@@ -198,53 +203,6 @@ impl Operator for Distinct {
     }
 }
 
-struct Sort {
-    input: Box<dyn Operator>,
-    keys: Vec<(PExpr, bool)>,
-    out: Option<std::vec::IntoIter<Row>>,
-}
-
-impl Operator for Sort {
-    fn reset(&mut self, arg: &Row) {
-        self.input.reset(arg);
-        self.out = None;
-    }
-    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
-        if self.out.is_none() {
-            let mut rows: Vec<(Vec<Value>, Row)> = Vec::new();
-            while let Some(mut r) = self.input.next(ctx, g)? {
-                ctx.tick()?;
-                let mut k = Vec::with_capacity(self.keys.len());
-                for (e, _) in &self.keys {
-                    k.push(eval(e, &mut r, ctx, g)?);
-                }
-                rows.push((k, r));
-            }
-            let desc: Vec<bool> = self.keys.iter().map(|k| k.1).collect();
-            sort_interruptibly(&mut rows, &desc, ctx)?;
-            self.out = Some(rows.into_iter().map(|x| x.1).collect::<Vec<_>>().into_iter());
-        }
-        Ok(self.out.as_mut().and_then(|o| o.next()))
-    }
-}
-
-/// Sorts `rows` by their keys; an interrupt raised meanwhile makes every remaining
-/// comparison trivial and fails the sort.
-fn sort_interruptibly(rows: &mut [(Vec<Value>, Row)], desc: &[bool], ctx: &Ctx) -> Result<()> {
-    let (mut n, mut stopped) = (0u32, false);
-    rows.sort_by(|a, b| {
-        n = n.wrapping_add(1);
-        if n % crate::interrupt::EVERY == 0 && !stopped {
-            stopped = ctx.check_interrupt().is_err();
-        }
-        if stopped {
-            return std::cmp::Ordering::Equal;
-        }
-        eval::order_keys(&a.0, &b.0, desc)
-    });
-    ctx.check_interrupt()
-}
-
 struct SkipLimit {
     input: Box<dyn Operator>,
     count: PExpr,
@@ -270,25 +228,8 @@ impl Operator for SkipLimit {
         let n = match self.n {
             Some(n) => n,
             None => {
-                let mut row = self.arg.clone();
-                let v = eval(&self.count, &mut row, ctx, g)?;
                 let what = if self.skip { "SKIP" } else { "LIMIT" };
-                let n = match v {
-                    Value::Int(i) if i >= 0 => i as u64,
-                    Value::Int(i) => {
-                        return Err(Error::syntax(format!(
-                            "Invalid input. '{i}' is not a valid value. Must be a non-negative integer. ({what})"
-                        ))
-                        .with_detail("NegativeIntegerArgument"))
-                    }
-                    other => {
-                        return Err(Error::syntax(format!(
-                            "Invalid input. '{}' is not a valid value. Must be a non-negative integer. ({what})",
-                            arbor_model::to_cypher_literal(&other)
-                        ))
-                        .with_detail("InvalidArgumentType"))
-                    }
-                };
+                let n = row_count(&self.count, &self.arg, what, ctx, g)?;
                 self.n = Some(n);
                 n
             }
@@ -312,6 +253,30 @@ impl Operator for SkipLimit {
             self.seen += 1;
             self.input.next(ctx, g)
         }
+    }
+}
+
+/// The value of a SKIP or LIMIT count (`what`) evaluated in the argument row `arg`: a
+/// non-negative integer, or Neo4j's error for anything else.
+pub(super) fn row_count(
+    count: &PExpr,
+    arg: &Row,
+    what: &str,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+) -> Result<u64> {
+    let mut row = arg.clone();
+    match eval(count, &mut row, ctx, g)? {
+        Value::Int(i) if i >= 0 => Ok(i as u64),
+        Value::Int(i) => Err(Error::syntax(format!(
+            "Invalid input. '{i}' is not a valid value. Must be a non-negative integer. ({what})"
+        ))
+        .with_detail("NegativeIntegerArgument")),
+        other => Err(Error::syntax(format!(
+            "Invalid input. '{}' is not a valid value. Must be a non-negative integer. ({what})",
+            arbor_model::to_cypher_literal(&other)
+        ))
+        .with_detail("InvalidArgumentType")),
     }
 }
 
