@@ -12,6 +12,7 @@ use super::distinct_ends::build_distinct_ends;
 use super::expand::build_expand;
 use super::frontier::build_frontier;
 use super::id_seek::build_id_seek;
+use super::order::build_order;
 use super::relational::build_relational;
 use super::scan::build_scan;
 use super::write::build_write;
@@ -132,11 +133,10 @@ fn build_inner(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
         | Op::PruningVarExpand { .. }
         | Op::ShortestPath { .. } => build_expand(op, b),
         Op::Aggregate { .. } => build_aggregate(op, b),
+        Op::Sort { .. } | Op::Top { .. } => build_order(op, b),
         Op::Filter { .. }
         | Op::Project { .. }
         | Op::Distinct { .. }
-        | Op::Sort { .. }
-        | Op::Top { .. }
         | Op::Skip { .. }
         | Op::Limit { .. }
         | Op::Unwind { .. }

@@ -6,9 +6,10 @@
 use std::cmp::Ordering;
 
 use arbor_cypher_plan::expr::PExpr;
-use arbor_model::{Result, Value};
+use arbor_cypher_plan::ops::Op;
+use arbor_model::{Error, Result, Value};
 
-use super::relational::row_count;
+use super::builder::{build, Builder};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::{eval, order_keys};
 use crate::graph::Graph;
@@ -17,6 +18,42 @@ use crate::graph::Graph;
 /// back to the rows it keeps whenever full (a linear selection), so each input row costs an
 /// amortised constant.
 const MIN_BUFFER: usize = 1024;
+
+/// Builds `Sort` and `Top` (the builder's dispatch, [`super::build`], sends only those here).
+pub(super) fn build_order(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
+    match op {
+        Op::Top { input, keys, limit, skip } => {
+            let exhaust = input.writes();
+            Box::new(Top::new(build(input, b), keys, limit.clone(), skip.clone(), exhaust))
+        }
+        Op::Sort { input, keys } => Box::new(Sort::new(build(input, b), keys)),
+        _ => unreachable!("build_order called on another operator"),
+    }
+}
+
+/// The value of a SKIP or LIMIT count (`what`) evaluated in the argument row `arg`: a
+/// non-negative integer, or Neo4j's error for anything else.
+pub(super) fn row_count(
+    count: &PExpr,
+    arg: &Row,
+    what: &str,
+    ctx: &mut Ctx,
+    g: &mut dyn Graph,
+) -> Result<u64> {
+    let mut row = arg.clone();
+    match eval(count, &mut row, ctx, g)? {
+        Value::Int(i) if i >= 0 => Ok(i as u64),
+        Value::Int(i) => Err(Error::syntax(format!(
+            "Invalid input. '{i}' is not a valid value. Must be a non-negative integer. ({what})"
+        ))
+        .with_detail("NegativeIntegerArgument")),
+        other => Err(Error::syntax(format!(
+            "Invalid input. '{}' is not a valid value. Must be a non-negative integer. ({what})",
+            arbor_model::to_cypher_literal(&other)
+        ))
+        .with_detail("InvalidArgumentType")),
+    }
+}
 
 /// Evaluates the sort keys of one row.
 fn keys_of(

@@ -10,6 +10,7 @@ use arbor_model::{group_key, Error, GroupKey, Result, Status, Value};
 use super::batched::TransactionApply;
 use super::builder::{build, Builder};
 use super::distinct_ends::KeySet;
+use super::order::row_count;
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::{eval, CompiledPred};
 use crate::graph::Graph;
@@ -40,14 +41,6 @@ pub(super) fn build_relational(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             seen_one: KeySet::default(),
             key: Vec::new(),
         }),
-        Op::Sort { input, keys } => Box::new(super::order::Sort::new(build(input, b), keys)),
-        Op::Top { input, keys, limit, skip } => Box::new(super::order::Top::new(
-            build(input, b),
-            keys,
-            limit.clone(),
-            skip.clone(),
-            input.writes(),
-        )),
         Op::Skip { input, count } => Box::new(SkipLimit {
             input: build(input, b),
             count: count.clone(),
@@ -253,30 +246,6 @@ impl Operator for SkipLimit {
             self.seen += 1;
             self.input.next(ctx, g)
         }
-    }
-}
-
-/// The value of a SKIP or LIMIT count (`what`) evaluated in the argument row `arg`: a
-/// non-negative integer, or Neo4j's error for anything else.
-pub(super) fn row_count(
-    count: &PExpr,
-    arg: &Row,
-    what: &str,
-    ctx: &mut Ctx,
-    g: &mut dyn Graph,
-) -> Result<u64> {
-    let mut row = arg.clone();
-    match eval(count, &mut row, ctx, g)? {
-        Value::Int(i) if i >= 0 => Ok(i as u64),
-        Value::Int(i) => Err(Error::syntax(format!(
-            "Invalid input. '{i}' is not a valid value. Must be a non-negative integer. ({what})"
-        ))
-        .with_detail("NegativeIntegerArgument")),
-        other => Err(Error::syntax(format!(
-            "Invalid input. '{}' is not a valid value. Must be a non-negative integer. ({what})",
-            arbor_model::to_cypher_literal(&other)
-        ))
-        .with_detail("InvalidArgumentType")),
     }
 }
 
