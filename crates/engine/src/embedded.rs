@@ -467,7 +467,7 @@ impl<'t> Rows<'t> {
 
     /// The next row, written from the executor's (or a precomputed) row into owned values.
     fn advance(&mut self) -> Result<Option<Vec<ResultValue>>> {
-        let g = TxGraph { tx: self.tx, batch_store: None, import_dir: None };
+        let g = TxGraph { tx: self.tx, batch_store: None, import_dir: None, data_dir: None };
         if let Some(row) = self.rows.pop_front() {
             return Record::new(&row, &g, &mut self.names).to_values().map(Some);
         }

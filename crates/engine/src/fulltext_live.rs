@@ -222,7 +222,12 @@ impl Live {
         store.wait_for_commit(last, Duration::from_secs(3600));
         let mut tx = store.begin(true);
         let snapshot = tx.start_ts();
-        let mut g = crate::graph_impl::TxGraph { tx: &mut tx, batch_store: None, import_dir: None };
+        let mut g = crate::graph_impl::TxGraph {
+            tx: &mut tx,
+            batch_store: None,
+            import_dir: None,
+            data_dir: None,
+        };
         let ids = crate::fulltext_doc::entity_ids(&self.def, &mut g);
         let keys = crate::fulltext_doc::property_keys(&self.def, &g);
         let mut corpus = Corpus::maintained(&self.def.properties, self.analyzer()?)

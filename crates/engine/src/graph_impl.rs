@@ -20,6 +20,9 @@ pub struct TxGraph<'a> {
     pub batch_store: Option<&'a st::Store>,
     /// Where `LOAD CSV` reads `file:///` URLs (`None`: it cannot).
     pub import_dir: Option<&'a std::path::Path>,
+    /// The database's directory, where operators past the query memory get scratch files
+    /// (`None`, an in-memory database: they get none).
+    pub data_dir: Option<&'a std::path::Path>,
 }
 
 impl GraphRead for TxGraph<'_> {
@@ -326,6 +329,17 @@ impl GraphWrite for TxGraph<'_> {
     }
     fn open_csv(&mut self, url: &str) -> Result<arbor_exec::graph::CsvSource> {
         crate::load_csv::open(self.import_dir, url)
+    }
+    fn scratch_file(&mut self) -> Option<std::fs::File> {
+        // An unnamed file (O_TMPFILE where the file system has it, else created and unlinked
+        // at once): nothing is left in the directory, even after a crash.
+        match tempfile::tempfile_in(self.data_dir?) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                tracing::warn!("no scratch file for a query in the data directory: {e}");
+                None
+            }
+        }
     }
     fn batch_rollback(&mut self) -> Result<()> {
         let Some(store) = self.batch_store else {

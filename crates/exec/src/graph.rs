@@ -371,6 +371,12 @@ pub trait GraphWrite: GraphRead {
             format!("Cannot load from URL '{url}': LOAD CSV is not available here ()"),
         ))
     }
+    /// A scratch file for an operator whose state would pass the query memory (aggregation
+    /// spills the rows of groups that do not fit), gone once dropped. `None` (as by default
+    /// here): the state stays in memory and the memory limit fails the query.
+    fn scratch_file(&mut self) -> Option<std::fs::File> {
+        None
+    }
     /// Rolls the current inner transaction back (`ON ERROR CONTINUE | BREAK`); what follows
     /// reads the latest committed state.
     fn batch_rollback(&mut self) -> Result<()> {

@@ -354,6 +354,32 @@ pub fn reserve(bytes: u64) -> Result<()> {
     Ok(())
 }
 
+/// Bytes the entered transaction holds now (allocated minus freed on this thread), `None`
+/// when none is entered.
+pub fn in_use() -> Option<u64> {
+    let (tx, used) = LOCAL.with(|l| (l.tx.get(), l.used.get()));
+    (!tx.is_null()).then_some(used.max(0) as u64)
+}
+
+/// Bytes the entered transaction may still allocate before it passes its own limit or its
+/// pool's: `None` when no transaction is entered or neither has a limit. Operators that can
+/// move state to disk (aggregation) ask this before their state grows.
+pub fn headroom() -> Option<u64> {
+    let (tx, used) = LOCAL.with(|l| (l.tx.get(), l.used.get()));
+    if tx.is_null() {
+        return None;
+    }
+    // SAFETY: as in `check`.
+    let tx = unsafe { &*tx };
+    let own = (tx.limit > 0).then(|| tx.limit.saturating_sub(used.max(0) as u64));
+    let pool_limit = tx.pool.limit();
+    let pool = (pool_limit > 0).then(|| pool_limit.saturating_sub(tx.pool.used()));
+    match (own, pool) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// Counts `bytes` allocated (`grow`) or freed on this thread.
 #[inline]
 fn account(bytes: usize, grow: bool) {

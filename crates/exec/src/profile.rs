@@ -243,6 +243,9 @@ impl GraphWrite for Counting<'_> {
     fn open_csv(&mut self, url: &str) -> Result<crate::graph::CsvSource> {
         self.inner.open_csv(url)
     }
+    fn scratch_file(&mut self) -> Option<std::fs::File> {
+        self.inner.scratch_file()
+    }
 }
 
 /// Graph statistics the estimator uses; `None` fields fall back to defaults.

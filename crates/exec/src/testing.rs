@@ -38,6 +38,10 @@ pub struct MemGraph {
     pub read_only: bool,
     /// Calls of `node_property_batch` so far (tests count the late column reads).
     pub batch_reads: std::cell::Cell<u64>,
+    /// Where `scratch_file` makes its files (`None`: it has none, as a graph without a disk).
+    pub scratch_dir: Option<std::path::PathBuf>,
+    /// Scratch files handed out so far.
+    pub scratch_files: std::cell::Cell<u64>,
 }
 
 fn kind_ix(k: TokenKind) -> usize {
@@ -213,6 +217,16 @@ impl GraphRead for MemGraph {
 impl GraphWrite for MemGraph {
     fn get_or_create_token(&mut self, kind: TokenKind, name: &str) -> Result<TokenId> {
         Ok(self.intern(kind, name))
+    }
+    fn scratch_file(&mut self) -> Option<std::fs::File> {
+        let dir = self.scratch_dir.as_ref()?;
+        let n = self.scratch_files.get();
+        self.scratch_files.set(n + 1);
+        let path = dir.join(format!("scratch-{}-{n}", std::process::id()));
+        let f =
+            std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path).ok()?;
+        std::fs::remove_file(&path).ok()?;
+        Some(f)
     }
     fn create_node(&mut self, labels: &[TokenId], props: Vec<(TokenId, Value)>) -> Result<NodeId> {
         self.writable()?;

@@ -91,12 +91,13 @@ impl OpenResult {
         tx: &mut Transaction,
         batch_store: Option<&Store>,
         import_dir: Option<&Path>,
+        data_dir: Option<&Path>,
         n: i64,
         mut sink: Sink<'_>,
     ) -> Result<bool> {
         let mut produced: i64 = 0;
         while n < 0 || produced < n {
-            let mut g = TxGraph { tx, batch_store, import_dir };
+            let mut g = TxGraph { tx, batch_store, import_dir, data_dir };
             let more = match &mut self.source {
                 // The row is written from the executor's own, never materialised first.
                 Source::Exec(exec) => {

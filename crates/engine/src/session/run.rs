@@ -185,7 +185,7 @@ impl Session {
                 return Err(Error::internal("explicit transaction vanished"));
             };
             let result = &mut ex.results[idx];
-            let produced = result.produce(tx, None, import_dir.as_deref(), n, sink);
+            let produced = result.produce(tx, None, import_dir.as_deref(), self.db.path(), n, sink);
             // What administration procedures changed (users.rs) counts as `system-updates`.
             result.extra_stats.system_updates += self.tx_meta.take_system_updates();
             return match produced {
@@ -224,7 +224,8 @@ impl Session {
             };
             let this_sink = sink.reborrow();
             let store = Some(&self.db.inner.store);
-            let produced = result.produce(tx, store, import_dir.as_deref(), n, this_sink);
+            let produced =
+                result.produce(tx, store, import_dir.as_deref(), self.db.path(), n, this_sink);
             result.extra_stats.system_updates += self.tx_meta.take_system_updates();
             let failed = match produced {
                 Ok(false) => return Ok(PullOutcome::HasMore),

@@ -216,9 +216,14 @@ impl Session {
         let _mem = self.enter_memory();
         for result in &mut ex.results {
             if !result.done {
-                if let Err(e) =
-                    result.produce(&mut tx, None, import_dir.as_deref(), -1, Sink::Discard)
-                {
+                if let Err(e) = result.produce(
+                    &mut tx,
+                    None,
+                    import_dir.as_deref(),
+                    self.db.path(),
+                    -1,
+                    Sink::Discard,
+                ) {
                     let e = self.classify(e, ex.mode);
                     tx.rollback();
                     self.end_tx();

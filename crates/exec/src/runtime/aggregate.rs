@@ -5,6 +5,7 @@ use arbor_cypher_plan::expr::{AggCall, PExpr, Slot};
 use arbor_cypher_plan::ops::Op;
 use arbor_model::{Result, Value};
 
+use super::agg_spill::SpillPart;
 use super::builder::{build, Builder};
 use super::fused::{reused_args, ColumnAgg, FusedScan};
 use super::groups::{GroupOutput, Grouping, Groups};
@@ -30,6 +31,7 @@ pub(super) fn build_aggregate(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             aggs: aggs.clone(),
             arg: Vec::new(),
             out: None,
+            parts: Vec::new(),
             kv: Vec::new(),
             accs: Vec::new(),
         }),
@@ -49,6 +51,8 @@ pub(super) struct Aggregate {
     pub(super) aggs: Vec<(Slot, AggCall)>,
     pub(super) arg: Row,
     pub(super) out: Option<GroupOutput>,
+    /// Spilled partitions not handed up yet (see `agg_spill`).
+    pub(super) parts: Vec<SpillPart>,
     /// The group being turned into a row: its key values and accumulators.
     pub(super) kv: Vec<Value>,
     pub(super) accs: Vec<Box<dyn Accumulator>>,
@@ -59,6 +63,7 @@ impl Operator for Aggregate {
         self.input.reset(arg);
         self.arg = arg.clone();
         self.out = None;
+        self.parts.clear();
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         if self.out.is_none() {
@@ -83,13 +88,34 @@ impl Operator for Aggregate {
             if self.keys.is_empty() {
                 groups.ensure_global(&self.aggs)?;
             }
+            if let Some(spill) = groups.take_spill() {
+                tracing::debug!(rows = spill.rows(), "aggregation: reading spilled groups back");
+                self.parts = spill.finish()?;
+                self.parts.reverse();
+            }
+            self.out = Some(groups.into_output());
+        }
+        loop {
+            if self.out.as_mut().is_some_and(|o| o.next_into(&mut self.kv, &mut self.accs)) {
+                break;
+            }
+            // The table's groups are out (its memory given back): the next spilled
+            // partition, in a fresh table; at the end an empty output stays, so a later call
+            // does not aggregate again.
+            self.out = Some(Groups::default().into_output());
+            let Some(mut part) = self.parts.pop() else { return Ok(None) };
+            let mut groups = Groups::default();
+            let mut args = vec![Vec::new(); self.aggs.len()];
+            let mut buf = Vec::new();
+            let mut kv = Vec::new();
+            while part.next_row(self.keys.len(), &mut kv, &mut args, &mut buf)? {
+                ctx.tick()?;
+                groups.add_values(&mut kv, &args, &self.aggs)?;
+            }
             self.out = Some(groups.into_output());
         }
         // One output row per group, made as it is pulled: a `Top` above keeps a few of them,
         // so a million groups never become a million rows at once.
-        if !self.out.as_mut().is_some_and(|o| o.next_into(&mut self.kv, &mut self.accs)) {
-            return Ok(None);
-        }
         ctx.tick()?;
         let mut row = self.arg.clone();
         for ((s, _), v) in self.keys.iter().zip(self.kv.drain(..)) {

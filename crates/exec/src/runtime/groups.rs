@@ -6,12 +6,14 @@
 use rustc_hash::FxHashMap;
 
 use arbor_cypher_plan::expr::{AggCall, PExpr, Slot};
-use arbor_model::{group_key, Error, GroupKey, Result, Value};
+use arbor_model::{group_key, Error, GroupKey, Result, Status, Value};
 
+use super::agg_spill::{AggSpill, SPILL_BYTES};
 use crate::ctx::{Ctx, Row};
 use crate::eval::eval;
 use crate::functions::{self, Accumulator, AggKind};
 use crate::graph::Graph;
+use crate::memory;
 
 /// What one aggregation groups by and computes, borrowed from its operator.
 pub(super) struct Grouping<'a> {
@@ -28,6 +30,8 @@ pub(super) const SCAN_BATCH: usize = 256;
 /// over more rows, its buffers (ids, and per column values and presence) still a few tens of
 /// KiB.
 pub(super) const TYPED_BATCH: usize = 2048;
+/// The row-at-a-time aggregation asks whether its table still fits every this many new groups.
+const FREEZE_CHECK: usize = 1024;
 /// Integer grouping keys below this are looked up in a direct table (see `Groups::small_ints`).
 const SMALL_INTS: usize = 4096;
 /// `count(*)`'s argument for a whole batch (see [`Accumulator::update_many`]).
@@ -78,6 +82,16 @@ pub(super) struct Groups {
     /// Each aggregate's kind and DISTINCT flag, looked up by name once per run instead of once
     /// per new group (see [`Groups::push`]).
     kinds: Vec<(AggKind, bool)>,
+    /// The table may not grow (it would pass the query memory): rows of new groups go to
+    /// `spill` (see `agg_spill`).
+    frozen: bool,
+    spill: Option<AggSpill>,
+    /// No scratch file could be had: the table grows until the memory limit fails the query.
+    no_spill: bool,
+    /// A spilled row's aggregate arguments.
+    spill_args: Vec<Vec<Value>>,
+    /// The transaction's memory in use when the first group was made.
+    base_used: u64,
 }
 
 /// The groups of a finished run, handed out one at a time (see [`Groups::into_output`]).
@@ -127,6 +141,9 @@ impl Groups {
         if u32::try_from(self.len).is_err() {
             return Err(Error::internal("an aggregation has more than 4,294,967,295 groups"));
         }
+        if self.len == 0 {
+            self.base_used = memory::in_use().unwrap_or(0);
+        }
         let before = self.keys.len();
         self.keys.extend(keys);
         self.nkeys = self.keys.len() - before;
@@ -173,6 +190,132 @@ impl Groups {
             naggs: self.naggs,
             left: self.len,
         }
+    }
+
+    /// The group of one grouping key value, if there is one (never creates it).
+    fn find1(&self, v: &Value) -> Option<usize> {
+        let k = match v {
+            Value::Int(i) => GroupKey::Int(*i),
+            v => group_key(v),
+        };
+        if let GroupKey::Int(i) = k {
+            let small = usize::try_from(i).ok().and_then(|x| self.small_ints.get(x));
+            if let Some(&gi) = small.filter(|g| **g != 0) {
+                return Some(gi as usize - 1);
+            }
+            if !self.mixed {
+                return self.int_index.get(&i).map(|g| *g as usize);
+            }
+        }
+        if !self.mixed {
+            return None;
+        }
+        self.index1.get(&k).map(|g| *g as usize)
+    }
+
+    /// Freezes the table and starts spilling when its next growth would not fit the memory
+    /// the transaction has left (asked every [`FREEZE_CHECK`] new groups).
+    fn maybe_freeze(&mut self, g: &mut dyn Graph) {
+        if self.frozen || self.no_spill {
+            return;
+        }
+        let (Some(room), Some(now)) = (memory::headroom(), memory::in_use()) else { return };
+        // What the table holds (all the transaction gained since its first group: keys,
+        // accumulators with their sets and lists, index) may double when its vectors grow,
+        // and the next groups until the next look come on top.
+        let table = now.saturating_sub(self.base_used);
+        let per_group = table / self.len.max(1) as u64;
+        let need = table + per_group * FREEZE_CHECK as u64 + SPILL_BYTES as u64;
+        if room > need {
+            return;
+        }
+        match AggSpill::new(|| g.scratch_file()) {
+            Some(s) => {
+                tracing::debug!(
+                    groups = self.len,
+                    room,
+                    "aggregation: table frozen, spilling new groups"
+                );
+                self.spill = Some(s);
+                self.frozen = true;
+            }
+            None => self.no_spill = true,
+        }
+    }
+
+    /// Takes the spilled rows (none if the table never froze).
+    pub(super) fn take_spill(&mut self) -> Option<AggSpill> {
+        self.spill.take()
+    }
+
+    /// Writes the current row of a group not in the frozen table (its key values in `kv`).
+    fn spill_row(
+        &mut self,
+        aggs: &[(Slot, AggCall)],
+        r: &mut Row,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<()> {
+        self.spill_args.resize_with(aggs.len(), Vec::new);
+        for ((_, call), a) in aggs.iter().zip(self.spill_args.iter_mut()) {
+            a.clear();
+            if call.count_star {
+                continue;
+            }
+            for e in &call.args {
+                a.push(match e {
+                    PExpr::Slot(s) => r.get(*s).cloned().unwrap_or(Value::Null),
+                    e => eval(e, r, ctx, g)?,
+                });
+            }
+        }
+        let Some(spill) = self.spill.as_mut() else {
+            return Err(Error::internal("an aggregation row spilled without a spill"));
+        };
+        if spill.write(&self.kv, &self.spill_args)? {
+            return Ok(());
+        }
+        Err(Error::new(
+            Status::TransactionOutOfMemory,
+            "The aggregation's groups do not fit the query memory and a grouping key or argument \
+             (a materialised node, relationship or path) cannot be moved to disk",
+        ))
+    }
+
+    /// Adds one spilled row read back: its key values and each aggregate's arguments.
+    pub(super) fn add_values(
+        &mut self,
+        kv: &mut Vec<Value>,
+        args: &[Vec<Value>],
+        aggs: &[(Slot, AggCall)],
+    ) -> Result<()> {
+        let gi = match kv.as_slice() {
+            [] => {
+                self.ensure_global(aggs)?;
+                0
+            }
+            [v] => self.group_of(v, aggs)?,
+            _ => {
+                self.gk.clear();
+                self.gk.extend(kv.iter().map(group_key));
+                match self.index.get(&self.gk) {
+                    Some(i) => *i as usize,
+                    None => {
+                        let gi = self.push(kv.drain(..), aggs)?;
+                        self.index.insert(std::mem::take(&mut self.gk), gi as u32);
+                        gi
+                    }
+                }
+            }
+        };
+        for (ai, (_, call)) in aggs.iter().enumerate() {
+            let star = [Value::Bool(true)];
+            let a: &[Value] = if call.count_star { &star } else { args.get(ai).map_or(&[], |a| a) };
+            if let Some(acc) = self.acc_mut(gi, ai) {
+                acc.update(a)?;
+            }
+        }
+        Ok(())
     }
 
     /// Moves the integer-keyed groups into `index1` (the first key that is not an integer).
@@ -258,6 +401,7 @@ impl Groups {
         ctx: &mut Ctx,
         g: &mut dyn Graph,
     ) -> Result<()> {
+        let before = self.len;
         let gi = match keys {
             [] => {
                 // Global aggregation: one group, no hashing.
@@ -266,7 +410,15 @@ impl Groups {
             }
             [(_, e)] => {
                 let v = eval(e, r, ctx, g)?;
-                self.group_of(&v, aggs)?
+                if !self.frozen {
+                    self.group_of(&v, aggs)?
+                } else if let Some(gi) = self.find1(&v) {
+                    gi
+                } else {
+                    self.kv.clear();
+                    self.kv.push(v);
+                    return self.spill_row(aggs, r, ctx, g);
+                }
             }
             _ => {
                 self.kv.clear();
@@ -278,6 +430,7 @@ impl Groups {
                 self.gk.extend(self.kv.iter().map(group_key));
                 match self.index.get(&self.gk) {
                     Some(i) => *i as usize,
+                    None if self.frozen => return self.spill_row(aggs, r, ctx, g),
                     None => {
                         let mut kv = std::mem::take(&mut self.kv);
                         let gi = self.push(kv.drain(..), aggs)?;
@@ -288,6 +441,9 @@ impl Groups {
                 }
             }
         };
+        if self.len != before && self.len.is_multiple_of(FREEZE_CHECK) {
+            self.maybe_freeze(g);
+        }
         for (ai, (_, call)) in aggs.iter().enumerate() {
             // One variable as the argument (`count(b)`, `collect(DISTINCT n)`), not shared with
             // a later aggregate: the accumulator reads it in the row, no copy made and dropped.

@@ -41,6 +41,7 @@
 //!   `ANY k`).
 //! - `write`: create, merge, set, delete, foreach.
 
+mod agg_spill;
 mod aggregate;
 mod aggregate_typed;
 mod batched;
@@ -61,6 +62,7 @@ mod qpp;
 mod relational;
 mod scan;
 mod shortest;
+mod spill_codec;
 mod var_count;
 mod var_expand;
 mod write;

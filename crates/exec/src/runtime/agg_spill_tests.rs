@@ -1,0 +1,90 @@
+//! Aggregations that spill give the answers of the same aggregations in memory: each query
+//! runs once without a memory limit and once under a pool too small for its group table on a
+//! graph with scratch files (where it must spill, and does: files are handed out) and on one
+//! without (where it fails with the pool's memory error, as before spilling existed). Keys
+//! are single integers, mixed integers / floats / strings (`1` and `1.0` one group), several
+//! columns, and nulls; aggregates include `collect` (order within a group kept), DISTINCT,
+//! `sum`, `avg`, `min`, `max`.
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use arbor_model::{to_cypher_literal, PropertyMap, Result, Status};
+
+use crate::memory::{self, MemoryPool};
+use crate::testing::MemGraph;
+use crate::{Execution, PreparedQuery};
+
+/// Runs `q` in a transaction of `pool`: how many rows, and a fingerprint of them that does
+/// not depend on their order (groups come in no fixed order). The rows are not kept: they would
+/// count against the transaction's memory.
+fn rows_in(pool: &Arc<MemoryPool>, g: &mut MemGraph, q: &str) -> Result<(usize, u64)> {
+    let tx = pool.transaction();
+    let _scope = memory::enter(&tx);
+    let stmt = arbor_cypher_syntax::parse(q)?;
+    let pq = Arc::new(PreparedQuery::prepare(&stmt, q)?);
+    let mut ex = Execution::start(pq, PropertyMap::new())?;
+    let (mut n, mut fp) = (0, 0u64);
+    while let Some(r) = ex.next(g)? {
+        let text = r.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | ");
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut h);
+        fp = fp.wrapping_add(h.finish());
+        n += 1;
+    }
+    Ok((n, fp))
+}
+
+/// 120,000 rows `x` from two small lists (a big `range()` would itself pass the limit).
+const ROWS: &str = "UNWIND range(0, 299) AS hi UNWIND range(1, 400) AS lo WITH hi * 400 + lo AS x ";
+
+const TAILS: &[&str] = &[
+    "RETURN x % 40000 AS k, count(*) AS c, sum(x) AS s",
+    "RETURN x % 30000 AS k, collect(x) AS xs, min(x) AS lo, max(x) AS hi",
+    "RETURN CASE x % 3 WHEN 0 THEN x % 20000 WHEN 1 THEN toFloat(x % 20000) ELSE toString(x % 9000) END AS k, \
+     count(*) AS c, avg(x) AS a",
+    "RETURN x % 200 AS a, x % 333 AS b, count(DISTINCT x % 7) AS d, count(x) AS c",
+    "WITH x, CASE WHEN x % 50 = 0 THEN null ELSE x % 25000 END AS k \
+     RETURN k, count(*) AS c, collect(x % 10)[0..3] AS firsts",
+];
+
+#[test]
+fn a_spilled_aggregation_answers_as_in_memory() {
+    let dir = std::env::temp_dir().join(format!("arbor-agg-spill-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let free = Arc::new(MemoryPool::default());
+    for tail in TAILS {
+        let q = &format!("{ROWS}{tail}");
+        let mut g = MemGraph::new();
+        let want = rows_in(&free, &mut g, q).expect("runs without a limit");
+        assert!(want.0 > 5000, "{q}: a big group table");
+        // Without scratch files the table does not fit the pool.
+        let tight = Arc::new(MemoryPool::new(3 << 20, 0));
+        let e = rows_in(&tight, &mut g, q).expect_err("does not fit without spilling");
+        assert_eq!(e.status, Status::MemoryExhausted, "{q}: {e}");
+        // With them it spills and answers the same.
+        g.scratch_dir = Some(dir.clone());
+        let tight = Arc::new(MemoryPool::new(3 << 20, 0));
+        let got = rows_in(&tight, &mut g, q).unwrap_or_else(|e| panic!("{q}: {e}"));
+        assert!(g.scratch_files.get() > 0, "{q}: spilled");
+        assert_eq!(got, want, "{q}: rows and their fingerprint");
+        assert_eq!(tight.used(), 0, "{q}: memory given back");
+    }
+    let left = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(left, 0, "scratch files are unlinked");
+    let _ = std::fs::remove_dir(&dir);
+}
+
+#[test]
+fn a_partition_that_alone_does_not_fit_fails_with_the_memory_error() {
+    let dir = std::env::temp_dir().join(format!("arbor-agg-spill2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let mut g = MemGraph::new();
+    g.scratch_dir = Some(dir.clone());
+    let q = "UNWIND range(0, 999) AS hi UNWIND range(1, 1000) AS lo RETURN hi * 1000 + lo AS k, count(*) AS c";
+    let tight = Arc::new(MemoryPool::new(3 << 20, 0));
+    let e = rows_in(&tight, &mut g, q).expect_err("too many groups even per partition");
+    assert_eq!(e.status, Status::MemoryExhausted, "{e}");
+    assert!(g.scratch_files.get() > 0, "it spilled first");
+    let _ = std::fs::remove_dir_all(&dir);
+}
