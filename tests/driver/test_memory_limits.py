@@ -111,3 +111,29 @@ def test_a_memory_limit_alone_bounds_query_memory_too(tmp_path, servers, port_fa
                 assert s.run("RETURN 1 AS one").single()["one"] == 1
     finally:
         stop(proc)
+
+
+def test_an_aggregation_past_the_pool_spills_and_answers(tmp_path, servers, port_factory):
+    """A grouping into 1 M groups under a 32 MiB pool: the table freezes, the rows of further
+    groups go to scratch files in the data directory, and the answer is the one in memory; the
+    scratch files are unnamed (nothing is left in the directory)."""
+    start, stop = servers
+    port = port_factory()
+    data = tmp_path / "data"
+    proc = start(data, port, "--memory-pool-max", "32m")
+    q = ("UNWIND range(0, 999) AS a UNWIND range(1, 1000) AS b WITH a * 1000 + b AS k "
+         "RETURN k % 1000003 AS g, count(*) AS c, collect(k)[0] AS first ORDER BY c DESC, g LIMIT 3")
+    try:
+        with GraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=None) as d:
+            with d.session() as s:
+                rows = [r.values() for r in s.run(q)]
+            assert rows == [[1, 1, 1], [2, 1, 2], [3, 1, 3]], rows
+            before = set(p.name for p in data.iterdir())
+            with d.session() as s:
+                total = s.run("UNWIND range(0, 999) AS a UNWIND range(1, 1000) AS b "
+                              "WITH (a * 1000 + b) % 500000 AS g, count(*) AS c "
+                              "RETURN count(*) AS groups, sum(c) AS rows").single()
+            assert (total["groups"], total["rows"]) == (500000, 1000000), total
+            assert set(p.name for p in data.iterdir()) == before, "no scratch file left behind"
+    finally:
+        stop(proc)
