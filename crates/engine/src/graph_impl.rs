@@ -5,7 +5,9 @@
 //! `TokenKind`), so nothing is converted, and the adjacency calls hand storage's `Edge`s
 //! straight through.
 
-use arbor_exec::graph::{Direction, Edge, GraphRead, GraphWrite, TokenId, TokenKind, ValueRange};
+use arbor_exec::graph::{
+    Direction, Edge, ExpandArgs, GraphRead, GraphWrite, ProbeArgs, TokenId, TokenKind, ValueRange,
+};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use arbor_model::{Error, NodeId, RelId, Result, Status, Value};
@@ -69,6 +71,31 @@ impl GraphRead for TxGraph<'_> {
         }
         for k in keys {
             out.push(match h.property(*k) {
+                Some(v) => v,
+                None => Value::Null,
+            });
+        }
+        true
+    }
+    #[inline]
+    fn node_expand_probe(
+        &self,
+        id: NodeId,
+        expand: Option<ExpandArgs<'_>>,
+        probe: Option<ProbeArgs<'_>>,
+        vals: &mut Vec<Value>,
+    ) -> bool {
+        // One handle for both reads: the node's base row is looked up once.
+        let h = self.tx.node_handle(id);
+        if let Some(x) = expand {
+            h.edges_into(x.dir, x.types, x.edges);
+        }
+        let Some(p) = probe else { return true };
+        if !p.labels.iter().all(|l| h.has_label(*l)) {
+            return false;
+        }
+        for k in p.keys {
+            vals.push(match h.property(*k) {
                 Some(v) => v,
                 None => Value::Null,
             });

@@ -55,6 +55,22 @@ pub enum ValueRange {
     Within { lo: arbor_model::Point, hi: arbor_model::Point },
 }
 
+/// The relationships [`GraphRead::node_expand_probe`] lists: those `node_edges` would append
+/// to `edges`.
+pub struct ExpandArgs<'a> {
+    pub dir: Direction,
+    pub types: &'a [TokenId],
+    pub edges: &'a mut Vec<Edge>,
+}
+
+/// The label tests and property reads [`GraphRead::node_expand_probe`] makes: those of
+/// `node_probe`.
+#[derive(Clone, Copy)]
+pub struct ProbeArgs<'a> {
+    pub labels: &'a [TokenId],
+    pub keys: &'a [TokenId],
+}
+
 /// Read access to the graph as one transaction sees it: its snapshot plus its own writes.
 /// Reads of an entity deleted in this transaction return `None`/empty.
 pub trait GraphRead {
@@ -104,6 +120,26 @@ pub trait GraphRead {
         }
         out.extend(keys.iter().map(|k| self.node_property(id, *k).unwrap_or(Value::Null)));
         true
+    }
+    /// What a depth-first expansion reads of a node it reaches: its relationships
+    /// (`node_edges(id, ..., edges)`, if `expand` is given) and its filter's probe
+    /// (`node_probe(id, labels, keys, vals)`, if `probe` is given; the answer, `true` without
+    /// it), exactly as those two calls answer. The engine resolves the node once for both
+    /// instead of once per call.
+    fn node_expand_probe(
+        &self,
+        id: NodeId,
+        expand: Option<ExpandArgs<'_>>,
+        probe: Option<ProbeArgs<'_>>,
+        vals: &mut Vec<Value>,
+    ) -> bool {
+        if let Some(x) = expand {
+            self.node_edges(id, x.dir, x.types, x.edges);
+        }
+        match probe {
+            Some(p) => self.node_probe(id, p.labels, p.keys, vals),
+            None => true,
+        }
     }
     /// Appends to `out` the value of property `key` of each visible node in `ids`, exactly as
     /// `node_property` reads it, with `Value::Null` where a node lacks it: one call per batch

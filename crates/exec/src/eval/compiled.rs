@@ -11,7 +11,7 @@ use super::entity::{deleted_err, memo_worthy};
 use super::logic::{compare, int_compare, pred3};
 use super::seam::eval;
 use crate::ctx::{Ctx, Row};
-use crate::graph::{Graph, TokenId, TokenKind};
+use crate::graph::{Graph, ProbeArgs, TokenId, TokenKind};
 
 /// A filter compiled once per operator for per-row hot loops (the filters fused into
 /// expansions): its conjuncts in source order, with the shapes such filters are made of
@@ -322,6 +322,51 @@ impl CompiledPred {
             }
         }
         self.test_general(row, ctx, g)
+    }
+
+    /// The probe [`Self::test`] would make first for a row whose slot `slot` holds a node (the
+    /// filter's leading node group is on `slot`, its tokens resolved, the statement read-only,
+    /// no scan columns), and the buffer its values go to (emptied): a caller that reads the
+    /// node anyway makes that probe in the same call
+    /// ([`Graph::node_expand_probe`](crate::graph::GraphRead::node_expand_probe)) and finishes
+    /// with [`Self::test_probed`]. `None`: the caller calls `test`.
+    #[inline]
+    pub(crate) fn probe_args(
+        &mut self,
+        slot: Slot,
+        ctx: &Ctx,
+        g: &dyn Graph,
+    ) -> Option<(ProbeArgs<'_>, &mut Vec<Value>)> {
+        #[cfg(test)]
+        if GENERAL_PREDICATES.with(|f| f.get()) {
+            return None;
+        }
+        let gp = self.group.as_mut()?;
+        if gp.slot != slot || !ctx.read_only || ctx.scan_cols.is_some() || !gp.resolve(g) {
+            return None;
+        }
+        if !gp.vals.is_empty() {
+            gp.vals.clear();
+        }
+        Some((ProbeArgs { labels: &gp.label_toks, keys: &gp.key_toks }, &mut gp.vals))
+    }
+
+    /// [`Self::test`] of a row whose slot given to [`Self::probe_args`] holds node `id`, once
+    /// the probe those arguments describe was made (`passed`: its answer, the values in the
+    /// buffer): the same answer and errors as `test`.
+    #[inline(always)]
+    pub(crate) fn test_probed(
+        &mut self,
+        passed: bool,
+        id: NodeId,
+        row: &mut Row,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<bool> {
+        if !passed {
+            return Ok(false);
+        }
+        self.after_probe(id, row, ctx, g)
     }
 
     /// [`Self::test`] from the start (resolving the group's tokens if they are not yet).

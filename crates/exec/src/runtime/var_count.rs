@@ -21,7 +21,7 @@ use super::builder::{build, Builder};
 use super::resolve_types;
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::CompiledPred;
-use crate::graph::{Direction, Edge, Graph, TokenId};
+use crate::graph::{Direction, Edge, ExpandArgs, Graph, TokenId};
 use crate::traverse::DepthFirst;
 
 /// Builds the counting expansion (the builder's dispatch sends only [`Op::VarExpandCount`]).
@@ -122,15 +122,56 @@ impl VarExpandCount {
             }
             self.dfs.push(e.other, e.rel);
             let depth = self.dfs.depth() as u64;
-            if depth < max {
-                let (types, gr): (&[TokenId], &dyn Graph) = (&self.tok_types, g);
-                self.dfs.expand_top(|_, out| gr.node_edges(e.other, dir, types, out));
-            }
-            if depth >= min && Self::passes(&mut self.pred, self.to, e.other, row, ctx, g)? {
+            if self.visit(e.other, depth < max, depth >= min, row, ctx, g)? {
                 n += 1;
             }
         }
         Ok(n)
+    }
+
+    /// Visits `node`, just pushed as the end of the current path: appends its relationships
+    /// to the path stack if `expand`, and if `test`, whether the path counts. The node is
+    /// resolved once for both ([`Graph::node_expand_probe`]) when the filter starts with a
+    /// probe of the end; otherwise the expansion and the filter read it separately.
+    #[inline(always)]
+    fn visit(
+        &mut self,
+        node: NodeId,
+        expand: bool,
+        test: bool,
+        row: &mut Row,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<bool> {
+        let (dir, to) = (self.dir, self.to);
+        let probe = match &mut self.pred {
+            Some(p) if test => p.probe_args(to, ctx, &*g),
+            _ => None,
+        };
+        let Some((args, vals)) = probe else {
+            if expand {
+                let (types, gr): (&[TokenId], &dyn Graph) = (&self.tok_types, g);
+                self.dfs.expand_top(|_, out| gr.node_edges(node, dir, types, out));
+            }
+            return Ok(test && Self::passes(&mut self.pred, to, node, row, ctx, g)?);
+        };
+        let passed = if expand {
+            let (types, gr): (&[TokenId], &dyn Graph) = (&self.tok_types, g);
+            let mut passed = false;
+            self.dfs.expand_top(|_, edges| {
+                let x = ExpandArgs { dir, types, edges };
+                passed = gr.node_expand_probe(node, Some(x), Some(args), vals);
+            });
+            passed
+        } else {
+            g.node_expand_probe(node, None, Some(args), vals)
+        };
+        let Some(pred) = &mut self.pred else { return Ok(passed) };
+        match &mut row[to] {
+            Value::Node(n) => *n = node,
+            slot => *slot = Value::Node(node),
+        }
+        pred.test_probed(passed, node, row, ctx, g)
     }
 }
 
