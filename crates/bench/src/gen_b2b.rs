@@ -8,6 +8,11 @@
 //! and one writer thread puts the chunks back in order. Each compressed chunk is its own gzip
 //! member: a multi-member gzip file, which Arbor's importer, neo4j-admin and Python all read
 //! as one stream.
+//!
+//! With `fifo` the files are named pipes instead (plain CSV): [`generate`] creates all five
+//! first, then writes each as a reader opens it, in the order the import reads them (the node
+//! files, then the relationship files, as `arbor import` is given them in the README's
+//! command), so that an import reads the data set without it ever being on disk.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -79,7 +84,12 @@ pub struct Options {
     pub threads: usize,
     /// Print a progress line on stderr every few seconds.
     pub progress: bool,
+    /// Create the files as named pipes (plain CSV) and write each when a reader opens it.
+    pub fifo: bool,
 }
+
+/// The files in the order they are written (and must be read when they are pipes).
+pub const FILES: [&str; 5] = ["activities", "individuals", "organizations", "touched", "works_for"];
 
 /// Node and relationship counts derived from the scale, as the script computes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,6 +139,11 @@ pub fn generate(opts: &Options) -> anyhow::Result<Summary> {
     let c = Counts::new(opts.scale, opts.activities)?;
     std::fs::create_dir_all(&opts.out)
         .with_context(|| format!("creating output directory {}", opts.out.display()))?;
+    if opts.fifo {
+        for name in FILES {
+            make_fifo(&opts.out.join(format!("{name}.csv")))?;
+        }
+    }
     let mut rng = PyRandom::from_int_seed(u128::from(opts.seed));
     let started = Instant::now();
     let mut summary = Summary::default();
@@ -420,11 +435,17 @@ fn write_file(
     planned_rows: u64,
     produce: &mut dyn FnMut(&mut Emitter) -> u64,
 ) -> anyhow::Result<FileStats> {
-    let file_name = format!("{name}{}", if opts.gzip { ".csv.gz" } else { ".csv" });
+    let gzip = opts.gzip && !opts.fifo;
+    let file_name = format!("{name}{}", if gzip { ".csv.gz" } else { ".csv" });
     let path = opts.out.join(&file_name);
-    let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+    // A pipe's open waits for its reader.
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(!opts.fifo)
+        .truncate(!opts.fifo)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
     let threads = opts.threads.max(1);
-    let gzip = opts.gzip;
     let (job_tx, job_rx) = bounded::<Job>(threads * 2);
     let (out_tx, out_rx) = bounded::<(u64, Vec<u8>, u64)>(threads * 2);
     let started = Instant::now();
@@ -508,6 +529,29 @@ fn write_in_order(file: File, rx: &Receiver<(u64, Vec<u8>, u64)>) -> std::io::Re
     }
     out.flush()?;
     Ok((bytes, raw_bytes))
+}
+
+/// Creates the named pipe `path` (an existing pipe is used again; anything else there is an
+/// error: a data set's file is not overwritten by a pipe).
+#[allow(unsafe_code)] // `mkfifo(3)` has no safe wrapper in std.
+fn make_fifo(path: &std::path::Path) -> anyhow::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::FileTypeExt;
+    if let Ok(m) = std::fs::symlink_metadata(path) {
+        if m.file_type().is_fifo() {
+            return Ok(());
+        }
+        bail!("{} exists and is not a named pipe", path.display());
+    }
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .with_context(|| format!("{} contains a NUL byte", path.display()))?;
+    // SAFETY: `c` is a valid NUL-terminated string that outlives the call; mkfifo only reads it.
+    let rc = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error())
+            .with_context(|| format!("creating the named pipe {}", path.display()));
+    }
+    Ok(())
 }
 
 /// `manifest.json` exactly as the script's `json.dump(manifest, f, indent=2)` writes it.

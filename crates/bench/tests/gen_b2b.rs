@@ -17,6 +17,7 @@ fn opts(out: &Path, gzip: bool, threads: usize) -> Options {
         activities: 10,
         threads,
         progress: false,
+        fifo: false,
     }
 }
 
@@ -94,4 +95,34 @@ fn gzip_output_decodes_to_the_plain_output() {
     assert_eq!(manifest["files"]["touched.csv.gz"], 37_400);
     assert_eq!(manifest["bytes"].as_u64(), Some(s.bytes));
     assert_eq!(manifest["neo4j_admin_args"][3], "--relationships=touched.csv.gz");
+}
+
+/// `fifo`: the files are named pipes, written (plain, whatever `gzip` says) in the order of
+/// [`gen_b2b::FILES`] as a reader opens them; what a reader gets is the plain output.
+#[test]
+fn fifo_output_is_the_plain_output_in_file_order() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (plain, pipes) = (dir.path().join("plain"), dir.path().join("pipes"));
+    generate(&opts(&plain, false, 1)).expect("plain");
+    assert_eq!(arbor_bench::gen_b2b::FILES, FILES);
+    let gen = std::thread::spawn({
+        let pipes = pipes.clone();
+        move || generate(&Options { fifo: true, ..opts(&pipes, true, 2) })
+    });
+    for f in FILES {
+        let path = pipes.join(format!("{f}.csv"));
+        // The generator creates every pipe before it writes the first.
+        while !path.exists() {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let meta = std::fs::symlink_metadata(&path).expect("pipe");
+        assert!(meta.file_type().is_fifo(), "{f}.csv is not a named pipe");
+        let got = std::fs::read(&path).expect("reading the pipe");
+        let want = std::fs::read(plain.join(format!("{f}.csv"))).expect("plain file");
+        assert!(got == want, "{f}: the pipe gave other bytes than the plain file");
+    }
+    let s = gen.join().expect("generator thread").expect("gen-b2b --fifo");
+    assert_eq!(s.rows, 10 + 3920 + 5220 + 37_400 + 6120);
+    assert!(!pipes.join("touched.csv.gz").exists(), "no file is written beside the pipes");
 }

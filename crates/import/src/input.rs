@@ -4,7 +4,8 @@
 //! the byte stream into chunks of whole records for the parser threads.
 
 use std::fs::File;
-use std::io::{self, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, BufReader, Cursor, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -46,7 +47,7 @@ pub fn expand(spec: &str) -> Result<Vec<PathBuf>, String> {
             continue;
         }
         let path = PathBuf::from(part);
-        if path.is_file() {
+        if is_input(&path) {
             out.push(path);
             continue;
         }
@@ -66,7 +67,7 @@ pub fn expand(spec: &str) -> Result<Vec<PathBuf>, String> {
                 let Some(name) = name.to_str() else { continue };
                 let hit = regex.as_ref().is_some_and(|r| r.is_match(name))
                     || glob.as_ref().is_some_and(|g| g.is_match(name));
-                if hit && entry.path().is_file() {
+                if hit && is_input(&entry.path()) {
                     matched.push(entry.path());
                 }
             }
@@ -148,17 +149,76 @@ impl<R: Seek> Seek for Counting<R> {
     }
 }
 
-/// Calls `f` with each decompressed stream of `path`: one for plain and gzip files, one per
-/// file entry for zip archives. `counter` receives the bytes read from disk.
+/// Whether `path` is something the importer reads as an input file: a regular file, or a named
+/// pipe (FIFO) that a generator writes into (`arbor bench gen-b2b --fifo`), read once, front to
+/// back, when its group's turn comes.
+pub fn is_input(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() || m.file_type().is_fifo())
+}
+
+/// Whether `path` is a named pipe: it can be opened and read only once, so its group's header
+/// is taken from the stream the pipeline then goes on reading ([`Held`]).
+pub fn is_pipe(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+}
+
+/// A pipe's stream, opened once, with its first record (the group's header) already split off.
+pub struct Held {
+    pub reader: Box<dyn Read + Send>,
+    pub head: Vec<u8>,
+    pub rest: Vec<u8>,
+}
+
+/// Reads up to 4 bytes (fewer only at the end of the stream), for the format's magic bytes.
+fn read_magic(file: &mut File, magic: &mut [u8; 4]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < magic.len() {
+        match file.read(&mut magic[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Opens a plain or gzip input without seeking (a pipe cannot seek): the magic bytes read to
+/// tell the format are put back in front of the rest. A zip archive needs seeking: an error.
+pub fn open_stream(path: &Path, counter: &Arc<AtomicU64>) -> Result<Box<dyn Read + Send>, String> {
+    let ctx = |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", path.display());
+    let mut file = File::open(path).map_err(|e| ctx(&e))?;
+    let mut magic = [0u8; 4];
+    let n = read_magic(&mut file, &mut magic).map_err(|e| ctx(&e))?;
+    counter.fetch_add(n as u64, Ordering::Relaxed);
+    let counted = Counting { inner: file, counter: counter.clone() };
+    let whole = Cursor::new(magic[..n].to_vec()).chain(counted);
+    if n >= 2 && magic[..2] == [0x1f, 0x8b] {
+        let buffered = BufReader::with_capacity(1 << 20, whole);
+        Ok(Box::new(flate2::read::MultiGzDecoder::new(buffered)))
+    } else if n == 4 && magic == *b"PK\x03\x04" {
+        Err(ctx(&"a zip archive cannot be read from a pipe (give plain or gzip CSV)"))
+    } else {
+        Ok(Box::new(whole))
+    }
+}
+
+/// Calls `f` with each decompressed stream of `path`: one for plain and gzip files (and pipes),
+/// one per file entry for zip archives. `counter` receives the bytes read from disk.
 pub fn for_each_stream(
     path: &Path,
     counter: &Arc<AtomicU64>,
     f: &mut dyn FnMut(&mut dyn Read) -> Result<bool, String>,
 ) -> Result<(), String> {
     let ctx = |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", path.display());
+    if is_pipe(path) {
+        let mut r = open_stream(path, counter)?;
+        f(&mut r).map_err(|e| ctx(&e))?;
+        return Ok(());
+    }
     let mut file = File::open(path).map_err(|e| ctx(&e))?;
     let mut magic = [0u8; 4];
-    let n = file.read(&mut magic).map_err(|e| ctx(&e))?;
+    let n = read_magic(&mut file, &mut magic).map_err(|e| ctx(&e))?;
     file.seek(SeekFrom::Start(0)).map_err(|e| ctx(&e))?;
     let counted = Counting { inner: file, counter: counter.clone() };
     if n >= 2 && magic[..2] == [0x1f, 0x8b] {

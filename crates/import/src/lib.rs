@@ -229,17 +229,37 @@ struct Chunk {
     data: Vec<u8>,
 }
 
-/// Reads the header record of a group (the first record of its first file).
-fn read_header(path: &Path, cfg: &ImportConfig) -> Result<Vec<String>, Error> {
-    let counter = Arc::new(AtomicU64::new(0));
+/// Reads the header record of a group (the first record of its first file). A named pipe can be
+/// read only once: its stream comes back with the header taken off ([`input::Held`]), for the
+/// pipeline to go on from there (`counter` then counts its bytes).
+fn read_header(
+    path: &Path,
+    cfg: &ImportConfig,
+    counter: &Arc<AtomicU64>,
+) -> Result<(Vec<String>, Option<input::Held>), Error> {
     let mut record: Option<Vec<u8>> = None;
-    input::for_each_stream(path, &counter, &mut |r| {
-        let (rec, _) = take_first_record(r, cfg)?;
-        record = Some(rec);
-        Ok(false)
-    })
-    .map_err(arg_err)?;
-    let mut data = record.unwrap_or_default();
+    let mut held = None;
+    if input::is_pipe(path) {
+        let mut reader = input::open_stream(path, counter).map_err(arg_err)?;
+        let (head, rest) = take_first_record(&mut reader, cfg)
+            .map_err(|e| arg_err(format!("cannot read {}: {e}", path.display())))?;
+        record = Some(head.clone());
+        held = Some(input::Held { reader, head, rest });
+    } else {
+        let counter = Arc::new(AtomicU64::new(0));
+        input::for_each_stream(path, &counter, &mut |r| {
+            let (rec, _) = take_first_record(r, cfg)?;
+            record = Some(rec);
+            Ok(false)
+        })
+        .map_err(arg_err)?;
+    }
+    let fields = header_fields(path, cfg, record.unwrap_or_default())?;
+    Ok((fields, held))
+}
+
+/// Splits a header record into its field names.
+fn header_fields(path: &Path, cfg: &ImportConfig, mut data: Vec<u8>) -> Result<Vec<String>, Error> {
     if cfg.encoding == Encoding::Latin1 {
         input::latin1_to_utf8(&mut data);
     }
@@ -285,6 +305,7 @@ fn take_first_record(r: &mut dyn Read, cfg: &ImportConfig) -> Result<(Vec<u8>, V
 /// Runs one input group through reader -> parsers -> in-order `consume`.
 fn pipeline<R: Send>(
     files: &[PathBuf],
+    held: Option<input::Held>,
     cfg: &ImportConfig,
     header_text: &[u8],
     counter: &Arc<AtomicU64>,
@@ -303,9 +324,9 @@ fn pipeline<R: Send>(
         s.spawn(move || {
             let mut seq = 0u64;
             let mut first = true;
+            let mut held = held;
             for (fi, path) in files.iter().enumerate() {
-                let r = input::for_each_stream(path, counter, &mut |r| {
-                    let (head, rest) = take_first_record(r, cfg)?;
+                let mut feed = |r: &mut dyn Read, head: Vec<u8>, rest: Vec<u8>| {
                     let mut line = 1u64;
                     let skip = first
                         || (cfg.auto_skip_subsequent_headers
@@ -335,7 +356,18 @@ fn pipeline<R: Send>(
                     let read = input::chunks(r, cfg.quote, cfg.multiline_fields, carry, &mut emit);
                     read.map_err(|e| format!("{e} (after line {})", line - 1))?;
                     Ok(!stop.load(Ordering::Relaxed))
-                });
+                };
+                // The group's first file, when a pipe, was opened by `read_header`: go on from
+                // its stream (a pipe cannot be opened a second time).
+                let r = match held.take().filter(|_| fi == 0) {
+                    Some(mut h) => feed(&mut h.reader, h.head, h.rest)
+                        .map(|_| ())
+                        .map_err(|e| format!("cannot read {}: {e}", path.display())),
+                    None => input::for_each_stream(path, counter, &mut |r| {
+                        let (head, rest) = take_first_record(r, cfg)?;
+                        feed(r, head, rest)
+                    }),
+                };
                 if let Err(e) = r {
                     if let Ok(mut slot) = reader_error.lock() {
                         *slot = Some(e);

@@ -196,7 +196,7 @@ fn check_inputs(cfg: &ImportConfig) -> Result<(u64, u64), Error> {
         .flat_map(|n| &n.files)
         .chain(cfg.relationships.iter().flat_map(|r| &r.files))
     {
-        if !f.is_file() {
+        if !input::is_input(f) {
             return Err(arg_err(format!("input file {} does not exist", f.display())));
         }
     }
@@ -285,7 +285,7 @@ fn read_nodes(
     let mut stage = Stage::start("Nodes", node_bytes, true, cfg.progress);
     for group in &cfg.nodes {
         let Some(first) = group.files.first() else { continue };
-        let fields = read_header(first, cfg)?;
+        let (fields, held) = read_header(first, cfg, &stage.bytes)?;
         let header = header::parse(&fields, Entity::Nodes)
             .map_err(|e| arg_err(format!("{}: {e}", first.display())))?;
         let id_group = header.columns.iter().find_map(|c| match c {
@@ -368,6 +368,7 @@ fn read_nodes(
         };
         pipeline(
             &group.files,
+            held,
             cfg,
             header_text.as_bytes(),
             &counter,
@@ -418,7 +419,7 @@ fn read_relationships(
     let mut stage = Stage::start("Relationships", rel_bytes, true, cfg.progress);
     for group in &cfg.relationships {
         let Some(first) = group.files.first() else { continue };
-        let fields = read_header(first, cfg)?;
+        let (fields, held) = read_header(first, cfg, &stage.bytes)?;
         let header = header::parse(&fields, Entity::Relationships)
             .map_err(|e| arg_err(format!("{}: {e}", first.display())))?;
         let (mut sg, mut eg) = (String::new(), String::new());
@@ -469,6 +470,7 @@ fn read_relationships(
         };
         pipeline(
             &group.files,
+            held,
             cfg,
             header_text.as_bytes(),
             &counter,

@@ -404,3 +404,128 @@ fn a_failed_overwrite_keeps_the_previous_store_and_says_so() {
     assert_eq!(store.check().unwrap().nodes, 2, "the previous store is still there");
     store.close().unwrap();
 }
+
+/// Creates the named pipe `path` (the tests shell out to `mkfifo(1)`: the crate has no
+/// `unsafe`).
+fn mkfifo(path: &Path) {
+    let ok = std::process::Command::new("mkfifo").arg(path).status().unwrap().success();
+    assert!(ok, "mkfifo {}", path.display());
+}
+
+/// The files of a store directory, by name (the report file is beside it, not in it).
+fn store_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// An import fed through named pipes (a gzip one and plain ones; a group whose header and data
+/// are two pipes) reads each once, front to back, in the order the groups are given, and
+/// writes the same store files as from regular files.
+#[test]
+fn named_pipes_give_the_same_store_as_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let n = 5000u64;
+    let mut nodes = String::from("uid:ID,name,:LABEL\n");
+    for i in 0..n {
+        nodes.push_str(&format!(
+            "u{},name {i},{}\n",
+            (i * 7) % n,
+            if i % 3 == 0 { "A" } else { "B" }
+        ));
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(nodes.as_bytes()).unwrap();
+    let nodes_gz = gz.finish().unwrap();
+    let rel_head = ":START_ID,:END_ID,w:long\n".to_string();
+    let mut rel_data = String::new();
+    for i in 0..60_000u64 {
+        rel_data.push_str(&format!("u{},u{},{i}\n", (i * 7919) % n, (i * 31) % n));
+    }
+    let inputs: [(&str, Vec<u8>); 3] = [
+        ("n.csv.gz", nodes_gz),
+        ("r-head.csv", rel_head.into_bytes()),
+        ("r.csv", rel_data.into_bytes()),
+    ];
+    let (files, pipes) = (d.join("files"), d.join("pipes"));
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::create_dir_all(&pipes).unwrap();
+    for (name, bytes) in &inputs {
+        std::fs::write(files.join(name), bytes).unwrap();
+        mkfifo(&pipes.join(name));
+    }
+    let mut stores = Vec::new();
+    for (src, budget) in [(&files, None), (&pipes, None), (&pipes, Some(1))] {
+        let mut cfg = config(d);
+        cfg.dest = d.join(format!("db{}", stores.len()));
+        cfg.max_memory = budget;
+        cfg.nodes.push(NodeInput { labels: vec![], files: vec![src.join("n.csv.gz")] });
+        cfg.relationships.push(RelInput {
+            rel_type: Some("R".into()),
+            files: vec![src.join("r-head.csv"), src.join("r.csv")],
+        });
+        let s = if src == &pipes {
+            // The writer opens each pipe in the order the import reads them (an open waits for
+            // the reader) and fails if the import opened one twice or in another order.
+            let writer = std::thread::spawn({
+                let (pipes, inputs) = (pipes.clone(), inputs.clone());
+                move || {
+                    for (name, bytes) in &inputs {
+                        let mut f =
+                            std::fs::OpenOptions::new().write(true).open(pipes.join(name)).unwrap();
+                        f.write_all(bytes).unwrap();
+                    }
+                }
+            });
+            let s = run(&cfg).unwrap();
+            writer.join().unwrap();
+            s
+        } else {
+            run(&cfg).unwrap()
+        };
+        assert_eq!((s.nodes, s.relationships), (n, 60_000));
+        let store = Store::open(&cfg.dest, StoreConfig::default()).unwrap();
+        assert!(store.check().unwrap().is_ok());
+        store.close().unwrap();
+        stores.push(store_files(&cfg.dest));
+    }
+    let names = |s: &Vec<(String, Vec<u8>)>| s.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert!(names(&stores[0]).iter().any(|f| f.starts_with("segment-")), "{:?}", names(&stores[0]));
+    for other in &stores[1..] {
+        assert_eq!(names(&stores[0]), names(other));
+        for (a, b) in stores[0].iter().zip(other) {
+            assert!(a.1 == b.1, "{} differs between the import from files and from pipes", a.0);
+        }
+    }
+}
+
+/// A zip archive cannot be read from a pipe (it is read by seeking): a clear error, no store.
+#[test]
+fn a_zip_archive_in_a_pipe_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let p = d.join("n.zip");
+    mkfifo(&p);
+    let writer = std::thread::spawn({
+        let p = p.clone();
+        move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(p).unwrap();
+            // The reader may close the pipe after the magic bytes: the rest may not be taken.
+            let _ = f.write_all(b"PK\x03\x04 the rest of an archive");
+        }
+    });
+    let mut cfg = config(d);
+    cfg.nodes.push(NodeInput { labels: vec![], files: vec![p] });
+    let e = run(&cfg).unwrap_err();
+    writer.join().unwrap();
+    assert!(e.message.contains("zip archive cannot be read from a pipe"), "{}", e.message);
+    assert!(!bulk::holds_store(&cfg.dest).unwrap());
+}

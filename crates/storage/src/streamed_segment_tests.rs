@@ -1,7 +1,8 @@
 //! The segment of a bulk-built base whose incoming adjacency is produced while it is written
 //! (`BaseBuilder::finish_streamed`, `checkpoint_segments::write_streamed`) and whose node
 //! property blobs and forward neighbour and type columns were spilled to scratch files
-//! (`BaseBuilder::spill_node_blobs`, `BaseBuilder::spill_forward`): the same bytes as the base
+//! (`BaseBuilder::spill_node_blobs`, `BaseBuilder::spill_forward`, which spills the degree
+//! counts and CSR offsets too): the same bytes as the base
 //! built whole, whatever the window and chunk, and a write that fails half way (of the segment
 //! or of a scratch file) leaves no segment file and no scratch file.
 
@@ -190,8 +191,10 @@ fn spilled_node_blobs_write_the_bytes_of_the_whole_build() {
             let b = build_with(n, rels, types, 7, Some(spill), Some(fwd));
             let (base, mut streams) = b.finish_streamed(&[], Some(window));
             let blobs = streams.node_blobs.as_ref().expect("node blobs spilled");
-            // The neighbours always (not a run), the types when there are several.
+            // The neighbours always (not a run), the types when there are several; the CSR
+            // offsets always (`base/degree_spill.rs`).
             assert_eq!(streams.forward.spilled(), (true, types > 1));
+            assert!(streams.offsets.is_some(), "n {n}: CSR offsets in memory");
             assert!(chunk > 1 || blobs.writes >= n / 2, "{} writes", blobs.writes);
             if d.join("blobs.recoded").exists() {
                 recoded += 1;
@@ -269,6 +272,9 @@ fn spilled_forward_columns_fall_back_where_they_must() {
                 _ => unreachable!(),
             };
             assert_eq!(spilled, want, "{what}");
+            // The degree counts stay spilled while relationships come in start order.
+            let offsets = !matches!(what, "out of start order" | "none");
+            assert_eq!(streams.offsets.is_some(), offsets, "{what}: CSR offsets spilled");
             let counts = counts_streamed(&base, &streams, &d).unwrap();
             let name = write_streamed(&RealFs, &d, &base, 1, &counts, Some(&mut streams)).unwrap();
             let got = std::fs::read(d.join(&name)).unwrap();

@@ -9,10 +9,12 @@
 //! a relationship is then its feed index, and the forward columns give its start (the owner of
 //! the position), end, id and type. Memory: one window of values (8 bytes each) and one cursor
 //! per end node of the window (8 bytes), against 9 to 17 bytes per relationship for the three
-//! columns built whole. CPU: one scan of the forward neighbours per window and column.
+//! columns built whole. CPU: one scan of the forward neighbours per window and column. The
+//! offsets are read in order, from the base or from their scratch files (`degree_spill.rs`).
 
 use std::io;
 
+use super::degree_spill::{offsets, CsrOffsets};
 use super::fwd_spill::{ForwardSpill, FwdSource};
 use super::graph::Base;
 use super::segments::IN;
@@ -60,11 +62,13 @@ impl BackwardStream {
     }
 
     /// Gives column `id`'s values (one of [`BackwardStream::columns`]) to `emit`, in order,
-    /// a window at a time; the forward columns come from `fwd` where they were spilled.
+    /// a window at a time; the forward columns come from `fwd` and the offsets from `offs`
+    /// where they were spilled.
     pub(crate) fn produce(
         &mut self,
         base: &Base,
         fwd: &ForwardSpill,
+        offs: Option<&CsrOffsets>,
         id: u8,
         emit: &mut Sink<'_>,
     ) -> io::Result<()> {
@@ -74,43 +78,55 @@ impl BackwardStream {
             x if x == IN[3] => Part::Type,
             _ => return Err(io::Error::other(format!("column {id} is not streamed"))),
         };
-        let in_off = base.in_off.view();
+        let mut in_off = offsets(base, offs, false)?;
         let n = base.node_end as usize;
-        let mut lo = 0usize;
+        let (mut lo, mut first) = (0usize, in_off.get(0)?);
+        // The offsets of the window's end nodes and of the one after it (read in order).
+        let mut starts = Vec::new();
         while lo < n {
             // The window: end nodes lo..hi, at least one, their entries within the budget.
-            let first = in_off.get(lo);
+            starts.clear();
+            starts.push(first);
             let mut hi = lo + 1;
-            while hi < n
-                && hi - lo < self.window
-                && in_off.get(hi + 1) - first <= self.window as u64
-            {
+            starts.push(in_off.get(hi)?);
+            while hi < n && hi - lo < self.window {
+                let next = in_off.get(hi + 1)?;
+                if next - first > self.window as u64 {
+                    break;
+                }
                 hi += 1;
+                starts.push(next);
             }
-            let vals = self.window_values(base, fwd, part, lo, hi)?;
+            let vals = self.window_values(base, fwd, offs, part, lo, &starts)?;
             self.passes += 1;
             emit(Values::U64(&vals))?;
+            first = starts[hi - lo];
             lo = hi;
         }
         Ok(())
     }
 
-    /// The entries of end nodes `lo..hi`, placed as the whole build places them: by end node,
-    /// in forward order within one (the whole build walks the relationships backwards from
-    /// the end of each node's range; this walks them forwards from its start).
+    /// The entries of the end nodes from `lo` whose offsets are `starts` (and the end's),
+    /// placed as the whole build places them: by end node, in forward order within one (the
+    /// whole build walks the relationships backwards from the end of each node's range; this
+    /// walks them forwards from its start).
     fn window_values(
         &self,
         base: &Base,
         fwd: &ForwardSpill,
+        offs: Option<&CsrOffsets>,
         part: Part,
         lo: usize,
-        hi: usize,
+        starts: &[u64],
     ) -> io::Result<Vec<u64>> {
-        let in_off = base.in_off.view();
-        let first = in_off.get(lo);
-        let mut vals = vec![0u64; (in_off.get(hi) - first) as usize];
-        let mut cursor: Vec<u64> = (lo..hi).map(|e| in_off.get(e) - first).collect();
-        let out_off = base.out_off.view();
+        let hi = lo + starts.len() - 1;
+        let first = starts[0];
+        let mut vals = vec![0u64; (starts[starts.len() - 1] - first) as usize];
+        let mut cursor: Vec<u64> = starts[..starts.len() - 1].iter().map(|s| s - first).collect();
+        let mut out_off = match part {
+            Part::Other => Some(offsets(base, offs, true)?),
+            Part::Rel | Part::Type => None,
+        };
         let mut others = fwd.others(base)?;
         let mut values = match part {
             Part::Other => None,
@@ -132,14 +148,14 @@ impl BackwardStream {
                 if e < lo || e >= hi {
                     continue;
                 }
-                let v = match part {
-                    Part::Other => {
-                        while owner < n && out_off.get(owner + 1) <= p {
+                let v = match out_off.as_mut() {
+                    Some(off) => {
+                        while owner < n && off.get(owner + 1)? <= p {
                             owner += 1;
                         }
                         owner as u64
                     }
-                    Part::Rel | Part::Type => vb.get(j).copied().unwrap_or(0),
+                    None => vb.get(j).copied().unwrap_or(0),
                 };
                 let c = &mut cursor[e - lo];
                 if let Some(slot) = vals.get_mut(*c as usize) {

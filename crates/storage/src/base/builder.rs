@@ -13,6 +13,7 @@ use crate::schema::Target;
 use super::backward::BackwardStream;
 use super::blob_spill::{BlobArena, SpilledBlobs};
 use super::columns::{AtomicBits, Bits, Packed, PackedBuilder, Wide};
+use super::degree_spill::{CsrOffsets, DegreeSpill};
 use super::fwd_spill::{ColSpill, EndCol, ForwardSpill, SpilledCol};
 use super::graph::{Base, BaseStats};
 use super::index::{key_hash, BaseIndex};
@@ -49,6 +50,8 @@ pub(crate) struct BaseBuilder {
     /// Per-node relationship counts by direction (allocated at the first relationship).
     pub(super) out_count: Option<Wide>,
     pub(super) in_count: Option<Wide>,
+    /// The out-degrees in a scratch file instead (`degree_spill.rs`; the counts are `None`).
+    pub(super) degrees: Option<DegreeSpill>,
     pub(super) rel_off: PackedBuilder,
     pub(super) rel_arena: Vec<u8>,
     pub(super) rel_props: u64,
@@ -95,6 +98,7 @@ impl BaseBuilder {
             rel_type: TypeCol::default(),
             out_count: None,
             in_count: None,
+            degrees: None,
             rel_off,
             rel_arena: Vec::new(),
             rel_props: 0,
@@ -244,13 +248,16 @@ impl BaseBuilder {
             .or(self.fwd_error.as_ref().map(|(p, e)| (p.as_path(), e)))
             .or(self.rel_endp.error())
             .or(self.rel_type.spill.as_ref().and_then(ColSpill::error))
+            .or(self.degrees.as_ref().and_then(DegreeSpill::error))
     }
 
     /// Writes the forward neighbour and type columns to new scratch files at `paths` as
     /// relationships are fed, `chunk` bytes at a time, instead of holding them
     /// (`base/fwd_spill.rs`); before any relationship only. The base must then be finished
-    /// by [`BaseBuilder::finish_streamed`] and written with its streams. Relationships fed
-    /// out of start order bring the columns back into memory.
+    /// by [`BaseBuilder::finish_streamed`] and written with its streams. The degree counts
+    /// and CSR offsets go to two more scratch files beside the first (extensions
+    /// `out-degrees` and `in-degrees`; `base/degree_spill.rs`). Relationships fed out of start
+    /// order bring the columns and counts back into memory.
     pub fn spill_forward(
         &mut self,
         vfs: Arc<dyn Vfs>,
@@ -261,6 +268,9 @@ impl BaseBuilder {
             return Err(io::Error::other("forward columns spill only from the first relationship"));
         }
         let [other, ty] = paths;
+        let (out_deg, in_deg) =
+            (other.with_extension("out-degrees"), other.with_extension("in-degrees"));
+        self.degrees = Some(DegreeSpill::create(vfs.clone(), out_deg, in_deg, chunk)?);
         self.rel_endp.spill_to(vfs.clone(), other, chunk)?;
         self.rel_type.spill = Some(ColSpill::create(vfs, ty, 1, chunk)?);
         Ok(())
@@ -307,6 +317,54 @@ impl BaseBuilder {
         if id < next || !has(start) || !has(end) {
             return false;
         }
+        let counted = match &mut self.degrees {
+            Some(d)
+                if start >= self.last_start
+                    && (self.rel_ids.len() as u64) < u64::from(u32::MAX) =>
+            {
+                self.last_start = start;
+                d.add(start)
+            }
+            _ => self.unspill_degrees(nodes) && self.count_in_memory(start, end, nodes),
+        };
+        if !counted {
+            return false;
+        }
+        for _ in next..id {
+            self.rel_off.push(self.rel_arena.len() as u64);
+        }
+        self.rel_ids.push(id);
+        if let Err(e) = self.rel_endp.push(end).and_then(|()| self.rel_type.push(ty)) {
+            self.fwd_error = Some((PathBuf::from("forward column scratch file"), e));
+            return false;
+        }
+        true
+    }
+
+    /// Brings spilled degree counts back into memory (relationships out of start order, or
+    /// too many for the spill); `false` when reading them back failed.
+    fn unspill_degrees(&mut self, nodes: usize) -> bool {
+        let Some(d) = self.degrees.take() else { return true };
+        let fed = self.rel_ids.len();
+        let counts = match self.rel_endp.unspill() {
+            Ok(()) => d.into_counts(nodes, (0..fed).map(|i| self.rel_endp.get(i))),
+            Err(e) => Err(e),
+        };
+        match counts {
+            Ok((o, i)) => {
+                (self.out_count, self.in_count) = (Some(o), Some(i));
+                true
+            }
+            Err(e) => {
+                self.fwd_error = Some((PathBuf::from("degree scratch file"), e));
+                false
+            }
+        }
+    }
+
+    /// Counts relationship `start -> end` in the degree counts in memory (allocated at the
+    /// first); `false` when a count would pass `u32::MAX` or spilled columns did not come back.
+    fn count_in_memory(&mut self, start: u64, end: u64, nodes: usize) -> bool {
         let (out_count, in_count) = match (&mut self.out_count, &mut self.in_count) {
             (Some(o), Some(i)) => (o, i),
             _ => {
@@ -347,14 +405,6 @@ impl BaseBuilder {
                 return false;
             }
             c.set(n as usize, v);
-        }
-        for _ in next..id {
-            self.rel_off.push(self.rel_arena.len() as u64);
-        }
-        self.rel_ids.push(id);
-        if let Err(e) = self.rel_endp.push(end).and_then(|()| self.rel_type.push(ty)) {
-            self.fwd_error = Some((PathBuf::from("forward column scratch file"), e));
-            return false;
         }
         true
     }
@@ -397,6 +447,7 @@ impl BaseBuilder {
             rel_type,
             out_count,
             in_count,
+            degrees,
             rel_off,
             rel_arena,
             rel_props,
@@ -423,8 +474,12 @@ impl BaseBuilder {
 
         let rel_types = rel_type.order.clone();
         let max_type = rel_types.iter().copied().max().map_or(0, u64::from);
-        let mut out_off = out_count.unwrap_or_else(|| Wide::new(n + 1, 0, 0));
-        let mut in_off = in_count.unwrap_or_else(|| Wide::new(n + 1, 0, 0));
+        // Spilled degrees (relationships fed in start order) become offsets in scratch files
+        // below; the counts in memory are then none.
+        let degrees = degrees.filter(|_| rel_count > 0);
+        let len = if degrees.is_some() { 0 } else { n + 1 };
+        let counts = |c: Option<Wide>| c.unwrap_or_else(|| Wide::new(len, 0, 0));
+        let (mut out_off, mut in_off) = (counts(out_count), counts(in_count));
         out_off.prefix_inclusive(rel_count);
         in_off.prefix_inclusive(rel_count);
         let rels = RelCols {
@@ -442,7 +497,8 @@ impl BaseBuilder {
         let (out_other, out_rel, out_type, rel_pos) = rels.forward(&mut out_off);
         // Spilled forward columns are never read whole: their base streams (one window per
         // column at most).
-        let window = window.or((rel_endp.is_spilled() || rel_type.spilled).then_some(usize::MAX));
+        let spilled = rel_endp.is_spilled() || rel_type.spilled || degrees.is_some();
+        let window = window.or(spilled.then_some(usize::MAX));
         let stream = window
             .filter(|_| rel_start.is_none() && rel_count > 0)
             .map(|w| rels.backward_stream(&mut in_off, w));
@@ -458,6 +514,9 @@ impl BaseBuilder {
         let several = rel_types.len() > 1;
         let (out_other, out_type, fwd) =
             fed_forward((out_other, out_type), rel_endp, rel_type, several, konst());
+        let in_window = window.unwrap_or(usize::MAX);
+        let offsets = degrees
+            .map(|d| d.finish(node_end, rel_count, in_window, &|| fwd.others_of(&out_other)));
         let in_type = match &stream {
             Some(_) if rel_types.len() > 1 => Packed::default(),
             _ => in_type.map_or_else(konst, TypeScatter::finish),
@@ -508,9 +567,11 @@ impl BaseBuilder {
         base.stats.rel_bytes += stream.as_ref().map_or(0, BackwardStream::bytes) + fwd.bytes();
         base.stats.node_property_bytes += node_blobs.as_ref().map_or(0, |b| b.len())
             + node_offsets.as_ref().map_or(0, SpilledOffsets::bytes);
-        invariant!(csr_well_formed(&base), "CSR offsets of the base at {} not monotonic", base.ts);
+        base.stats.rel_bytes += offsets.as_ref().map_or(0, CsrOffsets::bytes);
+        let bad = offsets.is_none() && !csr_well_formed(&base);
+        invariant!(!bad, "CSR offsets of the base at {} not monotonic", base.ts);
         let forward = fwd;
-        (base, SegmentStreams { backward: stream, node_blobs, node_offsets, forward })
+        (base, SegmentStreams { backward: stream, node_blobs, node_offsets, forward, offsets })
     }
 }
 

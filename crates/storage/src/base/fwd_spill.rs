@@ -259,9 +259,14 @@ impl ForwardSpill {
 
     /// The neighbour column of `base` in forward order.
     pub(super) fn others<'a>(&self, base: &'a Base) -> io::Result<FwdSource<'a>> {
+        self.others_of(&base.out_other)
+    }
+
+    /// The neighbour column in forward order, `mem` when it is not spilled.
+    pub(super) fn others_of<'a>(&self, mem: &'a Packed) -> io::Result<FwdSource<'a>> {
         match &self.other {
             Some((c, _)) => Ok(FwdSource::File(c.reader()?)),
-            None => Ok(FwdSource::mem(&base.out_other)),
+            None => Ok(FwdSource::mem(mem)),
         }
     }
 
@@ -274,14 +279,15 @@ impl ForwardSpill {
     }
 
     /// `f(start, type, end)` for every relationship of `base` in forward order (what
-    /// `Base::for_each_rel_forward` gives for the base built whole).
+    /// `Base::for_each_rel_forward` gives for the base built whole); `out_off(i)` gives the
+    /// forward offsets at ascending positions (`degree_spill::offsets`).
     pub(crate) fn for_each_rel_forward(
         &self,
         base: &Base,
+        out_off: &mut dyn FnMut(usize) -> io::Result<u64>,
         mut f: impl FnMut(u64, u32, u64),
     ) -> io::Result<()> {
         let (mut others, mut types) = (self.others(base)?, self.types(base)?);
-        let out_off = base.out_off.view();
         let n = base.node_end as usize;
         let (mut ob, mut tb) = (Vec::new(), Vec::new());
         let (mut pos, mut owner) = (0u64, 0usize);
@@ -290,7 +296,7 @@ impl ForwardSpill {
                 return Err(io::Error::other("the forward type column is short"));
             }
             for (e, t) in ob.iter().zip(&tb) {
-                while owner < n && out_off.get(owner + 1) <= pos {
+                while owner < n && out_off(owner + 1)? <= pos {
                     owner += 1;
                 }
                 f(owner as u64, *t as u32, *e);

@@ -30,6 +30,7 @@ mod backward;
 mod blob_spill;
 mod builder;
 mod columns;
+mod degree_spill;
 mod fwd_spill;
 mod gather;
 mod graph;

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::columns::{Packed, PackedBuilder};
-use super::fwd_spill::{ColSpill, SpilledCol};
+use super::fwd_spill::{ColReader, ColSpill, SpilledCol};
 use super::segments::NODE_PROPS;
 use crate::pager::segment::{ColumnData, Sink, Values};
 use crate::vfs::Vfs;
@@ -195,21 +195,34 @@ impl NodeOffsets {
                     m if m <= u64::from(u32::MAX) => 4,
                     _ => 8,
                 };
-                Err(SpilledOffsets { col, width })
+                Err(SpilledOffsets { col, width, id: NODE_PROPS[0] })
             }
             _ => Ok(self.mem),
         }
     }
 }
 
-/// The node blob offsets in a closed scratch file (row lengths), for the segment writer.
+/// An offset column in a closed scratch file as the lengths between offsets (the node blob
+/// offsets; the CSR offsets of `degree_spill.rs`), for the segment writer.
 pub(crate) struct SpilledOffsets {
     col: SpilledCol,
     /// Bytes per value in the segment.
     width: usize,
+    /// The segment column.
+    id: u8,
 }
 
 impl SpilledOffsets {
+    /// Segment column `id` of `width` bytes per offset, from the lengths in `col`.
+    pub(super) fn new(col: SpilledCol, width: usize, id: u8) -> SpilledOffsets {
+        SpilledOffsets { col, width, id }
+    }
+
+    /// A sequential reader of the lengths.
+    pub(super) fn lengths(&self) -> io::Result<ColReader> {
+        self.col.reader()
+    }
+
     /// The heap bytes the column would take in memory (the base's statistics).
     pub(super) fn bytes(&self) -> u64 {
         (self.col.len() * self.width) as u64
@@ -238,9 +251,9 @@ impl SpilledOffsets {
         (mem, err)
     }
 
-    /// The segment column this stream produces (node property offsets).
+    /// The segment column this stream produces.
     pub(crate) fn column(&self) -> (u8, ColumnData<'static>) {
-        (NODE_PROPS[0], ColumnData::Stream { width: self.width, len: self.col.len() })
+        (self.id, ColumnData::Stream { width: self.width, len: self.col.len() })
     }
 
     /// Gives the offsets to `emit`, in order, a block at a time.

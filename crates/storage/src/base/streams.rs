@@ -8,6 +8,7 @@ use std::io;
 
 use super::backward::BackwardStream;
 use super::blob_spill::SpilledBlobs;
+use super::degree_spill::{self, CsrOffsets};
 use super::fwd_spill::ForwardSpill;
 use super::graph::Base;
 use super::node_cols::SpilledOffsets;
@@ -23,6 +24,8 @@ pub(crate) struct SegmentStreams {
     pub(crate) node_offsets: Option<SpilledOffsets>,
     /// The forward columns in scratch files (none: both in the base).
     pub(crate) forward: ForwardSpill,
+    /// The CSR offset columns in scratch files (`base/degree_spill.rs`).
+    pub(crate) offsets: Option<CsrOffsets>,
 }
 
 impl SegmentStreams {
@@ -32,6 +35,7 @@ impl SegmentStreams {
         cols.extend(self.node_blobs.as_ref().map(SpilledBlobs::column));
         cols.extend(self.node_offsets.as_ref().map(SpilledOffsets::column));
         cols.extend(self.forward.columns());
+        cols.extend(self.offsets.as_ref().map(CsrOffsets::columns).unwrap_or_default());
         cols
     }
 
@@ -40,12 +44,17 @@ impl SegmentStreams {
         if self.forward.has(id) {
             return self.forward.produce(id, emit);
         }
+        if let Some(o) = self.offsets.as_ref().filter(|o| o.has(id)) {
+            return o.produce(id, emit);
+        }
         if let (Some(o), true) = (&self.node_offsets, id == NODE_PROPS[0]) {
             return o.produce(emit);
         }
         match (&mut self.backward, &self.node_blobs) {
             (_, Some(b)) if id == NODE_PROPS[1] => b.produce(emit),
-            (Some(s), _) if id != NODE_PROPS[1] => s.produce(base, &self.forward, id, emit),
+            (Some(s), _) if id != NODE_PROPS[1] => {
+                s.produce(base, &self.forward, self.offsets.as_ref(), id, emit)
+            }
             _ => Err(io::Error::other(format!("segment column {id} is not streamed"))),
         }
     }
@@ -57,17 +66,21 @@ impl SegmentStreams {
         base: &Base,
         f: impl FnMut(u64, u32, u64),
     ) -> io::Result<()> {
-        self.forward.for_each_rel_forward(base, f)
+        let mut out_off = degree_spill::offsets(base, self.offsets.as_ref(), true)?;
+        self.forward.for_each_rel_forward(base, &mut |i| out_off.get(i), f)
     }
 
-    /// Whether the forward columns were spilled to scratch files.
+    /// Whether the forward columns or the CSR offsets were spilled to scratch files (the
+    /// base then lacks them: the count store is computed through [`Self::for_each_rel_forward`]).
     pub(crate) fn forward_spilled(&self) -> bool {
-        self.forward.spilled() != (false, false)
+        self.forward.spilled() != (false, false) || self.offsets.is_some()
     }
 
-    /// Windows the incoming adjacency was produced in (0: built whole).
+    /// Windows the incoming adjacency was produced in (0: built whole), and the scans of the
+    /// forward neighbours that counted spilled in-degrees.
     pub(crate) fn backward_passes(&self) -> u64 {
         self.backward.as_ref().map_or(0, |s| s.passes)
+            + self.offsets.as_ref().map_or(0, |o| o.passes)
     }
 
     /// Chunks of node property bytes written to the scratch file while building (0: none).

@@ -11,8 +11,8 @@ pub struct GenB2bArgs {
     #[arg(long, default_value_t = 0.001)]
     scale: f64,
     /// Output directory (created if missing).
-    #[arg(long)]
-    out: PathBuf,
+    #[arg(long, required_unless_present = "fifo")]
+    out: Option<PathBuf>,
     /// Seed of Python's `random.Random` (same seed, same rows as the Python generator).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -28,6 +28,11 @@ pub struct GenB2bArgs {
     /// No progress lines on stderr.
     #[arg(long)]
     quiet: bool,
+    /// Write into named pipes created in DIR (plain CSV, each written as `arbor import` opens
+    /// it: give the import the node files, then the relationship files, in the order they are
+    /// listed in the README), so that no CSV is ever on disk. Replaces --out.
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    fifo: Option<PathBuf>,
 }
 
 pub fn run(a: GenB2bArgs) -> anyhow::Result<()> {
@@ -35,7 +40,8 @@ pub fn run(a: GenB2bArgs) -> anyhow::Result<()> {
         a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     let opts = Options {
         scale: a.scale,
-        out: a.out,
+        fifo: a.fifo.is_some(),
+        out: a.fifo.or(a.out).unwrap_or_default(),
         seed: a.seed,
         gzip: !a.no_gzip,
         activities: a.activities,
