@@ -359,6 +359,35 @@ impl Core {
             || self.type_sets.read().get(&ty).is_some_and(|s| !s.is_empty())
     }
 
+    /// Waits while the uniqueness or key rule on `t` (`rel`: a relationship rule) is a rule
+    /// replayed from the log that is still filling: its index is incomplete, so a statement's
+    /// check against it (`check_unique`) would miss a duplicate of an existing row and fail
+    /// only at commit. Its filling thread holds the commit mutex (`populate_replayed.rs`), so
+    /// this waits on that mutex. A constraint being created online (`pending`) is not waited
+    /// for: it re-checks its whole index before it is logged.
+    pub(crate) fn await_replayed_unique(&self, rel: bool, t: &Target) {
+        loop {
+            let filling = {
+                let s = self.schema.read();
+                s.defs.iter().any(|d| {
+                    d.rel == rel
+                        && d.kind.unique()
+                        && d.label == t.0
+                        && d.keys == t.1
+                        && !d.progress.is_online()
+                        && !s.pending.contains(&d.name)
+                })
+            };
+            if !filling {
+                return;
+            }
+            if self.commit.try_lock_for(Duration::from_millis(20)).is_some() {
+                // Free, yet the rule not online: its filler has not taken the mutex yet.
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    }
+
     /// Fills a background index with the rows that existed when it was created (commits since
     /// add their own entries), then marks it online. Runs as a registered reader, so the
     /// versions and base it scans stay until it finishes; entries are a superset that seeks
