@@ -337,7 +337,7 @@ impl Core {
                     let key = if def.rel {
                         self.rel_newest_data(**id).and_then(|r| r.key_for(def.label, &def.keys))
                     } else {
-                        self.node_newest(**id).1.and_then(|n| n.key_for(def.label, &def.keys))
+                        self.node_newest_key(**id, def.label, &def.keys)
                     };
                     key.as_ref() == Some(&k)
                 })
