@@ -297,3 +297,42 @@ fn a_write_copying_a_corrupt_row_fails_and_installs_nothing() {
     let v = s.begin(true).node_property(NodeId(good), key);
     assert!(matches!(v, Some(Value::Int(2))), "{v:?}");
 }
+
+/// A property read of a base row is answered from its blob alone when the row is clean: a
+/// hole of the base, a row deleted in the delta, one this transaction deleted or wrote, and
+/// ids past the base each read as the visible version has it.
+#[test]
+fn a_property_read_of_a_hole_or_a_written_base_row_is_the_visible_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(dir.path(), cfg(None)).unwrap();
+    let k = tok(&s, TokenKind::PropertyKey, "k");
+    let mut w = s.begin(false);
+    let ids: Vec<NodeId> =
+        (0..6).map(|i| w.create_node(&[], vec![(k, Value::Int(i))]).unwrap()).collect();
+    w.commit().unwrap();
+    let mut w = s.begin(false);
+    w.delete_node(ids[1]).unwrap();
+    w.commit().unwrap();
+    s.close().unwrap();
+    drop(s);
+    let s = Store::open(dir.path(), cfg(Some(TINY))).unwrap();
+    let mut w = s.begin(false);
+    w.delete_node(ids[2]).unwrap();
+    w.commit().unwrap();
+    let mut w = s.begin(false);
+    w.delete_node(ids[3]).unwrap();
+    w.set_node_property(ids[4], k, Value::Int(40)).unwrap();
+    let extra = w.create_node(&[], vec![(k, Value::Int(99))]).unwrap();
+    let int = |v: Option<Value>| match v {
+        Some(Value::Int(x)) => Some(x),
+        None => None,
+        Some(other) => panic!("{other:?}"),
+    };
+    let got: Vec<_> = ids.iter().chain([&extra]).map(|n| int(w.node_property(*n, k))).collect();
+    assert_eq!(got, vec![Some(0), None, None, None, Some(40), Some(5), Some(99)]);
+    drop(w);
+    let r = s.begin(true);
+    let got: Vec<_> = ids.iter().map(|n| int(r.node_property(*n, k))).collect();
+    assert_eq!(got, vec![Some(0), None, None, Some(3), Some(4), Some(5)]);
+    assert_eq!(int(r.node_property(NodeId(1 << 20), k)), None);
+}

@@ -167,3 +167,99 @@ fn a_replayed_uniqueness_rule_rejects_a_duplicate_committed_while_it_fills() {
     w.create_node(&[l], vec![(u, Value::Int(-1))]).unwrap();
     w.commit().unwrap();
 }
+
+/// What `write` returns from a thread started while rule `name` is held POPULATING: nothing
+/// may come back before the hold is released unless it is the answer the ONLINE rule gives.
+fn while_held<T: Send + 'static>(
+    s: &Store,
+    name: &str,
+    write: impl FnOnce(&Store) -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    let writer = s.clone();
+    let t = std::thread::spawn(move || {
+        let _ = tx.send(write(&writer));
+    });
+    let early = rx.recv_timeout(Duration::from_millis(300)).ok();
+    HOLD.lock().retain(|n| n != name);
+    t.join().unwrap();
+    early.or_else(|| rx.try_recv().ok()).unwrap()
+}
+
+#[test]
+fn a_write_checks_a_replayed_uniqueness_rule_at_the_statement_as_when_online() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let (s, _) = base_store(dir.path(), 5_000);
+        let (l, u) = (tok(&s, TokenKind::Label, "L"), tok(&s, TokenKind::PropertyKey, "u"));
+        assert!(s.create_rule(IndexKind::Uniqueness, l, &[u], Some("stmt_held_uq")).unwrap());
+        s.crash_for_test();
+    }
+    HOLD.lock().push("stmt_held_uq".into());
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    assert_eq!(state(&s, "stmt_held_uq"), "POPULATING");
+    let (l, u) = (tok(&s, TokenKind::Label, "L"), tok(&s, TokenKind::PropertyKey, "u"));
+    // Seeks while it fills are not answered by the rule (the caller scans the label).
+    let r = s.begin(true);
+    assert_eq!(r.index_seek(l, u, &Value::Int(1234)), None);
+    assert_eq!(scan_eq(&r, l, u, 1234).len(), 1);
+    drop(r);
+    // The duplicate fails at its statement, as against the ONLINE rule (not at commit).
+    let held = while_held(&s, "stmt_held_uq", move |s| {
+        let mut w = s.begin(false);
+        let created = w.create_node(&[l], vec![(u, Value::Int(1234))]).map(|_| ());
+        let fresh = w.create_node(&[l], vec![(u, Value::Int(-7))]).map(|_| ());
+        (created, fresh, w.commit())
+    });
+    s.await_indexes(None, Duration::from_secs(60)).unwrap();
+    let e = held.0.expect_err("a duplicate passed its statement while the rule was filling");
+    let mut w = s.begin(false);
+    let online = w.create_node(&[l], vec![(u, Value::Int(1234))]).unwrap_err();
+    drop(w);
+    assert_eq!((e.status, e.message), (online.status, online.message));
+    // A key no row has is written and commits.
+    held.1.unwrap();
+    held.2.unwrap();
+    let r = s.begin(true);
+    assert_eq!(r.index_seek(l, u, &Value::Int(-7)).map(|v| v.len()), Some(1));
+    assert_eq!(scan_eq(&r, l, u, 1234).len(), 1);
+}
+
+#[test]
+fn a_write_checks_a_replayed_relationship_uniqueness_rule_at_the_statement_as_when_online() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b);
+    {
+        let (s, ids) = base_store(dir.path(), 100);
+        let (t, p) = (tok(&s, TokenKind::RelType, "T"), tok(&s, TokenKind::PropertyKey, "p"));
+        let mut w = s.begin(false);
+        for i in 0..50 {
+            w.create_rel(ids[i], ids[i + 1], t, vec![(p, Value::Int(i as i64))]).unwrap();
+        }
+        w.commit().unwrap();
+        s.checkpoint().unwrap();
+        assert!(s
+            .create_rel_constraint(IndexKind::Uniqueness, t, &[p], Some("rel_held_uq"))
+            .unwrap());
+        (a, b) = (ids[0], ids[1]);
+        s.crash_for_test();
+    }
+    HOLD.lock().push("rel_held_uq".into());
+    let s = Store::open(dir.path(), cfg()).unwrap();
+    assert_eq!(state(&s, "rel_held_uq"), "POPULATING");
+    let (t, p) = (tok(&s, TokenKind::RelType, "T"), tok(&s, TokenKind::PropertyKey, "p"));
+    let held = while_held(&s, "rel_held_uq", move |s| {
+        let mut w = s.begin(false);
+        let created = w.create_rel(a, b, t, vec![(p, Value::Int(7))]).map(|_| ());
+        let fresh = w.create_rel(a, b, t, vec![(p, Value::Int(-7))]).map(|_| ());
+        (created, fresh, w.commit())
+    });
+    s.await_indexes(None, Duration::from_secs(60)).unwrap();
+    let e = held.0.expect_err("a duplicate passed its statement while the rule was filling");
+    let mut w = s.begin(false);
+    let online = w.create_rel(a, b, t, vec![(p, Value::Int(7))]).unwrap_err();
+    drop(w);
+    assert_eq!((e.status, e.message), (online.status, online.message));
+    held.1.unwrap();
+    held.2.unwrap();
+}

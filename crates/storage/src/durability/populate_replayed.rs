@@ -5,7 +5,9 @@
 //! (scans) until they are ONLINE. Uniqueness rules come first, and the thread holds the commit
 //! mutex while it fills them: a commit validates its keys against the rule's index
 //! (`validate_unique`), which is complete only once filled, so commits wait for it instead of
-//! letting a duplicate of an existing row in. (An online `CREATE CONSTRAINT` lets commits go on
+//! letting a duplicate of an existing row in; a statement writing a key of such a rule waits
+//! too (`Core::await_replayed_unique`), so a duplicate fails at its statement, as against the
+//! ONLINE rule, and any other write goes through once the rule is filled. (An online `CREATE CONSTRAINT` lets commits go on
 //! and re-checks the whole rule at the end, failing the rule; a logged rule cannot fail.)
 //! Reads do not take the commit mutex and go on meanwhile. The open returns only once the
 //! thread holds the mutex, so no commit slips in before it. The other rules fill after the

@@ -243,20 +243,25 @@ impl Core {
         #[cfg(not(test))]
         let mask = u32::MAX;
         for id in ids {
-            let Some(d) = self.node_newest(id).1 else { continue };
-            if !d.has_label(label) {
-                continue;
-            }
-            if kind.requires() {
-                if let Some(i) = keys.iter().position(|k| d.prop(*k).is_none()) {
+            // The row's missing key (by position) or its key, read without decoding the rest.
+            let row = self.with_node_newest(id, |d| {
+                if !d.has_label(label) {
+                    return Ok(None);
+                }
+                if kind.requires() {
+                    if let Some(i) = keys.iter().position(|k| !d.has_prop(*k)) {
+                        return Err(i);
+                    }
+                }
+                Ok(if kind.unique() { d.key_for(label, keys) } else { None })
+            });
+            match row {
+                Some(Err(i)) => {
                     missing = Some((id, i));
                     break;
                 }
-            }
-            if kind.unique() {
-                if let Some(k) = d.key_for(label, keys) {
-                    sorter.push(key_hash(&k) & mask, id)?;
-                }
+                Some(Ok(Some(k))) => sorter.push(key_hash(&k) & mask, id)?,
+                _ => {}
             }
         }
         // The first duplicate in id order: the least later holder of a key, with the one
@@ -268,8 +273,7 @@ impl Core {
             if group.len() > 1 {
                 let mut seen: HashMap<IndexKey, u64> = HashMap::new();
                 for &id in group.iter() {
-                    let key = self.node_newest(id).1.and_then(|d| d.key_for(label, keys));
-                    let Some(k) = key else { continue };
+                    let Some(k) = self.node_newest_key(id, label, keys) else { continue };
                     if let Some(other) = seen.insert(k, id) {
                         if dup.is_none_or(|(j, _)| id < j) {
                             *dup = Some((id, other));

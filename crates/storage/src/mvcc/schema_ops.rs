@@ -337,7 +337,7 @@ impl Core {
                     let key = if def.rel {
                         self.rel_newest_data(**id).and_then(|r| r.key_for(def.label, &def.keys))
                     } else {
-                        self.node_newest(**id).1.and_then(|n| n.key_for(def.label, &def.keys))
+                        self.node_newest_key(**id, def.label, &def.keys)
                     };
                     key.as_ref() == Some(&k)
                 })
@@ -357,6 +357,35 @@ impl Core {
     pub(crate) fn has_type_rows(&self, ty: u32) -> bool {
         self.base().next_rel_of_types(&[ty], 0).is_some()
             || self.type_sets.read().get(&ty).is_some_and(|s| !s.is_empty())
+    }
+
+    /// Waits while the uniqueness or key rule on `t` (`rel`: a relationship rule) is a rule
+    /// replayed from the log that is still filling: its index is incomplete, so a statement's
+    /// check against it (`check_unique`) would miss a duplicate of an existing row and fail
+    /// only at commit. Its filling thread holds the commit mutex (`populate_replayed.rs`), so
+    /// this waits on that mutex. A constraint being created online (`pending`) is not waited
+    /// for: it re-checks its whole index before it is logged.
+    pub(crate) fn await_replayed_unique(&self, rel: bool, t: &Target) {
+        loop {
+            let filling = {
+                let s = self.schema.read();
+                s.defs.iter().any(|d| {
+                    d.rel == rel
+                        && d.kind.unique()
+                        && d.label == t.0
+                        && d.keys == t.1
+                        && !d.progress.is_online()
+                        && !s.pending.contains(&d.name)
+                })
+            };
+            if !filling {
+                return;
+            }
+            if self.commit.try_lock_for(Duration::from_millis(20)).is_some() {
+                // Free, yet the rule not online: its filler has not taken the mutex yet.
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
     }
 
     /// Fills a background index with the rows that existed when it was created (commits since

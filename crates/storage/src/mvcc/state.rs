@@ -21,6 +21,7 @@ use crate::codec::MAX_ID;
 use crate::idset::IdSet;
 use crate::records::{Labels, NodeData, RelData};
 use crate::schema::{Schema, Target};
+use crate::value::IndexKey;
 
 use super::counts::{CountDelta, Counts, ANY};
 use super::sink::CommitSink;
@@ -325,6 +326,22 @@ impl Core {
             return v;
         }
         (0, self.base().node(id).map(|n| Arc::new(n.to_data())))
+    }
+
+    /// `f` of the newest committed state of node `id` (`None`: deleted or never existed),
+    /// read in place: a base row's properties are decoded only as `f` asks for them, where
+    /// [`Core::node_newest`] decodes every one into a copy (a rule's check over all rows of
+    /// a label reads one key of each).
+    pub fn with_node_newest<R>(&self, id: u64, f: impl FnOnce(NodeRef<'_>) -> R) -> Option<R> {
+        if let Some((_, d)) = self.nodes.read(id, |s| s.chain.last().cloned()).flatten() {
+            return d.map(|d| f(NodeRef::Data(&d)));
+        }
+        self.base().node(id).map(f)
+    }
+
+    /// The key of node `id`'s newest committed state for target `(label, keys)`.
+    pub fn node_newest_key(&self, id: u64, label: u32, keys: &[u32]) -> Option<IndexKey> {
+        self.with_node_newest(id, |d| d.key_for(label, keys)).flatten()
     }
 
     /// Whether the newest version of the node exists.

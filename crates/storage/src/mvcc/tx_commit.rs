@@ -178,8 +178,7 @@ impl Transaction {
                     if c == *id || self.nodes.contains_key(&c) {
                         continue;
                     }
-                    let (_, nd) = self.core.node_newest(c);
-                    if nd.is_some_and(|nd| nd.key_for(t.0, &t.1).as_ref() == Some(&key)) {
+                    if self.core.node_newest_key(c, t.0, &t.1).as_ref() == Some(&key) {
                         return Err(self.core.unique_violation(c, t, d));
                     }
                 }

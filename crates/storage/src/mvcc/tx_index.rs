@@ -97,6 +97,7 @@ impl Transaction {
         let targets = self.core.schema.read().rel_unique_targets();
         for t in targets.iter().filter(|t| t.0 == r.ty) {
             if let Some(key) = r.key_for(t.0, &t.1) {
+                self.core.await_replayed_unique(true, t);
                 if let Some(other) = self.rel_seek_key(t, &key).into_iter().find(|o| *o != id) {
                     return Err(self.core.rel_unique_violation(other, t, r));
                 }

@@ -221,9 +221,16 @@ impl Transaction {
         self.node_handle(id).has_label(label)
     }
 
-    /// `None` if the node has no such property (or does not exist).
+    /// `None` if the node has no such property (or does not exist). A clean base row (see
+    /// [`Transaction::node_handle`]) is answered from its property blob alone: a hole's blob
+    /// is empty, so its label code (a second random read per row, all a handle needs it
+    /// for here) is not looked up.
     #[inline]
     pub fn node_property(&self, id: NodeId, key: TokenId) -> Option<Value> {
+        if !self.base.node_dirty(id.0) && (self.nodes.is_empty() || !self.nodes.contains_key(&id.0))
+        {
+            return NodeRef::Base(&self.base, id.0).prop(key);
+        }
         self.node_handle(id).property(key)
     }
 

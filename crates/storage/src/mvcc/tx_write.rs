@@ -96,6 +96,7 @@ impl Transaction {
         };
         for t in targets {
             if let Some(key) = d.key_for(t.0, &t.1) {
+                self.core.await_replayed_unique(false, &t);
                 let others = self.seek_exact(&t, Some(key)).unwrap_or_default();
                 if let Some(other) = others.into_iter().find(|o| o.0 != id) {
                     return Err(self.core.unique_violation(other.0, &t, d));

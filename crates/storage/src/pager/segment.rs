@@ -240,14 +240,28 @@ impl<W: Write> Packer<'_, W> {
             }
         };
         let w = self.width;
-        for v in vals {
-            self.buf[self.at..self.at + w].copy_from_slice(&v.to_le_bytes()[..w]);
-            self.at += w;
+        let mut vals = vals;
+        // A page's room at a time (widths divide the page: no value straddles two), eight-byte
+        // values, the part files' and most streams', by a copy the compiler unrolls.
+        while !vals.is_empty() {
+            let take = ((PAGE_SIZE - self.at) / w).min(vals.len());
+            let dst = self.buf[self.at..self.at + take * w].chunks_exact_mut(w);
+            if w == 8 {
+                for (d, v) in dst.zip(&vals[..take]) {
+                    d.copy_from_slice(&v.to_le_bytes());
+                }
+            } else {
+                for (d, v) in dst.zip(&vals[..take]) {
+                    d.copy_from_slice(&v.to_le_bytes()[..w]);
+                }
+            }
+            self.at += take * w;
+            self.n += take;
+            vals = &vals[take..];
             if self.at == PAGE_SIZE {
                 self.page()?;
             }
         }
-        self.n += vals.len();
         Ok(())
     }
 
