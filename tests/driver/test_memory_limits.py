@@ -40,7 +40,8 @@ def fails_with(driver, query, code):
 HUGE = [
     "UNWIND range(1, 100000000) AS x WITH collect(x) AS c RETURN size(c)",
     "UNWIND range(1, 10000) AS a UNWIND range(1, 10000) AS b WITH collect([a, b]) AS c RETURN size(c)",
-    "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b RETURN a, b ORDER BY a * b DESC LIMIT 1",
+    # A full sort (no LIMIT: with one, the Top keeps only the rows it returns, below).
+    "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b RETURN a, b ORDER BY a * b DESC SKIP 8999999",
     "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b RETURN count(DISTINCT [a, b])",
     "RETURN size(reduce(s = 'ab', i IN range(1, 40) | s + s))",
 ]
@@ -56,6 +57,15 @@ def test_a_huge_intermediate_result_fails_with_the_transaction_code(limited, que
     assert proc.poll() is None
     with driver.session() as s:
         assert s.run("RETURN 1 AS one").single()["one"] == 1
+
+
+def test_order_by_with_a_limit_over_the_same_rows_fits(limited):
+    """The sort that fails above, with a LIMIT: a Top holds only the rows it returns."""
+    driver, proc = limited
+    q = "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b RETURN a, b ORDER BY a * b DESC, a LIMIT 2"
+    with driver.session() as s:
+        assert [r.values() for r in s.run(q)] == [[3000, 3000], [2999, 3000]]
+    assert hwm_mib(proc.pid) < POOL_MIB + 200, hwm_mib(proc.pid)
 
 
 def test_a_union_of_20000_branches_is_bounded(limited):
