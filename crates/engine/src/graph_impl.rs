@@ -27,6 +27,22 @@ pub struct TxGraph<'a> {
     pub data_dir: Option<&'a std::path::Path>,
 }
 
+/// `node_probe` on a resolved node: whether it has every label in `labels`, and if so each
+/// property of `keys` (null where missing) appended to `out`.
+#[inline]
+fn probe_handle(
+    h: &st::NodeHandle<'_>,
+    labels: &[TokenId],
+    keys: &[TokenId],
+    out: &mut Vec<Value>,
+) -> bool {
+    if !labels.iter().all(|l| h.has_label(*l)) {
+        return false;
+    }
+    out.extend(keys.iter().map(|k| h.property(*k).unwrap_or(Value::Null)));
+    true
+}
+
 impl GraphRead for TxGraph<'_> {
     fn token_id(&self, k: TokenKind, name: &str) -> Option<TokenId> {
         self.tx.token_id(k, name)
@@ -65,17 +81,7 @@ impl GraphRead for TxGraph<'_> {
         keys: &[TokenId],
         out: &mut Vec<Value>,
     ) -> bool {
-        let h = self.tx.node_handle(id);
-        if !labels.iter().all(|l| h.has_label(*l)) {
-            return false;
-        }
-        for k in keys {
-            out.push(match h.property(*k) {
-                Some(v) => v,
-                None => Value::Null,
-            });
-        }
-        true
+        probe_handle(&self.tx.node_handle(id), labels, keys, out)
     }
     #[inline]
     fn node_expand_probe(
@@ -90,17 +96,7 @@ impl GraphRead for TxGraph<'_> {
         if let Some(x) = expand {
             h.edges_into(x.dir, x.types, x.edges);
         }
-        let Some(p) = probe else { return true };
-        if !p.labels.iter().all(|l| h.has_label(*l)) {
-            return false;
-        }
-        for k in p.keys {
-            vals.push(match h.property(*k) {
-                Some(v) => v,
-                None => Value::Null,
-            });
-        }
-        true
+        probe.is_none_or(|p| probe_handle(&h, p.labels, p.keys, vals))
     }
     fn node_property_batch(&self, ids: &[NodeId], key: TokenId, out: &mut Vec<Value>) {
         self.tx.node_property_batch(ids, key, out)

@@ -331,49 +331,36 @@ impl Groups {
     /// The group of one grouping key value, created if new (with a copy of `v` as its key).
     #[inline]
     pub(super) fn group_of(&mut self, v: &Value, aggs: &[(Slot, AggCall)]) -> Result<usize> {
-        if let Value::Int(i) = v {
-            let small = usize::try_from(*i).ok().and_then(|x| self.small_ints.get(x));
-            if let Some(&gi) = small.filter(|g| **g != 0) {
-                return Ok(gi as usize - 1);
-            }
-            if !self.mixed {
-                return self.int_group(*i, v, aggs);
-            }
+        match self.find1(v) {
+            Some(gi) => Ok(gi),
+            None => self.insert1(v, aggs),
         }
-        let k = group_key(v);
-        if let (GroupKey::Int(i), false) = (&k, self.mixed) {
-            // A float with an integral value: the integer's group.
-            let small = usize::try_from(*i).ok().and_then(|x| self.small_ints.get(x));
-            if let Some(&gi) = small.filter(|g| **g != 0) {
-                return Ok(gi as usize - 1);
-            }
-            return self.int_group(*i, v, aggs);
-        }
-        if !self.mixed {
-            self.mix();
-        }
-        let gi = match self.index1.get(&k) {
-            Some(i) => *i as usize,
-            None => {
-                let gi = self.push([v.clone()], aggs)?;
-                self.index1.insert(k, gi as u32);
-                gi
-            }
-        };
-        if let Value::Int(i) = v {
-            self.remember_small(*i, gi);
-        }
-        Ok(gi)
     }
 
-    /// While every key is an integer: the group of integer key `i` (first seen as `v`).
-    fn int_group(&mut self, i: i64, v: &Value, aggs: &[(Slot, AggCall)]) -> Result<usize> {
-        if let Some(gi) = self.int_index.get(&i) {
-            return Ok(*gi as usize);
-        }
+    /// A new group for key value `v`, which [`Groups::find1`] did not find.
+    fn insert1(&mut self, v: &Value, aggs: &[(Slot, AggCall)]) -> Result<usize> {
+        let k = match v {
+            Value::Int(i) => GroupKey::Int(*i),
+            v => group_key(v),
+        };
         let gi = self.push([v.clone()], aggs)?;
-        if !self.remember_small(i, gi) {
-            self.int_index.insert(i, gi as u32);
+        match k {
+            // While every key is an integer (a float with an integral value included), the
+            // integer alone indexes the group.
+            GroupKey::Int(i) if !self.mixed => {
+                if !self.remember_small(i, gi) {
+                    self.int_index.insert(i, gi as u32);
+                }
+            }
+            k => {
+                if !self.mixed {
+                    self.mix();
+                }
+                self.index1.insert(k, gi as u32);
+                if let Value::Int(i) = v {
+                    self.remember_small(*i, gi);
+                }
+            }
         }
         Ok(gi)
     }
