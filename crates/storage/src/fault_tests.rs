@@ -735,6 +735,53 @@ fn replayed_page_cache_state_survives_the_power_loss_after_an_fsync_failure() {
     }
 }
 
+/// A checkpoint's directory fsync failing (the one after its files' renames, or the one after
+/// the manifest's): the new manifest may be visible and never durable. A restarted process
+/// (the machine stays up) must not remove what the durable manifest names, so after a power
+/// loss every acknowledged commit is there.
+#[test]
+fn a_manifest_visible_but_not_durable_keeps_what_the_durable_one_names() {
+    let config = quiet_config(Durability::Sync, 1 << 20);
+    let mut struck_manifest = false;
+    for skip in 0..4 {
+        for seed in 0..8 {
+            let fs = SimFs::new(seed);
+            let s = open_sim(&fs, &config);
+            setup_tokens(&s);
+            let mut acked: Vec<u64> = (0..4).map(|v| commit_node(&s, v).unwrap().0).collect();
+            s.checkpoint().unwrap();
+            acked.extend((4..8).map(|v| commit_node(&s, v).unwrap().0));
+            let manifest = Path::new(DIR).join("MANIFEST");
+            let before = crate::vfs::Vfs::read(&fs, &manifest).unwrap();
+            fs.arm(FaultKind::DirSyncFail, skip);
+            let res = s.checkpoint();
+            fs.disarm();
+            assert_eq!(res.is_err(), !fs.log().is_empty());
+            // The case of the failure: the new manifest is visible, its checkpoint failed.
+            struck_manifest |=
+                res.is_err() && crate::vfs::Vfs::read(&fs, &manifest).unwrap() != before;
+            s.crash_for_test();
+            drop(s);
+            // The process restarts; the machine stays up.
+            let s = open_sim(&fs, &config);
+            let seen: Vec<u64> =
+                extract(&s).remove(&0).unwrap_or_default().nodes.into_keys().collect();
+            assert_eq!(seen, acked);
+            s.crash_for_test();
+            drop(s);
+            fs.restart();
+            let s = Store::open_with_vfs(Path::new(DIR), config.clone(), Arc::new(fs.clone()))
+                .unwrap_or_else(|e| panic!("skip {skip} seed {seed}: {e}\n{}", dump(&fs)));
+            let after: Vec<u64> =
+                extract(&s).remove(&0).unwrap_or_default().nodes.into_keys().collect();
+            assert_eq!(after, acked, "skip {skip} seed {seed}: {:?}\n{}", fs.log(), dump(&fs));
+            assert!(s.check().unwrap().is_ok());
+            s.crash_for_test();
+        }
+    }
+    assert!(struck_manifest, "no case failed the fsync after the manifest's rename");
+}
+
 /// A new log segment whose directory fsync failed: its name may never reach the disk. A
 /// restarted process must not append acknowledged commits to it.
 #[test]

@@ -23,6 +23,32 @@ use crate::mvcc::{CommitState, Core};
 use crate::records::{NodeData, RelData};
 use crate::schema::{IndexDef, IndexKind, Progress};
 use crate::vfs::Vfs;
+use crate::Durability;
+
+/// Publishes the manifest again (temporary file, fsync, rename, directory fsync) before a
+/// writable open removes what it does not name. The manifest read may be visible without
+/// being durable: a process whose directory fsync after the manifest's rename failed (its
+/// checkpoint then failed) leaves the new entry in the page cache, possibly never to reach
+/// the disk. Removing the previous checkpoint's segment on the strength of it, and making that
+/// removal durable with the next directory fsync, would leave the on-disk manifest naming a
+/// file that is gone. `false` (remove nothing this time) when it cannot be written again (a
+/// full disk: opening must not need new space); without fsyncs there is nothing to make
+/// durable.
+fn publish_manifest_again(vfs: &dyn Vfs, dir: &Path, durability: Durability) -> Result<bool> {
+    let path = dir.join(checkpoint::MANIFEST);
+    if durability == Durability::Off || !vfs.exists(&path) {
+        return Ok(true);
+    }
+    // A read failure fails the open, as recovery's own read of the manifest would.
+    let bytes = vfs.read(&path).map_err(|e| wal::io_err("cannot read", &path, e))?;
+    match checkpoint::write_atomic(vfs, dir, checkpoint::MANIFEST, &bytes, true) {
+        Ok(()) => Ok(true),
+        Err(e) => {
+            tracing::warn!("the manifest could not be written again, leaving unnamed files: {e}");
+            Ok(false)
+        }
+    }
+}
 
 /// What [`recover`] found.
 pub(crate) struct Recovered {
@@ -55,6 +81,13 @@ pub(crate) fn recover(
             writable: !p.read_only,
         }));
     }
+    // What a writable open removes (segments, part files the manifest's checkpoint made
+    // garbage) is garbage only if the manifest it read is the one on disk; see
+    // `publish_manifest_again`.
+    let may_remove = match persist {
+        Some(p) if repair && !p.read_only => publish_manifest_again(vfs, dir, p.config.durability)?,
+        _ => false,
+    };
     if let Some(m) = checkpoint::read_manifest(vfs, dir)? {
         sealed = m.sealed;
         match (persist, m.segments.first()) {
@@ -85,7 +118,7 @@ pub(crate) fn recover(
                     core.attach_segment(seg, p.pager.pool.clone())?;
                 }
             }
-            if repair {
+            if may_remove {
                 checkpoint_segments::remove_others(vfs, dir, &m.segments);
             }
         }
@@ -128,7 +161,7 @@ pub(crate) fn recover(
         }
     }
     core.clock().publish(last);
-    core.after_replay_parts(repair && persist.is_some_and(|p| !p.read_only));
+    core.after_replay_parts(may_remove);
     core.gc(&mut cs);
     // A rule dropped later in the log (or dropped and created again) is no longer the one
     // installed under its name.
