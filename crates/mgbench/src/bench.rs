@@ -382,18 +382,31 @@ fn calibrate(
     let server = Server::start(kind, &run_dir, o.start_timeout)?;
     let cfg = ClientConfig::default();
     driver::run(&server.uri, &cfg, &workload::isolated(spec, 1, n), 1)?;
-    let mut count = 1usize;
-    let result = loop {
+    let result = calibrated_count(runtime, o.count, |count| {
         let out = driver::run(&server.uri, &cfg, &workload::isolated(spec, count, n), 1)?;
-        let per_query = out.worker_durations.iter().sum::<f64>() / count as f64;
+        Ok(out.worker_durations.iter().sum::<f64>())
+    });
+    server.stop()?;
+    result
+}
+
+/// The steps of [`calibrate`]: `time(count)` runs `count` queries and returns the seconds they
+/// took; counts grow tenfold until the count extrapolated for `runtime` seconds is within 10x of
+/// the next step (or 10 M queries). Never below `min`.
+fn calibrated_count(
+    runtime: f64,
+    min: usize,
+    mut time: impl FnMut(usize) -> Result<f64>,
+) -> Result<usize> {
+    let mut count = 1usize;
+    loop {
+        let per_query = time(count)? / count as f64;
         let should = (runtime / per_query.max(1e-9)) as usize;
         if (should as f64) / ((count * 10) as f64) < 10.0 || count >= 10_000_000 {
-            break should;
+            return Ok(should.max(min));
         }
         count *= 10;
-    };
-    server.stop()?;
-    Ok(result.max(o.count))
+    }
 }
 
 /// Runs everything `o` asks for against every target, in order. `on_record` sees each run as
@@ -471,4 +484,36 @@ pub fn kind_counts(list: &[Query]) -> [usize; 5] {
         }] += 1;
     }
     c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::calibrated_count;
+
+    #[test]
+    fn calibration_grows_tenfold_until_the_extrapolation_is_close() {
+        let mut seen = Vec::new();
+        let c = calibrated_count(0.05, 20, |n| {
+            seen.push(n);
+            Ok(n as f64 * 1e-5)
+        })
+        .unwrap();
+        assert_eq!(c, 5_000);
+        assert_eq!(seen, [1, 10, 100]);
+    }
+
+    #[test]
+    fn calibration_never_goes_below_the_lower_bound_and_stops_at_ten_million() {
+        assert_eq!(calibrated_count(0.05, 300, |n| Ok(n as f64)).unwrap(), 300);
+        let mut last = 0;
+        let c = calibrated_count(1_000.0, 1, |n| {
+            last = n;
+            Ok(0.0)
+        })
+        .unwrap();
+        assert_eq!(last, 10_000_000);
+        assert_eq!(c, (1_000.0_f64 / 1e-9) as usize);
+        let err = calibrated_count(0.05, 1, |_| Err(arbor_model::Error::internal("down")));
+        assert!(err.is_err());
+    }
 }

@@ -66,12 +66,13 @@ fn isolated_mixed_realistic_tiny() {
     }
     let md = arbor_mgbench::report::to_markdown(&report, o.condition, "t");
     assert!(md.contains("W4"), "{md}");
-    // mgBench's calibration: a fast query gets more than the lower bound for 0.05 s.
+    // mgBench's calibration wired in: at least the lower bound for 0.05 s.
     o.workloads = vec![WorkloadKind::Isolated];
     o.queries = vec![workload::lookup("Q23").unwrap()];
     o.runtime = Some(0.05);
     let report = bench::run(&o, |_| {}).unwrap();
-    assert!(report.runs[0].count > o.count, "count {}", report.runs[0].count);
+    // Its steps are unit tests of `calibrated_count` (timings here depend on the load).
+    assert!(report.runs[0].count >= o.count, "count {}", report.runs[0].count);
     assert!(report.runs[0].ok());
 }
 
