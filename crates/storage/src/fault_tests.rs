@@ -347,7 +347,7 @@ impl Case {
 /// Opens read-only, checks that nothing changes, and returns what it recovered.
 fn open_read_only(fs: &SimFs, dir: &Path) -> BTreeMap<u32, Graph> {
     let before = fs.snapshot();
-    let ro = Store::open_read_only_with_vfs(dir, Arc::new(fs.clone()))
+    let ro = Store::open_read_only_with_vfs(dir, Arc::new(fs.for_process()))
         .unwrap_or_else(|e| panic!("read-only recovery failed: {e}\n{}", dump(fs)));
     let got = extract(&ro);
     let report = ro.check().unwrap();
@@ -445,7 +445,7 @@ fn verify(writers: &[Writer], got: &BTreeMap<u32, Graph>) {
 fn reopen(case: &Case, fs: &SimFs, writers: &[Writer]) -> (Store, BTreeMap<u32, Graph>) {
     let dir = Path::new(DIR);
     let ro = open_read_only(fs, dir);
-    let store = Store::open_with_vfs(dir, case.config.clone(), Arc::new(fs.clone()))
+    let store = Store::open_with_vfs(dir, case.config.clone(), Arc::new(fs.for_process()))
         .unwrap_or_else(|e| panic!("recovery failed: {e}\n{}", dump(fs)));
     let got = extract(&store);
     assert!(ro == got, "read-only and writable recovery differ");
@@ -513,7 +513,7 @@ struct Stats {
 
 fn run_case(case: &Case, fs: &SimFs, stats: &mut Stats) {
     let dir = Path::new(DIR);
-    let store = Store::open_with_vfs(dir, case.config.clone(), Arc::new(fs.clone())).unwrap();
+    let store = Store::open_with_vfs(dir, case.config.clone(), Arc::new(fs.for_process())).unwrap();
     setup_tokens(&store);
     fs.arm(case.fault, case.skip);
     let histories: Vec<History> = std::thread::scope(|s| {
@@ -557,7 +557,7 @@ fn run_case(case: &Case, fs: &SimFs, stats: &mut Stats) {
         // Only the process restarts, the machine stays up: recovery reads what the page cache
         // holds, which after a failed fsync includes data that will never reach the disk.
         fs.disarm();
-        let store = Store::open_with_vfs(dir, case.config.clone(), Arc::new(fs.clone()))
+        let store = Store::open_with_vfs(dir, case.config.clone(), Arc::new(fs.for_process()))
             .unwrap_or_else(|e| panic!("recovery without power loss failed: {e}"));
         let seen = extract(&store);
         verify(&writers, &seen);
@@ -584,7 +584,9 @@ fn run_case(case: &Case, fs: &SimFs, stats: &mut Stats) {
         // Recovery itself is interrupted (it truncates a torn tail, checkpoints, creates a
         // segment): the next one must still find everything.
         fs.arm(kind, skip);
-        if let Ok(store) = Store::open_with_vfs(dir, case.config.clone(), Arc::new(fs.clone())) {
+        if let Ok(store) =
+            Store::open_with_vfs(dir, case.config.clone(), Arc::new(fs.for_process()))
+        {
             // A recovery that hit a fault either fails or opens everything: never a store
             // with part of the acknowledged data (say, a checkpoint or a log segment it could
             // not read taken for missing).
@@ -690,7 +692,7 @@ fn quiet_config(durability: Durability, wal_segment_bytes: u64) -> StoreConfig {
 }
 
 fn open_sim(fs: &SimFs, config: &StoreConfig) -> Store {
-    Store::open_with_vfs(Path::new(DIR), config.clone(), Arc::new(fs.clone())).unwrap()
+    Store::open_with_vfs(Path::new(DIR), config.clone(), Arc::new(fs.for_process())).unwrap()
 }
 
 /// Commits one node with property `k1 = v`; returns its id, or the commit error.
@@ -770,8 +772,9 @@ fn a_manifest_visible_but_not_durable_keeps_what_the_durable_one_names() {
             s.crash_for_test();
             drop(s);
             fs.restart();
-            let s = Store::open_with_vfs(Path::new(DIR), config.clone(), Arc::new(fs.clone()))
-                .unwrap_or_else(|e| panic!("skip {skip} seed {seed}: {e}\n{}", dump(&fs)));
+            let s =
+                Store::open_with_vfs(Path::new(DIR), config.clone(), Arc::new(fs.for_process()))
+                    .unwrap_or_else(|e| panic!("skip {skip} seed {seed}: {e}\n{}", dump(&fs)));
             let after: Vec<u64> =
                 extract(&s).remove(&0).unwrap_or_default().nodes.into_keys().collect();
             assert_eq!(after, acked, "skip {skip} seed {seed}: {:?}\n{}", fs.log(), dump(&fs));
@@ -863,7 +866,7 @@ fn unreadable_files_fail_recovery_cleanly() {
     for skip in 0.. {
         let before = fs.snapshot();
         fs.arm(FaultKind::ReadFail, skip);
-        let res = Store::open_with_vfs(Path::new(DIR), config.clone(), Arc::new(fs.clone()));
+        let res = Store::open_with_vfs(Path::new(DIR), config.clone(), Arc::new(fs.for_process()));
         let struck = fs.log().iter().filter(|l| l.starts_with("ReadFail")).count() > failures;
         fs.disarm();
         match res {
@@ -950,7 +953,7 @@ fn recovery_opens_on_a_full_disk_and_checkpoints_later() {
         fs.restart();
         fs.set_full(true);
         let before = fs.snapshot();
-        let s = Store::open_with_vfs(Path::new(DIR), config.clone(), Arc::new(fs.clone()))
+        let s = Store::open_with_vfs(Path::new(DIR), config.clone(), Arc::new(fs.for_process()))
             .unwrap_or_else(|e| panic!("seed {seed}: recovery on a full disk failed: {e}"));
         let got: Vec<u64> = extract(&s).remove(&0).unwrap_or_default().nodes.into_keys().collect();
         assert_eq!(got, acked);

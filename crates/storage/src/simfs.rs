@@ -207,6 +207,9 @@ struct State {
 #[derive(Clone)]
 pub(crate) struct SimFs {
     s: Arc<Mutex<State>>,
+    /// The boot ([`State::epoch`]) of the process this handle belongs to
+    /// ([`SimFs::for_process`]); `None`: whichever is current.
+    process: Option<u64>,
 }
 
 fn dead() -> io::Error {
@@ -414,7 +417,16 @@ impl SimFs {
                 ops: Vec::new(),
                 full: false,
             })),
+            process: None,
         }
+    }
+
+    /// A handle for a process started now (on the current boot): what it does, and the files
+    /// it opens, fail once the machine restarts, as a dead process's threads do nothing. A store
+    /// opened over the plain handle would let its threads still running after [`SimFs::restart`]
+    /// (a background index build between its fsync and its rename) act on the new boot.
+    pub fn for_process(&self) -> SimFs {
+        SimFs { s: self.s.clone(), process: Some(self.s.lock().epoch) }
     }
 
     /// Arms one fault: it strikes the `skip + 1`-th operation it applies to.
@@ -599,7 +611,7 @@ impl Drop for SimLock {
 impl Vfs for SimFs {
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         let mut s = self.s.lock();
-        let epoch = s.epoch;
+        let epoch = self.process.unwrap_or(s.epoch);
         s.alive(epoch)?;
         // Directories themselves are created durably (the tests do not crash before that).
         s.dirs.entry(dir.to_path_buf()).or_default();
@@ -607,7 +619,7 @@ impl Vfs for SimFs {
     }
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn VfsFile>> {
         let mut s = self.s.lock();
-        let epoch = s.epoch;
+        let epoch = self.process.unwrap_or(s.epoch);
         let ino = s.open(epoch, path, false)?;
         Ok(Box::new(SimFile {
             s: self.s.clone(),
@@ -620,7 +632,7 @@ impl Vfs for SimFs {
     }
     fn create(&self, path: &Path) -> io::Result<Box<dyn VfsFile>> {
         let mut s = self.s.lock();
-        let epoch = s.epoch;
+        let epoch = self.process.unwrap_or(s.epoch);
         let ino = s.open(epoch, path, true)?;
         Ok(Box::new(SimFile {
             s: self.s.clone(),
@@ -636,7 +648,7 @@ impl Vfs for SimFs {
     }
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         let mut s = self.s.lock();
-        let epoch = s.epoch;
+        let epoch = self.process.unwrap_or(s.epoch);
         let what = || format!("read {}", path.display());
         if s.fault(epoch, OpKind::Read, &what)? {
             return Err(eio(what()));
@@ -649,7 +661,7 @@ impl Vfs for SimFs {
     }
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         let mut s = self.s.lock();
-        let epoch = s.epoch;
+        let epoch = self.process.unwrap_or(s.epoch);
         let what = || format!("rename {} -> {}", from.display(), to.display());
         if s.fault(epoch, OpKind::Rename, &what)? {
             return Err(io::Error::other(format!("simulated failure: {}", what())));
@@ -664,7 +676,7 @@ impl Vfs for SimFs {
     }
     fn remove_file(&self, path: &Path) -> io::Result<()> {
         let mut s = self.s.lock();
-        let epoch = s.epoch;
+        let epoch = self.process.unwrap_or(s.epoch);
         let what = || format!("remove {}", path.display());
         if s.fault(epoch, OpKind::Other, &what)? {
             return Err(eio(what()));
@@ -675,7 +687,7 @@ impl Vfs for SimFs {
     }
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<String>> {
         let s = self.s.lock();
-        let epoch = s.epoch;
+        let epoch = self.process.unwrap_or(s.epoch);
         s.alive(epoch)?;
         let d = s
             .dirs
@@ -685,7 +697,7 @@ impl Vfs for SimFs {
     }
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         let mut s = self.s.lock();
-        let epoch = s.epoch;
+        let epoch = self.process.unwrap_or(s.epoch);
         let fail = s.fault(epoch, OpKind::SyncDir, &|| format!("fsync dir {}", dir.display()))?;
         let k = if fail {
             let n = s.dirs.get(dir).map_or(0, |d| d.pending.len());
@@ -708,7 +720,7 @@ impl Vfs for SimFs {
     }
     fn lock_dir(&self, dir: &Path, exclusive: bool) -> io::Result<Option<Box<dyn Any + Send>>> {
         let mut s = self.s.lock();
-        let epoch = s.epoch;
+        let epoch = self.process.unwrap_or(s.epoch);
         s.alive(epoch)?;
         match s.locks.get_mut(dir) {
             Some((_, true)) => return Err(io::ErrorKind::WouldBlock.into()),
@@ -745,8 +757,10 @@ mod tests {
         let mut g = write(&fs, &d.join("b"), b"x");
         g.sync_data().unwrap();
         for seed in 0..64 {
-            let fs2 =
-                SimFs { s: Arc::new(Mutex::new(State { rng: Rng::new(seed), ..clone(&fs) })) };
+            let fs2 = SimFs {
+                s: Arc::new(Mutex::new(State { rng: Rng::new(seed), ..clone(&fs) })),
+                process: None,
+            };
             fs2.restart();
             let a = fs2.read(&d.join("a")).unwrap();
             assert!(a.starts_with(b"durable") && b"durable volatile".starts_with(&a[..]));
