@@ -23,7 +23,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use arbor_model::{Error, Result, Status};
@@ -432,9 +431,9 @@ pub(crate) fn no_space(e: &std::io::Error) -> bool {
     matches!(e.kind(), std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded)
 }
 
-/// Starts the writer thread, which appends from `next_ts` on in a new segment named after it
-/// (created by the first write).
-pub(crate) fn start(
+/// The writer that appends from `next_ts` on in a new segment named after it (created by the
+/// first write); `wal_group::start` runs it.
+pub(super) fn writer(
     vfs: Arc<dyn Vfs>,
     dir: &Path,
     durability: Durability,
@@ -442,7 +441,7 @@ pub(crate) fn start(
     next_ts: u64,
     shared: Arc<WalShared>,
     clock: Arc<Clock>,
-) -> Result<(super::wal_group::LogSink, JoinHandle<()>)> {
+) -> Result<Writer> {
     // A segment named `next_ts` holds no valid record (it would have a ts >= `next_ts`), but
     // its directory entry may never have become durable (a process that crashed before the
     // directory fsync, or whose directory fsync failed): appending to it would put acknowledged
@@ -457,7 +456,7 @@ pub(crate) fn start(
             segs.push((next_ts, path.clone()));
         }
     }
-    let w = Writer {
+    Ok(Writer {
         vfs,
         dir: dir.to_path_buf(),
         durability,
@@ -481,15 +480,7 @@ pub(crate) fn start(
         // or checkpoints it, before commits are accepted: `resync.rs`), except without fsyncs
         // at all.
         durable_ts: if durability == Durability::Off { 0 } else { next_ts.saturating_sub(1) },
-    };
-    let (tx, rx) = crossbeam_channel::unbounded();
-    let log = Arc::new(super::wal_group::Log::new(w, tx));
-    let thread_log = log.clone();
-    let handle = std::thread::Builder::new()
-        .name("arbor-wal".into())
-        .spawn(move || super::wal_group::run(&thread_log, rx))
-        .map_err(|e| Error::new(Status::Io, format!("cannot start the log writer: {e}")))?;
-    Ok((super::wal_group::LogSink(log), handle))
+    })
 }
 
 impl Writer {

@@ -19,16 +19,20 @@
 //! the `done` mutex), so a waiter that found the writer taken and then saw `gen` unchanged is
 //! certain to be woken by that leader's publication.
 
+use std::path::Path;
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::Duration;
 
-use arbor_model::{Error, Result};
+use arbor_model::{Error, Result, Status};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use parking_lot::{Condvar, Mutex};
 
-use super::wal::{WalMsg, Writer, ASYNC_SYNC_EVERY, RETRY_MAX};
+use super::wal::{WalMsg, WalShared, Writer, ASYNC_SYNC_EVERY, RETRY_MAX};
+use crate::clock::Clock;
 use crate::mvcc::{AwaitDurable, CommitSink, Ticket};
 use crate::types::Durability;
+use crate::vfs::Vfs;
 
 /// How long a waiter sleeps while the disk is full before it retries the write itself (the
 /// writer thread retries on its own schedule meanwhile).
@@ -87,7 +91,7 @@ struct Snapshot {
 }
 
 impl Log {
-    pub(super) fn new(w: Writer, tx: Sender<WalMsg>) -> Log {
+    fn new(w: Writer, tx: Sender<WalMsg>) -> Log {
         let done = Done { round: 0, durable: w.durable_ts, failed: None, stalled: false, gen: 0 };
         Log {
             sync: w.durability == Durability::Sync,
@@ -211,7 +215,7 @@ impl AwaitDurable for Log {
 /// The commit sink of a file-backed store: `sync` records go to the queue and their committers
 /// lead the writes (see the module doc); `async` and `off` records go to the writer thread,
 /// which answers the ticket once they are written.
-pub(crate) struct LogSink(pub(super) Arc<Log>);
+pub(crate) struct LogSink(Arc<Log>);
 
 impl CommitSink for LogSink {
     fn submit(&self, ts: u64, header: Vec<u8>, body: Vec<u8>) -> Option<Ticket> {
@@ -240,9 +244,31 @@ impl CommitSink for LogSink {
     }
 }
 
+/// Starts the log: its writer appends from `next_ts` on in a new segment named after it
+/// (created by the first write), and the writer thread.
+pub(crate) fn start(
+    vfs: Arc<dyn Vfs>,
+    dir: &Path,
+    durability: Durability,
+    segment_bytes: u64,
+    next_ts: u64,
+    shared: Arc<WalShared>,
+    clock: Arc<Clock>,
+) -> Result<(LogSink, JoinHandle<()>)> {
+    let w = super::wal::writer(vfs, dir, durability, segment_bytes, next_ts, shared, clock)?;
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let log = Arc::new(Log::new(w, tx));
+    let thread_log = log.clone();
+    let handle = std::thread::Builder::new()
+        .name("arbor-wal".into())
+        .spawn(move || run(&thread_log, rx))
+        .map_err(|e| Error::new(Status::Io, format!("cannot start the log writer: {e}")))?;
+    Ok((LogSink(log), handle))
+}
+
 /// The writer thread: rounds for what arrives on its channel (records in `async` and `off`
 /// mode, nudges, the stop), the `async` fsync timer and the retries after a full disk.
-pub(super) fn run(log: &Log, rx: Receiver<WalMsg>) {
+fn run(log: &Log, rx: Receiver<WalMsg>) {
     loop {
         let wait = {
             let inner = log.inner.lock();
@@ -294,15 +320,12 @@ pub(super) fn run(log: &Log, rx: Receiver<WalMsg>) {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
     use std::sync::atomic::Ordering;
-    use std::thread::JoinHandle;
 
     use super::*;
     use crate::clock::Clock;
-    use crate::durability::wal::{self, parse_record, WalShared};
+    use crate::durability::wal::parse_record;
     use crate::simfs::SimFs;
-    use crate::vfs::Vfs;
 
     const DIR: &str = "/db";
 
@@ -319,8 +342,7 @@ mod tests {
         let (clock, shared) = (Arc::new(Clock::new(0)), Arc::new(WalShared::default()));
         let vfs: Arc<dyn Vfs> = Arc::new(fs.clone());
         let (sink, thread) =
-            wal::start(vfs, dir, Durability::Sync, 1 << 20, 1, shared.clone(), clock.clone())
-                .unwrap();
+            start(vfs, dir, Durability::Sync, 1 << 20, 1, shared.clone(), clock.clone()).unwrap();
         Open { sink, thread, clock, shared }
     }
 
