@@ -10,7 +10,7 @@
 //! | layer | files | holds |
 //! |---|---|---|
 //! | store | `store.rs` | [`Store`]: open (with recovery), schema operations, maintenance thread, shutdown |
-//! | durability | `durability/` | `wal` (log + writer thread, the commit sink), `checkpoint` (+ manifest, load), `recovery`, `bulk` (importer's checkpoint writer), `check`, `persist` (file-backed state) |
+//! | durability | `durability/` | `wal` (log writer and reader), `wal_group` (group commit led by committers, the writer thread, the commit sink), `checkpoint` (+ manifest, load), `recovery`, `bulk` (importer's checkpoint writer), `check`, `persist` (file-backed state) |
 //! | multi-version | `mvcc/` | `versions` (chains, sharded tables), `tokens`, `counts`, `sink` (the `CommitSink` seam), `state` (`Core`), `gc`, `violations`, `schema_ops`, `tx` + `tx_read`/`tx_index`/`tx_write`/`tx_commit` ([`Transaction`], [`NodeHandle`]) |
 //! | pager | `pager/` | `pool` (the buffer pool: fixed budget, `pread` misses, clock eviction, pins; the only `unsafe`), `segment` (page-aligned, checksummed column files) |
 //! | base | `base/` | `columns` (packed ints, bitsets), `props` (blobs, interning), `adjacency` (CSR decoding), `index`, `graph` (the `Base` and its reads), `builder` |

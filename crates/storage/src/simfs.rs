@@ -493,6 +493,20 @@ impl SimFs {
         }
         out
     }
+
+    /// The durable content of every file whose name is durable (what a power loss now would
+    /// leave), for tests that check what an acknowledgement guarantees.
+    pub fn durable_snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        let s = self.s.lock();
+        let mut out = BTreeMap::new();
+        for (dir, d) in &s.dirs {
+            for (name, ino) in &d.durable {
+                let data = s.inodes.get(ino).map(|i| i.durable.clone()).unwrap_or_default();
+                out.insert(dir.join(name), data);
+            }
+        }
+        out
+    }
 }
 
 struct SimFile {

@@ -18,7 +18,8 @@ use crate::durability::checkpoint;
 use crate::durability::persist::Persist;
 use crate::durability::recovery::recover;
 use crate::durability::snapshot::{BackupSnapshot, Since};
-use crate::durability::wal::{self, io_err, WalShared};
+use crate::durability::wal::{io_err, WalShared};
+use crate::durability::wal_group;
 use crate::durability::warm_pool::{self, WarmUp};
 use crate::durability::{populate_replayed, promote, resync};
 use crate::mvcc::Core;
@@ -165,7 +166,7 @@ impl Store {
             }
             persist.recovery_checkpoint.store(true, Ordering::Release);
         }
-        let (sender, writer) = wal::start(
+        let (sender, writer) = wal_group::start(
             vfs.clone(),
             dir,
             config.durability,

@@ -7,7 +7,8 @@
 //! layers below never import it. Everything read from disk is input: lengths and checksums
 //! are verified and bad bytes are `Corruption` errors, never panics.
 //!
-//! Files, lowest first: `persist` (the file-backed configuration), `wal`,
+//! Files, lowest first: `persist` (the file-backed configuration), `wal`, `wal_group` (group
+//! commit: committers lead the log writes in `sync` mode; the writer thread),
 //! `checkpoint_segments` (the segment file of a checkpoint), `checkpoint`,
 //! `recovery`, `resync` (the replayed log tail made durable without a checkpoint),
 //! `populate_replayed` (the index rules recovery installed, filled after the open),
@@ -27,4 +28,5 @@ pub(crate) mod resync;
 pub mod snapshot;
 mod snapshot_marks;
 pub(crate) mod wal;
+pub(crate) mod wal_group;
 pub(crate) mod warm_pool;

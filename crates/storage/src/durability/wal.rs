@@ -1,5 +1,6 @@
-//! The write-ahead log: one writer thread with group commit, segment files, and the recovery-time
-//! reader that replays records and handles torn tails.
+//! The write-ahead log: the writer (framing, segment files, fsync; its rounds are run by
+//! committers or the writer thread, see `wal_group`), and the recovery-time reader that replays
+//! records and handles torn tails.
 //!
 //! Record format (little-endian): `[len u32][crc32c u32][payload; len]`, the payload starting with
 //! the commit ts (`u64`) followed by redo operations (see `codec`). Segments are named
@@ -22,16 +23,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use arbor_model::{Error, Result, Status};
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::Sender;
 use parking_lot::Mutex;
 
 use crate::clock::Clock;
 use crate::codec::corrupt;
-use crate::mvcc::{CommitSink, Ticket};
 use crate::types::Durability;
 use crate::vfs::{Vfs, VfsFile};
 
@@ -41,34 +40,17 @@ pub(crate) const MAX_RECORD: usize = (1 << 30) - 1;
 const DURABLE_MARK: u32 = 1 << 31;
 /// Next bit: the payload carries the commit's wall-clock time after the watermark.
 const TIMED_MARK: u32 = 1 << 30;
-const ASYNC_SYNC_EVERY: Duration = Duration::from_millis(10);
+pub(super) const ASYNC_SYNC_EVERY: Duration = Duration::from_millis(10);
 
 pub(crate) enum WalMsg {
-    /// A record to append; `ack` receives the outcome once durable (per the durability mode).
+    /// A record to append; `ack` receives the outcome once durable (per the durability mode;
+    /// `None` in `sync` mode, where committers wait on the log's watermark, see `wal_group`).
     Commit { ts: u64, header: Vec<u8>, body: Vec<u8>, ack: Option<Sender<Result<()>>> },
+    /// Write out (and in `sync` mode fsync) what is queued: a ticket dropped unwaited, or a
+    /// full disk whose retries the writer thread takes over.
+    Nudge,
     /// Write out and fsync everything queued, then exit.
     Stop(Sender<Result<()>>),
-}
-
-/// The log writer's queue is the commit sink of a file-backed store: a commit hands its record
-/// over and waits on the ticket, which the writer answers once the batch is written (and
-/// synced, per the durability mode).
-impl CommitSink for Sender<WalMsg> {
-    fn submit(&self, ts: u64, header: Vec<u8>, body: Vec<u8>) -> Option<Ticket> {
-        let (atx, arx) = crossbeam_channel::bounded(1);
-        self.send(WalMsg::Commit { ts, header, body, ack: Some(atx) }).ok()?;
-        Some(Ticket::new(arx))
-    }
-
-    fn stop(&self) -> Result<()> {
-        let (atx, arx) = crossbeam_channel::bounded(1);
-        if self.send(WalMsg::Stop(atx)).is_ok() {
-            if let Ok(Err(e)) = arx.recv() {
-                return Err(e);
-            }
-        }
-        Ok(())
-    }
 }
 
 /// Writer state shared with checkpoints and statistics.
@@ -399,10 +381,10 @@ pub(crate) fn delete_covered(vfs: &dyn Vfs, shared: &WalShared, upto: u64) {
     }
 }
 
-struct Writer {
+pub(super) struct Writer {
     vfs: Arc<dyn Vfs>,
     dir: PathBuf,
-    durability: Durability,
+    pub(super) durability: Durability,
     segment_bytes: u64,
     /// The segment being appended to; `None` until its first write creates it (a full disk
     /// must not keep the store from opening, nor a rotation from being retried).
@@ -413,28 +395,28 @@ struct Writer {
     buf: Vec<u8>,
     rotate_at: Vec<(usize, u64)>,
     /// Written but not yet fsynced.
-    unsynced: bool,
-    last_sync: Instant,
-    failed: Option<Error>,
+    pub(super) unsynced: bool,
+    pub(super) last_sync: Instant,
+    pub(super) failed: Option<Error>,
     /// A write (or a segment's creation) found the disk full before anything of it was
     /// fsynced: the unwritten records stay in `buf`, their commits wait in `held`, new commits
     /// are refused (the clock is paused), and the write is retried every `retry_wait`.
-    stalled: bool,
-    retry_wait: Duration,
+    pub(super) stalled: bool,
+    pub(super) retry_wait: Duration,
     /// Acks of commits appended but not yet answered, and the newest such ts.
     held: Vec<Sender<Result<()>>>,
     held_ts: Option<u64>,
     shared: Arc<WalShared>,
-    clock: Arc<Clock>,
+    pub(super) clock: Arc<Clock>,
     /// The last commit ts appended, and the last one an fsync has made durable (written into
     /// every record as the watermark).
     appended_ts: u64,
-    durable_ts: u64,
+    pub(super) durable_ts: u64,
 }
 
 /// The first and the longest wait between retries of a write that found the disk full.
-const RETRY_FIRST: Duration = Duration::from_millis(10);
-const RETRY_MAX: Duration = Duration::from_secs(1);
+pub(super) const RETRY_FIRST: Duration = Duration::from_millis(10);
+pub(super) const RETRY_MAX: Duration = Duration::from_secs(1);
 
 /// The wall-clock time in Unix milliseconds (0 before 1970).
 pub(crate) fn now_ms() -> u64 {
@@ -449,9 +431,9 @@ pub(crate) fn no_space(e: &std::io::Error) -> bool {
     matches!(e.kind(), std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded)
 }
 
-/// Starts the writer thread, which appends from `next_ts` on in a new segment named after it
-/// (created by the first write).
-pub(crate) fn start(
+/// The writer that appends from `next_ts` on in a new segment named after it (created by the
+/// first write); `wal_group::start` runs it.
+pub(super) fn writer(
     vfs: Arc<dyn Vfs>,
     dir: &Path,
     durability: Durability,
@@ -459,7 +441,7 @@ pub(crate) fn start(
     next_ts: u64,
     shared: Arc<WalShared>,
     clock: Arc<Clock>,
-) -> Result<(Sender<WalMsg>, JoinHandle<()>)> {
+) -> Result<Writer> {
     // A segment named `next_ts` holds no valid record (it would have a ts >= `next_ts`), but
     // its directory entry may never have become durable (a process that crashed before the
     // directory fsync, or whose directory fsync failed): appending to it would put acknowledged
@@ -474,7 +456,7 @@ pub(crate) fn start(
             segs.push((next_ts, path.clone()));
         }
     }
-    let mut w = Writer {
+    Ok(Writer {
         vfs,
         dir: dir.to_path_buf(),
         durability,
@@ -498,70 +480,13 @@ pub(crate) fn start(
         // or checkpoints it, before commits are accepted: `resync.rs`), except without fsyncs
         // at all.
         durable_ts: if durability == Durability::Off { 0 } else { next_ts.saturating_sub(1) },
-    };
-    let (tx, rx) = crossbeam_channel::unbounded();
-    let handle = std::thread::Builder::new()
-        .name("arbor-wal".into())
-        .spawn(move || w.run(rx))
-        .map_err(|e| Error::new(Status::Io, format!("cannot start the log writer: {e}")))?;
-    Ok((tx, handle))
+    })
 }
 
 impl Writer {
-    fn run(&mut self, rx: Receiver<WalMsg>) {
-        loop {
-            let timer = self.durability == Durability::Async && self.failed.is_none();
-            let wait = if self.stalled {
-                Some(self.retry_wait)
-            } else if self.unsynced && timer {
-                Some(ASYNC_SYNC_EVERY.saturating_sub(self.last_sync.elapsed()))
-            } else {
-                None
-            };
-            let first = match wait {
-                Some(wait) => match rx.recv_timeout(wait) {
-                    Ok(m) => m,
-                    Err(RecvTimeoutError::Timeout) if self.stalled => {
-                        // Retry the held write; nothing new arrived.
-                        self.retry_wait = (self.retry_wait * 2).min(RETRY_MAX);
-                        self.process(Vec::new());
-                        continue;
-                    }
-                    Err(RecvTimeoutError::Timeout) => {
-                        // A failed fsync is final (its data may be gone while a retry would
-                        // succeed): stop committing, as after any other log failure.
-                        if let Err(e) = self.sync() {
-                            self.clock.fail(e.message.clone());
-                            self.failed = Some(e);
-                        }
-                        continue;
-                    }
-                    Err(RecvTimeoutError::Disconnected) => break,
-                },
-                None => match rx.recv() {
-                    Ok(m) => m,
-                    Err(_) => break,
-                },
-            };
-            let mut batch = vec![first];
-            while batch.len() < 4096 {
-                match rx.try_recv() {
-                    Ok(m) => batch.push(m),
-                    Err(_) => break,
-                }
-            }
-            if self.process(batch) {
-                return;
-            }
-        }
-        if self.durability != Durability::Off && self.unsynced && self.failed.is_none() {
-            let _ = self.sync();
-        }
-    }
-
     /// Writes a batch (and what a full disk held back) with one fsync; returns true when asked
     /// to stop.
-    fn process(&mut self, batch: Vec<WalMsg>) -> bool {
+    pub(super) fn process(&mut self, batch: Vec<WalMsg>) -> bool {
         let mut stop = None;
         let mut res = self.failed.clone().map_or(Ok(()), Err);
         for m in batch {
@@ -577,6 +502,7 @@ impl Writer {
                     self.held.extend(ack);
                 }
                 WalMsg::Stop(a) => stop = Some(a),
+                WalMsg::Nudge => {}
             }
         }
         if res.is_ok() {
@@ -722,7 +648,7 @@ impl Writer {
         Ok(())
     }
 
-    fn sync(&mut self) -> Result<()> {
+    pub(super) fn sync(&mut self) -> Result<()> {
         #[cfg(test)]
         if self.shared.fail_next_sync.swap(false, Ordering::Relaxed) {
             return Err(Error::new(

@@ -37,7 +37,7 @@ pub(crate) use counts::CountDelta;
 #[cfg(test)]
 pub(crate) use index_part::CHECK_HASH_MASK;
 pub use observer::{CommitChanges, CommitObserver, EntityVersion};
-pub(crate) use sink::{CommitSink, Ticket};
+pub(crate) use sink::{AwaitDurable, CommitSink, Ticket};
 pub(crate) use state::{CommitState, Core};
 pub use tx::{Savepoint, Transaction};
 pub use tx_read::NodeHandle;

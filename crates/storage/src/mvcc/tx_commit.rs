@@ -60,11 +60,12 @@ impl Transaction {
             let ts = cs.next_ts;
             cs.next_ts += 1;
             let header = if durable { core.record_header(&mut cs, ts) } else { Vec::new() };
-            // The record goes to the log writer first, so that its write and fsync run while
-            // this thread installs the versions; the commit becomes visible when both are done
-            // (see `Clock`). (A batch of 10,000 nodes takes a few milliseconds to install and
-            // about as long to sync: done one after the other they were two thirds of a
-            // batched bulk write's latency.)
+            // The record goes to the log first: a large one is written and synced by the log
+            // thread while this thread installs the versions (a batch of 10,000 nodes takes a
+            // few milliseconds to install and about as long to sync), a small one by this
+            // thread when it waits on the ticket, or by a committer leading a group then
+            // (`durability/wal_group.rs`). The commit becomes visible when it is both durable
+            // and installed (see `Clock`).
             let ack = match &cs.sink {
                 Some(sink) => {
                     let Some(ticket) = sink.submit(ts, header, body) else {
