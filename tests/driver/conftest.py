@@ -16,10 +16,27 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BIN = os.environ.get("ARBOR_BIN", os.path.join(HERE, "../../target/release/arbor"))
 
 
+_next_port = [0]
+
+
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free loopback port: any, or one of $ARBOR_TEST_PORTS ("lo-hi") on a shared machine."""
+    span = os.environ.get("ARBOR_TEST_PORTS")
+    if not span:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+    lo, hi = (int(x) for x in span.split("-"))
+    for _ in range(hi - lo + 1):
+        port = lo + _next_port[0] % (hi - lo + 1)
+        _next_port[0] += 1
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
+    raise RuntimeError(f"no free port in {span}")
 
 
 def start_server(data, port, *extra):

@@ -40,8 +40,7 @@ def fails_with(driver, query, code):
 HUGE = [
     "UNWIND range(1, 100000000) AS x WITH collect(x) AS c RETURN size(c)",
     "UNWIND range(1, 10000) AS a UNWIND range(1, 10000) AS b WITH collect([a, b]) AS c RETURN size(c)",
-    # A full sort (no LIMIT: with one, the Top keeps only the rows it returns, below).
-    "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b RETURN a, b ORDER BY a * b DESC SKIP 8999999",
+    # (A full sort spills to scratch files and answers: see test_a_sort_past_the_pool_spills.)
     "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b RETURN count(DISTINCT [a, b])",
     "RETURN size(reduce(s = 'ab', i IN range(1, 40) | s + s))",
 ]
@@ -144,6 +143,54 @@ def test_an_aggregation_past_the_pool_spills_and_answers(tmp_path, servers, port
                               "WITH (a * 1000 + b) % 500000 AS g, count(*) AS c "
                               "RETURN count(*) AS groups, sum(c) AS rows").single()
             assert (total["groups"], total["rows"]) == (500000, 1000000), total
+            assert set(p.name for p in data.iterdir()) == before, "no scratch file left behind"
+    finally:
+        stop(proc)
+
+
+def spill_server(tmp_path, servers, port_factory):
+    start, _ = servers
+    port = port_factory()
+    data = tmp_path / "data"
+    proc = start(data, port, "--memory-pool-max", "32m")
+    return proc, port, data
+
+
+def test_a_sort_past_the_pool_spills_and_answers(tmp_path, servers, port_factory):
+    """ORDER BY without LIMIT over 1.5 M rows under a 32 MiB pool: sorted runs go to unnamed
+    scratch files and are merged; the rows come in the order of a stable sort (ties in input
+    order) and nothing is left in the data directory."""
+    _, stop = servers
+    proc, port, data = spill_server(tmp_path, servers, port_factory)
+    q = ("UNWIND range(1, 1500) AS a UNWIND range(1, 1000) AS b "
+         "RETURN a, b ORDER BY (a * 7919 + b * 31) % 1000 DESC SKIP 1499980")
+    rows = [(a, b) for a in range(1, 1501) for b in range(1, 1001)]
+    rows.sort(key=lambda r: -((r[0] * 7919 + r[1] * 31) % 1000))
+    try:
+        with GraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=None) as d:
+            before = set(p.name for p in data.iterdir())
+            with d.session() as s:
+                got = [tuple(r.values()) for r in s.run(q)]
+            assert got == rows[1499980:], got
+            assert set(p.name for p in data.iterdir()) == before, "no scratch file left behind"
+    finally:
+        stop(proc)
+
+
+def test_a_distinct_past_the_pool_spills_and_answers(tmp_path, servers, port_factory):
+    """WITH DISTINCT over 700,001 string keys under a 32 MiB pool: the set freezes, rows of new
+    keys go to scratch files by hash and are deduplicated per file; each key comes out once."""
+    _, stop = servers
+    proc, port, data = spill_server(tmp_path, servers, port_factory)
+    q = ("UNWIND range(0, 999) AS a UNWIND range(1, 1000) AS b "
+         "WITH DISTINCT toString((a * 1000 + b) % 700001) AS k "
+         "RETURN count(*) AS n, sum(toInteger(k)) AS s")
+    try:
+        with GraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=None) as d:
+            before = set(p.name for p in data.iterdir())
+            with d.session() as s:
+                r = s.run(q).single()
+            assert (r["n"], r["s"]) == (700001, 700000 * 700001 // 2), r
             assert set(p.name for p in data.iterdir()) == before, "no scratch file left behind"
     finally:
         stop(proc)

@@ -4,7 +4,8 @@
 //! without (where it fails with the pool's memory error, as before spilling existed). Keys
 //! are single integers, mixed integers / floats / strings (`1` and `1.0` one group), several
 //! columns, and nulls; aggregates include `collect` (order within a group kept), DISTINCT,
-//! `sum`, `avg`, `min`, `max`.
+//! `sum`, `avg`, `min`, `max`. A partition that does not fit is split again; one group that
+//! does not fit fails with the memory error.
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -76,15 +77,79 @@ fn a_spilled_aggregation_answers_as_in_memory() {
 }
 
 #[test]
-fn a_partition_that_alone_does_not_fit_fails_with_the_memory_error() {
+fn a_partition_that_alone_does_not_fit_is_split_again() {
     let dir = std::env::temp_dir().join(format!("arbor-agg-spill2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    // A million groups: a 32nd of them (one partition) is still several times the pool.
+    let q = "UNWIND range(0, 999) AS hi UNWIND range(1, 1000) AS lo \
+             WITH hi * 1000 + lo AS x RETURN (x * 7919) % 1000003 AS k, count(*) AS c, sum(x) AS s";
+    let mut g = MemGraph::new();
+    let free = Arc::new(MemoryPool::default());
+    let want = rows_in(&free, &mut g, q).expect("runs without a limit");
+    g.scratch_dir = Some(dir.clone());
+    let tight = Arc::new(MemoryPool::new(3 << 20, 0));
+    let got = rows_in(&tight, &mut g, q).unwrap_or_else(|e| panic!("{q}: {e}"));
+    // The first level's 32 files, then at least one partition's own 32.
+    assert!(g.scratch_files.get() >= 64, "split again: {} files", g.scratch_files.get());
+    assert_eq!(got, want, "rows and their fingerprint");
+    assert_eq!(tight.used(), 0, "memory given back");
+    let left = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(left, 0, "scratch files are unlinked");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn one_group_too_big_for_the_memory_fails_with_the_memory_error() {
+    let dir = std::env::temp_dir().join(format!("arbor-agg-spill3-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let mut g = MemGraph::new();
     g.scratch_dir = Some(dir.clone());
-    let q = "UNWIND range(0, 999) AS hi UNWIND range(1, 1000) AS lo RETURN hi * 1000 + lo AS k, count(*) AS c";
+    let q = format!("{ROWS}RETURN x % 2 AS k, collect(toString(x)) AS xs");
     let tight = Arc::new(MemoryPool::new(3 << 20, 0));
-    let e = rows_in(&tight, &mut g, q).expect_err("too many groups even per partition");
+    let e = rows_in(&tight, &mut g, &q).expect_err("a group's list does not fit");
     assert_eq!(e.status, Status::MemoryExhausted, "{e}");
-    assert!(g.scratch_files.get() > 0, "it spilled first");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The fused scan aggregation, in its typed integer columns, its `Value` columns (a string
+/// key, a filter) and row at a time, falls back to the spilling row path when its table would
+/// not fit, and answers as in memory.
+#[test]
+fn a_fused_scan_aggregation_spills_and_answers_as_in_memory() {
+    let dir = std::env::temp_dir().join(format!("arbor-agg-spill4-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let free = Arc::new(MemoryPool::default());
+    let mut g = MemGraph::new();
+    let make = format!(
+        "{ROWS}CREATE (:L {{x: x, k: (x * 7919) % 40000, s: toString(x % 30000), \
+         m: CASE x % 5 WHEN 0 THEN null WHEN 1 THEN toFloat(x % 20000) ELSE x % 20000 END}})"
+    );
+    rows_in(&free, &mut g, &make).expect("graph made");
+    g.commit();
+    let queries = [
+        "MATCH (n:L) RETURN n.k AS k, count(*) AS c, sum(n.x) AS s",
+        "MATCH (n:L) RETURN n.s AS k, count(*) AS c, max(n.x) AS hi",
+        "MATCH (n:L) WHERE n.x % 3 <> 0 RETURN n.k AS k, count(n.m) AS c, min(n.x) AS lo",
+        "MATCH (n:L) RETURN n.m AS k, count(*) AS c, avg(n.x) AS a",
+        "MATCH (n:L) RETURN n.k AS k, collect(n.x)[0..2] AS firsts",
+        "MATCH (n:L) RETURN n.k % 30000 AS k, n.x % 2 AS p, count(*) AS c",
+    ];
+    for q in queries {
+        g.scratch_dir = None;
+        g.scratch_files.set(0);
+        let want = rows_in(&free, &mut g, q).expect("runs without a limit");
+        assert!(want.0 > 5000, "{q}: a big group table");
+        let tight = Arc::new(MemoryPool::new(3 << 20, 0));
+        let e = rows_in(&tight, &mut g, q).expect_err("does not fit without spilling");
+        assert_eq!(e.status, Status::MemoryExhausted, "{q}: {e}");
+        g.scratch_dir = Some(dir.clone());
+        let tight = Arc::new(MemoryPool::new(3 << 20, 0));
+        let got = rows_in(&tight, &mut g, q).unwrap_or_else(|e| panic!("{q}: {e}"));
+        assert!(g.scratch_files.get() > 0, "{q}: spilled");
+        assert_eq!(got, want, "{q}: rows and their fingerprint");
+        assert_eq!(tight.used(), 0, "{q}: memory given back");
+    }
+    let left = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(left, 0, "scratch files are unlinked");
+    let _ = std::fs::remove_dir(&dir);
 }

@@ -104,13 +104,22 @@ impl Operator for Aggregate {
             // does not aggregate again.
             self.out = Some(Groups::default().into_output());
             let Some(mut part) = self.parts.pop() else { return Ok(None) };
-            let mut groups = Groups::default();
+            let mut groups = Groups::at_depth(part.depth());
             let mut args = vec![Vec::new(); self.aggs.len()];
             let mut buf = Vec::new();
             let mut kv = Vec::new();
-            while part.next_row(self.keys.len(), &mut kv, &mut args, &mut buf)? {
+            while part.next_row(&mut kv, &mut args, &mut buf)? {
                 ctx.tick()?;
-                groups.add_values(&mut kv, &args, &self.aggs)?;
+                groups.add_values(&mut kv, &args, &self.aggs, g)?;
+            }
+            drop(part);
+            if let Some(spill) = groups.take_spill() {
+                // This partition did not fit either: its table's groups now, the rest split
+                // one level deeper and read back after.
+                tracing::debug!(rows = spill.rows(), "aggregation: a partition spilled again");
+                let mut deeper = spill.finish()?;
+                deeper.reverse();
+                self.parts.extend(deeper);
             }
             self.out = Some(groups.into_output());
         }

@@ -59,6 +59,15 @@ impl KeySet {
         }
     }
 
+    /// Whether `v`'s key is in the set.
+    pub(super) fn contains(&self, v: &Value) -> bool {
+        match v {
+            Value::Int(x) if !self.mixed => self.ints.contains(x),
+            v if !self.mixed => matches!(group_key(v), GroupKey::Int(i) if self.ints.contains(&i)),
+            v => self.other.contains(&group_key(v)),
+        }
+    }
+
     pub(super) fn clear(&mut self) {
         self.ints.clear();
         self.other.clear();

@@ -193,7 +193,6 @@ impl Grouping<'_> {
         };
         let mut pred = scan.pred.clone().map(CompiledPred::new);
         let mut row = self.arg.clone();
-        let mut ids = Vec::with_capacity(SCAN_BATCH);
         if let Some(cols) = &scan.cols {
             let toks = cols.keys.iter().map(|k| g.token_id(TokenKind::PropertyKey, k)).collect();
             // A column aggregation may run inside another one's filter (a subquery): the
@@ -207,21 +206,45 @@ impl Grouping<'_> {
             });
             let r = self.scan_columns(scan, cols, tok, pred.as_mut(), &mut row, groups, ctx, g);
             ctx.scan_cols = outer;
-            return r;
+            return match r? {
+                // The table would pass the memory left and froze: the rest of the scan goes
+                // row at a time, spilling the rows of new groups.
+                Some(from) => {
+                    self.scan_rows(scan, tok, from, pred.as_mut(), &mut row, groups, ctx, g)
+                }
+                None => Ok(()),
+            };
         }
-        let mut from = NodeId(0);
+        self.scan_rows(scan, tok, NodeId(0), pred.as_mut(), &mut row, groups, ctx, g)
+    }
+
+    /// The fused scan row at a time from node `from` on, through [`Groups::add`] (which
+    /// spills when the table does not fit).
+    #[allow(clippy::too_many_arguments)]
+    fn scan_rows(
+        &self,
+        scan: &FusedScan,
+        tok: Option<TokenId>,
+        mut from: NodeId,
+        mut pred: Option<&mut CompiledPred>,
+        row: &mut Row,
+        groups: &mut Groups,
+        ctx: &mut Ctx,
+        g: &mut dyn Graph,
+    ) -> Result<()> {
+        let mut ids = Vec::with_capacity(SCAN_BATCH);
         loop {
             ctx.check_interrupt()?;
             ids.clear();
             g.next_nodes(tok, from, SCAN_BATCH, &mut ids);
             for id in &ids {
                 row[scan.slot] = Value::Node(*id);
-                if let Some(p) = &mut pred {
-                    if !p.test(&mut row, ctx, g)? {
+                if let Some(p) = pred.as_deref_mut() {
+                    if !p.test(row, ctx, g)? {
                         continue;
                     }
                 }
-                groups.add(self.keys, self.aggs, self.reuse, &mut row, ctx, g)?;
+                groups.add(self.keys, self.aggs, self.reuse, row, ctx, g)?;
             }
             match ids.last() {
                 Some(last) if ids.len() == SCAN_BATCH => from = NodeId(last.0 + 1),
@@ -245,7 +268,7 @@ impl Grouping<'_> {
         groups: &mut Groups,
         ctx: &mut Ctx,
         g: &mut dyn Graph,
-    ) -> Result<()> {
+    ) -> Result<Option<NodeId>> {
         // The typed form reads larger batches (its per-batch work is a few calls, its per-row
         // work a few instructions); a batch it cannot answer goes through the `Value` columns
         // in pieces of `SCAN_BATCH`.
@@ -256,6 +279,16 @@ impl Grouping<'_> {
         let toks = ctx.scan_cols.as_ref().map(|sc| sc.toks.clone()).unwrap_or_default();
         loop {
             ctx.check_interrupt()?;
+            if groups.needs_spill() {
+                // The table's next growth would not fit: the typed summaries merged, and if
+                // scratch files can be had the rest of the scan goes row at a time.
+                if let Some(t) = &cols.typed {
+                    self.typed_flush(t, &mut typed, groups)?;
+                }
+                if groups.freeze(g) {
+                    return Ok(Some(from));
+                }
+            }
             ids.clear();
             g.next_nodes(label, from, batch, &mut ids);
             let done = match &cols.typed {
@@ -272,10 +305,10 @@ impl Grouping<'_> {
                 _ => break,
             }
         }
-        match &cols.typed {
-            Some(t) => self.typed_flush(t, &mut typed, groups),
-            None => Ok(()),
+        if let Some(t) = &cols.typed {
+            self.typed_flush(t, &mut typed, groups)?;
         }
+        Ok(None)
     }
 
     /// One batch (at most `SCAN_BATCH` ids) of a column aggregation through the `Value`

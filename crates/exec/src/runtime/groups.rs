@@ -6,9 +6,10 @@
 use rustc_hash::FxHashMap;
 
 use arbor_cypher_plan::expr::{AggCall, PExpr, Slot};
-use arbor_model::{group_key, Error, GroupKey, Result, Status, Value};
+use arbor_model::{group_key, Error, GroupKey, Result, Value};
 
-use super::agg_spill::{AggSpill, SPILL_BYTES};
+use super::agg_spill::AggSpill;
+use super::spill_file::{unspillable, MAX_DEPTH, SPILL_BYTES};
 use crate::ctx::{Ctx, Row};
 use crate::eval::eval;
 use crate::functions::{self, Accumulator, AggKind};
@@ -92,6 +93,9 @@ pub(super) struct Groups {
     spill_args: Vec<Vec<Value>>,
     /// The transaction's memory in use when the first group was made.
     base_used: u64,
+    /// The partitioning depth this table's spill writes at (0: the input's table; a
+    /// partition read back is aggregated at its own depth).
+    depth: u8,
 }
 
 /// The groups of a finished run, handed out one at a time (see [`Groups::into_output`]).
@@ -123,6 +127,11 @@ impl GroupOutput {
 }
 
 impl Groups {
+    /// An empty table for a spilled partition read back at partitioning `depth`.
+    pub(super) fn at_depth(depth: u8) -> Groups {
+        Groups { depth, ..Groups::default() }
+    }
+
     /// Adds a group with these key values and fresh accumulators (the aggregates' kinds
     /// resolved once per run); its number.
     pub(super) fn push(
@@ -216,10 +225,18 @@ impl Groups {
     /// Freezes the table and starts spilling when its next growth would not fit the memory
     /// the transaction has left (asked every [`FREEZE_CHECK`] new groups).
     fn maybe_freeze(&mut self, g: &mut dyn Graph) {
-        if self.frozen || self.no_spill {
-            return;
+        if self.needs_spill() {
+            self.freeze(g);
         }
-        let (Some(room), Some(now)) = (memory::headroom(), memory::in_use()) else { return };
+    }
+
+    /// Whether the table's next growth would not fit the memory the transaction has left and
+    /// it may still spill (not frozen, not at the last depth, scratch files not refused).
+    pub(super) fn needs_spill(&mut self) -> bool {
+        if self.frozen || self.no_spill || self.len == 0 {
+            return false;
+        }
+        let (Some(room), Some(now)) = (memory::headroom(), memory::in_use()) else { return false };
         // What the table holds (all the transaction gained since its first group: keys,
         // accumulators with their sets and lists, index) may double when its vectors grow,
         // and the next groups until the next look come on top.
@@ -227,19 +244,34 @@ impl Groups {
         let per_group = table / self.len.max(1) as u64;
         let need = table + per_group * FREEZE_CHECK as u64 + SPILL_BYTES as u64;
         if room > need {
-            return;
+            return false;
         }
-        match AggSpill::new(|| g.scratch_file()) {
+        if self.depth >= MAX_DEPTH {
+            // Split as often as allowed: the table grows until the memory limit fails it.
+            self.no_spill = true;
+            return false;
+        }
+        true
+    }
+
+    /// Freezes the table: rows of groups not in it go to scratch files from now on. `false`
+    /// (and the table grows on) when no scratch file can be had.
+    pub(super) fn freeze(&mut self, g: &mut dyn Graph) -> bool {
+        match AggSpill::new(self.depth, || g.scratch_file()) {
             Some(s) => {
                 tracing::debug!(
                     groups = self.len,
-                    room,
+                    depth = self.depth,
                     "aggregation: table frozen, spilling new groups"
                 );
                 self.spill = Some(s);
                 self.frozen = true;
+                true
             }
-            None => self.no_spill = true,
+            None => {
+                self.no_spill = true;
+                false
+            }
         }
     }
 
@@ -275,31 +307,36 @@ impl Groups {
         if spill.write(&self.kv, &self.spill_args)? {
             return Ok(());
         }
-        Err(Error::new(
-            Status::TransactionOutOfMemory,
-            "The aggregation's groups do not fit the query memory and a grouping key or argument \
-             (a materialised node, relationship or path) cannot be moved to disk",
-        ))
+        Err(unspillable("aggregation's group table"))
     }
 
-    /// Adds one spilled row read back: its key values and each aggregate's arguments.
+    /// Adds one spilled row read back: its key values and each aggregate's arguments. A
+    /// frozen table (this partition did not fit either) writes the rows of its new groups to
+    /// the next level's partitions.
     pub(super) fn add_values(
         &mut self,
         kv: &mut Vec<Value>,
         args: &[Vec<Value>],
         aggs: &[(Slot, AggCall)],
+        g: &mut dyn Graph,
     ) -> Result<()> {
+        let before = self.len;
         let gi = match kv.as_slice() {
             [] => {
                 self.ensure_global(aggs)?;
                 0
             }
-            [v] => self.group_of(v, aggs)?,
+            [v] if !self.frozen => self.group_of(v, aggs)?,
+            [v] => match self.find1(v) {
+                Some(gi) => gi,
+                None => return self.spill_values(kv, args),
+            },
             _ => {
                 self.gk.clear();
                 self.gk.extend(kv.iter().map(group_key));
                 match self.index.get(&self.gk) {
                     Some(i) => *i as usize,
+                    None if self.frozen => return self.spill_values(kv, args),
                     None => {
                         let gi = self.push(kv.drain(..), aggs)?;
                         self.index.insert(std::mem::take(&mut self.gk), gi as u32);
@@ -308,6 +345,9 @@ impl Groups {
                 }
             }
         };
+        if self.len != before && self.len.is_multiple_of(FREEZE_CHECK) {
+            self.maybe_freeze(g);
+        }
         for (ai, (_, call)) in aggs.iter().enumerate() {
             let star = [Value::Bool(true)];
             let a: &[Value] = if call.count_star { &star } else { args.get(ai).map_or(&[], |a| a) };
@@ -316,6 +356,17 @@ impl Groups {
             }
         }
         Ok(())
+    }
+
+    /// Writes a spilled row read back whose group is not in this (frozen) table.
+    fn spill_values(&mut self, kv: &[Value], args: &[Vec<Value>]) -> Result<()> {
+        let Some(spill) = self.spill.as_mut() else {
+            return Err(Error::internal("an aggregation row spilled without a spill"));
+        };
+        if spill.write(kv, args)? {
+            return Ok(());
+        }
+        Err(unspillable("aggregation's group table"))
     }
 
     /// Moves the integer-keyed groups into `index1` (the first key that is not an integer).

@@ -29,9 +29,13 @@
 //!   the `Aggregate` operator; `fused`: the fused scan aggregate (`FusedScan`) and its column
 //!   mode (`ColumnAgg`); `aggregate_typed`: that column mode over integer batches
 //!   (`TypedAgg`: selection vectors, direct group tables, per-batch summaries).
+//! - `spill_file`: the scratch-file records and hash partitions of the operators that move state
+//!   to disk past the query memory (`spill_codec`: the values' byte form); `agg_spill`: the
+//!   aggregation's spilled rows; `distinct_spill`: the `Distinct` operator, spilling;
+//!   `sort_spill`: `Sort`'s external merge sort.
 //! - `distinct_ends`: `Distinct` over a one-key `Project` over a distinct-end expansion as
 //!   one operator (the key deduplicated in the expansion's emission loop, no row per end).
-//! - `relational`: filter, project, distinct, skip/limit, unwind, optional, apply,
+//! - `relational`: filter, project, skip/limit, unwind, optional, apply,
 //!   union, eager, procedure calls.
 //! - `order`: ORDER BY: `Sort`, and `Top` (ORDER BY with LIMIT: a buffer of at most twice
 //!   the rows kept, cut back by linear selection when full).
@@ -49,6 +53,7 @@ mod build;
 mod builder;
 mod cursor;
 mod distinct_ends;
+mod distinct_spill;
 mod expand;
 mod frontier;
 mod fused;
@@ -62,7 +67,9 @@ mod qpp;
 mod relational;
 mod scan;
 mod shortest;
+mod sort_spill;
 mod spill_codec;
+mod spill_file;
 mod var_count;
 mod var_expand;
 mod write;

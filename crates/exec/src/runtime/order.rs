@@ -1,7 +1,7 @@
 //! ORDER BY's operators: [`Sort`] (the whole input in key order) and [`Top`] (ORDER BY with a
 //! LIMIT: only the first `skip + limit` rows in key order, kept in a bounded buffer while the
 //! input is read, so `ORDER BY c DESC LIMIT 10` over a million groups holds a few hundred rows,
-//! not a million).
+//! not a million). A `Sort` past the query memory sorts in runs on disk (`sort_spill`).
 
 use std::cmp::Ordering;
 
@@ -10,6 +10,7 @@ use arbor_cypher_plan::ops::Op;
 use arbor_model::{Error, Result, Value};
 
 use super::builder::{build, Builder};
+use super::sort_spill::{Merge, SortSpill, CHECK};
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::{eval, order_keys};
 use crate::graph::Graph;
@@ -93,12 +94,43 @@ fn sort_interruptibly<T>(
 pub(super) struct Sort {
     input: Box<dyn Operator>,
     keys: Vec<(PExpr, bool)>,
-    out: Option<std::vec::IntoIter<(Vec<Value>, Row)>>,
+    out: Option<Sorted>,
+}
+
+/// A `Sort`'s rows in order: sorted in memory, or merged from runs on disk (`sort_spill`).
+enum Sorted {
+    Memory(std::vec::IntoIter<(Vec<Value>, Row)>),
+    Merged(Merge),
 }
 
 impl Sort {
     pub(super) fn new(input: Box<dyn Operator>, keys: &[(PExpr, bool)]) -> Sort {
         Sort { input, keys: keys.to_vec(), out: None }
+    }
+
+    /// Reads the whole input and sorts it, in memory or, past the memory left, in runs.
+    fn sort(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Sorted> {
+        let desc: Vec<bool> = self.keys.iter().map(|k| k.1).collect();
+        let mut rows: Vec<(Vec<Value>, Row)> = Vec::new();
+        let mut spill = SortSpill::default();
+        spill.start();
+        while let Some(mut r) = self.input.next(ctx, g)? {
+            ctx.tick()?;
+            let k = keys_of(&self.keys, &mut r, ctx, g)?;
+            rows.push((k, r));
+            if rows.len().is_multiple_of(CHECK) {
+                if let Some(f) = spill.run_file(rows.len(), g) {
+                    sort_interruptibly(&mut rows, |a, b| order_keys(&a.0, &b.0, &desc), ctx)?;
+                    spill.write_run(&mut rows, f)?;
+                }
+            }
+        }
+        // A stable sort: rows with equal keys keep their input order.
+        sort_interruptibly(&mut rows, |a, b| order_keys(&a.0, &b.0, &desc), ctx)?;
+        if spill.spilled() {
+            return Ok(Sorted::Merged(spill.merge(rows, desc, ctx, g)?));
+        }
+        Ok(Sorted::Memory(rows.into_iter()))
     }
 }
 
@@ -109,18 +141,16 @@ impl Operator for Sort {
     }
     fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
         if self.out.is_none() {
-            let mut rows: Vec<(Vec<Value>, Row)> = Vec::new();
-            while let Some(mut r) = self.input.next(ctx, g)? {
-                ctx.tick()?;
-                let k = keys_of(&self.keys, &mut r, ctx, g)?;
-                rows.push((k, r));
-            }
-            let desc: Vec<bool> = self.keys.iter().map(|k| k.1).collect();
-            // A stable sort: rows with equal keys keep their input order.
-            sort_interruptibly(&mut rows, |a, b| order_keys(&a.0, &b.0, &desc), ctx)?;
-            self.out = Some(rows.into_iter());
+            self.out = Some(self.sort(ctx, g)?);
         }
-        Ok(self.out.as_mut().and_then(|o| o.next()).map(|(_, r)| r))
+        match &mut self.out {
+            Some(Sorted::Memory(rows)) => Ok(rows.next().map(|(_, r)| r)),
+            Some(Sorted::Merged(m)) => {
+                ctx.tick()?;
+                Ok(m.next()?.map(|(_, r)| r))
+            }
+            None => Ok(None),
+        }
     }
 }
 

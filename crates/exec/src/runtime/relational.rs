@@ -1,15 +1,13 @@
 //! Row-at-a-time relational operators: filter, project, distinct, skip/limit, unwind,
 //! optional, apply, union, eager and procedure calls (ORDER BY's `Sort` and `Top`: [`super::order`]).
 
-use rustc_hash::FxHashSet;
-
 use arbor_cypher_plan::expr::{PExpr, Slot};
 use arbor_cypher_plan::ops::{Name, Op};
-use arbor_model::{group_key, Error, GroupKey, Result, Status, Value};
+use arbor_model::{Error, Result, Status, Value};
 
 use super::batched::TransactionApply;
 use super::builder::{build, Builder};
-use super::distinct_ends::KeySet;
+use super::distinct_spill::Distinct;
 use super::order::row_count;
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::{eval, CompiledPred};
@@ -34,13 +32,7 @@ pub(super) fn build_relational(op: &Op, b: &mut Builder) -> Box<dyn Operator> {
             b.late_reads.clear();
             Box::new(Project { input, items: items.clone() })
         }
-        Op::Distinct { input, slots } => Box::new(Distinct {
-            input: build(input, b),
-            slots: slots.clone(),
-            seen: FxHashSet::default(),
-            seen_one: KeySet::default(),
-            key: Vec::new(),
-        }),
+        Op::Distinct { input, slots } => Box::new(Distinct::new(build(input, b), slots.clone())),
         Op::Skip { input, count } => Box::new(SkipLimit {
             input: build(input, b),
             count: count.clone(),
@@ -158,41 +150,6 @@ impl Operator for Project {
             r[*s] = v;
         }
         Ok(Some(r))
-    }
-}
-
-struct Distinct {
-    input: Box<dyn Operator>,
-    slots: Vec<Slot>,
-    seen: FxHashSet<Vec<GroupKey>>,
-    /// The keys seen when there is one slot (most `DISTINCT`s: no key vector per row).
-    seen_one: KeySet,
-    /// The current row's key, reused: only new keys are copied into `seen`.
-    key: Vec<GroupKey>,
-}
-
-impl Operator for Distinct {
-    fn reset(&mut self, arg: &Row) {
-        self.input.reset(arg);
-        self.seen.clear();
-        self.seen_one.clear();
-    }
-    fn next(&mut self, ctx: &mut Ctx, g: &mut dyn Graph) -> Result<Option<Row>> {
-        while let Some(r) = self.input.next(ctx, g)? {
-            ctx.tick()?;
-            let new = if let [s] = self.slots[..] {
-                self.seen_one.insert(&r[s])
-            } else {
-                self.key.clear();
-                self.key.extend(self.slots.iter().map(|s| group_key(&r[*s])));
-                !self.seen.contains(&self.key) && self.seen.insert(self.key.clone())
-            };
-            if new {
-                return Ok(Some(r));
-            }
-            ctx.recycle(r);
-        }
-        Ok(None)
     }
 }
 
