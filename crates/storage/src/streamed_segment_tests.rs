@@ -196,9 +196,10 @@ fn spilled_node_blobs_write_the_bytes_of_the_whole_build() {
             assert_eq!(streams.forward.spilled(), (true, types > 1));
             assert!(streams.offsets.is_some(), "n {n}: CSR offsets in memory");
             assert!(chunk > 1 || blobs.writes >= n / 2, "{} writes", blobs.writes);
-            if d.join("blobs.recoded").exists() {
+            if d.join("blobs.recoded.0").exists() {
                 recoded += 1;
-                assert!(!scratch.exists(), "the first scratch file is gone once re-coded");
+                let first = d.join("blobs.scratch.0");
+                assert!(!first.exists(), "the first scratch file is gone once re-coded");
                 // Re-coded blobs get new offsets, in memory.
                 assert!(streams.node_offsets.is_none(), "n {n}: offsets spilled");
                 assert!(!d.join("blobs.offsets").exists(), "offsets scratch file left");
@@ -211,10 +212,12 @@ fn spilled_node_blobs_write_the_bytes_of_the_whole_build() {
             let name = write_streamed(&RealFs, &d, &base, 1, &counts, Some(&mut streams)).unwrap();
             let got = std::fs::read(d.join(&name)).unwrap();
             assert!(got == expect, "n {n}, chunk {chunk}, window {window}: other bytes");
-            drop(streams);
+            // Each scratch file went after its last reader, before the streams are dropped
+            // (the incoming windows read the forward columns and offsets from the segment).
             let left: Vec<_> =
                 std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
             assert_eq!(left, vec![std::ffi::OsString::from(name)], "scratch files left");
+            drop(streams);
         }
     }
     assert!(recoded > 0 && kept > 0, "re-coded {recoded}, kept {kept}");
@@ -279,10 +282,10 @@ fn spilled_forward_columns_fall_back_where_they_must() {
             let name = write_streamed(&RealFs, &d, &base, 1, &counts, Some(&mut streams)).unwrap();
             let got = std::fs::read(d.join(&name)).unwrap();
             assert!(got == expect, "{what}, window {window:?}: other bytes");
-            drop(streams);
             let left: Vec<_> =
                 std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
             assert_eq!(left, vec![std::ffi::OsString::from(name)], "{what}: scratch files left");
+            drop(streams);
         }
     }
     // Four-byte end nodes and many types, spilled and streamed in small windows.

@@ -11,8 +11,13 @@
 //! ones the arena built whole would give. A write or read error is kept and returned when
 //! the segment writer asks for the column (the import fails, its staging directory goes);
 //! the scratch files are removed when the [`SpilledBlobs`] (or the arena) is dropped.
+//!
+//! The scratch file is written in parts ([`Parts`]: `<path>.0`, `<path>.1`, …, each about
+//! [`PART_CHUNKS`] chunks) so that producing the column removes each part once it is read: the
+//! blobs leave the disk as the segment's column 12 takes their place (13.7 GB at B2B 1.0 that
+//! would otherwise sit beside the finished segment).
 
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -50,6 +55,59 @@ impl Drop for Scratch {
     }
 }
 
+/// Chunks per part of the blob scratch file (at the 4 MiB chunk of a budget of 64 MiB or more:
+/// 256 MiB parts).
+const PART_CHUNKS: u64 = 64;
+
+/// A scratch file written as numbered parts (`<path>.0`, `<path>.1`, …) of at least `part_max`
+/// bytes each (but the last), so that its reader can remove each part once read.
+pub(super) struct Parts {
+    vfs: Arc<dyn Vfs>,
+    path: PathBuf,
+    part_max: u64,
+    /// Closed parts and their lengths.
+    done: Vec<(Scratch, u64)>,
+    /// The part being written and its length.
+    cur: Scratch,
+    cur_len: u64,
+}
+
+impl Parts {
+    fn create(vfs: Arc<dyn Vfs>, path: PathBuf, part_max: u64) -> io::Result<Parts> {
+        let cur = Scratch::create(vfs.clone(), part_path(&path, 0))?;
+        Ok(Parts { vfs, path, part_max: part_max.max(1), done: Vec::new(), cur, cur_len: 0 })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.cur.write(bytes)?;
+        self.cur_len += bytes.len() as u64;
+        if self.cur_len >= self.part_max {
+            let next = part_path(&self.path, self.done.len() + 1);
+            let next = Scratch::create(self.vfs.clone(), next)?;
+            let mut full = std::mem::replace(&mut self.cur, next);
+            let flushed = full.file.as_mut().map_or(Ok(()), |f| f.flush());
+            full.file = None;
+            self.done.push((full, std::mem::take(&mut self.cur_len)));
+            flushed?;
+        }
+        Ok(())
+    }
+
+    /// The parts in order with their lengths, closed (flushed).
+    fn close(mut self) -> io::Result<Vec<(Scratch, u64)>> {
+        let flushed = self.cur.file.as_mut().map_or(Ok(()), |f| f.flush());
+        self.cur.file = None;
+        self.done.push((self.cur, self.cur_len));
+        flushed.map(|()| self.done)
+    }
+}
+
+fn part_path(path: &Path, i: usize) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(format!(".{i}"));
+    PathBuf::from(p)
+}
+
 /// The blob arena of a [`BaseBuilder`](super::BaseBuilder): rows are appended to `buf`;
 /// with a scratch file, the bytes of complete rows go to it once `buf` holds `chunk` bytes.
 #[derive(Default)]
@@ -57,7 +115,7 @@ pub(super) struct BlobArena {
     pub(super) buf: Vec<u8>,
     /// Bytes written to the scratch file (they come before `buf`).
     flushed: u64,
-    spill: Option<Scratch>,
+    spill: Option<Parts>,
     chunk: usize,
     /// Chunks written.
     pub(super) writes: u64,
@@ -76,8 +134,8 @@ impl BlobArena {
         if self.len() > 0 || self.spill.is_some() {
             return Err(io::Error::other("the blob arena holds rows already"));
         }
-        self.spill = Some(Scratch::create(vfs, path)?);
         self.chunk = chunk.max(1);
+        self.spill = Some(Parts::create(vfs, path, self.chunk as u64 * PART_CHUNKS)?);
         Ok(())
     }
 
@@ -110,7 +168,7 @@ impl BlobArena {
     /// The scratch file and the first error writing to it, if any.
     pub(super) fn error(&self) -> Option<(&Path, &io::Error)> {
         match (&self.spill, &self.error) {
-            (Some(s), Some(e)) => Some((&s.path, e)),
+            (Some(s), Some(e)) => Some((s.path.as_path(), e)),
             _ => None,
         }
     }
@@ -123,17 +181,27 @@ impl BlobArena {
             error = s.write(&self.buf).err();
             self.writes += 1;
         }
-        if error.is_none() {
-            error = s.file.as_mut().and_then(|f| f.flush().err());
-        }
-        s.file = None;
-        Err(SpilledBlobs { scratch: s, len: self.len(), error, writes: self.writes })
+        let (path, vfs, part_max) = (s.path.clone(), s.vfs.clone(), s.part_max);
+        let parts = match s.close() {
+            Ok(parts) => parts,
+            Err(e) => {
+                error = error.or(Some(e));
+                Vec::new()
+            }
+        };
+        let (len, writes) = (self.len(), self.writes);
+        Err(SpilledBlobs { parts, path, vfs, part_max, len, error, writes })
     }
 }
 
-/// The node property bytes in a closed scratch file, for the segment writer.
+/// The node property bytes in closed scratch files (parts, in order, with their lengths), for
+/// the segment writer.
 pub(crate) struct SpilledBlobs {
-    scratch: Scratch,
+    parts: Vec<(Scratch, u64)>,
+    /// The scratch file's path (its parts add `.0`, `.1`, …), for messages.
+    path: PathBuf,
+    vfs: Arc<dyn Vfs>,
+    part_max: u64,
     len: u64,
     error: Option<io::Error>,
     /// Chunks written while building.
@@ -167,38 +235,42 @@ impl SpilledBlobs {
     ) -> (Packed, SpilledBlobs) {
         let mut noff = PackedBuilder::default();
         noff.push(0);
-        let path = self.scratch.path.with_extension("recoded");
-        let run = |noff: &mut PackedBuilder| -> io::Result<(Scratch, u64)> {
+        let path = self.path.with_extension("recoded");
+        let run = |noff: &mut PackedBuilder| -> io::Result<(Vec<(Scratch, u64)>, u64)> {
             if let Some(e) = &self.error {
                 return Err(io::Error::new(e.kind(), e.to_string()));
             }
-            let vfs = self.scratch.vfs.clone();
-            let mut input =
-                BufReader::with_capacity(READ_CHUNK, vfs.open_read(&self.scratch.path)?);
-            let mut out = Scratch::create(vfs, path.clone())?;
-            let (mut blob, mut row, mut written) = (Vec::new(), Vec::new(), 0u64);
-            {
-                let Some(f) = out.file.as_mut() else { return Err(io::Error::other("closed")) };
-                let mut w = BufWriter::with_capacity(READ_CHUNK, f);
-                for i in 0..off.len().saturating_sub(1) {
-                    let n = off.get(i + 1).saturating_sub(off.get(i)) as usize;
-                    blob.resize(n, 0);
-                    input.read_exact(&mut blob)?;
-                    row.clear();
-                    rewrite_blob(&mut row, &blob, remap, strs);
-                    w.write_all(&row)?;
-                    written += row.len() as u64;
-                    noff.push(written);
-                }
-                w.flush()?;
+            let vfs = self.vfs.clone();
+            let mut input: Box<dyn Read> = Box::new(io::empty());
+            for (part, _) in &self.parts {
+                input = Box::new(input.chain(vfs.open_read(&part.path)?));
             }
-            out.file = None;
-            Ok((out, written))
+            let mut input = BufReader::with_capacity(READ_CHUNK, input);
+            let mut out = Parts::create(vfs, path.clone(), self.part_max)?;
+            let (mut blob, mut row, mut pending, mut written) =
+                (Vec::new(), Vec::new(), Vec::new(), 0u64);
+            for i in 0..off.len().saturating_sub(1) {
+                let n = off.get(i + 1).saturating_sub(off.get(i)) as usize;
+                blob.resize(n, 0);
+                input.read_exact(&mut blob)?;
+                row.clear();
+                rewrite_blob(&mut row, &blob, remap, strs);
+                pending.extend_from_slice(&row);
+                if pending.len() >= READ_CHUNK {
+                    out.write(&pending)?;
+                    pending.clear();
+                }
+                written += row.len() as u64;
+                noff.push(written);
+            }
+            out.write(&pending)?;
+            Ok((out.close()?, written))
         };
         match run(&mut noff) {
-            Ok((scratch, len)) => {
-                let writes = self.writes;
-                (noff.finish(), SpilledBlobs { scratch, len, error: None, writes })
+            Ok((parts, len)) => {
+                let (vfs, part_max, writes) = (self.vfs.clone(), self.part_max, self.writes);
+                let blobs = SpilledBlobs { parts, path, vfs, part_max, len, error: None, writes };
+                (noff.finish(), blobs)
             }
             Err(e) => {
                 // The column fails with the error when asked for; the offsets keep their length.
@@ -217,19 +289,31 @@ impl SpilledBlobs {
         (NODE_PROPS[1], ColumnData::Stream { width: 1, len: self.len as usize })
     }
 
-    /// Gives the bytes to `emit`, in order, a chunk at a time.
-    pub(crate) fn produce(&self, emit: &mut Sink<'_>) -> io::Result<()> {
+    /// Gives the bytes to `emit`, in order, a chunk at a time, removing each part of the
+    /// scratch file once read (the blobs are read once: the rest go when dropped).
+    pub(crate) fn produce(&mut self, emit: &mut Sink<'_>) -> io::Result<()> {
         if let Some(e) = &self.error {
-            return Err(io::Error::new(e.kind(), format!("{}: {e}", self.scratch.path.display())));
+            return Err(io::Error::new(e.kind(), format!("{}: {e}", self.path.display())));
         }
-        let mut input = self.scratch.vfs.open_read(&self.scratch.path)?;
         let mut buf = vec![0u8; READ_CHUNK];
         let mut left = self.len;
-        while left > 0 {
-            let n = (left.min(READ_CHUNK as u64)) as usize;
-            input.read_exact(&mut buf[..n])?;
-            emit(Values::Bytes(&buf[..n]))?;
-            left -= n as u64;
+        for (part, len) in std::mem::take(&mut self.parts) {
+            let mut input = self.vfs.open_read(&part.path)?;
+            let mut in_part = len.min(left);
+            while in_part > 0 {
+                let n = (in_part.min(READ_CHUNK as u64)) as usize;
+                input.read_exact(&mut buf[..n])?;
+                emit(Values::Bytes(&buf[..n]))?;
+                in_part -= n as u64;
+                left -= n as u64;
+            }
+            drop(part);
+        }
+        if left > 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("{}: {left} bytes of node blobs missing", self.path.display()),
+            ));
         }
         Ok(())
     }

@@ -276,6 +276,12 @@ impl BaseBuilder {
         Ok(())
     }
 
+    /// Whether the forward neighbours and the degree counts are in scratch files now (spilled
+    /// and still in start order): the segment stage then holds little per relationship.
+    pub fn forward_spilled(&self) -> bool {
+        self.rel_endp.is_spilled() && self.degrees.is_some()
+    }
+
     /// Adds a relationship after all nodes; ids must ascend and both ends must have been added.
     /// Returns `false` (ignoring it) otherwise.
     pub fn rel(&mut self, id: u64, start: u64, end: u64, ty: u32, props: &[(u32, Value)]) -> bool {
@@ -571,7 +577,7 @@ impl BaseBuilder {
         let bad = offsets.is_none() && !csr_well_formed(&base);
         invariant!(!bad, "CSR offsets of the base at {} not monotonic", base.ts);
         let forward = fwd;
-        (base, SegmentStreams { backward: stream, node_blobs, node_offsets, forward, offsets })
+        (base, SegmentStreams::new(stream, node_blobs, node_offsets, forward, offsets))
     }
 }
 

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::columns::{PackedView, Wide};
-use super::fwd_spill::{ColReader, ColSpill, FwdSource};
+use super::fwd_spill::{ColReader, ColSpill, FwdSource, Placed};
 use super::graph::Base;
 use super::node_cols::SpilledOffsets;
 use super::segments::{IN, OUT};
@@ -195,6 +195,17 @@ impl CsrOffsets {
         id == OUT[0] || id == IN[0]
     }
 
+    /// Column `id` (produced here) is written to the segment at `at`: the offsets are read
+    /// there from now on and the degree file goes.
+    pub(crate) fn place(mut self, id: u8, at: Placed) -> CsrOffsets {
+        if id == OUT[0] {
+            self.out = self.out.placed(at);
+        } else if id == IN[0] {
+            self.inc = self.inc.map(|s| s.placed(at));
+        }
+        self
+    }
+
     /// Gives column `id`'s values to `emit`, in order, a block at a time.
     pub(crate) fn produce(&self, id: u8, emit: &mut Sink<'_>) -> io::Result<()> {
         match id {
@@ -209,7 +220,14 @@ impl CsrOffsets {
 /// its scratch file a block at a time.
 pub(super) enum OffReader<'a> {
     Mem(PackedView<'a>),
-    File { r: ColReader, block: Vec<u64>, at: usize, acc: u64 },
+    /// `sum`: the file holds lengths (a degree file), summed as read; otherwise offsets.
+    File {
+        r: ColReader,
+        block: Vec<u64>,
+        at: usize,
+        acc: u64,
+        sum: bool,
+    },
 }
 
 impl OffReader<'_> {
@@ -217,13 +235,13 @@ impl OffReader<'_> {
     pub(super) fn get(&mut self, i: usize) -> io::Result<u64> {
         match self {
             OffReader::Mem(v) => Ok(v.get(i)),
-            OffReader::File { r, block, at, acc } => {
+            OffReader::File { r, block, at, acc, sum } => {
                 while i >= *at + block.len() {
                     *at += block.len();
                     if r.fill(block)? == 0 {
                         return Err(io::Error::other("a CSR offset column is short"));
                     }
-                    for d in block.iter_mut() {
+                    for d in block.iter_mut().filter(|_| *sum) {
                         *acc += *d;
                         *d = *acc;
                     }
@@ -242,7 +260,8 @@ pub(super) fn offsets<'a>(
     out: bool,
 ) -> io::Result<OffReader<'a>> {
     let file = |s: &SpilledOffsets| -> io::Result<OffReader<'a>> {
-        Ok(OffReader::File { r: s.lengths()?, block: Vec::new(), at: 0, acc: 0 })
+        let sum = !s.summed();
+        Ok(OffReader::File { r: s.lengths()?, block: Vec::new(), at: 0, acc: 0, sum })
     };
     match (spilled, out) {
         (Some(s), true) => file(&s.out),

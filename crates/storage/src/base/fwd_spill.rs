@@ -23,6 +23,7 @@ use super::blob_spill::Scratch;
 use super::columns::{Packed, PackedBuilder, PackedView};
 use super::graph::Base;
 use super::segments::OUT;
+use crate::pager::pool::PageFile;
 use crate::pager::segment::{ColumnData, Sink, Values};
 use crate::vfs::{Vfs, VfsRead};
 
@@ -113,13 +114,49 @@ impl ColSpill {
             error = self.scratch.file.as_mut().and_then(|f| f.flush().err());
         }
         self.scratch.file = None;
-        SpilledCol { scratch: self.scratch, width: self.width, len: self.len, max: self.max, error }
+        let (width, len, max) = (self.width, self.len, self.max);
+        SpilledCol { src: ColSrc::Scratch(self.scratch), width, len, max, error }
     }
 }
 
-/// A column in a closed scratch file.
+/// Where a closed column's values are.
+enum ColSrc {
+    /// Its scratch file (removed when dropped).
+    Scratch(Scratch),
+    /// Its pages in the segment being written (`SegmentStreams::place`), the scratch file gone.
+    Segment(Arc<dyn Vfs>, Placed),
+}
+
+/// A column's pages in the segment file being written: from byte `offset` of `path`.
+#[derive(Clone)]
+pub(crate) struct Placed {
+    pub(crate) path: PathBuf,
+    pub(crate) offset: u64,
+}
+
+/// Reads a [`Placed`] column front to back (`pread` at an advancing position).
+struct PlacedRead {
+    pages: Arc<dyn PageFile>,
+    offset: u64,
+}
+
+impl Read for PlacedRead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.pages.read_at(buf, self.offset)?;
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
+impl VfsRead for PlacedRead {
+    fn size(&self) -> io::Result<u64> {
+        Err(io::Error::other("a placed column has no size"))
+    }
+}
+
+/// A column in a closed scratch file, or in the segment once written there.
 pub(crate) struct SpilledCol {
-    scratch: Scratch,
+    src: ColSrc,
     width: usize,
     len: u64,
     max: u64,
@@ -129,11 +166,29 @@ pub(crate) struct SpilledCol {
 impl SpilledCol {
     /// A sequential reader of the values, or the error that struck while writing them.
     pub(super) fn reader(&self) -> io::Result<ColReader> {
-        if let Some(e) = &self.error {
-            return Err(io::Error::new(e.kind(), format!("{}: {e}", self.scratch.path.display())));
-        }
-        let input = self.scratch.vfs.open_read(&self.scratch.path)?;
+        let input: Box<dyn VfsRead> = match &self.src {
+            ColSrc::Scratch(s) => {
+                if let Some(e) = &self.error {
+                    return Err(io::Error::new(e.kind(), format!("{}: {e}", s.path.display())));
+                }
+                s.vfs.open_read(&s.path)?
+            }
+            ColSrc::Segment(vfs, p) => {
+                Box::new(PlacedRead { pages: vfs.open_pages(&p.path)?, offset: p.offset })
+            }
+        };
         Ok(ColReader { input, width: self.width, left: self.len, bytes: Vec::new() })
+    }
+
+    /// The same values read from the segment at `at`, `width` bytes each, from now on: the
+    /// scratch file is removed (the segment writer wrote the column there).
+    pub(super) fn placed(self, at: Placed, width: usize) -> SpilledCol {
+        let vfs = match &self.src {
+            ColSrc::Scratch(s) => s.vfs.clone(),
+            ColSrc::Segment(v, _) => v.clone(),
+        };
+        let (len, max) = (self.len, self.max);
+        SpilledCol { src: ColSrc::Segment(vfs, at), width, len, max, error: None }
     }
 
     /// Values in the file.
@@ -240,6 +295,16 @@ impl ForwardSpill {
     /// Whether column `id` is produced here.
     pub(crate) fn has(&self, id: u8) -> bool {
         (id == OUT[1] && self.other.is_some()) || (id == OUT[3] && self.ty.is_some())
+    }
+
+    /// Column `id` (produced here) is written to the segment at `at`: its readers read it
+    /// there from now on and its scratch file goes.
+    pub(crate) fn place(&mut self, id: u8, at: Placed) {
+        if id == OUT[1] {
+            self.other = self.other.take().map(|(c, w)| (c.placed(at, w), w));
+        } else if id == OUT[3] {
+            self.ty = self.ty.take().map(|c| c.placed(at, 1));
+        }
     }
 
     /// Gives column `id`'s values to `emit`, in order, a block at a time.

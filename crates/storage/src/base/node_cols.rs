@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::columns::{Packed, PackedBuilder};
-use super::fwd_spill::{ColReader, ColSpill, SpilledCol};
+use super::fwd_spill::{ColReader, ColSpill, Placed, SpilledCol};
 use super::segments::NODE_PROPS;
 use crate::pager::segment::{ColumnData, Sink, Values};
 use crate::vfs::Vfs;
@@ -195,7 +195,7 @@ impl NodeOffsets {
                     m if m <= u64::from(u32::MAX) => 4,
                     _ => 8,
                 };
-                Err(SpilledOffsets { col, width, id: NODE_PROPS[0] })
+                Err(SpilledOffsets::new(col, width, NODE_PROPS[0]))
             }
             _ => Ok(self.mem),
         }
@@ -210,17 +210,31 @@ pub(crate) struct SpilledOffsets {
     width: usize,
     /// The segment column.
     id: u8,
+    /// `col` holds the offsets themselves (read from the segment), not the lengths.
+    summed: bool,
 }
 
 impl SpilledOffsets {
     /// Segment column `id` of `width` bytes per offset, from the lengths in `col`.
     pub(super) fn new(col: SpilledCol, width: usize, id: u8) -> SpilledOffsets {
-        SpilledOffsets { col, width, id }
+        SpilledOffsets { col, width, id, summed: false }
     }
 
-    /// A sequential reader of the lengths.
+    /// A sequential reader of the lengths, or of the offsets once [`Self::summed`].
     pub(super) fn lengths(&self) -> io::Result<ColReader> {
         self.col.reader()
+    }
+
+    /// Whether [`Self::lengths`] gives the offsets (the column was placed in the segment).
+    pub(super) fn summed(&self) -> bool {
+        self.summed
+    }
+
+    /// The column is written to the segment at `at`: read there (the offsets) from now on,
+    /// and its scratch file goes.
+    pub(super) fn placed(self, at: Placed) -> SpilledOffsets {
+        let (width, id) = (self.width, self.id);
+        SpilledOffsets { col: self.col.placed(at, width), width, id, summed: true }
     }
 
     /// The heap bytes the column would take in memory (the base's statistics).

@@ -76,9 +76,15 @@ const FWD_BYTES_PER_REL: u64 = 5;
 pub const BLOB_CHUNK_MAX: u64 = 4 << 20;
 
 /// The share of the budget (one part in this many) one window of the incoming adjacency may
-/// hold while the segment is written (at B2B 1.0 under 8 GiB: 1 GiB, ~25 windows per column;
-/// each window is one more scan of the forward neighbours).
+/// hold while the segment is written, when the forward columns are in memory beside it (each
+/// window is one more scan of the forward neighbours).
 const WINDOW_SHARE: u64 = 8;
+
+/// The same share when the forward columns, degree counts and offsets were spilled: the segment
+/// stage then holds little else per node (label codes and bitsets, dirty bits: ~1.4 GB at B2B
+/// 1.0), so a window may take half the budget (B2B 1.0 under 8 GiB: 268 M entries, 9 windows
+/// per column instead of 34 at an eighth).
+const WINDOW_SHARE_SPILLED: u64 = 2;
 
 /// Bytes a window holds per entry: the value and, at most one per entry, an end node's cursor.
 const WINDOW_BYTES_PER_ENTRY: u64 = 16;
@@ -519,14 +525,16 @@ impl CheckpointWriter {
                 // The importer's linking buffers are gone: give their pages back before the
                 // base's columns are built.
                 crate::release::release_now();
-                // Under a budget, a window takes at most its share of it, and a quarter of the
-                // relationships, even when the budget holds more: the columns built whole
+                // Under a budget, a window takes at most its share of it (larger when the
+                // forward columns are spilled), and a quarter of the relationships, even when
+                // the budget holds more: the columns built whole
                 // would add 9-17 bytes per relationship to the peak, the windows cost three
                 // more scans of the forward neighbours. Without one, one window per column
                 // (no repeated scans).
                 let quarter = self.rels.div_ceil(4).max(1 << 20);
+                let share = if b.forward_spilled() { WINDOW_SHARE_SPILLED } else { WINDOW_SHARE };
                 let window = match self.budget {
-                    Some(m) => (m / WINDOW_SHARE / WINDOW_BYTES_PER_ENTRY).min(quarter),
+                    Some(m) => (m / share / WINDOW_BYTES_PER_ENTRY).min(quarter),
                     None => self.rels.max(1),
                 } as usize;
                 let (base, mut streams) = b.finish_streamed(&self.pairs, Some(window));

@@ -198,6 +198,9 @@ fn write_tmp(
     }
     cols.extend(extra.columns(base));
     cols.push((COUNTS, ColumnData::U8(&counts)));
+    if let Some(s) = stream.as_deref_mut() {
+        s.place(tmp.to_path_buf(), crate::pager::segment::column_offsets(&cols));
+    }
     let rewind = |o: &mut std::io::BufWriter<Box<dyn crate::vfs::VfsFile>>| {
         o.flush()?;
         o.get_mut().rewind()

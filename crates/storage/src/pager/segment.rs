@@ -196,6 +196,9 @@ pub(crate) fn write_segment_streaming<W: Write>(
     let mut crcs = Vec::with_capacity(data_pages as usize);
     for (id, c) in columns {
         if let ColumnData::Stream { width, len } = *c {
+            // What was written is in the file before the producer runs (it may read the
+            // columns before this one back: `SegmentStreams::place`).
+            out.flush()?;
             let mut pk =
                 Packer { width, at: 0, n: 0, buf: &mut buf, out: &mut *out, crcs: &mut crcs };
             produce(*id, &mut |vals| pk.push(vals))?;
@@ -295,6 +298,19 @@ impl<W: Write> Packer<'_, W> {
         }
         Ok(())
     }
+}
+
+/// Where each column's first page starts in the segment [`write_segment_streaming`] writes
+/// for `columns`: `(id, byte offset)` in column order.
+pub(crate) fn column_offsets(columns: &[(u8, ColumnData<'_>)]) -> Vec<(u8, u64)> {
+    let data_pages: u64 = columns.iter().map(|(_, c)| c.pages()).sum();
+    let mut page = header_pages(columns.len(), data_pages as usize) as u64;
+    let mut at = Vec::with_capacity(columns.len());
+    for (id, c) in columns {
+        at.push((*id, page * PAGE_SIZE as u64));
+        page += c.pages();
+    }
+    at
 }
 
 fn header_pages(columns: usize, data_pages: usize) -> usize {
