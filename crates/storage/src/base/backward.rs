@@ -88,9 +88,9 @@ impl BackwardStream {
             starts.clear();
             starts.push(first);
             let mut hi = lo + 1;
-            starts.push(in_off.get(hi)?);
+            starts.push(self.checked(hi, first, in_off.get(hi)?)?);
             while hi < n && hi - lo < self.window {
-                let next = in_off.get(hi + 1)?;
+                let next = self.checked(hi + 1, starts[starts.len() - 1], in_off.get(hi + 1)?)?;
                 if next - first > self.window as u64 {
                     break;
                 }
@@ -104,6 +104,22 @@ impl BackwardStream {
             lo = hi;
         }
         Ok(())
+    }
+
+    /// `next`, the offset of end node `at` read back, if it follows `prev` within the column
+    /// (the read-back is checked: a damaged scratch or segment page must not size a window).
+    fn checked(&self, at: usize, prev: u64, next: u64) -> io::Result<u64> {
+        if next < prev || next > self.len as u64 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "incoming offset of node {at} read back as {next}, after {prev} \
+                     (of {} relationships)",
+                    self.len
+                ),
+            ));
+        }
+        Ok(next)
     }
 
     /// The entries of the end nodes from `lo` whose offsets are `starts` (and the end's),
