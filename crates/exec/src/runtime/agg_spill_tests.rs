@@ -7,34 +7,15 @@
 //! `sum`, `avg`, `min`, `max`. A partition that does not fit is split again; one group that
 //! does not fit fails with the memory error.
 
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use arbor_model::{to_cypher_literal, PropertyMap, Result, Status};
+use arbor_model::Status;
 
-use crate::memory::{self, MemoryPool};
+use crate::memory::MemoryPool;
+use crate::runtime::spill_file::tests::{
+    as_set, no_files_left, rows_in, scratch_dir, spills_as_in_memory,
+};
 use crate::testing::MemGraph;
-use crate::{Execution, PreparedQuery};
-
-/// Runs `q` in a transaction of `pool`: how many rows, and a fingerprint of them that does
-/// not depend on their order (groups come in no fixed order). The rows are not kept: they would
-/// count against the transaction's memory.
-fn rows_in(pool: &Arc<MemoryPool>, g: &mut MemGraph, q: &str) -> Result<(usize, u64)> {
-    let tx = pool.transaction();
-    let _scope = memory::enter(&tx);
-    let stmt = arbor_cypher_syntax::parse(q)?;
-    let pq = Arc::new(PreparedQuery::prepare(&stmt, q)?);
-    let mut ex = Execution::start(pq, PropertyMap::new())?;
-    let (mut n, mut fp) = (0, 0u64);
-    while let Some(r) = ex.next(g)? {
-        let text = r.iter().map(to_cypher_literal).collect::<Vec<_>>().join(" | ");
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        text.hash(&mut h);
-        fp = fp.wrapping_add(h.finish());
-        n += 1;
-    }
-    Ok((n, fp))
-}
 
 /// 120,000 rows `x` from two small lists (a big `range()` would itself pass the limit).
 const ROWS: &str = "UNWIND range(0, 299) AS hi UNWIND range(1, 400) AS lo WITH hi * 400 + lo AS x ";
@@ -51,35 +32,16 @@ const TAILS: &[&str] = &[
 
 #[test]
 fn a_spilled_aggregation_answers_as_in_memory() {
-    let dir = std::env::temp_dir().join(format!("arbor-agg-spill-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let free = Arc::new(MemoryPool::default());
+    let dir = scratch_dir("agg");
     for tail in TAILS {
-        let q = &format!("{ROWS}{tail}");
-        let mut g = MemGraph::new();
-        let want = rows_in(&free, &mut g, q).expect("runs without a limit");
-        assert!(want.0 > 5000, "{q}: a big group table");
-        // Without scratch files the table does not fit the pool.
-        let tight = Arc::new(MemoryPool::new(3 << 20, 0));
-        let e = rows_in(&tight, &mut g, q).expect_err("does not fit without spilling");
-        assert_eq!(e.status, Status::MemoryExhausted, "{q}: {e}");
-        // With them it spills and answers the same.
-        g.scratch_dir = Some(dir.clone());
-        let tight = Arc::new(MemoryPool::new(3 << 20, 0));
-        let got = rows_in(&tight, &mut g, q).unwrap_or_else(|e| panic!("{q}: {e}"));
-        assert!(g.scratch_files.get() > 0, "{q}: spilled");
-        assert_eq!(got, want, "{q}: rows and their fingerprint");
-        assert_eq!(tight.used(), 0, "{q}: memory given back");
+        spills_as_in_memory(&mut MemGraph::new(), &dir, &format!("{ROWS}{tail}"), as_set);
     }
-    let left = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
-    assert_eq!(left, 0, "scratch files are unlinked");
-    let _ = std::fs::remove_dir(&dir);
+    no_files_left(&dir);
 }
 
 #[test]
 fn a_partition_that_alone_does_not_fit_is_split_again() {
-    let dir = std::env::temp_dir().join(format!("arbor-agg-spill2-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let dir = scratch_dir("agg-split");
     // A million groups: a 32nd of them (one partition) is still several times the pool.
     let q = "UNWIND range(0, 999) AS hi UNWIND range(1, 1000) AS lo \
              WITH hi * 1000 + lo AS x RETURN (x * 7919) % 1000003 AS k, count(*) AS c, sum(x) AS s";
@@ -91,17 +53,14 @@ fn a_partition_that_alone_does_not_fit_is_split_again() {
     let got = rows_in(&tight, &mut g, q).unwrap_or_else(|e| panic!("{q}: {e}"));
     // The first level's 32 files, then at least one partition's own 32.
     assert!(g.scratch_files.get() >= 64, "split again: {} files", g.scratch_files.get());
-    assert_eq!(got, want, "rows and their fingerprint");
+    assert_eq!(as_set(&got), as_set(&want), "rows and their fingerprint");
     assert_eq!(tight.used(), 0, "memory given back");
-    let left = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
-    assert_eq!(left, 0, "scratch files are unlinked");
-    let _ = std::fs::remove_dir_all(&dir);
+    no_files_left(&dir);
 }
 
 #[test]
 fn one_group_too_big_for_the_memory_fails_with_the_memory_error() {
-    let dir = std::env::temp_dir().join(format!("arbor-agg-spill3-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let dir = scratch_dir("agg-one-group");
     let mut g = MemGraph::new();
     g.scratch_dir = Some(dir.clone());
     let q = format!("{ROWS}RETURN x % 2 AS k, collect(toString(x)) AS xs");
@@ -116,8 +75,7 @@ fn one_group_too_big_for_the_memory_fails_with_the_memory_error() {
 /// not fit, and answers as in memory.
 #[test]
 fn a_fused_scan_aggregation_spills_and_answers_as_in_memory() {
-    let dir = std::env::temp_dir().join(format!("arbor-agg-spill4-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let dir = scratch_dir("agg-fused");
     let free = Arc::new(MemoryPool::default());
     let mut g = MemGraph::new();
     let make = format!(
@@ -135,21 +93,7 @@ fn a_fused_scan_aggregation_spills_and_answers_as_in_memory() {
         "MATCH (n:L) RETURN n.k % 30000 AS k, n.x % 2 AS p, count(*) AS c",
     ];
     for q in queries {
-        g.scratch_dir = None;
-        g.scratch_files.set(0);
-        let want = rows_in(&free, &mut g, q).expect("runs without a limit");
-        assert!(want.0 > 5000, "{q}: a big group table");
-        let tight = Arc::new(MemoryPool::new(3 << 20, 0));
-        let e = rows_in(&tight, &mut g, q).expect_err("does not fit without spilling");
-        assert_eq!(e.status, Status::MemoryExhausted, "{q}: {e}");
-        g.scratch_dir = Some(dir.clone());
-        let tight = Arc::new(MemoryPool::new(3 << 20, 0));
-        let got = rows_in(&tight, &mut g, q).unwrap_or_else(|e| panic!("{q}: {e}"));
-        assert!(g.scratch_files.get() > 0, "{q}: spilled");
-        assert_eq!(got, want, "{q}: rows and their fingerprint");
-        assert_eq!(tight.used(), 0, "{q}: memory given back");
+        spills_as_in_memory(&mut g, &dir, q, as_set);
     }
-    let left = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
-    assert_eq!(left, 0, "scratch files are unlinked");
-    let _ = std::fs::remove_dir(&dir);
+    no_files_left(&dir);
 }

@@ -212,4 +212,4 @@ impl Partitions {
 
 #[cfg(test)]
 #[path = "spill_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -7,6 +7,7 @@
 //! equal to integers, strings, lists and many duplicates.
 
 use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arbor_model::{to_cypher_literal, PropertyMap, Result, Status};
@@ -15,10 +16,18 @@ use crate::memory::{self, MemoryPool};
 use crate::testing::MemGraph;
 use crate::{Execution, PreparedQuery};
 
-/// Runs `q` in a transaction of `pool`: how many rows, a fingerprint of them in order and one
-/// that does not depend on their order. The rows are not kept (they would count against the
-/// transaction's memory).
-fn rows_in(pool: &Arc<MemoryPool>, g: &mut MemGraph, q: &str) -> Result<(usize, u64, u64)> {
+/// What a query's rows come to: how many, a fingerprint of them in order and one that does
+/// not depend on their order.
+pub(crate) type Rows = (usize, u64, u64);
+
+/// The count and the order-free fingerprint (groups and DISTINCT keys come in no fixed order).
+pub(crate) fn as_set(r: &Rows) -> (usize, u64) {
+    (r.0, r.2)
+}
+
+/// Runs `q` in a transaction of `pool` (see [`Rows`]). The rows are not kept (they would
+/// count against the transaction's memory).
+pub(crate) fn rows_in(pool: &Arc<MemoryPool>, g: &mut MemGraph, q: &str) -> Result<Rows> {
     let tx = pool.transaction();
     let _scope = memory::enter(&tx);
     let stmt = arbor_cypher_syntax::parse(q)?;
@@ -45,32 +54,52 @@ const ROWS: &str = "UNWIND range(0, 299) AS hi UNWIND range(1, 400) AS lo \
     WITH x, h, CASE h % 9 WHEN 0 THEN null WHEN 1 THEN toFloat(h % 5000) \
     WHEN 2 THEN toString(h % 3000) WHEN 3 THEN [h % 7, h % 3] ELSE h % 5000 END AS v ";
 
-/// Runs every query without a limit, under a tight pool without scratch files and with them.
-fn same_when_spilled(
-    name: &str,
-    queries: &[String],
-    compare: impl Fn(&(usize, u64, u64)) -> (usize, u64),
-) {
+/// A scratch directory of its own for one test.
+pub(crate) fn scratch_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("arbor-spill-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
-    let free = Arc::new(MemoryPool::default());
-    for q in queries {
-        let mut g = MemGraph::new();
-        let want = rows_in(&free, &mut g, q).expect("runs without a limit");
-        assert!(want.0 > 5000, "{q}: many rows");
-        let tight = Arc::new(MemoryPool::new(3 << 20, 0));
-        let e = rows_in(&tight, &mut g, q).expect_err("does not fit without spilling");
-        assert_eq!(e.status, Status::MemoryExhausted, "{q}: {e}");
-        g.scratch_dir = Some(dir.clone());
-        let tight = Arc::new(MemoryPool::new(3 << 20, 0));
-        let got = rows_in(&tight, &mut g, q).unwrap_or_else(|e| panic!("{q}: {e}"));
-        assert!(g.scratch_files.get() > 0, "{q}: spilled");
-        assert_eq!(compare(&got), compare(&want), "{q}: rows and their fingerprint");
-        assert_eq!(tight.used(), 0, "{q}: memory given back");
-    }
-    let left = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+    dir
+}
+
+/// Every scratch file was unlinked; the directory goes.
+pub(crate) fn no_files_left(dir: &Path) {
+    let left = std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0);
     assert_eq!(left, 0, "scratch files are unlinked");
-    let _ = std::fs::remove_dir(&dir);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Runs `q` on `g` without a limit (more than 5,000 rows), under a pool too small for it on a
+/// graph without scratch files (the memory error) and with scratch files in `dir` (it spills,
+/// answers the same as `compare` sees it, and gives its memory back).
+pub(crate) fn spills_as_in_memory(
+    g: &mut MemGraph,
+    dir: &Path,
+    q: &str,
+    compare: impl Fn(&Rows) -> (usize, u64),
+) {
+    g.scratch_dir = None;
+    g.scratch_files.set(0);
+    let free = Arc::new(MemoryPool::default());
+    let want = rows_in(&free, g, q).expect("runs without a limit");
+    assert!(want.0 > 5000, "{q}: many rows");
+    let tight = Arc::new(MemoryPool::new(3 << 20, 0));
+    let e = rows_in(&tight, g, q).expect_err("does not fit without spilling");
+    assert_eq!(e.status, Status::MemoryExhausted, "{q}: {e}");
+    g.scratch_dir = Some(dir.to_path_buf());
+    let tight = Arc::new(MemoryPool::new(3 << 20, 0));
+    let got = rows_in(&tight, g, q).unwrap_or_else(|e| panic!("{q}: {e}"));
+    assert!(g.scratch_files.get() > 0, "{q}: spilled");
+    assert_eq!(compare(&got), compare(&want), "{q}: rows and their fingerprint");
+    assert_eq!(tight.used(), 0, "{q}: memory given back");
+}
+
+/// Runs every query on a graph of its own (see [`spills_as_in_memory`]).
+fn same_when_spilled(name: &str, queries: &[String], compare: impl Fn(&Rows) -> (usize, u64)) {
+    let dir = scratch_dir(name);
+    for q in queries {
+        spills_as_in_memory(&mut MemGraph::new(), &dir, q, &compare);
+    }
+    no_files_left(&dir);
 }
 
 #[test]
@@ -97,7 +126,7 @@ fn a_spilled_distinct_gives_each_row_of_the_distinct_in_memory_once() {
         "WITH DISTINCT toString(h % 30000) AS s, x % 2 AS p, v RETURN s, p, v",
     ];
     let qs: Vec<String> = tails.iter().map(|t| format!("{ROWS}{t}")).collect();
-    same_when_spilled("distinct", &qs, |r| (r.0, r.2));
+    same_when_spilled("distinct", &qs, as_set);
 }
 
 #[test]
