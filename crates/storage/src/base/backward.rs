@@ -184,3 +184,21 @@ impl BackwardStream {
         Ok(vals)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::BackwardStream;
+
+    #[test]
+    fn an_offset_read_back_out_of_order_or_past_the_column_is_an_error() {
+        let s = BackwardStream::new([4, 4, 1], 100, 10);
+        assert_eq!(s.checked(3, 40, 40).unwrap(), 40);
+        assert_eq!(s.checked(3, 40, 100).unwrap(), 100);
+        let back = s.checked(7, 40, 39).unwrap_err();
+        assert_eq!(back.kind(), std::io::ErrorKind::InvalidData);
+        assert!(back.to_string().contains("node 7 read back as 39, after 40"), "{back}");
+        assert!(s.checked(7, 40, 101).is_err());
+        // A wrapped (damaged) value far past the column.
+        assert!(s.checked(7, 0, u64::MAX).is_err());
+    }
+}
