@@ -36,9 +36,23 @@ pub(crate) struct Cand {
 
 impl Eq for Cand {}
 
+impl Cand {
+    /// The order key: `f32::total_cmp`'s order of the distance in the high half (its bits
+    /// mapped to an unsigned integer of the same order), the slot in the low half, so a
+    /// heap's comparison is one integer compare instead of two branches.
+    #[inline]
+    fn key(&self) -> u64 {
+        let bits = self.dist.to_bits();
+        let ordered = bits ^ (((bits as i32 >> 31) as u32) >> 1) ^ 0x8000_0000;
+        (u64::from(ordered) << 32) | u64::from(self.slot)
+    }
+}
+
 impl Ord for Cand {
+    /// By distance (`f32::total_cmp`), then by slot.
+    #[inline]
     fn cmp(&self, other: &Self) -> CmpOrdering {
-        self.dist.total_cmp(&other.dist).then(self.slot.cmp(&other.slot))
+        self.key().cmp(&other.key())
     }
 }
 
@@ -135,7 +149,10 @@ impl Space<'_> {
         let at = slot as usize * self.dims;
         match self.stored {
             Stored::F32(data) => crate::simd::prefetch(data[at..].as_ptr().cast()),
-            Stored::Codes { codes, .. } => crate::simd::prefetch(codes[at..].as_ptr()),
+            Stored::Codes { codes, norms, .. } => {
+                crate::simd::prefetch(codes[at..].as_ptr());
+                crate::simd::prefetch_line(norms[slot as usize..].as_ptr().cast());
+            }
         }
     }
 
@@ -193,10 +210,14 @@ impl Space<'_> {
 
 /// Visited marks for one search, reused across searches through a generation counter, and
 /// the buffers an insert reuses (so linking a node allocates almost nothing).
+///
+/// A mark is one byte (the generation modulo 255, all cleared when it wraps, once every 255
+/// searches): a search reads the mark of every link it expands, at random slots, so the
+/// array's size decides whether those reads hit L1 (20 KB at 20 k entries) or miss.
 #[derive(Default)]
 pub(crate) struct Visited {
-    marks: Vec<u32>,
-    epoch: u32,
+    marks: Vec<u8>,
+    epoch: u8,
     /// Prepared queries for the neighbour heuristic ([`Graph::select`]).
     pool: Vec<Query>,
     /// Distances of a batch of fresh neighbours, and their integer dot products.
@@ -214,6 +235,7 @@ impl Visited {
     fn reset(&mut self, n: usize) {
         if self.marks.len() < n {
             self.marks.resize(n, 0);
+            crate::simd::advise_huge_pages(&self.marks);
         }
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
@@ -288,6 +310,7 @@ impl Graph {
         self.levels.reserve_exact(n);
         self.count0.reserve_exact(n);
         self.links0.reserve_exact(n * self.m0);
+        crate::simd::advise_huge_pages(&self.links0);
     }
 
     /// Checks that nodes with these layers fit after the current ones: slots and offsets into
@@ -324,7 +347,11 @@ impl Graph {
         };
         self.levels.push(level);
         self.count0.push(AtomicU8::new(0));
+        let capacity = self.links0.capacity();
         self.links0.extend((0..self.m0).map(|_| AtomicU32::new(0)));
+        if self.links0.capacity() != capacity {
+            crate::simd::advise_huge_pages(&self.links0);
+        }
         if let Some(at) = at {
             self.upper_at.insert(slot, at);
             let words = usize::from(level) * (self.m + 1);
@@ -353,19 +380,41 @@ impl Graph {
     #[inline]
     fn fresh_neighbours(&self, slot: u32, level: u8, visited: &mut Visited, out: &mut Vec<u32>) {
         out.clear();
-        let mut keep = |cell: &AtomicU32| {
-            let n = cell.load(Ordering::Relaxed);
-            if visited.insert(n) {
-                out.push(n);
-            }
-        };
         if level == 0 {
             let n = usize::from(self.count0[slot as usize].load(Ordering::Acquire)).min(self.m0);
             let at = slot as usize * self.m0;
-            self.links0[at..at + n].iter().for_each(&mut keep);
+            // Branch-free: every link is written and the length advances only past fresh
+            // ones. A branch here mispredicts about every other link and each miss throws
+            // away the mark loads started behind it; without it the loads overlap.
+            out.resize(n, 0);
+            let mut kept = 0;
+            for cell in &self.links0[at..at + n] {
+                let link = cell.load(Ordering::Relaxed);
+                out[kept] = link;
+                kept += usize::from(visited.insert(link));
+            }
+            out.truncate(kept);
         } else if let Some(base) = self.upper_index(slot, level) {
             let n = (self.upper[base].load(Ordering::Acquire) as usize).min(self.m);
-            self.upper[base + 1..base + 1 + n].iter().for_each(&mut keep);
+            for cell in &self.upper[base + 1..base + 1 + n] {
+                let link = cell.load(Ordering::Relaxed);
+                if visited.insert(link) {
+                    out.push(link);
+                }
+            }
+        }
+    }
+
+    /// Asks the CPU to start loading the layer-0 link list of `slot` (its count and every
+    /// line of its links), which a search reads when it expands `slot` next.
+    #[inline]
+    fn prefetch_links0(&self, slot: u32) {
+        let at = slot as usize * self.m0;
+        if let Some(links) = self.links0.get(at..at + self.m0) {
+            crate::simd::prefetch_all(links);
+        }
+        if let Some(count) = self.count0.get(slot as usize..slot as usize + 1) {
+            crate::simd::prefetch_all(count);
         }
     }
 
@@ -495,6 +544,9 @@ impl Graph {
                 }
                 let cand = Cand { dist: d, slot: n };
                 todo.push(Reverse(cand));
+                if level == 0 {
+                    self.prefetch_links0(n);
+                }
                 if accepts(n) {
                     if !full {
                         found.push(cand);
@@ -927,6 +979,82 @@ mod tests {
         assert!(found * 10 >= samples * 10 * 8, "{found} of {} neighbours found", samples * 10);
         let lone = g.search_without(space, &Query::default(), 8, &mut visited, None, g.entry);
         assert!(lone.is_empty());
+    }
+
+    /// The branch-free `fresh_neighbours` returns a node's links that were not visited, in
+    /// list order, and marks them all, as the plain filter over `neighbours` does.
+    #[test]
+    fn fresh_neighbours_are_the_unvisited_links_in_order() {
+        let dims = 8;
+        let data = synthetic::uniform(800, dims, 5);
+        let g = build(&data, dims, 1);
+        let (mut visited, mut all, mut fresh) = (Visited::default(), Vec::new(), Vec::new());
+        for slot in 0..g.len() as u32 {
+            visited.reset(g.len());
+            let marked = |s: u32| (s ^ slot).is_multiple_of(3);
+            for s in (0..g.len() as u32).filter(|&s| marked(s)) {
+                visited.insert(s);
+            }
+            for level in 0..=g.levels[slot as usize] {
+                g.neighbours(slot, level, &mut all);
+                g.fresh_neighbours(slot, level, &mut visited, &mut fresh);
+                let want: Vec<u32> = all.iter().copied().filter(|&s| !marked(s)).collect();
+                assert_eq!(fresh, want, "slot {slot}, layer {level}");
+                assert!(all.iter().all(|&s| !visited.insert(s)), "a link left unmarked");
+                for &s in &want {
+                    visited.marks[s as usize] = 0;
+                }
+            }
+        }
+    }
+
+    /// The one-compare order of candidates is `total_cmp` on the distance, then the slot,
+    /// over signed zeros, infinities, NaNs and subnormals.
+    #[test]
+    fn candidate_order_is_total_cmp_then_slot() {
+        let dists = [
+            f32::NEG_INFINITY,
+            -3.5,
+            -f32::MIN_POSITIVE,
+            -1e-40,
+            -0.0,
+            0.0,
+            1e-40,
+            f32::MIN_POSITIVE,
+            0.25,
+            7.0,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NAN,
+            -f32::NAN,
+        ];
+        let cands: Vec<Cand> = dists
+            .iter()
+            .flat_map(|&dist| [0, 1, u32::MAX].map(|slot| Cand { dist, slot }))
+            .collect();
+        for a in &cands {
+            for b in &cands {
+                let want = a.dist.total_cmp(&b.dist).then(a.slot.cmp(&b.slot));
+                assert_eq!(a.cmp(b), want, "{a:?} against {b:?}");
+            }
+        }
+    }
+
+    /// One-byte marks: a slot marked in one search is fresh in every later one, across the
+    /// generation's wrap (every 255 searches), and slots added between searches are fresh.
+    #[test]
+    fn visited_marks_are_fresh_in_every_new_search() {
+        let mut v = Visited::default();
+        v.reset(4);
+        assert!(v.insert(0) && !v.insert(0), "a mark holds within its search");
+        for search in 1..1000u32 {
+            let n = 4 + (search % 7) as usize;
+            v.reset(n);
+            assert_ne!(v.marks[0], v.epoch, "slot 0 (marked in search 0) stale in {search}");
+            let slot = 1 + search % (n as u32 - 1);
+            assert!(v.insert(slot), "slot {slot} stale in search {search}");
+            assert!(!v.insert(slot), "slot {slot} not marked in search {search}");
+        }
     }
 
     /// Level draws follow the paper's `mL = 1 / ln(M)`: about `n / M` nodes above layer 0.

@@ -310,6 +310,7 @@ impl VectorIndex {
             return;
         };
         self.codes = vec![0; self.len() * dims];
+        crate::simd::advise_huge_pages(&self.codes);
         self.norms = Vec::with_capacity(self.len());
         let sim = self.config.similarity;
         for (v, code) in data.chunks_exact(dims).zip(self.codes.chunks_exact_mut(dims)) {
@@ -330,8 +331,11 @@ impl VectorIndex {
     /// vector itself unless only codes are kept.
     fn push_vector(&mut self, v: &[f32]) {
         if let Some(book) = &self.book {
-            let at = self.codes.len();
+            let (at, capacity) = (self.codes.len(), self.codes.capacity());
             self.codes.resize(at + v.len(), 0);
+            if self.codes.capacity() != capacity {
+                crate::simd::advise_huge_pages(&self.codes);
+            }
             self.norms.push(book.encode(self.config.similarity, v, &mut self.codes[at..]));
         }
         if self.book.is_none() || self.config.keep_vectors {
@@ -352,10 +356,12 @@ impl VectorIndex {
     fn reserve(&mut self, n: usize) {
         if self.book.is_none() || self.config.keep_vectors {
             self.data.reserve_exact(n * self.config.dims);
+            crate::simd::advise_huge_pages(&self.data);
         }
         if self.book.is_some() {
             self.codes.reserve_exact(n * self.config.dims);
             self.norms.reserve_exact(n);
+            crate::simd::advise_huge_pages(&self.codes);
         }
         self.ids.reserve_exact(n);
         self.created.reserve_exact(n);

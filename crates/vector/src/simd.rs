@@ -1,6 +1,9 @@
-//! Runtime-dispatched AVX2+FMA versions of the distance kernels (x86-64 only).
+//! Runtime-dispatched AVX2+FMA versions of the distance kernels (x86-64 only), cache
+//! prefetch hints and the huge-page advice for the graph's big arrays.
 //!
-//! This is the crate's only `unsafe`, with two invariants: a `#[target_feature]` function is
+//! This is the crate's only `unsafe`. A prefetch is a hint that never faults, whatever the
+//! address; the huge-page advice changes only how the kernel backs memory the caller owns,
+//! never its contents. The kernels have two invariants: a `#[target_feature]` function is
 //! called only after [`avx2_fma`] returned true (the CPU has AVX2 and FMA, checked and cached by
 //! `is_x86_feature_detected!`), and an unaligned 8-lane load reads only inside its slice (the
 //! kernels load only from 16-lane chunks; debug builds assert it in `load`). Two 8-lane accumulators with fused multiply-adds per 16 coordinates.
@@ -37,6 +40,60 @@ pub(crate) fn prefetch(p: *const u8) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
+}
+
+/// Hints the CPU to load every cache line of `items` into L1 (no effect on results): a
+/// whole link list, which a search reads one expansion later. A no-op off x86-64.
+#[inline]
+pub(crate) fn prefetch_all<T>(items: &[T]) {
+    let bytes = std::mem::size_of_val(items);
+    let start = items.as_ptr().cast::<u8>();
+    let mut at = 0;
+    while at < bytes {
+        prefetch_line(start.wrapping_add(at));
+        at += 64;
+    }
+}
+
+/// Hints the CPU to load the one cache line at `p` into L1 (no effect on results; any
+/// address is allowed, as in [`prefetch`]). A no-op off x86-64.
+#[inline]
+pub(crate) fn prefetch_line(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: as in `prefetch`: a hint that never faults.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Size of a huge page (x86-64 and aarch64 Linux with 4 KiB base pages).
+const HUGE_PAGE: usize = 2 << 20;
+
+/// Asks Linux to back the whole 2 MiB pages inside `v`'s allocation (its capacity, used or
+/// not) with transparent huge pages (`madvise(MADV_HUGEPAGE)`): a build reads codes and link
+/// lists at random slots, and with 4 KiB pages nearly every such read at 100 k entries also
+/// missed the TLB (3 100 misses per insert). Pages already touched keep their size until the
+/// kernel collapses them, so callers advise right after reserving. Does nothing when the
+/// allocation holds no whole huge page, off Linux, or when the kernel refuses (THP `never`):
+/// the advice never changes results.
+pub(crate) fn advise_huge_pages<T>(v: &Vec<T>) {
+    let start = v.as_ptr() as usize;
+    let end = start.saturating_add(v.capacity().saturating_mul(std::mem::size_of::<T>()));
+    let first = start.div_ceil(HUGE_PAGE).saturating_mul(HUGE_PAGE);
+    let last = end / HUGE_PAGE * HUGE_PAGE;
+    if last <= first {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    // SAFETY: `[first, last)` lies inside `v`'s allocation, which `v` owns; MADV_HUGEPAGE
+    // only sets a paging policy on those pages (their contents stay as they are), and a
+    // refusal is an error code, which is ignored because the advice is optional.
+    unsafe {
+        libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_HUGEPAGE);
+    }
 }
 
 /// `out[i] = Σ code_d · weights_d` for the code of each `slots[i]` (`dims` bytes per slot
