@@ -1,9 +1,9 @@
 //! The relationships an import holds between reading and linking, within its memory budget.
 //!
 //! [`RelBuffer`] keeps `(start, end, type)` triples and their encoded properties in input order.
-//! Whenever the buffer reaches its share of `--max-off-heap-memory`, it is sorted by start node
-//! (stable: the sort key is `start << 32 | position`) and appended to a work file as one *run*
-//! of records coded compactly ([`put_record`]: varints of the start's step from the previous
+//! Whenever the buffer reaches its share of `--max-off-heap-memory`, it is handed to a spill
+//! thread, which orders it by start node (stable, see [`RunOrder`]) and appends it to a work
+//! file as one *run* of records coded compactly ([`put_record`]: varints of the start's step from the previous
 //! record's, of the end's zigzag step from the previous end, of the type and of the properties'
 //! length, then the properties: ~6 bytes a relationship without properties at B2B, against 13
 //! for the fixed-width triple). Linking then
@@ -13,16 +13,22 @@
 //! buffer in memory (a stable counting sort by start node: one `u32` per node, scattered a
 //! window of start nodes at a time into a buffer of about an eighth of the relationships).
 //!
-//! Memory: the buffer counts 20 bytes per relationship (the triple and, while a run is sorted,
-//! its key) plus its properties and 8 bytes of property offset when any group has properties;
-//! the merge holds one read block per run, together at most the buffer's share.
+//! The reading goes on while a run is written: the spill thread takes the full buffer and the
+//! reader fills a new one (one run in flight; the next spill waits for it). So that both fit
+//! the share, each buffer may hold half of it.
+//!
+//! Memory: a buffer counts 20 bytes per relationship (the triple and, while its run is ordered,
+//! 8 bytes of sort key or of position and count) plus its properties and 8 bytes of property
+//! offset when any group has properties; the merge holds one read block per run, together at
+//! most the share.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
 
 use arbor_model::{Error, Status};
 use arbor_storage::bulk::{self, CheckpointWriter};
@@ -54,13 +60,120 @@ pub(crate) struct RelBuffer {
     props: Vec<u8>,
     /// End offset in `props` per buffered relationship, once any group has properties.
     prop_ends: Option<Vec<u64>>,
-    /// Bytes the buffer may hold before it is spilled as a run.
+    /// Bytes the buffer may hold before it is spilled as a run: half of `share`.
     cap: usize,
+    /// The memory share of the relationships: two buffers while reading, the merge's blocks.
+    share: usize,
     path: PathBuf,
+    /// The work file, while no spill thread holds it.
     file: Option<BufWriter<File>>,
+    /// The run being ordered and written on the spill thread: it gives the file back.
+    pending: Option<JoinHandle<Result<(BufWriter<File>, Run), Error>>>,
     written: u64,
     runs: Vec<Run>,
     spilled: u64,
+}
+
+/// A full buffer on its way to the work file.
+struct Batch {
+    triples: Vec<[u32; 3]>,
+    props: Vec<u8>,
+    prop_ends: Option<Vec<u64>>,
+}
+
+/// The properties of relationship `i` of a buffer: `props` sliced by the end offsets.
+fn props_at<'a>(props: &'a [u8], ends: Option<&[u64]>, i: usize) -> &'a [u8] {
+    match ends {
+        Some(e) => {
+            let a = if i == 0 { 0 } else { e[i - 1] as usize };
+            &props[a..e[i] as usize]
+        }
+        None => &[],
+    }
+}
+
+/// The order a run is written in: by start node, and by position among equal starts (what a
+/// sort of `start << 32 | position` gives). Imports usually come grouped by start node, or with
+/// few distinct ones per run (B2B's `WORKS_FOR` by individual, `TOUCHED` from 254 activities), so
+/// the general sort is the last resort:
+enum RunOrder {
+    /// Starts never decrease in input order: the input order.
+    Input,
+    /// Starts within a span no larger than the run (or 65,536): positions by a counting sort.
+    Counted(Vec<u32>),
+    /// Otherwise the sorted keys, each `start << 32 | position`.
+    Keys(Vec<u64>),
+}
+
+impl RunOrder {
+    fn of(triples: &[[u32; 3]]) -> RunOrder {
+        if triples.windows(2).all(|w| w[0][0] <= w[1][0]) {
+            return RunOrder::Input;
+        }
+        let lo = triples.iter().map(|t| t[0]).min().unwrap_or(0);
+        let hi = triples.iter().map(|t| t[0]).max().unwrap_or(0);
+        let span = (hi - lo) as usize + 1;
+        if span <= triples.len().max(1 << 16) {
+            // Slot `s - lo` holds where start `s`'s positions begin, then the next free one.
+            let mut at = vec![0u32; span + 1];
+            for t in triples {
+                at[(t[0] - lo) as usize + 1] += 1;
+            }
+            for i in 0..span {
+                at[i + 1] += at[i];
+            }
+            let mut order = vec![0u32; triples.len()];
+            for (i, t) in triples.iter().enumerate() {
+                let c = &mut at[(t[0] - lo) as usize];
+                order[*c as usize] = i as u32;
+                *c += 1;
+            }
+            return RunOrder::Counted(order);
+        }
+        let mut keys: Vec<u64> =
+            triples.iter().enumerate().map(|(i, t)| (u64::from(t[0]) << 32) | i as u64).collect();
+        keys.sort_unstable();
+        RunOrder::Keys(keys)
+    }
+
+    /// The positions in run order.
+    fn positions(&self, n: usize) -> Box<dyn Iterator<Item = usize> + '_> {
+        match self {
+            RunOrder::Input => Box::new(0..n),
+            RunOrder::Counted(o) => Box::new(o.iter().map(|&i| i as usize)),
+            RunOrder::Keys(k) => Box::new(k.iter().map(|k| (k & 0xffff_ffff) as usize)),
+        }
+    }
+}
+
+/// Orders a full buffer by start node and appends it to the work file at `offset` (where the
+/// previous run ended) as one run; gives the file back with the run.
+fn write_run(
+    b: Batch,
+    mut file: BufWriter<File>,
+    offset: u64,
+    path: &Path,
+) -> Result<(BufWriter<File>, Run), Error> {
+    let order = RunOrder::of(&b.triples);
+    let mut block: Vec<u8> = Vec::with_capacity(1 << 16);
+    let mut prev = [0u32; 3];
+    let mut bytes = 0u64;
+    for i in order.positions(b.triples.len()) {
+        put_record(
+            &mut block,
+            &mut prev,
+            b.triples[i],
+            props_at(&b.props, b.prop_ends.as_deref(), i),
+        );
+        if block.len() >= 1 << 16 {
+            file.write_all(&block).map_err(|e| io_err("cannot write", path, e))?;
+            bytes += block.len() as u64;
+            block.clear();
+        }
+    }
+    file.write_all(&block).map_err(|e| io_err("cannot write", path, e))?;
+    bytes += block.len() as u64;
+    Ok((file, Run { offset, bytes, count: b.triples.len() as u64 }))
 }
 
 impl RelBuffer {
@@ -69,9 +182,11 @@ impl RelBuffer {
             triples: Vec::new(),
             props: Vec::new(),
             prop_ends: None,
-            cap: cap.max(1),
+            cap: (cap / 2).max(1),
+            share: cap.max(1),
             path,
             file: None,
+            pending: None,
             written: 0,
             runs: Vec::new(),
             spilled: 0,
@@ -125,57 +240,48 @@ impl RelBuffer {
     }
 
     fn props_of(&self, i: usize) -> &[u8] {
-        match &self.prop_ends {
-            Some(e) => {
-                let a = if i == 0 { 0 } else { e[i - 1] as usize };
-                &self.props[a..e[i] as usize]
-            }
-            None => &[],
-        }
+        props_at(&self.props, self.prop_ends.as_deref(), i)
     }
 
-    /// Writes the buffer as one run sorted by start node (stable) and empties it.
+    /// Hands the buffer to the spill thread as one run (after the run in flight, if any, is
+    /// written) and empties it.
     fn spill(&mut self) -> Result<(), Error> {
         if self.triples.is_empty() {
             return Ok(());
         }
-        let mut keys: Vec<u64> = (0..self.triples.len())
-            .map(|i| (u64::from(self.triples[i][0]) << 32) | i as u64)
-            .collect();
-        keys.sort_unstable();
-        if self.file.is_none() {
-            let f = File::create(&self.path).map_err(|e| io_err("cannot create", &self.path, e))?;
-            self.file = Some(BufWriter::with_capacity(4 << 20, f));
-        }
-        let offset = self.written;
-        let mut block: Vec<u8> = Vec::with_capacity(1 << 16);
-        let mut prev = [0u32; 3];
-        for k in &keys {
-            let i = (k & 0xffff_ffff) as usize;
-            put_record(&mut block, &mut prev, self.triples[i], self.props_of(i));
-            if block.len() >= 1 << 16 {
-                self.write_block(&block)?;
-                block.clear();
+        self.finish_pending()?;
+        let file = match self.file.take() {
+            Some(f) => f,
+            None => {
+                let f =
+                    File::create(&self.path).map_err(|e| io_err("cannot create", &self.path, e))?;
+                BufWriter::with_capacity(4 << 20, f)
             }
-        }
-        self.write_block(&block)?;
-        let count = self.triples.len() as u64;
-        self.runs.push(Run { offset, bytes: self.written - offset, count });
-        self.spilled += count;
-        self.triples = Vec::new();
-        self.props = Vec::new();
-        if let Some(e) = self.prop_ends.as_mut() {
-            *e = Vec::new();
-        }
+        };
+        let batch = Batch {
+            triples: std::mem::take(&mut self.triples),
+            props: std::mem::take(&mut self.props),
+            prop_ends: self.prop_ends.as_mut().map(std::mem::take),
+        };
+        self.spilled += batch.triples.len() as u64;
+        let (offset, path) = (self.written, self.path.clone());
+        let spawned = std::thread::Builder::new()
+            .name("arbor-import-spill".into())
+            .spawn(move || write_run(batch, file, offset, &path))
+            .map_err(|e| Error::new(Status::Io, format!("cannot start a spill thread: {e}")))?;
+        self.pending = Some(spawned);
         Ok(())
     }
 
-    fn write_block(&mut self, block: &[u8]) -> Result<(), Error> {
-        let Some(f) = self.file.as_mut() else {
-            return Err(Error::new(Status::Internal, "relationship work file not open"));
-        };
-        f.write_all(block).map_err(|e| io_err("cannot write", &self.path, e))?;
-        self.written += block.len() as u64;
+    /// Waits for the run in flight: its file comes back and the run is recorded.
+    fn finish_pending(&mut self) -> Result<(), Error> {
+        let Some(h) = self.pending.take() else { return Ok(()) };
+        let (file, run) = h.join().map_err(|_| {
+            Error::new(Status::Internal, "the relationship spill thread panicked")
+        })??;
+        self.written = run.offset + run.bytes;
+        self.runs.push(run);
+        self.file = Some(file);
         Ok(())
     }
 
@@ -187,11 +293,12 @@ impl RelBuffer {
         w: &mut CheckpointWriter,
         stage: &mut Stage,
     ) -> Result<u32, Error> {
-        if self.runs.is_empty() {
+        if self.spilled == 0 {
             self.link_in_memory(node_count, w, stage)?;
             return Ok(1);
         }
         self.spill()?;
+        self.finish_pending()?;
         if let Some(mut f) = self.file.take() {
             f.flush().map_err(|e| io_err("cannot write", &self.path, e))?;
         }
@@ -277,7 +384,7 @@ impl RelBuffer {
     /// Merges the runs by start node, earlier runs first among equals.
     fn merge(&self, w: &mut CheckpointWriter, stage: &mut Stage) -> Result<(), Error> {
         let file = File::open(&self.path).map_err(|e| io_err("cannot read", &self.path, e))?;
-        let block = (self.cap / self.runs.len()).clamp(64 << 10, 8 << 20);
+        let block = (self.share / self.runs.len()).clamp(64 << 10, 8 << 20);
         let mut readers: Vec<RunReader> =
             self.runs.iter().map(|r| RunReader::new(*r, block)).collect();
         let mut heap = BinaryHeap::with_capacity(readers.len());
@@ -311,6 +418,16 @@ impl RelBuffer {
             ));
         }
         Ok(())
+    }
+}
+
+impl Drop for RelBuffer {
+    /// A run still in flight (an import stopped by an error) is waited for, so that no thread
+    /// writes to the work file after the import returned.
+    fn drop(&mut self) {
+        if let Some(h) = self.pending.take() {
+            let _ = h.join();
+        }
     }
 }
 
@@ -450,6 +567,46 @@ pub(crate) fn decode_var(b: &[u8]) -> Option<(u64, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every way of ordering a run gives what sorting `start << 32 | position` gives: starts
+    /// already in order, few distinct starts, a dense span, a sparse span (the general sort).
+    #[test]
+    fn run_order_is_the_stable_sort_by_start() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rand = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let cases: Vec<Vec<[u32; 3]>> = vec![
+            vec![],
+            vec![[7, 1, 0]],
+            (0..500).map(|i| [i / 3, i, 0]).collect(),
+            (0..5000).map(|i| [(rand(254) as u32) + 3, i, 1]).collect(),
+            (0..5000).map(|i| [rand(4000) as u32, i, 2]).collect(),
+            (0..5000).map(|i| [(rand(1 << 31) as u32) | 1, i, 3]).collect(),
+            (0..5000).map(|i| [if i % 2 == 0 { 0 } else { u32::MAX }, i, 4]).collect(),
+        ];
+        let mut kinds = Vec::new();
+        for triples in &cases {
+            let mut want: Vec<u64> = triples
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (u64::from(t[0]) << 32) | i as u64)
+                .collect();
+            want.sort_unstable();
+            let want: Vec<usize> = want.iter().map(|k| (k & 0xffff_ffff) as usize).collect();
+            let order = RunOrder::of(triples);
+            kinds.push(match order {
+                RunOrder::Input => 'i',
+                RunOrder::Counted(_) => 'c',
+                RunOrder::Keys(_) => 'k',
+            });
+            assert_eq!(order.positions(triples.len()).collect::<Vec<_>>(), want);
+        }
+        assert_eq!(kinds.iter().collect::<String>(), "iiicckk");
+    }
 
     /// Run records decode to what was written, at the extremes of every field: starts that
     /// stay or jump to `u32::MAX`, ends that step across the whole range both ways, long

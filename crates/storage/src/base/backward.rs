@@ -44,7 +44,9 @@ pub(crate) struct BackwardStream {
 
 impl BackwardStream {
     pub(super) fn new(widths: [usize; 3], len: usize, window: usize) -> BackwardStream {
-        BackwardStream { widths, len, window: window.max(1), passes: 0 }
+        // A window's end nodes are numbered from 0 in 32 bits while they are placed.
+        let window = window.clamp(1, u32::MAX as usize);
+        BackwardStream { widths, len, window, passes: 0 }
     }
 
     /// The heap bytes the three columns would take built whole (the base's statistics).
@@ -150,6 +152,7 @@ impl BackwardStream {
             Part::Type => Some(fwd.types(base)?),
         };
         let n = base.node_end as usize;
+        let mut scatter = Scatter::new(hi - lo, vals.len());
         let (mut ob, mut vb) = (Vec::new(), Vec::new());
         let (mut pos, mut owner) = (0u64, 0usize); // owner: start node of position `pos`
         while others.fill(&mut ob)? > 0 {
@@ -173,21 +176,117 @@ impl BackwardStream {
                     }
                     None => vb.get(j).copied().unwrap_or(0),
                 };
-                let c = &mut cursor[e - lo];
-                if let Some(slot) = vals.get_mut(*c as usize) {
-                    *slot = v;
-                }
-                *c += 1;
+                scatter.put(e - lo, v, &mut cursor, &mut vals);
             }
             pos += ob.len() as u64;
         }
+        scatter.flush_all(&mut cursor, &mut vals);
         Ok(vals)
     }
 }
 
+/// Buckets a window's entries by end node before they are placed: an entry goes to its bucket's
+/// small buffer (a sequential append), and a full buffer is placed at once, its end nodes'
+/// cursors and slots in one small range of the window (in cache). Placed straight away, each
+/// entry was a cache and TLB miss in a window of gigabytes (B2B 1.0: ~100 ns an entry, most of
+/// the import's last stage). Entries keep their order within a bucket, so each end node's
+/// entries stay in forward order: the same bytes.
+struct Scatter {
+    /// End node (relative to the window) to bucket.
+    shift: u32,
+    bufs: Vec<Vec<(u32, u64)>>,
+    /// Entries a buffer holds before it is placed.
+    cap: usize,
+}
+
+/// Most buckets per window.
+const BUCKETS: usize = 1024;
+
+impl Scatter {
+    /// For a window of `nodes` end nodes and `entries` entries: the buffers together hold at
+    /// most about an eighth of the window's values (16 bytes an entry against its 8 + 8).
+    fn new(nodes: usize, entries: usize) -> Scatter {
+        let bits = usize::BITS - nodes.saturating_sub(1).leading_zeros();
+        let shift = bits.saturating_sub(BUCKETS.trailing_zeros());
+        let buckets = (nodes.saturating_sub(1) >> shift) + 1;
+        let cap = (entries / (8 * BUCKETS)).clamp(16, 4096);
+        Scatter { shift, bufs: (0..buckets).map(|_| Vec::new()).collect(), cap }
+    }
+
+    /// Adds value `v` of end node `e` (relative to the window).
+    fn put(&mut self, e: usize, v: u64, cursor: &mut [u64], vals: &mut [u64]) {
+        let Some(b) = self.bufs.get_mut(e >> self.shift) else { return };
+        if b.capacity() == 0 {
+            b.reserve_exact(self.cap);
+        }
+        b.push((e as u32, v));
+        if b.len() >= self.cap {
+            place(b, cursor, vals);
+        }
+    }
+
+    fn flush_all(&mut self, cursor: &mut [u64], vals: &mut [u64]) {
+        for b in &mut self.bufs {
+            place(b, cursor, vals);
+        }
+    }
+}
+
+/// Places a bucket's entries in order and empties it.
+fn place(b: &mut Vec<(u32, u64)>, cursor: &mut [u64], vals: &mut [u64]) {
+    for &(e, v) in b.iter() {
+        if let Some(c) = cursor.get_mut(e as usize) {
+            if let Some(slot) = vals.get_mut(*c as usize) {
+                *slot = v;
+            }
+            *c += 1;
+        }
+    }
+    b.clear();
+}
+
 #[cfg(test)]
 mod tests {
-    use super::BackwardStream;
+    use super::{BackwardStream, Scatter};
+
+    /// Entries placed through the buckets land where placing each at once puts them (each end
+    /// node's entries in arrival order), for windows of one node up to many more than the
+    /// buckets, with buffers that fill many times or never.
+    #[test]
+    fn bucketed_placement_equals_direct_placement() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = move |m: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m as u64) as usize
+        };
+        for (nodes, entries) in
+            [(1, 0), (1, 50), (3, 1000), (1000, 5000), (5000, 200_000), (70_000, 300_000)]
+        {
+            let ends: Vec<usize> = (0..entries).map(|_| rand(nodes)).collect();
+            let mut starts = vec![0u64; nodes + 1];
+            for e in &ends {
+                starts[e + 1] += 1;
+            }
+            for i in 0..nodes {
+                starts[i + 1] += starts[i];
+            }
+            let (mut c1, mut want) = (starts[..nodes].to_vec(), vec![0u64; entries]);
+            for (i, e) in ends.iter().enumerate() {
+                want[c1[*e] as usize] = i as u64 + 1;
+                c1[*e] += 1;
+            }
+            let (mut c2, mut got) = (starts[..nodes].to_vec(), vec![0u64; entries]);
+            let mut sc = Scatter::new(nodes, entries);
+            for (i, e) in ends.iter().enumerate() {
+                sc.put(*e, i as u64 + 1, &mut c2, &mut got);
+            }
+            sc.flush_all(&mut c2, &mut got);
+            assert_eq!(got, want, "{nodes} nodes, {entries} entries");
+            assert_eq!(c2, c1);
+        }
+    }
 
     #[test]
     fn an_offset_read_back_out_of_order_or_past_the_column_is_an_error() {

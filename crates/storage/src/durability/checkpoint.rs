@@ -110,6 +110,10 @@ pub(crate) fn checkpoint_with(
         *p.last_checkpoint_at.lock() = Instant::now();
         return Ok(None);
     }
+    if let Err(e) = fits_a_rewrite(&core.base().stats(), p.pager.pool.budget()) {
+        *p.last_checkpoint_at.lock() = Instant::now();
+        return Err(e);
+    }
     let _timer = crate::metrics::Timer::start(&crate::metrics::STORAGE.checkpoint);
     // Synced whatever the durability mode (`Durability::Off` only skips the per-commit fsync):
     // a manifest naming a checkpoint that never reached the disk would lose the whole store.
@@ -230,6 +234,31 @@ pub(crate) fn checkpoint_with(
         install(core, attached(p, base), tx);
     }
     Ok(Some(c))
+}
+
+/// A checkpoint builds its base whole in memory before it writes the segment: over a base
+/// larger than both the memory budget and half of the machine (B2B 1.0: ~49 GB against 24 GiB)
+/// that took the server past the machine's memory, and a checkpoint runs after any commit once
+/// the interval passes, after recovery replays a log, and when the store closes. Such a
+/// checkpoint is refused instead (the server stays up): the log keeps every commit durable and
+/// is replayed at the next open, it just is not truncated.
+fn fits_a_rewrite(s: &crate::base::BaseStats, budget: u64) -> Result<()> {
+    let need =
+        s.node_bytes + s.node_property_bytes + s.rel_bytes + s.rel_property_bytes + s.index_bytes;
+    let room = budget.max(crate::pager::pool::default_memory_limit());
+    if need <= room {
+        return Ok(());
+    }
+    Err(Error::new(
+        Status::MemoryExhausted,
+        format!(
+            "checkpoint deferred: it would rebuild a base of {} MiB in memory, more than the \
+             memory budget and half of the machine ({} MiB); the write-ahead log keeps every \
+             commit and is replayed at the next start",
+            need >> 20,
+            room >> 20
+        ),
+    ))
 }
 
 /// The manifest naming checkpoint `name` of commit `c`, the first log segment to replay,
@@ -803,5 +832,34 @@ pub(crate) fn remove_tmp_files(vfs: &dyn Vfs, dir: &Path) {
         for name in names.iter().filter(|s| s.ends_with(".tmp")) {
             let _ = vfs.remove_file(&dir.join(name));
         }
+    }
+}
+
+#[cfg(test)]
+mod rewrite_tests {
+    use super::fits_a_rewrite;
+    use crate::base::BaseStats;
+    use arbor_model::Status;
+
+    /// A base that fits the budget or half of the machine is rewritten; one larger than both is
+    /// refused with `MemoryExhausted` and a message naming both sizes.
+    #[test]
+    fn a_checkpoint_is_refused_only_over_both_the_budget_and_half_the_machine() {
+        let half = crate::pager::pool::default_memory_limit();
+        let base = |bytes: u64| BaseStats {
+            node_bytes: bytes / 4,
+            node_property_bytes: bytes / 4,
+            rel_bytes: bytes / 4,
+            rel_property_bytes: bytes / 8,
+            index_bytes: bytes - bytes / 4 * 3 - bytes / 8,
+            ..BaseStats::default()
+        };
+        assert!(fits_a_rewrite(&base(1 << 20), 1 << 16).is_ok(), "small: under half the machine");
+        assert!(fits_a_rewrite(&base(half), 1 << 20).is_ok(), "exactly half the machine");
+        assert!(fits_a_rewrite(&base(half * 3), half * 4).is_ok(), "within a larger budget");
+        let e = fits_a_rewrite(&base(half + (1 << 20)), 1 << 30).unwrap_err();
+        assert_eq!(e.status, Status::MemoryExhausted);
+        assert!(e.message.contains("checkpoint deferred"), "{}", e.message);
+        assert!(e.message.contains(&format!("{} MiB", (half + (1 << 20)) >> 20)), "{}", e.message);
     }
 }
