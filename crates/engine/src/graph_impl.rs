@@ -6,7 +6,8 @@
 //! straight through.
 
 use arbor_exec::graph::{
-    Direction, Edge, ExpandArgs, GraphRead, GraphWrite, ProbeArgs, TokenId, TokenKind, ValueRange,
+    Direction, Edge, ExpandArgs, GraphRead, GraphWrite, ProbeArgs, TokenId, TokenKind, TrailCount,
+    TrailStack, ValueRange,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -97,6 +98,14 @@ impl GraphRead for TxGraph<'_> {
             h.edges_into(x.dir, x.types, x.edges);
         }
         probe.is_none_or(|p| probe_handle(&h, p.labels, p.keys, vals))
+    }
+    fn count_trails(
+        &self,
+        q: &TrailCount<'_>,
+        stack: &mut TrailStack,
+        check: &mut dyn FnMut() -> Result<()>,
+    ) -> Option<Result<u64>> {
+        crate::trail_count::count_trails(self.tx, q, stack, check)
     }
     fn node_property_batch(&self, ids: &[NodeId], key: TokenId, out: &mut Vec<Value>) {
         self.tx.node_property_batch(ids, key, out)

@@ -37,6 +37,7 @@ mod show_indexes;
 pub mod show_settings;
 mod show_transactions;
 mod tokens;
+mod trail_count;
 pub mod traversal;
 mod txinfo;
 mod users;

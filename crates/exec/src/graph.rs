@@ -71,6 +71,24 @@ pub struct ProbeArgs<'a> {
     pub keys: &'a [TokenId],
 }
 
+/// What [`GraphRead::count_trails`] counts: the trails (paths that repeat no relationship)
+/// from `start` of `1..=max` relationships, at least `min`, over relationships of `types` (any if
+/// empty) followed in `dir`, whose end node has every label of `labels` and, if `key` is given,
+/// the value `true` for that property (the filter `b:L AND b.key`).
+pub struct TrailCount<'a> {
+    pub start: NodeId,
+    pub dir: Direction,
+    pub types: &'a [TokenId],
+    pub min: u64,
+    pub max: u64,
+    pub labels: &'a [TokenId],
+    pub key: Option<TokenId>,
+}
+
+/// The path stack [`GraphRead::count_trails`] enumerates in: the caller's, reused across calls
+/// so that counting allocates nothing once warm.
+pub type TrailStack = crate::traverse::DepthFirst<Edge, true>;
+
 /// Read access to the graph as one transaction sees it: its snapshot plus its own writes.
 /// Reads of an entity deleted in this transaction return `None`/empty.
 pub trait GraphRead {
@@ -140,6 +158,21 @@ pub trait GraphRead {
             Some(p) => self.node_probe(id, p.labels, p.keys, vals),
             None => true,
         }
+    }
+    /// The number of trails [`TrailCount`] describes, counted by the implementation in one call
+    /// (the engine walks its storage handles directly, without a seam call per node), or `None`
+    /// where it has no such path or met an end whose `key` holds neither a boolean nor nothing
+    /// (the caller then counts with `node_expand_probe` steps, which raise the filter's error).
+    /// Exactly the count a depth-first enumeration of the trails with `node_edges`,
+    /// `node_has_label` and `node_property` gives, in a read-only statement. `check` is called
+    /// every 1,024 steps; its error ends the count.
+    fn count_trails(
+        &self,
+        _q: &TrailCount<'_>,
+        _stack: &mut TrailStack,
+        _check: &mut dyn FnMut() -> Result<()>,
+    ) -> Option<Result<u64>> {
+        None
     }
     /// Appends to `out` the value of property `key` of each visible node in `ids`, exactly as
     /// `node_property` reads it, with `Value::Null` where a node lacks it: one call per batch

@@ -351,6 +351,36 @@ impl CompiledPred {
         Some((ProbeArgs { labels: &gp.label_toks, keys: &gp.key_toks }, &mut gp.vals))
     }
 
+    /// The filter as a test of the node in `slot` alone, for [`Graph::count_trails`]: its
+    /// labels and the key of the one property it reads as a boolean, when it is exactly
+    /// `slot:L... AND slot.key` (a group of labels then one boolean property, nothing after)
+    /// and could be probed ([`Self::probe_args`]'s conditions). Counting the ends with every
+    /// label and `key` true is then the filter's answer (a null is not true, and a value of
+    /// another type makes the count give up, so that the filter raises its error).
+    pub(crate) fn label_bool_form(
+        &mut self,
+        slot: Slot,
+        ctx: &Ctx,
+        g: &dyn Graph,
+    ) -> Option<(&[TokenId], TokenId)> {
+        #[cfg(test)]
+        if GENERAL_PREDICATES.with(|f| f.get()) {
+            return None;
+        }
+        let gp = self.group.as_mut()?;
+        let one_prop = gp.end == self.conj.len()
+            && gp.end == gp.labels_end + 1
+            && matches!(self.conj.get(gp.labels_end)?.kind, ConjKind::Prop { .. });
+        if !one_prop || gp.slot != slot || !ctx.read_only || ctx.scan_cols.is_some() {
+            return None;
+        }
+        if !gp.resolve(g) {
+            return None;
+        }
+        let [key] = gp.key_toks[..] else { return None };
+        Some((&gp.label_toks, key))
+    }
+
     /// [`Self::test`] of a row whose slot given to [`Self::probe_args`] holds node `id`, once
     /// the probe those arguments describe was made (`passed`: its answer, the values in the
     /// buffer): the same answer and errors as `test`.

@@ -11,6 +11,12 @@
 //! into the working row (the input row) only when a filter reads it, the filter is tested,
 //! and a counter is incremented: no row is handed on, no aggregation group is looked up.
 //! Grouped (`per_row`), each input row with a nonzero count is handed on once, with it.
+//!
+//! Where the filter is absent or only tests the end's labels and one boolean property
+//! (`b:B AND b.value`) in a read-only statement, the whole enumeration is handed to the graph
+//! ([`Graph::count_trails`]): the engine runs the same depth-first loop over the same path
+//! stack directly on its storage node handles (as its native traversal does), without a seam
+//! call, a working row or a filter evaluation per path.
 //! The planner's `var_count` rule explains why the count is the aggregation's.
 
 use arbor_cypher_plan::expr::Slot;
@@ -21,7 +27,7 @@ use super::builder::{build, Builder};
 use super::resolve_types;
 use crate::ctx::{Ctx, Operator, Row};
 use crate::eval::CompiledPred;
-use crate::graph::{Direction, Edge, ExpandArgs, Graph, TokenId};
+use crate::graph::{Direction, Edge, ExpandArgs, Graph, TokenId, TrailCount};
 use crate::traverse::DepthFirst;
 
 /// Builds the counting expansion (the builder's dispatch sends only [`Op::VarExpandCount`]).
@@ -106,6 +112,9 @@ impl VarExpandCount {
         // No such type: only the zero-length path could match.
         let Some(types) = resolve_types(g, &self.types) else { return Ok(n) };
         self.tok_types = types;
+        if let Some(counted) = self.count_direct(start, ctx, &*g) {
+            return Ok(n + counted?);
+        }
         let (dir, min, max) = (self.dir, self.min, self.max);
         self.dfs.reset(start);
         {
@@ -127,6 +136,33 @@ impl VarExpandCount {
             }
         }
         Ok(n)
+    }
+
+    /// The trails from `start` counted by the graph in one call ([`Graph::count_trails`]:
+    /// the engine's loop over its storage handles) when the filter is absent or tests only the
+    /// end's labels and one boolean property, in a read-only statement; `None` where the
+    /// graph has no such path (or gave up on a non-boolean value): then step by step below.
+    fn count_direct(&mut self, start: NodeId, ctx: &Ctx, g: &dyn Graph) -> Option<Result<u64>> {
+        if !ctx.read_only {
+            return None;
+        }
+        let (labels, key): (&[TokenId], Option<TokenId>) = match &mut self.pred {
+            None => (&[], None),
+            Some(p) => {
+                let (labels, key) = p.label_bool_form(self.to, ctx, g)?;
+                (labels, Some(key))
+            }
+        };
+        let q = TrailCount {
+            start,
+            dir: self.dir,
+            types: &self.tok_types,
+            min: self.min,
+            max: self.max,
+            labels,
+            key,
+        };
+        g.count_trails(&q, &mut self.dfs, &mut || ctx.check_interrupt())
     }
 
     /// Visits `node`, just pushed as the end of the current path: appends its relationships
