@@ -401,6 +401,12 @@ impl Base {
 
     /// The decoded bytes of the parts an open of complete segment `seg` in
     /// [`OpenMode::Budget`] under `budget` reads whole: what its promotion holds in memory.
+    /// The statistics of the whole base `seg` holds (a lazily opened or paged base's own
+    /// [`Base::stats`] count only what it keeps in memory).
+    pub(crate) fn segment_stats(seg: &Segment) -> Result<BaseStats> {
+        Ok(read_meta(seg)?.stats)
+    }
+
     pub(crate) fn promoted_bytes(seg: &Segment, budget: u64) -> Result<u64> {
         let s = read_meta(seg)?.stats;
         Ok(OpenMode::Budget.keeps(&s, budget).bytes(&s))

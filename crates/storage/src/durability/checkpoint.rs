@@ -110,7 +110,13 @@ pub(crate) fn checkpoint_with(
         *p.last_checkpoint_at.lock() = Instant::now();
         return Ok(None);
     }
-    if let Err(e) = fits_a_rewrite(&core.base().stats(), p.pager.pool.budget()) {
+    // The whole base: its segment's statistics (a paged base's own count only what it keeps in
+    // memory), or the in-memory base's where no segment holds it.
+    let whole = match p.pager.current()? {
+        Some(seg) => Base::segment_stats(&seg)?,
+        None => core.base().stats().clone(),
+    };
+    if let Err(e) = fits_a_rewrite(&whole, p.pager.pool.budget()) {
         *p.last_checkpoint_at.lock() = Instant::now();
         return Err(e);
     }
