@@ -112,9 +112,12 @@ pub(crate) fn checkpoint_with(
     }
     // The whole base: its segment's statistics (a paged base's own count only what it keeps in
     // memory), or the in-memory base's where no segment holds it.
+    let own = core.base().stats().clone();
     let whole = match p.pager.current()? {
-        Some(seg) => Base::segment_stats(&seg)?,
-        None => core.base().stats().clone(),
+        Some(seg) => Some(Base::segment_stats(&seg)?)
+            .filter(|s| rebuild_bytes(s) > rebuild_bytes(&own))
+            .unwrap_or(own),
+        None => own,
     };
     if let Err(e) = fits_a_rewrite(&whole, p.pager.pool.budget()) {
         *p.last_checkpoint_at.lock() = Instant::now();
@@ -249,8 +252,7 @@ pub(crate) fn checkpoint_with(
 /// checkpoint is refused instead (the server stays up): the log keeps every commit durable and
 /// is replayed at the next open, it just is not truncated.
 fn fits_a_rewrite(s: &crate::base::BaseStats, budget: u64) -> Result<()> {
-    let need =
-        s.node_bytes + s.node_property_bytes + s.rel_bytes + s.rel_property_bytes + s.index_bytes;
+    let need = rebuild_bytes(s);
     let room = budget.max(crate::pager::pool::default_memory_limit());
     if need <= room {
         return Ok(());
@@ -265,6 +267,11 @@ fn fits_a_rewrite(s: &crate::base::BaseStats, budget: u64) -> Result<()> {
             room >> 20
         ),
     ))
+}
+
+/// The bytes a base with these statistics takes built whole in memory.
+fn rebuild_bytes(s: &crate::base::BaseStats) -> u64 {
+    s.node_bytes + s.node_property_bytes + s.rel_bytes + s.rel_property_bytes + s.index_bytes
 }
 
 /// The manifest naming checkpoint `name` of commit `c`, the first log segment to replay,
