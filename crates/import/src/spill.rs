@@ -68,11 +68,14 @@ pub(crate) struct RelBuffer {
     /// The work file, while no spill thread holds it.
     file: Option<BufWriter<File>>,
     /// The run being ordered and written on the spill thread: it gives the file back.
-    pending: Option<JoinHandle<Result<(BufWriter<File>, Run), Error>>>,
+    pending: Option<JoinHandle<Written>>,
     written: u64,
     runs: Vec<Run>,
     spilled: u64,
 }
+
+/// What the spill thread gives back: the work file and the run it appended.
+type Written = Result<(BufWriter<File>, Run), Error>;
 
 /// A full buffer on its way to the work file.
 struct Batch {
@@ -148,12 +151,7 @@ impl RunOrder {
 
 /// Orders a full buffer by start node and appends it to the work file at `offset` (where the
 /// previous run ended) as one run; gives the file back with the run.
-fn write_run(
-    b: Batch,
-    mut file: BufWriter<File>,
-    offset: u64,
-    path: &Path,
-) -> Result<(BufWriter<File>, Run), Error> {
+fn write_run(b: Batch, mut file: BufWriter<File>, offset: u64, path: &Path) -> Written {
     let order = RunOrder::of(&b.triples);
     let mut block: Vec<u8> = Vec::with_capacity(1 << 16);
     let mut prev = [0u32; 3];
