@@ -1176,28 +1176,6 @@ mod tests {
         assert_eq!((values(&out), values(&inc)), expected(&first_wide));
     }
 
-    /// A relationship's ends must be nodes: past the last node, or on an id skipped between
-    /// two nodes (read from the code column only once there is such a hole), it is refused.
-    #[test]
-    fn relationships_need_both_ends_with_or_without_holes() {
-        let mut dense = BaseBuilder::new(1);
-        for id in 0..3 {
-            assert!(dense.node(id, &[], &[]));
-        }
-        assert!(!dense.node_holes);
-        assert!(dense.rel(0, 0, 2, 0, &[]));
-        assert!(!dense.rel(1, 0, 3, 0, &[]), "an end past the last node");
-        assert!(!dense.rel(1, 3, 0, 0, &[]), "a start past the last node");
-        assert!(dense.rel(1, 2, 1, 0, &[]));
-
-        let mut holes = BaseBuilder::new(1);
-        assert!(holes.node(0, &[], &[]) && holes.node(2, &[], &[]));
-        assert!(holes.node_holes);
-        assert!(!holes.rel(0, 0, 1, 0, &[]), "an end on a skipped id");
-        assert!(!holes.rel(0, 1, 2, 0, &[]), "a start on a skipped id");
-        assert!(holes.rel(0, 0, 2, 0, &[]));
-    }
-
     #[test]
     fn type_col_reads_back_what_was_pushed() {
         for seq in [vec![], vec![3u32], vec![3, 3, 3], vec![3, 3, 9, 3], vec![1, 2, 256, 2, 70000]]

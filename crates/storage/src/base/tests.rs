@@ -152,3 +152,23 @@ fn dirty_bits() {
     b.mark_rel(4);
     assert!(b.rel_dirty(4));
 }
+
+/// A relationship's ends must be nodes: past the last node, or on an id skipped between
+/// two nodes (read from the code column only once there is such a hole), it is refused.
+#[test]
+fn relationships_need_both_ends_with_or_without_holes() {
+    let mut dense = BaseBuilder::new(1);
+    for id in 0..3 {
+        assert!(dense.node(id, &[], &[]));
+    }
+    assert!(dense.rel(0, 0, 2, 0, &[]));
+    assert!(!dense.rel(1, 0, 3, 0, &[]), "an end past the last node");
+    assert!(!dense.rel(1, 3, 0, 0, &[]), "a start past the last node");
+    assert!(dense.rel(1, 2, 1, 0, &[]));
+
+    let mut holes = BaseBuilder::new(1);
+    assert!(holes.node(0, &[], &[]) && holes.node(2, &[], &[]));
+    assert!(!holes.rel(0, 0, 1, 0, &[]), "an end on a skipped id");
+    assert!(!holes.rel(0, 1, 2, 0, &[]), "a start on a skipped id");
+    assert!(holes.rel(0, 0, 2, 0, &[]));
+}

@@ -110,16 +110,9 @@ pub(crate) fn checkpoint_with(
         *p.last_checkpoint_at.lock() = Instant::now();
         return Ok(None);
     }
-    // The whole base: its segment's statistics (a paged base's own count only what it keeps in
-    // memory), or the in-memory base's where no segment holds it.
-    let own = core.base().stats().clone();
-    let whole = match p.pager.current()? {
-        Some(seg) => Some(Base::segment_stats(&seg)?)
-            .filter(|s| rebuild_bytes(s) > rebuild_bytes(&own))
-            .unwrap_or(own),
-        None => own,
-    };
-    if let Err(e) = fits_a_rewrite(&whole, p.pager.pool.budget()) {
+    if let Err(e) =
+        whole_base_stats(core, p).and_then(|s| fits_a_rewrite(&s, p.pager.pool.budget()))
+    {
         *p.last_checkpoint_at.lock() = Instant::now();
         return Err(e);
     }
@@ -267,6 +260,18 @@ fn fits_a_rewrite(s: &crate::base::BaseStats, budget: u64) -> Result<()> {
             room >> 20
         ),
     ))
+}
+
+/// The whole base's statistics: its segment's (a paged base's own count only what it keeps in
+/// memory) or the in-memory base's, whichever is larger.
+fn whole_base_stats(core: &Core, p: &Persist) -> Result<crate::base::BaseStats> {
+    let own = core.base().stats().clone();
+    Ok(match p.pager.current()? {
+        Some(seg) => Some(Base::segment_stats(&seg)?)
+            .filter(|s| rebuild_bytes(s) > rebuild_bytes(&own))
+            .unwrap_or(own),
+        None => own,
+    })
 }
 
 /// The bytes a base with these statistics takes built whole in memory.
